@@ -1,0 +1,406 @@
+// Package app is Switchboard's shell: the command line, the desktop window and tray (desktop
+// builds), and the headless dashboard server. It wires internal packages into an mcp.Service and
+// decides which transports run; it holds no tool logic of its own.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
+)
+
+// Execute runs the command line and returns the process exit code.
+func Execute(version string) int {
+	root := NewRootCommand(version)
+	if err := root.Execute(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		fmt.Fprintln(os.Stderr, "switchboard:", err)
+		return 1
+	}
+	return 0
+}
+
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+type globalFlags struct {
+	workspace  string
+	configFile string
+}
+
+// load reads the config and applies the global flags (flags override file and environment).
+func (g *globalFlags) load() (config.Config, error) {
+	cfg, err := config.Load(g.configFile)
+	if err != nil {
+		return cfg, err
+	}
+	if g.workspace != "" {
+		cfg.Workspace = g.workspace
+	}
+	return cfg, nil
+}
+
+// NewRootCommand builds the command tree.
+func NewRootCommand(version string) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "switchboard",
+		Short: "A desktop MCP hub: one set of tools shared by every AI client",
+		Long: `Switchboard hosts an MCP hub that AI clients reach over stdio, a Unix socket, TCP or
+Streamable HTTP. With no sub-command it starts the desktop app (tray + dashboard); without a
+display it runs headless and serves the dashboard over loopback HTTP.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			return runApp(cmd.Context(), cfg, version)
+		},
+	}
+	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
+	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
+	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand())
+	return root
+}
+
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	return signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func newServeCommand(g *globalFlags, version string) *cobra.Command {
+	var (
+		stdio             bool
+		tcpAddr, unixPath string
+		httpAddr, token   string
+		readOnly, noHub   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the hub headless on the chosen transports (default: stdio, or TCP when MCP_ADDR is set)",
+		Example: `  switchboard serve --stdio
+  switchboard serve --unix /run/user/1000/switchboard/mcp.sock --http 127.0.0.1:9101
+  MCP_ADDR=127.0.0.1:9100 switchboard serve`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			if readOnly {
+				cfg.ReadOnly = true
+			}
+			fl := cmd.Flags()
+			if !stdio && !fl.Changed("tcp") && !fl.Changed("unix") && !fl.Changed("http") {
+				if os.Getenv("MCP_ADDR") != "" {
+					tcpAddr = cfg.TCP.Addr
+				} else {
+					stdio = true
+				}
+			}
+			if fl.Changed("tcp") || tcpAddr != "" {
+				cfg.TCP.Addr = orString(tcpAddr, cfg.TCP.Addr)
+			}
+			if fl.Changed("unix") {
+				cfg.Unix.Path = orString(unixPath, cfg.Unix.Path)
+			}
+			if fl.Changed("http") {
+				cfg.HTTP.Addr = orString(httpAddr, cfg.HTTP.Addr)
+				if token != "" {
+					cfg.HTTP.Token = token
+				}
+				if cfg.HTTP.Token == "" {
+					cfg.HTTP.Token = newToken()
+					fmt.Fprintf(os.Stderr, "switchboard: generated HTTP bearer token: %s\n", cfg.HTTP.Token)
+				}
+			}
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: !noHub, startIDE: !noHub})
+			if err != nil {
+				return err
+			}
+			defer func() {
+				sctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
+				defer cancel()
+				_ = st.Close(sctx)
+			}()
+			start := func(name string) error {
+				if err := st.Transports.Start(name); err != nil {
+					return err
+				}
+				for _, s := range st.Transports.Status() {
+					if s.Name == name {
+						fmt.Fprintf(os.Stderr, "switchboard: %s listening on %s\n", name, s.URL)
+					}
+				}
+				return nil
+			}
+			if !noHub {
+				if err := start(mcp.TransportWS); err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.Hub.Token())
+			}
+			if fl.Changed("unix") {
+				if err := start(mcp.TransportUnix); err != nil {
+					return err
+				}
+			}
+			if tcpAddr != "" {
+				if err := start(mcp.TransportTCP); err != nil {
+					return err
+				}
+			}
+			if fl.Changed("http") {
+				if err := start(mcp.TransportHTTP); err != nil {
+					return err
+				}
+			}
+			if stdio {
+				// stdout belongs to the protocol from here on; all logging goes to stderr.
+				err := st.Service.ServeStdio(ctx)
+				stop()
+				return err
+			}
+			<-ctx.Done()
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&stdio, "stdio", false, "serve one client over stdin/stdout")
+	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR (default "+config.DefaultTCPAddr+"; no authentication: keep it on loopback)")
+	f.StringVar(&unixPath, "unix", "", "listen for MCP on a Unix socket at PATH (default "+config.DefaultSocketPath()+")")
+	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp (default "+config.DefaultHTTPAddr+")")
+	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else generated and printed on stderr)")
+	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
+	f.BoolVar(&noHub, "no-hub", false, "do not start the WebSocket hub and the IDE bridge")
+	f.Lookup("tcp").NoOptDefVal = config.DefaultTCPAddr
+	f.Lookup("unix").NoOptDefVal = config.DefaultSocketPath()
+	f.Lookup("http").NoOptDefVal = config.DefaultHTTPAddr
+	return cmd
+}
+
+func orString(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+func newConnectCommand(g *globalFlags) *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:   "connect",
+		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			path := orString(socket, cfg.Unix.Path)
+			return relay(cmd.Context(), path, os.Stdin, os.Stdout)
+		},
+	}
+	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
+	return cmd
+}
+
+// relay copies in → socket and socket → out. When in ends it half-closes the socket, so the hub
+// sees EOF but still delivers every reply, and returns once the hub has closed its side.
+func relay(ctx context.Context, path string, in io.Reader, out io.Writer) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return fmt.Errorf("connect to hub at %s: %w; start it with `switchboard` or `switchboard serve --unix`", path, err)
+	}
+	uc := conn.(*net.UnixConn)
+	defer uc.Close()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = io.Copy(uc, in)
+		_ = uc.CloseWrite()
+	}()
+	_, err = io.Copy(out, uc)
+	return err
+}
+
+func newCallCommand(g *globalFlags, version string) *cobra.Command {
+	var args, socket string
+	cmd := &cobra.Command{
+		Use:   "call TOOL",
+		Short: "Call one tool and print its result as JSON (in-process, or on a running hub with --socket)",
+		Example: `  switchboard call file_read --args '{"path":"README.md"}'
+  switchboard call process_list --socket $XDG_RUNTIME_DIR/switchboard/mcp.sock`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			var arguments map[string]any
+			if args != "" {
+				if err := json.Unmarshal([]byte(args), &arguments); err != nil {
+					return fmt.Errorf("--args: not a JSON object (%v); e.g. --args '{\"path\":\"README.md\"}'", err)
+				}
+			}
+			ctx := cmd.Context()
+			var cs *sdk.ClientSession
+			client := sdk.NewClient(&sdk.Implementation{Name: "switchboard-call", Version: version}, nil)
+			if socket != "" {
+				conn, err := net.Dial("unix", socket)
+				if err != nil {
+					return fmt.Errorf("--socket %s: %w", socket, err)
+				}
+				cs, err = client.Connect(ctx, &sdk.IOTransport{Reader: conn, Writer: conn}, nil)
+				if err != nil {
+					return err
+				}
+			} else {
+				cfg, err := g.load()
+				if err != nil {
+					return err
+				}
+				st, err := BuildStack(cfg, version, stackOptions{})
+				if err != nil {
+					return err
+				}
+				defer st.Close(context.Background())
+				ct, srvT := sdk.NewInMemoryTransports()
+				if _, err := st.Service.Server().Connect(ctx, srvT, nil); err != nil {
+					return err
+				}
+				if cs, err = client.Connect(ctx, ct, nil); err != nil {
+					return err
+				}
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: pos[0], Arguments: arguments})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if res.IsError {
+				for _, c := range res.Content {
+					if t, ok := c.(*sdk.TextContent); ok {
+						fmt.Fprintln(cmd.ErrOrStderr(), "error:", t.Text)
+					}
+				}
+				return exitError{code: 2}
+			}
+			if res.StructuredContent != nil {
+				b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
+				fmt.Fprintln(out, string(b))
+				return nil
+			}
+			for _, c := range res.Content {
+				if t, ok := c.(*sdk.TextContent); ok {
+					fmt.Fprintln(out, t.Text)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&args, "args", "", "tool arguments as a JSON object")
+	cmd.Flags().StringVar(&socket, "socket", "", "call through a running hub's Unix socket instead of in-process")
+	return cmd
+}
+
+func newToolsCommand(g *globalFlags, version string) *cobra.Command {
+	var markdown bool
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List the registered tools (--markdown: the reference as in docs/tools.md)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			st, err := BuildStack(cfg, version, stackOptions{withHub: true})
+			if err != nil {
+				return err
+			}
+			defer st.Close(context.Background())
+			if markdown {
+				fmt.Fprint(cmd.OutOrStdout(), mcp.ToolsMarkdown(st.Service.Tools()))
+				return nil
+			}
+			for _, t := range st.Service.Tools() {
+				ro := ""
+				if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+					ro = " (read-only)"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%-24s %s%s\n", t.Name, firstSentence(t.Description), ro)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the Markdown tool reference")
+	return cmd
+}
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i > 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func newVersionCommand(version string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "switchboard", version) },
+	}
+}
+
+func newDevCommand() *cobra.Command {
+	dev := &cobra.Command{Use: "dev", Short: "Development helpers"}
+	var addr, token string
+	var demo bool
+	sim := &cobra.Command{
+		Use:   "agentic-sim",
+		Short: "Run a local simulator of the agentic backend (sessions, streamed chat, builds, plans)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext(cmd.Context())
+			defer stop()
+			fmt.Fprintf(os.Stderr, "switchboard: agentic backend simulator on ws://%s/ws\n", addr)
+			return agenticsim.Run(ctx, addr, agenticsim.Options{Token: token, Demo: demo})
+		},
+	}
+	sim.Flags().StringVar(&addr, "addr", "127.0.0.1:9876", "listen address")
+	sim.Flags().StringVar(&token, "token", "", "require this bearer token")
+	sim.Flags().BoolVar(&demo, "demo", false, "generate sessions, chat, builds and activity on a timer (for demos)")
+	dev.AddCommand(sim)
+	return dev
+}

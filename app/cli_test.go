@@ -1,0 +1,242 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// binary builds switchboard once per test run (pure Go, no desktop tag).
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sb-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "switchboard")
+		cmd := exec.Command("go", "build", "-o", binPath, "..")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// testEnv isolates a child process from the user's config and data.
+func testEnv(t *testing.T) []string {
+	home := t.TempDir()
+	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "cfg"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_RUNTIME_DIR="+shortDir(t),
+		"SWITCHBOARD_IDE_URL=ws://127.0.0.1:1/ws", "MCP_ADDR=", "SWITCHBOARD_TOKEN=")
+}
+
+func shortDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "sb-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// lineWatcher collects a process's stderr and lets tests wait for a pattern.
+type lineWatcher struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (w *lineWatcher) run(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		w.mu.Lock()
+		w.lines = append(w.lines, sc.Text())
+		w.mu.Unlock()
+	}
+}
+
+func (w *lineWatcher) wait(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		w.mu.Lock()
+		for _, l := range w.lines {
+			if m := re.FindStringSubmatch(l); m != nil {
+				w.mu.Unlock()
+				return m
+			}
+		}
+		w.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t.Fatalf("no stderr line matched %s; got:\n%s", re, strings.Join(w.lines, "\n"))
+	return nil
+}
+
+func TestServeUnixConnectCallAndSigterm(t *testing.T) {
+	bin := binary(t)
+	env := testEnv(t)
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "hello.txt"), []byte("hi there"), 0o644)
+	sock := filepath.Join(shortDir(t), "hub.sock")
+	serve := exec.Command(bin, "serve", "--unix", sock, "--workspace", ws)
+	serve.Env = env
+	stderr, _ := serve.StderrPipe()
+	var w lineWatcher
+	go w.run(stderr)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer serve.Process.Kill()
+	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
+
+	// call through the running hub
+	out, err := exec.Command(bin, "call", "file_read", "--socket", sock, "--args", `{"path":"hello.txt"}`).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"content": "hi there"`) {
+		t.Fatalf("call --socket: %v\n%s", err, out)
+	}
+	// a tool error exits 2 and names the problem
+	cmd := exec.Command(bin, "call", "file_read", "--socket", sock, "--args", `{"path":"../etc/passwd"}`)
+	out, err = cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "outside the workspace") {
+		t.Fatalf("call with escaping path: %v\n%s", err, out)
+	}
+
+	// connect relays a raw client that closes stdin right after its requests: every reply arrives.
+	connect := exec.Command(bin, "connect", "--socket", sock)
+	connect.Env = env
+	var in bytes.Buffer
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"relay-test","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lang_detect","arguments":{"path":"f%d.go"}}}`+"\n", i, i)
+	}
+	connect.Stdin = &in
+	relayed, err := connect.Output()
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	ids := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(relayed)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("relay output not JSON: %q", line)
+		}
+		if id, ok := m["id"].(float64); ok {
+			ids[id] = true
+		}
+	}
+	for i := 0; i <= 5; i++ {
+		if !ids[float64(i)] {
+			t.Errorf("reply %d missing from relay output:\n%s", i, relayed)
+		}
+	}
+
+	// SIGTERM: clean exit, socket removed.
+	serve.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- serve.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve exited with %v after SIGTERM", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit after SIGTERM")
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Fatalf("socket left behind after SIGTERM: %v", err)
+	}
+}
+
+func TestServeHTTPGeneratesTokenAndStdioDefault(t *testing.T) {
+	bin := binary(t)
+	env := testEnv(t)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	serve := exec.Command(bin, "serve", "--http", addr, "--no-hub", "--workspace", t.TempDir())
+	serve.Env = env
+	stderr, _ := serve.StderrPipe()
+	var w lineWatcher
+	go w.run(stderr)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer serve.Process.Kill()
+	m := w.wait(t, regexp.MustCompile(`generated HTTP bearer token: ([0-9a-f]{48})`))
+	w.wait(t, regexp.MustCompile(`http listening on http://`+regexp.QuoteMeta(addr)+`/mcp`))
+	if len(m[1]) != 48 {
+		t.Fatalf("token = %q", m[1])
+	}
+	serve.Process.Signal(syscall.SIGINT)
+	if err := serve.Wait(); err != nil {
+		t.Fatalf("serve --http exit after SIGINT: %v", err)
+	}
+
+	// No flag: stdio. stdout carries only protocol lines.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stdio := exec.CommandContext(ctx, bin, "serve", "--no-hub", "--workspace", t.TempDir())
+	stdio.Env = env
+	stdio.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}` + "\n")
+	out, err := stdio.Output()
+	if err != nil {
+		t.Fatalf("serve (stdio default): %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"serverInfo"`) || !strings.Contains(lines[0], `"switchboard"`) {
+		t.Fatalf("stdout of stdio serve = %q; want exactly one initialize reply", out)
+	}
+}
+
+func TestDoctorAndVersion(t *testing.T) {
+	bin := binary(t)
+	cmd := exec.Command(bin, "doctor", "--workspace", t.TempDir())
+	cmd.Env = testEnv(t)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("doctor on a healthy setup: %v\n%s", err, out)
+	}
+	for _, want := range []string{"[ok  ] workspace", "[ok  ] data dir", "ide backend", "fix: start the agentic backend, or `switchboard dev agentic-sim`"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	cmd = exec.Command(bin, "doctor", "--workspace", "/nonexistent/dir")
+	cmd.Env = testEnv(t)
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "FAIL") || !strings.Contains(string(out), "--workspace") {
+		t.Fatalf("doctor with a bad workspace should fail and say how to fix it: %v\n%s", err, out)
+	}
+	out, _ = exec.Command(bin, "version").Output()
+	if !strings.HasPrefix(string(out), "switchboard ") {
+		t.Fatalf("version = %q", out)
+	}
+}

@@ -1,0 +1,163 @@
+package app
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/switchboard-hub/switchboard/frontend"
+)
+
+// dashboardServer serves the dashboard over loopback HTTP for headless mode: the built frontend
+// plus the Controller as a JSON API. Static files are public (they hold no data); every /api call
+// needs the dashboard token, and only loopback Host names are accepted, against DNS rebinding.
+type dashboardServer struct {
+	ctl    *Controller
+	token  string
+	assets fs.FS
+}
+
+func newDashboardServer(ctl *Controller, token string) *dashboardServer {
+	return &dashboardServer{ctl: ctl, token: token, assets: frontend.Dist()}
+}
+
+func (d *dashboardServer) Handler() http.Handler {
+	mux := http.NewServeMux()
+	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request) (any, error)) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if !d.authorized(r) {
+				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong dashboard token: open the URL printed at start-up (it carries ?token=)"})
+				return
+			}
+			if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+				writeJSON(w, http.StatusForbidden, map[string]string{"error": fmt.Sprintf("Origin %q is not allowed", o)})
+				return
+			}
+			v, err := h(w, r)
+			if err != nil {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				return
+			}
+			writeJSON(w, http.StatusOK, v)
+		})
+	}
+	api("GET /api/bootstrap", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		b, err := d.ctl.Bootstrap()
+		// The page reaches the hub through this server's own /ws: same origin, one port to open.
+		b.HubURL = "ws://" + r.Host + "/ws"
+		return b, err
+	})
+	api("GET /api/transports", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Transports(), nil })
+	api("POST /api/transports/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Enabled *bool `json:"enabled"`
+		}
+		if err := decode(r, &body); err != nil || body.Enabled == nil {
+			return nil, fmt.Errorf("body: want {\"enabled\": true|false}")
+		}
+		return d.ctl.SetTransport(r.PathValue("name"), *body.Enabled)
+	})
+	api("POST /api/processes", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, err
+		}
+		return d.ctl.StartProcess(body.Command, body.Args)
+	})
+	api("POST /api/processes/{id}/stop", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		return d.ctl.StopProcess(r.PathValue("id"))
+	})
+	api("POST /api/processes/{id}/kill", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		return d.ctl.KillProcess(r.PathValue("id"))
+	})
+	api("POST /api/processes/{id}/input", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Input string `json:"input"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, err
+		}
+		return map[string]bool{"success": true}, d.ctl.SendInput(r.PathValue("id"), body.Input)
+	})
+	api("POST /api/ide/sessions", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Name string `json:"name"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, err
+		}
+		return d.ctl.CreateIDESession(body.Name)
+	})
+	api("POST /api/ide/chat", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			SessionID string `json:"sessionId"`
+			Message   string `json:"message"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, err
+		}
+		return d.ctl.SendChat(body.SessionID, body.Message)
+	})
+	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
+	if h := d.ctl.st.Hub; h != nil {
+		mux.Handle("/ws", h) // token and Origin checks are the hub's own
+	}
+	mux.Handle("/", d.static())
+	return hostGuard(mux)
+}
+
+func (d *dashboardServer) static() http.Handler {
+	if !frontend.Built() {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<!doctype html><title>Switchboard</title><h1>Switchboard</h1><p>The dashboard has not been built into this binary. Run <code>make build</code> (or <code>cd frontend && npm ci && npm run build</code>, then rebuild).</p>`)
+		})
+	}
+	return http.FileServerFS(d.assets)
+}
+
+func (d *dashboardServer) authorized(r *http.Request) bool {
+	got := r.URL.Query().Get("token")
+	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		got = h
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(d.token)) == 1
+}
+
+// hostGuard refuses requests whose Host is not a loopback name (DNS rebinding defence).
+func hostGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.Trim(host, "[]")
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "dashboard is served on loopback only", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("body: invalid JSON: %v", err)
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

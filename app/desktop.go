@@ -1,0 +1,250 @@
+//go:build desktop || bindings
+
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/switchboard-hub/switchboard/frontend"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// desktopBuilt is true in desktop builds: `switchboard` with a display opens the window and tray.
+const desktopBuilt = true
+
+// runDesktop runs the hub in-process with the dashboard window and the tray. It returns when the
+// user quits (tray Quit, or closing the window when no tray host can bring it back) or on
+// SIGINT/SIGTERM, after the hub, its processes and its sockets have shut down.
+func runDesktop(parent context.Context, cfg config.Config, version string) error {
+	d := &desktop{launched: time.Now()}
+	ctx, stop := signalContext(parent)
+	defer stop()
+	if cfg.HTTP.Token == "" {
+		cfg.HTTP.Token = newToken() // so "Streamable HTTP" can be switched on from the tray
+	}
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
+		defer cancel()
+		if err := st.Close(sctx); err != nil {
+			st.Logger.Error("shutdown", "error", err)
+		}
+	}()
+	if err := startDefaultTransports(st); err != nil {
+		return err
+	}
+	d.st, d.logger = st, st.Logger
+	d.ctl = NewController(st, version)
+	return d.run(ctx)
+}
+
+// desktop is the window, the tray and the glue between them and the stack. It implements
+// desktopShell for the tray's actions.
+type desktop struct {
+	st       *Stack
+	ctl      *Controller
+	logger   *slog.Logger
+	launched time.Time
+
+	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
+	quitting atomic.Bool                     // a real quit is under way: let the window close
+
+	tray     *trayController // nil when there is no session bus
+	trayStop func()          // takes the tray item off the bus
+	trayWG   sync.WaitGroup  // tray controller, host monitor
+	trayEnd  context.CancelFunc
+	view     *systrayView
+}
+
+// mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
+// test's launch figures (build/desktop-smoke.sh --measure).
+func (d *desktop) mark(what string) {
+	now := time.Now()
+	fmt.Fprintf(os.Stderr, "switchboard: desktop: %s (+%dms, unix_ms=%d)\n", what, now.Sub(d.launched).Milliseconds(), now.UnixMilli())
+}
+
+func (d *desktop) run(ctx context.Context) error {
+	trayCtx, trayEnd := context.WithCancel(context.Background())
+	d.trayEnd = trayEnd
+	defer d.stopTray()
+
+	runDone := make(chan struct{})
+	defer close(runDone)
+	go func() { // owned by run: ends with it, or quits the app on a signal
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(os.Stderr, "switchboard: shutting down")
+			d.Quit()
+		case <-runDone:
+		}
+	}()
+
+	app := newApp(d.ctl, func() { d.mark("dashboard loaded, first Bootstrap call") })
+	err := wails.Run(&options.App{
+		Title:            "Switchboard",
+		Width:            1200,
+		Height:           800,
+		MinWidth:         720,
+		MinHeight:        480,
+		BackgroundColour: &options.RGBA{R: 0x0d, G: 0x11, B: 0x17, A: 0xff}, // --bg of the dashboard
+		AssetServer:      &assetserver.Options{Assets: frontend.Dist(), Handler: notBuiltHandler()},
+		OnStartup:        func(wctx context.Context) { d.startup(wctx, trayCtx) },
+		OnDomReady:       func(context.Context) { d.mark("DOM ready") },
+		OnBeforeClose:    d.beforeClose,
+		Bind:             []any{app},
+		Linux: &linux.Options{
+			Icon:             iconPNG(appIcon(), windowIconSize),
+			ProgramName:      "switchboard", // WM_CLASS, matched by build/linux/switchboard.desktop
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("desktop window: %w", err)
+	}
+	fmt.Fprintln(os.Stderr, "switchboard: window closed; stopping the hub")
+	return nil
+}
+
+// notBuiltHandler answers when the binary was built without the dashboard (frontend/dist
+// empty): a page that says how to build it, instead of Wails' bare 404.
+func notBuiltHandler() http.Handler {
+	if frontend.Built() {
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><title>Switchboard</title><body style="font-family:sans-serif;background:#0d1117;color:#e6edf3"><h1>Switchboard</h1><p>The dashboard was not built into this binary. Run <code>make build</code>.</p>`)
+	})
+}
+
+// startup runs on Wails' OnStartup (its own goroutine, GTK loop running): export the tray item
+// and start the tray's event loop and the tray-host monitor.
+func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
+	d.wailsCtx.Store(&wctx)
+	if d.quitting.Load() { // a signal arrived before the window existed
+		wailsruntime.Quit(wctx)
+		return
+	}
+	monitor, err := newTrayHostMonitor(d.logger)
+	if err != nil {
+		d.logger.Warn("tray: no tray icon; closing the window quits", "error", err)
+		return
+	}
+	stop, err := startSystray(d.logger)
+	if err != nil {
+		monitor.conn.Close()
+		d.logger.Warn("tray: no tray icon; closing the window quits", "error", err)
+		return
+	}
+	d.trayStop = stop
+	d.tray = newTrayController(d.st, d.ctl, nil, d)
+	d.view = newSystrayView(trayCtx, d.tray.Click)
+	d.tray.view = d.view
+	d.trayWG.Add(2)
+	go func() { // owned by d: trayCtx ends it (stopTray)
+		defer d.trayWG.Done()
+		d.tray.Run(trayCtx)
+	}()
+	go func() { // owned by d: trayCtx ends it (stopTray)
+		defer d.trayWG.Done()
+		monitor.Run(trayCtx, func(ok bool) {
+			if ok {
+				fmt.Fprintln(os.Stderr, "switchboard: desktop: tray host present; closing the window hides it to the tray")
+			} else {
+				fmt.Fprintln(os.Stderr, "switchboard: desktop: no tray host (no StatusNotifierWatcher with a registered host on the session bus); closing the window quits")
+			}
+			d.tray.SetHostAvailable(ok)
+		})
+	}()
+	d.mark("tray item exported")
+}
+
+// stopTray ends the tray's goroutines and takes the item off the bus.
+func (d *desktop) stopTray() {
+	d.trayEnd()
+	d.trayWG.Wait()
+	if d.view != nil {
+		d.view.Wait()
+	}
+	if d.trayStop != nil {
+		d.trayStop()
+	}
+}
+
+// beforeClose decides what the window's close button does: hide to the tray when a tray host
+// shows our icon (the user can get the window back), quit otherwise. A real quit always closes.
+func (d *desktop) beforeClose(wctx context.Context) (prevent bool) {
+	if d.quitting.Load() {
+		return false
+	}
+	if d.tray != nil && d.tray.HostAvailable() {
+		wailsruntime.WindowHide(wctx)
+		fmt.Fprintln(os.Stderr, "switchboard: desktop: window hidden to the tray (Open dashboard brings it back; Quit exits)")
+		return true
+	}
+	d.quitting.Store(true)
+	return false
+}
+
+// runtimeCtx is Wails' context once the window exists.
+func (d *desktop) runtimeCtx() context.Context {
+	if p := d.wailsCtx.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// ShowWindow brings the window back (tray "Open dashboard", or the tray host going away).
+func (d *desktop) ShowWindow() {
+	if wctx := d.runtimeCtx(); wctx != nil {
+		wailsruntime.WindowShow(wctx)
+		wailsruntime.WindowUnminimise(wctx)
+	}
+}
+
+// CopyText puts text on the clipboard.
+func (d *desktop) CopyText(text string) error {
+	wctx := d.runtimeCtx()
+	if wctx == nil {
+		return fmt.Errorf("clipboard: the window is not up yet")
+	}
+	return wailsruntime.ClipboardSetText(wctx, text)
+}
+
+// OpenFolder opens a folder in the user's file manager.
+func (d *desktop) OpenFolder(path string) error {
+	cmd := exec.Command("xdg-open", path)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("xdg-open %s: %w", path, err)
+	}
+	go func() { _ = cmd.Wait() }() // reaps xdg-open, which returns as soon as it handed the folder over
+	return nil
+}
+
+// Quit shuts the app down: the window closes, then runDesktop stops the tray and the stack.
+func (d *desktop) Quit() {
+	d.quitting.Store(true)
+	if wctx := d.runtimeCtx(); wctx != nil {
+		wailsruntime.Quit(wctx)
+	}
+	// Before OnStartup there is no window to close; startup sees quitting and quits at once.
+}

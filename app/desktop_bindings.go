@@ -1,0 +1,77 @@
+package app
+
+import (
+	"sync"
+
+	"github.com/switchboard-hub/switchboard/internal/process"
+)
+
+// App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
+// exported method of the struct, under the package name (app) and the type name (App). The
+// methods mirror Controller one for one (frontend/src/lib/control.ts, interface WailsApp), so
+// the dashboard has the same controls in the window as over the headless HTTP API. It carries
+// no build tag: the bindings are plain Go and are tested without GTK.
+type App struct {
+	ctl *Controller
+
+	// firstBootstrap runs once, on the dashboard's first call: the page has loaded and its
+	// script runs, which is the desktop's "first paint" mark.
+	firstBootstrap func()
+	once           sync.Once
+}
+
+// newApp wraps a controller; onFirstBootstrap may be nil.
+func newApp(ctl *Controller, onFirstBootstrap func()) *App {
+	return &App{ctl: ctl, firstBootstrap: onFirstBootstrap}
+}
+
+// Bootstrap returns where the WebSocket hub is and its token.
+func (a *App) Bootstrap() (Bootstrap, error) {
+	if a.firstBootstrap != nil {
+		a.once.Do(a.firstBootstrap)
+	}
+	return a.ctl.Bootstrap()
+}
+
+// Transports lists the four switchable transports.
+func (a *App) Transports() TransportList { return a.ctl.Transports() }
+
+// SetTransport switches one transport on or off and returns the new list.
+func (a *App) SetTransport(name string, enabled bool) (TransportList, error) {
+	return a.ctl.SetTransport(name, enabled)
+}
+
+// StartProcess starts a command in the workspace.
+func (a *App) StartProcess(command string, args []string) (process.Info, error) {
+	return a.ctl.StartProcess(command, args)
+}
+
+// StopProcess stops a process (SIGTERM, then SIGKILL after the grace period).
+func (a *App) StopProcess(id string) (process.Info, error) { return a.ctl.StopProcess(id) }
+
+// KillProcess kills a process group at once.
+func (a *App) KillProcess(id string) (process.Info, error) { return a.ctl.KillProcess(id) }
+
+// InputResult is SendInput's answer, the same JSON as the headless API's.
+type InputResult struct {
+	Success bool `json:"success"`
+}
+
+// SendInput writes to a process's stdin.
+func (a *App) SendInput(id, input string) (InputResult, error) {
+	if err := a.ctl.SendInput(id, input); err != nil {
+		return InputResult{}, err
+	}
+	return InputResult{Success: true}, nil
+}
+
+// CreateIDESession asks the agentic backend for a new session.
+func (a *App) CreateIDESession(name string) (any, error) { return a.ctl.CreateIDESession(name) }
+
+// SendChat sends a chat message to an agent session.
+func (a *App) SendChat(sessionID, message string) (any, error) {
+	return a.ctl.SendChat(sessionID, message)
+}
+
+// ClientConfig returns ready-to-paste client configuration for the running transports.
+func (a *App) ClientConfig() map[string]any { return a.ctl.ClientConfig() }

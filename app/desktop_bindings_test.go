@@ -1,0 +1,164 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// TestAppMirrorsFrontendBindings keeps the bound struct and the frontend in step: every method
+// the dashboard calls on window.go.app.App (frontend/src/lib/control.ts, interface WailsApp)
+// exists on App with the same number of arguments, and App exposes nothing else.
+func TestAppMirrorsFrontendBindings(t *testing.T) {
+	src, err := os.ReadFile("../frontend/src/lib/control.ts")
+	if err != nil {
+		t.Fatalf("read the frontend's binding interface: %v", err)
+	}
+	body := regexp.MustCompile(`(?s)export interface WailsApp \{(.*?)\n\}`).FindSubmatch(src)
+	if body == nil {
+		t.Fatal("frontend/src/lib/control.ts has no `export interface WailsApp { ... }`")
+	}
+	want := map[string]int{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(\w+)\(([^)]*)\)`).FindAllSubmatch(body[1], -1) {
+		args := strings.TrimSpace(string(m[2]))
+		n := 0
+		if args != "" {
+			n = strings.Count(args, ",") + 1
+		}
+		want[string(m[1])] = n
+	}
+	if len(want) == 0 {
+		t.Fatal("no methods found in WailsApp")
+	}
+	got := map[string]int{}
+	typ := reflect.TypeOf(&App{})
+	for i := 0; i < typ.NumMethod(); i++ {
+		m := typ.Method(i)
+		got[m.Name] = m.Type.NumIn() - 1 // minus the receiver
+	}
+	names := func(m map[string]int) []string {
+		var out []string
+		for k, v := range m {
+			out = append(out, fmt.Sprintf("%s/%d", k, v))
+		}
+		sort.Strings(out)
+		return out
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("App methods/arity:\n got %v\nwant %v (from WailsApp)", names(got), names(want))
+	}
+}
+
+// bindingJSON JSON-encodes a binding result as Wails does and decodes it generically.
+func bindingJSON(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("binding result is not JSON-able: %v", err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("binding result %s is not a JSON object: %v", b, err)
+	}
+	return out
+}
+
+func TestAppBindingsOnRealStack(t *testing.T) {
+	st := trayTestStack(t, "")
+	firstCalls := 0
+	a := newApp(NewController(st, "test"), func() { firstCalls++ })
+
+	for range 2 {
+		b, err := a.Bootstrap()
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := bindingJSON(t, b)
+		if url, _ := j["hubUrl"].(string); !strings.HasPrefix(url, "ws://127.0.0.1:") || j["hubToken"] == "" || j["workspace"] != st.Config.Workspace {
+			t.Errorf("bootstrap = %v", j)
+		}
+	}
+	if firstCalls != 1 {
+		t.Errorf("first-Bootstrap hook ran %d times, want once", firstCalls)
+	}
+
+	list, err := a.SetTransport(mcp.TransportTCP, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := st.Transports.Addr(mcp.TransportTCP)
+	if conn, err := net.DialTimeout("tcp", addr, 2*time.Second); err != nil {
+		t.Errorf("SetTransport(tcp, true) but %q refuses: %v", addr, err)
+	} else {
+		conn.Close()
+	}
+	if ts, _ := bindingJSON(t, list)["transports"].([]any); len(ts) != 4 {
+		t.Errorf("transports = %v, want 4", ts)
+	}
+	if _, err := a.SetTransport(mcp.TransportWS, false); err == nil || !strings.Contains(err.Error(), "ws:") {
+		t.Errorf("switching the dashboard's own hub off: err = %v, want a ws: error", err)
+	}
+
+	info, err := a.StartProcess("cat", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := bindingJSON(t, info); j["status"] != "running" || j["id"] == "" {
+		t.Errorf("StartProcess = %v", j)
+	}
+	res, err := a.SendInput(info.ID, "hello tray\n")
+	if err != nil || !res.Success {
+		t.Fatalf("SendInput = %+v, %v", res, err)
+	}
+	if j := bindingJSON(t, res); j["success"] != true {
+		t.Errorf("SendInput JSON = %v, want {success: true} like the HTTP API", j)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, err := st.Processes.Output(info.ID, process.OutputQuery{})
+		if err == nil && strings.Contains(out.Text, "hello tray") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cat never echoed the input: %q, %v", out.Text, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	killed, err := a.KillProcess(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if final, err := st.Processes.Wait(ctx, killed.ID); err != nil || final.Status != process.StatusKilled {
+		t.Errorf("after KillProcess: %+v, %v", final, err)
+	}
+	if _, err := a.StopProcess("p-does-not-exist"); err == nil {
+		t.Error("StopProcess of an unknown id succeeded")
+	}
+	if _, err := a.SendInput(info.ID, ""); err == nil || !strings.Contains(err.Error(), "input") {
+		t.Errorf("empty input: err = %v, want it to name the field", err)
+	}
+
+	cfg := bindingJSON(t, a.ClientConfig())
+	if _, ok := cfg["unix"]; !ok {
+		t.Errorf("client config lacks the unix snippet: %v", cfg)
+	}
+	if _, err := a.CreateIDESession(""); err == nil {
+		t.Error("CreateIDESession without a name succeeded")
+	}
+	if _, err := a.SendChat("", ""); err == nil {
+		t.Error("SendChat without session and message succeeded")
+	}
+}

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
+)
+
+// check is one doctor finding: what was checked, whether it is fine, and how to fix it if not.
+type check struct {
+	name, detail, fix string
+	ok, optional      bool
+}
+
+func newDoctorCommand(g *globalFlags, version string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check every backend and say how to fix what is missing",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			checks := []check{{name: "config", ok: err == nil, detail: configDetail(g.configFile, err), fix: "fix the file named above or pass --config"}}
+			if err != nil {
+				cfg = config.Default()
+			}
+			checks = append(checks, doctorChecks(cmd.Context(), cfg)...)
+			failed := 0
+			for _, c := range checks {
+				mark := "ok  "
+				if !c.ok && c.optional {
+					mark = "warn"
+				} else if !c.ok {
+					mark = "FAIL"
+					failed++
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "[%s] %-14s %s\n", mark, c.name, c.detail)
+				if !c.ok && c.fix != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "       fix: %s\n", c.fix)
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "switchboard %s: %d checks, %d failed\n", version, len(checks), failed)
+			if failed > 0 {
+				return exitError{code: 1}
+			}
+			return nil
+		},
+	}
+}
+
+func configDetail(path string, err error) string {
+	if path == "" {
+		path = config.DefaultPath()
+	}
+	if err != nil {
+		return err.Error()
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return path + " (absent: built-in defaults)"
+	}
+	return path
+}
+
+func doctorChecks(ctx context.Context, cfg config.Config) []check {
+	var out []check
+	ws := cfg.Workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		out = append(out, check{name: "workspace", detail: fmt.Sprintf("%s is not a directory", ws), fix: "pass --workspace DIR with an existing directory"})
+	} else {
+		out = append(out, check{name: "workspace", ok: true, detail: ws})
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		out = append(out, check{name: "data dir", detail: err.Error(), fix: "set data_dir in the config or SWITCHBOARD_DATA_DIR to a writable directory"})
+	} else if f, err := os.CreateTemp(cfg.DataDir, ".doctor-*"); err != nil {
+		out = append(out, check{name: "data dir", detail: err.Error(), fix: "make " + cfg.DataDir + " writable"})
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+		out = append(out, check{name: "data dir", ok: true, detail: cfg.DataDir + " (logs in " + filepath.Join(cfg.LogDir(), "audit.log") + ")"})
+	}
+	out = append(out, socketCheck(cfg.Unix.Path))
+	out = append(out, ideCheck(ctx, cfg.IDE.URL))
+	if hasDisplay() {
+		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})
+	} else {
+		out = append(out, check{name: "display", ok: false, optional: true, detail: "no DISPLAY/WAYLAND_DISPLAY: `switchboard` runs headless and prints a dashboard URL", fix: "run inside a desktop session for the tray and window"})
+	}
+	if desktopBuilt {
+		out = append(out, check{name: "desktop build", ok: true, detail: "Wails window and tray compiled in"})
+	} else {
+		out = append(out, check{name: "desktop build", ok: false, optional: true, detail: "this binary has no desktop UI (built without -tags desktop)", fix: "make build (needs libgtk-3-dev and libwebkit2gtk-4.1-dev: build/setup-deps.sh)"})
+	}
+	for _, bin := range []string{"chromium", "google-chrome", "chromium-browser"} {
+		if p, err := exec.LookPath(bin); err == nil {
+			out = append(out, check{name: "browser", ok: true, detail: p + " (start it with --remote-debugging-port=9222 for the webview tools)"})
+			return out
+		}
+	}
+	return append(out, check{name: "browser", optional: true, detail: "no Chrome/Chromium on PATH", fix: "apt-get install chromium (used for browser automation and the dashboard's end-to-end tests)"})
+}
+
+func socketCheck(path string) check {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return check{name: "unix socket", ok: true, detail: path + " (free: no hub running)"}
+	case fi.Mode()&os.ModeSocket == 0:
+		return check{name: "unix socket", detail: path + " exists but is not a socket", fix: "remove it or set [unix] path in the config"}
+	}
+	c, err := net.DialTimeout("unix", path, time.Second)
+	if err != nil {
+		return check{name: "unix socket", ok: false, optional: true, detail: path + " is stale (no hub answers)", fix: "nothing: the next hub start replaces it"}
+	}
+	c.Close()
+	return check{name: "unix socket", ok: true, detail: path + " (a hub is running: `switchboard connect` reaches it)"}
+}
+
+func ideCheck(ctx context.Context, raw string) check {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return check{name: "ide backend", detail: fmt.Sprintf("%q is not a ws:// URL", raw), fix: "set SWITCHBOARD_IDE_URL=ws://host:port/ws"}
+	}
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	c, err := d.DialContext(dctx, "tcp", u.Host)
+	if err != nil {
+		return check{name: "ide backend", optional: true, detail: raw + " is not reachable (the IDE tools answer from cached state; the bridge keeps retrying)",
+			fix: "start the agentic backend, or `switchboard dev agentic-sim` for a local simulator"}
+	}
+	c.Close()
+	return check{name: "ide backend", ok: true, detail: raw + " reachable"}
+}

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// hasDisplay reports whether a graphical session is reachable.
+func hasDisplay() bool { return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" }
+
+// runApp starts the desktop app when this is a desktop build with a display, else headless.
+func runApp(ctx context.Context, cfg config.Config, version string) error {
+	if desktopBuilt && hasDisplay() {
+		return runDesktop(ctx, cfg, version)
+	}
+	if desktopBuilt {
+		fmt.Fprintln(os.Stderr, "switchboard: no display (DISPLAY and WAYLAND_DISPLAY unset); running headless")
+	}
+	return runHeadless(ctx, cfg, version)
+}
+
+// startDefaultTransports opens what the desktop and headless modes open by default: the hub and
+// the Unix socket, plus TCP and HTTP when the config switches them on.
+func startDefaultTransports(st *Stack) error {
+	if err := st.Transports.Start(mcp.TransportWS); err != nil {
+		return err
+	}
+	if st.Config.Unix.Enabled {
+		if err := st.Transports.Start(mcp.TransportUnix); err != nil {
+			return err
+		}
+	}
+	if st.Config.TCP.Enabled {
+		if err := st.Transports.Start(mcp.TransportTCP); err != nil {
+			return err
+		}
+	}
+	if st.Config.HTTP.Enabled {
+		if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runHeadless runs the same hub and transports as the desktop app and serves the dashboard over
+// loopback HTTP; the URL, with its token, goes to stderr.
+func runHeadless(parent context.Context, cfg config.Config, version string) error {
+	ctx, stop := signalContext(parent)
+	defer stop()
+	if cfg.HTTP.Token == "" {
+		cfg.HTTP.Token = newToken()
+	}
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
+		defer cancel()
+		_ = st.Close(sctx)
+	}()
+	if err := startDefaultTransports(st); err != nil {
+		return err
+	}
+	token := cfg.Dashboard.Token
+	if token == "" {
+		token = newToken()
+	}
+	ln, err := net.Listen("tcp", cfg.Dashboard.Addr)
+	if err != nil {
+		return fmt.Errorf("dashboard listen %s: %w", cfg.Dashboard.Addr, err)
+	}
+	srv := &http.Server{Handler: newDashboardServer(NewController(st, version), token).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { // owned by this function: srv.Shutdown below ends it
+		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			st.Logger.Error("dashboard server", "error", err)
+		}
+	}()
+	for _, t := range st.Transports.Status() {
+		if t.Running {
+			fmt.Fprintf(os.Stderr, "switchboard: %s on %s\n", t.Name, t.URL)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "switchboard: dashboard at http://%s/?token=%s\n", ln.Addr(), token)
+	<-ctx.Done()
+	fmt.Fprintln(os.Stderr, "switchboard: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}

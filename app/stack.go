@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/metrics"
+	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/ide"
+)
+
+// Stack is one running hub with everything it owns. Desktop, headless and serve modes all build
+// the same Stack, so an agent and the dashboard always look at the same state.
+type Stack struct {
+	Config     config.Config
+	Service    *mcp.Service
+	Hub        *hub.Hub
+	Processes  *process.Service
+	IDE        *ide.Subsystem
+	Transports *mcp.Transports
+	Logger     *slog.Logger
+	Audit      *audit.Logger
+}
+
+// stackOptions tune BuildStack for a mode.
+type stackOptions struct {
+	logSink  io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
+	withHub  bool
+	startIDE bool
+}
+
+// BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
+func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, error) {
+	if cfg.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		cfg.Workspace = wd
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir %s: %w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", cfg.DataDir, err)
+	}
+	auditLog, err := audit.New(audit.Options{
+		File:       filepath.Join(cfg.LogDir(), "audit.log"),
+		MaxSizeMB:  cfg.Audit.MaxSizeMB,
+		MaxBackups: cfg.Audit.MaxBackups,
+		Stderr:     so.logSink,
+	})
+	if err != nil {
+		return nil, err
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if so.logSink != nil {
+		logger = slog.New(slog.NewTextHandler(so.logSink, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	store, err := metrics.Open(cfg.MetricsDir())
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	procs := process.New(process.Options{
+		MaxProcesses: cfg.Process.MaxProcesses,
+		BufferSize:   cfg.Process.BufferBytes,
+		StopGrace:    time.Duration(cfg.Process.StopGraceSeconds) * time.Second,
+	})
+	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog}
+	opts := []mcp.Option{
+		mcp.WithWorkspaceRoot(cfg.Workspace),
+		mcp.WithVersion(version),
+		mcp.WithLogger(logger),
+		mcp.WithAudit(auditLog),
+		mcp.WithMetricsStore(store),
+		mcp.WithProcessService(procs),
+		mcp.WithReadOnly(cfg.ReadOnly),
+		mcp.WithDisabledTools(cfg.DisabledTools...),
+	}
+	var pub ide.Publisher
+	if so.withHub {
+		st.Hub = hub.New(hub.Options{Token: cfg.Hub.Token, Logger: logger})
+		opts = append(opts, mcp.WithWSHub(st.Hub))
+		pub = st.Hub
+	}
+	st.IDE = ide.New(pub, ide.WithLaravelURL(cfg.IDE.URL), ide.WithToken(cfg.IDE.Token), ide.WithWorkspaceRoot(cfg.Workspace))
+	opts = append(opts, mcp.WithSubsystem(st.IDE))
+	svc, err := mcp.New(opts...)
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		auditLog.Close()
+		return nil, err
+	}
+	st.Service = svc
+	st.Transports = svc.NewTransports(mcp.TransportConfig{
+		UnixPath:  cfg.Unix.Path,
+		TCPAddr:   cfg.TCP.Addr,
+		HTTPAddr:  cfg.HTTP.Addr,
+		HTTPToken: cfg.HTTP.Token,
+		HubAddr:   cfg.Hub.Addr,
+	})
+	if so.startIDE {
+		st.IDE.Start(context.Background())
+	}
+	return st, nil
+}
+
+// Close stops transports, then the service (processes, hub, IDE bridge), then the audit log.
+func (st *Stack) Close(ctx context.Context) error {
+	err := st.Transports.StopAll(ctx)
+	if e := st.Service.Shutdown(ctx); e != nil && err == nil {
+		err = e
+	}
+	st.Audit.Close()
+	return err
+}

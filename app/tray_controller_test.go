@@ -1,0 +1,370 @@
+package app
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
+)
+
+// trayTestStack builds a real stack on loopback ports and a temp socket, with the desktop's
+// default transports (hub + Unix socket) running. ideURL "" points the bridge at a closed port;
+// tweak, if not nil, adjusts the config.
+func trayTestStack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *Stack {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Workspace = filepath.Join(dir, "ws")
+	cfg.DataDir = filepath.Join(dir, "data")
+	cfg.Unix.Path = filepath.Join(dir, "mcp.sock")
+	cfg.TCP.Addr = "127.0.0.1:0"
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.HTTP.Token = "test-token"
+	cfg.Hub.Addr = "127.0.0.1:0"
+	cfg.IDE.URL = ideURL
+	if ideURL == "" {
+		cfg.IDE.URL = "ws://127.0.0.1:1/ws"
+	}
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	if err := os.MkdirAll(cfg.Workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := BuildStack(cfg, "test", stackOptions{withHub: true, startIDE: ideURL != ""})
+	if err != nil {
+		t.Fatalf("BuildStack: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := st.Close(ctx); err != nil {
+			t.Errorf("close stack: %v", err)
+		}
+	})
+	if err := startDefaultTransports(st); err != nil {
+		t.Fatalf("start transports: %v", err)
+	}
+	return st
+}
+
+// recordingView keeps every rendered menu.
+type recordingView struct {
+	mu    sync.Mutex
+	menus []trayMenu
+	more  chan struct{}
+}
+
+func newRecordingView() *recordingView { return &recordingView{more: make(chan struct{}, 1)} }
+
+func (v *recordingView) Render(m trayMenu) {
+	v.mu.Lock()
+	v.menus = append(v.menus, m)
+	v.mu.Unlock()
+	select {
+	case v.more <- struct{}{}:
+	default:
+	}
+}
+
+func (v *recordingView) count() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.menus)
+}
+
+func (v *recordingView) last() (trayMenu, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.menus) == 0 {
+		return trayMenu{}, false
+	}
+	return v.menus[len(v.menus)-1], true
+}
+
+// waitFor waits until the latest rendered menu satisfies ok.
+func (v *recordingView) waitFor(t *testing.T, what string, ok func(trayMenu) bool) trayMenu {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		if m, has := v.last(); has && ok(m) {
+			return m
+		}
+		select {
+		case <-v.more:
+		case <-deadline:
+			m, _ := v.last()
+			t.Fatalf("timed out waiting for %s; last menu: %q tooltip %q", what, menuLabels(m), m.Tooltip)
+		}
+	}
+}
+
+func menuHas(prefix string) func(trayMenu) bool {
+	return func(m trayMenu) bool {
+		for _, it := range m.Items {
+			if !it.Separator && strings.HasPrefix(it.Label, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// recordingShell records what tray actions asked of the window toolkit.
+type recordingShell struct {
+	mu      sync.Mutex
+	shown   int
+	copied  []string
+	opened  []string
+	quits   int
+	copyErr error
+	events  chan string
+}
+
+func newRecordingShell() *recordingShell { return &recordingShell{events: make(chan string, 16)} }
+
+func (s *recordingShell) note(ev string) {
+	select {
+	case s.events <- ev:
+	default:
+	}
+}
+func (s *recordingShell) ShowWindow() { s.mu.Lock(); s.shown++; s.mu.Unlock(); s.note("show") }
+func (s *recordingShell) CopyText(text string) error {
+	s.mu.Lock()
+	s.copied = append(s.copied, text)
+	err := s.copyErr
+	s.mu.Unlock()
+	s.note("copy")
+	return err
+}
+func (s *recordingShell) OpenFolder(path string) error {
+	s.mu.Lock()
+	s.opened = append(s.opened, path)
+	s.mu.Unlock()
+	s.note("open")
+	return nil
+}
+func (s *recordingShell) Quit() { s.mu.Lock(); s.quits++; s.mu.Unlock(); s.note("quit") }
+
+func (s *recordingShell) waitEvent(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-s.events:
+			if ev == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("timed out waiting for the shell to %s", want)
+		}
+	}
+}
+
+// runTray starts a controller on st and stops it at cleanup; tune adjusts it before it starts.
+func runTray(t *testing.T, st *Stack, tune ...func(*trayController)) (*trayController, *recordingView, *recordingShell, context.Context) {
+	t.Helper()
+	view, shell := newRecordingView(), newRecordingShell()
+	c := newTrayController(st, NewController(st, "test"), view, shell)
+	c.bridgePoll = 20 * time.Millisecond
+	for _, f := range tune {
+		f(c)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("tray controller did not stop")
+		}
+	})
+	return c, view, shell, ctx
+}
+
+// trayClick sends the action of the first item whose label starts with prefix in the latest menu.
+func trayClick(t *testing.T, c *trayController, view *recordingView, ctx context.Context, prefix string) {
+	t.Helper()
+	m, _ := view.last()
+	c.Click(ctx, itemWithPrefix(t, m, prefix).Action)
+}
+
+func TestTrayTogglesTCP(t *testing.T) {
+	st := trayTestStack(t, "")
+	c, view, _, ctx := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas("TCP: off"))
+
+	trayClick(t, c, view, ctx, "TCP")
+	m := view.waitFor(t, "TCP running", menuHas("TCP: 127.0.0.1:"))
+	addr := strings.TrimPrefix(itemWithPrefix(t, m, "TCP").Label, "TCP: ")
+	if !itemWithPrefix(t, m, "TCP").Checked {
+		t.Error("running TCP item is not checked")
+	}
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatalf("TCP shown on %s but dial failed: %v", addr, err)
+	}
+	conn.Close()
+
+	trayClick(t, c, view, ctx, "TCP")
+	view.waitFor(t, "TCP off again", menuHas("TCP: off"))
+	if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		conn.Close()
+		t.Fatalf("TCP shown off but %s still accepts connections", addr)
+	}
+}
+
+func TestTrayCountsSessionsAndShowsIcon(t *testing.T) {
+	st := trayTestStack(t, "")
+	_, view, _, _ := runTray(t, st)
+	view.waitFor(t, "no session", func(m trayMenu) bool { return m.Icon == trayIcon{HubUp: true} })
+
+	conn, err := net.Dial("unix", st.Config.Unix.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "tray-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatalf("connect over the Unix socket: %v", err)
+	}
+	m := view.waitFor(t, "one session", func(m trayMenu) bool { return m.Icon.Active })
+	if !strings.Contains(m.Tooltip, "1 MCP session ") {
+		t.Errorf("tooltip %q does not count the session", m.Tooltip)
+	}
+	cs.Close()
+	view.waitFor(t, "session gone", func(m trayMenu) bool { return !m.Icon.Active && menuHas("Hub running · 0 MCP sessions")(m) })
+}
+
+func TestTrayShowsBridgeOnline(t *testing.T) {
+	sim := agenticsim.New(agenticsim.Options{})
+	if _, err := sim.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	st := trayTestStack(t, sim.URL())
+	_, view, _, _ := runTray(t, st)
+	m := view.waitFor(t, "bridge online", func(m trayMenu) bool { return m.Icon.BridgeOnline })
+	if !menuHas("Hub running · 0 MCP sessions · IDE bridge online")(m) {
+		t.Errorf("status line does not say the bridge is online: %q", menuLabels(m))
+	}
+	sim.Stop()
+	view.waitFor(t, "bridge offline after the backend stopped", func(m trayMenu) bool { return !m.Icon.BridgeOnline })
+}
+
+func TestTrayCopiesClientConfig(t *testing.T) {
+	st := trayTestStack(t, "")
+	c, view, shell, ctx := runTray(t, st, func(c *trayController) { c.noticeTTL = 300 * time.Millisecond })
+	view.waitFor(t, "initial menu", menuHas(labelCopyConfig))
+
+	trayClick(t, c, view, ctx, labelCopyConfig)
+	view.waitFor(t, "copy notice", menuHas("Copied client configuration (Unix socket)"))
+	shell.mu.Lock()
+	copied := strings.Join(shell.copied, "")
+	shell.mu.Unlock()
+	for _, want := range []string{`"mcpServers"`, `"connect"`, st.Config.Unix.Path} {
+		if !strings.Contains(copied, want) {
+			t.Errorf("copied configuration lacks %s:\n%s", want, copied)
+		}
+	}
+	saved, err := os.ReadFile(clientConfigFile(st.Config.DataDir))
+	if err != nil || string(saved) != copied {
+		t.Errorf("saved file = %q, %v; want the copied text", saved, err)
+	}
+	view.waitFor(t, "notice expired", func(m trayMenu) bool { return !menuHas("Copied")(m) })
+}
+
+func TestTrayOpensLogsAndQuits(t *testing.T) {
+	st := trayTestStack(t, "")
+	c, view, shell, ctx := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas(labelOpenLogs))
+
+	trayClick(t, c, view, ctx, labelOpenLogs)
+	shell.waitEvent(t, "open")
+	shell.mu.Lock()
+	opened := shell.opened
+	shell.mu.Unlock()
+	if len(opened) != 1 || opened[0] != st.Config.LogDir() {
+		t.Errorf("opened %q, want [%s]", opened, st.Config.LogDir())
+	}
+	if fi, err := os.Stat(st.Config.LogDir()); err != nil || !fi.IsDir() {
+		t.Errorf("logs folder %s: %v", st.Config.LogDir(), err)
+	}
+
+	trayClick(t, c, view, ctx, labelOpenDashboard)
+	shell.waitEvent(t, "show")
+	trayClick(t, c, view, ctx, labelQuit)
+	shell.waitEvent(t, "quit")
+}
+
+func TestTrayHostLossShowsWindow(t *testing.T) {
+	st := trayTestStack(t, "")
+	c, view, shell, _ := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas(labelQuit))
+	if c.HostAvailable() {
+		t.Fatal("host available before any report: the close button would hide to nowhere")
+	}
+	c.SetHostAvailable(true)
+	deadline := time.Now().Add(5 * time.Second)
+	for !c.HostAvailable() {
+		if time.Now().After(deadline) {
+			t.Fatal("host presence not taken up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.SetHostAvailable(false)
+	shell.waitEvent(t, "show")
+	if c.HostAvailable() {
+		t.Error("host still reported available after it went away")
+	}
+}
+
+func TestTrayRendersOnlyChanges(t *testing.T) {
+	st := trayTestStack(t, "")
+	_, view, _, _ := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas(labelQuit))
+	// The bridge poll runs every 20ms here; with nothing changing, nothing is re-rendered.
+	time.Sleep(50 * time.Millisecond)
+	before := view.count()
+	time.Sleep(200 * time.Millisecond)
+	if after := view.count(); after != before {
+		t.Errorf("%d renders while idle; want none", after-before)
+	}
+	// A change is rendered.
+	if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
+		t.Fatal(err)
+	}
+	view.waitFor(t, "HTTP running", menuHas("Streamable HTTP: 127.0.0.1:"))
+}
+
+func TestTrayReportsFailedToggle(t *testing.T) {
+	// Occupy a port, then point TCP at it: the tray says why it could not start.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	st := trayTestStack(t, "", func(cfg *config.Config) { cfg.TCP.Addr = busy.Addr().String() })
+	c, view, _, ctx := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas("TCP: off"))
+	trayClick(t, c, view, ctx, "TCP")
+	m := view.waitFor(t, "failure shown", menuHas("Could not start TCP"))
+	if !menuHas("TCP: off (failed: ")(m) {
+		t.Errorf("TCP item does not carry the failure: %q", menuLabels(m))
+	}
+}

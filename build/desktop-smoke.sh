@@ -1,0 +1,459 @@
+#!/usr/bin/env bash
+# Desktop smoke test: the real Switchboard window and tray under Xvfb, on a private DBus session
+# with a StatusNotifierWatcher (build/testtools/desktopprobe), as root on a headless machine.
+#
+#   bash build/desktop-smoke.sh BINARY             checks; PASS/FAIL lines; exit 1 on any failure
+#   bash build/desktop-smoke.sh --measure BINARY   the checks, then the figures for docs/benchmarks.md
+#                                                  (launch times, idle CPU, PSS; about 5 minutes)
+#
+# BINARY is a desktop build (make build → build/bin/switchboard). Screenshots and logs are kept in
+# build/test-artifacts/. Needs: Xvfb, dbus-run-session, xdotool, xwininfo, ImageMagick, Go
+# (bash build/setup-deps.sh installs the system packages).
+set -uo pipefail
+
+MEASURE=0
+if [[ ${1:-} == --measure ]]; then MEASURE=1; shift; fi
+if [[ $# -ne 1 ]]; then
+  echo "usage: bash build/desktop-smoke.sh [--measure] BINARY" >&2
+  exit 2
+fi
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ART=$ROOT/build/test-artifacts
+
+# ---------------------------------------------------------------------------------------------
+# Outer part: a display, the probe, then the checks inside their own DBus session.
+# ---------------------------------------------------------------------------------------------
+if [[ ${SMOKE_INNER:-} != 1 ]]; then
+  BINARY=$(realpath -e "$1" 2>/dev/null) || { echo "FAIL binary $1 not found (run make build)"; exit 1; }
+  missing=()
+  for c in Xvfb dbus-run-session dbus-daemon xdotool xwininfo import identify go; do
+    command -v "$c" >/dev/null || missing+=("$c")
+  done
+  if ((${#missing[@]})); then
+    echo "FAIL missing tools: ${missing[*]} (run: bash build/setup-deps.sh)"
+    exit 1
+  fi
+  TMP=$(mktemp -d /tmp/switchboard-smoke.XXXXXX)
+  XVFB_PID=""
+  cleanup() {
+    [[ -n $XVFB_PID ]] && kill "$XVFB_PID" 2>/dev/null && wait "$XVFB_PID" 2>/dev/null
+    rm -rf "$TMP"
+  }
+  trap cleanup EXIT
+  mkdir -p "$ART"
+  rm -f "$ART"/desktop-*
+  echo "desktop-smoke: building the probe (build/testtools/desktopprobe)"
+  (cd "$ROOT" && CGO_ENABLED=0 go build -o "$TMP/desktopprobe" ./build/testtools/desktopprobe) || { echo "FAIL build the probe"; exit 1; }
+
+  # Xvfb picks a free display number and writes it to fd 3.
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$TMP/display" 2>"$TMP/xvfb.log" &
+  XVFB_PID=$!
+  for _ in $(seq 100); do [[ -s $TMP/display ]] && break; sleep 0.1; done
+  if [[ ! -s $TMP/display ]]; then echo "FAIL Xvfb did not start: $(cat "$TMP/xvfb.log")"; exit 1; fi
+  export DISPLAY=":$(head -1 "$TMP/display")"
+  echo "desktop-smoke: Xvfb on $DISPLAY"
+
+  SMOKE_INNER=1 SMOKE_TMP=$TMP SMOKE_BINARY=$BINARY SMOKE_MEASURE=$MEASURE \
+    timeout 900 dbus-run-session -- bash "${BASH_SOURCE[0]}" "$BINARY"
+  rc=$?
+  for f in "$TMP"/*.log; do [[ -e $f ]] && cp "$f" "$ART/desktop-$(basename "$f")"; done
+  exit $rc
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Inner part: runs inside dbus-run-session; DISPLAY is set.
+# ---------------------------------------------------------------------------------------------
+TMP=$SMOKE_TMP
+BINARY=$SMOKE_BINARY
+MEASURE=$SMOKE_MEASURE
+PROBE=$TMP/desktopprobe
+FAILS=0
+PASSES=0
+FIGURES=$ART/desktop-figures.txt
+: >"$FIGURES"
+
+pass() { echo "PASS $*"; PASSES=$((PASSES + 1)); }
+fail() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
+figure() { echo "FIGURE $*"; echo "$*" >>"$FIGURES"; }
+now_ms() { date +%s%3N; }
+
+# wait_for SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+wait_for() {
+  local secs=$1; shift
+  local end=$(($(now_ms) + secs * 1000))
+  until "$@" >/dev/null 2>&1; do
+    (($(now_ms) > end)) && return 1
+    sleep 0.1
+  done
+}
+
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_closed() { ! port_open "$1"; }
+
+map_state() { xwininfo -id "$1" 2>/dev/null | awk -F': ' '/Map State/{print $2}'; }
+window_viewable() { [[ $(map_state "$1") == IsViewable ]]; }
+window_unmapped() { [[ $(map_state "$1") == IsUnMapped ]]; }
+alive() { kill -0 "$1" 2>/dev/null; }
+dead() { ! alive "$1"; }
+# gone PID: exited (a zombie waiting for its new parent to reap it counts as exited).
+gone() { local s; s=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1); [[ -z $s || $s == Z ]]; }
+all_gone() { local p; for p in "$@"; do gone "$p" || return 1; done; }
+
+# descendants PID: the process and all its children, recursively (WebKit's web and network
+# processes are children of the app).
+descendants() {
+  echo "$1"
+  local c
+  for c in $(pgrep -P "$1"); do descendants "$c"; done
+}
+# pss_kb PID: proportional set size of the process tree, from /proc/PID/smaps_rollup.
+pss_kb() {
+  local total=0 p v
+  for p in $(descendants "$1"); do
+    v=$(awk '/^Pss:/{print $2}' "/proc/$p/smaps_rollup" 2>/dev/null)
+    total=$((total + ${v:-0}))
+  done
+  echo "$total"
+}
+# cpu_ticks PID: user+system clock ticks of the process tree (fields 14 and 15 of /proc/PID/stat).
+cpu_ticks() {
+  local total=0 p f
+  for p in $(descendants "$1"); do
+    f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
+    set -- $f
+    total=$((total + ${12:-0} + ${13:-0}))
+  done
+  echo "$total"
+}
+CLK_TCK=$(getconf CLK_TCK)
+# idle_cpu PID SECONDS: average CPU use of the tree over SECONDS, in percent of one core.
+idle_cpu() {
+  local a b
+  a=$(cpu_ticks "$1"); sleep "$2"; b=$(cpu_ticks "$1")
+  awk -v d=$((b - a)) -v hz="$CLK_TCK" -v s="$2" 'BEGIN{printf "%.2f", d / hz / s * 100}'
+}
+median() { sort -n | awk '{v[NR]=$1} END{ if (NR==0) {print "n/a"; exit} print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2) }'; }
+
+# --- per-run environment: a fresh HOME, XDG dirs and workspace ---------------------------------
+RUN=0
+new_env() {
+  RUN=$((RUN + 1))
+  RD=$TMP/run$RUN
+  mkdir -p "$RD/home" "$RD/xdg-run" "$RD/ws"
+  chmod 700 "$RD/xdg-run"
+  SOCK=$RD/xdg-run/switchboard/mcp.sock
+  TCP_PORT=$(free_port)
+  APP_ENV=(HOME="$RD/home" XDG_CONFIG_HOME="$RD/home/.config" XDG_DATA_HOME="$RD/home/.local/share"
+    XDG_CACHE_HOME="$RD/home/.cache" XDG_RUNTIME_DIR="$RD/xdg-run" MCP_ADDR="127.0.0.1:$TCP_PORT"
+    SWITCHBOARD_IDE_URL="ws://127.0.0.1:1/ws" NO_AT_BRIDGE=1)
+}
+
+# start_app LOG [extra env...]: launch the app, set APP_PID and T0 (launch time, ms).
+start_app() {
+  local log=$1; shift
+  T0=$(now_ms)
+  env "${APP_ENV[@]}" "$@" "$BINARY" --workspace "$RD/ws" >"$log" 2>&1 &
+  APP_PID=$!
+}
+
+# wait_window: set WID to the app's top-level window once it is mapped.
+wait_window() {
+  WID=""
+  local end=$(($(now_ms) + 40000)) w
+  while (($(now_ms) < end)); do
+    for w in $(xdotool search --onlyvisible --name '^Switchboard$' 2>/dev/null); do
+      if [[ $(xdotool getwindowpid "$w" 2>/dev/null) == "$APP_PID" ]]; then WID=$w; return 0; fi
+    done
+    alive "$APP_PID" || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# marker_ms LOG TEXT: the unix_ms of the app's "switchboard: desktop: TEXT" line.
+marker_ms() { grep -m1 "switchboard: desktop: $2" "$1" | sed -n 's/.*unix_ms=\([0-9]*\).*/\1/p'; }
+wait_marker() { wait_for "$3" grep -q "switchboard: desktop: $2" "$1"; }
+
+# stop_app: make sure the app is gone (kill it if a check left it running).
+stop_app() {
+  if alive "$APP_PID"; then kill "$APP_PID" 2>/dev/null; wait_for 15 dead "$APP_PID" || kill -9 "$APP_PID" 2>/dev/null; fi
+  wait "$APP_PID" 2>/dev/null
+}
+
+start_watcher() {
+  "$PROBE" watcher "$@" >"$TMP/watcher.log" 2>&1 &
+  WATCHER_PID=$!
+  wait_for 10 grep -q '^ready' "$TMP/watcher.log"
+}
+stop_watcher() { kill "$WATCHER_PID" 2>/dev/null; wait "$WATCHER_PID" 2>/dev/null; }
+
+# --- run 1: the full tour, with a tray host ----------------------------------------------------
+echo "== run 1: window, tray menu, Unix socket, TCP toggle, close to tray, Quit"
+start_watcher || { fail "StatusNotifierWatcher (desktopprobe watcher) did not start: $(cat "$TMP/watcher.log")"; exit 1; }
+new_env
+LOG1=$TMP/app1.log
+start_app "$LOG1"
+
+if "$PROBE" wait-item --timeout 30s >"$TMP/item"; then
+  reg_ms=$(grep -m1 '^registered' "$TMP/watcher.log" | sed -n 's/.*unix_ms=\([0-9]*\).*/\1/p')
+  pass "tray item registered with the StatusNotifierWatcher as $(cat "$TMP/item") ($((reg_ms - T0)) ms after launch)"
+else
+  fail "no tray item registered within 30 s"
+fi
+
+if wait_window; then
+  pass "window mapped (id $WID, pid $APP_PID)"
+else
+  fail "no window titled Switchboard mapped within 40 s"; tail -20 "$LOG1"
+fi
+
+if wait_marker "$LOG1" "dashboard loaded" 40; then
+  pass "dashboard loaded and called the Go binding Bootstrap ($(($(marker_ms "$LOG1" "dashboard loaded") - T0)) ms after launch)"
+else
+  fail "the dashboard never called Bootstrap (window blank or bindings broken)"
+fi
+
+if [[ -n ${WID:-} ]]; then
+  sleep 2 # let the first hub snapshot paint
+  import -window root "$ART/desktop-screen.png" 2>/dev/null
+  import -window "$WID" "$ART/desktop-window.png" 2>/dev/null
+  sd=$(identify -format '%[fx:standard_deviation]' "$ART/desktop-window.png" 2>/dev/null || echo 0)
+  colours=$(identify -format '%k' "$ART/desktop-window.png" 2>/dev/null || echo 0)
+  if awk -v s="$sd" 'BEGIN{exit !(s > 0.02)}' && ((colours > 64)); then
+    pass "window renders: screenshot build/test-artifacts/desktop-window.png (std dev $sd, $colours colours)"
+  else
+    fail "window looks blank: std dev $sd, $colours colours (build/test-artifacts/desktop-window.png)"
+  fi
+fi
+
+"$PROBE" menu >"$TMP/menu1.txt" 2>&1
+cp "$TMP/menu1.txt" "$ART/desktop-menu.txt"
+missing=()
+for label in "Open dashboard" "TCP" "Unix socket" "Streamable HTTP" "WebSocket hub" \
+  "Copy client configuration" "Open logs folder" "Quit"; do
+  cut -f2 "$TMP/menu1.txt" | grep -q "^$label" || missing+=("$label")
+done
+if ((${#missing[@]} == 0)); then
+  pass "tray menu (com.canonical.dbusmenu) has Open dashboard, TCP, Unix socket, Streamable HTTP, WebSocket hub, Copy client configuration, Open logs folder, Quit"
+else
+  fail "tray menu lacks: ${missing[*]}"; cat "$TMP/menu1.txt"
+fi
+if grep -qF "Unix socket: $SOCK" "$TMP/menu1.txt" && grep -q "^[0-9]*	WebSocket hub: 127.0.0.1:" "$TMP/menu1.txt"; then
+  pass "running transports show their address in the menu"
+else
+  fail "running transports do not show their address"; cat "$TMP/menu1.txt"
+fi
+"$PROBE" props >"$TMP/props1.txt" 2>&1
+if grep -q '^IconPixmap	64x64' "$TMP/props1.txt" && grep -q '^ToolTip	Switchboard — Hub running' "$TMP/props1.txt"; then
+  pass "tray icon 64x64 and tooltip '$(sed -n 's/^ToolTip\t//p' "$TMP/props1.txt" | cut -c1-70)…'"
+else
+  fail "tray item properties: $(tr '\n' ' ' <"$TMP/props1.txt")"
+fi
+
+if [[ -S $SOCK ]] && env "${APP_ENV[@]}" "$BINARY" call lang_list --socket "$SOCK" >"$TMP/lang_list.json" 2>&1 &&
+  grep -q typescript "$TMP/lang_list.json"; then
+  pass "Unix socket $SOCK answers MCP (call lang_list)"
+else
+  fail "Unix socket MCP call failed: $(head -c 300 "$TMP/lang_list.json" 2>/dev/null)"
+fi
+
+if port_closed "$TCP_PORT"; then
+  "$PROBE" click "TCP" >/dev/null
+  if wait_for 10 port_open "$TCP_PORT" && "$PROBE" wait-label "TCP: 127.0.0.1:$TCP_PORT" --timeout 10s >/dev/null; then
+    pass "tray TCP item opened 127.0.0.1:$TCP_PORT and the menu shows the address"
+  else
+    fail "clicking TCP did not open 127.0.0.1:$TCP_PORT"
+  fi
+  "$PROBE" click "TCP" >/dev/null
+  if wait_for 15 port_closed "$TCP_PORT" && "$PROBE" wait-label "TCP: off" --timeout 10s >/dev/null; then
+    pass "clicking TCP again closed the port"
+  else
+    fail "clicking TCP again did not close 127.0.0.1:$TCP_PORT"
+  fi
+else
+  fail "port $TCP_PORT was open before the TCP transport started"
+fi
+
+"$PROBE" click "Copy client configuration" >/dev/null
+CFG_FILE=$RD/home/.local/share/switchboard/client-config.json
+if "$PROBE" wait-label "Copied client configuration" --timeout 10s >/dev/null && grep -q "\"connect\"" "$CFG_FILE" 2>/dev/null; then
+  pass "Copy client configuration: clipboard set, menu says so, copy kept in $(basename "$CFG_FILE")"
+else
+  fail "Copy client configuration: no confirmation in the menu or no $CFG_FILE"
+fi
+
+if [[ -n ${WID:-} ]]; then
+  "$PROBE" close-window "$WID"
+  if wait_for 10 window_unmapped "$WID" && alive "$APP_PID"; then
+    pass "closing the window hides it to the tray while a tray host exists (app still running)"
+  else
+    fail "closing the window with a tray host: map state $(map_state "$WID"), app alive: $(alive "$APP_PID" && echo yes || echo no)"
+  fi
+  "$PROBE" click "Open dashboard" >/dev/null
+  if wait_for 10 window_viewable "$WID"; then
+    pass "tray Open dashboard shows the window again"
+  else
+    fail "Open dashboard did not show the window (map state $(map_state "$WID"))"
+  fi
+fi
+
+WEBKIT_PIDS=$(descendants "$APP_PID" | tail -n +2 | tr '\n' ' ')
+"$PROBE" click "Quit" >/dev/null
+if wait_for 30 dead "$APP_PID"; then
+  wait "$APP_PID"; rc=$?
+  if ((rc == 0)); then pass "tray Quit exits cleanly (exit 0)"; else fail "tray Quit: exit code $rc"; fi
+else
+  fail "tray Quit: app still running after 30 s"
+fi
+stop_app
+if [[ ! -e $SOCK ]]; then pass "Unix socket removed on exit"; else fail "Unix socket $SOCK left behind"; fi
+# WebKit's helpers notice their parent's IPC sockets closing and exit on their own, shortly after.
+# shellcheck disable=SC2086
+if wait_for 10 all_gone $WEBKIT_PIDS; then
+  pass "no child process left behind (the app's children were: ${WEBKIT_PIDS:-none})"
+else
+  left=""
+  for p in $WEBKIT_PIDS; do gone "$p" || left+=" $p($(cat /proc/$p/comm 2>/dev/null))"; done
+  fail "child processes still running 10 s after exit:$left"
+fi
+
+# --- run 2: the tray host goes away ----------------------------------------------------------
+echo "== run 2: tray host disappears while the window is hidden"
+new_env
+LOG2=$TMP/app2.log
+start_app "$LOG2"
+if "$PROBE" wait-item --timeout 30s >/dev/null && wait_window && wait_marker "$LOG2" "tray host present" 15; then
+  "$PROBE" close-window "$WID"
+  if wait_for 10 window_unmapped "$WID"; then
+    stop_watcher
+    if wait_for 10 window_viewable "$WID"; then
+      pass "tray host gone: the hidden window is shown again (never unreachable)"
+    else
+      fail "tray host gone but the window stayed hidden (map state $(map_state "$WID"))"
+    fi
+    wait_marker "$LOG2" "no tray host" 10
+    "$PROBE" close-window "$WID"
+    if wait_for 30 dead "$APP_PID"; then
+      wait "$APP_PID"; rc=$?
+      if ((rc == 0)); then pass "without a tray host closing the window quits (exit 0)"; else fail "close without tray host: exit code $rc"; fi
+    else
+      fail "without a tray host closing the window did not quit"
+    fi
+    if [[ ! -e $SOCK ]]; then pass "Unix socket removed on close"; else fail "Unix socket $SOCK left behind after close"; fi
+  else
+    fail "run 2: window did not hide on close"
+  fi
+else
+  fail "run 2: app did not come up with a tray ($(tail -5 "$LOG2" | tr '\n' ' '))"
+fi
+stop_app
+stop_watcher
+
+# --- run 3: a watcher but no tray host -----------------------------------------------------------
+echo "== run 3: StatusNotifierWatcher without a registered tray host"
+start_watcher --no-host || fail "watcher --no-host did not start"
+new_env
+LOG3=$TMP/app3.log
+start_app "$LOG3"
+if wait_window && wait_marker "$LOG3" "no tray host" 15; then
+  pass "a watcher without a host counts as no tray (IsStatusNotifierHostRegistered=false)"
+  "$PROBE" close-window "$WID"
+  if wait_for 30 dead "$APP_PID"; then
+    wait "$APP_PID"; rc=$?
+    if ((rc == 0)); then pass "with no tray host closing the window quits (exit 0)"; else fail "run 3: exit code $rc"; fi
+  else
+    fail "with no tray host closing the window did not quit (a hidden window would be unreachable)"
+  fi
+else
+  fail "run 3: app did not come up or did not report the missing host: $(tail -5 "$LOG3" | tr '\n' ' ')"
+fi
+stop_app
+stop_watcher
+
+# --- run 4: no session bus at all --------------------------------------------------------------
+echo "== run 4: no DBus session bus (fyne.io/systray's nil-connection trap)"
+new_env
+LOG4=$TMP/app4.log
+start_app "$LOG4" DBUS_SESSION_BUS_ADDRESS="unix:path=$TMP/no-such-bus"
+if wait_window && wait_marker "$LOG4" "dashboard loaded" 40; then
+  pass "without a session bus the app still runs (window up, dashboard loaded)"
+  if [[ -S $SOCK ]] && env "${APP_ENV[@]}" "$BINARY" call lang_list --socket "$SOCK" >/dev/null 2>&1; then
+    pass "without a session bus the hub still serves MCP"
+  else
+    fail "without a session bus the Unix socket does not answer"
+  fi
+  "$PROBE" close-window "$WID"
+  if wait_for 30 dead "$APP_PID"; then
+    wait "$APP_PID"; rc=$?
+    if ((rc == 0)) && ! grep -q panic "$LOG4"; then pass "without a session bus closing the window quits cleanly (exit 0, no panic)"; else fail "no session bus: exit $rc$(grep -m1 panic "$LOG4")"; fi
+  else
+    fail "without a session bus closing the window did not quit"
+  fi
+else
+  fail "without a session bus the app did not come up: $(tail -5 "$LOG4" | tr '\n' ' ')"
+fi
+stop_app
+
+# --- figures -----------------------------------------------------------------------------------
+if ((MEASURE == 1)); then
+  echo "== measure: launch times (5 launches), idle CPU and PSS (60 s windows)"
+  start_watcher
+  : >"$TMP/launch.txt"
+  for i in 1 2 3 4 5; do
+    new_env
+    before=$(grep -c '^registered' "$TMP/watcher.log")
+    start_app "$TMP/launch$i.log"
+    wait_for 40 bash -c "(( \$(grep -c '^registered' '$TMP/watcher.log') > $before ))"
+    wait_marker "$TMP/launch$i.log" "dashboard loaded" 40
+    reg=$(grep '^registered' "$TMP/watcher.log" | tail -1 | sed -n 's/.*unix_ms=\([0-9]*\).*/\1/p')
+    dom=$(marker_ms "$TMP/launch$i.log" "DOM ready")
+    boot=$(marker_ms "$TMP/launch$i.log" "dashboard loaded")
+    echo "$((reg - T0)) $((dom - T0)) $((boot - T0))" >>"$TMP/launch.txt"
+    "$PROBE" click Quit >/dev/null
+    wait_for 30 dead "$APP_PID"
+    stop_app
+  done
+  figure "launch_to_tray_registered_ms median=$(cut -d' ' -f1 "$TMP/launch.txt" | median) runs=$(cut -d' ' -f1 "$TMP/launch.txt" | tr '\n' ' ')"
+  figure "launch_to_dom_ready_ms median=$(cut -d' ' -f2 "$TMP/launch.txt" | median) runs=$(cut -d' ' -f2 "$TMP/launch.txt" | tr '\n' ' ')"
+  figure "launch_to_first_paint_ms median=$(cut -d' ' -f3 "$TMP/launch.txt" | median) runs=$(cut -d' ' -f3 "$TMP/launch.txt" | tr '\n' ' ') (first Bootstrap binding call)"
+
+  new_env
+  start_app "$TMP/measure.log"
+  wait_window && wait_marker "$TMP/measure.log" "dashboard loaded" 40
+  sleep 5
+  figure "desktop_pss_kb_window_shown=$(pss_kb "$APP_PID") processes=$(descendants "$APP_PID" | wc -l)"
+  figure "desktop_idle_cpu_percent_window_shown=$(idle_cpu "$APP_PID" 60)"
+  "$PROBE" close-window "$WID"
+  wait_for 10 window_unmapped "$WID"
+  sleep 5
+  figure "desktop_pss_kb_window_hidden=$(pss_kb "$APP_PID") processes=$(descendants "$APP_PID" | wc -l)"
+  figure "desktop_idle_cpu_percent_window_hidden=$(idle_cpu "$APP_PID" 60)"
+  "$PROBE" click Quit >/dev/null
+  wait_for 30 dead "$APP_PID"
+  stop_app
+  stop_watcher
+
+  # Peer in the same run: the same binary headless (no DISPLAY): same hub, no window, no tray.
+  new_env
+  T0=$(now_ms)
+  env -u DISPLAY "${APP_ENV[@]}" "$BINARY" --workspace "$RD/ws" >"$TMP/headless.log" 2>&1 &
+  APP_PID=$!
+  wait_for 20 grep -q "dashboard at" "$TMP/headless.log"
+  figure "headless_launch_to_ready_ms=$(($(now_ms) - T0)) (upper bound: 0.1 s polling)"
+  sleep 5
+  figure "headless_pss_kb=$(pss_kb "$APP_PID")"
+  figure "headless_idle_cpu_percent=$(idle_cpu "$APP_PID" 60)"
+  stop_app
+  echo "figures written to build/test-artifacts/desktop-figures.txt"
+fi
+
+echo "desktop-smoke: $PASSES passed, $FAILS failed"
+((FAILS == 0))

@@ -1,0 +1,76 @@
+// Sessions view: MCP client sessions come and go live; IDE agent sessions created through the API
+// appear; a chat message shows at once and the simulator's reply streams in word by word.
+import { describe, expect, it } from 'vitest';
+import { api, recording, startRecording, tid, useDashboard } from './fixtures';
+import { McpClient } from './mcp-client';
+
+const dash = useDashboard('sessions');
+
+describe('sessions', () => {
+  it('shows an MCP client session live: connect, calls, disconnect', async () => {
+    await dash.open('sessions');
+    const clientName = `e2e-client-${Date.now()}`;
+    const client = await McpClient.connect({ path: dash.server.socket }, { name: clientName, version: '9.8.7' });
+    try {
+      const row = dash.page.locator(tid('session-row', { transport: 'unix' }), { hasText: clientName });
+      await row.waitFor();
+      expect(await row.textContent()).toContain('9.8.7');
+      const calls = row.locator(tid('session-calls'));
+      const before = Number(await calls.textContent());
+
+      await client.callTool('process_list', {});
+      await expect.poll(async () => Number(await calls.textContent())).toBe(before + 1);
+      await expect.poll(async () => row.textContent()).toContain('process_list'); // last tool
+    } finally {
+      await client.close();
+    }
+    await dash.page.locator(tid('session-row'), { hasText: clientName }).waitFor({ state: 'detached' });
+  });
+
+  it('shows an IDE session created through the API, and streams the agent reply to a chat message', async () => {
+    await dash.open('sessions');
+    // The demo simulator's own session arrives with the bridge's sync on connect: the bridge is up.
+    await dash.page.locator(tid('ide-session-row'), { hasText: 'demo session' }).waitFor();
+    const name = `e2e session ${Date.now()}`;
+    const created = await api<{ id?: string; session?: { id: string } }>(dash.server, 'POST', '/api/ide/sessions', { name });
+    const id = created.id || created.session?.id;
+    expect(id, `POST /api/ide/sessions returned no id: ${JSON.stringify(created)}`).toBeTruthy();
+
+    const row = dash.page.locator(tid('ide-session-row', { 'session-id': id! }));
+    await row.waitFor();
+    expect(await row.textContent()).toContain(name);
+    await row.click();
+    await dash.see(tid('chat-panel', { 'session-id': id! }));
+    await dash.see(tid('chat-empty'));
+
+    await startRecording(dash.page, 'chat', tid('chat-message'));
+    const message = `please check the flaky test ${Date.now()}`;
+    await dash.page.locator(tid('chat-input')).fill(message);
+    await dash.page.locator(tid('chat-send')).click();
+
+    // The simulator's canned reply (agenticsim.Options.Reply default), complete and no longer streaming.
+    const reply = `Simulated agent here. I read "${message}" and have planned the next steps; nothing was changed.`;
+    const assistant = dash.page.locator(tid('chat-message', { role: 'assistant', streaming: 'false' }), { hasText: reply });
+    await assistant.waitFor();
+    const user = dash.page.locator(tid('chat-message', { role: 'user' }));
+    expect(await user.count()).toBe(1);
+    expect(await user.textContent()).toContain(message);
+    expect(await assistant.count()).toBe(1);
+
+    // While the reply streamed, the page showed it growing: the user's message first, then a
+    // partial assistant message marked as streaming, then the complete one.
+    const frames = await recording(dash.page, 'chat');
+    const firstUser = frames.findIndex((f) => f.some((m) => m.role === 'user' && m.text?.includes(message)));
+    const partial = frames.findIndex(
+      (f) => f.some((m) => m.role === 'assistant' && m.streaming === 'true' && !m.text?.includes(reply)),
+    );
+    expect(firstUser, 'the user message was never shown').toBeGreaterThanOrEqual(0);
+    expect(partial, `no partial streaming reply was shown; states: ${JSON.stringify(frames)}`).toBeGreaterThan(firstUser);
+    const partialText = frames[partial].find((m) => m.role === 'assistant')!.text!;
+    expect(partialText.length).toBeGreaterThan(0);
+
+    // The plan the simulator runs alongside the reply ends completed.
+    await dash.see(tid('plan-status', { status: 'completed' }));
+    expect(await dash.page.locator(tid('plan-step', { status: 'done' })).count()).toBe(3);
+  });
+});

@@ -1,0 +1,312 @@
+// @vitest-environment jsdom
+// The whole dashboard mounted in jsdom, fed by a fake hub socket and a recording control: checks
+// that hub data reaches the DOM under the documented data-testids and that controls call the API.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushSync, mount, tick, unmount } from 'svelte';
+import App from './App.svelte';
+import type { Control } from './lib/control';
+import type { Bootstrap } from './lib/types';
+import { SocketRecorder, hubMsg, type FakeSocket } from './test/fakeSocket';
+
+const BOOT: Bootstrap = { hubUrl: 'ws://127.0.0.1:7001/ws', hubToken: 'hub-tok', version: 'v0.9.0', workspace: '/home/u/proj' };
+
+function fakeControl(overrides: Partial<Control> = {}) {
+  const calls: unknown[][] = [];
+  const rec =
+    (name: string, result: unknown = {}) =>
+    async (...args: unknown[]) => {
+      calls.push([name, ...args]);
+      return result as never;
+    };
+  const control: Control = {
+    kind: 'http',
+    bootstrap: rec('bootstrap', BOOT),
+    transports: rec('transports', { transports: [] }),
+    setTransport: rec('setTransport'),
+    startProcess: rec('startProcess', { id: 'proc-7' }),
+    stopProcess: rec('stopProcess'),
+    killProcess: rec('killProcess'),
+    sendInput: rec('sendInput'),
+    createIDESession: rec('createIDESession', { session: { id: 's-new', name: 'n', status: 'active', createdAt: '' } }),
+    sendChat: rec('sendChat'),
+    clientConfig: rec('clientConfig', { unix: { mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } } }),
+    ...overrides,
+  };
+  return { control, calls };
+}
+
+let app: ReturnType<typeof mount> | null = null;
+
+afterEach(() => {
+  if (app) unmount(app);
+  app = null;
+  document.body.innerHTML = '';
+  window.location.hash = '';
+});
+
+async function start(overrides: Partial<Control> = {}) {
+  const rec = new SocketRecorder();
+  const { control, calls } = fakeControl(overrides);
+  app = mount(App, {
+    target: document.body,
+    props: {
+      control,
+      dashboardOptions: { createSocket: rec.create, tickMs: 0, frame: (fn: () => void) => fn(), backoff: { initialMs: 5, maxMs: 5 } },
+    },
+  });
+  await vi.waitFor(() => expect(rec.sockets).toHaveLength(1));
+  const sock = rec.last;
+  sock.serverOpen();
+  flushSync();
+  return { rec, sock, calls };
+}
+
+const $ = (id: string) => document.querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+const $$ = (id: string) => [...document.querySelectorAll(`[data-testid="${id}"]`)] as HTMLElement[];
+
+function send(sock: FakeSocket, type: string, channel: string, data: unknown) {
+  sock.serverSend(hubMsg(type, channel, data, new Date().toISOString()));
+  flushSync();
+}
+
+function click(id: string) {
+  const el = $(id);
+  if (!el) throw new Error(`no element with data-testid=${id}`);
+  el.click();
+  flushSync();
+}
+
+describe('App', () => {
+  it('boots, connects to the hub URL with its token and subscribes to the shared channels', async () => {
+    const { sock } = await start();
+    expect(sock.url).toBe('ws://127.0.0.1:7001/ws?token=hub-tok');
+    expect(sock.frames().map((f) => f.channel)).toEqual([
+      'sessions',
+      'activity',
+      'transports',
+      'processes',
+      'ide:bridge',
+      'ide:sessions',
+      'ide:builds',
+      'ide:activity',
+    ]);
+    expect($('hub-status')?.dataset.status).toBe('open');
+    expect($('app-version')?.textContent).toBe('v0.9.0');
+    expect($('tab-overview')?.getAttribute('aria-selected')).toBe('true');
+  });
+
+  it('shows transports and toggles one through the control API; the hub transport cannot be switched off', async () => {
+    const { sock, calls } = await start();
+    send(sock, 'snapshot', 'transports', {
+      transports: [
+        { name: 'tcp', running: false, addr: '127.0.0.1:9100' },
+        { name: 'ws', running: true, addr: '127.0.0.1:7001', url: 'ws://127.0.0.1:7001/ws' },
+      ],
+    });
+    expect($('transport-tcp-addr')?.textContent).toBe('127.0.0.1:9100');
+    expect($('transport-ws-url')?.textContent).toBe('ws://127.0.0.1:7001/ws');
+    const tcp = $('transport-tcp-toggle') as HTMLInputElement;
+    expect(tcp.checked).toBe(false);
+    expect(($('transport-ws-toggle') as HTMLInputElement).disabled).toBe(true);
+    tcp.click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['setTransport', 'tcp', true]));
+    send(sock, 'event', 'transports', { transports: [{ name: 'tcp', running: true, addr: '127.0.0.1:9100' }] });
+    expect(($('transport-tcp-toggle') as HTMLInputElement).checked).toBe(true);
+    expect($('transport-tcp-status')?.dataset.status).toBe('running');
+  });
+
+  it('a failed toggle flips back and shows the error', async () => {
+    const { sock } = await start({
+      setTransport: async () => {
+        throw new Error('enable tcp: HTTP 500: address already in use');
+      },
+    });
+    send(sock, 'snapshot', 'transports', { transports: [{ name: 'tcp', running: false, addr: '127.0.0.1:9100' }] });
+    const tcp = $('transport-tcp-toggle') as HTMLInputElement;
+    tcp.click();
+    await vi.waitFor(() => expect($('control-error')?.textContent).toContain('address already in use'));
+    expect(tcp.checked).toBe(false);
+  });
+
+  it('renders bridge status, sessions and the calls-per-minute chart from hub data', async () => {
+    const { sock } = await start();
+    expect($('sessions-empty')?.textContent).toContain('switchboard connect');
+    send(sock, 'snapshot', 'ide:bridge', { connected: false, url: 'ws://localhost:9876/ws', attempts: 4, lastError: 'connection refused', nextRetryAt: new Date(Date.now() + 8000).toISOString() });
+    expect($('bridge-status')?.dataset.connected).toBe('false');
+    expect($('bridge-url')?.textContent).toBe('ws://localhost:9876/ws');
+    expect($('bridge-attempts')?.textContent).toBe('4');
+    expect($('bridge-last-error')?.textContent).toBe('connection refused');
+    expect($('bridge-next-retry')?.textContent).toMatch(/^in /);
+    expect($('bridge-help')?.textContent).toContain('SWITCHBOARD_IDE_URL');
+    send(sock, 'event', 'ide:bridge', { connected: true, url: 'ws://localhost:9876/ws', attempts: 0 });
+    expect($('bridge-status')?.dataset.connected).toBe('true');
+    expect($('bridge-help')).toBeNull();
+
+    send(sock, 'snapshot', 'sessions', {
+      sessions: [{ id: 'unix-1', transport: 'unix', clientName: 'claude-code', clientVersion: '2.0', peer: 'pid 99', connectedAt: new Date().toISOString(), calls: 0 }],
+    });
+    expect($('session-count')?.textContent).toBe('1');
+
+    const now = new Date().toISOString();
+    for (let i = 0; i < 3; i++) {
+      send(sock, 'event', 'activity', { time: now, tool: 'file_read', session: 'unix-1', transport: 'unix', level: 'INFO', outcome: 'ok', durationMs: 2, args: `path=a${i}` });
+    }
+    expect($('calls-per-minute')?.textContent).toBe('3');
+    expect($('calls-last-30')?.textContent).toBe('3');
+    const bars = $$('calls-chart-bar');
+    expect(bars).toHaveLength(30);
+    expect(bars[29].dataset.count).toBe('3');
+    expect($$('recent-activity-row')).toHaveLength(3);
+  });
+
+  it('loads the client configuration on demand', async () => {
+    const { calls } = await start();
+    click('client-config-toggle');
+    await vi.waitFor(() => expect($('client-config-unix')?.textContent).toContain('"connect"'));
+    expect(calls.filter((c) => c[0] === 'clientConfig')).toHaveLength(1);
+  });
+
+  it('filters the activity feed by tool, session and level', async () => {
+    const { sock } = await start();
+    click('tab-activity');
+    expect($('activity-empty')).not.toBeNull();
+    const t = new Date().toISOString();
+    send(sock, 'snapshot', 'activity', {
+      events: [
+        { time: t, tool: 'file_read', session: 'unix-1', transport: 'unix', level: 'INFO', outcome: 'ok', durationMs: 1, args: '' },
+        { time: t, tool: 'process_start', session: 'tcp-2', transport: 'tcp', level: 'SECURITY', outcome: 'ok', durationMs: 9, args: 'command=make' },
+        { time: t, tool: 'file_read', session: 'tcp-2', transport: 'tcp', level: 'INFO', outcome: 'error', durationMs: 1, args: '', error: 'escapes' },
+      ],
+    });
+    expect($$('activity-row')).toHaveLength(3);
+    const setSelect = (id: string, v: string) => {
+      const el = $(id) as HTMLSelectElement;
+      el.value = v;
+      el.dispatchEvent(new Event('change'));
+      flushSync();
+    };
+    setSelect('activity-filter-level', 'SECURITY');
+    expect($$('activity-row').map((r) => r.dataset.tool)).toEqual(['process_start']);
+    setSelect('activity-filter-level', '');
+    setSelect('activity-filter-session', 'tcp-2');
+    setSelect('activity-filter-tool', 'file_read');
+    expect($$('activity-row').map((r) => r.dataset.outcome)).toEqual(['error']);
+    expect($('activity-count')?.textContent).toBe('1 of 3');
+  });
+
+  it('IDE sessions: chat history with live deltas, plan steps, sending and creating', async () => {
+    const { sock, calls } = await start();
+    click('tab-sessions');
+    expect($('ide-sessions-empty')?.textContent).toContain('switchboard dev agentic-sim');
+    send(sock, 'snapshot', 'ide:sessions', { sessions: [{ id: 's1', name: 'refactor', status: 'active', createdAt: new Date().toISOString() }] });
+    expect($$('ide-session-row')).toHaveLength(1);
+    // The newest session is selected: its chat and plan channels are subscribed.
+    expect(sock.frames().map((f) => f.channel)).toEqual(expect.arrayContaining(['chat:s1', 'plan:s1']));
+    send(sock, 'snapshot', 'chat:s1', { sessionId: 's1', messages: [{ id: 'm1', role: 'user', content: 'rename foo', timestamp: new Date().toISOString() }] });
+    send(sock, 'event', 'chat:s1', { kind: 'delta', messageId: 'm2', content: 'Working' });
+    send(sock, 'event', 'chat:s1', { kind: 'delta', messageId: 'm2', content: ' on it' });
+    let msgs = $$('chat-message');
+    expect(msgs.map((m) => m.dataset.role)).toEqual(['user', 'assistant']);
+    expect(msgs[1].dataset.streaming).toBe('true');
+    expect(msgs[1].textContent).toContain('Working on it');
+    send(sock, 'event', 'chat:s1', { kind: 'message', message: { id: 'm2', role: 'assistant', content: 'Done.', timestamp: new Date().toISOString() } });
+    msgs = $$('chat-message');
+    expect(msgs[1].dataset.streaming).toBe('false');
+    expect(msgs[1].textContent).toContain('Done.');
+
+    send(sock, 'snapshot', 'plan:s1', { sessionId: 's1', status: 'running', steps: [{ name: 'find usages', status: 'done' }, { name: 'edit', status: 'running' }] });
+    expect($('plan-status')?.dataset.status).toBe('running');
+    expect($$('plan-step').map((s) => s.dataset.status)).toEqual(['done', 'running']);
+
+    const input = $('chat-input') as HTMLTextAreaElement;
+    input.value = 'also update the docs';
+    input.dispatchEvent(new Event('input'));
+    flushSync();
+    click('chat-send');
+    await vi.waitFor(() => expect(calls).toContainEqual(['sendChat', 's1', 'also update the docs']));
+    await vi.waitFor(() => expect((($('chat-input') as HTMLTextAreaElement).value)).toBe(''));
+
+    const name = $('ide-session-create-name') as HTMLInputElement;
+    name.value = 'tests';
+    name.dispatchEvent(new Event('input'));
+    flushSync();
+    click('ide-session-create');
+    await vi.waitFor(() => expect(calls).toContainEqual(['createIDESession', 'tests']));
+  });
+
+  it('MCP session rows come from the sessions channel', async () => {
+    const { sock } = await start();
+    click('tab-sessions');
+    const s = (id: string, calls: number) => ({ id, transport: 'tcp', clientName: 'cursor', clientVersion: '1', peer: '127.0.0.1:5555', connectedAt: new Date().toISOString(), calls });
+    send(sock, 'snapshot', 'sessions', { sessions: [s('tcp-1', 0)] });
+    send(sock, 'event', 'sessions', { kind: 'connected', session: s('tcp-2', 0) });
+    send(sock, 'event', 'sessions', { kind: 'updated', session: s('tcp-1', 7) });
+    const rows = $$('session-row');
+    expect(rows.map((r) => r.dataset.sessionId)).toEqual(['tcp-1', 'tcp-2']);
+    expect(rows[0].querySelector('[data-testid="session-calls"]')?.textContent).toBe('7');
+    send(sock, 'event', 'sessions', { kind: 'disconnected', session: s('tcp-1', 7) });
+    expect($$('session-row')).toHaveLength(1);
+  });
+
+  it('builds: selecting one follows its log live and unsubscribes when another is chosen', async () => {
+    const { sock } = await start();
+    click('tab-builds');
+    expect($('builds-empty')).not.toBeNull();
+    const b = (id: string, status: string, startedAt: string) => ({ id, repo: 'core', branch: 'main', status, duration: '', startedAt });
+    send(sock, 'snapshot', 'ide:builds', { builds: [b('b1', 'success', '2025-01-01T00:00:00Z'), b('b2', 'running', '2025-01-01T00:01:00Z')] });
+    expect($$('build-row').map((r) => r.dataset.buildId)).toEqual(['b2', 'b1']); // newest first
+    ($$('build-row')[0] as HTMLElement).click();
+    flushSync();
+    expect(sock.frames()).toContainEqual({ type: 'subscribe', channel: 'build:b2' });
+    expect(window.location.hash).toBe('#builds/b2'); // linkable selection
+    send(sock, 'snapshot', 'build:b2', { build: b('b2', 'running', '2025-01-01T00:01:00Z'), lines: ['$ go build ./...'] });
+    send(sock, 'event', 'build:b2', { kind: 'log', line: 'ok  pkg 0.1s' });
+    expect($('build-log')?.textContent).toBe('$ go build ./...\nok  pkg 0.1s');
+    send(sock, 'event', 'ide:builds', { kind: 'build', build: { ...b('b2', 'failed', '2025-01-01T00:01:00Z'), duration: '3s' } });
+    expect($$('build-row')[0].dataset.status).toBe('failed');
+    expect($$('build-duration')[0].textContent).toBe('3s');
+    ($$('build-row')[1] as HTMLElement).click();
+    flushSync();
+    expect(sock.frames()).toContainEqual({ type: 'unsubscribe', channel: 'build:b2' });
+    expect(sock.frames()).toContainEqual({ type: 'subscribe', channel: 'build:b1' });
+  });
+
+  it('reconnects after the hub drops and resubscribes, including the open detail channels', async () => {
+    const { sock, rec } = await start();
+    click('tab-builds');
+    send(sock, 'snapshot', 'ide:builds', { builds: [{ id: 'b1', repo: 'r', branch: 'main', status: 'running', duration: '', startedAt: '2025-01-01T00:00:00Z' }] });
+    ($$('build-row')[0] as HTMLElement).click();
+    flushSync();
+    sock.serverClose();
+    flushSync();
+    expect($('hub-status')?.dataset.status).toBe('closed');
+    await vi.waitFor(() => expect(rec.sockets).toHaveLength(2));
+    const again = rec.last;
+    again.serverOpen();
+    flushSync();
+    expect($('hub-status')?.dataset.status).toBe('open');
+    expect(again.frames().map((f) => f.channel)).toEqual(expect.arrayContaining(['sessions', 'ide:builds', 'build:b1']));
+    // The snapshot after the reconnect is the new truth.
+    send(again, 'snapshot', 'ide:builds', { builds: [] });
+    expect($('builds-empty')).not.toBeNull();
+  });
+
+  it('shows how to get in when bootstrap fails, and retries', async () => {
+    let fail = true;
+    const rec = new SocketRecorder();
+    const { control } = fakeControl({
+      bootstrap: async () => {
+        if (fail) throw new Error('bootstrap: HTTP 401: token: missing or wrong');
+        return BOOT;
+      },
+    });
+    app = mount(App, { target: document.body, props: { control, dashboardOptions: { createSocket: rec.create, tickMs: 0, frame: (fn: () => void) => fn() } } });
+    await vi.waitFor(() => expect($('boot-error')?.textContent).toContain('HTTP 401'));
+    expect($('boot-error')?.textContent).toContain('?token=');
+    fail = false;
+    click('boot-retry');
+    await vi.waitFor(() => expect(rec.sockets).toHaveLength(1));
+    await tick();
+    expect($('boot-error')).toBeNull();
+  });
+});

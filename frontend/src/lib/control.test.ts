@@ -1,0 +1,217 @@
+// @vitest-environment node
+// The HTTP control is exercised against a real node:http server with the real fetch.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpControl, WailsControl, createControl, pageBase, tokenFromUrl, type WailsApp } from './control';
+
+interface Seen {
+  method: string;
+  url: string;
+  auth: string | undefined;
+  contentType: string | undefined;
+  body: unknown;
+}
+
+let server: Server;
+let base: string;
+const seen: Seen[] = [];
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (data += c));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    seen.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      auth: req.headers.authorization,
+      contentType: req.headers['content-type'],
+      body: raw ? JSON.parse(raw) : undefined,
+    });
+    if (req.headers.authorization !== 'Bearer tok-1') {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: 'token: missing or wrong' }));
+      return;
+    }
+    const send = (code: number, body: unknown) => {
+      res.writeHead(code, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/api/bootstrap') return send(200, { hubUrl: 'ws://127.0.0.1:1/ws', hubToken: 'h', version: 'v1', workspace: '/w' });
+    if (req.url === '/api/processes' && req.method === 'POST') return send(200, { id: 'proc-1', command: 'sh', status: 'running' });
+    if (req.url === '/api/processes/proc%2F9/stop') return send(404, { error: 'id: no process "proc/9"; call process_list to see known IDs' });
+    if (req.url === '/api/broken') {
+      res.writeHead(500);
+      res.end('plain failure');
+      return;
+    }
+    return send(200, { ok: true });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+describe('createControl', () => {
+  it('uses the Wails bindings when window.go.app.App exists', () => {
+    const app = { Bootstrap: async () => ({}) } as unknown as WailsApp;
+    const c = createControl({ go: { app: { App: app } }, location: { href: 'wails://wails/' } });
+    expect(c.kind).toBe('wails');
+    expect(c).toBeInstanceOf(WailsControl);
+  });
+
+  it.each([
+    [{ location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
+    [{ go: {}, location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
+    [{ go: { app: {} }, location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
+  ])('falls back to HTTP without complete bindings (%j)', (win) => {
+    const c = createControl(win);
+    expect(c.kind).toBe('http');
+    expect(c).toBeInstanceOf(HttpControl);
+  });
+
+  it('reads the token and the API base from the page URL', () => {
+    expect(tokenFromUrl('http://127.0.0.1:8123/?token=abc#processes')).toBe('abc');
+    expect(tokenFromUrl('http://127.0.0.1:8123/')).toBe('');
+    expect(pageBase('http://127.0.0.1:8123/?token=abc#processes')).toBe('http://127.0.0.1:8123/');
+    expect(pageBase('http://127.0.0.1:8123/dash/index.html?token=abc')).toBe('http://127.0.0.1:8123/dash/index.html');
+  });
+});
+
+describe('HttpControl against a real server', () => {
+  it('sends the page token as a Bearer header and decodes the JSON reply', async () => {
+    seen.length = 0;
+    const c = createControl({ location: { href: `${base}?token=tok-1#overview` } });
+    const b = await c.bootstrap();
+    expect(b).toEqual({ hubUrl: 'ws://127.0.0.1:1/ws', hubToken: 'h', version: 'v1', workspace: '/w' });
+    expect(seen[0]).toMatchObject({ method: 'GET', url: '/api/bootstrap', auth: 'Bearer tok-1' });
+  });
+
+  it('maps every action to the documented method, path and body', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    await c.transports();
+    await c.setTransport('tcp', true);
+    await c.startProcess('sh', ['-c', 'echo hi']);
+    await c.killProcess('proc-1');
+    await c.sendInput('proc-1', 'y\n');
+    await c.createIDESession('refactor');
+    await c.sendChat('s-1', 'hello');
+    await c.clientConfig();
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['GET', '/api/transports', undefined],
+      ['POST', '/api/transports/tcp', { enabled: true }],
+      ['POST', '/api/processes', { command: 'sh', args: ['-c', 'echo hi'] }],
+      ['POST', '/api/processes/proc-1/kill', undefined],
+      ['POST', '/api/processes/proc-1/input', { input: 'y\n' }],
+      ['POST', '/api/ide/sessions', { name: 'refactor' }],
+      ['POST', '/api/ide/chat', { sessionId: 's-1', message: 'hello' }],
+      ['GET', '/api/clientconfig', undefined],
+    ]);
+    expect(seen.filter((s) => s.body !== undefined).every((s) => s.contentType === 'application/json')).toBe(true);
+    expect(seen.every((s) => s.auth === 'Bearer tok-1')).toBe(true);
+  });
+
+  it('turns an error reply into an Error naming the action and the server message', async () => {
+    const c = new HttpControl(base, 'tok-1');
+    await expect(c.stopProcess('proc/9')).rejects.toThrow('stop proc/9: HTTP 404: id: no process "proc/9"; call process_list to see known IDs');
+  });
+
+  it('explains a 401 (missing or wrong token)', async () => {
+    const c = new HttpControl(base, '');
+    const err = await c.bootstrap().then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toContain('HTTP 401: token: missing or wrong');
+    expect(err?.message).toContain('?token=');
+    expect(seen[seen.length - 1].auth).toBeUndefined();
+  });
+
+  it('keeps a non-JSON error body as the message', async () => {
+    const c = new HttpControl(base, 'tok-1');
+    // Reach an arbitrary path through the private request helper via a subclass.
+    class Probe extends HttpControl {
+      broken() {
+        return (this as unknown as { request: (a: string, m: string, p: string) => Promise<unknown> }).request('probe', 'GET', 'api/broken');
+      }
+    }
+    await expect(new Probe(base, 'tok-1').broken()).rejects.toThrow('probe: HTTP 500: plain failure');
+    expect(c.kind).toBe('http');
+  });
+
+  it('reports a refused connection with the action', async () => {
+    const c = new HttpControl('http://127.0.0.1:1/', 'tok-1');
+    await expect(c.transports()).rejects.toThrow(/^list transports: /);
+  });
+});
+
+describe('WailsControl', () => {
+  it('calls the bound methods with the same arguments and returns their result', async () => {
+    const calls: unknown[][] = [];
+    const rec =
+      (name: string, result: unknown = {}) =>
+      async (...args: unknown[]) => {
+        calls.push([name, ...args]);
+        return result;
+      };
+    const app: WailsApp = {
+      Bootstrap: rec('Bootstrap', { hubUrl: 'ws://x/ws', hubToken: 't', version: 'v', workspace: '/w' }),
+      Transports: rec('Transports', { transports: [] }),
+      SetTransport: rec('SetTransport'),
+      StartProcess: rec('StartProcess', { id: 'proc-2' }),
+      StopProcess: rec('StopProcess'),
+      KillProcess: rec('KillProcess'),
+      SendInput: rec('SendInput'),
+      CreateIDESession: rec('CreateIDESession'),
+      SendChat: rec('SendChat'),
+      ClientConfig: rec('ClientConfig', { unix: {} }),
+    } as WailsApp;
+    const c = createControl({ go: { app: { App: app } }, location: { href: 'wails://wails/' } });
+    expect((await c.bootstrap()).hubUrl).toBe('ws://x/ws');
+    await c.transports();
+    await c.setTransport('http', false);
+    expect((await c.startProcess('make', ['-j2'])).id).toBe('proc-2');
+    await c.stopProcess('proc-2');
+    await c.killProcess('proc-2');
+    await c.sendInput('proc-2', 'q');
+    await c.createIDESession('n');
+    await c.sendChat('s', 'm');
+    await c.clientConfig();
+    expect(calls).toEqual([
+      ['Bootstrap'],
+      ['Transports'],
+      ['SetTransport', 'http', false],
+      ['StartProcess', 'make', ['-j2']],
+      ['StopProcess', 'proc-2'],
+      ['KillProcess', 'proc-2'],
+      ['SendInput', 'proc-2', 'q'],
+      ['CreateIDESession', 'n'],
+      ['SendChat', 's', 'm'],
+      ['ClientConfig'],
+    ]);
+  });
+
+  it('turns a string rejection from Go into an Error with the action', async () => {
+    const app = {
+      Bootstrap: async () => ({}),
+      StopProcess: async () => {
+        throw 'id: no process "p-9"; call process_list to see known IDs';
+      },
+    } as unknown as WailsApp;
+    const c = new WailsControl(app);
+    await expect(c.stopProcess('p-9')).rejects.toThrow('stop p-9: id: no process "p-9"; call process_list to see known IDs');
+  });
+});

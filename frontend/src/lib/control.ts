@@ -1,0 +1,191 @@
+// Control: every action the dashboard can take (toggle a transport, start/stop a process, chat...).
+// Inside the Wails window the Go bindings (window.go.app.App) answer; in a browser the headless
+// dashboard's HTTP API does, authenticated with the token from the page URL. Both return the same
+// JSON, so views do not care which one they got.
+
+import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, TransportList } from './types';
+
+export interface Control {
+  /** "wails" or "http": which implementation answers (shown in the footer). */
+  readonly kind: 'wails' | 'http';
+  bootstrap(): Promise<Bootstrap>;
+  transports(): Promise<TransportList>;
+  setTransport(name: string, enabled: boolean): Promise<unknown>;
+  startProcess(command: string, args: string[]): Promise<ProcessInfo>;
+  stopProcess(id: string): Promise<unknown>;
+  killProcess(id: string): Promise<unknown>;
+  sendInput(id: string, input: string): Promise<unknown>;
+  createIDESession(name: string): Promise<IDESession | { session: IDESession } | unknown>;
+  sendChat(sessionId: string, message: string): Promise<unknown>;
+  clientConfig(): Promise<ClientConfig>;
+}
+
+/** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
+export interface WailsApp {
+  Bootstrap(): Promise<Bootstrap>;
+  Transports(): Promise<TransportList>;
+  SetTransport(name: string, enabled: boolean): Promise<unknown>;
+  StartProcess(command: string, args: string[]): Promise<ProcessInfo>;
+  StopProcess(id: string): Promise<unknown>;
+  KillProcess(id: string): Promise<unknown>;
+  SendInput(id: string, input: string): Promise<unknown>;
+  CreateIDESession(name: string): Promise<unknown>;
+  SendChat(sessionId: string, message: string): Promise<unknown>;
+  ClientConfig(): Promise<ClientConfig>;
+}
+
+export interface WindowLike {
+  go?: { app?: { App?: WailsApp } };
+  location: { href: string };
+}
+
+/** Wails rejects with a plain string; make every failure an Error with a readable message. */
+function asError(action: string, err: unknown): Error {
+  const text = err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err);
+  return new Error(`${action}: ${text}`);
+}
+
+export class WailsControl implements Control {
+  readonly kind = 'wails' as const;
+  constructor(private readonly app: WailsApp) {}
+
+  private async call<T>(action: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw asError(action, err);
+    }
+  }
+
+  bootstrap() {
+    return this.call('bootstrap', () => this.app.Bootstrap());
+  }
+  transports() {
+    return this.call('list transports', () => this.app.Transports());
+  }
+  setTransport(name: string, enabled: boolean) {
+    return this.call(`${enabled ? 'enable' : 'disable'} ${name}`, () => this.app.SetTransport(name, enabled));
+  }
+  startProcess(command: string, args: string[]) {
+    return this.call(`start ${command}`, () => this.app.StartProcess(command, args));
+  }
+  stopProcess(id: string) {
+    return this.call(`stop ${id}`, () => this.app.StopProcess(id));
+  }
+  killProcess(id: string) {
+    return this.call(`kill ${id}`, () => this.app.KillProcess(id));
+  }
+  sendInput(id: string, input: string) {
+    return this.call(`send input to ${id}`, () => this.app.SendInput(id, input));
+  }
+  createIDESession(name: string) {
+    return this.call('create session', () => this.app.CreateIDESession(name));
+  }
+  sendChat(sessionId: string, message: string) {
+    return this.call('send chat', () => this.app.SendChat(sessionId, message));
+  }
+  clientConfig() {
+    return this.call('client configuration', () => this.app.ClientConfig());
+  }
+}
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export class HttpControl implements Control {
+  readonly kind = 'http' as const;
+
+  /**
+   * @param base URL the /api paths are resolved against (the page URL without query and hash).
+   * @param token dashboard token, sent as a Bearer header.
+   */
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+    private readonly fetchFn: FetchLike = (i, init) => fetch(i, init),
+  ) {}
+
+  private async request<T>(action: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await this.fetchFn(new URL(path, this.base).toString(), {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw asError(action, err);
+    }
+    const text = await res.text();
+    if (!res.ok) {
+      let detail = text.trim() || res.statusText;
+      try {
+        const j = JSON.parse(text) as { error?: unknown; message?: unknown };
+        if (typeof j.error === 'string') detail = j.error;
+        else if (typeof j.message === 'string') detail = j.message;
+      } catch {
+        // not JSON: keep the raw text
+      }
+      if (res.status === 401) detail += ' (open the dashboard with the URL Switchboard printed: it carries ?token=)';
+      throw new Error(`${action}: HTTP ${res.status}: ${detail}`);
+    }
+    return (text ? JSON.parse(text) : {}) as T;
+  }
+
+  bootstrap() {
+    return this.request<Bootstrap>('bootstrap', 'GET', 'api/bootstrap');
+  }
+  transports() {
+    return this.request<TransportList>('list transports', 'GET', 'api/transports');
+  }
+  setTransport(name: string, enabled: boolean) {
+    return this.request(`${enabled ? 'enable' : 'disable'} ${name}`, 'POST', `api/transports/${encodeURIComponent(name)}`, { enabled });
+  }
+  startProcess(command: string, args: string[]) {
+    return this.request<ProcessInfo>(`start ${command}`, 'POST', 'api/processes', { command, args });
+  }
+  stopProcess(id: string) {
+    return this.request(`stop ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/stop`);
+  }
+  killProcess(id: string) {
+    return this.request(`kill ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/kill`);
+  }
+  sendInput(id: string, input: string) {
+    return this.request(`send input to ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/input`, { input });
+  }
+  createIDESession(name: string) {
+    return this.request('create session', 'POST', 'api/ide/sessions', { name });
+  }
+  sendChat(sessionId: string, message: string) {
+    return this.request('send chat', 'POST', 'api/ide/chat', { sessionId, message });
+  }
+  clientConfig() {
+    return this.request<ClientConfig>('client configuration', 'GET', 'api/clientconfig');
+  }
+}
+
+/** pageBase is the page URL without query and hash: /api paths resolve relative to it. */
+export function pageBase(href: string): string {
+  const u = new URL(href);
+  u.search = '';
+  u.hash = '';
+  return u.toString();
+}
+
+/** tokenFromUrl reads ?token= from the page URL (the headless dashboard prints it that way). */
+export function tokenFromUrl(href: string): string {
+  try {
+    return new URL(href).searchParams.get('token') ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** createControl picks the Wails bindings when present, else the HTTP API of the page's server. */
+export function createControl(win: WindowLike, fetchFn?: FetchLike): Control {
+  const app = win.go?.app?.App;
+  if (app && typeof app.Bootstrap === 'function') return new WailsControl(app);
+  return new HttpControl(pageBase(win.location.href), tokenFromUrl(win.location.href), fetchFn);
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { formatAgo, formatDurationMs, formatGoDuration, parseTime, processDuration, splitArgs, statusTone } from './format';
+
+describe('splitArgs', () => {
+  it.each([
+    ['', []],
+    ['   ', []],
+    ['-la /tmp', ['-la', '/tmp']],
+    ["-c 'echo hi; exit 3'", ['-c', 'echo hi; exit 3']],
+    ['-c "say \\"hi\\" \\\\ ok"', ['-c', 'say "hi" \\ ok']],
+    ['a\\ b c', ['a b', 'c']],
+    ["''", ['']],
+    ['x""y', ['xy']],
+    ["--name='a b'", ['--name=a b']],
+  ])('%j -> %j', (input, want) => {
+    expect(splitArgs(input)).toEqual(want);
+  });
+
+  it('rejects an unclosed quote', () => {
+    expect(() => splitArgs("-c 'oops")).toThrow("unclosed ' quote");
+  });
+});
+
+describe('durations and times', () => {
+  it.each([
+    [850, '850ms'],
+    [3200, '3.2s'],
+    [42_000, '42s'],
+    [245_000, '4m05s'],
+    [7_380_000, '2h03m'],
+  ])('formatDurationMs(%i) = %s', (ms, want) => {
+    expect(formatDurationMs(ms)).toBe(want);
+  });
+
+  it('formats Go durations given in nanoseconds, and passes strings through', () => {
+    expect(formatGoDuration(1_500_000_000)).toBe('1.5s');
+    expect(formatGoDuration('1m2.5s')).toBe('1m2.5s');
+    expect(formatGoDuration(undefined)).toBe('');
+  });
+
+  it("treats Go's zero time as no time", () => {
+    expect(parseTime('0001-01-01T00:00:00Z')).toBeNull();
+    expect(parseTime('')).toBeNull();
+    expect(parseTime('2025-01-01T00:00:00Z')).toBe(Date.parse('2025-01-01T00:00:00Z'));
+    expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T00:00:12Z'))).toBe('12s ago');
+    expect(formatAgo('2025-01-01T00:00:08Z', Date.parse('2025-01-01T00:00:05Z'))).toBe('in 3.0s');
+  });
+
+  it('counts a running process from its start, and shows the final duration of an ended one', () => {
+    const now = Date.parse('2025-01-01T00:01:05Z');
+    expect(processDuration({ status: 'running', startedAt: '2025-01-01T00:00:00Z', duration: 1e9 }, now)).toBe('1m05s');
+    expect(processDuration({ status: 'exited', startedAt: '2025-01-01T00:00:00Z', duration: 2.5e9 }, now)).toBe('2.5s');
+  });
+
+  it('maps statuses to tones', () => {
+    expect(statusTone('running')).toBe('busy');
+    expect(statusTone('success')).toBe('ok');
+    expect(statusTone('failed')).toBe('bad');
+    expect(statusTone('whatever')).toBe('idle');
+  });
+});

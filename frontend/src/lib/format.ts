@@ -1,0 +1,133 @@
+// Small formatting and parsing helpers shared by the views.
+
+/** Go's zero time.Time marshals as 0001-01-01T00:00:00Z; treat it (and junk) as "no time". */
+export function parseTime(t: string | undefined | null): number | null {
+  if (!t) return null;
+  const ms = Date.parse(t);
+  if (!Number.isFinite(ms) || ms <= 0) return null;
+  return ms;
+}
+
+/** formatDurationMs renders milliseconds like Go does roughly: 850ms, 3.2s, 4m05s, 2h03m. */
+export function formatDurationMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)}s`;
+  const totalS = Math.floor(s);
+  const h = Math.floor(totalS / 3600);
+  const m = Math.floor((totalS % 3600) / 60);
+  const sec = totalS % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  return `${m}m${String(sec).padStart(2, '0')}s`;
+}
+
+/** formatGoDuration accepts a Go time.Duration as JSON (nanoseconds) or an already formatted string. */
+export function formatGoDuration(d: number | string | undefined | null): string {
+  if (typeof d === 'string') return d;
+  if (typeof d !== 'number') return '';
+  return formatDurationMs(d / 1e6);
+}
+
+/** formatClock renders a timestamp as local HH:MM:SS (empty for zero/invalid times). */
+export function formatClock(t: string | undefined | null): string {
+  const ms = parseTime(t);
+  if (ms === null) return '';
+  return new Date(ms).toLocaleTimeString([], { hour12: false });
+}
+
+/** formatAgo renders how long ago t was relative to now: "12s ago", "3m ago". */
+export function formatAgo(t: string | undefined | null, now: number): string {
+  const ms = parseTime(t);
+  if (ms === null) return '';
+  const diff = now - ms;
+  if (diff < 0) return `in ${formatDurationMs(-diff)}`;
+  return `${formatDurationMs(diff)} ago`;
+}
+
+/**
+ * splitArgs splits a command-line style string into arguments: whitespace separates, single quotes
+ * keep everything literally, double quotes keep spaces and honour \" and \\, a backslash outside
+ * quotes escapes the next character. No globbing or variables: the process is started directly,
+ * not through a shell.
+ */
+export function splitArgs(input: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let inArg = false;
+  let quote: '' | "'" | '"' = '';
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i];
+    if (quote === "'") {
+      if (c === "'") quote = '';
+      else cur += c;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '"') quote = '';
+      else if (c === '\\' && (input[i + 1] === '"' || input[i + 1] === '\\')) cur += input[++i];
+      else cur += c;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      inArg = true;
+    } else if (c === '\\' && i + 1 < input.length) {
+      cur += input[++i];
+      inArg = true;
+    } else if (/\s/.test(c)) {
+      if (inArg) out.push(cur);
+      cur = '';
+      inArg = false;
+    } else {
+      cur += c;
+      inArg = true;
+    }
+  }
+  if (quote) throw new Error(`unclosed ${quote} quote in arguments`);
+  if (inArg) out.push(cur);
+  return out;
+}
+
+/** statusTone maps a status string to a colour class used by badges. */
+export function statusTone(status: string | undefined): 'ok' | 'bad' | 'busy' | 'idle' {
+  switch ((status ?? '').toLowerCase()) {
+    case 'running':
+    case 'active':
+    case 'connected':
+    case 'in_progress':
+    case 'started':
+    case 'queued':
+    case 'pending':
+    case 'creating':
+      return 'busy';
+    case 'success':
+    case 'succeeded':
+    case 'passed':
+    case 'done':
+    case 'completed':
+    case 'complete':
+    case 'ok':
+    case 'exited':
+      return 'ok';
+    case 'failed':
+    case 'failure':
+    case 'error':
+    case 'killed':
+    case 'cancelled':
+    case 'canceled':
+      return 'bad';
+    default:
+      return 'idle';
+  }
+}
+
+/**
+ * processDuration is the runtime to show for a process: a running one's record is only as fresh as
+ * its last event, so count from startedAt; an ended one reports its final duration.
+ */
+export function processDuration(p: { status: string; startedAt: string; duration: number | string }, now: number): string {
+  const started = parseTime(p.startedAt);
+  if (p.status === 'running' && started !== null && now >= started) return formatDurationMs(now - started);
+  return formatGoDuration(p.duration);
+}

@@ -1,0 +1,214 @@
+// Svelte glue: reactive stores fed by hub channels through the pure reducers, and the Dashboard
+// object that owns the hub connection, the always-on channels, the clock and the error notices.
+
+import { HubClient, type HubStatus, type SocketFactory } from './hub';
+import type { Control } from './control';
+import type { Bootstrap, BridgeStatus, HubMessage } from './types';
+import {
+  initialActivity,
+  initialBridge,
+  initialBuilds,
+  initialIDEActivity,
+  initialIDESessions,
+  initialProcesses,
+  initialSessions,
+  initialTransports,
+  reduceActivity,
+  reduceBridge,
+  reduceBuilds,
+  reduceIDEActivity,
+  reduceIDESessions,
+  reduceProcesses,
+  reduceSessions,
+  reduceTransports,
+  type ActivityState,
+  type BuildsState,
+  type IDEActivityState,
+  type IDESessionsState,
+  type ProcessesState,
+  type Reducer,
+  type SessionsState,
+  type TransportsState,
+} from './reducers';
+
+/** Schedules fn before the next paint; returns nothing the caller needs to keep. */
+export type FrameScheduler = (fn: () => void) => void;
+
+const nextFrame: FrameScheduler = (fn) => {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => fn());
+  else setTimeout(fn, 16);
+};
+
+/**
+ * ChannelStore holds the reduced state of one hub channel. Messages are reduced as they arrive,
+ * but the reactive value is published at most once per animation frame: a burst of events (a busy
+ * build log, a client hammering tools) costs one re-render per frame, not one per message.
+ * $state.raw because reducers return new objects: no deep proxying of large lists.
+ */
+export class ChannelStore<S> {
+  value: S = $state.raw() as S;
+  /** True once the first snapshot arrived (distinguishes "empty" from "not loaded yet"). */
+  loaded = $state(false);
+  private current: S;
+  private scheduled = false;
+  private sawSnapshot = false;
+  private disposed = false;
+  private readonly off: () => void;
+
+  constructor(
+    hub: HubClient,
+    readonly channel: string,
+    private readonly reducer: Reducer<S>,
+    initial: S,
+    private readonly frame: FrameScheduler = nextFrame,
+  ) {
+    this.value = initial;
+    this.current = initial;
+    this.off = hub.subscribe(channel, (msg: HubMessage) => this.apply(msg));
+  }
+
+  /** apply reduces msg into the state (also used to apply a control API answer locally). */
+  apply(msg: HubMessage): void {
+    if (this.disposed) return;
+    if (msg.type === 'snapshot') this.sawSnapshot = true;
+    const next = this.reducer(this.current, msg);
+    if (next === this.current && msg.type !== 'snapshot') return;
+    this.current = next;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.frame(() => {
+      this.scheduled = false;
+      if (this.disposed) return;
+      this.value = this.current;
+      if (this.sawSnapshot) this.loaded = true;
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.off();
+  }
+}
+
+export interface Notice {
+  id: number;
+  text: string;
+}
+
+export interface DashboardOptions {
+  createSocket?: SocketFactory;
+  /** Clock tick for relative times and the chart; 0 disables the ticker (tests). */
+  tickMs?: number;
+  backoff?: { initialMs?: number; maxMs?: number; factor?: number };
+  /** When channel stores publish; default: the next animation frame. Tests pass a synchronous one. */
+  frame?: FrameScheduler;
+}
+
+/** Dashboard is everything the views share; App creates one after bootstrap. */
+export class Dashboard {
+  readonly hub: HubClient;
+  status: HubStatus = $state('idle');
+  now = $state(Date.now());
+  notices: Notice[] = $state([]);
+
+  readonly sessions: ChannelStore<SessionsState>;
+  readonly activity: ChannelStore<ActivityState>;
+  readonly transports: ChannelStore<TransportsState>;
+  readonly processes: ChannelStore<ProcessesState>;
+  readonly bridge: ChannelStore<BridgeStatus | null>;
+  readonly ideSessions: ChannelStore<IDESessionsState>;
+  readonly builds: ChannelStore<BuildsState>;
+  readonly ideActivity: ChannelStore<IDEActivityState>;
+
+  private readonly frame: FrameScheduler;
+  private nextNotice = 1;
+  private readonly cleanups: (() => void)[] = [];
+  private readonly noticeTimers = new Map<number, ReturnType<typeof setTimeout>>();
+
+  constructor(
+    readonly control: Control,
+    readonly boot: Bootstrap,
+    opts: DashboardOptions = {},
+  ) {
+    this.frame = opts.frame ?? nextFrame;
+    this.hub = new HubClient({
+      url: boot.hubUrl,
+      token: boot.hubToken,
+      createSocket: opts.createSocket,
+      backoff: opts.backoff,
+      onError: (m) => this.notify(m),
+    });
+    this.cleanups.push(this.hub.onStatus((s) => (this.status = s)));
+    // The always-on channels: the overview needs most of them and the tabs show counts.
+    this.sessions = this.channel('sessions', reduceSessions, initialSessions);
+    this.activity = this.channel('activity', reduceActivity, initialActivity);
+    this.transports = this.channel('transports', reduceTransports, initialTransports);
+    this.processes = this.channel('processes', reduceProcesses, initialProcesses);
+    this.bridge = this.channel('ide:bridge', reduceBridge, initialBridge);
+    this.ideSessions = this.channel('ide:sessions', reduceIDESessions, initialIDESessions);
+    this.builds = this.channel('ide:builds', reduceBuilds, initialBuilds);
+    this.ideActivity = this.channel('ide:activity', reduceIDEActivity, initialIDEActivity);
+    const tick = opts.tickMs ?? 1000;
+    if (tick > 0) {
+      const h = setInterval(() => (this.now = Date.now()), tick);
+      this.cleanups.push(() => clearInterval(h));
+    }
+  }
+
+  /** channel creates a store for any channel; the caller disposes it (views use it for chat:, build:, ...). */
+  channel<S>(name: string, reducer: Reducer<S>, initial: S): ChannelStore<S> {
+    return new ChannelStore(this.hub, name, reducer, initial, this.frame);
+  }
+
+  start(): void {
+    this.hub.connect();
+    // The hub's snapshot is the source of truth; asking the control API as well fills the
+    // transports card at once even if the hub connection takes a moment.
+    this.control
+      .transports()
+      .then((t) => {
+        if (!this.transports.loaded && t && Array.isArray(t.transports)) {
+          this.transports.apply({ type: 'event', channel: 'transports', data: t, timestamp: new Date().toISOString() });
+        }
+      })
+      .catch(() => {
+        // the hub snapshot will fill it
+      });
+  }
+
+  /** notify shows an error banner entry for a while. */
+  notify(text: string): void {
+    const id = this.nextNotice++;
+    this.notices = [...this.notices.slice(-4), { id, text }];
+    this.noticeTimers.set(
+      id,
+      setTimeout(() => this.dismiss(id), 10_000),
+    );
+  }
+
+  dismiss(id: number): void {
+    clearTimeout(this.noticeTimers.get(id));
+    this.noticeTimers.delete(id);
+    this.notices = this.notices.filter((n) => n.id !== id);
+  }
+
+  /** run awaits a control action and turns a failure into a notice instead of a rejection. */
+  async run<T>(action: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    try {
+      return { ok: true, value: await action() };
+    } catch (err) {
+      this.notify(err instanceof Error ? err.message : String(err));
+      return { ok: false };
+    }
+  }
+
+  dispose(): void {
+    for (const s of [this.sessions, this.activity, this.transports, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity]) {
+      s.dispose();
+    }
+    this.hub.close();
+    for (const c of this.cleanups.splice(0)) c();
+    for (const h of this.noticeTimers.values()) clearTimeout(h);
+    this.noticeTimers.clear();
+  }
+}

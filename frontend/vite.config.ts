@@ -1,0 +1,31 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+// base './' makes every asset URL relative, so the same dist works when the Wails window loads it
+// from wails://wails/ and when the headless dashboard serves it at http://127.0.0.1:PORT/.
+export default defineConfig(({ mode }) => ({
+  base: './',
+  plugins: [svelte()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    // xterm alone is ~300 kB minified; the dashboard ships as one local bundle, so the default
+    // 500 kB warning only adds noise.
+    chunkSizeWarningLimit: 1024,
+    // The build shares two cores with other jobs; rolldown's "slow plugin" report is noise here.
+    rolldownOptions: { checks: { bundlerTimings: false } },
+  },
+  // `SWITCHBOARD_URL=http://127.0.0.1:PORT npm run dev` serves the dashboard with hot reload and
+  // forwards /api to a running headless Switchboard (open http://localhost:5173/?token=TOKEN).
+  server: process.env.SWITCHBOARD_URL ? { proxy: { '/api': process.env.SWITCHBOARD_URL } } : undefined,
+  // Component tests mount Svelte in jsdom: the "browser" condition selects Svelte's client runtime.
+  resolve: mode === 'test' ? { conditions: ['browser'] } : undefined,
+  test: {
+    // Plain modules run in node; component tests opt into jsdom with a @vitest-environment comment.
+    environment: 'node',
+    include: ['src/**/*.test.ts'],
+    restoreMocks: true,
+  },
+}));

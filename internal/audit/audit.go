@@ -1,0 +1,222 @@
+// Package audit records every tool call as a structured log line.
+//
+// Lines are JSON (log/slog) written to a size-rotated file in the data directory and, in serve
+// mode, to stderr. stdout is never used: when stdio is an MCP transport, stdout belongs to the
+// protocol. Mutating, exec and browser tools are logged at LevelSecurity, above Info, so an
+// operator can filter the trail of things that changed the machine.
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// LevelSecurity sits between Info and Warn: not a problem, but an action worth an audit trail.
+const LevelSecurity = slog.Level(2)
+
+// Options configure a Logger.
+type Options struct {
+	File       string    // rotated JSON log file; empty disables the file
+	MaxSizeMB  int       // rotate after this size, default 10
+	MaxBackups int       // rotated files kept, default 5
+	Stderr     io.Writer // optional second sink (serve mode)
+}
+
+// Logger writes audit entries. It is safe for concurrent use.
+type Logger struct {
+	log    *slog.Logger
+	closer io.Closer
+	user   string
+
+	mu        sync.Mutex
+	listeners map[int]func(Entry)
+	nextID    int
+}
+
+// New opens the audit sinks.
+func New(o Options) (*Logger, error) {
+	var writers []io.Writer
+	var closer io.Closer
+	if o.File != "" {
+		if err := os.MkdirAll(filepath.Dir(o.File), 0o700); err != nil {
+			return nil, fmt.Errorf("audit log dir: %w", err)
+		}
+		lj := &lumberjack.Logger{Filename: o.File, MaxSize: orDefault(o.MaxSizeMB, 10), MaxBackups: orDefault(o.MaxBackups, 5)}
+		writers = append(writers, lj)
+		closer = lj
+	}
+	if o.Stderr != nil {
+		writers = append(writers, o.Stderr)
+	}
+	var w io.Writer = io.Discard
+	if len(writers) == 1 {
+		w = writers[0]
+	} else if len(writers) > 1 {
+		w = io.MultiWriter(writers...)
+	}
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
+	return &Logger{log: slog.New(h), closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
+}
+
+// Discard returns a Logger that writes nowhere (tests, embedding).
+func Discard() *Logger {
+	l, _ := New(Options{})
+	return l
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func levelNames(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.LevelKey {
+		if lvl, ok := a.Value.Any().(slog.Level); ok && lvl == LevelSecurity {
+			a.Value = slog.StringValue("SECURITY")
+		}
+	}
+	return a
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
+// Slog returns the underlying logger for non-audit diagnostics that share the sinks.
+func (l *Logger) Slog() *slog.Logger { return l.log }
+
+// Close flushes and closes the file sink.
+func (l *Logger) Close() error {
+	if l.closer != nil {
+		return l.closer.Close()
+	}
+	return nil
+}
+
+// Entry is one tool call.
+type Entry struct {
+	Time       time.Time `json:"time"`
+	Tool       string    `json:"tool"`
+	Session    string    `json:"session"`
+	Transport  string    `json:"transport"`
+	User       string    `json:"user"`
+	Level      string    `json:"level"` // "INFO" or "SECURITY"
+	Outcome    string    `json:"outcome"`
+	DurationMs float64   `json:"durationMs"`
+	Args       string    `json:"args"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// Record logs e (filling User) and hands it to listeners.
+func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
+	e.User = l.user
+	lvl := slog.LevelInfo
+	e.Level = "INFO"
+	if security {
+		lvl = LevelSecurity
+		e.Level = "SECURITY"
+	}
+	attrs := []slog.Attr{
+		slog.String("tool", e.Tool), slog.String("session", e.Session), slog.String("transport", e.Transport),
+		slog.String("user", e.User), slog.Float64("duration_ms", e.DurationMs), slog.String("outcome", e.Outcome),
+		slog.String("args", e.Args),
+	}
+	if e.Error != "" {
+		attrs = append(attrs, slog.String("error", e.Error))
+	}
+	l.log.LogAttrs(ctx, lvl, "tool call", attrs...)
+	l.mu.Lock()
+	fns := make([]func(Entry), 0, len(l.listeners))
+	for _, fn := range l.listeners {
+		fns = append(fns, fn)
+	}
+	l.mu.Unlock()
+	for _, fn := range fns {
+		fn(e)
+	}
+	return e
+}
+
+// OnRecord registers fn for every recorded entry; the returned func unregisters it.
+func (l *Logger) OnRecord(fn func(Entry)) (cancel func()) {
+	l.mu.Lock()
+	id := l.nextID
+	l.nextID++
+	l.listeners[id] = fn
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		delete(l.listeners, id)
+		l.mu.Unlock()
+	}
+}
+
+// bulkKeys hold payloads (file contents, stdin, scripts) that must never reach the audit trail.
+var bulkKeys = map[string]bool{
+	"content": true, "old_string": true, "new_string": true, "input": true, "stdin": true,
+	"script": true, "data": true, "message": true, "prompt": true, "response": true, "text": true,
+}
+
+// SummarizeArgs renders tool arguments as a short "k=v" list. Payload fields are replaced by their
+// size, long strings are cut, so the trail shows what was touched but never what was written.
+func SummarizeArgs(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fmt.Sprintf("<%d bytes, not an object>", len(raw))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		v := m[k]
+		if bulkKeys[k] {
+			if s, ok := v.(string); ok {
+				fmt.Fprintf(&b, "<%d bytes>", len(s))
+			} else {
+				b.WriteString("<redacted>")
+			}
+			continue
+		}
+		s := fmt.Sprint(v)
+		if js, err := json.Marshal(v); err == nil {
+			s = string(js)
+		}
+		if len(s) > 80 {
+			s = s[:77] + "..."
+		}
+		b.WriteString(s)
+		if b.Len() > 400 {
+			b.WriteString(" …")
+			break
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,45 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadLayers(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.toml")
+	os.WriteFile(file, []byte("read_only = true\ndisabled_tools = [\"file_delete\"]\n[tcp]\nenabled = true\naddr = \"127.0.0.1:7000\"\n"), 0o600)
+	t.Setenv("MCP_ADDR", "127.0.0.1:7001")
+	t.Setenv("SWITCHBOARD_IDE_URL", "ws://127.0.0.1:1/ws")
+	c, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.ReadOnly || len(c.DisabledTools) != 1 || !c.TCP.Enabled {
+		t.Errorf("file values not applied: %+v", c)
+	}
+	if c.TCP.Addr != "127.0.0.1:7001" || c.IDE.URL != "ws://127.0.0.1:1/ws" {
+		t.Errorf("env did not override: tcp=%s ide=%s", c.TCP.Addr, c.IDE.URL)
+	}
+	if c.HTTP.Addr != DefaultHTTPAddr || c.Process.MaxProcesses != 32 {
+		t.Errorf("defaults lost: %+v", c)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Load(filepath.Join(dir, "missing.toml")); err == nil {
+		t.Error("explicit missing file accepted")
+	}
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[tcp]\nadress = \"x\"\n"), 0o600)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "tcp.adress") {
+		t.Errorf("unknown key error = %v, want it to name tcp.adress", err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", dir) // default path absent: fine
+	if _, err := Load(""); err != nil {
+		t.Errorf("missing default config should be fine: %v", err)
+	}
+}

@@ -1,0 +1,148 @@
+// Package sessions keeps the registry of connected MCP clients.
+//
+// The dashboard and the tray read it: which clients are connected, over which transport, and how
+// busy they are. It is MCP-agnostic: transports register a session when a connection is accepted
+// and the audit middleware counts calls against it.
+package sessions
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Info is a snapshot of one client session.
+type Info struct {
+	ID            string    `json:"id"`
+	Transport     string    `json:"transport"`
+	ClientName    string    `json:"clientName"`
+	ClientVersion string    `json:"clientVersion"`
+	Peer          string    `json:"peer"`
+	ConnectedAt   time.Time `json:"connectedAt"`
+	Calls         int64     `json:"calls"`
+	LastCallAt    time.Time `json:"lastCallAt,omitzero"`
+	LastTool      string    `json:"lastTool,omitempty"`
+}
+
+// Change is a registry notification.
+type Change struct {
+	Kind    string `json:"kind"` // "connected" | "updated" | "disconnected"
+	Session Info   `json:"session"`
+}
+
+// Registry is safe for concurrent use.
+type Registry struct {
+	seq atomic.Uint64
+
+	mu        sync.Mutex
+	sessions  map[string]*Info
+	listeners map[int]func(Change)
+	nextL     int
+}
+
+// New returns an empty registry.
+func New() *Registry {
+	return &Registry{sessions: map[string]*Info{}, listeners: map[int]func(Change){}}
+}
+
+// Add registers a new session and returns its ID.
+func (r *Registry) Add(transport, peer string) string {
+	id := fmt.Sprintf("%s-%d", transport, r.seq.Add(1))
+	info := &Info{ID: id, Transport: transport, Peer: peer, ConnectedAt: time.Now().UTC()}
+	r.mu.Lock()
+	r.sessions[id] = info
+	snap := *info
+	r.mu.Unlock()
+	r.notify(Change{Kind: "connected", Session: snap})
+	return id
+}
+
+// SetClient records the client's self-reported name and version (from initialize).
+func (r *Registry) SetClient(id, name, version string) {
+	r.update(id, func(i *Info) { i.ClientName, i.ClientVersion = name, version })
+}
+
+// CountCall records a tool call.
+func (r *Registry) CountCall(id, tool string) {
+	r.update(id, func(i *Info) { i.Calls++; i.LastCallAt = time.Now().UTC(); i.LastTool = tool })
+}
+
+func (r *Registry) update(id string, fn func(*Info)) {
+	r.mu.Lock()
+	info, ok := r.sessions[id]
+	if !ok {
+		r.mu.Unlock()
+		return
+	}
+	fn(info)
+	snap := *info
+	r.mu.Unlock()
+	r.notify(Change{Kind: "updated", Session: snap})
+}
+
+// Remove unregisters a session (idempotent).
+func (r *Registry) Remove(id string) {
+	r.mu.Lock()
+	info, ok := r.sessions[id]
+	delete(r.sessions, id)
+	r.mu.Unlock()
+	if ok {
+		r.notify(Change{Kind: "disconnected", Session: *info})
+	}
+}
+
+// Get returns one session.
+func (r *Registry) Get(id string) (Info, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if info, ok := r.sessions[id]; ok {
+		return *info, true
+	}
+	return Info{}, false
+}
+
+// List returns all sessions, oldest first.
+func (r *Registry) List() []Info {
+	r.mu.Lock()
+	out := make([]Info, 0, len(r.sessions))
+	for _, info := range r.sessions {
+		out = append(out, *info)
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].ConnectedAt.Equal(out[j].ConnectedAt) {
+			return out[i].ConnectedAt.Before(out[j].ConnectedAt)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// Subscribe calls fn on every change until cancel is called. fn runs synchronously on the
+// goroutine that made the change, so it must not block.
+func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
+	r.mu.Lock()
+	id := r.nextL
+	r.nextL++
+	r.listeners[id] = fn
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.listeners, id)
+		r.mu.Unlock()
+	}
+}
+
+func (r *Registry) notify(c Change) {
+	r.mu.Lock()
+	fns := make([]func(Change), 0, len(r.listeners))
+	for _, fn := range r.listeners {
+		fns = append(fns, fn)
+	}
+	r.mu.Unlock()
+	for _, fn := range fns {
+		fn(c)
+	}
+}

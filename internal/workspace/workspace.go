@@ -1,0 +1,508 @@
+// Package workspace is the sandboxed filesystem every file and directory tool goes through.
+//
+// It is built on os.Root, which resolves every path component with openat-style calls relative to
+// an open directory handle. That closes the classic holes of string-prefix sandboxes (the attack
+// classes behind CVE-2025-53109 and CVE-2025-53110 in the reference filesystem server): "..",
+// absolute paths, sibling directories that share a prefix with the root ("/w/proj-evil" next to
+// "/w/proj") and symlinks whose target lies outside the root are all refused by the kernel-level
+// walk, not by a check that can be raced or fooled.
+package workspace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+)
+
+// DefaultMaxReadBytes is the largest file Read returns whole. Larger files must be read in line
+// windows (offset/limit), which keeps a single tool result well under the 10 MiB message cap.
+const DefaultMaxReadBytes = 4 << 20
+
+// ErrOutside is returned (wrapped) for any path that would leave the workspace. The message is the
+// same whether or not the outside target exists, so callers cannot probe the host filesystem.
+var ErrOutside = errors.New("path is outside the workspace")
+
+// Root is an open workspace directory. It is safe for concurrent use.
+type Root struct {
+	dir          string // absolute, symlinks resolved
+	root         *os.Root
+	maxReadBytes int64
+	tmpSeq       atomic.Uint64
+}
+
+// Open opens dir as a workspace root. dir must exist and be a directory.
+func Open(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", dir, err)
+	}
+	// Resolve symlinks once so that absolute client paths under either spelling compare equal.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w", abs, err)
+	}
+	return &Root{dir: abs, root: r, maxReadBytes: DefaultMaxReadBytes}, nil
+}
+
+// SetMaxReadBytes changes the whole-file read cap (n <= 0 restores the default).
+func (r *Root) SetMaxReadBytes(n int64) {
+	if n <= 0 {
+		n = DefaultMaxReadBytes
+	}
+	r.maxReadBytes = n
+}
+
+// Dir returns the absolute workspace directory.
+func (r *Root) Dir() string { return r.dir }
+
+// Close releases the directory handle.
+func (r *Root) Close() error { return r.root.Close() }
+
+// rel turns a client path into a clean path relative to the root, refusing what can never be
+// inside it. The kernel-level walk of os.Root still guards every component (symlinks included).
+func (r *Root) rel(p string) (string, error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte; remove it", p)
+	}
+	if p == "" {
+		return "", errors.New("path is empty; give a path relative to the workspace root, e.g. \"src/main.go\" or \".\"")
+	}
+	if filepath.IsAbs(p) {
+		clean := filepath.Clean(p)
+		if clean == r.dir {
+			return ".", nil
+		}
+		// Compare with a trailing separator so "/w/proj-evil" never matches root "/w/proj".
+		if !strings.HasPrefix(clean, r.dir+string(filepath.Separator)) {
+			return "", fmt.Errorf("%q: %w (root %s); use a path relative to the root", p, ErrOutside, r.dir)
+		}
+		p = strings.TrimPrefix(clean, r.dir+string(filepath.Separator))
+	}
+	clean := filepath.Clean(p)
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%q: %w; \"..\" may not climb above the root", p, ErrOutside)
+	}
+	return clean, nil
+}
+
+// wrap normalises errors from os.Root so that escapes read the same whatever lies outside.
+func (r *Root) wrap(op, p string, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "path escapes from parent") || errors.Is(err, ErrOutside) {
+		return fmt.Errorf("%s %q: %w (a symlink or \"..\" leads out of the root)", op, p, ErrOutside)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %q: no such file or directory in the workspace; call dir_list to see what exists", op, p)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s %q: permission denied", op, p)
+	}
+	return fmt.Errorf("%s %q: %w", op, p, err)
+}
+
+// Resolve returns the absolute host path of p after checking that it, and every symlink on the
+// way, stays inside the root. It is meant for handing a directory to another program (a process
+// working directory), where an os.Root handle cannot be passed.
+func (r *Root) Resolve(p string) (string, error) {
+	if p == "" {
+		p = "."
+	}
+	rel, err := r.rel(p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := r.root.Stat(rel); err != nil {
+		return "", r.wrap("resolve", p, err)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(r.dir, rel))
+	if err != nil {
+		return "", r.wrap("resolve", p, err)
+	}
+	if real != r.dir && !strings.HasPrefix(real, r.dir+string(filepath.Separator)) {
+		return "", fmt.Errorf("resolve %q: %w", p, ErrOutside)
+	}
+	return real, nil
+}
+
+// ReadResult is a whole file or a window of its lines.
+type ReadResult struct {
+	Content    string
+	TotalLines int  // lines in the file (only counted for windowed reads)
+	Truncated  bool // more lines follow the window
+}
+
+// ReadFile returns the whole file, refusing files larger than the read cap.
+func (r *Root) ReadFile(p string) (string, error) {
+	rel, err := r.rel(p)
+	if err != nil {
+		return "", err
+	}
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return "", r.wrap("read", p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", r.wrap("read", p, err)
+	}
+	if st.IsDir() {
+		return "", fmt.Errorf("read %q: is a directory; use dir_list", p)
+	}
+	if st.Size() > r.maxReadBytes {
+		return "", fmt.Errorf("read %q: file is %d bytes, above the %d-byte limit for a whole read; pass offset and limit (lines) to read it in windows", p, st.Size(), r.maxReadBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, r.maxReadBytes+1))
+	if err != nil {
+		return "", r.wrap("read", p, err)
+	}
+	return string(b), nil
+}
+
+// ReadLines returns limit lines starting at line offset (0-based). limit <= 0 means up to the read
+// cap. The file is streamed, so windows of files above the whole-read cap work.
+func (r *Root) ReadLines(p string, offset, limit int) (ReadResult, error) {
+	if offset < 0 {
+		return ReadResult{}, fmt.Errorf("offset %d is negative; use 0 for the first line", offset)
+	}
+	rel, err := r.rel(p)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return ReadResult{}, r.wrap("read", p, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return ReadResult{}, fmt.Errorf("read %q: is a directory; use dir_list", p)
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	var (
+		sb    strings.Builder
+		line  int
+		taken int
+		res   ReadResult
+	)
+	for {
+		chunk, err := br.ReadString('\n')
+		if len(chunk) > 0 {
+			if line >= offset && (limit <= 0 || taken < limit) {
+				if int64(sb.Len()+len(chunk)) > r.maxReadBytes {
+					res.Truncated = true
+				} else {
+					sb.WriteString(chunk)
+					taken++
+				}
+			} else if line >= offset {
+				res.Truncated = true
+			}
+			line++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return ReadResult{}, r.wrap("read", p, err)
+		}
+	}
+	res.Content = sb.String()
+	res.TotalLines = line
+	return res, nil
+}
+
+// WriteFile replaces p atomically: the content goes to a temporary file in the same directory,
+// is fsynced, and is renamed over the target, so a crash leaves either the old or the new file,
+// never a torn one. An existing file keeps its permission bits; parents are created as needed.
+func (r *Root) WriteFile(p string, content []byte) error {
+	rel, err := r.rel(p)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return fmt.Errorf("write %q: is the workspace root; name a file", p)
+	}
+	rel, err = r.followFinalLink(p, rel)
+	if err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := r.root.Lstat(rel); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("write %q: is a directory", p)
+		}
+		mode = st.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return r.wrap("write", p, err)
+	}
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			return r.wrap("write", p, err)
+		}
+	}
+	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.switchboard-%d-%d.tmp", filepath.Base(rel), os.Getpid(), r.tmpSeq.Add(1)))
+	f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return r.wrap("write", p, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = r.root.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return r.wrap("write", p, err)
+	}
+	// Chmod explicitly: the umask may have narrowed the mode given to OpenFile.
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return r.wrap("write", p, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return r.wrap("write", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return r.wrap("write", p, err)
+	}
+	if err := r.root.Rename(tmp, rel); err != nil {
+		return r.wrap("write", p, err)
+	}
+	ok = true
+	return nil
+}
+
+// followFinalLink makes writes through a symlink that stays inside the root update the link's
+// target (as a plain write would) instead of replacing the link with a regular file.
+func (r *Root) followFinalLink(p, rel string) (string, error) {
+	for i := 0; i < 16; i++ {
+		st, err := r.root.Lstat(rel)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", r.wrap("write", p, err)
+			}
+			return rel, nil
+		}
+		target, err := r.root.Readlink(rel)
+		if err != nil {
+			return "", r.wrap("write", p, err)
+		}
+		if filepath.IsAbs(target) {
+			next, err := r.rel(target)
+			if err != nil {
+				return "", fmt.Errorf("write %q: %w (symlink target)", p, ErrOutside)
+			}
+			rel = next
+			continue
+		}
+		next := filepath.Clean(filepath.Join(filepath.Dir(rel), target))
+		if next == ".." || strings.HasPrefix(next, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("write %q: %w (symlink target)", p, ErrOutside)
+		}
+		rel = next
+	}
+	return "", fmt.Errorf("write %q: too many levels of symbolic links", p)
+}
+
+// guardLink refuses an operation on a final path component that is a symlink leading out of the
+// root. os.Root already refuses to follow such links; this also covers operations that act on the
+// link entry itself (delete, rename), so no tool ever handles an escaping link.
+func (r *Root) guardLink(op, p, rel string) error {
+	if rel == "." {
+		return nil
+	}
+	st, err := r.root.Lstat(rel)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := r.followFinalLink(p, rel); err != nil {
+		return fmt.Errorf("%s %q: %w (a symlink leads out of the root)", op, p, ErrOutside)
+	}
+	return nil
+}
+
+// EditResult reports what Edit changed.
+type EditResult struct{ Replacements int }
+
+// Edit replaces the first (or every) occurrence of old with new, atomically.
+func (r *Root) Edit(p, old, new string, all bool) (EditResult, error) {
+	if old == "" {
+		return EditResult{}, errors.New("old_string is empty; give the exact text to replace")
+	}
+	content, err := r.ReadFile(p)
+	if err != nil {
+		return EditResult{}, err
+	}
+	n := strings.Count(content, old)
+	if n == 0 {
+		return EditResult{}, fmt.Errorf("old_string %s was not found in %q; read the file and copy the exact text, including whitespace", quoteShort(old), p)
+	}
+	if all {
+		content = strings.ReplaceAll(content, old, new)
+	} else {
+		content = strings.Replace(content, old, new, 1)
+		n = 1
+	}
+	if err := r.WriteFile(p, []byte(content)); err != nil {
+		return EditResult{}, err
+	}
+	return EditResult{Replacements: n}, nil
+}
+
+func quoteShort(s string) string {
+	const max = 80
+	if len(s) > max {
+		return fmt.Sprintf("%q… (%d bytes)", s[:max], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Delete removes a file or an empty directory.
+func (r *Root) Delete(p string) error {
+	rel, err := r.rel(p)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return fmt.Errorf("delete %q: refusing to delete the workspace root", p)
+	}
+	if err := r.guardLink("delete", p, rel); err != nil {
+		return err
+	}
+	if err := r.root.Remove(rel); err != nil {
+		if st, serr := r.root.Lstat(rel); serr == nil && st.IsDir() {
+			return fmt.Errorf("delete %q: directory is not empty; delete its entries first", p)
+		}
+		return r.wrap("delete", p, err)
+	}
+	return nil
+}
+
+// Rename moves oldPath to newPath inside the workspace, creating newPath's parents.
+func (r *Root) Rename(oldPath, newPath string) error {
+	oldRel, err := r.rel(oldPath)
+	if err != nil {
+		return fmt.Errorf("oldPath: %w", err)
+	}
+	newRel, err := r.rel(newPath)
+	if err != nil {
+		return fmt.Errorf("newPath: %w", err)
+	}
+	if oldRel == "." || newRel == "." {
+		return errors.New("rename: the workspace root itself cannot be renamed or replaced")
+	}
+	if err := r.guardLink("rename", oldPath, oldRel); err != nil {
+		return fmt.Errorf("oldPath: %w", err)
+	}
+	if err := r.guardLink("rename", newPath, newRel); err != nil {
+		return fmt.Errorf("newPath: %w", err)
+	}
+	if _, err := r.root.Lstat(oldRel); err != nil {
+		return fmt.Errorf("oldPath: %w", r.wrap("rename", oldPath, err))
+	}
+	if dir := filepath.Dir(newRel); dir != "." {
+		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("newPath: %w", r.wrap("rename", newPath, err))
+		}
+	}
+	if err := r.root.Rename(oldRel, newRel); err != nil {
+		return r.wrap("rename", oldPath, err)
+	}
+	return nil
+}
+
+// Exists reports whether p exists and is a directory. Paths outside the root give an error that
+// reads the same whether or not the outside target exists.
+func (r *Root) Exists(p string) (exists, isDir bool, err error) {
+	rel, err := r.rel(p)
+	if err != nil {
+		return false, false, err
+	}
+	st, err := r.root.Stat(rel)
+	if err != nil {
+		werr := r.wrap("exists", p, err)
+		if errors.Is(werr, ErrOutside) {
+			return false, false, werr
+		}
+		return false, false, nil
+	}
+	return true, st.IsDir(), nil
+}
+
+// Entry is one directory entry.
+type Entry struct {
+	Name  string
+	Path  string
+	IsDir bool
+	Size  int64
+}
+
+// List returns the immediate children of p, sorted by name.
+func (r *Root) List(p string) ([]Entry, error) {
+	rel, err := r.rel(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return nil, r.wrap("list", p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, r.wrap("list", p, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("list %q: not a directory; use file_read", p)
+	}
+	des, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, r.wrap("list", p, err)
+	}
+	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
+	out := make([]Entry, 0, len(des))
+	for _, de := range des {
+		e := Entry{Name: de.Name(), Path: path.Join(filepath.ToSlash(p), de.Name()), IsDir: de.IsDir()}
+		if !e.IsDir {
+			if info, err := de.Info(); err == nil {
+				e.Size = info.Size()
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Mkdir creates p and any missing parents; an existing directory is not an error.
+func (r *Root) Mkdir(p string) error {
+	rel, err := r.rel(p)
+	if err != nil {
+		return err
+	}
+	if err := r.guardLink("create directory", p, rel); err != nil {
+		return err
+	}
+	if err := r.root.MkdirAll(rel, 0o755); err != nil {
+		return r.wrap("create directory", p, err)
+	}
+	return nil
+}
+
+// FS exposes the workspace as a read-only fs.FS confined to the root (for ingestion and walking).
+func (r *Root) FS() fs.FS { return r.root.FS() }

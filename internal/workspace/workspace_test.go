@@ -1,0 +1,241 @@
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// layout builds:
+//
+//	base/proj            <- workspace root
+//	base/proj/a.txt
+//	base/proj/sub/b.txt
+//	base/proj-evil/secret.txt   (sibling sharing the root's prefix, CVE-2025-53110 class)
+//	base/outside/secret.txt
+//	base/proj/link-out  -> base/outside        (symlink escape, CVE-2025-53109 class)
+//	base/proj/link-file -> base/outside/secret.txt
+//	base/proj/link-in   -> sub                 (symlink that stays inside)
+//	base/proj/link-missing -> base/outside/nope (dangling, outside)
+func layout(t *testing.T) (root *Root, base string) {
+	t.Helper()
+	base = t.TempDir()
+	proj := filepath.Join(base, "proj")
+	must(t, os.MkdirAll(filepath.Join(proj, "sub"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(base, "proj-evil"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(base, "outside"), 0o755))
+	must(t, os.WriteFile(filepath.Join(proj, "a.txt"), []byte("alpha\nbeta\ngamma\n"), 0o640))
+	must(t, os.WriteFile(filepath.Join(proj, "sub", "b.txt"), []byte("bee"), 0o644))
+	must(t, os.WriteFile(filepath.Join(base, "proj-evil", "secret.txt"), []byte("evil"), 0o644))
+	must(t, os.WriteFile(filepath.Join(base, "outside", "secret.txt"), []byte("secret"), 0o644))
+	must(t, os.Symlink(filepath.Join(base, "outside"), filepath.Join(proj, "link-out")))
+	must(t, os.Symlink(filepath.Join(base, "outside", "secret.txt"), filepath.Join(proj, "link-file")))
+	must(t, os.Symlink("sub", filepath.Join(proj, "link-in")))
+	must(t, os.Symlink(filepath.Join(base, "outside", "nope"), filepath.Join(proj, "link-missing")))
+	r, err := Open(proj)
+	must(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r, base
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// escapes are paths that must be refused by every operation.
+func escapes(base string) []string {
+	return []string{
+		"../outside/secret.txt",
+		"sub/../../outside/secret.txt",
+		"..",
+		filepath.Join(base, "outside", "secret.txt"),   // absolute, outside
+		filepath.Join(base, "proj-evil", "secret.txt"), // sibling prefix
+		filepath.Join(base, "proj") + "-evil/secret.txt",
+		"link-out/secret.txt",
+		"link-file",
+		"link-out",
+		"link-missing",
+		"/etc/passwd",
+		"a.txt\x00.png",
+	}
+}
+
+func TestEveryOperationRefusesEscapes(t *testing.T) {
+	_, base0 := layout(t)
+	for i := range escapes(base0) {
+		opNames := []string{"read", "lines", "write", "edit", "delete", "rename-from", "rename-to", "list", "mkdir", "resolve"}
+		for _, opName := range opNames {
+			// A fresh tree per operation: an operation that wrongly succeeded must not hide another.
+			r, base := layout(t)
+			p := escapes(base)[i]
+			ops := map[string]func() error{
+				"read":  func() error { _, err := r.ReadFile(p); return err },
+				"lines": func() error { _, err := r.ReadLines(p, 0, 1); return err },
+				"write": func() error { return r.WriteFile(p, []byte("pwned")) },
+				"edit":  func() error { _, err := r.Edit(p, "secret", "pwned", false); return err },
+				"delete": func() error {
+					return r.Delete(p)
+				},
+				"rename-from": func() error { return r.Rename(p, "stolen.txt") },
+				"rename-to":   func() error { return r.Rename("a.txt", p) },
+				"list":        func() error { _, err := r.List(p); return err },
+				"mkdir":       func() error { return r.Mkdir(p + "/newdir") },
+				"resolve":     func() error { _, err := r.Resolve(p); return err },
+			}
+			if err := ops[opName](); err == nil {
+				t.Errorf("%s(%q) succeeded; want refusal", opName, p)
+			}
+			// Nothing outside changed, and nothing was moved in.
+			for file, want := range map[string]string{"outside/secret.txt": "secret", "proj-evil/secret.txt": "evil"} {
+				got, err := os.ReadFile(filepath.Join(base, file))
+				if err != nil || string(got) != want {
+					t.Errorf("%s(%q): %s = %q, %v; outside file was touched", opName, p, file, got, err)
+				}
+			}
+			if _, err := os.Lstat(filepath.Join(base, "proj", "stolen.txt")); err == nil {
+				t.Errorf("%s(%q): rename moved an escaping entry", opName, p)
+			}
+			if _, err := os.Stat(filepath.Join(base, "outside", "newdir")); err == nil {
+				t.Errorf("%s(%q): mkdir created a directory outside the workspace", opName, p)
+			}
+		}
+	}
+}
+
+func TestExistsDoesNotRevealOutside(t *testing.T) {
+	r, base := layout(t)
+	// An existing and a missing outside target must be indistinguishable.
+	_, _, errExisting := r.Exists("link-file")
+	_, _, errMissing := r.Exists("link-missing")
+	if errExisting == nil || errMissing == nil {
+		t.Fatalf("escaping links accepted: %v / %v", errExisting, errMissing)
+	}
+	norm := func(err error, p string) string { return strings.ReplaceAll(err.Error(), p, "P") }
+	if norm(errExisting, "link-file") != norm(errMissing, "link-missing") {
+		t.Errorf("errors differ, revealing existence:\n%v\n%v", errExisting, errMissing)
+	}
+	a := filepath.Join(base, "outside", "secret.txt")
+	b := filepath.Join(base, "outside", "nope.txt")
+	_, _, ea := r.Exists(a)
+	_, _, eb := r.Exists(b)
+	if ea == nil || eb == nil || norm(ea, a) != norm(eb, b) {
+		t.Errorf("absolute outside paths distinguishable: %v / %v", ea, eb)
+	}
+	if !errors.Is(ea, ErrOutside) {
+		t.Errorf("error %v does not wrap ErrOutside", ea)
+	}
+	ok, isDir, err := r.Exists("sub")
+	if err != nil || !ok || !isDir {
+		t.Errorf("Exists(sub) = %v %v %v", ok, isDir, err)
+	}
+	ok, _, err = r.Exists("missing.txt")
+	if err != nil || ok {
+		t.Errorf("Exists(missing) = %v %v", ok, err)
+	}
+}
+
+func TestInsideOperations(t *testing.T) {
+	r, _ := layout(t)
+	if got, err := r.ReadFile("link-in/b.txt"); err != nil || got != "bee" {
+		t.Fatalf("read through inside symlink = %q, %v", got, err)
+	}
+	if got, err := r.ReadFile(filepath.Join(r.Dir(), "a.txt")); err != nil || !strings.HasPrefix(got, "alpha") {
+		t.Fatalf("absolute path inside root = %q, %v", got, err)
+	}
+	must(t, r.WriteFile("new/deep/c.txt", []byte("sea")))
+	if got, _ := r.ReadFile("new/deep/c.txt"); got != "sea" {
+		t.Fatalf("write+read = %q", got)
+	}
+	// Mode is kept on overwrite; no temp files are left behind.
+	must(t, r.WriteFile("a.txt", []byte("one\none\n")))
+	st, err := os.Stat(filepath.Join(r.Dir(), "a.txt"))
+	must(t, err)
+	if st.Mode().Perm() != 0o640 {
+		t.Errorf("mode after write = %v, want 0640", st.Mode().Perm())
+	}
+	entries, err := r.List(".")
+	must(t, err)
+	for _, e := range entries {
+		if strings.Contains(e.Name, ".tmp") {
+			t.Errorf("temp file left behind: %s", e.Name)
+		}
+	}
+	// Writing through an inside symlink updates its target and keeps the link.
+	must(t, r.WriteFile("link-in/b.txt", []byte("bee2")))
+	if got, _ := os.ReadFile(filepath.Join(r.Dir(), "sub", "b.txt")); string(got) != "bee2" {
+		t.Errorf("write through link-in = %q", got)
+	}
+	res, err := r.Edit("a.txt", "one", "two", true)
+	if err != nil || res.Replacements != 2 {
+		t.Fatalf("edit all = %+v, %v", res, err)
+	}
+	if _, err := r.Edit("a.txt", "zzz", "y", false); err == nil || !strings.Contains(err.Error(), `"zzz"`) {
+		t.Errorf("edit of missing text: error %v should name it", err)
+	}
+	must(t, r.Rename("a.txt", "moved/a2.txt"))
+	if ok, _, _ := r.Exists("moved/a2.txt"); !ok {
+		t.Error("rename target missing")
+	}
+	if err := r.Delete("sub"); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("delete non-empty dir: %v", err)
+	}
+	must(t, r.Mkdir("x/y/z"))
+	must(t, r.Mkdir("x/y/z")) // mkdir -p: existing is fine
+	must(t, r.Delete("x/y/z"))
+	if err := r.Delete("."); err == nil {
+		t.Error("deleting the root was allowed")
+	}
+}
+
+func TestReadLimitsAndWindows(t *testing.T) {
+	r, _ := layout(t)
+	r.SetMaxReadBytes(8)
+	_, err := r.ReadFile("a.txt")
+	if err == nil || !strings.Contains(err.Error(), "offset and limit") {
+		t.Fatalf("oversized read error %v should suggest offset/limit", err)
+	}
+	r.SetMaxReadBytes(0)
+	res, err := r.ReadLines("a.txt", 1, 1)
+	if err != nil || res.Content != "beta\n" || res.TotalLines != 3 || !res.Truncated {
+		t.Fatalf("window = %+v, %v", res, err)
+	}
+	res, err = r.ReadLines("a.txt", 2, 0)
+	if err != nil || res.Content != "gamma\n" || res.Truncated {
+		t.Fatalf("tail window = %+v, %v", res, err)
+	}
+}
+
+// FuzzRelNeverEscapes checks that no client path makes an operation touch the outside tree.
+func FuzzRelNeverEscapes(f *testing.F) {
+	for _, s := range []string{"a.txt", "../x", "sub/../../x", "/etc/passwd", "link-out/x", "./././..", "a\x00b", "sub//..//..//outside"} {
+		f.Add(s)
+	}
+	base := f.TempDir()
+	proj := filepath.Join(base, "proj")
+	os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
+	os.MkdirAll(filepath.Join(base, "outside"), 0o755)
+	os.Symlink(filepath.Join(base, "outside"), filepath.Join(proj, "link-out"))
+	r, err := Open(proj)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		_ = r.WriteFile(p, []byte("x"))
+		_ = r.Mkdir(p)
+		if real, err := r.Resolve(p); err == nil && real != r.Dir() && !strings.HasPrefix(real, r.Dir()+string(filepath.Separator)) {
+			t.Fatalf("Resolve(%q) = %q, outside the root", p, real)
+		}
+		entries, err := os.ReadDir(filepath.Join(base, "outside"))
+		if err != nil || len(entries) != 0 {
+			t.Fatalf("path %q wrote outside the workspace: %v", p, entries)
+		}
+		if des, _ := os.ReadDir(base); len(des) != 2 {
+			t.Fatalf("path %q created %v next to the workspace", p, des)
+		}
+	})
+}

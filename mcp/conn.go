@@ -1,0 +1,276 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxMessageSize caps one inbound JSON-RPC message on every transport.
+const MaxMessageSize = 10 << 20
+
+// lineTransport is the newline-delimited JSON transport for stdio, Unix sockets and TCP.
+//
+// We do not use go-sdk's IOTransport because of two behaviours we cannot accept in a shared hub:
+//   - when a client closes its input right after its last request, go-sdk tears the session down
+//     on EOF and replies that are still being computed are dropped (go-sdk issue #1061);
+//   - one oversized or malformed line ends the whole connection instead of failing that message.
+//
+// lineConn answers such messages with a JSON-RPC error and keeps reading, and on EOF (or drain)
+// it holds Read back until every request it handed out has been answered, so every reply is
+// delivered before the connection closes.
+type lineTransport struct {
+	r       io.ReadCloser
+	w       io.Writer
+	closeFn func() error
+	maxSize int
+	conn    *lineConn
+}
+
+func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
+	max := t.maxSize
+	if max <= 0 {
+		max = MaxMessageSize
+	}
+	c := &lineConn{
+		w:        t.w,
+		closeFn:  t.closeFn,
+		incoming: make(chan lineMsg),
+		closed:   make(chan struct{}),
+		drain:    make(chan struct{}),
+		inflight: map[string]bool{},
+		idle:     make(chan struct{}, 1),
+	}
+	t.conn = c
+	go c.readLoop(t.r, max)
+	return c, nil
+}
+
+type lineMsg struct {
+	data     []byte
+	tooLarge int // size read before giving up, when the line exceeded the cap
+	err      error
+}
+
+type lineConn struct {
+	writeMu sync.Mutex
+	w       io.Writer
+	closeFn func() error
+
+	incoming chan lineMsg
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	drainOnce sync.Once
+	drain     chan struct{}
+
+	mu       sync.Mutex
+	inflight map[string]bool // IDs of client requests not yet answered
+	idle     chan struct{}   // signalled when inflight becomes empty
+}
+
+// readLoop splits the stream into lines without ever buffering more than max bytes of one line.
+// It is owned by the connection and stops when the reader fails or the connection closes.
+func (c *lineConn) readLoop(r io.Reader, max int) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	send := func(m lineMsg) bool {
+		select {
+		case c.incoming <- m:
+			return true
+		case <-c.closed:
+			return false
+		}
+	}
+	for {
+		var buf []byte
+		size := 0
+		tooLarge := false
+		var err error
+		for {
+			var frag []byte
+			frag, err = br.ReadSlice('\n')
+			size += len(frag)
+			if !tooLarge {
+				if size > max+1 { // +1: the newline itself does not count against the cap
+					tooLarge = true
+					// Keep a prefix: it usually holds the request id, so the error can name it.
+					if len(buf) < 4096 {
+						buf = append(buf, frag[:min(len(frag), 4096-len(buf))]...)
+					}
+				} else {
+					buf = append(buf, frag...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if tooLarge {
+			if !send(lineMsg{data: buf, tooLarge: size}) {
+				return
+			}
+		} else if line := bytes.TrimSpace(buf); len(line) > 0 {
+			if !send(lineMsg{data: line}) {
+				return
+			}
+		}
+		if err != nil {
+			send(lineMsg{err: err})
+			return
+		}
+	}
+}
+
+func (c *lineConn) SessionID() string { return "" }
+
+// Read returns the next message. Oversized and unparsable lines are answered here and skipped.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case <-c.drain:
+			return nil, c.waitIdle(ctx, io.EOF)
+		case m := <-c.incoming:
+			if m.err != nil {
+				if errors.Is(m.err, io.EOF) {
+					return nil, c.waitIdle(ctx, io.EOF)
+				}
+				return nil, c.waitIdle(ctx, m.err)
+			}
+			if m.tooLarge > 0 {
+				c.replyError(ctx, idFromPrefix(m.data), jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("message of %d bytes exceeds the %d MiB limit; send smaller requests (for large files use offset/limit)", m.tooLarge, MaxMessageSize>>20))
+				continue
+			}
+			msg, err := jsonrpc.DecodeMessage(m.data)
+			if err != nil {
+				c.replyError(ctx, idFromPrefix(m.data), jsonrpc.CodeParseError,
+					fmt.Sprintf("invalid JSON-RPC message: %v; send one JSON object per line", err))
+				continue
+			}
+			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+				c.mu.Lock()
+				c.inflight[idKey(req.ID)] = true
+				c.mu.Unlock()
+			}
+			return msg, nil
+		}
+	}
+}
+
+// waitIdle blocks until every request handed out has been answered, then returns err.
+func (c *lineConn) waitIdle(ctx context.Context, err error) error {
+	for {
+		c.mu.Lock()
+		n := len(c.inflight)
+		c.mu.Unlock()
+		if n == 0 {
+			return err
+		}
+		select {
+		case <-c.idle:
+		case <-c.closed:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	if err := c.writeLine(data); err != nil {
+		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		delete(c.inflight, idKey(resp.ID))
+		if len(c.inflight) == 0 {
+			select {
+			case c.idle <- struct{}{}:
+			default:
+			}
+		}
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+func (c *lineConn) writeLine(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return io.ErrClosedPipe
+	default:
+	}
+	// One write per message: data plus newline, so concurrent writers never interleave.
+	buf := make([]byte, 0, len(data)+1)
+	buf = append(append(buf, data...), '\n')
+	_, err := c.w.Write(buf)
+	return err
+}
+
+func (c *lineConn) replyError(ctx context.Context, id jsonrpc.ID, code int64, msg string) {
+	resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}}
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return
+	}
+	_ = c.writeLine(data)
+}
+
+// Drain stops accepting new requests; Read returns EOF once in-flight calls are answered.
+func (c *lineConn) Drain() { c.drainOnce.Do(func() { close(c.drain) }) }
+
+func (c *lineConn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if c.closeFn != nil {
+			err = c.closeFn()
+		}
+	})
+	return err
+}
+
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+
+var idPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+
+// idFromPrefix finds the request id in the first bytes of a message we could not parse, so the
+// client can match the error to its request; otherwise the id is null, as JSON-RPC prescribes.
+func idFromPrefix(b []byte) jsonrpc.ID {
+	m := idPattern.FindSubmatch(b)
+	if m == nil {
+		return jsonrpc.ID{}
+	}
+	raw := string(m[1])
+	if raw[0] == '"' {
+		if id, err := jsonrpc.MakeID(raw[1 : len(raw)-1]); err == nil {
+			return id
+		}
+		return jsonrpc.ID{}
+	}
+	var n int64
+	if _, err := fmt.Sscan(raw, &n); err == nil {
+		if id, err := jsonrpc.MakeID(float64(n)); err == nil {
+			return id
+		}
+	}
+	return jsonrpc.ID{}
+}

@@ -1,0 +1,138 @@
+package mcp
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
+)
+
+// snapshotOutputBytes is how much process output a new subscriber receives in its snapshot; the
+// rest stays readable with process_output.
+const snapshotOutputBytes = 64 << 10
+
+// wireFeeds connects the hub's channels to the state they mirror: every channel has a snapshot
+// provider (so a dashboard that connects late misses nothing) and is fed by change events.
+// Channel names and payloads are documented in docs/architecture.md.
+func (s *Service) wireFeeds() {
+	h := s.hub
+	if h == nil {
+		return
+	}
+	h.SetSnapshotProvider("sessions", func(string) (any, bool) {
+		return map[string]any{"sessions": s.sessions.List()}, true
+	})
+	s.sessions.Subscribe(func(c sessions.Change) { h.Publish("sessions", "event", c) })
+
+	h.SetSnapshotProvider("activity", func(string) (any, bool) {
+		return map[string]any{"events": s.activity.list()}, true
+	})
+	s.activity.subscribe(func(e audit.Entry) { h.Publish("activity", "event", e) })
+
+	if s.procs == nil {
+		return
+	}
+	h.SetSnapshotProvider("processes", func(string) (any, bool) {
+		return map[string]any{"processes": s.procs.List(false)}, true
+	})
+	h.SetSnapshotProvider("process:", func(channel string) (any, bool) {
+		id := strings.TrimPrefix(channel, "process:")
+		info, err := s.procs.Get(id)
+		if err != nil {
+			return nil, false
+		}
+		out, err := s.procs.Output(id, process.OutputQuery{Tail: snapshotOutputBytes})
+		if err != nil {
+			return nil, false
+		}
+		return map[string]any{"process": info, "output": out.Text, "offset": out.Next}, true
+	})
+	co := newOutputCoalescer(func(id, stream string, offset int64, data []byte) {
+		h.Publish("process:"+id, "event", map[string]any{"kind": "output", "stream": stream, "data": string(data), "offset": offset})
+	})
+	s.procs.Subscribe(func(ev process.Event) {
+		channel := "process:" + ev.Info.ID
+		switch ev.Kind {
+		case "output":
+			if ev.Chunk != nil {
+				co.add(ev.Info.ID, ev.Chunk)
+			}
+		case "started", "exited":
+			if ev.Kind == "exited" {
+				co.flush(ev.Info.ID) // the last output precedes the exit status
+			}
+			h.Publish("processes", "event", map[string]any{"kind": ev.Kind, "process": ev.Info})
+			h.Publish(channel, "event", map[string]any{"kind": "status", "process": ev.Info})
+		}
+	})
+}
+
+// outputFlushInterval bounds how often one process's output is published to the hub. A process
+// writing tens of MB/s would otherwise produce thousands of tiny messages a second and get every
+// browser dropped as a slow client; batching keeps the dashboard live at a steady 20 updates/s.
+const (
+	outputFlushInterval = 50 * time.Millisecond
+	outputMaxPending    = 256 << 10 // per process and stream; older bytes stay readable via process_output
+)
+
+type pendingOutput struct {
+	stream string
+	offset int64
+	data   []byte
+	timer  *time.Timer
+}
+
+// outputCoalescer merges consecutive chunks of the same stream per process and publishes them at
+// most every outputFlushInterval (a stream switch flushes at once, keeping stdout/stderr order).
+type outputCoalescer struct {
+	publish func(id, stream string, offset int64, data []byte)
+	mu      sync.Mutex
+	pending map[string]*pendingOutput
+}
+
+func newOutputCoalescer(publish func(id, stream string, offset int64, data []byte)) *outputCoalescer {
+	return &outputCoalescer{publish: publish, pending: map[string]*pendingOutput{}}
+}
+
+func (c *outputCoalescer) add(id string, ch *process.Chunk) {
+	c.mu.Lock()
+	p := c.pending[id]
+	if p != nil && p.stream != ch.Stream {
+		c.flushLocked(id)
+		p = nil
+	}
+	if p == nil {
+		p = &pendingOutput{stream: ch.Stream, offset: ch.Offset}
+		c.pending[id] = p
+		p.timer = time.AfterFunc(outputFlushInterval, func() { c.flush(id) })
+	}
+	p.data = append(p.data, ch.Data...)
+	if over := len(p.data) - outputMaxPending; over > 0 {
+		p.data = append(p.data[:0], p.data[over:]...)
+		p.offset += int64(over)
+	}
+	c.mu.Unlock()
+}
+
+func (c *outputCoalescer) flush(id string) {
+	c.mu.Lock()
+	c.flushLocked(id)
+	c.mu.Unlock()
+}
+
+// flushLocked publishes under the lock so that batches of one process stay in order; Publish never
+// blocks (the hub queues per client).
+func (c *outputCoalescer) flushLocked(id string) {
+	p := c.pending[id]
+	if p == nil {
+		return
+	}
+	delete(c.pending, id)
+	p.timer.Stop()
+	if len(p.data) > 0 {
+		c.publish(id, p.stream, p.offset, p.data)
+	}
+}

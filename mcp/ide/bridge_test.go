@@ -1,0 +1,302 @@
+package ide
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
+	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+)
+
+func TestBridgeAuthorizationHeader(t *testing.T) {
+	tests := []struct {
+		name       string
+		simToken   string
+		token      string
+		wantHeader string
+		connects   bool
+	}{
+		{name: "token sent as bearer", simToken: "s3cret", token: "s3cret", wantHeader: "Bearer s3cret", connects: true},
+		{name: "no token, no header", simToken: "", token: "", wantHeader: "", connects: true},
+		{name: "missing token refused", simToken: "s3cret", token: "", wantHeader: "", connects: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := startSim(t, agenticsim.Options{Token: tc.simToken})
+			sub := startSubsystem(t, nil, sim.URL(), WithToken(tc.token))
+			if tc.connects {
+				eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
+			} else {
+				eventually(t, "two refused dials", func() bool { return sub.BridgeStatus().Attempts >= 2 })
+				st := sub.BridgeStatus()
+				if st.Connected {
+					t.Fatal("connected without the token")
+				}
+				if !strings.Contains(st.LastError, "401") || !strings.Contains(st.LastError, EnvToken) {
+					t.Errorf("lastError %q should name HTTP 401 and %s", st.LastError, EnvToken)
+				}
+			}
+			headers := sim.AuthHeaders()
+			if len(headers) == 0 {
+				t.Fatal("simulator saw no upgrade request")
+			}
+			for _, h := range headers {
+				if h != tc.wantHeader {
+					t.Errorf("Authorization header = %q, want %q", h, tc.wantHeader)
+				}
+			}
+		})
+	}
+}
+
+// flakyBackend refuses upgrades (HTTP 503) until accept is set; it then
+// accepts exactly one connection, clears accept, and closes that connection
+// when the test says so. Every dial and the connection are logged in order
+// together with the bridge's scheduled delays.
+type flakyBackend struct {
+	accept   atomic.Bool
+	dropConn chan struct{}
+	log      *eventLog
+}
+
+type eventLog struct {
+	mu      sync.Mutex
+	entries []logEntry
+}
+
+type logEntry struct {
+	kind  string // "dial", "connected", "delay"
+	at    time.Time
+	delay time.Duration
+}
+
+func (l *eventLog) add(e logEntry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.at = time.Now()
+	l.entries = append(l.entries, e)
+}
+
+func (l *eventLog) snapshot() []logEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]logEntry(nil), l.entries...)
+}
+
+func (f *flakyBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.log.add(logEntry{kind: "dial"})
+	if !f.accept.CompareAndSwap(true, false) {
+		http.Error(w, "backend starting", http.StatusServiceUnavailable)
+		return
+	}
+	conn, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	f.log.add(logEntry{kind: "connected"})
+	<-f.dropConn
+	conn.Close()
+}
+
+func TestBridgeBackoffScheduleAndReset(t *testing.T) {
+	const base, limit = 10 * time.Millisecond, 80 * time.Millisecond
+	backend := &flakyBackend{dropConn: make(chan struct{}), log: &eventLog{}}
+	srv := httptest.NewServer(backend)
+	t.Cleanup(srv.Close)
+	var dropOnce sync.Once
+	drop := func() { dropOnce.Do(func() { close(backend.dropConn) }) }
+	t.Cleanup(drop)
+
+	delays := func(entries []logEntry) []time.Duration {
+		var out []time.Duration
+		for _, e := range entries {
+			if e.kind == "delay" {
+				out = append(out, e.delay)
+			}
+		}
+		return out
+	}
+	sub := startSubsystem(t, nil, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws",
+		WithReconnectInterval(base), WithMaxReconnectInterval(limit),
+		withRetryHook(func(d time.Duration) { backend.log.add(logEntry{kind: "delay", delay: d}) }))
+
+	eventually(t, "six failed dials", func() bool { return len(delays(backend.log.snapshot())) >= 6 })
+	st := sub.BridgeStatus()
+	if st.Connected || st.Attempts < 6 || st.NextRetryAt == nil || !strings.Contains(st.LastError, "503") {
+		t.Errorf("status while failing = %+v; want disconnected, attempts >= 6, nextRetryAt set, lastError naming 503", st)
+	}
+
+	backend.accept.Store(true)
+	eventually(t, "connection", func() bool { return sub.BridgeStatus().Connected })
+	if st := sub.BridgeStatus(); st.Attempts != 0 || st.LastError != "" || st.NextRetryAt != nil {
+		t.Errorf("status while connected = %+v; want attempts 0, no error, no retry", st)
+	}
+	drop()
+	eventually(t, "four delays after the drop", func() bool {
+		entries := backend.log.snapshot()
+		for i, e := range entries {
+			if e.kind == "connected" {
+				return len(delays(entries[i:])) >= 4
+			}
+		}
+		return false
+	})
+
+	entries := backend.log.snapshot()
+	split := 0
+	for i, e := range entries {
+		if e.kind == "connected" {
+			split = i
+		}
+	}
+	before, after := delays(entries[:split]), delays(entries[split:])
+	wantStart := []time.Duration{base, 2 * base, 4 * base, limit, limit, limit}
+	for i, want := range wantStart {
+		if before[i] != want {
+			t.Fatalf("delays before connecting = %v; want prefix %v", before, wantStart)
+		}
+	}
+	for _, d := range before[len(wantStart):] {
+		if d != limit {
+			t.Fatalf("delay %v after reaching the cap; want %v (all: %v)", d, limit, before)
+		}
+	}
+	wantReset := []time.Duration{base, 2 * base, 4 * base, limit}
+	for i, want := range wantReset {
+		if after[i] != want {
+			t.Fatalf("delays after a successful connection = %v; want prefix %v (reset)", after, wantReset)
+		}
+	}
+
+	// The scheduled delays are really waited: each dial comes no sooner than
+	// the delay scheduled before it (a lower bound only; a loaded machine may
+	// be later, never earlier).
+	var pending *logEntry
+	for i := range entries {
+		e := entries[i]
+		switch e.kind {
+		case "delay":
+			pending = &entries[i]
+		case "dial":
+			if pending != nil {
+				if gap := e.at.Sub(pending.at); gap < pending.delay-2*time.Millisecond {
+					t.Errorf("dial %v after scheduling a %v delay", gap, pending.delay)
+				}
+				pending = nil
+			}
+		}
+	}
+}
+
+func TestBridgeSendWhileDisconnected(t *testing.T) {
+	sub := New(nil, WithLaravelURL("ws://127.0.0.1:1/ws"), WithLogger(quietLogger()))
+	err := sub.bridge.Send(protocol.Message{Type: protocol.TypeHello})
+	if err == nil || !strings.Contains(err.Error(), "not connected") {
+		t.Fatalf("Send without a connection: err = %v, want a not-connected error", err)
+	}
+	if sub.BridgeStatus().Connected {
+		t.Fatal("Connected() true before Start")
+	}
+}
+
+func TestBridgeStopsOnContextAndShutdown(t *testing.T) {
+	sim := startSim(t, agenticsim.Options{})
+	sub := New(nil, WithLaravelURL(sim.URL()), WithLogger(quietLogger()), WithReconnectInterval(10*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	sub.Start(ctx)
+	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	eventually(t, "simulator sees the bridge", func() bool { return sim.Clients() == 1 })
+
+	cancel() // the app's context ends: the loop must stop and close the socket
+	shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	if err := sub.Shutdown(shutdownCtx); err != nil {
+		t.Fatalf("shutdown after cancel: %v", err)
+	}
+	if sub.BridgeStatus().Connected {
+		t.Error("still connected after shutdown")
+	}
+	eventually(t, "simulator sees the bridge leave", func() bool { return sim.Clients() == 0 })
+	if err := sub.Shutdown(shutdownCtx); err != nil {
+		t.Errorf("second shutdown: %v", err)
+	}
+}
+
+func TestBridgeStatusOnHubChannel(t *testing.T) {
+	sim := startSim(t, agenticsim.Options{})
+	pub := newRecordingPublisher()
+	sub := startSubsystem(t, pub, sim.URL())
+	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+
+	snap, ok := pub.snapshot(t, ChannelBridge)
+	if !ok || snap["connected"] != true || snap["url"] != sim.URL() {
+		t.Fatalf("ide:bridge snapshot = %v, %v; want connected at %s", snap, ok, sim.URL())
+	}
+	for _, key := range []string{"connected", "url", "attempts", "lastError", "nextRetryAt"} {
+		if _, ok := snap[key]; !ok {
+			t.Errorf("ide:bridge snapshot lacks %q: %v", key, snap)
+		}
+	}
+
+	sim.Stop()
+	eventually(t, "disconnected event", func() bool {
+		events := pub.on(ChannelBridge)
+		last := events[len(events)-1].Data
+		return last["connected"] == false && last["nextRetryAt"] != nil
+	})
+	events := pub.on(ChannelBridge)
+	sawConnected := false
+	for _, e := range events {
+		if e.Type != "event" {
+			t.Errorf("ide:bridge published type %q, want event", e.Type)
+		}
+		if e.Data["connected"] == true {
+			sawConnected = true
+		}
+	}
+	if !sawConnected {
+		t.Errorf("no connected=true event among %d ide:bridge events", len(events))
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := map[string]string{
+		"ws://localhost:9876/ws":             "ws://localhost:9876/ws",
+		"wss://user:pw@example.com/ws":       "wss://user:xxxxx@example.com/ws",
+		"ws://127.0.0.1:1/ws?token=abc&x=1":  "ws://127.0.0.1:1/ws?token=xxxxx&x=1",
+		"ws://127.0.0.1:1/ws?other=keep+me!": "ws://127.0.0.1:1/ws?other=keep+me!",
+	}
+	for in, want := range tests {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Setenv(EnvURL, "ws://backend.test:1234/ws")
+	t.Setenv(EnvToken, "tok")
+	cfg := ConfigFromEnv()
+	if cfg.LaravelWSURL != "ws://backend.test:1234/ws" || cfg.Token != "tok" {
+		t.Errorf("ConfigFromEnv = %+v", cfg)
+	}
+	if cfg.ReconnectInterval != 2*time.Second || cfg.MaxReconnectInterval != 30*time.Second || cfg.ResponseWait != 1500*time.Millisecond {
+		t.Errorf("ConfigFromEnv defaults = %+v", cfg)
+	}
+	t.Setenv(EnvURL, "")
+	if got := ConfigFromEnv().LaravelWSURL; got != DefaultLaravelWSURL {
+		t.Errorf("empty %s: url = %q, want default", EnvURL, got)
+	}
+	sub := New(nil, WithConfig(ConfigFromEnv()), WithWorkspaceRoot("/w"), WithResponseWait(time.Second))
+	if sub.cfg.Token != "tok" || sub.cfg.WorkspaceRoot != "/w" || sub.cfg.ResponseWait != time.Second {
+		t.Errorf("options after WithConfig not applied: %+v", sub.cfg)
+	}
+}

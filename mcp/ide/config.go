@@ -1,0 +1,127 @@
+package ide
+
+import (
+	"log/slog"
+	"os"
+	"time"
+)
+
+// Environment variables read by ConfigFromEnv.
+const (
+	EnvURL   = "SWITCHBOARD_IDE_URL"
+	EnvToken = "SWITCHBOARD_IDE_TOKEN"
+)
+
+// Defaults, as in the reference design (plus ResponseWait).
+const (
+	DefaultLaravelWSURL         = "ws://localhost:9876/ws"
+	DefaultReconnectInterval    = 2 * time.Second
+	DefaultMaxReconnectInterval = 30 * time.Second
+	DefaultResponseWait         = 1500 * time.Millisecond
+)
+
+// Config configures the IDE subsystem and its bridge to the agentic backend.
+type Config struct {
+	// LaravelWSURL is the backend's WebSocket endpoint.
+	LaravelWSURL string
+	// Token, when set, is sent as "Authorization: Bearer <token>".
+	Token string
+	// WorkspaceRoot is announced to the backend in the hello frame so it can
+	// relate sessions and builds to the local checkout.
+	WorkspaceRoot string
+	// ReconnectInterval is the first backoff delay; it doubles per failed
+	// dial up to MaxReconnectInterval and resets after a successful connection.
+	ReconnectInterval    time.Duration
+	MaxReconnectInterval time.Duration
+	// ResponseWait bounds how long a tool waits for the backend's answer
+	// before it answers from the local state store.
+	ResponseWait time.Duration
+	// Logger receives connection state changes; nil means slog.Default().
+	Logger *slog.Logger
+
+	// retryHook, when set, observes every scheduled reconnect delay. Tests use
+	// it to check the backoff schedule without timing assertions.
+	retryHook func(delay time.Duration)
+}
+
+// Option adjusts a Config.
+type Option func(*Config)
+
+// DefaultConfig returns the reference defaults.
+func DefaultConfig() Config {
+	return Config{
+		LaravelWSURL:         DefaultLaravelWSURL,
+		ReconnectInterval:    DefaultReconnectInterval,
+		MaxReconnectInterval: DefaultMaxReconnectInterval,
+		ResponseWait:         DefaultResponseWait,
+	}
+}
+
+// ConfigFromEnv returns DefaultConfig overlaid with SWITCHBOARD_IDE_URL and
+// SWITCHBOARD_IDE_TOKEN when they are set and non-empty.
+func ConfigFromEnv() Config {
+	cfg := DefaultConfig()
+	if v := os.Getenv(EnvURL); v != "" {
+		cfg.LaravelWSURL = v
+	}
+	if v := os.Getenv(EnvToken); v != "" {
+		cfg.Token = v
+	}
+	return cfg
+}
+
+// WithConfig replaces the whole configuration (e.g. with ConfigFromEnv());
+// options after it still apply. Zero durations and an empty URL fall back to
+// the defaults.
+func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
+
+// WithLaravelURL sets the backend's WebSocket URL.
+func WithLaravelURL(url string) Option { return func(c *Config) { c.LaravelWSURL = url } }
+
+// WithToken sets the bearer token sent to the backend.
+func WithToken(token string) Option { return func(c *Config) { c.Token = token } }
+
+// WithWorkspaceRoot sets the workspace root announced to the backend.
+func WithWorkspaceRoot(root string) Option { return func(c *Config) { c.WorkspaceRoot = root } }
+
+// WithReconnectInterval sets the first backoff delay.
+func WithReconnectInterval(d time.Duration) Option {
+	return func(c *Config) { c.ReconnectInterval = d }
+}
+
+// WithMaxReconnectInterval caps the backoff delay.
+func WithMaxReconnectInterval(d time.Duration) Option {
+	return func(c *Config) { c.MaxReconnectInterval = d }
+}
+
+// WithResponseWait sets how long tools wait for the backend's answer.
+func WithResponseWait(d time.Duration) Option { return func(c *Config) { c.ResponseWait = d } }
+
+// WithLogger sets the logger for connection state changes.
+func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
+
+// withRetryHook observes scheduled reconnect delays (tests only).
+func withRetryHook(fn func(time.Duration)) Option { return func(c *Config) { c.retryHook = fn } }
+
+// normalized fills zero fields with defaults so a partly set Config works.
+func (c Config) normalized() Config {
+	if c.LaravelWSURL == "" {
+		c.LaravelWSURL = DefaultLaravelWSURL
+	}
+	if c.ReconnectInterval <= 0 {
+		c.ReconnectInterval = DefaultReconnectInterval
+	}
+	if c.MaxReconnectInterval <= 0 {
+		c.MaxReconnectInterval = DefaultMaxReconnectInterval
+	}
+	if c.MaxReconnectInterval < c.ReconnectInterval {
+		c.MaxReconnectInterval = c.ReconnectInterval
+	}
+	if c.ResponseWait <= 0 {
+		c.ResponseWait = DefaultResponseWait
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}

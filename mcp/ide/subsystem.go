@@ -1,0 +1,252 @@
+// Package ide is Switchboard's IDE subsystem: a bridge to the agentic backend
+// (a WebSocket client with reconnect backoff), a state store fed by what the
+// backend sends, the hub channels that stream that state to the dashboard,
+// and the 11 ide_* MCP tools that answer from the store after asking the
+// backend. The wire protocol is in package protocol and docs/ide-bridge.md.
+package ide
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+)
+
+// Publisher is what the subsystem needs from the WebSocket hub (*hub.Hub
+// satisfies it).
+type Publisher interface {
+	Publish(channel, msgType string, data any)
+	SetSnapshotProvider(prefix string, fn func(channel string) (any, bool))
+}
+
+// Hub channels the subsystem publishes on (data shapes in docs/ide-bridge.md).
+const (
+	ChannelBridge   = "ide:bridge"
+	ChannelSessions = "ide:sessions"
+	ChannelBuilds   = "ide:builds"
+	ChannelActivity = "ide:activity"
+	PrefixChat      = "chat:"
+	PrefixPlan      = "plan:"
+	PrefixBuild     = "build:"
+)
+
+// hubEventType is the hub envelope type for live updates.
+const hubEventType = "event"
+
+// Subsystem owns the bridge, the state store and the ide_* tools.
+type Subsystem struct {
+	cfg    Config
+	pub    Publisher // nil: headless, nothing is published
+	store  *Store
+	bridge *Bridge
+}
+
+// New builds the subsystem. pub may be nil (headless): the bridge still
+// connects and tools still work; only hub publishing is skipped.
+func New(pub Publisher, opts ...Option) *Subsystem {
+	cfg := DefaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	cfg = cfg.normalized()
+	s := &Subsystem{cfg: cfg, pub: pub, store: NewStore(Limits{})}
+	s.bridge = newBridge(cfg, bridgeHooks{
+		onMessage: s.handleMessage,
+		onConnect: s.sendHello,
+		onStatus:  s.publishStatus,
+	})
+	if pub != nil {
+		s.registerSnapshots()
+	}
+	return s
+}
+
+// Name identifies the subsystem.
+func (s *Subsystem) Name() string { return "ide" }
+
+// Start launches the bridge's connect loop; it runs until ctx ends or
+// Shutdown is called.
+func (s *Subsystem) Start(ctx context.Context) { s.bridge.Start(ctx) }
+
+// Shutdown stops the bridge and waits for its goroutines.
+func (s *Subsystem) Shutdown(ctx context.Context) error { return s.bridge.Stop(ctx) }
+
+// BridgeStatus returns the bridge's connection state.
+func (s *Subsystem) BridgeStatus() BridgeStatus { return s.bridge.Status() }
+
+// Store exposes the state store (read-only use: queries and snapshots).
+func (s *Subsystem) Store() *Store { return s.store }
+
+func (s *Subsystem) handleMessage(msg protocol.Message) {
+	events, err := s.store.Apply(msg)
+	if err != nil {
+		s.cfg.Logger.Warn("IDE bridge: backend message not applied", "type", msg.Type, "err", err)
+	}
+	s.publish(events)
+}
+
+func (s *Subsystem) publish(events []hubEvent) {
+	if s.pub == nil {
+		return
+	}
+	for _, ev := range events {
+		s.pub.Publish(ev.Channel, hubEventType, ev.Data)
+	}
+}
+
+func (s *Subsystem) publishStatus(st BridgeStatus) {
+	if s.pub != nil {
+		s.pub.Publish(ChannelBridge, hubEventType, st)
+	}
+}
+
+// sendHello announces the client after every (re)connection; the backend
+// answers with a state sync so the store catches up on what it missed.
+func (s *Subsystem) sendHello() {
+	msg, err := protocol.New(protocol.TypeHello, "", protocol.HelloRequest{
+		Client:        "switchboard",
+		WorkspaceRoot: s.cfg.WorkspaceRoot,
+	})
+	if err == nil {
+		err = s.bridge.Send(msg)
+	}
+	if err != nil {
+		s.cfg.Logger.Warn("IDE bridge: hello not sent", "err", err)
+	}
+}
+
+func (s *Subsystem) registerSnapshots() {
+	exact := func(name string, fn func() any) {
+		s.pub.SetSnapshotProvider(name, func(channel string) (any, bool) {
+			if channel != name {
+				return nil, false
+			}
+			return fn(), true
+		})
+	}
+	exact(ChannelBridge, func() any { return s.bridge.Status() })
+	exact(ChannelSessions, s.store.sessionsSnapshot)
+	exact(ChannelBuilds, s.store.buildsSnapshot)
+	exact(ChannelActivity, s.store.activitySnapshot)
+	s.pub.SetSnapshotProvider(PrefixChat, func(channel string) (any, bool) {
+		id := strings.TrimPrefix(channel, PrefixChat)
+		if id == "" {
+			return nil, false
+		}
+		return s.store.chatSnapshot(id), true
+	})
+	s.pub.SetSnapshotProvider(PrefixPlan, func(channel string) (any, bool) {
+		id := strings.TrimPrefix(channel, PrefixPlan)
+		if id == "" {
+			return nil, false
+		}
+		return s.store.planSnapshot(id), true
+	})
+	s.pub.SetSnapshotProvider(PrefixBuild, func(channel string) (any, bool) {
+		return s.store.buildSnapshot(strings.TrimPrefix(channel, PrefixBuild))
+	})
+}
+
+// RegisterTools adds the 11 ide_* tools.
+func (s *Subsystem) RegisterTools(server *mcp.Server) {
+	s.registerChatTools(server)
+	s.registerBuildTools(server)
+	s.registerDashboardTools(server)
+}
+
+// ask forwards a request to the backend and waits at most ResponseWait for
+// its answer, which the read loop has already applied to the store when ask
+// returns.
+func (s *Subsystem) ask(ctx context.Context, msgType, sessionID string, payload any) (protocol.Message, error) {
+	msg, err := protocol.New(msgType, sessionID, payload)
+	if err != nil {
+		return protocol.Message{}, err
+	}
+	if msgType == protocol.TypeChatSend {
+		msg.Channel = PrefixChat + sessionID // as the reference bridge forwards chat
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ResponseWait)
+	defer cancel()
+	return s.bridge.Request(ctx, msg)
+}
+
+// notConnected turns ErrNotConnected into a message that says what to do.
+func (s *Subsystem) notConnected(action string) error {
+	st := s.bridge.Status()
+	last := ""
+	if st.LastError != "" {
+		last = " (last error: " + st.LastError + ")"
+	}
+	return fmt.Errorf("%w to the agentic backend at %s%s; %s. Start the backend (for a local stand-in: switchboard dev agentic-sim) or set %s, then retry once ide_dashboard_overview reports bridgeOnline=true",
+		ErrNotConnected, st.URL, last, action, EnvURL)
+}
+
+// CreateSession asks the backend for a new agent session. It returns the
+// backend's record when the backend confirms within ResponseWait, else a
+// record with status "creating" and no id (the real one arrives later on
+// ide:sessions).
+func (s *Subsystem) CreateSession(ctx context.Context, name string) (Session, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return Session{}, errors.New(`name: required; give the session a human-readable name, e.g. "fix flaky login test"`)
+	}
+	placeholder := Session{Name: name, Status: "creating", CreatedAt: time.Now().UTC()}
+	resp, err := s.ask(ctx, protocol.TypeSessionCreate, "", protocol.SessionCreateRequest{Name: name})
+	var refused *BackendError
+	switch {
+	case errors.Is(err, ErrNotConnected):
+		return Session{}, s.notConnected("the session was not created")
+	case errors.As(err, &refused):
+		return Session{}, fmt.Errorf("name %q: %w", name, refused)
+	case err != nil:
+		// Sent, but no answer in time: the backend is still creating it.
+		return placeholder, nil
+	}
+	if resp.Type != protocol.TypeSession {
+		return placeholder, nil
+	}
+	var sess Session
+	if err := resp.Decode(&sess); err != nil || sess.ID == "" {
+		return placeholder, nil
+	}
+	if stored, ok := s.store.Session(sess.ID); ok {
+		return stored, nil
+	}
+	return sess, nil
+}
+
+// SendChat forwards a user message to a session and records it in the
+// session's history. It fails when the bridge is disconnected or the backend
+// refuses the message.
+func (s *Subsystem) SendChat(ctx context.Context, sessionID, message string) (ChatSendOutput, error) {
+	if sessionID == "" {
+		return ChatSendOutput{}, errors.New("sessionId: required; call ide_session_list to see sessions or ide_session_create to start one")
+	}
+	if strings.TrimSpace(message) == "" {
+		return ChatSendOutput{}, errors.New("message: must not be empty")
+	}
+	id := uuid.NewString()
+	sentAt := time.Now().UTC()
+	_, err := s.ask(ctx, protocol.TypeChatSend, sessionID, protocol.ChatSendRequest{MessageID: id, Message: message})
+	var refused *BackendError
+	switch {
+	case errors.Is(err, ErrNotConnected):
+		return ChatSendOutput{}, s.notConnected("the message was not sent")
+	case errors.As(err, &refused):
+		return ChatSendOutput{}, fmt.Errorf("sessionId %q: %w; call ide_session_list to see sessions", sessionID, refused)
+	case errors.Is(err, errConnectionLost):
+		return ChatSendOutput{}, fmt.Errorf("sessionId %q: the connection dropped before the backend confirmed the message, so it may not have arrived; check ide_chat_history once the bridge is back", sessionID)
+	}
+	// Confirmed, or sent without an answer in time: either way it is on its
+	// way, and the backend's echo (same id) merges with this record.
+	s.publish(s.store.RecordMessage(sessionID, protocol.ChatMessage{
+		ID: id, Role: "user", Content: message, Timestamp: sentAt,
+	}))
+	return ChatSendOutput{Sent: true, SessionID: sessionID, Timestamp: sentAt}, nil
+}

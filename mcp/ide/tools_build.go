@@ -1,0 +1,117 @@
+package ide
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+)
+
+// defaultBuildListLimit keeps an unbounded ide_build_list answer readable.
+const defaultBuildListLimit = 50
+
+type BuildStatusInput struct {
+	BuildID string `json:"buildId" jsonschema:"build identifier (see ide_build_list)"`
+}
+
+type BuildStatusOutput struct {
+	Build BuildInfo `json:"build" jsonschema:"build record"`
+}
+
+type BuildListInput struct {
+	Repo  string `json:"repo,omitempty" jsonschema:"only builds of this repository name"`
+	Limit int    `json:"limit,omitempty" jsonschema:"maximum number of builds to return, newest first; default 50"`
+}
+
+type BuildListOutput struct {
+	Builds []BuildInfo `json:"builds" jsonschema:"build records, newest start first"`
+}
+
+type BuildLogsInput struct {
+	BuildID string `json:"buildId" jsonschema:"build identifier (see ide_build_list)"`
+	Tail    int    `json:"tail,omitempty" jsonschema:"return only the last N lines; 0 or absent returns all kept lines (up to 5000)"`
+}
+
+type BuildLogsOutput struct {
+	BuildID string   `json:"buildId" jsonschema:"echoed build identifier"`
+	Lines   []string `json:"lines" jsonschema:"log lines, oldest first"`
+}
+
+func (s *Subsystem) registerBuildTools(server *mcp.Server) {
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "ide_build_status",
+		Description: "Get the status of a CI build reported by the agentic backend (refreshed from the backend when it is connected).",
+		Annotations: readOnly(),
+	}, s.buildStatus)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "ide_build_list",
+		Description: "List recent CI builds, newest first, optionally filtered by repository.",
+		Annotations: readOnly(),
+	}, s.buildList)
+	mcp.AddTool(server, &mcp.Tool{
+		Name:        "ide_build_logs",
+		Description: "Retrieve the log output of a CI build; lines missed while the bridge was offline are fetched from the backend.",
+		Annotations: readOnly(),
+	}, s.buildLogs)
+}
+
+// unknownBuild explains a build id the store does not hold.
+func (s *Subsystem) unknownBuild(id string, askErr error) error {
+	var refused *BackendError
+	switch {
+	case errors.As(askErr, &refused):
+		return fmt.Errorf("buildId %q: %w; call ide_build_list to see known builds", id, refused)
+	case errors.Is(askErr, ErrNotConnected):
+		return fmt.Errorf("buildId: no build %q is known and the bridge is offline, so the backend could not be asked; call ide_build_list to see known builds", id)
+	default:
+		return fmt.Errorf("buildId: no build %q is known; call ide_build_list to see known builds", id)
+	}
+}
+
+func (s *Subsystem) buildStatus(ctx context.Context, _ *mcp.CallToolRequest, in BuildStatusInput) (*mcp.CallToolResult, BuildStatusOutput, error) {
+	if in.BuildID == "" {
+		return nil, BuildStatusOutput{}, errors.New("buildId: required; call ide_build_list to see build IDs")
+	}
+	_, err := s.ask(ctx, protocol.TypeBuildStatus, "", protocol.BuildStatusRequest{BuildID: in.BuildID})
+	b, ok := s.store.Build(in.BuildID)
+	if !ok {
+		return nil, BuildStatusOutput{}, s.unknownBuild(in.BuildID, err)
+	}
+	return nil, BuildStatusOutput{Build: b}, nil
+}
+
+func (s *Subsystem) buildList(ctx context.Context, _ *mcp.CallToolRequest, in BuildListInput) (*mcp.CallToolResult, BuildListOutput, error) {
+	if in.Limit < 0 {
+		return nil, BuildListOutput{}, fmt.Errorf("limit: %d is negative; use a positive count (default %d)", in.Limit, defaultBuildListLimit)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultBuildListLimit
+	}
+	_, _ = s.ask(ctx, protocol.TypeBuildList, "", protocol.BuildListRequest{Repo: in.Repo, Limit: limit})
+	return nil, BuildListOutput{Builds: s.store.Builds(in.Repo, limit)}, nil
+}
+
+func (s *Subsystem) buildLogs(ctx context.Context, _ *mcp.CallToolRequest, in BuildLogsInput) (*mcp.CallToolResult, BuildLogsOutput, error) {
+	if in.BuildID == "" {
+		return nil, BuildLogsOutput{}, errors.New("buildId: required; call ide_build_list to see build IDs")
+	}
+	if in.Tail < 0 {
+		return nil, BuildLogsOutput{}, fmt.Errorf("tail: %d is negative; use 0 (all) or a positive line count", in.Tail)
+	}
+	// Ask only for the lines the store lacks; the answer is appended in place.
+	_, err := s.ask(ctx, protocol.TypeBuildLogs, "", protocol.BuildLogsRequest{
+		BuildID: in.BuildID, From: s.store.LogTotal(in.BuildID),
+	})
+	lines, _, ok := s.store.Logs(in.BuildID, in.Tail)
+	if !ok {
+		return nil, BuildLogsOutput{}, s.unknownBuild(in.BuildID, err)
+	}
+	if lines == nil {
+		lines = []string{}
+	}
+	return nil, BuildLogsOutput{BuildID: in.BuildID, Lines: lines}, nil
+}

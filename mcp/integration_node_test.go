@@ -1,0 +1,119 @@
+//go:build unix
+
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests drive a freshly built switchboard binary with clients we did not write: the
+// official TypeScript MCP SDK (test/node/client.mjs, over stdio, the Unix socket directly and via
+// `switchboard connect`, and Streamable HTTP) and the official MCP conformance suite
+// (test/node/conformance.mjs). Go tests elsewhere use go-sdk on both ends, which cannot catch a
+// wire-format mistake both halves of one SDK share. They need `npm ci` in test/node (`make
+// node-deps`); without it they skip, so `go test ./...` works on a machine without npm packages.
+
+// nodeTestDir returns test/node when its npm dependencies are installed, or skips the test.
+func nodeTestDir(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: skipping tests that build the binary and run Node clients")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "test", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Skipf("test/node/node_modules is absent: run `make node-deps` (npm ci in test/node) to run the TypeScript SDK client and the conformance suite (%v)", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skipf("node is not on PATH (needed for test/node): %v", err)
+	}
+	return dir
+}
+
+// buildBinary builds the pure-Go switchboard binary into a temp dir.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "switchboard")
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runNode runs a script under test/node and returns its combined output. The script runs in its
+// own process group so a timeout also stops the servers it spawned.
+func runNode(t *testing.T, dir string, timeout time.Duration, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Errorf("node %s: timed out after %s", strings.Join(args, " "), timeout)
+	}
+	return out.String(), err
+}
+
+var tapFailure = regexp.MustCompile(`(?m)^not ok \d+ - .*$`)
+
+func TestTypeScriptSDKClient(t *testing.T) {
+	dir := nodeTestDir(t)
+	bin := buildBinary(t)
+	out, err := runNode(t, dir, 3*time.Minute, "client.mjs", bin)
+	if err != nil {
+		t.Fatalf("node client.mjs: %v\nfailed checks:\n%s\n\nfull output:\n%s",
+			err, strings.Join(tapFailure.FindAllString(out, -1), "\n"), out)
+	}
+	// Guard against a client that passes by running nothing: every transport must have run.
+	for _, label := range []string{"stdio:", "unix (via switchboard connect):", "unix (raw socket):", "http:"} {
+		if !strings.Contains(out, " - "+label) {
+			t.Errorf("no checks ran for transport %q; output:\n%s", label, out)
+		}
+	}
+	if m := regexp.MustCompile(`(?m)^# pass (\d+)$`).FindStringSubmatch(out); m == nil || m[1] == "0" {
+		t.Errorf("no passing checks reported; output:\n%s", out)
+	} else {
+		t.Logf("TypeScript SDK client: %s checks passed over stdio, unix (relay and raw) and http", m[1])
+	}
+}
+
+func TestMCPConformance(t *testing.T) {
+	dir := nodeTestDir(t)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance")); err != nil {
+		t.Skipf("conformance suite not installed in test/node: %v", err)
+	}
+	bin := buildBinary(t)
+	out, err := runNode(t, dir, 5*time.Minute, "conformance.mjs", bin)
+	if err != nil {
+		t.Fatalf("node conformance.mjs: %v\n%s", err, out)
+	}
+	// Guard against a run that passes by running nothing: the scenarios Switchboard must pass.
+	for _, scenario := range []string{"server-initialize", "ping", "logging-set-level", "tools-list", "dns-rebinding-protection", "server-sse-multiple-streams"} {
+		if !regexp.MustCompile(`(?m)^PASS\s+` + regexp.QuoteMeta(scenario) + ` `).MatchString(out) {
+			t.Errorf("scenario %s did not pass; output:\n%s", scenario, out)
+		}
+	}
+	t.Logf("conformance:\n%s", out)
+}

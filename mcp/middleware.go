@@ -1,0 +1,223 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/metrics"
+)
+
+// connInfo travels in the context of every request of one connection. Transports put it there
+// before the session starts; go-sdk hands that context to every handler of the session.
+type connInfo struct {
+	transport string
+	peer      string
+
+	mu    sync.Mutex
+	id    string // session registry ID; set at accept (sockets) or lazily (HTTP)
+	named bool   // client name/version recorded
+}
+
+type connInfoKey struct{}
+
+func withConnInfo(ctx context.Context, ci *connInfo) context.Context {
+	return context.WithValue(ctx, connInfoKey{}, ci)
+}
+
+// sessionID returns the registry ID for the request's connection, registering HTTP sessions on
+// first sight (their connection has no accept moment we can hook).
+//
+// It also records the client's name and version the first time they are known: from initialize
+// in the classic protocol, or from the per-request metadata of the sessionless protocol
+// (2026-07-28), which go-sdk exposes the same way through InitializeParams.
+func (s *Service) sessionID(ctx context.Context, req sdk.Request) (id, transport string) {
+	ci, _ := ctx.Value(connInfoKey{}).(*connInfo)
+	if ci == nil {
+		return "", "inmemory"
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	defer func() {
+		if ci.named {
+			return
+		}
+		var p *sdk.InitializeParams
+		if ip, ok := req.GetParams().(*sdk.InitializeParams); ok {
+			p = ip
+		} else if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+			p = ss.InitializeParams()
+		}
+		if p != nil && p.ClientInfo != nil {
+			s.sessions.SetClient(ci.id, p.ClientInfo.Name, p.ClientInfo.Version)
+			ci.named = true
+		}
+	}()
+	if ci.id == "" {
+		ci.id = s.sessions.Add(ci.transport, ci.peer)
+		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+			id := ci.id
+			// Owned by the session: returns when the session closes (DELETE, idle timeout, shutdown).
+			go func() { _ = ss.Wait(); s.sessions.Remove(id) }()
+		}
+	}
+	return ci.id, ci.transport
+}
+
+// auditMiddleware records client identity on initialize and audits every tool call: the audit
+// log, the session registry, the dashboard's activity feed and a tool_call metrics event.
+func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "tools/call" {
+			if method == "initialize" {
+				res, err := next(ctx, method, req)
+				s.sessionID(ctx, req)
+				return res, err
+			}
+			return next(ctx, method, req)
+		}
+		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
+		start := time.Now()
+		res, err := next(ctx, method, req)
+		elapsed := time.Since(start)
+
+		id, transport := s.sessionID(ctx, req)
+		e := audit.Entry{Time: start.UTC(), Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000}
+		if params != nil {
+			e.Tool = params.Name
+			e.Args = audit.SummarizeArgs(params.Arguments)
+		}
+		if err != nil {
+			e.Outcome, e.Error = "error", err.Error()
+		} else if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
+			e.Outcome = "error"
+			e.Error = errorText(r)
+		}
+		e = s.audit.Record(ctx, e, s.security[e.Tool])
+		if id != "" {
+			s.sessions.CountCall(id, e.Tool)
+		}
+		s.activity.add(e)
+		s.recorder.record(e, elapsed)
+		return res, err
+	}
+}
+
+func errorText(r *sdk.CallToolResult) string {
+	for _, c := range r.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			if len(t.Text) > 300 {
+				return t.Text[:297] + "..."
+			}
+			return t.Text
+		}
+	}
+	return ""
+}
+
+// activityLog keeps the newest tool calls for the dashboard's snapshot and fans them out.
+type activityLog struct {
+	mu        sync.Mutex
+	entries   []audit.Entry
+	max       int
+	listeners []func(audit.Entry)
+}
+
+func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
+
+func (a *activityLog) add(e audit.Entry) {
+	a.mu.Lock()
+	if len(a.entries) == a.max {
+		copy(a.entries, a.entries[1:])
+		a.entries = a.entries[:a.max-1]
+	}
+	a.entries = append(a.entries, e)
+	fns := a.listeners
+	a.mu.Unlock()
+	for _, fn := range fns {
+		fn(e)
+	}
+}
+
+func (a *activityLog) list() []audit.Entry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]audit.Entry(nil), a.entries...)
+}
+
+func (a *activityLog) subscribe(fn func(audit.Entry)) {
+	a.mu.Lock()
+	a.listeners = append(slices.Clone(a.listeners), fn)
+	a.mu.Unlock()
+}
+
+// callRecorder writes tool_call metrics events off the request path: a bounded queue drained by
+// one goroutine, so a slow disk never slows a tool call, and a full queue drops (and counts) events
+// rather than block.
+type callRecorder struct {
+	store  *metrics.Store
+	logger *slog.Logger
+	queue  chan metrics.Event
+	done   chan struct{}
+	once   sync.Once
+
+	mu      sync.Mutex // guards closed and dropped; sends are non-blocking so holding it is cheap
+	closed  bool
+	dropped int
+}
+
+func newCallRecorder(store *metrics.Store, logger *slog.Logger) *callRecorder {
+	r := &callRecorder{store: store, logger: logger, queue: make(chan metrics.Event, 1024), done: make(chan struct{})}
+	if store == nil {
+		close(r.done)
+		return r
+	}
+	go r.run()
+	return r
+}
+
+func (r *callRecorder) run() {
+	defer close(r.done)
+	for ev := range r.queue {
+		if _, err := r.store.Record(ev); err != nil {
+			r.logger.Warn("record tool_call metric", "error", err)
+		}
+	}
+}
+
+func (r *callRecorder) record(e audit.Entry, d time.Duration) {
+	if r.store == nil {
+		return
+	}
+	ev := metrics.Event{Type: "tool_call", AgentID: e.Session, Duration: d, Data: map[string]any{
+		"tool": e.Tool, "outcome": e.Outcome, "transport": e.Transport, "duration_ms": e.DurationMs,
+	}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	select {
+	case r.queue <- ev:
+	default:
+		r.dropped++
+	}
+}
+
+// close drains the queue and stops the writer.
+func (r *callRecorder) close() {
+	r.once.Do(func() {
+		if r.store != nil {
+			r.mu.Lock()
+			r.closed = true
+			close(r.queue)
+			r.mu.Unlock()
+		}
+	})
+	<-r.done
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package mcp
+
+import "net"
+
+func peerOf(c net.Conn) string {
+	if _, ok := c.(*net.UnixConn); ok {
+		return "unix"
+	}
+	return c.RemoteAddr().String()
+}

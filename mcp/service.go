@@ -1,0 +1,318 @@
+// Package mcp is Switchboard's MCP hub: one Service owns the tool set and serves it to any number
+// of clients over stdio, Unix sockets, TCP and Streamable HTTP at once.
+//
+// Every connection gets its own server session on one shared go-sdk Server, so all clients see
+// the same workspace, the same processes and the same WebSocket hub. Tool adapters in this package
+// are thin: they validate input, call a domain package under internal/, and map the result to the
+// contract's output struct.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/metrics"
+	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/workspace"
+)
+
+// ServerName is the implementation name announced to clients.
+const ServerName = "switchboard"
+
+// Subsystem registers additional tools at construction. Implementations must be safe for
+// concurrent use: every client session calls into the same instance.
+type Subsystem interface {
+	Name() string
+	RegisterTools(server *sdk.Server)
+}
+
+// SubsystemWithShutdown is a Subsystem that owns goroutines or connections to release.
+type SubsystemWithShutdown interface {
+	Subsystem
+	Shutdown(ctx context.Context) error
+}
+
+// Option configures a Service.
+type Option func(*Service) error
+
+// Service is the hub. Create it with New; it is safe for concurrent use.
+type Service struct {
+	server  *sdk.Server
+	version string
+
+	workspaceDir string
+	ws           *workspace.Root
+	logger       *slog.Logger
+	audit        *audit.Logger
+	sessions     *sessions.Registry
+	procs        *process.Service
+	hub          *hub.Hub
+	metrics      *metrics.Store
+	subsystems   []Subsystem
+
+	readOnly bool
+	disabled []string
+
+	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
+	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
+
+	activity *activityLog
+	recorder *callRecorder
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// WithWorkspaceRoot confines file tools to dir (default: the current directory).
+func WithWorkspaceRoot(dir string) Option {
+	return func(s *Service) error { s.workspaceDir = dir; return nil }
+}
+
+// WithProcessService enables the process tools. The Service shuts it down on Shutdown.
+func WithProcessService(ps *process.Service) Option {
+	return func(s *Service) error { s.procs = ps; return nil }
+}
+
+// WithWSHub enables the WebSocket tools and live feeds. The Service shuts it down on Shutdown.
+func WithWSHub(h *hub.Hub) Option {
+	return func(s *Service) error { s.hub = h; return nil }
+}
+
+// WithSubsystem appends a tool plugin; its tools follow the built-in ones.
+func WithSubsystem(sub Subsystem) Option {
+	return func(s *Service) error { s.subsystems = append(s.subsystems, sub); return nil }
+}
+
+// WithMetricsStore sets where metrics events live (default: none until set; metrics tools then
+// report that no store is configured).
+func WithMetricsStore(m *metrics.Store) Option {
+	return func(s *Service) error { s.metrics = m; return nil }
+}
+
+// WithAudit sets the audit logger (default: discard).
+func WithAudit(a *audit.Logger) Option {
+	return func(s *Service) error { s.audit = a; return nil }
+}
+
+// WithLogger sets the diagnostics logger (default: discard).
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Service) error { s.logger = l; return nil }
+}
+
+// WithSessionRegistry shares a client registry (default: a new one).
+func WithSessionRegistry(r *sessions.Registry) Option {
+	return func(s *Service) error { s.sessions = r; return nil }
+}
+
+// WithReadOnly registers only tools annotated read-only.
+func WithReadOnly(on bool) Option {
+	return func(s *Service) error { s.readOnly = on; return nil }
+}
+
+// WithDisabledTools removes the named tools after registration. Unknown names are an error, so a
+// typo in the config file does not silently leave a tool enabled.
+func WithDisabledTools(names ...string) Option {
+	return func(s *Service) error { s.disabled = append(s.disabled, names...); return nil }
+}
+
+// WithVersion sets the version announced to clients.
+func WithVersion(v string) Option {
+	return func(s *Service) error { s.version = v; return nil }
+}
+
+// New builds the Service and registers its tools: the 10 built-in file, directory and language
+// tools, then metrics, WebSocket (with a hub) and process (with a process service) tools, then
+// each subsystem's tools in order.
+func New(opts ...Option) (*Service, error) {
+	s := &Service{version: "dev", activity: newActivityLog(500)}
+	for _, o := range opts {
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	if s.workspaceDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		s.workspaceDir = wd
+	}
+	root, err := workspace.Open(s.workspaceDir)
+	if err != nil {
+		return nil, err
+	}
+	s.ws = root
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.audit == nil {
+		s.audit = audit.Discard()
+	}
+	if s.sessions == nil {
+		s.sessions = sessions.New()
+	}
+	s.recorder = newCallRecorder(s.metrics, s.logger)
+
+	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, &sdk.ServerOptions{
+		Instructions: "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
+		Logger:       s.logger,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+	})
+	s.registerFileTools(s.server)
+	s.registerMetricsTools(s.server)
+	if s.hub != nil {
+		s.registerWSTools(s.server)
+	}
+	if s.procs != nil {
+		s.registerProcessTools(s.server)
+	}
+	for _, sub := range s.subsystems {
+		sub.RegisterTools(s.server)
+	}
+	if err := s.applyToolPolicy(); err != nil {
+		return nil, err
+	}
+	s.server.AddReceivingMiddleware(s.auditMiddleware)
+	s.wireFeeds()
+	return s, nil
+}
+
+// applyToolPolicy lists what was registered, removes what read-only mode or the disabled list
+// excludes, and remembers annotations for audit levels. Listing goes through a real in-memory
+// client session, so it sees exactly what clients will see.
+func (s *Service) applyToolPolicy() error {
+	tools, err := listTools(context.Background(), s.server)
+	if err != nil {
+		return fmt.Errorf("list registered tools: %w", err)
+	}
+	known := map[string]bool{}
+	for _, t := range tools {
+		known[t.Name] = true
+	}
+	var unknown []string
+	for _, name := range s.disabled {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("disabled_tools: unknown tool(s) %v; run `switchboard tools` for the list", unknown)
+	}
+	var remove []string
+	s.security = map[string]bool{}
+	for _, t := range tools {
+		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+		if slices.Contains(s.disabled, t.Name) || (s.readOnly && !ro) {
+			remove = append(remove, t.Name)
+			continue
+		}
+		s.security[t.Name] = !ro
+		s.tools = append(s.tools, t)
+	}
+	if len(remove) > 0 {
+		s.server.RemoveTools(remove...)
+	}
+	return nil
+}
+
+func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "switchboard-introspect", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	var out []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Server returns the underlying go-sdk server (for in-process clients and tests).
+func (s *Service) Server() *sdk.Server { return s.server }
+
+// Tools returns the registered tools, as clients list them.
+func (s *Service) Tools() []*sdk.Tool { return slices.Clone(s.tools) }
+
+// Sessions returns the client session registry.
+func (s *Service) Sessions() *sessions.Registry { return s.sessions }
+
+// Workspace returns the sandbox root.
+func (s *Service) Workspace() *workspace.Root { return s.ws }
+
+// Processes returns the process service, or nil.
+func (s *Service) Processes() *process.Service { return s.procs }
+
+// Hub returns the WebSocket hub, or nil.
+func (s *Service) Hub() *hub.Hub { return s.hub }
+
+// Audit returns the audit logger.
+func (s *Service) Audit() *audit.Logger { return s.audit }
+
+// Activity returns the most recent tool calls, oldest first.
+func (s *Service) Activity() []audit.Entry { return s.activity.list() }
+
+// Shutdown releases everything the Service owns: subsystems, processes, the hub and the
+// workspace handle. Safe to call more than once.
+func (s *Service) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() {
+		var errs []error
+		for i := len(s.subsystems) - 1; i >= 0; i-- {
+			if sd, ok := s.subsystems[i].(SubsystemWithShutdown); ok {
+				if err := sd.Shutdown(ctx); err != nil {
+					errs = append(errs, fmt.Errorf("subsystem %s: %w", s.subsystems[i].Name(), err))
+				}
+			}
+		}
+		if s.procs != nil {
+			if err := s.procs.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("processes: %w", err))
+			}
+		}
+		s.recorder.close()
+		if s.hub != nil {
+			if err := s.hub.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("websocket hub: %w", err))
+			}
+		}
+		if err := s.ws.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("workspace: %w", err))
+		}
+		s.shutdownErr = errors.Join(errs...)
+	})
+	return s.shutdownErr
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Annotation presets. Every tool states whether it only reads, whether it can destroy data,
+// whether repeating it is harmless, and whether it reaches outside the machine.
+var (
+	annotReadOnly = func(title string) *sdk.ToolAnnotations {
+		return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
+	}
+	annotWrite = func(title string, destructive, idempotent bool) *sdk.ToolAnnotations {
+		return &sdk.ToolAnnotations{Title: title, DestructiveHint: ptr(destructive), IdempotentHint: idempotent, OpenWorldHint: ptr(false)}
+	}
+)

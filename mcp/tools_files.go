@@ -1,0 +1,266 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/lang"
+)
+
+// File, directory and language tools: the 10 built-ins of the contract. Every path goes through
+// the workspace sandbox (internal/workspace), which refuses anything outside the root.
+
+type ReadFileInput struct {
+	Path   string `json:"path" jsonschema:"path to the file, relative to the workspace root"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (0-based); with offset or limit the file is read as a window of lines"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of lines to return; use with offset for files above the whole-read size limit"`
+}
+
+type ReadFileOutput struct {
+	Content    string `json:"content" jsonschema:"file contents (or the requested window of lines)"`
+	Language   string `json:"language" jsonschema:"detected language ID, plaintext when unknown"`
+	Path       string `json:"path" jsonschema:"echoed input path"`
+	TotalLines int    `json:"totalLines,omitempty" jsonschema:"number of lines in the file (windowed reads only)"`
+	Truncated  bool   `json:"truncated,omitempty" jsonschema:"more lines follow the window (windowed reads only)"`
+}
+
+type WriteFileInput struct {
+	Path    string `json:"path" jsonschema:"destination path, relative to the workspace root; parents are created"`
+	Content string `json:"content" jsonschema:"content to write; replaces the file atomically"`
+}
+
+type WriteFileOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the write succeeded"`
+	Path    string `json:"path" jsonschema:"echoed input path"`
+}
+
+type EditFileInput struct {
+	Path       string `json:"path" jsonschema:"path to an existing file"`
+	OldString  string `json:"old_string" jsonschema:"exact text to find; must not be empty"`
+	NewString  string `json:"new_string" jsonschema:"replacement text (may be empty to delete)"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence; default replaces the first only"`
+}
+
+type EditFileOutput struct {
+	Path         string `json:"path" jsonschema:"echoed input path"`
+	Success      bool   `json:"success" jsonschema:"whether the edit succeeded"`
+	Replacements int    `json:"replacements" jsonschema:"number of occurrences replaced"`
+}
+
+type DeleteFileInput struct {
+	Path string `json:"path" jsonschema:"file or empty directory to delete"`
+}
+
+type DeleteFileOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the deletion succeeded"`
+	Path    string `json:"path" jsonschema:"echoed input path"`
+}
+
+type RenameFileInput struct {
+	OldPath string `json:"oldPath" jsonschema:"current path"`
+	NewPath string `json:"newPath" jsonschema:"destination path; parents are created"`
+}
+
+type RenameFileOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the rename succeeded"`
+	OldPath string `json:"oldPath" jsonschema:"echoed source path"`
+	NewPath string `json:"newPath" jsonschema:"echoed destination path"`
+}
+
+type FileExistsInput struct {
+	Path string `json:"path" jsonschema:"path to check"`
+}
+
+type FileExistsOutput struct {
+	Exists bool   `json:"exists" jsonschema:"whether the path exists"`
+	IsDir  bool   `json:"isDir" jsonschema:"whether the path is a directory"`
+	Path   string `json:"path" jsonschema:"echoed input path"`
+}
+
+type ListDirectoryInput struct {
+	Path string `json:"path" jsonschema:"directory path, relative to the workspace root (\".\" for the root)"`
+}
+
+type DirectoryEntry struct {
+	Name  string `json:"name" jsonschema:"entry name (file name only)"`
+	Path  string `json:"path" jsonschema:"entry path (joined with the input path)"`
+	IsDir bool   `json:"isDir" jsonschema:"whether the entry is a directory"`
+	Size  int64  `json:"size" jsonschema:"file size in bytes; 0 for directories"`
+}
+
+type ListDirectoryOutput struct {
+	Entries []DirectoryEntry `json:"entries" jsonschema:"immediate children, sorted by name"`
+	Path    string           `json:"path" jsonschema:"echoed input path"`
+}
+
+type CreateDirectoryInput struct {
+	Path string `json:"path" jsonschema:"directory path to create (like mkdir -p)"`
+}
+
+type CreateDirectoryOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the directory exists now"`
+	Path    string `json:"path" jsonschema:"echoed input path"`
+}
+
+type DetectLanguageInput struct {
+	Path string `json:"path" jsonschema:"file path; only the name is inspected, the file need not exist"`
+}
+
+type DetectLanguageOutput struct {
+	Language string `json:"language" jsonschema:"detected language ID, plaintext when unknown"`
+	Path     string `json:"path" jsonschema:"echoed input path"`
+}
+
+type GetSupportedLanguagesInput struct{}
+
+type GetSupportedLanguagesOutput struct {
+	Languages []lang.Info `json:"languages" jsonschema:"supported language entries"`
+}
+
+func (s *Service) registerFileTools(server *sdk.Server) {
+	sdk.AddTool(server, &sdk.Tool{Name: "file_read", Annotations: annotReadOnly("Read file"),
+		Description: "Read a file in the workspace. Returns its content and detected language. Files above the size limit must be read in windows with offset/limit (lines)."}, s.fileRead)
+	sdk.AddTool(server, &sdk.Tool{Name: "file_write", Annotations: annotWrite("Write file", true, true),
+		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, s.fileWrite)
+	sdk.AddTool(server, &sdk.Tool{Name: "file_delete", Annotations: annotWrite("Delete file", true, false),
+		Description: "Delete a file or an empty directory."}, s.fileDelete)
+	sdk.AddTool(server, &sdk.Tool{Name: "file_rename", Annotations: annotWrite("Rename file", true, false),
+		Description: "Rename or move a file or directory within the workspace."}, s.fileRename)
+	sdk.AddTool(server, &sdk.Tool{Name: "file_exists", Annotations: annotReadOnly("File exists"),
+		Description: "Check whether a path exists and whether it is a file or a directory."}, s.fileExists)
+	sdk.AddTool(server, &sdk.Tool{Name: "file_edit", Annotations: annotWrite("Edit file", true, false),
+		Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, s.fileEdit)
+	sdk.AddTool(server, &sdk.Tool{Name: "dir_list", Annotations: annotReadOnly("List directory"),
+		Description: "List the immediate children of a directory."}, s.dirList)
+	sdk.AddTool(server, &sdk.Tool{Name: "dir_create", Annotations: annotWrite("Create directory", false, true),
+		Description: "Create a directory and any missing parents; an existing directory is not an error."}, s.dirCreate)
+	sdk.AddTool(server, &sdk.Tool{Name: "lang_detect", Annotations: annotReadOnly("Detect language"),
+		Description: "Detect the programming language of a file from its name or extension."}, s.langDetect)
+	sdk.AddTool(server, &sdk.Tool{Name: "lang_list", Annotations: annotReadOnly("List languages"),
+		Description: "List the supported programming languages with their extensions."}, s.langList)
+}
+
+// requirePath gives the one error every path tool shares for a missing path.
+func requirePath(field, p string) error {
+	if p == "" {
+		return errors.New(field + ": required; give a path relative to the workspace root, e.g. \"src/main.go\"")
+	}
+	return nil
+}
+
+func (s *Service) fileRead(_ context.Context, _ *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, ReadFileOutput{}, err
+	}
+	if in.Offset < 0 || in.Limit < 0 {
+		return nil, ReadFileOutput{}, errors.New("offset and limit: must be zero or positive line counts")
+	}
+	out := ReadFileOutput{Path: in.Path, Language: lang.Detect(in.Path)}
+	if in.Offset > 0 || in.Limit > 0 {
+		res, err := s.ws.ReadLines(in.Path, in.Offset, in.Limit)
+		if err != nil {
+			return nil, ReadFileOutput{}, err
+		}
+		out.Content, out.TotalLines, out.Truncated = res.Content, res.TotalLines, res.Truncated
+		return nil, out, nil
+	}
+	content, err := s.ws.ReadFile(in.Path)
+	if err != nil {
+		return nil, ReadFileOutput{}, err
+	}
+	out.Content = content
+	return nil, out, nil
+}
+
+func (s *Service) fileWrite(_ context.Context, _ *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, WriteFileOutput{}, err
+	}
+	if err := s.ws.WriteFile(in.Path, []byte(in.Content)); err != nil {
+		return nil, WriteFileOutput{}, err
+	}
+	return nil, WriteFileOutput{Success: true, Path: in.Path}, nil
+}
+
+func (s *Service) fileEdit(_ context.Context, _ *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, EditFileOutput{}, err
+	}
+	res, err := s.ws.Edit(in.Path, in.OldString, in.NewString, in.ReplaceAll)
+	if err != nil {
+		return nil, EditFileOutput{}, err
+	}
+	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements}, nil
+}
+
+func (s *Service) fileDelete(_ context.Context, _ *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, DeleteFileOutput{}, err
+	}
+	if err := s.ws.Delete(in.Path); err != nil {
+		return nil, DeleteFileOutput{}, err
+	}
+	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
+}
+
+func (s *Service) fileRename(_ context.Context, _ *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
+	if err := requirePath("oldPath", in.OldPath); err != nil {
+		return nil, RenameFileOutput{}, err
+	}
+	if err := requirePath("newPath", in.NewPath); err != nil {
+		return nil, RenameFileOutput{}, err
+	}
+	if err := s.ws.Rename(in.OldPath, in.NewPath); err != nil {
+		return nil, RenameFileOutput{}, err
+	}
+	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
+}
+
+func (s *Service) fileExists(_ context.Context, _ *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, FileExistsOutput{}, err
+	}
+	exists, isDir, err := s.ws.Exists(in.Path)
+	if err != nil {
+		return nil, FileExistsOutput{}, err
+	}
+	return nil, FileExistsOutput{Exists: exists, IsDir: isDir, Path: in.Path}, nil
+}
+
+func (s *Service) dirList(_ context.Context, _ *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, ListDirectoryOutput{}, err
+	}
+	entries, err := s.ws.List(in.Path)
+	if err != nil {
+		return nil, ListDirectoryOutput{}, err
+	}
+	out := ListDirectoryOutput{Path: in.Path, Entries: make([]DirectoryEntry, len(entries))}
+	for i, e := range entries {
+		out.Entries[i] = DirectoryEntry{Name: e.Name, Path: e.Path, IsDir: e.IsDir, Size: e.Size}
+	}
+	return nil, out, nil
+}
+
+func (s *Service) dirCreate(_ context.Context, _ *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, CreateDirectoryOutput{}, err
+	}
+	if err := s.ws.Mkdir(in.Path); err != nil {
+		return nil, CreateDirectoryOutput{}, err
+	}
+	return nil, CreateDirectoryOutput{Success: true, Path: in.Path}, nil
+}
+
+func (s *Service) langDetect(_ context.Context, _ *sdk.CallToolRequest, in DetectLanguageInput) (*sdk.CallToolResult, DetectLanguageOutput, error) {
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, DetectLanguageOutput{}, err
+	}
+	return nil, DetectLanguageOutput{Language: lang.Detect(in.Path), Path: in.Path}, nil
+}
+
+func (s *Service) langList(context.Context, *sdk.CallToolRequest, GetSupportedLanguagesInput) (*sdk.CallToolResult, GetSupportedLanguagesOutput, error) {
+	return nil, GetSupportedLanguagesOutput{Languages: lang.List()}, nil
+}

@@ -1,0 +1,202 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+)
+
+func TestFileToolsRoundTrip(t *testing.T) {
+	s := newTestService(t)
+	cs := connect(t, s)
+
+	var w WriteFileOutput
+	mustCall(t, cs, "file_write", map[string]any{"path": "src/app/main.go", "content": "package main\n\nfunc main() {}\n"}, &w)
+	if !w.Success || w.Path != "src/app/main.go" {
+		t.Fatalf("file_write = %+v", w)
+	}
+	var r ReadFileOutput
+	mustCall(t, cs, "file_read", map[string]any{"path": "src/app/main.go"}, &r)
+	if r.Content != "package main\n\nfunc main() {}\n" || r.Language != "go" || r.Path != "src/app/main.go" {
+		t.Fatalf("file_read = %+v", r)
+	}
+	mustCall(t, cs, "file_read", map[string]any{"path": "src/app/main.go", "offset": 2, "limit": 1}, &r)
+	if r.Content != "func main() {}\n" || r.TotalLines != 3 {
+		t.Fatalf("windowed file_read = %+v", r)
+	}
+	var e EditFileOutput
+	mustCall(t, cs, "file_write", map[string]any{"path": "n.txt", "content": "a-a-a"}, nil)
+	mustCall(t, cs, "file_edit", map[string]any{"path": "n.txt", "old_string": "a", "new_string": "b"}, &e)
+	if e.Replacements != 1 || !e.Success {
+		t.Fatalf("file_edit first = %+v", e)
+	}
+	mustCall(t, cs, "file_edit", map[string]any{"path": "n.txt", "old_string": "a", "new_string": "", "replace_all": true}, &e)
+	if e.Replacements != 2 {
+		t.Fatalf("file_edit all = %+v", e)
+	}
+	if got, _ := os.ReadFile(filepath.Join(s.Workspace().Dir(), "n.txt")); string(got) != "b--" {
+		t.Fatalf("after edits file = %q", got)
+	}
+	var ex FileExistsOutput
+	mustCall(t, cs, "file_exists", map[string]any{"path": "src"}, &ex)
+	if !ex.Exists || !ex.IsDir {
+		t.Fatalf("file_exists(src) = %+v", ex)
+	}
+	mustCall(t, cs, "file_exists", map[string]any{"path": "nope"}, &ex)
+	if ex.Exists {
+		t.Fatalf("file_exists(nope) = %+v", ex)
+	}
+	var rn RenameFileOutput
+	mustCall(t, cs, "file_rename", map[string]any{"oldPath": "n.txt", "newPath": "moved/n.txt"}, &rn)
+	if !rn.Success || rn.OldPath != "n.txt" || rn.NewPath != "moved/n.txt" {
+		t.Fatalf("file_rename = %+v", rn)
+	}
+	var mk CreateDirectoryOutput
+	mustCall(t, cs, "dir_create", map[string]any{"path": "a/b/c"}, &mk)
+	mustCall(t, cs, "dir_create", map[string]any{"path": "a/b/c"}, &mk)
+	if !mk.Success {
+		t.Fatalf("dir_create = %+v", mk)
+	}
+	var ls ListDirectoryOutput
+	mustCall(t, cs, "dir_list", map[string]any{"path": "moved"}, &ls)
+	if len(ls.Entries) != 1 || ls.Entries[0].Name != "n.txt" || ls.Entries[0].Path != "moved/n.txt" || ls.Entries[0].Size != 3 || ls.Entries[0].IsDir {
+		t.Fatalf("dir_list = %+v", ls)
+	}
+	var del DeleteFileOutput
+	mustCall(t, cs, "file_delete", map[string]any{"path": "moved/n.txt"}, &del)
+	mustCall(t, cs, "file_delete", map[string]any{"path": "moved"}, &del)
+	if !del.Success {
+		t.Fatalf("file_delete = %+v", del)
+	}
+	var ld DetectLanguageOutput
+	mustCall(t, cs, "lang_detect", map[string]any{"path": "Dockerfile"}, &ld)
+	if ld.Language != "dockerfile" {
+		t.Fatalf("lang_detect = %+v", ld)
+	}
+	var ll GetSupportedLanguagesOutput
+	mustCall(t, cs, "lang_list", map[string]any{}, &ll)
+	if len(ll.Languages) != 15 || ll.Languages[2].ID != "go" {
+		t.Fatalf("lang_list = %+v", ll)
+	}
+}
+
+func TestFileToolErrorsNameFieldAndFix(t *testing.T) {
+	s := newTestService(t)
+	cs := connect(t, s)
+	mustCall(t, cs, "file_write", map[string]any{"path": "f.txt", "content": "hello"}, nil)
+	cases := []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"file_read", map[string]any{"path": ""}, []string{"path", "required"}},
+		{"file_read", map[string]any{}, []string{"path"}},
+		{"file_read", map[string]any{"path": "missing.txt"}, []string{"missing.txt", "dir_list"}},
+		{"file_read", map[string]any{"path": "../etc/passwd"}, []string{"outside the workspace"}},
+		{"file_read", map[string]any{"path": "/etc/passwd"}, []string{"outside the workspace", "relative"}},
+		{"file_write", map[string]any{"path": "../x", "content": "x"}, []string{"outside the workspace"}},
+		{"file_edit", map[string]any{"path": "f.txt", "old_string": "", "new_string": "x"}, []string{"old_string", "empty"}},
+		{"file_edit", map[string]any{"path": "f.txt", "old_string": "absent text", "new_string": "x"}, []string{`"absent text"`, "not found"}},
+		{"file_rename", map[string]any{"oldPath": "f.txt", "newPath": ""}, []string{"newPath"}},
+		{"file_rename", map[string]any{"oldPath": "f.txt", "newPath": "../../x"}, []string{"newPath", "outside"}},
+		{"file_delete", map[string]any{"path": "."}, []string{"root"}},
+		{"file_exists", map[string]any{"path": "/etc/passwd"}, []string{"outside the workspace"}},
+		{"dir_list", map[string]any{"path": "f.txt"}, []string{"not a directory"}},
+		{"file_read", map[string]any{"path": "f.txt", "offset": -1}, []string{"offset"}},
+	}
+	for _, c := range cases {
+		got := call(t, cs, c.tool, c.args, nil)
+		if got == "" {
+			t.Errorf("%s(%v): succeeded, want error", c.tool, c.args)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s(%v): error %q lacks %q", c.tool, c.args, got, w)
+			}
+		}
+	}
+	// The session keeps serving after errors.
+	mustCall(t, cs, "file_read", map[string]any{"path": "f.txt"}, nil)
+}
+
+func TestReadOnlyAndDisabledTools(t *testing.T) {
+	s := newTestService(t, WithReadOnly(true))
+	names := map[string]bool{}
+	for _, tool := range s.Tools() {
+		names[tool.Name] = true
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("read-only mode registered %s, which is not read-only", tool.Name)
+		}
+	}
+	for _, want := range []string{"file_read", "dir_list", "file_exists", "lang_list"} {
+		if !names[want] {
+			t.Errorf("read-only mode lacks %s", want)
+		}
+	}
+	cs := connect(t, s)
+	if _, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "x", "content": "y"}}); err == nil || !strings.Contains(err.Error(), "file_write") {
+		t.Errorf("file_write in read-only mode: err = %v, want unknown tool", err)
+	}
+
+	s2 := newTestService(t, WithDisabledTools("file_delete"))
+	for _, tool := range s2.Tools() {
+		if tool.Name == "file_delete" {
+			t.Error("disabled tool still registered")
+		}
+	}
+	if _, err := New(WithWorkspaceRoot(t.TempDir()), WithDisabledTools("file_delte")); err == nil || !strings.Contains(err.Error(), "file_delte") {
+		t.Errorf("unknown disabled tool: err = %v", err)
+	}
+}
+
+func TestEveryToolAnnotatedAndDescribed(t *testing.T) {
+	s := newTestService(t)
+	for _, tool := range s.Tools() {
+		if tool.Annotations == nil || tool.Annotations.OpenWorldHint == nil {
+			t.Errorf("%s: missing annotations (open-world hint)", tool.Name)
+		}
+		if tool.Description == "" || tool.OutputSchema == nil {
+			t.Errorf("%s: missing description or output schema", tool.Name)
+		}
+	}
+}
+
+func TestAuditRecordsCalls(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.log")
+	al, err := audit.New(audit.Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithAudit(al))
+	cs := connect(t, s)
+	mustCall(t, cs, "file_write", map[string]any{"path": "secret.txt", "content": "hunter2"}, nil)
+	call(t, cs, "file_read", map[string]any{"path": "nope.txt"}, nil)
+	al.Close()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	if strings.Contains(log, "hunter2") {
+		t.Fatal("file contents reached the audit log")
+	}
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("audit log has %d lines, want 2:\n%s", len(lines), log)
+	}
+	if !strings.Contains(lines[0], `"level":"SECURITY"`) || !strings.Contains(lines[0], `"tool":"file_write"`) {
+		t.Errorf("write line: %s", lines[0])
+	}
+	if !strings.Contains(lines[1], `"level":"INFO"`) || !strings.Contains(lines[1], `"outcome":"error"`) {
+		t.Errorf("failed read line: %s", lines[1])
+	}
+	if act := s.Activity(); len(act) != 2 || act[1].Tool != "file_read" || act[1].Outcome != "error" {
+		t.Errorf("activity = %+v", act)
+	}
+}

@@ -1,0 +1,367 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/process"
+)
+
+// Process tools: the contract's six (process_start, process_stop, process_kill, process_list,
+// process_output, process_input) plus process_wait and exec. Every process belongs to the shared
+// process.Service, so a process one client starts is visible to all clients and the dashboard.
+
+type ProcessStartInput struct {
+	Command string   `json:"command" jsonschema:"executable to run: a name looked up in PATH, or a path"`
+	Args    []string `json:"args,omitempty" jsonschema:"command-line arguments"`
+	Dir     string   `json:"dir,omitempty" jsonschema:"working directory relative to the workspace root; default the root"`
+	Env     []string `json:"env,omitempty" jsonschema:"additional environment variables as KEY=VALUE"`
+	PTY     bool     `json:"pty,omitempty" jsonschema:"run on a pseudo-terminal (for programs that need a TTY); output is then one combined stream"`
+}
+
+type ProcessStartOutput struct {
+	ID        string    `json:"id" jsonschema:"process ID to pass to the other process tools"`
+	PID       int       `json:"pid" jsonschema:"operating system process ID"`
+	Command   string    `json:"command" jsonschema:"echoed command"`
+	Args      []string  `json:"args" jsonschema:"echoed arguments"`
+	StartedAt time.Time `json:"startedAt" jsonschema:"start time"`
+}
+
+type ProcessIDInput struct {
+	ID string `json:"id" jsonschema:"process ID returned by process_start"`
+}
+
+type ProcessControlOutput struct {
+	ID      string `json:"id" jsonschema:"echoed process ID"`
+	Success bool   `json:"success" jsonschema:"whether this call ended the process (false if it had already ended)"`
+	Message string `json:"message" jsonschema:"what happened, with the final status and exit code"`
+}
+
+type ProcessListInput struct {
+	RunningOnly bool `json:"running_only,omitempty" jsonschema:"list only running processes; default false lists ended ones too"`
+}
+
+type ProcessInfo struct {
+	ID        string        `json:"id" jsonschema:"process ID"`
+	Command   string        `json:"command" jsonschema:"executable"`
+	Args      []string      `json:"args" jsonschema:"arguments"`
+	Dir       string        `json:"dir" jsonschema:"working directory, relative to the workspace root"`
+	Status    string        `json:"status" jsonschema:"running, exited, stopped, killed or failed"`
+	PID       int           `json:"pid" jsonschema:"operating system process ID"`
+	ExitCode  int           `json:"exitCode" jsonschema:"exit code once ended; 128+N when ended by signal N"`
+	StartedAt time.Time     `json:"startedAt" jsonschema:"start time"`
+	EndedAt   time.Time     `json:"endedAt,omitzero" jsonschema:"end time, once ended"`
+	Duration  time.Duration `json:"duration" jsonschema:"run time so far, or total once ended, in nanoseconds"`
+	PTY       bool          `json:"pty" jsonschema:"whether it runs on a pseudo-terminal"`
+	Error     string        `json:"error,omitempty" jsonschema:"why it could not start (status failed)"`
+}
+
+type ProcessListOutput struct {
+	Processes []ProcessInfo `json:"processes" jsonschema:"process records, oldest start first"`
+	Total     int           `json:"total" jsonschema:"number of records returned"`
+}
+
+type ProcessOutputInput struct {
+	ID    string `json:"id" jsonschema:"process ID"`
+	Since int64  `json:"since,omitempty" jsonschema:"byte offset to read from: pass the previous call's next to get only new output; default 0 reads from the oldest kept byte"`
+	Tail  int    `json:"tail,omitempty" jsonschema:"return at most the last N bytes of the selected output; default all"`
+}
+
+type ProcessOutputOutput struct {
+	ID      string `json:"id" jsonschema:"echoed process ID"`
+	Output  string `json:"output" jsonschema:"captured stdout and stderr, interleaved as they arrived"`
+	Next    int64  `json:"next" jsonschema:"offset to pass as since on the next call to continue where this one ended"`
+	Dropped int64  `json:"dropped" jsonschema:"bytes of early output no longer kept (only the tail of large output is buffered)"`
+	Status  string `json:"status" jsonschema:"current process status"`
+}
+
+type ProcessInputInput struct {
+	ID    string `json:"id" jsonschema:"process ID"`
+	Input string `json:"input" jsonschema:"text to write to stdin; no newline is added, include \\n to end a line"`
+}
+
+type ProcessInputOutput struct {
+	ID      string `json:"id" jsonschema:"echoed process ID"`
+	Success bool   `json:"success" jsonschema:"whether the input was delivered"`
+	Message string `json:"message" jsonschema:"status message"`
+}
+
+type ProcessWaitInput struct {
+	ID      string `json:"id" jsonschema:"process ID"`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait, 1 to 600; default 30"`
+}
+
+type ProcessWaitOutput struct {
+	ID       string        `json:"id" jsonschema:"echoed process ID"`
+	Exited   bool          `json:"exited" jsonschema:"whether the process has ended; false means the timeout passed first"`
+	Status   string        `json:"status" jsonschema:"current process status"`
+	ExitCode int           `json:"exitCode" jsonschema:"exit code if ended; 128+N when ended by signal N"`
+	Output   string        `json:"output" jsonschema:"last 4 KiB of output; use process_output for more"`
+	Duration time.Duration `json:"duration" jsonschema:"run time so far, or total once ended, in nanoseconds"`
+}
+
+type ExecInput struct {
+	Command string   `json:"command" jsonschema:"executable to run: a name looked up in PATH, or a path; no shell is involved, use sh -c for pipes"`
+	Args    []string `json:"args,omitempty" jsonschema:"command-line arguments"`
+	Dir     string   `json:"dir,omitempty" jsonschema:"working directory relative to the workspace root; default the root"`
+	Env     []string `json:"env,omitempty" jsonschema:"additional environment variables as KEY=VALUE"`
+	Timeout int      `json:"timeout,omitempty" jsonschema:"seconds before the command and everything it started is killed, 1 to 600; default 60"`
+	Stdin   string   `json:"stdin,omitempty" jsonschema:"text fed to the command's stdin; default none (end of file)"`
+}
+
+type ExecOutput struct {
+	ExitCode   int    `json:"exit_code" jsonschema:"exit code; 128+N when ended by signal N (137 after a timeout)"`
+	Stdout     string `json:"stdout" jsonschema:"standard output (beginning and end kept if very large)"`
+	Stderr     string `json:"stderr" jsonschema:"standard error (beginning and end kept if very large)"`
+	DurationMs int64  `json:"duration_ms" jsonschema:"wall time in milliseconds"`
+	TimedOut   bool   `json:"timed_out" jsonschema:"whether the timeout killed the command"`
+	Truncated  bool   `json:"truncated" jsonschema:"whether the middle of stdout or stderr was left out to stay within 1 MiB per stream"`
+}
+
+const (
+	defaultWaitSeconds = 30
+	defaultExecSeconds = 60
+	maxToolSeconds     = 600
+	waitOutputTail     = 4 << 10
+)
+
+func (s *Service) registerProcessTools(server *sdk.Server) {
+	sdk.AddTool(server, &sdk.Tool{Name: "process_start", Annotations: annotWrite("Start process", false, false),
+		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
+			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, s.processStart)
+	sdk.AddTool(server, &sdk.Tool{Name: "process_stop", Annotations: annotWrite("Stop process", true, true),
+		Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, s.processStop)
+	sdk.AddTool(server, &sdk.Tool{Name: "process_kill", Annotations: annotWrite("Kill process", true, true),
+		Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, s.processKill)
+	sdk.AddTool(server, &sdk.Tool{Name: "process_list", Annotations: annotReadOnly("List processes"),
+		Description: "List processes started through this hub by any client, with status, exit code and run time."}, s.processList)
+	sdk.AddTool(server, &sdk.Tool{Name: "process_output", Annotations: annotReadOnly("Process output"),
+		Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, s.processOutput)
+	sdk.AddTool(server, &sdk.Tool{Name: "process_input", Annotations: annotWrite("Process input", false, false),
+		Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, s.processInput)
+	sdk.AddTool(server, &sdk.Tool{Name: "process_wait", Annotations: annotReadOnly("Wait for process"),
+		Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, s.processWait)
+	sdk.AddTool(server, &sdk.Tool{Name: "exec", Annotations: annotWrite("Run command", true, false),
+		Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
+			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
+}
+
+func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return nil, ProcessStartOutput{}, errCommandRequired
+	}
+	dir, err := s.processDir(in.Dir)
+	if err != nil {
+		return nil, ProcessStartOutput{}, err
+	}
+	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, PTY: in.PTY})
+	if err != nil {
+		return nil, ProcessStartOutput{}, processError(in.Command, err)
+	}
+	return nil, ProcessStartOutput{ID: info.ID, PID: info.PID, Command: info.Command, Args: info.Args, StartedAt: info.StartedAt}, nil
+}
+
+func (s *Service) processStop(ctx context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+	if err := requireID(in.ID); err != nil {
+		return nil, ProcessControlOutput{}, err
+	}
+	info, err := s.procs.Stop(ctx, in.ID)
+	return controlResult(in.ID, "stopped", info, err)
+}
+
+func (s *Service) processKill(_ context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+	if err := requireID(in.ID); err != nil {
+		return nil, ProcessControlOutput{}, err
+	}
+	info, err := s.procs.Kill(in.ID)
+	return controlResult(in.ID, "killed", info, err)
+}
+
+// controlResult maps Stop/Kill outcomes: ending a process that had already ended is not a tool
+// error (the caller's goal holds) but success is false.
+func controlResult(id, verb string, info process.Info, err error) (*sdk.CallToolResult, ProcessControlOutput, error) {
+	switch {
+	case errors.Is(err, process.ErrNotRunning):
+		return nil, ProcessControlOutput{ID: id, Success: false,
+			Message: fmt.Sprintf("process %s had already ended: status %s, exit code %d", id, info.Status, info.ExitCode)}, nil
+	case err != nil && info.ID == "":
+		return nil, ProcessControlOutput{}, processError("", err)
+	case err != nil:
+		// ctx ended during the grace period: the process was killed instead.
+		return nil, ProcessControlOutput{ID: id, Success: true,
+			Message: fmt.Sprintf("process %s killed before its grace period ended (%v): status %s, exit code %d", id, err, info.Status, info.ExitCode)}, nil
+	}
+	msg := fmt.Sprintf("process %s %s: status %s, exit code %d", id, verb, info.Status, info.ExitCode)
+	if verb == "stopped" && info.ExitCode == 128+9 {
+		msg += " (it ignored SIGTERM and was killed after the grace period)"
+	}
+	return nil, ProcessControlOutput{ID: id, Success: true, Message: msg}, nil
+}
+
+func (s *Service) processList(_ context.Context, _ *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
+	infos := s.procs.List(in.RunningOnly)
+	out := ProcessListOutput{Processes: make([]ProcessInfo, len(infos)), Total: len(infos)}
+	for i, info := range infos {
+		out.Processes[i] = s.processInfo(info)
+	}
+	return nil, out, nil
+}
+
+func (s *Service) processOutput(_ context.Context, _ *sdk.CallToolRequest, in ProcessOutputInput) (*sdk.CallToolResult, ProcessOutputOutput, error) {
+	if err := requireID(in.ID); err != nil {
+		return nil, ProcessOutputOutput{}, err
+	}
+	if in.Since < 0 {
+		return nil, ProcessOutputOutput{}, errors.New("since: must be a byte offset >= 0; pass the next value of a previous process_output call")
+	}
+	if in.Tail < 0 {
+		return nil, ProcessOutputOutput{}, errors.New("tail: must be a byte count >= 0; 0 returns everything kept")
+	}
+	out, err := s.procs.Output(in.ID, process.OutputQuery{Since: in.Since, Tail: in.Tail})
+	if err != nil {
+		return nil, ProcessOutputOutput{}, processError("", err)
+	}
+	info, err := s.procs.Get(in.ID)
+	if err != nil {
+		return nil, ProcessOutputOutput{}, processError("", err)
+	}
+	return nil, ProcessOutputOutput{ID: in.ID, Output: out.Text, Next: out.Next, Dropped: out.Dropped, Status: string(info.Status)}, nil
+}
+
+func (s *Service) processInput(_ context.Context, _ *sdk.CallToolRequest, in ProcessInputInput) (*sdk.CallToolResult, ProcessInputOutput, error) {
+	if err := requireID(in.ID); err != nil {
+		return nil, ProcessInputOutput{}, err
+	}
+	if in.Input == "" {
+		return nil, ProcessInputOutput{}, errors.New(`input: required; give the text to send, ending with "\n" for a line`)
+	}
+	if err := s.procs.Input(in.ID, []byte(in.Input)); err != nil {
+		return nil, ProcessInputOutput{}, processError("", err)
+	}
+	return nil, ProcessInputOutput{ID: in.ID, Success: true, Message: fmt.Sprintf("wrote %d bytes to the stdin of %s", len(in.Input), in.ID)}, nil
+}
+
+func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
+	if err := requireID(in.ID); err != nil {
+		return nil, ProcessWaitOutput{}, err
+	}
+	secs, err := toolSeconds(in.Timeout, defaultWaitSeconds)
+	if err != nil {
+		return nil, ProcessWaitOutput{}, err
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, secs)
+	defer cancel()
+	info, err := s.procs.Wait(waitCtx, in.ID)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, ProcessWaitOutput{}, fmt.Errorf("process_wait %s: %w", in.ID, ctx.Err())
+	case errors.Is(err, context.DeadlineExceeded):
+		// Our own timeout: report the process as still running.
+	default:
+		return nil, ProcessWaitOutput{}, processError("", err)
+	}
+	out, err := s.procs.Output(in.ID, process.OutputQuery{Tail: waitOutputTail})
+	if err != nil {
+		return nil, ProcessWaitOutput{}, processError("", err)
+	}
+	return nil, ProcessWaitOutput{
+		ID: in.ID, Exited: info.Status != process.StatusRunning, Status: string(info.Status),
+		ExitCode: info.ExitCode, Output: out.Text, Duration: info.Duration,
+	}, nil
+}
+
+func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return nil, ExecOutput{}, errCommandRequired
+	}
+	secs, err := toolSeconds(in.Timeout, defaultExecSeconds)
+	if err != nil {
+		return nil, ExecOutput{}, err
+	}
+	dir, err := s.processDir(in.Dir)
+	if err != nil {
+		return nil, ExecOutput{}, err
+	}
+	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
+	if err != nil {
+		return nil, ExecOutput{}, processError(in.Command, err)
+	}
+	return nil, ExecOutput{
+		ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, DurationMs: res.Duration.Milliseconds(),
+		TimedOut: res.TimedOut, Truncated: res.Truncated,
+	}, nil
+}
+
+var errCommandRequired = errors.New(`command: required; give an executable name or path, e.g. "go" with args ["test", "./..."]`)
+
+func requireID(id string) error {
+	if id == "" {
+		return errors.New("id: required; pass the id returned by process_start (process_list shows all)")
+	}
+	return nil
+}
+
+// toolSeconds validates a timeout argument in seconds.
+func toolSeconds(n, def int) (time.Duration, error) {
+	switch {
+	case n == 0:
+		return time.Duration(def) * time.Second, nil
+	case n < 0 || n > maxToolSeconds:
+		return 0, fmt.Errorf("timeout: %d seconds is out of range; give 1 to %d (default %d)", n, maxToolSeconds, def)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// processDir resolves a workspace-relative working directory to the absolute path the process
+// service needs, refusing anything outside the workspace.
+func (s *Service) processDir(dir string) (string, error) {
+	abs, err := s.ws.Resolve(dir)
+	if err != nil {
+		return "", fmt.Errorf("dir: %w", err)
+	}
+	return abs, nil
+}
+
+// processInfo maps a domain record to the contract's ProcessInfo, showing the working directory
+// relative to the workspace like every other path the tools return.
+func (s *Service) processInfo(in process.Info) ProcessInfo {
+	dir := in.Dir
+	if rel, err := filepath.Rel(s.ws.Dir(), in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		dir = rel
+	}
+	return ProcessInfo{
+		ID: in.ID, Command: in.Command, Args: in.Args, Dir: dir, Status: string(in.Status), PID: in.PID,
+		ExitCode: in.ExitCode, StartedAt: in.StartedAt, EndedAt: in.EndedAt, Duration: in.Duration, PTY: in.PTY, Error: in.Error,
+	}
+}
+
+// processError rewrites the process service's errors so they name the field and the fix.
+func processError(command string, err error) error {
+	var msg string
+	switch {
+	case errors.Is(err, process.ErrNotFound):
+		msg = fmt.Sprintf("id: %v; call process_list to see known IDs", err)
+	case errors.Is(err, process.ErrNotRunning):
+		msg = fmt.Sprintf("id: %v; start it again with process_start", err)
+	case errors.Is(err, process.ErrLimit):
+		msg = fmt.Sprintf("%v; stop one with process_stop or process_kill (process_list shows what runs)", err)
+	case errors.Is(err, process.ErrNoCommand):
+		return errCommandRequired
+	case errors.Is(err, process.ErrClosed):
+		msg = "the hub is shutting down; no new processes can start"
+	case errors.Is(err, process.ErrBadEnv):
+		msg = fmt.Sprintf("env: %v", err)
+	case command != "":
+		msg = fmt.Sprintf("command: %v", err)
+	default:
+		return err
+	}
+	return errors.New(msg)
+}

@@ -1,0 +1,273 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+)
+
+// Transport names, as the dashboard, tray and config use them.
+const (
+	TransportUnix = "unix"
+	TransportTCP  = "tcp"
+	TransportHTTP = "http"
+	TransportWS   = "ws"
+)
+
+// TransportConfig holds where each switchable transport listens.
+type TransportConfig struct {
+	UnixPath  string
+	TCPAddr   string
+	HTTPAddr  string
+	HTTPToken string
+	HubAddr   string
+}
+
+// TransportStatus is one transport as the dashboard shows it.
+type TransportStatus struct {
+	Name    string `json:"name"`
+	Running bool   `json:"running"`
+	Addr    string `json:"addr"`
+	URL     string `json:"url,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Transports switches the listening transports on and off at run time, so the tray and the
+// dashboard can open and close ports without restarting the hub.
+type Transports struct {
+	svc *Service
+	cfg TransportConfig
+
+	mu        sync.Mutex
+	running   map[string]*runningTransport
+	lastErr   map[string]string
+	listeners []func([]TransportStatus)
+}
+
+type runningTransport struct {
+	addr   string
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewTransports returns a manager with everything off.
+func (s *Service) NewTransports(cfg TransportConfig) *Transports {
+	t := &Transports{svc: s, cfg: cfg, running: map[string]*runningTransport{}, lastErr: map[string]string{}}
+	if s.hub != nil {
+		s.hub.SetSnapshotProvider("transports", func(string) (any, bool) {
+			return map[string]any{"transports": t.Status()}, true
+		})
+		t.OnChange(func(st []TransportStatus) {
+			s.hub.Publish("transports", "event", map[string]any{"transports": st})
+		})
+	}
+	return t
+}
+
+// Config returns the configured addresses.
+func (t *Transports) Config() TransportConfig { return t.cfg }
+
+// Set switches one transport on or off.
+func (t *Transports) Set(ctx context.Context, name string, enabled bool) error {
+	if enabled {
+		return t.Start(name)
+	}
+	return t.Stop(ctx, name)
+}
+
+// Start opens a transport; starting a running one is a no-op.
+func (t *Transports) Start(name string) error {
+	t.mu.Lock()
+	if _, ok := t.running[name]; ok {
+		t.mu.Unlock()
+		return nil
+	}
+	t.mu.Unlock()
+	err := t.start(name)
+	t.mu.Lock()
+	if err != nil {
+		t.lastErr[name] = err.Error()
+	} else {
+		delete(t.lastErr, name)
+	}
+	t.mu.Unlock()
+	t.notify()
+	return err
+}
+
+func (t *Transports) start(name string) error {
+	s := t.svc
+	if name == TransportWS {
+		// The hub owns its listener (ws_start can open it too), so its state is read from it.
+		if s.hub == nil {
+			return errors.New("ws: no WebSocket hub configured")
+		}
+		_, _, err := s.hub.Start(t.cfg.HubAddr)
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rt := &runningTransport{cancel: cancel, done: make(chan struct{})}
+	var serve func() error
+	switch name {
+	case TransportUnix:
+		ln, err := ListenUnix(t.cfg.UnixPath)
+		if err != nil {
+			cancel()
+			return err
+		}
+		rt.addr = t.cfg.UnixPath
+		serve = func() error { return s.Serve(ctx, ln, TransportUnix) }
+	case TransportTCP:
+		ln, err := ListenTCP(t.cfg.TCPAddr, s.logger)
+		if err != nil {
+			cancel()
+			return err
+		}
+		rt.addr = ln.Addr().String()
+		serve = func() error { return s.Serve(ctx, ln, TransportTCP) }
+	case TransportHTTP:
+		if t.cfg.HTTPToken == "" {
+			cancel()
+			return errors.New("http: no bearer token configured; set --token or SWITCHBOARD_TOKEN")
+		}
+		ln, err := net.Listen("tcp", t.cfg.HTTPAddr)
+		if err != nil {
+			cancel()
+			return fmt.Errorf("listen http %s: %w", t.cfg.HTTPAddr, err)
+		}
+		if !isLoopback(ln.Addr()) {
+			s.logger.Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
+		}
+		rt.addr = ln.Addr().String()
+		serve = func() error { return s.ServeHTTP(ctx, ln, HTTPOptions{Token: t.cfg.HTTPToken}) }
+	default:
+		cancel()
+		return fmt.Errorf("transport %q: unknown; use unix, tcp, http or ws", name)
+	}
+	t.mu.Lock()
+	t.running[name] = rt
+	t.mu.Unlock()
+	go func() { // owned by rt: ends when rt.cancel is called (Stop/StopAll)
+		defer close(rt.done)
+		if err := serve(); err != nil {
+			s.logger.Error("transport stopped", "transport", name, "error", err)
+			t.mu.Lock()
+			t.lastErr[name] = err.Error()
+			t.mu.Unlock()
+		}
+		t.mu.Lock()
+		if t.running[name] == rt {
+			delete(t.running, name)
+		}
+		t.mu.Unlock()
+		t.notify()
+	}()
+	return nil
+}
+
+// Stop closes a transport, letting in-flight calls finish (bounded by DrainTimeout).
+func (t *Transports) Stop(ctx context.Context, name string) error {
+	if name == TransportWS {
+		if t.svc.hub == nil {
+			return nil
+		}
+		err := t.svc.hub.Stop(ctx)
+		t.notify()
+		return err
+	}
+	t.mu.Lock()
+	rt, ok := t.running[name]
+	t.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	rt.cancel()
+	select {
+	case <-rt.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop %s: %w", name, ctx.Err())
+	}
+}
+
+// StopAll closes every transport.
+func (t *Transports) StopAll(ctx context.Context) error {
+	var errs []error
+	for _, name := range []string{TransportTCP, TransportHTTP, TransportUnix, TransportWS} {
+		errs = append(errs, t.Stop(ctx, name))
+	}
+	return errors.Join(errs...)
+}
+
+// Status lists all four transports, running or not.
+func (t *Transports) Status() []TransportStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]TransportStatus, 0, 4)
+	for _, name := range []string{TransportUnix, TransportTCP, TransportHTTP, TransportWS} {
+		st := TransportStatus{Name: name, Error: t.lastErr[name]}
+		switch name {
+		case TransportUnix:
+			st.Addr = t.cfg.UnixPath
+		case TransportTCP:
+			st.Addr = t.cfg.TCPAddr
+		case TransportHTTP:
+			st.Addr = t.cfg.HTTPAddr
+		case TransportWS:
+			st.Addr = t.cfg.HubAddr
+		}
+		if rt, ok := t.running[name]; ok {
+			st.Running, st.Addr = true, rt.addr
+		}
+		if name == TransportWS && t.svc.hub != nil && t.svc.hub.Running() {
+			st.Running, st.Addr = true, t.svc.hub.Addr()
+		}
+		if st.Running {
+			switch name {
+			case TransportHTTP:
+				st.URL = "http://" + st.Addr + "/mcp"
+			case TransportWS:
+				st.URL = "ws://" + st.Addr + "/ws"
+			case TransportTCP:
+				st.URL = "tcp://" + st.Addr
+			case TransportUnix:
+				st.URL = "unix://" + st.Addr
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Addr returns the bound address of a running transport ("" when off).
+func (t *Transports) Addr(name string) string {
+	if name == TransportWS && t.svc.hub != nil {
+		return t.svc.hub.Addr()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if rt, ok := t.running[name]; ok {
+		return rt.addr
+	}
+	return ""
+}
+
+// OnChange registers fn for status changes (called without locks held).
+func (t *Transports) OnChange(fn func([]TransportStatus)) {
+	t.mu.Lock()
+	t.listeners = append(t.listeners, fn)
+	t.mu.Unlock()
+}
+
+func (t *Transports) notify() {
+	st := t.Status()
+	t.mu.Lock()
+	fns := slices.Clone(t.listeners)
+	t.mu.Unlock()
+	for _, fn := range fns {
+		fn(st)
+	}
+}
