@@ -114,6 +114,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 		Example: `  switchboard serve --stdio
   switchboard serve --unix /run/user/1000/switchboard/mcp.sock --http 127.0.0.1:9101
   MCP_ADDR=127.0.0.1:9100 switchboard serve`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
@@ -201,15 +202,12 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&stdio, "stdio", false, "serve one client over stdin/stdout")
-	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR (default "+config.DefaultTCPAddr+"; no authentication: keep it on loopback)")
-	f.StringVar(&unixPath, "unix", "", "listen for MCP on a Unix socket at PATH (default "+config.DefaultSocketPath()+")")
-	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp (default "+config.DefaultHTTPAddr+")")
+	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR, e.g. "+config.DefaultTCPAddr+" (no authentication: keep it on loopback)")
+	f.StringVar(&unixPath, "unix", "", "listen for MCP on a Unix socket at PATH, e.g. "+config.DefaultSocketPath())
+	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp, e.g. "+config.DefaultHTTPAddr)
 	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else generated and printed on stderr)")
 	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
 	f.BoolVar(&noHub, "no-hub", false, "do not start the WebSocket hub and the IDE bridge")
-	f.Lookup("tcp").NoOptDefVal = config.DefaultTCPAddr
-	f.Lookup("unix").NoOptDefVal = config.DefaultSocketPath()
-	f.Lookup("http").NoOptDefVal = config.DefaultHTTPAddr
 	return cmd
 }
 

@@ -68,11 +68,15 @@ type desktop struct {
 	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
 	quitting atomic.Bool                     // a real quit is under way: let the window close
 
-	tray     *trayController // nil when there is no session bus
-	trayStop func()          // takes the tray item off the bus
-	trayWG   sync.WaitGroup  // tray controller, host monitor
-	trayEnd  context.CancelFunc
-	view     *systrayView
+	// The tray is set up on Wails' OnStartup goroutine and torn down after the window closed,
+	// which can overlap when the app quits at once; mu orders the two.
+	mu          sync.Mutex
+	trayStopped bool                           // stopTray ran: startup must not set anything up
+	tray        atomic.Pointer[trayController] // nil until set up, or when there is no session bus
+	trayStop    func()                         // takes the tray item off the bus
+	trayWG      sync.WaitGroup                 // tray controller, host monitor
+	trayEnd     context.CancelFunc
+	view        *systrayView
 }
 
 // mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
@@ -144,25 +148,31 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 		wailsruntime.Quit(wctx)
 		return
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.trayStopped {
+		return
+	}
 	monitor, err := newTrayHostMonitor(d.logger)
 	if err != nil {
-		d.logger.Warn("tray: no tray icon; closing the window quits", "error", err)
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
 		return
 	}
 	stop, err := startSystray(d.logger)
 	if err != nil {
 		monitor.conn.Close()
-		d.logger.Warn("tray: no tray icon; closing the window quits", "error", err)
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
 		return
 	}
 	d.trayStop = stop
-	d.tray = newTrayController(d.st, d.ctl, nil, d)
-	d.view = newSystrayView(trayCtx, d.tray.Click)
-	d.tray.view = d.view
+	tray := newTrayController(d.st, d.ctl, nil, d)
+	d.view = newSystrayView(trayCtx, tray.Click)
+	tray.view = d.view
+	d.tray.Store(tray)
 	d.trayWG.Add(2)
 	go func() { // owned by d: trayCtx ends it (stopTray)
 		defer d.trayWG.Done()
-		d.tray.Run(trayCtx)
+		tray.Run(trayCtx)
 	}()
 	go func() { // owned by d: trayCtx ends it (stopTray)
 		defer d.trayWG.Done()
@@ -172,7 +182,7 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 			} else {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: no tray host (no StatusNotifierWatcher with a registered host on the session bus); closing the window quits")
 			}
-			d.tray.SetHostAvailable(ok)
+			tray.SetHostAvailable(ok)
 		})
 	}()
 	d.mark("tray item exported")
@@ -180,6 +190,9 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 
 // stopTray ends the tray's goroutines and takes the item off the bus.
 func (d *desktop) stopTray() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.trayStopped = true
 	d.trayEnd()
 	d.trayWG.Wait()
 	if d.view != nil {
@@ -196,7 +209,7 @@ func (d *desktop) beforeClose(wctx context.Context) (prevent bool) {
 	if d.quitting.Load() {
 		return false
 	}
-	if d.tray != nil && d.tray.HostAvailable() {
+	if tray := d.tray.Load(); tray != nil && tray.HostAvailable() {
 		wailsruntime.WindowHide(wctx)
 		fmt.Fprintln(os.Stderr, "switchboard: desktop: window hidden to the tray (Open dashboard brings it back; Quit exits)")
 		return true

@@ -4,10 +4,11 @@
 #
 #   bash build/desktop-smoke.sh BINARY             checks; PASS/FAIL lines; exit 1 on any failure
 #   bash build/desktop-smoke.sh --measure BINARY   the checks, then the figures for docs/benchmarks.md
-#                                                  (launch times, idle CPU, PSS; about 5 minutes)
+#                                                  (launch times, idle CPU, PSS; about 4 minutes;
+#                                                  SMOKE_IDLE_SECONDS shortens the 60 s CPU windows)
 #
 # BINARY is a desktop build (make build → build/bin/switchboard). Screenshots and logs are kept in
-# build/test-artifacts/. Needs: Xvfb, dbus-run-session, xdotool, xwininfo, ImageMagick, Go
+# build/test-artifacts/. Needs: Xvfb, dbus-run-session, xdotool, xwininfo, xprop, ImageMagick, Go
 # (bash build/setup-deps.sh installs the system packages).
 set -uo pipefail
 
@@ -27,7 +28,7 @@ ART=$ROOT/build/test-artifacts
 if [[ ${SMOKE_INNER:-} != 1 ]]; then
   BINARY=$(realpath -e "$1" 2>/dev/null) || { echo "FAIL binary $1 not found (run make build)"; exit 1; }
   missing=()
-  for c in Xvfb dbus-run-session dbus-daemon xdotool xwininfo import identify go; do
+  for c in Xvfb dbus-run-session dbus-daemon xdotool xwininfo xprop import identify go; do
     command -v "$c" >/dev/null || missing+=("$c")
   done
   if ((${#missing[@]})); then
@@ -71,6 +72,7 @@ PROBE=$TMP/desktopprobe
 FAILS=0
 PASSES=0
 FIGURES=$ART/desktop-figures.txt
+IDLE_SECS=${SMOKE_IDLE_SECONDS:-60} # length of each idle CPU window in --measure
 : >"$FIGURES"
 
 pass() { echo "PASS $*"; PASSES=$((PASSES + 1)); }
@@ -114,31 +116,26 @@ descendants() {
   local c
   for c in $(pgrep -P "$1"); do descendants "$c"; done
 }
-# pss_kb PID: proportional set size of the process tree, from /proc/PID/smaps_rollup.
-pss_kb() {
-  local total=0 p v
-  for p in $(descendants "$1"); do
-    v=$(awk '/^Pss:/{print $2}' "/proc/$p/smaps_rollup" 2>/dev/null)
-    total=$((total + ${v:-0}))
-  done
-  echo "$total"
-}
-# cpu_ticks PID: user+system clock ticks of the process tree (fields 14 and 15 of /proc/PID/stat).
-cpu_ticks() {
-  local total=0 p f
+CLK_TCK=$(getconf CLK_TCK)
+# tree_stats PID: one line per process of the tree: "pid comm ticks pss_kb".
+tree_stats() {
+  local p f
   for p in $(descendants "$1"); do
     f=$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
     set -- $f
-    total=$((total + ${12:-0} + ${13:-0}))
+    echo "$p $(cat "/proc/$p/comm" 2>/dev/null | tr ' ' _) $((${12:-0} + ${13:-0})) $(awk '/^Pss:/{print $2}' "/proc/$p/smaps_rollup" 2>/dev/null)"
   done
-  echo "$total"
 }
-CLK_TCK=$(getconf CLK_TCK)
-# idle_cpu PID SECONDS: average CPU use of the tree over SECONDS, in percent of one core.
-idle_cpu() {
-  local a b
-  a=$(cpu_ticks "$1"); sleep "$2"; b=$(cpu_ticks "$1")
-  awk -v d=$((b - a)) -v hz="$CLK_TCK" -v s="$2" 'BEGIN{printf "%.2f", d / hz / s * 100}'
+# idle_profile PID SECONDS LABEL: CPU (percent of one core, averaged over SECONDS) and PSS of the
+# tree, in total and per process, as FIGURE lines.
+idle_profile() {
+  local before after
+  before=$(tree_stats "$1"); sleep "$2"; after=$(tree_stats "$1")
+  figure "$(awk -v hz="$CLK_TCK" -v s="$2" -v label="$3" '
+    NR==FNR { t0[$1]=$3; next }
+    { d=$3-t0[$1]; cpu+=d; pss+=$4; n++; parts=parts sprintf(" %s:%.2f%%/%dMiB", $2, d/hz/s*100, $4/1024) }
+    END { printf "%s cpu_percent=%.2f pss_mib=%.0f processes=%d over=%ds |%s", label, cpu/hz/s*100, pss/1024, n, s, parts }
+  ' <(echo "$before") <(echo "$after"))"
 }
 median() { sort -n | awk '{v[NR]=$1} END{ if (NR==0) {print "n/a"; exit} print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2) }'; }
 
@@ -211,6 +208,13 @@ fi
 
 if wait_window; then
   pass "window mapped (id $WID, pid $APP_PID)"
+  wm_class=$(xprop -id "$WID" WM_CLASS 2>/dev/null | sed -n 's/^WM_CLASS(STRING) = //p')
+  want_class=$(sed -n 's/^StartupWMClass=//p' "$ROOT/build/linux/switchboard.desktop")
+  if [[ $wm_class == *"\"$want_class\""* ]]; then
+    pass "window WM_CLASS $wm_class matches StartupWMClass=$want_class of build/linux/switchboard.desktop"
+  else
+    fail "window WM_CLASS '$wm_class' does not match StartupWMClass=$want_class"
+  fi
 else
   fail "no window titled Switchboard mapped within 40 s"; tail -20 "$LOG1"
 fi
@@ -385,6 +389,7 @@ LOG4=$TMP/app4.log
 start_app "$LOG4" DBUS_SESSION_BUS_ADDRESS="unix:path=$TMP/no-such-bus"
 if wait_window && wait_marker "$LOG4" "dashboard loaded" 40; then
   pass "without a session bus the app still runs (window up, dashboard loaded)"
+  if grep -q "switchboard: desktop: no tray icon" "$LOG4"; then pass "without a session bus the app says there is no tray icon"; else fail "no session bus: the app does not say the tray is missing"; fi
   if [[ -S $SOCK ]] && env "${APP_ENV[@]}" "$BINARY" call lang_list --socket "$SOCK" >/dev/null 2>&1; then
     pass "without a session bus the hub still serves MCP"
   else
@@ -399,6 +404,24 @@ if wait_window && wait_marker "$LOG4" "dashboard loaded" 40; then
   fi
 else
   fail "without a session bus the app did not come up: $(tail -5 "$LOG4" | tr '\n' ' ')"
+fi
+stop_app
+
+# --- run 5: SIGTERM ----------------------------------------------------------------------------
+echo "== run 5: SIGTERM shuts down gracefully"
+new_env
+LOG5=$TMP/app5.log
+start_app "$LOG5"
+if wait_window && wait_marker "$LOG5" "dashboard loaded" 40 && [[ -S $SOCK ]]; then
+  kill -TERM "$APP_PID"
+  if wait_for 30 dead "$APP_PID"; then
+    wait "$APP_PID"; rc=$?
+    if ((rc == 0)) && [[ ! -e $SOCK ]]; then pass "SIGTERM: exit 0, Unix socket removed"; else fail "SIGTERM: exit $rc, socket left: $([[ -e $SOCK ]] && echo yes || echo no)"; fi
+  else
+    fail "SIGTERM: still running after 30 s"
+  fi
+else
+  fail "run 5: app did not come up: $(tail -5 "$LOG5" | tr '\n' ' ')"
 fi
 stop_app
 
@@ -429,13 +452,11 @@ if ((MEASURE == 1)); then
   start_app "$TMP/measure.log"
   wait_window && wait_marker "$TMP/measure.log" "dashboard loaded" 40
   sleep 5
-  figure "desktop_pss_kb_window_shown=$(pss_kb "$APP_PID") processes=$(descendants "$APP_PID" | wc -l)"
-  figure "desktop_idle_cpu_percent_window_shown=$(idle_cpu "$APP_PID" 60)"
+  idle_profile "$APP_PID" "$IDLE_SECS" desktop_window_shown
   "$PROBE" close-window "$WID"
   wait_for 10 window_unmapped "$WID"
   sleep 5
-  figure "desktop_pss_kb_window_hidden=$(pss_kb "$APP_PID") processes=$(descendants "$APP_PID" | wc -l)"
-  figure "desktop_idle_cpu_percent_window_hidden=$(idle_cpu "$APP_PID" 60)"
+  idle_profile "$APP_PID" "$IDLE_SECS" desktop_window_hidden
   "$PROBE" click Quit >/dev/null
   wait_for 30 dead "$APP_PID"
   stop_app
@@ -449,8 +470,7 @@ if ((MEASURE == 1)); then
   wait_for 20 grep -q "dashboard at" "$TMP/headless.log"
   figure "headless_launch_to_ready_ms=$(($(now_ms) - T0)) (upper bound: 0.1 s polling)"
   sleep 5
-  figure "headless_pss_kb=$(pss_kb "$APP_PID")"
-  figure "headless_idle_cpu_percent=$(idle_cpu "$APP_PID" 60)"
+  idle_profile "$APP_PID" "$IDLE_SECS" headless_no_window
   stop_app
   echo "figures written to build/test-artifacts/desktop-figures.txt"
 fi

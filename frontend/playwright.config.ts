@@ -8,7 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // The specs share one switchboard and one simulator, so they run one file at a time, in this
 // order: the builds spec waits for the simulator's next demo build (one every 20 s from its start),
 // so the others run first and use up most of that wait; the bridge spec has a private stack.
-const order = ['sessions', 'processes', 'transports', 'builds', 'bridge'];
+const order = ['builds', 'sessions', 'processes', 'transports', 'bridge'];
 
 class SpecOrder extends BaseSequencer {
   async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

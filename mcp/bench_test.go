@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,6 +33,21 @@ import (
 // "bare" is a Service with nothing but the workspace; "product" adds what `switchboard serve`
 // wires in (audit log file, diagnostics logger, WebSocket hub, process service), so the
 // difference between the two is the cost of those layers.
+
+// cpuTime returns the CPU time (user + system) this process has used so far. Reported per call
+// next to ns/op, it stays meaningful on a loaded machine where wall time mostly measures waiting.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds a cpu-ns/op metric: process CPU time (server and the minimal client) per call.
+func reportCPU(b *testing.B, start time.Duration, calls int) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(calls), "cpu-ns/op")
+}
 
 // benchConfigs builds the Service variants compared by every benchmark.
 var benchConfigs = []struct {
@@ -161,11 +177,18 @@ func BenchmarkToolCall(b *testing.B) {
 				c := startBenchServer(b, cfg.opts(b, b.TempDir()), ws)
 				params := fmt.Sprintf(`{"name":%q,"arguments":%s}`, bc.tool, bc.args)
 				b.ReportAllocs()
+				var cpu0 time.Duration
+				calls := 0
 				for b.Loop() {
+					if calls == 0 {
+						cpu0 = cpuTime(b)
+					}
+					calls++
 					if err := c.call("tools/call", params); err != nil {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, cpu0, calls)
 			})
 		}
 	}
@@ -183,6 +206,7 @@ func BenchmarkToolCallInFlight(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				n := b.N
+				cpu0 := cpuTime(b)
 				tokens := make(chan struct{}, window)
 				readErr := make(chan error, 1)
 				go func() { // owned by this benchmark: ends after n responses or on the first error
@@ -208,6 +232,7 @@ func BenchmarkToolCallInFlight(b *testing.B) {
 				if err := <-readErr; err != nil {
 					b.Fatalf("read: %v", err)
 				}
+				reportCPU(b, cpu0, n)
 			})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -225,9 +226,20 @@ func (c *lineConn) writeLine(data []byte) error {
 	return err
 }
 
+// replyError answers a message we could not hand to the server. It is encoded here rather than
+// with jsonrpc.EncodeMessage because that omits "id" when it is unknown, and JSON-RPC 2.0 §5
+// requires "id": null in that case.
 func (c *lineConn) replyError(ctx context.Context, id jsonrpc.ID, code int64, msg string) {
-	resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}}
-	data, err := jsonrpc.EncodeMessage(resp)
+	reply := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      any    `json:"id"`
+		Error   struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id.Raw()}
+	reply.Error.Code, reply.Error.Message = code, msg
+	data, err := json.Marshal(reply)
 	if err != nil {
 		return
 	}

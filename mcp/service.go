@@ -166,7 +166,7 @@ func New(opts ...Option) (*Service, error) {
 
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, &sdk.ServerOptions{
 		Instructions: "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
-		Logger:       s.logger,
+		Logger:       slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 	})
 	s.registerFileTools(s.server)
@@ -305,6 +305,22 @@ func (s *Service) Shutdown(ctx context.Context) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// minLevel drops records below a level. go-sdk logs every connection at Info; our own logs already
+// say what matters (transports, audit), so the SDK only gets to speak about warnings and errors.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(a), h.min}
+}
+func (h minLevel) WithGroup(n string) slog.Handler { return minLevel{h.Handler.WithGroup(n), h.min} }
 
 // Annotation presets. Every tool states whether it only reads, whether it can destroy data,
 // whether repeating it is harmless, and whether it reaches outside the machine.

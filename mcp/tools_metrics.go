@@ -1,6 +1,106 @@
 package mcp
 
-import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+	"errors"
+	"time"
 
-// registerMetricsTools is a placeholder; its owner replaces the body.
-func (s *Service) registerMetricsTools(server *sdk.Server) {}
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/metrics"
+)
+
+// Metrics tools: metrics_record appends an event to the daily JSONL files of internal/metrics,
+// metrics_query aggregates a lookback window. The hub also records one tool_call event per tool
+// call there (see callRecorder), so queries show tool usage without agents recording it.
+
+type MetricsRecordInput struct {
+	Type    string         `json:"type" jsonschema:"event type, e.g. build_completed or security_alert"`
+	AgentID string         `json:"agent_id,omitempty" jsonschema:"identifier of the agent the event is about"`
+	Repo    string         `json:"repo,omitempty" jsonschema:"repository the event is about"`
+	Data    map[string]any `json:"data,omitempty" jsonschema:"any additional event data; a timestamp here is kept as plain data"`
+}
+
+type MetricsRecordOutput struct {
+	Success   bool      `json:"success" jsonschema:"whether the event was recorded"`
+	Timestamp time.Time `json:"timestamp" jsonschema:"timestamp the server assigned (UTC)"`
+}
+
+type MetricsQueryInput struct {
+	Since string `json:"since,omitempty" jsonschema:"lookback window: a positive whole number and a unit d, h or m, e.g. 7d, 24h, 30m; default 7d"`
+}
+
+type MetricCount struct {
+	Key   string `json:"key" jsonschema:"group key: type name, repository or agent ID"`
+	Count int    `json:"count" jsonschema:"number of events in the group"`
+}
+
+type MetricEventBrief struct {
+	Type      string    `json:"type" jsonschema:"event type"`
+	Timestamp time.Time `json:"timestamp" jsonschema:"event timestamp"`
+	AgentID   string    `json:"agent_id,omitempty" jsonschema:"agent identifier, if set"`
+	Repo      string    `json:"repo,omitempty" jsonschema:"repository, if set"`
+}
+
+type MetricsQueryOutput struct {
+	Total   int                `json:"total" jsonschema:"number of events in the window"`
+	ByType  []MetricCount      `json:"by_type" jsonschema:"event counts by type, most frequent first"`
+	ByRepo  []MetricCount      `json:"by_repo" jsonschema:"event counts by repository, most frequent first"`
+	ByAgent []MetricCount      `json:"by_agent" jsonschema:"event counts by agent ID, most frequent first"`
+	Events  []MetricEventBrief `json:"events" jsonschema:"the 10 most recent events, newest first"`
+}
+
+var errNoMetricsStore = errors.New("metrics: no metrics store is configured on this server; start switchboard with its data directory (the default) to record and query metrics")
+
+func (s *Service) registerMetricsTools(server *sdk.Server) {
+	sdk.AddTool(server, &sdk.Tool{Name: "metrics_record", Annotations: annotWrite("Record metric", false, false),
+		Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
+			"The server assigns the timestamp."}, s.metricsRecord)
+	sdk.AddTool(server, &sdk.Tool{Name: "metrics_query", Annotations: annotReadOnly("Query metrics"),
+		Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
+			"Tool calls made through this hub are recorded as type tool_call."}, s.metricsQuery)
+}
+
+func (s *Service) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {
+	if s.metrics == nil {
+		return nil, MetricsRecordOutput{}, errNoMetricsStore
+	}
+	ev, err := s.metrics.Record(metrics.Event{Type: in.Type, AgentID: in.AgentID, Repo: in.Repo, Data: in.Data})
+	if err != nil {
+		return nil, MetricsRecordOutput{}, err
+	}
+	return nil, MetricsRecordOutput{Success: true, Timestamp: ev.Timestamp}, nil
+}
+
+func (s *Service) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in MetricsQueryInput) (*sdk.CallToolResult, MetricsQueryOutput, error) {
+	if s.metrics == nil {
+		return nil, MetricsQueryOutput{}, errNoMetricsStore
+	}
+	window, err := metrics.ParseSince(in.Since)
+	if err != nil {
+		return nil, MetricsQueryOutput{}, err
+	}
+	sum, err := s.metrics.Query(time.Now().Add(-window))
+	if err != nil {
+		return nil, MetricsQueryOutput{}, err
+	}
+	out := MetricsQueryOutput{
+		Total:   sum.Total,
+		ByType:  metricCounts(sum.ByType),
+		ByRepo:  metricCounts(sum.ByRepo),
+		ByAgent: metricCounts(sum.ByAgent),
+		Events:  make([]MetricEventBrief, 0, len(sum.Recent)),
+	}
+	for _, ev := range sum.Recent {
+		out.Events = append(out.Events, MetricEventBrief{Type: ev.Type, Timestamp: ev.Timestamp, AgentID: ev.AgentID, Repo: ev.Repo})
+	}
+	return nil, out, nil
+}
+
+func metricCounts(in []metrics.Count) []MetricCount {
+	out := make([]MetricCount, 0, len(in))
+	for _, c := range in {
+		out = append(out, MetricCount{Key: c.Key, Count: c.Count})
+	}
+	return out
+}

@@ -1,6 +1,136 @@
 package mcp
 
-import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
 
-// registerWSTools is a placeholder; its owner replaces the body.
-func (s *Service) registerWSTools(server *sdk.Server) {}
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// WebSocket tools: ws_start opens the hub's own listener (the hub itself always exists when these
+// tools are registered; the dashboard may already reach it through another server), ws_info reports
+// on it. Channels, frames and auth are documented in internal/hub's package comment.
+
+// defaultWSAddr is the contract's default ":8080", bound to loopback: the hub streams process
+// output and tool activity, which should not reach other machines unless the caller says so.
+const defaultWSAddr = "127.0.0.1:8080"
+
+type WSStartInput struct {
+	Addr string `json:"addr,omitempty" jsonschema:"listen address host:port; default \":8080\" on loopback (127.0.0.1). A bare \":PORT\" also binds loopback; name a host such as 0.0.0.0 to listen on other interfaces. Port 0 picks a free port"`
+}
+
+type WSStartOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the server started or was already running"`
+	Addr    string `json:"addr" jsonschema:"address the server is bound to"`
+	Message string `json:"message" jsonschema:"status message with the full WebSocket URL"`
+}
+
+type WSInfoInput struct{}
+
+type WSInfoOutput struct {
+	Clients  int    `json:"clients" jsonschema:"number of connected WebSocket clients"`
+	Channels int    `json:"channels" jsonschema:"number of channels with at least one subscriber"`
+	Running  bool   `json:"running" jsonschema:"whether the listener opened by ws_start is up"`
+	Addr     string `json:"addr,omitempty" jsonschema:"address of that listener, when running"`
+	URL      string `json:"url,omitempty" jsonschema:"WebSocket URL of that listener (ws://ADDR/ws), when running"`
+}
+
+func (s *Service) registerWSTools(server *sdk.Server) {
+	sdk.AddTool(server, &sdk.Tool{Name: "ws_start", Annotations: annotWrite("Start WebSocket server", false, true),
+		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
+			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
+			"Clients connect to ws://ADDR/ws with the hub token (?token= or Authorization: Bearer) and send " +
+			`{"type":"subscribe","channel":"process:ID"}.`}, s.wsStart)
+	sdk.AddTool(server, &sdk.Tool{Name: "ws_info", Annotations: annotReadOnly("WebSocket hub info"),
+		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, s.wsInfo)
+}
+
+func (s *Service) wsStart(_ context.Context, _ *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
+	addr, defaulted, err := wsListenAddr(in.Addr)
+	if err != nil {
+		return nil, WSStartOutput{}, err
+	}
+	bound, already, err := s.hub.Start(addr)
+	if err != nil {
+		return nil, WSStartOutput{}, wsStartError(addr, err)
+	}
+	url := s.hub.URL()
+	var msg string
+	switch {
+	case already:
+		msg = fmt.Sprintf("WebSocket server already running at %s", url)
+		if in.Addr != "" && addr != bound && !strings.HasSuffix(addr, ":0") {
+			msg += fmt.Sprintf(" (requested %s ignored; the running listener keeps its address)", in.Addr)
+		}
+	case isLoopbackBind(bound):
+		msg = fmt.Sprintf("WebSocket server started at %s", url)
+		if defaulted {
+			msg += " (bound to loopback 127.0.0.1; name a host in addr, e.g. \"0.0.0.0:8080\", to accept other machines)"
+		}
+	default:
+		msg = fmt.Sprintf("WebSocket server started at %s, listening on %s: reachable from other machines", url, bound)
+	}
+	msg += "; connect with the hub token as ?token= or Authorization: Bearer"
+	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg}, nil
+}
+
+// wsListenAddr applies the contract default and the loopback rule. defaulted reports that the
+// host was filled in (so the message can say it was loopback by default).
+func wsListenAddr(in string) (addr string, defaulted bool, err error) {
+	in = strings.TrimSpace(in)
+	if in == "" {
+		return defaultWSAddr, true, nil
+	}
+	host, port, err := net.SplitHostPort(in)
+	if err != nil {
+		return "", false, fmt.Errorf("addr: %q is not host:port; use e.g. \":8080\", \"127.0.0.1:8080\" or \"0.0.0.0:8080\"", in)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", false, fmt.Errorf("addr: port %q in %q is not a number from 0 to 65535 (0 picks a free port)", port, in)
+	}
+	if host == "" {
+		return net.JoinHostPort("127.0.0.1", port), true, nil
+	}
+	return in, false, nil
+}
+
+func wsStartError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("addr: %s is already in use by another program; pick another port, or \"127.0.0.1:0\" for a free one", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("addr: %s is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its interface addresses", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("addr: not permitted to listen on %s (ports below 1024 need privileges); use a port above 1024", addr)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return fmt.Errorf("addr: host in %s cannot be resolved (%v); use an IP address such as 127.0.0.1", addr, dnsErr)
+	}
+	return fmt.Errorf("addr: cannot start the WebSocket server on %s: %w", addr, err)
+}
+
+func isLoopbackBind(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+func (s *Service) wsInfo(_ context.Context, _ *sdk.CallToolRequest, _ WSInfoInput) (*sdk.CallToolResult, WSInfoOutput, error) {
+	st := s.hub.Stats()
+	return nil, WSInfoOutput{
+		Clients:  st.Clients,
+		Channels: st.Channels,
+		Running:  s.hub.Running(),
+		Addr:     s.hub.Addr(),
+		URL:      s.hub.URL(),
+	}, nil
+}

@@ -98,6 +98,8 @@ func TestOversizedAndMalformedMessagesGetErrorsAndSessionContinues(t *testing.T)
 	}
 	if p := replies["<nil>"]; p == nil || p["error"].(map[string]any)["code"].(float64) != -32700 {
 		t.Errorf("malformed line: want a parse error with null id, got %v", p)
+	} else if id, present := p["id"]; !present || id != nil {
+		t.Errorf("malformed line: error must carry \"id\": null (JSON-RPC 2.0 §5), got %v", p)
 	}
 	ok := replies["8"]
 	if ok == nil || ok["result"] == nil {

@@ -10,7 +10,7 @@
 //   - @wonderwhy-er/desktop-commander: start_process for the `true` round trip (issue 3).
 //
 // Usage (from the repository root, after `npm ci --prefix test/node` and building the binary):
-//   node build/bench/mcp_bench.mjs [--bin /tmp/switchboard] [--n 2000] [--exec-n 200]
+//   node build/bench/mcp_bench.mjs [--bin /tmp/switchboard] [--n 2000] [--exec-n 100]
 //        [--concurrency 8] [--docs docs/benchmarks.md] [--json out.json] [--only trivial,read,exec]
 // Without --bin it builds the binary itself (CGO_ENABLED=0 go build) into a temporary directory.
 // `make bench-compare` runs it with --docs docs/benchmarks.md.
@@ -32,7 +32,7 @@ const SMALL_FILE_BYTES = 4096;
 // Options
 
 function parseArgs(argv) {
-  const o = { n: 2000, execN: 200, warmup: 200, concurrency: 8, only: ['trivial', 'read', 'exec'] };
+  const o = { n: 2000, execN: 100, warmup: 200, concurrency: 8, only: ['trivial', 'read', 'exec'] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => {
@@ -139,11 +139,16 @@ function spawnServer(cmd, args, env, label) {
   const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
-  let stderr = '';
+  // Keep only the last chunks of stderr (for error messages): servers that log every call must
+  // not make the client work harder than for servers that do not.
+  const tail = [];
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (c) => { stderr = (stderr + c).slice(-20_000); });
+  child.stderr.on('data', (c) => {
+    tail.push(c);
+    if (tail.length > 64) tail.shift();
+  });
   child.stdin.on('error', () => {}); // EPIPE when the server dies; the pending request reports it
-  return { child, stderr: () => stderr, label };
+  return { child, stderr: () => tail.join(''), label };
 }
 
 async function stopChild(child) {
@@ -225,40 +230,57 @@ function quantile(sorted, q) {
   return sorted[i];
 }
 
-// measure runs warmup calls, then n sequential calls (latency: one request in flight, as an agent
-// issues them), then n calls with `concurrency` in flight (throughput under load).
-async function measure(client, tool, args, { n, warmup, concurrency }) {
-  for (let i = 0; i < warmup; i++) await client.callTool(tool, args);
-  const lat = new Float64Array(n);
+// The machine running this is shared and its load drifts, so servers are never measured one
+// after the other in long blocks: every scenario runs in ROUNDS rounds, and in each round every
+// server of the scenario gets its slice of sequential calls and then its slice of calls with
+// `concurrency` in flight. Drift then hits every server alike.
+const ROUNDS = 5;
+
+async function sequential(client, tool, args, n, lat) {
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const s = process.hrtime.bigint();
     await client.callTool(tool, args);
-    lat[i] = Number(process.hrtime.bigint() - s) / 1e3; // µs
+    lat.push(Number(process.hrtime.bigint() - s) / 1e3); // µs
   }
-  const seqSec = Number(process.hrtime.bigint() - t0) / 1e9;
-  let parSec = NaN;
-  if (concurrency > 1) {
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        next++;
-        await client.callTool(tool, args);
-      }
-    };
-    const p0 = process.hrtime.bigint();
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    parSec = Number(process.hrtime.bigint() - p0) / 1e9;
-  }
-  const sorted = Array.from(lat).sort((a, b) => a - b);
-  return {
-    n,
-    medianUs: quantile(sorted, 0.5),
-    p99Us: quantile(sorted, 0.99),
-    meanUs: sorted.reduce((a, b) => a + b, 0) / n,
-    seqPerSec: n / seqSec,
-    parPerSec: n / parSec,
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+async function inFlight(client, tool, args, n, concurrency) {
+  let started = 0;
+  const worker = async () => {
+    while (started < n) {
+      started++;
+      await client.callTool(tool, args);
+    }
   };
+  const t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+// measureInterleaved measures every target (a client, tool and args) of one scenario.
+async function measureInterleaved(targets, { n, warmup, concurrency }) {
+  for (const t of targets) for (let i = 0; i < warmup; i++) await t.client.callTool(t.tool, t.args);
+  const acc = targets.map(() => ({ lat: [], seqSec: 0, parSec: 0 }));
+  const per = Math.ceil(n / ROUNDS);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [k, t] of targets.entries()) {
+      acc[k].seqSec += await sequential(t.client, t.tool, t.args, per, acc[k].lat);
+      if (concurrency > 1) acc[k].parSec += await inFlight(t.client, t.tool, t.args, per, concurrency);
+    }
+  }
+  return acc.map(({ lat, seqSec, parSec }) => {
+    const sorted = lat.sort((a, b) => a - b);
+    return {
+      n: sorted.length,
+      medianUs: quantile(sorted, 0.5),
+      p99Us: quantile(sorted, 0.99),
+      meanUs: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+      seqPerSec: sorted.length / seqSec,
+      parPerSec: concurrency > 1 ? (per * ROUNDS) / parSec : NaN,
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,30 +375,31 @@ async function main() {
     }
     for (const sc of scenarios(ctx)) {
       const opts = { n: sc.exec ? o.execN : o.n, warmup: sc.exec ? Math.min(20, o.warmup) : o.warmup, concurrency: o.concurrency };
-      const run = async (spec, isPeer) => {
+      const targets = [];
+      for (const [isPeer, spec] of [[true, sc.peer], ...sc.ours.map((x) => [false, x])]) {
         const conn = await get(spec.server);
         versions[spec.server.split('/')[0]] = `${conn.serverInfo?.name ?? '?'} ${conn.serverInfo?.version ?? '?'}`;
         if (!conn.tools.includes(spec.tool)) {
-          notes.push(`${spec.server} has no \`${spec.tool}\` tool: ${sc.title} skipped for it.`);
-          return null;
+          notes.push(`${spec.server} has no \`${spec.tool}\` tool: "${sc.title}" was not measured for it.`);
+          continue;
         }
-        process.stderr.write(`bench: ${sc.key} ${spec.server} ${spec.tool} (n=${opts.n}) ... `);
-        const r = await measure(conn.client, spec.tool, spec.args, opts);
-        process.stderr.write(`median ${fmtUs(r.medianUs)}\n`);
-        return { scenario: sc.key, title: sc.title, server: spec.server, tool: spec.tool, peer: isPeer, goal: sc.goal, goalRatio: sc.goalRatio, ...r };
-      };
-      const peer = await run(sc.peer, true);
-      for (const spec of sc.ours) {
-        const r = await run(spec, false);
-        if (!r) continue;
-        if (peer) {
+        targets.push({ ...spec, client: conn.client, peer: isPeer });
+      }
+      process.stderr.write(`bench: ${sc.key}: ${targets.map((t) => `${t.server} ${t.tool}`).join(', ')} (n=${opts.n} each, ${ROUNDS} interleaved rounds)\n`);
+      const results = await measureInterleaved(targets, opts);
+      const peerIdx = targets.findIndex((t) => t.peer);
+      const peer = peerIdx >= 0 ? results[peerIdx] : null;
+      for (const [k, t] of targets.entries()) {
+        const r = { scenario: sc.key, title: sc.title, server: t.server, tool: t.tool, peer: t.peer, goal: sc.goal, goalRatio: sc.goalRatio, ...results[k] };
+        if (peer && !t.peer) {
           r.ratioMedian = r.medianUs / peer.medianUs;
           r.ratioP99 = r.p99Us / peer.p99Us;
           r.ratioThroughput = r.parPerSec / peer.parPerSec;
         }
-        rows.push(r);
+        process.stderr.write(`bench:   ${t.server} ${t.tool}: median ${fmtUs(r.medianUs)}, p99 ${fmtUs(r.p99Us)}${r.ratioMedian ? ` (${r.ratioMedian.toFixed(2)}× peer)` : ''}\n`);
+        if (!t.peer) rows.push(r);
       }
-      if (peer) rows.push(peer);
+      if (peer) rows.push({ scenario: sc.key, title: sc.title, server: targets[peerIdx].server, tool: targets[peerIdx].tool, peer: true, ...peer });
     }
   } finally {
     for (const c of conns.values()) await c.close().catch(() => {});
@@ -412,7 +435,7 @@ function renderMarkdown(rows, notes, versions, o) {
   const lines = [];
   lines.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${m.cpu} (${m.os}); client on Node ${m.clientNode}, peers on Node ${peerNodeVersion}.`);
   lines.push(`Servers: ${Object.entries(versions).map(([k, v]) => `${k} = \`${v}\``).join(', ')}.`);
-  lines.push(`${o.n} sequential calls per row after ${o.warmup} warm-up calls (exec rows: ${o.execN}); "in flight" = the same number of calls with ${o.concurrency} outstanding at once.`);
+  lines.push(`${o.n} sequential calls per row after ${o.warmup} warm-up calls (exec rows: ${o.execN}), then as many with ${o.concurrency} in flight; the servers of a scenario take turns in ${ROUNDS} interleaved rounds so load drift on the machine hits them alike.`);
   lines.push('Ratio = ours ÷ theirs on the median (below 1.0 means we are faster); throughput ratio = ours ÷ theirs with calls in flight (above 1.0 means we are faster).');
   lines.push('');
   lines.push('| scenario | server / transport | tool | median | p99 | calls/s (1 in flight) | calls/s (in flight) | ratio (median) | ratio (throughput) | goal |');

@@ -62,6 +62,7 @@ describe('builds', () => {
       const n = Number(f.find((el) => el.testid === 'build-log')?.lines ?? 0);
       return n > 0 && n < demoLines && f.some((el) => el.testid === 'build-log-status' && el.status === 'running');
     });
+    console.log('DEBUG counts', counts.join(','));
     expect(partial.length, `line counts seen: ${counts}`).toBeGreaterThan(0);
     expect(new Set(counts.filter((n) => n > 0)).size, `line counts seen: ${counts}`).toBeGreaterThanOrEqual(2);
     expect(counts).toEqual([...counts].sort((a, b) => a - b));

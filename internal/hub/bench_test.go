@@ -18,17 +18,23 @@ import (
 // publish-to-receive latency. The producer keeps at most `window` messages
 // in flight, so window=1 measures unloaded latency (each event reaches all
 // 100 clients before the next is sent) and window=64 measures throughput
-// with latency under load; neither overflows the client queues.
+// with latency under load; neither overflows the client queues. The
+// batch=off runs are the baseline: plain gorilla/websocket, one write
+// system call per frame.
 //
 //	go test -run '^$' -bench Fanout100 -benchtime 3000x ./internal/hub/
 func BenchmarkFanout100(b *testing.B) {
 	for _, window := range []int{1, 64} {
-		b.Run(fmt.Sprintf("window=%d", window), func(b *testing.B) { benchFanout(b, 100, window) })
+		for _, batch := range []bool{true, false} {
+			name := fmt.Sprintf("window=%d/batch=%s", window, map[bool]string{true: "on", false: "off"}[batch])
+			b.Run(name, func(b *testing.B) { benchFanout(b, 100, window, batch) })
+		}
 	}
 }
 
-func benchFanout(b *testing.B, clients, window int) {
+func benchFanout(b *testing.B, clients, window int, batch bool) {
 	h := New(Options{Token: testToken, QueueSize: 4 * window})
+	h.unbatched = !batch
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -42,13 +48,23 @@ func benchFanout(b *testing.B, clients, window int) {
 		Seq  int   `json:"seq"`
 		Sent int64 `json:"sent"`
 	}
-	// delivered counts deliveries across all clients; the client whose
-	// delivery reaches the producer's target wakes it (no spinning, which
-	// would steal CPU from the 200 goroutines being measured).
-	var delivered, target atomic.Int64
+	// counts[i] is client i's deliveries; a client reaching the producer's
+	// target wakes it (no spinning, which would steal CPU from the 200
+	// goroutines being measured). failed stops the producer if a client dies.
+	counts := make([]atomic.Int64, clients)
+	var target atomic.Int64
 	wake := make(chan struct{}, 1)
+	failed := make(chan struct{})
+	var failOnce sync.Once
+	fail := func(format string, args ...any) {
+		b.Errorf(format, args...)
+		failOnce.Do(func() { close(failed) })
+	}
 	latencies := make([][]time.Duration, clients)
 	var readers sync.WaitGroup
+	// Runs after the connections below are closed (cleanups run last-in
+	// first-out), so no reader outlives the benchmark.
+	b.Cleanup(readers.Wait)
 	for i := range clients {
 		conn, _, err := dialRaw(h.URL(), testToken, nil)
 		if err != nil {
@@ -69,18 +85,18 @@ func benchFanout(b *testing.B, clients, window int) {
 				_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 				_, frame, err := conn.ReadMessage()
 				if err != nil {
-					b.Errorf("client %d after %d messages: %v", i, n, err)
+					fail("client %d after %d messages: %v", i, n, err)
 					return
 				}
 				// Pull "sent" out by hand: a full JSON decode per delivery
 				// would make the 100 clients, not the hub, the bottleneck.
 				sent, ok := sentField(frame)
 				if !ok {
-					b.Errorf("client %d: no sent field in %s", i, frame)
+					fail("client %d: no sent field in %s", i, frame)
 					return
 				}
 				latencies[i] = append(latencies[i], time.Duration(time.Now().UnixNano()-sent))
-				if delivered.Add(1) >= target.Load() {
+				if counts[i].Add(1) == target.Load() {
 					select {
 					case wake <- struct{}{}:
 					default:
@@ -90,17 +106,27 @@ func benchFanout(b *testing.B, clients, window int) {
 		}()
 	}
 
-	waitAll := func(want int64) {
+	// waitAll blocks until every client has at least want deliveries.
+	waitAll := func(want int64) bool {
 		target.Store(want)
-		for delivered.Load() < want {
-			<-wake
+		for c := range counts {
+			for counts[c].Load() < want {
+				select {
+				case <-wake:
+				case <-failed:
+					return false
+				}
+			}
 		}
+		return true
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
-		waitAll(int64((i + 1 - window) * clients))
+		if !waitAll(int64(i + 1 - window)) {
+			b.FailNow()
+		}
 		h.Publish("bench", TypeEvent, sample{Seq: i, Sent: time.Now().UnixNano()})
 	}
 	readers.Wait()

@@ -17,7 +17,8 @@ import (
 type client struct {
 	hub          *Hub
 	conn         *websocket.Conn
-	id           uint64 // set by register
+	batch        *batchConn // conn's transport, for coalescing queued frames
+	id           uint64     // set by register
 	remote       string
 	viaOwnServer bool // connected through Hub.Start's listener; Stop drops it
 
@@ -35,10 +36,11 @@ type client struct {
 	subs map[string]struct{} // guarded by hub.mu; nil once unregistered
 }
 
-func newClient(h *Hub, conn *websocket.Conn, remote string, viaOwnServer bool) *client {
+func newClient(h *Hub, conn *websocket.Conn, batch *batchConn, remote string, viaOwnServer bool) *client {
 	return &client{
 		hub:          h,
 		conn:         conn,
+		batch:        batch,
 		remote:       remote,
 		viaOwnServer: viaOwnServer,
 		send:         make(chan []byte, h.opts.QueueSize),
@@ -170,12 +172,10 @@ func (c *client) writeLoop() {
 	for {
 		select {
 		case frame := <-c.send:
-			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if err := c.conn.WriteMessage(websocket.TextMessage, frame); err != nil {
+			if err := c.writeFrames(frame); err != nil {
 				c.hub.log.Debug("hub: write failed; disconnecting", "client", c.id, "remote", c.remote, "err", err)
 				return
 			}
-			c.hub.sent.Add(1)
 		case <-ticker.C:
 			if err := c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)); err != nil {
 				return
@@ -198,6 +198,32 @@ func (c *client) writeLoop() {
 			return
 		}
 	}
+}
+
+// writeFrames writes first and every frame already waiting behind it, as
+// one coalesced write when there is a backlog.
+func (c *client) writeFrames(first []byte) error {
+	backlog := len(c.send) // only this goroutine receives, so these are there
+	batching := backlog > 0 && c.batch != nil
+	if batching {
+		c.batch.cork()
+	}
+	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	if err := c.conn.WriteMessage(websocket.TextMessage, first); err != nil {
+		return err
+	}
+	for range backlog {
+		if err := c.conn.WriteMessage(websocket.TextMessage, <-c.send); err != nil {
+			return err
+		}
+	}
+	if batching {
+		if err := c.batch.uncork(); err != nil {
+			return err
+		}
+	}
+	c.hub.sent.Add(uint64(1 + backlog))
+	return nil
 }
 
 // clientFrame is what a client may send.

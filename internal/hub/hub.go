@@ -136,6 +136,10 @@ type Hub struct {
 
 	sessions sync.WaitGroup // one per connected client (its ServeHTTP call)
 
+	// unbatched turns write coalescing off (one write per frame, plain
+	// gorilla behaviour); only the benchmark sets it, as the baseline.
+	unbatched bool
+
 	sent    atomic.Uint64
 	dropped atomic.Uint64
 	slow    atomic.Uint64

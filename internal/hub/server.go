@@ -42,13 +42,18 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, viaOwnServer bool) {
 		http.Error(w, "hub: shutting down; reconnect to the new instance", http.StatusServiceUnavailable)
 		return
 	}
-	conn, err := h.upgrader.Upgrade(w, r, nil)
+	capture := &hijackCapture{ResponseWriter: w}
+	conn, err := h.upgrader.Upgrade(capture, r, nil)
 	if err != nil {
 		// Upgrade has already written the HTTP error response.
 		h.log.Debug("hub: websocket upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	c := newClient(h, conn, r.RemoteAddr, viaOwnServer)
+	batch := capture.conn
+	if h.unbatched {
+		batch = nil
+	}
+	c := newClient(h, conn, batch, r.RemoteAddr, viaOwnServer)
 	if !h.register(c) {
 		_ = conn.WriteControl(websocket.CloseMessage,
 			websocket.FormatCloseMessage(websocket.CloseGoingAway, "hub shutting down"), time.Now().Add(closeWait))

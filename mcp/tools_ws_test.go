@@ -1,0 +1,159 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/switchboard-hub/switchboard/internal/hub"
+)
+
+func newHubService(t *testing.T) (*Service, *hub.Hub) {
+	t.Helper()
+	h := hub.New(hub.Options{})
+	return newTestService(t, WithWSHub(h)), h
+}
+
+func TestWSToolsStartInfoAndRealClient(t *testing.T) {
+	s, h := newHubService(t)
+	cs := connect(t, s)
+
+	var info WSInfoOutput
+	mustCall(t, cs, "ws_info", map[string]any{}, &info)
+	if info.Running || info.Clients != 0 || info.Channels != 0 || info.URL != "" {
+		t.Fatalf("ws_info before start = %+v", info)
+	}
+
+	var start WSStartOutput
+	mustCall(t, cs, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &start)
+	if !start.Success || !strings.HasPrefix(start.Addr, "127.0.0.1:") || strings.HasSuffix(start.Addr, ":0") {
+		t.Fatalf("ws_start = %+v", start)
+	}
+	url := "ws://" + start.Addr + "/ws"
+	if !strings.Contains(start.Message, url) {
+		t.Fatalf("ws_start message %q lacks the URL %s", start.Message, url)
+	}
+
+	var again WSStartOutput
+	mustCall(t, cs, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &again)
+	if !again.Success || again.Addr != start.Addr || !strings.Contains(again.Message, "already running") || !strings.Contains(again.Message, url) {
+		t.Fatalf("second ws_start = %+v, want the same address, already running", again)
+	}
+
+	// A real WebSocket client through the listener ws_start opened.
+	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(url, http.Header{"Authorization": {"Bearer " + h.Token()}})
+	if err != nil {
+		t.Fatalf("dial %s: %v", url, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"demo"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var m hub.Message
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if err := conn.ReadJSON(&m); err != nil || m.Type != hub.TypeSubscribed {
+		t.Fatalf("subscribe reply %+v, %v", m, err)
+	}
+
+	mustCall(t, cs, "ws_info", map[string]any{}, &info)
+	if !info.Running || info.Clients != 1 || info.Channels != 1 || info.Addr != start.Addr || info.URL != url {
+		t.Fatalf("ws_info with one subscriber = %+v", info)
+	}
+}
+
+func TestWSStartDefaultsToLoopback(t *testing.T) {
+	for _, addr := range []string{"", ":0"} {
+		t.Run(fmt.Sprintf("addr=%q", addr), func(t *testing.T) {
+			s, _ := newHubService(t)
+			cs := connect(t, s)
+			args := map[string]any{}
+			if addr != "" {
+				args["addr"] = addr
+			} else if busy := listenerOn(t, defaultWSAddr); busy {
+				// The contract default port is taken on this machine; the error must say so.
+				got := call(t, cs, "ws_start", args, nil)
+				if !strings.Contains(got, "addr: 127.0.0.1:8080 is already in use") {
+					t.Fatalf("ws_start on a busy default port: %q", got)
+				}
+				return
+			}
+			var out WSStartOutput
+			mustCall(t, cs, "ws_start", args, &out)
+			host, _, _ := net.SplitHostPort(out.Addr)
+			if host != "127.0.0.1" || !strings.Contains(out.Message, "loopback") || !strings.Contains(out.Message, "ws://"+out.Addr+"/ws") {
+				t.Fatalf("ws_start(%q) = %+v, want a loopback bind that the message explains", addr, out)
+			}
+			if addr == "" && !strings.HasSuffix(out.Addr, ":8080") {
+				t.Fatalf("default ws_start bound %s, want port 8080", out.Addr)
+			}
+		})
+	}
+}
+
+// listenerOn reports whether addr is already taken (by another program or test).
+func listenerOn(t *testing.T, addr string) bool {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return true
+	}
+	ln.Close()
+	return false
+}
+
+func TestWSStartErrorsNameFieldAndFix(t *testing.T) {
+	s, _ := newHubService(t)
+	cs := connect(t, s)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busy.Close() })
+	cases := []struct {
+		addr string
+		want []string
+	}{
+		{"8080", []string{"addr", "not host:port", ":8080"}},
+		{"localhost:http", []string{"addr", "port \"http\"", "0 to 65535"}},
+		{"127.0.0.1:70000", []string{"addr", "0 to 65535"}},
+		{busy.Addr().String(), []string{"addr", busy.Addr().String(), "already in use", "127.0.0.1:0"}},
+		{"192.0.2.1:0", []string{"addr", "not an address of this machine"}},
+	}
+	for _, c := range cases {
+		got := call(t, cs, "ws_start", map[string]any{"addr": c.addr}, nil)
+		if got == "" {
+			t.Errorf("ws_start(%q) succeeded, want an error", c.addr)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("ws_start(%q): error %q lacks %q", c.addr, got, w)
+			}
+		}
+	}
+	var info WSInfoOutput
+	mustCall(t, cs, "ws_info", map[string]any{}, &info)
+	if info.Running {
+		t.Fatalf("failed starts left a listener running: %+v", info)
+	}
+}
+
+func TestWSToolsNeedAHub(t *testing.T) {
+	s := newTestService(t)
+	cs := connect(t, s)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if strings.HasPrefix(tool.Name, "ws_") {
+			t.Fatalf("%s registered without a hub", tool.Name)
+		}
+	}
+}
