@@ -67,8 +67,11 @@ test-frontend: frontend-deps
 test-e2e: frontend-deps frontend
 	@if [ -d frontend/e2e ] && ls frontend/e2e/*.spec.* >/dev/null 2>&1; then cd frontend && npm run e2e; else echo "test-e2e: no end-to-end specs"; fi
 
+# The desktop flavour: the real systray item on a private bus (cgo), then the smoke test of the
+# built binary under Xvfb with a DBus session and a tray host.
 test-desktop: build
-	@if [ -x build/desktop-smoke.sh ]; then bash build/desktop-smoke.sh $(BIN); else echo "test-desktop: no smoke test"; fi
+	CGO_ENABLED=1 $(GO) test -tags $(DESKTOP_TAGS) -count=1 -run Systray ./app
+	bash build/desktop-smoke.sh $(BIN)
 
 # --- benchmarks ----------------------------------------------------------------------------
 bench:

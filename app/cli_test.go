@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var (
@@ -238,5 +240,36 @@ func TestDoctorAndVersion(t *testing.T) {
 	out, _ = exec.Command(bin, "version").Output()
 	if !strings.HasPrefix(string(out), "switchboard ") {
 		t.Fatalf("version = %q", out)
+	}
+}
+
+// TestStdioWithGoSDKClient drives `switchboard serve --stdio` as a subprocess with go-sdk's
+// CommandTransport, the way Claude Desktop or Cursor start it.
+func TestStdioWithGoSDKClient(t *testing.T) {
+	bin := binary(t)
+	ws := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--stdio", "--no-hub", "--workspace", ws)
+	cmd.Env = testEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "stdio-client", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "d/x.md", "content": "# hi"}})
+	if err != nil || res.IsError {
+		t.Fatalf("file_write over stdio: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_read", Arguments: map[string]any{"path": "d/x.md"}})
+	if err != nil || res.IsError {
+		t.Fatalf("file_read over stdio: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"content":"# hi"`) || !strings.Contains(string(b), `"language":"markdown"`) {
+		t.Fatalf("file_read over stdio = %s", b)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "d", "x.md")); string(got) != "# hi" {
+		t.Fatalf("file on disk = %q", got)
 	}
 }

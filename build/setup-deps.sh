@@ -10,7 +10,7 @@ PACKAGES=(
   libgtk-3-dev libwebkit2gtk-4.1-dev    # Wails v2 on Debian 12 (tags desktop,production,webkit2_41)
   chromium                              # dashboard end-to-end tests (playwright-core drives it)
   xvfb xauth dbus dbus-x11 at-spi2-core # desktop smoke test: virtual display and a session bus
-  imagemagick x11-apps xdotool          # screenshots of the window under Xvfb, window lookup
+  imagemagick x11-apps x11-utils xdotool # screenshots under Xvfb, window lookup (xprop, xwininfo)
 )
 
 missing=()

@@ -6,8 +6,9 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // The specs share one switchboard and one simulator, so they run one file at a time, in this
-// order: the builds spec waits for the simulator's next demo build (one every 20 s from its start),
-// so the others run first and use up most of that wait; the bridge spec has a private stack.
+// order. The builds spec waits for the simulator's second demo build, 20 s after it started: first
+// in line, the start-up time counts towards that wait (later, it could just miss one and wait a
+// full 20 s more). The bridge spec stops a simulator, so it has its own stack and goes last.
 const order = ['builds', 'sessions', 'processes', 'transports', 'bridge'];
 
 class SpecOrder extends BaseSequencer {

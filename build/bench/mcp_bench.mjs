@@ -10,7 +10,7 @@
 //   - @wonderwhy-er/desktop-commander: start_process for the `true` round trip (issue 3).
 //
 // Usage (from the repository root, after `npm ci --prefix test/node` and building the binary):
-//   node build/bench/mcp_bench.mjs [--bin /tmp/switchboard] [--n 2000] [--exec-n 100]
+//   node build/bench/mcp_bench.mjs [--bin /tmp/switchboard] [--n 2000] [--exec-n 60]
 //        [--concurrency 8] [--docs docs/benchmarks.md] [--json out.json] [--only trivial,read,exec]
 // Without --bin it builds the binary itself (CGO_ENABLED=0 go build) into a temporary directory.
 // `make bench-compare` runs it with --docs docs/benchmarks.md.
@@ -32,7 +32,7 @@ const SMALL_FILE_BYTES = 4096;
 // Options
 
 function parseArgs(argv) {
-  const o = { n: 2000, execN: 100, warmup: 200, concurrency: 8, only: ['trivial', 'read', 'exec'] };
+  const o = { n: 2000, execN: 60, warmup: 200, concurrency: 8, only: ['trivial', 'read', 'exec'] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => {
@@ -182,7 +182,6 @@ async function connect(kind, ctx) {
       return withInit(c, p, async () => stopChild(p.child));
     }
     case 'switchboard/unix': {
-      // --unix takes its value after '=' (the flag has an optional value).
       const p = spawnServer(o.bin, ['serve', `--unix=${sock}`, '--workspace', workspace], env, kind);
       await waitForLine(p, /unix listening on/);
       const s = net.connect(sock);
@@ -325,6 +324,7 @@ function scenarios(ctx) {
 
 function fmtUs(us) {
   if (!Number.isFinite(us)) return 'n/a';
+  if (us >= 1_000_000) return `${(us / 1e6).toFixed(2)} s`;
   return us >= 10_000 ? `${(us / 1000).toFixed(1)} ms` : us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${Math.round(us)} µs`;
 }
 

@@ -15,21 +15,35 @@ describe('builds', () => {
     const page = dash.page;
     await dash.open('builds');
 
-    // The first demo build started with the simulator and has finished by now.
+    // The first demo build started with the simulator: it is listed with repo, branch and status.
     const rows = page.locator(tid('build-row'));
     await rows.first().waitFor();
     const first = rows.first();
+    expect(['running', 'success', 'failed']).toContain(await first.locator(tid('build-status')).getAttribute('data-status'));
     const firstText = (await first.textContent()) ?? '';
     expect(demoRepos.some((r) => firstText.includes(r)), firstText).toBe(true);
     expect(firstText).toContain('main');
     const seen = await rows.evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.buildId!));
 
-    // The next one: select it as soon as it shows up running, then watch its log.
+    // The next one: select it the moment it shows up running, then watch its log. A demo build
+    // lasts under a second (40 lines, 20 ms apart), so the click is made by an observer in the page
+    // rather than by polling from here, which could arrive after the build had finished.
     await startRecording(page, 'log', `${tid('build-log')}, ${tid('build-log-status')}`);
-    const fresh = page.locator(`${tid('build-row', { status: 'running' })}${seen.map((id) => `:not([data-build-id="${id}"])`).join('')}`);
-    await fresh.first().click({ timeout: 30_000 });
-    const detail = page.locator(tid('build-detail'));
-    await detail.waitFor();
+    await page.evaluate((seen) => {
+      const pick = () => {
+        const row = Array.from(document.querySelectorAll<HTMLElement>('[data-testid="build-row"][data-status="running"]')).find(
+          (r) => !seen.includes(r.dataset.buildId!),
+        );
+        if (!row) return;
+        obs.disconnect();
+        row.click();
+      };
+      const obs = new MutationObserver(pick);
+      obs.observe(document.body, { subtree: true, childList: true, attributes: true });
+      pick();
+    }, seen);
+    const detail = page.locator(`${tid('build-detail')}${seen.map((id) => `:not([data-build-id="${id}"])`).join('')}`);
+    await detail.waitFor({ timeout: 30_000 });
     const id = (await detail.getAttribute('data-build-id'))!;
     expect(seen).not.toContain(id);
 
@@ -62,7 +76,6 @@ describe('builds', () => {
       const n = Number(f.find((el) => el.testid === 'build-log')?.lines ?? 0);
       return n > 0 && n < demoLines && f.some((el) => el.testid === 'build-log-status' && el.status === 'running');
     });
-    console.log('DEBUG counts', counts.join(','));
     expect(partial.length, `line counts seen: ${counts}`).toBeGreaterThan(0);
     expect(new Set(counts.filter((n) => n > 0)).size, `line counts seen: ${counts}`).toBeGreaterThanOrEqual(2);
     expect(counts).toEqual([...counts].sort((a, b) => a - b));

@@ -1,7 +1,7 @@
 // Runs once in Vitest's main process: builds the switchboard binary, starts the shared simulator
 // (demo mode, so builds keep coming) and the headless switchboard pointed at it, and one Chromium
 // that every spec connects to. Specs read all of it through inject().
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserServer } from 'playwright-core';
@@ -19,6 +19,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`${chromiumPath} is missing: run build/setup-deps.sh (Debian's chromium), or set SWITCHBOARD_E2E_CHROMIUM`);
+  }
   rmSync(artifactsDir, { recursive: true, force: true });
   mkdirSync(artifactsDir, { recursive: true });
   const binDir = mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-bin-'));
@@ -34,9 +37,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
 
   try {
-    const t0 = Date.now();
-    const bin = await buildSwitchboard(binDir);
-    console.log(`e2e: go build took ${Date.now() - t0} ms`);
+    // SWITCHBOARD_E2E_BIN reuses a binary you already built (quicker when iterating on specs).
+    let bin = process.env.SWITCHBOARD_E2E_BIN ?? '';
+    if (!bin) {
+      const t0 = Date.now();
+      bin = await buildSwitchboard(binDir);
+      console.log(`e2e: go build took ${Date.now() - t0} ms`);
+    }
     sim = new Simulator(bin, 'sim', true);
     const simInfo = await sim.start();
     sb = new Switchboard(bin, 'switchboard');

@@ -200,11 +200,13 @@ func (c *client) writeLoop() {
 	}
 }
 
-// writeFrames writes first and every frame already waiting behind it, as
-// one coalesced write when there is a backlog.
+// writeFrames writes first and every frame already waiting behind it as
+// one coalesced write. Even a lone frame is corked: gorilla writes a frame
+// larger than its buffer as header+payload, which through a wrapped
+// net.Conn would be two system calls instead of one writev.
 func (c *client) writeFrames(first []byte) error {
 	backlog := len(c.send) // only this goroutine receives, so these are there
-	batching := backlog > 0 && c.batch != nil
+	batching := c.batch != nil
 	if batching {
 		c.batch.cork()
 	}

@@ -57,7 +57,13 @@
 // ahead of the snapshot. An event published while the snapshot was being
 // taken may be reflected in the snapshot and also be delivered after it, so
 // a client that needs exactness de-duplicates with the data's own offsets or
-// IDs (process output events carry "offset" for this reason).
+// IDs (process output events carry "offset" for this reason). For "nothing
+// missed" to hold, a producer must update the state its snapshot provider
+// reads before it publishes the event describing the change.
+//
+// Messages one goroutine publishes one after another reach every client in
+// that order. Messages published concurrently by different goroutines have
+// no defined order relative to each other.
 //
 // # Back-pressure
 //
@@ -66,7 +72,9 @@
 // full the hub drops that client's connection at once (a slow consumer) and
 // counts it in Stats.SlowDisconnects; every other client keeps receiving.
 // A client that reconnects and resubscribes gets a fresh snapshot, so a
-// dashboard recovers its full state. The hub also pings each client every
+// dashboard recovers its full state. A client's writer coalesces the frames
+// waiting in its queue into writes of up to 64 KiB, so a backlog drains fast.
+// The hub also pings each client every
 // Options.PingInterval (default 20s) and drops a client that has sent
 // nothing, not even a pong, for twice that long.
 package hub

@@ -234,9 +234,11 @@ func (h *Hub) providerFor(channel string) SnapshotProvider {
 	return best
 }
 
-// OnChange registers fn to be called (synchronously, from the connecting or
-// disconnecting client's goroutine, with no hub lock held) after a client
-// connects or disconnects. Keep it fast.
+// OnChange registers fn to be called after a client connects or
+// disconnects and after the own listener starts or stops (Start, Stop,
+// ws_start), so a tray or a transports feed can refresh. It runs
+// synchronously on the goroutine that caused the change, with no hub lock
+// held (fn may call Stats, Addr, Running); keep it fast.
 func (h *Hub) OnChange(fn func(Stats)) {
 	if fn == nil {
 		return

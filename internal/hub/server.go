@@ -130,6 +130,14 @@ func isLoopbackHost(hostport string) bool {
 // Start serves /ws on its own listener at addr (e.g. "127.0.0.1:0"). If the
 // listener is already running it returns its address with already=true.
 func (h *Hub) Start(addr string) (bound string, already bool, err error) {
+	bound, already, err = h.startListener(addr)
+	if err == nil && !already {
+		h.notifyChange() // outside srvMu: listeners may call Addr or Running
+	}
+	return bound, already, err
+}
+
+func (h *Hub) startListener(addr string) (bound string, already bool, err error) {
 	h.srvMu.Lock()
 	defer h.srvMu.Unlock()
 	h.mu.RLock()
@@ -165,16 +173,24 @@ func (h *Hub) Start(addr string) (bound string, already bool, err error) {
 // came through it; clients of a mux the hub is mounted in stay. A stopped
 // hub can Start again.
 func (h *Hub) Stop(ctx context.Context) error {
+	stopped, err := h.stopListener(ctx)
+	if stopped {
+		h.notifyChange()
+	}
+	return err
+}
+
+func (h *Hub) stopListener(ctx context.Context) (stopped bool, err error) {
 	h.srvMu.Lock()
 	defer h.srvMu.Unlock()
 	if h.ln == nil {
-		return nil
+		return false, nil
 	}
 	srv, done := h.srv, h.serveDone
 	h.srv, h.ln, h.addr, h.serveDone = nil, nil, "", nil
 	// Shutdown closes the listener; upgraded connections are hijacked, so
 	// the server does not track them and we close them ourselves.
-	err := srv.Shutdown(ctx)
+	err = srv.Shutdown(ctx)
 	<-done
 	h.mu.RLock()
 	for c := range h.clients {
@@ -184,9 +200,9 @@ func (h *Hub) Stop(ctx context.Context) error {
 	}
 	h.mu.RUnlock()
 	if err != nil {
-		return fmt.Errorf("hub: stop listener: %w", err)
+		return true, fmt.Errorf("hub: stop listener: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
 // Addr is the own listener's address, or "" when not started.

@@ -56,7 +56,6 @@ async function startHub(bin, token, tmp) {
     XDG_STATE_HOME: path.join(tmp, 'state'),
     XDG_RUNTIME_DIR: path.join(tmp, 'run'),
   };
-  // --http takes its value after '=' (the flag has an optional value).
   const args = ['serve', '--http=127.0.0.1:0', '--token', token, '--workspace', workspace];
   const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
