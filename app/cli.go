@@ -386,6 +386,7 @@ func newDevCommand() *cobra.Command {
 	dev := &cobra.Command{Use: "dev", Short: "Development helpers"}
 	var addr, token string
 	var demo bool
+	var demoInterval, lineInterval time.Duration
 	sim := &cobra.Command{
 		Use:   "agentic-sim",
 		Short: "Run a local simulator of the agentic backend (sessions, streamed chat, builds, plans)",
@@ -393,12 +394,14 @@ func newDevCommand() *cobra.Command {
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
 			fmt.Fprintf(os.Stderr, "switchboard: agentic backend simulator on ws://%s/ws\n", addr)
-			return agenticsim.Run(ctx, addr, agenticsim.Options{Token: token, Demo: demo})
+			return agenticsim.Run(ctx, addr, agenticsim.Options{Token: token, Demo: demo, DemoInterval: demoInterval, LineInterval: lineInterval})
 		},
 	}
 	sim.Flags().StringVar(&addr, "addr", "127.0.0.1:9876", "listen address")
 	sim.Flags().StringVar(&token, "token", "", "require this bearer token")
 	sim.Flags().BoolVar(&demo, "demo", false, "generate sessions, chat, builds and activity on a timer (for demos)")
+	sim.Flags().DurationVar(&demoInterval, "demo-interval", 0, "with --demo: time between generated builds (default 20s)")
+	sim.Flags().DurationVar(&lineInterval, "line-interval", 0, "pause before each build log line (default 20ms)")
 	dev.AddCommand(sim)
 	return dev
 }

@@ -29,6 +29,7 @@ type Stack struct {
 	Transports *mcp.Transports
 	Logger     *slog.Logger
 	Audit      *audit.Logger
+	Metrics    *metrics.Store
 }
 
 // stackOptions tune BuildStack for a mode.
@@ -72,7 +73,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		BufferSize:   cfg.Process.BufferBytes,
 		StopGrace:    time.Duration(cfg.Process.StopGraceSeconds) * time.Second,
 	})
-	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog}
+	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store}
 	opts := []mcp.Option{
 		mcp.WithWorkspaceRoot(cfg.Workspace),
 		mcp.WithVersion(version),
@@ -89,11 +90,12 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		opts = append(opts, mcp.WithWSHub(st.Hub))
 		pub = st.Hub
 	}
-	st.IDE = ide.New(pub, ide.WithLaravelURL(cfg.IDE.URL), ide.WithToken(cfg.IDE.Token), ide.WithWorkspaceRoot(cfg.Workspace))
+	st.IDE = ide.New(pub, ide.WithLaravelURL(cfg.IDE.URL), ide.WithToken(cfg.IDE.Token), ide.WithWorkspaceRoot(cfg.Workspace), ide.WithLogger(logger))
 	opts = append(opts, mcp.WithSubsystem(st.IDE))
 	svc, err := mcp.New(opts...)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
+		store.Close()
 		auditLog.Close()
 		return nil, err
 	}
@@ -117,6 +119,7 @@ func (st *Stack) Close(ctx context.Context) error {
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {
 		err = e
 	}
+	st.Metrics.Close() // after the Service: its recorder drains into the store on shutdown
 	st.Audit.Close()
 	return err
 }

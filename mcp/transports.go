@@ -7,6 +7,8 @@ import (
 	"net"
 	"slices"
 	"sync"
+
+	"github.com/switchboard-hub/switchboard/internal/hub"
 )
 
 // Transport names, as the dashboard, tray and config use them.
@@ -63,6 +65,8 @@ func (s *Service) NewTransports(cfg TransportConfig) *Transports {
 		t.OnChange(func(st []TransportStatus) {
 			s.hub.Publish("transports", "event", map[string]any{"transports": st})
 		})
+		// ws_start can open the hub's listener without going through Transports; the hub tells us.
+		s.hub.OnChange(func(hub.Stats) { t.notify() })
 	}
 	return t
 }

@@ -150,8 +150,29 @@ export class Dashboard {
     this.ideActivity = this.channel('ide:activity', reduceIDEActivity, initialIDEActivity);
     const tick = opts.tickMs ?? 1000;
     if (tick > 0) {
-      const h = setInterval(() => (this.now = Date.now()), tick);
-      this.cleanups.push(() => clearInterval(h));
+      // The clock only drives relative times on screen: stop it while the page is hidden (window
+      // hidden to the tray, background tab), so an idle hidden dashboard costs no CPU.
+      let h: ReturnType<typeof setInterval> | undefined;
+      const run = () => {
+        if (h === undefined) h = setInterval(() => (this.now = Date.now()), tick);
+      };
+      const pause = () => {
+        if (h !== undefined) clearInterval(h);
+        h = undefined;
+      };
+      const onVisibility = () => {
+        if (typeof document !== 'undefined' && document.hidden) pause();
+        else {
+          this.now = Date.now();
+          run();
+        }
+      };
+      onVisibility();
+      if (typeof document !== 'undefined') {
+        document.addEventListener('visibilitychange', onVisibility);
+        this.cleanups.push(() => document.removeEventListener('visibilitychange', onVisibility));
+      }
+      this.cleanups.push(pause);
     }
   }
 
