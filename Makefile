@@ -78,7 +78,7 @@ bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem -count=1 ./internal/... ./mcp/...
 
 bench-compare: node-deps
-	@ls build/bench/ >/dev/null && node build/bench/mcp_bench.mjs
+	node build/bench/mcp_bench.mjs --docs docs/benchmarks.md
 
 clean:
 	rm -rf build/bin frontend/dist/* build/test-artifacts

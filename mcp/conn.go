@@ -154,7 +154,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 					fmt.Sprintf("message of %d bytes exceeds the %d MiB limit; send smaller requests (for large files use offset/limit)", m.tooLarge, MaxMessageSize>>20))
 				continue
 			}
-			msg, err := jsonrpc.DecodeMessage(m.data)
+			msg, err := decodeMessage(m.data)
 			if err != nil {
 				c.replyError(ctx, idFromPrefix(m.data), jsonrpc.CodeParseError,
 					fmt.Sprintf("invalid JSON-RPC message: %v; send one JSON object per line", err))
@@ -190,7 +190,7 @@ func (c *lineConn) waitIdle(ctx context.Context, err error) error {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
@@ -224,6 +224,27 @@ func (c *lineConn) writeLine(data []byte) error {
 	buf = append(append(buf, data...), '\n')
 	_, err := c.w.Write(buf)
 	return err
+}
+
+// encodeMessage frames a successful response around its already-encoded result. go-sdk has
+// encoded and compacted the result once; jsonrpc.EncodeMessage would marshal it again, and
+// encoding/json re-scans every byte of an embedded RawMessage, which for a file_read reply was
+// the largest single cost of the call. Everything else goes through jsonrpc.EncodeMessage.
+func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
+		return jsonrpc.EncodeMessage(msg)
+	}
+	id, err := json.Marshal(resp.ID.Raw())
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, len(resp.Result)+len(id)+32)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = append(buf, id...)
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, resp.Result...)
+	return append(buf, '}'), nil
 }
 
 // replyError answers a message we could not hand to the server. It is encoded here rather than
@@ -285,4 +306,42 @@ func idFromPrefix(b []byte) jsonrpc.ID {
 		}
 	}
 	return jsonrpc.ID{}
+}
+
+// wireMessage is one JSON-RPC 2.0 message as it arrives.
+type wireMessage struct {
+	Version string          `json:"jsonrpc"`
+	ID      any             `json:"id,omitempty"`
+	Method  *string         `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *jsonrpc.Error  `json:"error,omitempty"`
+}
+
+// decodeMessage is jsonrpc.DecodeMessage with encoding/json: go-sdk v1.8.0 decodes through a
+// streaming decoder that allocates a 32 KiB buffer per call (twice per message), which made up
+// a quarter of the garbage of a trivial tool call.
+func decodeMessage(data []byte) (jsonrpc.Message, error) {
+	var w wireMessage
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	if w.Version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.Version)
+	}
+	id, err := jsonrpc.MakeID(w.ID)
+	if err != nil {
+		return nil, err
+	}
+	if w.Method != nil {
+		return &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, nil
+	}
+	if !id.IsValid() {
+		return nil, fmt.Errorf("message without method and without id: neither a request nor a response")
+	}
+	resp := &jsonrpc.Response{ID: id, Result: w.Result}
+	if w.Error != nil {
+		resp.Error = w.Error
+	}
+	return resp, nil
 }

@@ -120,10 +120,12 @@ func errorText(r *sdk.CallToolResult) string {
 	return ""
 }
 
-// activityLog keeps the newest tool calls for the dashboard's snapshot and fans them out.
+// activityLog keeps the newest tool calls for the dashboard's snapshot and fans them out. It is
+// a ring: adding is O(1) however full it is.
 type activityLog struct {
 	mu        sync.Mutex
-	entries   []audit.Entry
+	entries   []audit.Entry // ring storage, len <= max
+	next      int           // where the next entry goes once the ring is full
 	max       int
 	listeners []func(audit.Entry)
 }
@@ -132,11 +134,12 @@ func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
 
 func (a *activityLog) add(e audit.Entry) {
 	a.mu.Lock()
-	if len(a.entries) == a.max {
-		copy(a.entries, a.entries[1:])
-		a.entries = a.entries[:a.max-1]
+	if len(a.entries) < a.max {
+		a.entries = append(a.entries, e)
+	} else {
+		a.entries[a.next] = e
+		a.next = (a.next + 1) % a.max
 	}
-	a.entries = append(a.entries, e)
 	fns := a.listeners
 	a.mu.Unlock()
 	for _, fn := range fns {
@@ -144,10 +147,13 @@ func (a *activityLog) add(e audit.Entry) {
 	}
 }
 
+// list returns the entries oldest first.
 func (a *activityLog) list() []audit.Entry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]audit.Entry(nil), a.entries...)
+	out := make([]audit.Entry, 0, len(a.entries))
+	out = append(out, a.entries[a.next:]...)
+	return append(out, a.entries[:a.next]...)
 }
 
 func (a *activityLog) subscribe(fn func(audit.Entry)) {
@@ -181,11 +187,27 @@ func newCallRecorder(store *metrics.Store, logger *slog.Logger) *callRecorder {
 	return r
 }
 
+// run drains the queue in batches: whatever has queued up while the previous write ran goes out
+// in one write.
 func (r *callRecorder) run() {
 	defer close(r.done)
+	batch := make([]metrics.Event, 0, 64)
 	for ev := range r.queue {
-		if _, err := r.store.Record(ev); err != nil {
-			r.logger.Warn("record tool_call metric", "error", err)
+		batch = append(batch[:0], ev)
+	more:
+		for len(batch) < cap(batch) {
+			select {
+			case ev, ok := <-r.queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, ev)
+			default:
+				break more
+			}
+		}
+		if _, err := r.store.RecordBatch(batch); err != nil {
+			r.logger.Warn("record tool_call metrics", "events", len(batch), "error", err)
 		}
 	}
 }

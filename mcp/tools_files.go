@@ -120,25 +120,25 @@ type GetSupportedLanguagesOutput struct {
 }
 
 func (s *Service) registerFileTools(server *sdk.Server) {
-	sdk.AddTool(server, &sdk.Tool{Name: "file_read", Annotations: annotReadOnly("Read file"),
+	addTool(server, &sdk.Tool{Name: "file_read", Annotations: annotReadOnly("Read file"),
 		Description: "Read a file in the workspace. Returns its content and detected language. Files above the size limit must be read in windows with offset/limit (lines)."}, s.fileRead)
-	sdk.AddTool(server, &sdk.Tool{Name: "file_write", Annotations: annotWrite("Write file", true, true),
+	addTool(server, &sdk.Tool{Name: "file_write", Annotations: annotWrite("Write file", true, true),
 		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, s.fileWrite)
-	sdk.AddTool(server, &sdk.Tool{Name: "file_delete", Annotations: annotWrite("Delete file", true, false),
+	addTool(server, &sdk.Tool{Name: "file_delete", Annotations: annotWrite("Delete file", true, false),
 		Description: "Delete a file or an empty directory."}, s.fileDelete)
-	sdk.AddTool(server, &sdk.Tool{Name: "file_rename", Annotations: annotWrite("Rename file", true, false),
+	addTool(server, &sdk.Tool{Name: "file_rename", Annotations: annotWrite("Rename file", true, false),
 		Description: "Rename or move a file or directory within the workspace."}, s.fileRename)
-	sdk.AddTool(server, &sdk.Tool{Name: "file_exists", Annotations: annotReadOnly("File exists"),
+	addTool(server, &sdk.Tool{Name: "file_exists", Annotations: annotReadOnly("File exists"),
 		Description: "Check whether a path exists and whether it is a file or a directory."}, s.fileExists)
-	sdk.AddTool(server, &sdk.Tool{Name: "file_edit", Annotations: annotWrite("Edit file", true, false),
+	addTool(server, &sdk.Tool{Name: "file_edit", Annotations: annotWrite("Edit file", true, false),
 		Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, s.fileEdit)
-	sdk.AddTool(server, &sdk.Tool{Name: "dir_list", Annotations: annotReadOnly("List directory"),
+	addTool(server, &sdk.Tool{Name: "dir_list", Annotations: annotReadOnly("List directory"),
 		Description: "List the immediate children of a directory."}, s.dirList)
-	sdk.AddTool(server, &sdk.Tool{Name: "dir_create", Annotations: annotWrite("Create directory", false, true),
+	addTool(server, &sdk.Tool{Name: "dir_create", Annotations: annotWrite("Create directory", false, true),
 		Description: "Create a directory and any missing parents; an existing directory is not an error."}, s.dirCreate)
-	sdk.AddTool(server, &sdk.Tool{Name: "lang_detect", Annotations: annotReadOnly("Detect language"),
+	addTool(server, &sdk.Tool{Name: "lang_detect", Annotations: annotReadOnly("Detect language"),
 		Description: "Detect the programming language of a file from its name or extension."}, s.langDetect)
-	sdk.AddTool(server, &sdk.Tool{Name: "lang_list", Annotations: annotReadOnly("List languages"),
+	addTool(server, &sdk.Tool{Name: "lang_list", Annotations: annotReadOnly("List languages"),
 		Description: "List the supported programming languages with their extensions."}, s.langList)
 }
 

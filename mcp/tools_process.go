@@ -132,22 +132,22 @@ const (
 )
 
 func (s *Service) registerProcessTools(server *sdk.Server) {
-	sdk.AddTool(server, &sdk.Tool{Name: "process_start", Annotations: annotWrite("Start process", false, false),
+	addTool(server, &sdk.Tool{Name: "process_start", Annotations: annotWrite("Start process", false, false),
 		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
 			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, s.processStart)
-	sdk.AddTool(server, &sdk.Tool{Name: "process_stop", Annotations: annotWrite("Stop process", true, true),
+	addTool(server, &sdk.Tool{Name: "process_stop", Annotations: annotWrite("Stop process", true, true),
 		Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, s.processStop)
-	sdk.AddTool(server, &sdk.Tool{Name: "process_kill", Annotations: annotWrite("Kill process", true, true),
+	addTool(server, &sdk.Tool{Name: "process_kill", Annotations: annotWrite("Kill process", true, true),
 		Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, s.processKill)
-	sdk.AddTool(server, &sdk.Tool{Name: "process_list", Annotations: annotReadOnly("List processes"),
+	addTool(server, &sdk.Tool{Name: "process_list", Annotations: annotReadOnly("List processes"),
 		Description: "List processes started through this hub by any client, with status, exit code and run time."}, s.processList)
-	sdk.AddTool(server, &sdk.Tool{Name: "process_output", Annotations: annotReadOnly("Process output"),
+	addTool(server, &sdk.Tool{Name: "process_output", Annotations: annotReadOnly("Process output"),
 		Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, s.processOutput)
-	sdk.AddTool(server, &sdk.Tool{Name: "process_input", Annotations: annotWrite("Process input", false, false),
+	addTool(server, &sdk.Tool{Name: "process_input", Annotations: annotWrite("Process input", false, false),
 		Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, s.processInput)
-	sdk.AddTool(server, &sdk.Tool{Name: "process_wait", Annotations: annotReadOnly("Wait for process"),
+	addTool(server, &sdk.Tool{Name: "process_wait", Annotations: annotReadOnly("Wait for process"),
 		Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, s.processWait)
-	sdk.AddTool(server, &sdk.Tool{Name: "exec", Annotations: annotWrite("Run command", true, false),
+	addTool(server, &sdk.Tool{Name: "exec", Annotations: annotWrite("Run command", true, false),
 		Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
 			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
 }

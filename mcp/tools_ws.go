@@ -41,12 +41,12 @@ type WSInfoOutput struct {
 }
 
 func (s *Service) registerWSTools(server *sdk.Server) {
-	sdk.AddTool(server, &sdk.Tool{Name: "ws_start", Annotations: annotWrite("Start WebSocket server", false, true),
+	addTool(server, &sdk.Tool{Name: "ws_start", Annotations: annotWrite("Start WebSocket server", false, true),
 		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
 			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
 			"Clients connect to ws://ADDR/ws with the hub token (?token= or Authorization: Bearer) and send " +
 			`{"type":"subscribe","channel":"process:ID"}.`}, s.wsStart)
-	sdk.AddTool(server, &sdk.Tool{Name: "ws_info", Annotations: annotReadOnly("WebSocket hub info"),
+	addTool(server, &sdk.Tool{Name: "ws_info", Annotations: annotReadOnly("WebSocket hub info"),
 		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, s.wsInfo)
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -361,5 +362,27 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 	}
 	if _, err := net.Dial("tcp", tr.Config().TCPAddr); err == nil && tr.Addr(TransportTCP) != "" {
 		t.Error("tcp still accepting after stop")
+	}
+}
+
+// TestEncodeMessageMatchesGoSDK checks the fast response framing against go-sdk's encoder.
+func TestEncodeMessageMatchesGoSDK(t *testing.T) {
+	for _, raw := range []any{float64(7), "req-1"} {
+		id, _ := jsonrpc.MakeID(raw)
+		resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[{"type":"text","text":"a\"b"}],"x":1}`)}
+		fast, err := encodeMessage(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := jsonrpc.EncodeMessage(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		json.Unmarshal(fast, &a)
+		json.Unmarshal(slow, &b)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("id %v: fast %s != go-sdk %s", raw, fast, slow)
+		}
 	}
 }

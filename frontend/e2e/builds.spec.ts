@@ -1,5 +1,5 @@
 // Builds view: builds reported by the agentic backend (the simulator in demo mode starts one every
-// 20 s) appear with repo, branch and status; the log viewer of a running build follows its lines
+// 4 s, see e2e/stack.ts) appear with repo, branch and status; the log viewer of a running build follows its lines
 // live, and the build ends as success or failure.
 import { describe, expect, it } from 'vitest';
 import { recording, startRecording, tid, useDashboard } from './fixtures';
@@ -26,7 +26,7 @@ describe('builds', () => {
     const seen = await rows.evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.buildId!));
 
     // The next one: select it the moment it shows up running, then watch its log. A demo build
-    // lasts under a second (40 lines, 20 ms apart), so the click is made by an observer in the page
+    // lasts about 2 s (40 lines, 50 ms apart), so the click is made by an observer in the page
     // rather than by polling from here, which could arrive after the build had finished.
     await startRecording(page, 'log', `${tid('build-log')}, ${tid('build-log-status')}`);
     await page.evaluate((seen) => {

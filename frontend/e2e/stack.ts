@@ -172,7 +172,8 @@ export class Simulator {
   /** Starts it on addr (default: a fresh port); restarting reuses the previous address. */
   async start(addr = this.info?.addr ?? '127.0.0.1:0'): Promise<SimInfo> {
     const args = ['dev', 'agentic-sim', '--addr', addr];
-    if (this.demo) args.push('--demo');
+    // A build every 4 s, 2 s long (40 lines, 50 ms apart): short waits, yet long enough to watch live.
+    if (this.demo) args.push('--demo', '--demo-interval', '4s', '--line-interval', '50ms');
     const child = new Child(`${this.name}`, this.bin, args, cleanEnv({}), os.tmpdir());
     this.child = child;
     // slog's text handler: ... msg="agentic backend simulator listening" url=ws://127.0.0.1:PORT/ws

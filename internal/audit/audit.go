@@ -7,6 +7,7 @@
 package audit
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,6 +38,7 @@ type Options struct {
 // Logger writes audit entries. It is safe for concurrent use.
 type Logger struct {
 	log    *slog.Logger
+	sink   *flushingWriter // nil when there is no sink
 	closer io.Closer
 	user   string
 
@@ -61,13 +63,69 @@ func New(o Options) (*Logger, error) {
 		writers = append(writers, o.Stderr)
 	}
 	var w io.Writer = io.Discard
-	if len(writers) == 1 {
-		w = writers[0]
-	} else if len(writers) > 1 {
-		w = io.MultiWriter(writers...)
+	var sink *flushingWriter
+	if len(writers) > 0 {
+		sink = newFlushingWriter(io.MultiWriter(writers...), FlushInterval)
+		w = sink
 	}
 	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
-	return &Logger{log: slog.New(h), closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
+	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
+}
+
+// FlushInterval bounds how long an audit line may sit in memory before it reaches the file.
+// Writing every line straight through cost two system calls per tool call (file and stderr);
+// batching them keeps the trail complete while taking the disk off the request path. Close
+// flushes, so a clean shutdown loses nothing; a crash can lose at most this much.
+const FlushInterval = 100 * time.Millisecond
+
+// flushingWriter buffers writes and flushes them from one owned goroutine every interval.
+type flushingWriter struct {
+	mu   sync.Mutex
+	buf  *bufio.Writer
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+func newFlushingWriter(w io.Writer, every time.Duration) *flushingWriter {
+	f := &flushingWriter{buf: bufio.NewWriterSize(w, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = f.Flush()
+			case <-f.stop:
+				return
+			}
+		}
+	}()
+	return f
+}
+
+func (f *flushingWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.buf.Write(p)
+}
+
+// Flush writes out everything buffered.
+func (f *flushingWriter) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.buf.Buffered() == 0 {
+		return nil
+	}
+	return f.buf.Flush()
+}
+
+// Close stops the flusher and flushes what is left.
+func (f *flushingWriter) Close() error {
+	f.once.Do(func() { close(f.stop) })
+	<-f.done
+	return f.Flush()
 }
 
 // Discard returns a Logger that writes nowhere (tests, embedding).
@@ -102,12 +160,26 @@ func currentUser() string {
 // Slog returns the underlying logger for non-audit diagnostics that share the sinks.
 func (l *Logger) Slog() *slog.Logger { return l.log }
 
-// Close flushes and closes the file sink.
-func (l *Logger) Close() error {
-	if l.closer != nil {
-		return l.closer.Close()
+// Flush writes out buffered lines now (tests, and before handing the file to someone).
+func (l *Logger) Flush() error {
+	if l.sink == nil {
+		return nil
 	}
-	return nil
+	return l.sink.Flush()
+}
+
+// Close flushes and closes the sinks.
+func (l *Logger) Close() error {
+	var err error
+	if l.sink != nil {
+		err = l.sink.Close()
+	}
+	if l.closer != nil {
+		if cerr := l.closer.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // Entry is one tool call.

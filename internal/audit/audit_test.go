@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRecordWritesJSONWithSecurityLevel(t *testing.T) {
@@ -73,5 +74,26 @@ func TestSummarizeArgs(t *testing.T) {
 	long := SummarizeArgs(json.RawMessage(`{"path":"` + strings.Repeat("x", 200) + `"}`))
 	if len(long) > 100 {
 		t.Errorf("long value not cut: %d chars", len(long))
+	}
+}
+
+func TestBufferedLinesReachTheFileWithinTheFlushInterval(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.log")
+	l, err := New(Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Record(context.Background(), Entry{Tool: "dir_list", Outcome: "ok"}, false)
+	deadline := time.Now().Add(20 * FlushInterval)
+	for {
+		b, _ := os.ReadFile(file)
+		if strings.Contains(string(b), `"tool":"dir_list"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("audit line not on disk %v after recording it", 20*FlushInterval)
+		}
+		time.Sleep(FlushInterval / 4)
 	}
 }

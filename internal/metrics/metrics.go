@@ -87,31 +87,49 @@ func (s *Store) Close() error {
 // is replaced; a timestamp inside Data is just data) and appends it to the
 // day's file. It returns the event as stored.
 func (s *Store) Record(ev Event) (Event, error) {
-	if strings.TrimSpace(ev.Type) == "" {
-		return Event{}, errors.New(`type: required; name the kind of event, e.g. "build_completed"`)
-	}
-	ev.Timestamp = s.now().UTC()
-	line, err := json.Marshal(ev)
-	if err != nil {
-		return Event{}, fmt.Errorf("data: cannot be stored as JSON (%w); use strings, numbers, booleans, lists and objects", err)
-	}
-	if len(line) >= MaxEventBytes {
-		return Event{}, fmt.Errorf("data: event is %d bytes encoded; the limit is %d, so store large payloads elsewhere and record a reference", len(line), MaxEventBytes)
-	}
-	line = append(line, '\n')
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.fileLocked(ev.Timestamp.Format(dayLayout))
+	evs, err := s.RecordBatch([]Event{ev})
 	if err != nil {
 		return Event{}, err
 	}
-	// One write of the whole line: with O_APPEND the kernel positions and
-	// writes it atomically with respect to other appenders.
-	if _, err := f.Write(line); err != nil {
-		return Event{}, fmt.Errorf("metrics: append to %q: %w", f.Name(), err)
+	return evs[0], nil
+}
+
+// RecordBatch records several events with one write per day file, for producers that queue
+// events (the hub's own tool_call events): one system call instead of one per event. Every event
+// is validated first; on a validation error nothing is written.
+func (s *Store) RecordBatch(evs []Event) ([]Event, error) {
+	out := make([]Event, len(evs))
+	lines := make([][]byte, len(evs))
+	now := s.now().UTC()
+	for i, ev := range evs {
+		if strings.TrimSpace(ev.Type) == "" {
+			return nil, errors.New(`type: required; name the kind of event, e.g. "build_completed"`)
+		}
+		ev.Timestamp = now
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("data: cannot be stored as JSON (%w); use strings, numbers, booleans, lists and objects", err)
+		}
+		if len(line) >= MaxEventBytes {
+			return nil, fmt.Errorf("data: event is %d bytes encoded; the limit is %d, so store large payloads elsewhere and record a reference", len(line), MaxEventBytes)
+		}
+		out[i], lines[i] = ev, append(line, '\n')
 	}
-	return ev, nil
+	if len(evs) == 0 {
+		return out, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.fileLocked(now.Format(dayLayout))
+	if err != nil {
+		return nil, err
+	}
+	// One write of all the lines: with O_APPEND the kernel positions and writes it atomically
+	// with respect to other appenders, so lines are never torn or interleaved.
+	if _, err := f.Write(bytes.Join(lines, nil)); err != nil {
+		return nil, fmt.Errorf("metrics: append to %q: %w", f.Name(), err)
+	}
+	return out, nil
 }
 
 // fileLocked returns the open file for day, switching files at midnight.

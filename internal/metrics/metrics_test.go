@@ -444,3 +444,29 @@ func TestOpenRejectsEmptyDir(t *testing.T) {
 		t.Fatalf("Open under a file: %v", err)
 	}
 }
+
+func TestRecordBatchWritesAllOrNothing(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.RecordBatch([]Event{{Type: "a", Repo: "r1"}, {Type: "b", AgentID: "x"}, {Type: "a"}})
+	if err != nil || len(got) != 3 || got[0].Timestamp.IsZero() {
+		t.Fatalf("RecordBatch = %+v, %v", got, err)
+	}
+	if _, err := s.RecordBatch([]Event{{Type: "c"}, {Type: " "}}); err == nil || !strings.Contains(err.Error(), "type") {
+		t.Fatalf("batch with an invalid event: err = %v", err)
+	}
+	evs, err := s.Read(time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 3 {
+		t.Fatalf("read back %d events, want 3 (the invalid batch must write nothing): %+v", len(evs), evs)
+	}
+	sum := Summarize(evs)
+	if sum.Total != 3 || sum.ByType[0].Key != "a" || sum.ByType[0].Count != 2 {
+		t.Fatalf("summary = %+v", sum)
+	}
+}

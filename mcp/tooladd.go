@@ -1,0 +1,97 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// addTool registers a typed tool like sdk.AddTool, with the same schemas, but decodes the
+// arguments once (encoding/json, unknown keys refused, required keys checked) and encodes the
+// output once, instead of go-sdk's JSON round trips through map[string]any for schema
+// validation of input and output on every call.
+func addTool[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+	in, err := jsonschema.ForType(reflect.TypeFor[In](), &jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	out, err := jsonschema.ForType(reflect.TypeFor[Out](), &jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+	}
+	t.InputSchema, t.OutputSchema = in, out
+	required := in.Required
+	known := make(map[string]bool, len(in.Properties))
+	for k := range in.Properties {
+		known[k] = true
+	}
+	server.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var args In
+		raw := req.Params.Arguments
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			raw = []byte("{}")
+		}
+		// Two cheap passes over a small object: the keys (unknown and required ones), then the
+		// typed value. json.Unmarshal reuses pooled state; a json.Decoder would allocate a
+		// buffer on every call.
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &keys); err != nil {
+			return errResult(fmt.Errorf("arguments: must be a JSON object (%v)", err)), nil
+		}
+		for k := range keys {
+			if !known[k] {
+				return errResult(fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(in.Properties))), nil
+			}
+		}
+		for _, k := range required {
+			if _, ok := keys[k]; !ok {
+				return errResult(fmt.Errorf("%s: required; see the tool's input schema", k)), nil
+			}
+		}
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return errResult(fmt.Errorf("arguments: %v", err)), nil
+		}
+		res, outv, err := h(ctx, req, args)
+		if err != nil {
+			return errResult(err), nil
+		}
+		b, err := json.Marshal(outv)
+		if err != nil {
+			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
+		}
+		if res == nil {
+			res = &sdk.CallToolResult{}
+		}
+		// The typed value, not json.RawMessage(b): go-sdk marshals the result again, and
+		// encoding/json re-scans a RawMessage byte by byte (about 10 ns/byte), while a struct
+		// encodes its strings on a fast path. For a 4 KiB file_read this was ~40 µs per call.
+		res.StructuredContent = outv
+		if res.Content == nil {
+			res.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
+		}
+		return res, nil
+	})
+}
+
+// keyList names a tool's arguments for error messages, sorted.
+func keyList(props map[string]*jsonschema.Schema) string {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}
+
+func errResult(err error) *sdk.CallToolResult {
+	r := &sdk.CallToolResult{}
+	r.SetError(err)
+	return r
+}
