@@ -79,6 +79,7 @@ bench:
 
 bench-compare: node-deps
 	node build/bench/mcp_bench.mjs --docs docs/benchmarks.md
+	node build/bench/rss_1gb.mjs
 
 clean:
 	rm -rf build/bin frontend/dist/* build/test-artifacts
