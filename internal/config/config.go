@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -42,6 +43,11 @@ type Config struct {
 	IDE struct {
 		URL   string `toml:"url"`
 		Token string `toml:"token"`
+		// Backoff of the bridge's reconnect loop and how long a tool waits for the backend's
+		// answer before answering from cached state (Go durations, e.g. "2s", "1500ms").
+		ReconnectInterval    Duration `toml:"reconnect_interval"`
+		MaxReconnectInterval Duration `toml:"max_reconnect_interval"`
+		ResponseWait         Duration `toml:"response_wait"`
 	} `toml:"ide"`
 	Process struct {
 		MaxProcesses     int `toml:"max_processes"`
@@ -61,6 +67,25 @@ type Config struct {
 	} `toml:"dashboard"`
 }
 
+// Duration is a time.Duration written as a Go duration string in TOML ("2s", "1m30s").
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses "2s"-style durations and refuses negative ones.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration; write it like \"2s\" or \"1500ms\"", b)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration back in the same form.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
+
 // Defaults for transports (DESIGN.md).
 const (
 	DefaultTCPAddr  = "127.0.0.1:9100"
@@ -79,6 +104,9 @@ func Default() Config {
 	c.Hub.Enabled = true
 	c.Hub.Addr = DefaultHubAddr
 	c.IDE.URL = "ws://localhost:9876/ws"
+	c.IDE.ReconnectInterval.Duration = 2 * time.Second
+	c.IDE.MaxReconnectInterval.Duration = 30 * time.Second
+	c.IDE.ResponseWait.Duration = 1500 * time.Millisecond
 	c.Dashboard.Addr = "127.0.0.1:0"
 	c.Process.MaxProcesses = 32
 	c.Process.BufferBytes = 4 << 20

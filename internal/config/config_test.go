@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadLayers(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.toml")
-	os.WriteFile(file, []byte("read_only = true\ndisabled_tools = [\"file_delete\"]\n[tcp]\nenabled = true\naddr = \"127.0.0.1:7000\"\n"), 0o600)
+	os.WriteFile(file, []byte("read_only = true\ndisabled_tools = [\"file_delete\"]\n[tcp]\nenabled = true\naddr = \"127.0.0.1:7000\"\n[ide]\nresponse_wait = \"250ms\"\n"), 0o600)
 	t.Setenv("MCP_ADDR", "127.0.0.1:7001")
 	t.Setenv("SWITCHBOARD_IDE_URL", "ws://127.0.0.1:1/ws")
 	c, err := Load(file)
@@ -22,6 +23,9 @@ func TestLoadLayers(t *testing.T) {
 	}
 	if c.TCP.Addr != "127.0.0.1:7001" || c.IDE.URL != "ws://127.0.0.1:1/ws" {
 		t.Errorf("env did not override: tcp=%s ide=%s", c.TCP.Addr, c.IDE.URL)
+	}
+	if c.IDE.ResponseWait.Duration != 250*time.Millisecond || c.IDE.ReconnectInterval.Duration != 2*time.Second {
+		t.Errorf("ide durations: wait %v, reconnect %v", c.IDE.ResponseWait, c.IDE.ReconnectInterval)
 	}
 	if c.HTTP.Addr != DefaultHTTPAddr || c.Process.MaxProcesses != 32 {
 		t.Errorf("defaults lost: %+v", c)
@@ -37,6 +41,11 @@ func TestLoadErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("[tcp]\nadress = \"x\"\n"), 0o600)
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "tcp.adress") {
 		t.Errorf("unknown key error = %v, want it to name tcp.adress", err)
+	}
+	badDur := filepath.Join(dir, "dur.toml")
+	os.WriteFile(badDur, []byte("[ide]\nresponse_wait = \"soon\"\n"), 0o600)
+	if _, err := Load(badDur); err == nil || !strings.Contains(err.Error(), "1500ms") {
+		t.Errorf("bad duration error = %v, want an example of the format", err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", dir) // default path absent: fine
 	if _, err := Load(""); err != nil {
