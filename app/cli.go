@@ -153,11 +153,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer func() {
-				sctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
-				defer cancel()
-				_ = st.Close(sctx)
-			}()
+			defer st.CloseBounded()
 			start := func(name string) error {
 				if err := st.Transports.Start(name); err != nil {
 					return err

@@ -22,7 +22,6 @@ import (
 
 	"github.com/switchboard-hub/switchboard/frontend"
 	"github.com/switchboard-hub/switchboard/internal/config"
-	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // desktopBuilt is true in desktop builds: `switchboard` with a display opens the window and tray.
@@ -42,13 +41,7 @@ func runDesktop(parent context.Context, cfg config.Config, version string) error
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
-		defer cancel()
-		if err := st.Close(sctx); err != nil {
-			st.Logger.Error("shutdown", "error", err)
-		}
-	}()
+	defer st.CloseBounded()
 	if err := startDefaultTransports(st); err != nil {
 		return err
 	}

@@ -62,11 +62,7 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
-		defer cancel()
-		_ = st.Close(sctx)
-	}()
+	defer st.CloseBounded()
 	if err := startDefaultTransports(st); err != nil {
 		return err
 	}

@@ -115,6 +115,19 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	return st, nil
 }
 
+// shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcp.DrainTimeout), then
+// processes get their stop grace.
+const shutdownTimeout = mcp.DrainTimeout + 5*time.Second
+
+// CloseBounded is Close with shutdownTimeout, logging what failed; for deferred calls at exit.
+func (st *Stack) CloseBounded() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := st.Close(ctx); err != nil {
+		st.Logger.Error("shutdown", "error", err)
+	}
+}
+
 // Close stops transports, then the service (processes, hub, IDE bridge), then the audit log.
 func (st *Stack) Close(ctx context.Context) error {
 	err := st.Transports.StopAll(ctx)
