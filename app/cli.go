@@ -285,7 +285,9 @@ func newCallCommand(g *globalFlags, version string) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				st, err := BuildStack(cfg, version, stackOptions{})
+				// The same tool set as `switchboard tools` and a running hub (the hub is created,
+				// not started: ws_start starts it, for the lifetime of this call).
+				st, err := BuildStack(cfg, version, stackOptions{withHub: true})
 				if err != nil {
 					return err
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -56,6 +57,10 @@ func addTool[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[
 			}
 		}
 		if err := json.Unmarshal(raw, &args); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return errResult(fmt.Errorf("%s: want %s, got a JSON %s", te.Field, jsonKind(te.Type), te.Value)), nil
+			}
 			return errResult(fmt.Errorf("arguments: %v", err)), nil
 		}
 		res, outv, err := h(ctx, req, args)
@@ -78,6 +83,26 @@ func addTool[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[
 		}
 		return res, nil
 	})
+}
+
+// jsonKind names a Go type the way a JSON caller thinks of it.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
 }
 
 // keyList names a tool's arguments for error messages, sorted.

@@ -108,6 +108,9 @@ func TestFileToolErrorsNameFieldAndFix(t *testing.T) {
 		{"file_exists", map[string]any{"path": "/etc/passwd"}, []string{"outside the workspace"}},
 		{"dir_list", map[string]any{"path": "f.txt"}, []string{"not a directory"}},
 		{"file_read", map[string]any{"path": "f.txt", "offset": -1}, []string{"offset"}},
+		{"file_read", map[string]any{"path": 5}, []string{"path: want a string, got a JSON number"}},
+		{"file_read", map[string]any{"path": "f.txt", "limit": "ten"}, []string{"limit: want a whole number"}},
+		{"file_read", map[string]any{"path": "f.txt", "bogus": true}, []string{"bogus: unknown argument", "limit, offset, path"}},
 	}
 	for _, c := range cases {
 		got := call(t, cs, c.tool, c.args, nil)
