@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 
 .PHONY: all deps sysdeps frontend-deps node-deps frontend build build-headless run test test-go \
-        test-frontend test-node test-e2e test-desktop lint docs bench bench-compare clean
+        test-frontend test-e2e test-desktop lint docs bench bench-compare bench-dashboard clean
 
 all: build
 
@@ -80,6 +80,10 @@ bench:
 bench-compare: node-deps
 	node build/bench/mcp_bench.mjs --docs docs/benchmarks.md
 	node build/bench/rss_1gb.mjs
+
+# Dashboard responsiveness under a process output flood (docs/benchmarks.md, flood section).
+bench-dashboard: frontend-deps frontend
+	node frontend/e2e/bench/flood.mjs
 
 clean:
 	rm -rf build/bin frontend/dist/* build/test-artifacts

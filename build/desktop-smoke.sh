@@ -269,15 +269,28 @@ else
   fail "Unix socket MCP call failed: $(head -c 300 "$TMP/lang_list.json" 2>/dev/null)"
 fi
 
+# click_until LABEL CHECK ARGS...: clicks the item and waits for CHECK. Menu item IDs change when
+# the menu is rebuilt (a client connecting or leaving changes the status line), so a click can
+# name an item that no longer exists ("systray error: no menu item with ID N"); then the state
+# has not changed, and the click is retried with a freshly read menu.
+click_until() {
+  local label=$1 attempt
+  shift
+  for attempt in 1 2 3; do
+    "$PROBE" click "$label" >/dev/null || true
+    if wait_for 5 "$@"; then return 0; fi
+    echo "desktop-smoke: click on $label had no effect (attempt $attempt); retrying with a fresh menu" >&2
+  done
+  return 1
+}
+
 if port_closed "$TCP_PORT"; then
-  "$PROBE" click "TCP" >/dev/null
-  if wait_for 10 port_open "$TCP_PORT" && "$PROBE" wait-label "TCP: 127.0.0.1:$TCP_PORT" --timeout 10s >/dev/null; then
+  if click_until "TCP" port_open "$TCP_PORT" && "$PROBE" wait-label "TCP: 127.0.0.1:$TCP_PORT" --timeout 10s >/dev/null; then
     pass "tray TCP item opened 127.0.0.1:$TCP_PORT and the menu shows the address"
   else
     fail "clicking TCP did not open 127.0.0.1:$TCP_PORT"
   fi
-  "$PROBE" click "TCP" >/dev/null
-  if wait_for 15 port_closed "$TCP_PORT" && "$PROBE" wait-label "TCP: off" --timeout 10s >/dev/null; then
+  if click_until "TCP" port_closed "$TCP_PORT" && "$PROBE" wait-label "TCP: off" --timeout 10s >/dev/null; then
     pass "clicking TCP again closed the port"
   else
     fail "clicking TCP again did not close 127.0.0.1:$TCP_PORT"

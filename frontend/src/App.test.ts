@@ -271,6 +271,21 @@ describe('App', () => {
     expect(sock.frames()).toContainEqual({ type: 'subscribe', channel: 'build:b1' });
   });
 
+  it('a tab remembers what was open in it: back from another tab, the same build is selected', async () => {
+    const { sock } = await start();
+    click('tab-builds');
+    const b = (id: string) => ({ id, repo: 'core', branch: 'main', status: 'running', duration: '', startedAt: '2025-01-01T00:00:00Z' });
+    send(sock, 'snapshot', 'ide:builds', { builds: [b('b7')] });
+    ($$('build-row')[0] as HTMLElement).click();
+    flushSync();
+    expect(window.location.hash).toBe('#builds/b7');
+    click('tab-activity');
+    expect(window.location.hash).toBe('#activity');
+    click('tab-builds');
+    expect(window.location.hash).toBe('#builds/b7');
+    expect($('build-detail')?.dataset.buildId).toBe('b7');
+  });
+
   it('reconnects after the hub drops and resubscribes, including the open detail channels', async () => {
     const { sock, rec } = await start();
     click('tab-builds');

@@ -78,53 +78,57 @@ func New(o Options) (*Logger, error) {
 // flushes, so a clean shutdown loses nothing; a crash can lose at most this much.
 const FlushInterval = 100 * time.Millisecond
 
-// flushingWriter buffers writes and flushes them from one owned goroutine every interval.
+// flushingWriter buffers writes and flushes them at most interval after the first unflushed
+// write. The timer is armed only when there is something to write, so an idle hub does not wake
+// up at all (a permanent ticker cost ~50 wake-ups/s at idle).
 type flushingWriter struct {
-	mu   sync.Mutex
-	buf  *bufio.Writer
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	mu     sync.Mutex
+	buf    *bufio.Writer
+	every  time.Duration
+	timer  *time.Timer // pending flush; nil when the buffer is empty
+	closed bool
 }
 
 func newFlushingWriter(w io.Writer, every time.Duration) *flushingWriter {
-	f := &flushingWriter{buf: bufio.NewWriterSize(w, 64<<10), stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(f.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				_ = f.Flush()
-			case <-f.stop:
-				return
-			}
-		}
-	}()
-	return f
+	return &flushingWriter{buf: bufio.NewWriterSize(w, 64<<10), every: every}
 }
 
 func (f *flushingWriter) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.buf.Write(p)
+	if f.closed { // after Close (late calls during shutdown): write straight through
+		n, err := f.buf.Write(p)
+		if err == nil {
+			err = f.buf.Flush()
+		}
+		return n, err
+	}
+	n, err := f.buf.Write(p)
+	if f.timer == nil && f.buf.Buffered() > 0 {
+		f.timer = time.AfterFunc(f.every, func() { _ = f.Flush() })
+	}
+	return n, err
 }
 
 // Flush writes out everything buffered.
 func (f *flushingWriter) Flush() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.timer != nil {
+		f.timer.Stop()
+		f.timer = nil
+	}
 	if f.buf.Buffered() == 0 {
 		return nil
 	}
 	return f.buf.Flush()
 }
 
-// Close stops the flusher and flushes what is left.
+// Close flushes what is left; later writes go straight through.
 func (f *flushingWriter) Close() error {
-	f.once.Do(func() { close(f.stop) })
-	<-f.done
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
 	return f.Flush()
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Dashboard responsiveness while a process floods output (docs/benchmarks.md, section "flood").
 //
-//   node frontend/e2e/bench/flood.mjs [--bin PATH] [--seconds 15] [--flood yes|gpl|'sh -c …'] [--json out.json]
+//   node frontend/e2e/bench/flood.mjs [--bin PATH] [--seconds 15] [--flood yes|gpl|'shell command']
+//                                     [--json out.json] [--profile page.cpuprofile] [--trace trace.json]
 //
 // A real headless switchboard (the e2e harness's Switchboard, own temporary HOME) and Debian's
 // Chromium (playwright-core). The dashboard's Processes view is measured twice in the same run:
@@ -251,9 +252,8 @@ async function main() {
       const res = { label, evaluate: [], toActivity: [], toProcesses: [], select: [] };
       const wireBefore = structuredClone(wire.frames.get(id) ?? null);
       const hubBefore = { sockets: wire.sockets, closes: wire.closes, slow: slowDrops() };
-      const cpu0 = { t: performance.now(), table: procTable() };
+      const cpu0 = { t: performance.now(), table: procTable(), self: process.cpuUsage() };
       await page.evaluate(() => window.__flood.reset());
-      const end = performance.now() + phaseMs;
       const cdp = opt.profile && label === 'flood' ? await page.context().newCDPSession(page) : null;
       const tracing = opt.trace && label === 'flood';
       if (tracing) await page.context().browser().startTracing(page, { path: opt.trace, categories: ['devtools.timeline', 'blink', 'v8', 'toplevel'] });
@@ -262,6 +262,7 @@ async function main() {
         await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
         await cdp.send('Profiler.start');
       }
+      const end = performance.now() + phaseMs;
 
       const sampler = (async () => {
         while (performance.now() < end) {
@@ -304,15 +305,16 @@ async function main() {
       const wall = (cpu1.t - cpu0.t) / 1000;
       const pct = (pid) => (pid ? ((treeTicks(cpu1.table, pid) - treeTicks(cpu0.table, pid)) / CLK_TCK / wall) * 100 : NaN);
       const wireAfter = wire.frames.get(id) ?? null;
+      // Rates from the output events received during the phase (byte offsets: the process's own
+      // output, including what the hub's coalescer left out).
       const wireRate = (() => {
-        const before = wireBefore ?? (wireAfter && { events: 0, bytes: 0, lastEnd: wireAfter.firstEnd, lastAt: wireAfter.firstAt });
-        if (!wireAfter || wireAfter.lastAt === before.lastAt) return { events: 0, bytes: 0, outBytes: 0 };
-        const wireBefore_ = before;
-        const secs = (wireAfter.lastAt - wireBefore_.lastAt) / 1000;
+        if (!wireAfter) return { events: 0, bytes: 0, outBytes: 0 };
+        const from = wireBefore ?? { events: 0, bytes: 0, lastEnd: wireAfter.firstEnd, lastAt: wireAfter.firstAt };
+        const secs = (wireAfter.lastAt - from.lastAt) / 1000;
         return {
-          events: (wireAfter.events - wireBefore_.events) / wall,
-          bytes: (wireAfter.bytes - wireBefore_.bytes) / wall,
-          outBytes: (wireAfter.lastEnd - wireBefore_.lastEnd) / secs,
+          events: (wireAfter.events - from.events) / wall,
+          bytes: (wireAfter.bytes - from.bytes) / wall,
+          outBytes: secs > 0 ? (wireAfter.lastEnd - from.lastEnd) / secs : 0,
         };
       })();
       Object.assign(res, {
@@ -327,7 +329,12 @@ async function main() {
         sockets: wire.sockets - hubBefore.sockets,
         closes: wire.closes - hubBefore.closes,
         slow: slowDrops() - hubBefore.slow,
-        cpu: { chromium: pct(browserPid), switchboard: cpuOwn(cpu0.table, cpu1.table, sbPid, info.pid, wall), process: pct(info.pid) },
+        cpu: {
+          chromium: pct(browserPid),
+          switchboard: cpuOwn(cpu0.table, cpu1.table, sbPid, info.pid, wall),
+          process: pct(info.pid),
+          harness: (((u) => (u.user + u.system) / 1e6)(process.cpuUsage(cpu0.self)) / wall) * 100,
+        },
       });
       return res;
     };
@@ -393,7 +400,7 @@ function table(r) {
   row('hub → page: output events/s, bytes/s', `${i.wire.events.toFixed(1)}, ${mib(i.wire.bytes)}`, `${f.wire.events.toFixed(1)}, ${mib(f.wire.bytes)}`, 0, 0, false);
   row('characters written to the terminal', `${Math.round(i.charsPerS)}/s`, `${Math.round(f.charsPerS)}/s`, 0, 0, false);
   row('hub connection: new sockets / closes / slow-client drops', `${i.sockets} / ${i.closes} / ${i.slow}`, `${f.sockets} / ${f.closes} / ${f.slow}`, 0, 0, false);
-  row('CPU, % of one core: Chromium / switchboard / the process', cpu(i.cpu), cpu(f.cpu), 0, 0, false);
+  row('CPU, % of one core: Chromium / switchboard / the process / this script', cpu(i.cpu), cpu(f.cpu), 0, 0, false);
   const head = [
     `| figure | idle (quiet process selected) | flood (\`${[r.command[0], ...r.command[1]].join(' ')}\` selected) | flood/idle |`,
     '|---|---:|---:|---:|',
@@ -401,7 +408,7 @@ function table(r) {
   const foot = `\n${r.seconds} s per phase, ${r.when}, load average ${r.load.map((x) => x.toFixed(2)).join(' ')} at the end; hub-status states seen: ${[...new Set(r.hubStates)].join(' → ')}, final \`${r.finalStatus}\`.`;
   return [...head, ...rows].join('\n') + '\n' + foot;
 }
-const cpu = (c) => [c.chromium, c.switchboard, c.process].map((x) => (Number.isFinite(x) ? Math.round(x) : '—')).join(' / ');
+const cpu = (c) => [c.chromium, c.switchboard, c.process, c.harness].map((x) => (Number.isFinite(x) ? Math.round(x) : '—')).join(' / ');
 
 main().catch((err) => {
   console.error(err);

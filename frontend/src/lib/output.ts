@@ -154,47 +154,6 @@ export class OutputBatcher {
   }
 }
 
-/**
- * Most characters handed to xterm in one `write` call. xterm parses each write in one go and only
- * yields to the browser between writes (after ~12 ms of work), so one 128 KiB write is one
- * uninterrupted task of 40-140 ms on a slow machine: clicks, frames and the hub socket all wait
- * behind it. 16 KiB slices keep each task around the budget (measured: frontend/e2e/bench/flood.mjs).
- */
-export const WRITE_SLICE_CHARS = 16 * 1024;
-
-/** sliceText cuts s into pieces of at most max characters, never between a UTF-16 surrogate pair. */
-export function sliceText(s: string, max = WRITE_SLICE_CHARS): string[] {
-  if (s.length <= max) return s ? [s] : [];
-  const out: string[] = [];
-  let i = 0;
-  while (i < s.length) {
-    let end = Math.min(s.length, i + max);
-    const c = s.charCodeAt(end - 1);
-    if (end < s.length && c >= 0xd800 && c <= 0xdbff && end - 1 > i) end--; // keep the pair together
-    out.push(s.slice(i, end));
-    i = end;
-  }
-  return out;
-}
-
-/** Something with xterm's `write(data, callback)`. */
-export interface WritableTerminal {
-  write(data: string, callback?: () => void): void;
-}
-
-/**
- * writeSliced writes text to the terminal in WRITE_SLICE_CHARS pieces, so that xterm can yield
- * between them; done (if any) is called once the last piece has been parsed.
- */
-export function writeSliced(term: WritableTerminal, text: string, done?: () => void, max = WRITE_SLICE_CHARS): void {
-  const parts = sliceText(text, max);
-  if (parts.length === 0) {
-    done?.();
-    return;
-  }
-  parts.forEach((part, i) => term.write(part, i === parts.length - 1 ? done : undefined));
-}
-
 export interface OutputSink {
   /** Replace everything shown with text (a snapshot). */
   reset(text: string): void;
