@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,13 +59,13 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 	var q MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{"since": "1h"}, &q)
 	byType, toolCalls := withoutToolCalls(q.ByType)
-	if want := []MetricCount{{"build_completed", 3}, {"security_alert", 1}}; !equalCounts(byType, want) {
+	if want := []MetricCount{{"build_completed", 3}, {"security_alert", 1}}; !slices.Equal(byType, want) {
 		t.Fatalf("by_type %v, want %v (+ tool_call)", q.ByType, want)
 	}
 	if q.Total != 4+toolCalls {
 		t.Fatalf("total %d, want 4 recorded + %d tool_call", q.Total, toolCalls)
 	}
-	if want := []MetricCount{{"core", 3}, {"web", 1}}; !equalCounts(q.ByRepo, want) {
+	if want := []MetricCount{{"core", 3}, {"web", 1}}; !slices.Equal(q.ByRepo, want) {
 		t.Fatalf("by_repo %v, want %v", q.ByRepo, want)
 	}
 	// tool_call events carry the MCP session as agent; keep only ours.
@@ -74,7 +75,7 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 			agents = append(agents, c)
 		}
 	}
-	if want := []MetricCount{{"a1", 2}, {"a2", 1}}; !equalCounts(agents, want) {
+	if want := []MetricCount{{"a1", 2}, {"a2", 1}}; !slices.Equal(agents, want) {
 		t.Fatalf("by_agent %v, want %v among them", q.ByAgent, want)
 	}
 	var ours []MetricEventBrief
@@ -95,21 +96,9 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 	// The default window (7d) sees the same events; a window after them sees none of ours.
 	var def MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{}, &def)
-	if typ, _ := withoutToolCalls(def.ByType); !equalCounts(typ, byType) {
+	if typ, _ := withoutToolCalls(def.ByType); !slices.Equal(typ, byType) {
 		t.Fatalf("default window by_type %v, want %v", def.ByType, byType)
 	}
-}
-
-func equalCounts(a, b []MetricCount) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestMetricsToolErrorsNameFieldAndFix(t *testing.T) {

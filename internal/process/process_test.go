@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -523,7 +524,7 @@ func TestExitedRecordsAreEvicted(t *testing.T) {
 		got = append(got, in.ID)
 	}
 	want := []string{ids[1], ids[2], running.ID}
-	if !equalStrings(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("List = %v, want %v (oldest exited evicted, sorted by start)", got, want)
 	}
 	if _, err := s.Get(ids[0]); !errors.Is(err, ErrNotFound) {

@@ -3,6 +3,7 @@ package process
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -110,7 +111,7 @@ func TestOutputRing(t *testing.T) {
 			for _, c := range chunks {
 				streams = append(streams, c.Stream)
 			}
-			if !equalStrings(streams, tt.wantStreams) {
+			if !slices.Equal(streams, tt.wantStreams) {
 				t.Errorf("streams = %v, want %v", streams, tt.wantStreams)
 			}
 			checkRing(t, r, m, 0)
@@ -161,16 +162,4 @@ func TestOutputRingSegmentCap(t *testing.T) {
 		t.Fatal("expected whole segments to be dropped once the cap was reached")
 	}
 	checkRing(t, r, m, 0)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
