@@ -109,10 +109,9 @@ export async function stopChild(child) {
 }
 
 
-// prepareEnv gives every server the same clean environment under tmp: its own HOME and XDG dirs
-// (nothing of the user's is read or written) and, for Desktop Commander, a config with telemetry
-// and onboarding off and the workspace as its only allowed directory.
-export function prepareEnv(tmp, workspace) {
+// privateEnv is a clean environment under tmp: its own HOME and XDG dirs, so neither the user's
+// config nor a hub they are running is read or touched.
+export function privateEnv(tmp) {
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: tmp,
@@ -124,6 +123,13 @@ export function prepareEnv(tmp, workspace) {
     XDG_RUNTIME_DIR: path.join(tmp, 'run'),
   };
   fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+  return env;
+}
+
+// prepareEnv is privateEnv plus, for Desktop Commander, a config with telemetry and onboarding
+// off and the workspace as its only allowed directory, so every server runs alike.
+export function prepareEnv(tmp, workspace) {
+  const env = privateEnv(tmp);
   const dcDir = path.join(tmp, '.claude-server-commander');
   fs.mkdirSync(dcDir);
   fs.writeFileSync(path.join(dcDir, 'config.json'), JSON.stringify({

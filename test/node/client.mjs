@@ -20,6 +20,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 
+import { privateEnv, stopChild } from '../../build/bench/lib.mjs';
+
 const REQUEST_TIMEOUT_MS = 15_000;
 const STARTUP_TIMEOUT_MS = 20_000;
 
@@ -112,15 +114,6 @@ async function startServer(bin, args, env, wait) {
   });
   child.stderr.resume(); // keep draining so the child never blocks on a full pipe
   return { child, matches, stderr: () => stderr };
-}
-
-async function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,16 +377,7 @@ async function main() {
   const workspace = path.join(tmp, 'workspace');
   fs.mkdirSync(workspace);
   // A private home so neither the user's config nor their running hub is touched.
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: tmp,
-    XDG_CONFIG_HOME: path.join(tmp, 'config'),
-    XDG_DATA_HOME: path.join(tmp, 'data'),
-    XDG_STATE_HOME: path.join(tmp, 'state'),
-    XDG_CACHE_HOME: path.join(tmp, 'cache'),
-    XDG_RUNTIME_DIR: path.join(tmp, 'run'),
-  };
-  fs.mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+  const env = privateEnv(tmp);
 
   console.log('TAP version 14');
   try {
