@@ -65,7 +65,14 @@ describe('sessions', () => {
       (f) => f.some((m) => m.role === 'assistant' && m.streaming === 'true' && !m.text?.includes(reply)),
     );
     expect(firstUser, 'the user message was never shown').toBeGreaterThanOrEqual(0);
-    expect(partial, `no partial streaming reply was shown; states: ${JSON.stringify(frames)}`).toBeGreaterThan(firstUser);
+    // The first delta can arrive in the same recorded frame as the user's message; the order is
+    // then the order on the page (user message above the streaming reply).
+    expect(partial, `no partial streaming reply was shown; states: ${JSON.stringify(frames)}`).toBeGreaterThanOrEqual(firstUser);
+    const shown = frames[partial];
+    expect(
+      shown.findIndex((m) => m.role === 'user' && m.text?.includes(message)),
+      `the streaming reply was shown before the user's message: ${JSON.stringify(shown)}`,
+    ).toBeLessThan(shown.findIndex((m) => m.role === 'assistant' && m.streaming === 'true'));
     const partialText = frames[partial].find((m) => m.role === 'assistant')!.text!;
     expect(partialText.length).toBeGreaterThan(0);
 
