@@ -304,8 +304,6 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	return s.shutdownErr
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // minLevel drops records below a level. go-sdk logs every connection at Info; our own logs already
 // say what matters (transports, audit), so the SDK only gets to speak about warnings and errors.
 type minLevel struct {
@@ -321,14 +319,3 @@ func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
 	return minLevel{h.Handler.WithAttrs(a), h.min}
 }
 func (h minLevel) WithGroup(n string) slog.Handler { return minLevel{h.Handler.WithGroup(n), h.min} }
-
-// Annotation presets. Every tool states whether it only reads, whether it can destroy data,
-// whether repeating it is harmless, and whether it reaches outside the machine.
-var (
-	annotReadOnly = func(title string) *sdk.ToolAnnotations {
-		return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
-	}
-	annotWrite = func(title string, destructive, idempotent bool) *sdk.ToolAnnotations {
-		return &sdk.ToolAnnotations{Title: title, DestructiveHint: ptr(destructive), IdempotentHint: idempotent, OpenWorldHint: ptr(false)}
-	}
-)

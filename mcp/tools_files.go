@@ -6,6 +6,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+
 	"github.com/switchboard-hub/switchboard/internal/lang"
 )
 
@@ -120,25 +122,25 @@ type GetSupportedLanguagesOutput struct {
 }
 
 func (s *Service) registerFileTools(server *sdk.Server) {
-	addTool(server, &sdk.Tool{Name: "file_read", Annotations: annotReadOnly("Read file"),
+	tool.Add(server, &sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
 		Description: "Read a file in the workspace. Returns its content and detected language. Files above the size limit must be read in windows with offset/limit (lines)."}, s.fileRead)
-	addTool(server, &sdk.Tool{Name: "file_write", Annotations: annotWrite("Write file", true, true),
+	tool.Add(server, &sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),
 		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, s.fileWrite)
-	addTool(server, &sdk.Tool{Name: "file_delete", Annotations: annotWrite("Delete file", true, false),
+	tool.Add(server, &sdk.Tool{Name: "file_delete", Annotations: tool.Write("Delete file", true, false),
 		Description: "Delete a file or an empty directory."}, s.fileDelete)
-	addTool(server, &sdk.Tool{Name: "file_rename", Annotations: annotWrite("Rename file", true, false),
+	tool.Add(server, &sdk.Tool{Name: "file_rename", Annotations: tool.Write("Rename file", true, false),
 		Description: "Rename or move a file or directory within the workspace."}, s.fileRename)
-	addTool(server, &sdk.Tool{Name: "file_exists", Annotations: annotReadOnly("File exists"),
+	tool.Add(server, &sdk.Tool{Name: "file_exists", Annotations: tool.ReadOnly("File exists"),
 		Description: "Check whether a path exists and whether it is a file or a directory."}, s.fileExists)
-	addTool(server, &sdk.Tool{Name: "file_edit", Annotations: annotWrite("Edit file", true, false),
+	tool.Add(server, &sdk.Tool{Name: "file_edit", Annotations: tool.Write("Edit file", true, false),
 		Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, s.fileEdit)
-	addTool(server, &sdk.Tool{Name: "dir_list", Annotations: annotReadOnly("List directory"),
+	tool.Add(server, &sdk.Tool{Name: "dir_list", Annotations: tool.ReadOnly("List directory"),
 		Description: "List the immediate children of a directory."}, s.dirList)
-	addTool(server, &sdk.Tool{Name: "dir_create", Annotations: annotWrite("Create directory", false, true),
+	tool.Add(server, &sdk.Tool{Name: "dir_create", Annotations: tool.Write("Create directory", false, true),
 		Description: "Create a directory and any missing parents; an existing directory is not an error."}, s.dirCreate)
-	addTool(server, &sdk.Tool{Name: "lang_detect", Annotations: annotReadOnly("Detect language"),
+	tool.Add(server, &sdk.Tool{Name: "lang_detect", Annotations: tool.ReadOnly("Detect language"),
 		Description: "Detect the programming language of a file from its name or extension."}, s.langDetect)
-	addTool(server, &sdk.Tool{Name: "lang_list", Annotations: annotReadOnly("List languages"),
+	tool.Add(server, &sdk.Tool{Name: "lang_list", Annotations: tool.ReadOnly("List languages"),
 		Description: "List the supported programming languages with their extensions."}, s.langList)
 }
 

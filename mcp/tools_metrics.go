@@ -7,6 +7,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 )
 
@@ -53,10 +55,10 @@ type MetricsQueryOutput struct {
 var errNoMetricsStore = errors.New("metrics: no metrics store is configured on this server; start switchboard with its data directory (the default) to record and query metrics")
 
 func (s *Service) registerMetricsTools(server *sdk.Server) {
-	addTool(server, &sdk.Tool{Name: "metrics_record", Annotations: annotWrite("Record metric", false, false),
+	tool.Add(server, &sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),
 		Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
 			"The server assigns the timestamp."}, s.metricsRecord)
-	addTool(server, &sdk.Tool{Name: "metrics_query", Annotations: annotReadOnly("Query metrics"),
+	tool.Add(server, &sdk.Tool{Name: "metrics_query", Annotations: tool.ReadOnly("Query metrics"),
 		Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
 			"Tool calls made through this hub are recorded as type tool_call."}, s.metricsQuery)
 }

@@ -10,6 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+
 	"github.com/switchboard-hub/switchboard/internal/process"
 )
 
@@ -132,22 +134,22 @@ const (
 )
 
 func (s *Service) registerProcessTools(server *sdk.Server) {
-	addTool(server, &sdk.Tool{Name: "process_start", Annotations: annotWrite("Start process", false, false),
+	tool.Add(server, &sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
 		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
 			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, s.processStart)
-	addTool(server, &sdk.Tool{Name: "process_stop", Annotations: annotWrite("Stop process", true, true),
+	tool.Add(server, &sdk.Tool{Name: "process_stop", Annotations: tool.Write("Stop process", true, true),
 		Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, s.processStop)
-	addTool(server, &sdk.Tool{Name: "process_kill", Annotations: annotWrite("Kill process", true, true),
+	tool.Add(server, &sdk.Tool{Name: "process_kill", Annotations: tool.Write("Kill process", true, true),
 		Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, s.processKill)
-	addTool(server, &sdk.Tool{Name: "process_list", Annotations: annotReadOnly("List processes"),
+	tool.Add(server, &sdk.Tool{Name: "process_list", Annotations: tool.ReadOnly("List processes"),
 		Description: "List processes started through this hub by any client, with status, exit code and run time."}, s.processList)
-	addTool(server, &sdk.Tool{Name: "process_output", Annotations: annotReadOnly("Process output"),
+	tool.Add(server, &sdk.Tool{Name: "process_output", Annotations: tool.ReadOnly("Process output"),
 		Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, s.processOutput)
-	addTool(server, &sdk.Tool{Name: "process_input", Annotations: annotWrite("Process input", false, false),
+	tool.Add(server, &sdk.Tool{Name: "process_input", Annotations: tool.Write("Process input", false, false),
 		Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, s.processInput)
-	addTool(server, &sdk.Tool{Name: "process_wait", Annotations: annotReadOnly("Wait for process"),
+	tool.Add(server, &sdk.Tool{Name: "process_wait", Annotations: tool.ReadOnly("Wait for process"),
 		Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, s.processWait)
-	addTool(server, &sdk.Tool{Name: "exec", Annotations: annotWrite("Run command", true, false),
+	tool.Add(server, &sdk.Tool{Name: "exec", Annotations: tool.Write("Run command", true, false),
 		Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
 			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
 }

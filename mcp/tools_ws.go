@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // WebSocket tools: ws_start opens the hub's own listener (the hub itself always exists when these
@@ -41,12 +43,12 @@ type WSInfoOutput struct {
 }
 
 func (s *Service) registerWSTools(server *sdk.Server) {
-	addTool(server, &sdk.Tool{Name: "ws_start", Annotations: annotWrite("Start WebSocket server", false, true),
+	tool.Add(server, &sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
 		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
 			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
 			"Clients connect to ws://ADDR/ws with the hub token (?token= or Authorization: Bearer) and send " +
 			`{"type":"subscribe","channel":"process:ID"}.`}, s.wsStart)
-	addTool(server, &sdk.Tool{Name: "ws_info", Annotations: annotReadOnly("WebSocket hub info"),
+	tool.Add(server, &sdk.Tool{Name: "ws_info", Annotations: tool.ReadOnly("WebSocket hub info"),
 		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, s.wsInfo)
 }
 

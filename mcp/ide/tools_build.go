@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // defaultBuildListLimit keeps an unbounded ide_build_list answer readable.
@@ -41,17 +42,17 @@ type BuildLogsOutput struct {
 }
 
 func (s *Subsystem) registerBuildTools(server *mcp.Server) {
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_build_status",
 		Description: "Get the status of a CI build reported by the agentic backend (refreshed from the backend when it is connected).",
 		Annotations: readOnly(),
 	}, s.buildStatus)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_build_list",
 		Description: "List recent CI builds, newest first, optionally filtered by repository.",
 		Annotations: readOnly(),
 	}, s.buildList)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_build_logs",
 		Description: "Retrieve the log output of a CI build; lines missed while the bridge was offline are fetched from the backend.",
 		Annotations: readOnly(),

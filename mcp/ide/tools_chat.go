@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // Contract record types shared with the wire protocol (same JSON keys).
@@ -85,27 +86,27 @@ func sendsToBackend() *mcp.ToolAnnotations {
 }
 
 func (s *Subsystem) registerChatTools(server *mcp.Server) {
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_chat_send",
 		Description: "Send a message to an agent chat session through the IDE bridge. The message is recorded in the session's history; the agent's reply streams in asynchronously (read it with ide_chat_history). Fails when the bridge is not connected.",
 		Annotations: sendsToBackend(),
 	}, s.chatSend)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_chat_history",
 		Description: "Retrieve the message history of an agent chat session, oldest first, as observed from the agentic backend (refreshed from the backend when it is connected).",
 		Annotations: readOnly(),
 	}, s.chatHistory)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_session_list",
 		Description: "List agent sessions known to the IDE bridge (refreshed from the backend when it is connected).",
 		Annotations: readOnly(),
 	}, s.sessionList)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_session_create",
 		Description: "Create a new agent session on the agentic backend. Returns the backend's record when it confirms quickly, otherwise a record with status \"creating\" (the final one appears in ide_session_list). Fails when the bridge is not connected.",
 		Annotations: sendsToBackend(),
 	}, s.sessionCreate)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_plan_status",
 		Description: "Get the current plan (status and steps) of an agent session; status is \"unknown\" until the backend reports a plan.",
 		Annotations: readOnly(),

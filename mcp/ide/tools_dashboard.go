@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // defaultActivityLimit keeps an unbounded ide_dashboard_activity answer readable.
@@ -54,17 +55,17 @@ type DashboardMetricsOutput struct {
 }
 
 func (s *Subsystem) registerDashboardTools(server *mcp.Server) {
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_dashboard_overview",
 		Description: "Get a high-level overview of the agentic platform: repositories, services, active sessions, recent builds and whether the IDE bridge is online.",
 		Annotations: readOnly(),
 	}, s.dashboardOverview)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_dashboard_activity",
 		Description: "Get the recent activity feed of the agentic platform, newest first.",
 		Annotations: readOnly(),
 	}, s.dashboardActivity)
-	mcp.AddTool(server, &mcp.Tool{
+	tool.Add(server, &mcp.Tool{
 		Name:        "ide_dashboard_metrics",
 		Description: "Get aggregate build and agent metrics for a period (1h, 24h or 7d), computed from what the bridge has observed.",
 		Annotations: readOnly(),

@@ -246,6 +246,12 @@ func TestToolsAnswerWithBackendData(t *testing.T) {
 			{"ide_chat_history", map[string]any{"sessionId": "nope"}, []string{`sessionId "nope"`, "ide_session_list"}},
 			{"ide_plan_status", map[string]any{"sessionId": ""}, []string{"sessionId", "required"}},
 			{"ide_dashboard_activity", map[string]any{"limit": -3}, []string{"limit", "negative"}},
+			// The shared registration helper's errors, not go-sdk's schema validator's
+			// ("validating \"arguments\": validating root: ...").
+			{"ide_chat_history", map[string]any{}, []string{"sessionId: required"}},
+			{"ide_chat_history", map[string]any{"sessionId": 7}, []string{"sessionId: want a string, got a JSON number"}},
+			{"ide_build_list", map[string]any{"repo": "x", "bogus": 1}, []string{"bogus: unknown argument", "limit, repo"}},
+			{"ide_session_list", map[string]any{"bogus": 1}, []string{"bogus: unknown argument", "takes no arguments"}},
 		}
 		for _, tc := range tests {
 			msg := callToolError(t, cs, tc.tool, tc.args)

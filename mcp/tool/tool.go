@@ -1,4 +1,7 @@
-package mcp
+// Package tool is the one way Switchboard registers an MCP tool: every tool group, in mcp/ and
+// in subsystems such as mcp/ide, calls Add, so every tool decodes its arguments the same way and
+// answers the same mistakes with the same plain errors ("path: required; ...").
+package tool
 
 import (
 	"bytes"
@@ -14,11 +17,16 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// addTool registers a typed tool like sdk.AddTool, with the same schemas, but decodes the
-// arguments once (encoding/json, unknown keys refused, required keys checked) and encodes the
+// Add registers a typed tool like go-sdk's AddTool, with the same generated schemas, but decodes
+// the arguments once (encoding/json, unknown keys refused, required keys checked) and encodes the
 // output once, instead of go-sdk's JSON round trips through map[string]any for schema
-// validation of input and output on every call.
-func addTool[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+// validation of input and output on every call. Those round trips also produce errors such as
+// `validating "arguments": validating root: ...` that name no field a caller recognises; here
+// every error starts with the JSON key at fault and says what to do.
+//
+// A handler's error becomes a tool error (IsError, text = the error), never a JSON-RPC error, so
+// the model sees it and can correct the call.
+func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
 	in, err := jsonschema.ForType(reflect.TypeFor[In](), &jsonschema.ForOptions{})
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
@@ -44,28 +52,31 @@ func addTool[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[
 		// buffer on every call.
 		var keys map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &keys); err != nil {
-			return errResult(fmt.Errorf("arguments: must be a JSON object (%v)", err)), nil
+			return Error(fmt.Errorf("arguments: must be a JSON object (%v)", err)), nil
 		}
 		for k := range keys {
 			if !known[k] {
-				return errResult(fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(in.Properties))), nil
+				if len(in.Properties) == 0 {
+					return Error(fmt.Errorf("%s: unknown argument; this tool takes no arguments (send {})", k)), nil
+				}
+				return Error(fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(in.Properties))), nil
 			}
 		}
 		for _, k := range required {
 			if _, ok := keys[k]; !ok {
-				return errResult(fmt.Errorf("%s: required; see the tool's input schema", k)), nil
+				return Error(fmt.Errorf("%s: required; see the tool's input schema", k)), nil
 			}
 		}
 		if err := json.Unmarshal(raw, &args); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field != "" {
-				return errResult(fmt.Errorf("%s: want %s, got a JSON %s", te.Field, jsonKind(te.Type), te.Value)), nil
+				return Error(fmt.Errorf("%s: want %s, got a JSON %s", te.Field, jsonKind(te.Type), te.Value)), nil
 			}
-			return errResult(fmt.Errorf("arguments: %v", err)), nil
+			return Error(fmt.Errorf("arguments: %v", err)), nil
 		}
 		res, outv, err := h(ctx, req, args)
 		if err != nil {
-			return errResult(err), nil
+			return Error(err), nil
 		}
 		b, err := json.Marshal(outv)
 		if err != nil {
@@ -115,8 +126,32 @@ func keyList(props map[string]*jsonschema.Schema) string {
 	return strings.Join(keys, ", ")
 }
 
-func errResult(err error) *sdk.CallToolResult {
+// Error is the tool result for a failed call: IsError set and the error's text as content.
+func Error(err error) *sdk.CallToolResult {
 	r := &sdk.CallToolResult{}
 	r.SetError(err)
 	return r
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Annotation presets. Every tool states whether it only reads, whether it can destroy data,
+// whether repeating it is harmless, and whether it reaches outside the machine. The audit log
+// derives its level from them: a tool not annotated read-only is logged at Security level.
+
+// ReadOnly annotates a tool that only reads local state.
+func ReadOnly(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
+}
+
+// Write annotates a tool that changes local state.
+func Write(title string, destructive, idempotent bool) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{Title: title, DestructiveHint: ptr(destructive), IdempotentHint: idempotent, OpenWorldHint: ptr(false)}
+}
+
+// OpenWorld marks annotations of a tool that reaches a service outside the hub (a backend, a
+// browser, the network). It returns a for chaining.
+func OpenWorld(a *sdk.ToolAnnotations) *sdk.ToolAnnotations {
+	a.OpenWorldHint = ptr(true)
+	return a
 }
