@@ -258,8 +258,15 @@ func (s *Service) Tools() []*sdk.Tool { return slices.Clone(s.tools) }
 // Sessions returns the client session registry.
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 
-// Workspace returns the sandbox root.
+// Workspace returns the hub's sandbox root.
 func (s *Service) Workspace() *workspace.Root { return s.ws }
+
+// workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
+// a path asks here, never s.ws directly, so that per-client workspaces (from the client's MCP
+// roots) are decided in one place. Today every client shares the hub's workspace.
+func (s *Service) workspaceFor(_ *sdk.CallToolRequest) (*workspace.Root, error) {
+	return s.ws, nil
+}
 
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }

@@ -152,7 +152,7 @@ func requirePath(field, p string) error {
 	return nil
 }
 
-func (s *Service) fileRead(_ context.Context, _ *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
+func (s *Service) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -160,15 +160,19 @@ func (s *Service) fileRead(_ context.Context, _ *sdk.CallToolRequest, in ReadFil
 		return nil, ReadFileOutput{}, errors.New("offset and limit: must be zero or positive line counts")
 	}
 	out := ReadFileOutput{Path: in.Path, Language: lang.Detect(in.Path)}
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, ReadFileOutput{}, err
+	}
 	if in.Offset > 0 || in.Limit > 0 {
-		res, err := s.ws.ReadLines(in.Path, in.Offset, in.Limit)
+		res, err := ws.ReadLines(in.Path, in.Offset, in.Limit)
 		if err != nil {
 			return nil, ReadFileOutput{}, err
 		}
 		out.Content, out.TotalLines, out.Truncated = res.Content, res.TotalLines, res.Truncated
 		return nil, out, nil
 	}
-	content, err := s.ws.ReadFile(in.Path)
+	content, err := ws.ReadFile(in.Path)
 	if err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -176,66 +180,90 @@ func (s *Service) fileRead(_ context.Context, _ *sdk.CallToolRequest, in ReadFil
 	return nil, out, nil
 }
 
-func (s *Service) fileWrite(_ context.Context, _ *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
+func (s *Service) fileWrite(_ context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
-	if err := s.ws.WriteFile(in.Path, []byte(in.Content)); err != nil {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, WriteFileOutput{}, err
+	}
+	if err := ws.WriteFile(in.Path, []byte(in.Content)); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
 	return nil, WriteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (s *Service) fileEdit(_ context.Context, _ *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
+func (s *Service) fileEdit(_ context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, EditFileOutput{}, err
 	}
-	res, err := s.ws.Edit(in.Path, in.OldString, in.NewString, in.ReplaceAll)
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, EditFileOutput{}, err
+	}
+	res, err := ws.Edit(in.Path, in.OldString, in.NewString, in.ReplaceAll)
 	if err != nil {
 		return nil, EditFileOutput{}, err
 	}
 	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements}, nil
 }
 
-func (s *Service) fileDelete(_ context.Context, _ *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
+func (s *Service) fileDelete(_ context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
-	if err := s.ws.Delete(in.Path); err != nil {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, DeleteFileOutput{}, err
+	}
+	if err := ws.Delete(in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
 	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (s *Service) fileRename(_ context.Context, _ *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
+func (s *Service) fileRename(_ context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
 	if err := requirePath("oldPath", in.OldPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
 	if err := requirePath("newPath", in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
-	if err := s.ws.Rename(in.OldPath, in.NewPath); err != nil {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, RenameFileOutput{}, err
+	}
+	if err := ws.Rename(in.OldPath, in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
 	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
 }
 
-func (s *Service) fileExists(_ context.Context, _ *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
+func (s *Service) fileExists(_ context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, FileExistsOutput{}, err
 	}
-	exists, isDir, err := s.ws.Exists(in.Path)
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, FileExistsOutput{}, err
+	}
+	exists, isDir, err := ws.Exists(in.Path)
 	if err != nil {
 		return nil, FileExistsOutput{}, err
 	}
 	return nil, FileExistsOutput{Exists: exists, IsDir: isDir, Path: in.Path}, nil
 }
 
-func (s *Service) dirList(_ context.Context, _ *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
+func (s *Service) dirList(_ context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
-	entries, err := s.ws.List(in.Path)
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, ListDirectoryOutput{}, err
+	}
+	entries, err := ws.List(in.Path)
 	if err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
@@ -246,11 +274,15 @@ func (s *Service) dirList(_ context.Context, _ *sdk.CallToolRequest, in ListDire
 	return nil, out, nil
 }
 
-func (s *Service) dirCreate(_ context.Context, _ *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
+func (s *Service) dirCreate(_ context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
-	if err := s.ws.Mkdir(in.Path); err != nil {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, CreateDirectoryOutput{}, err
+	}
+	if err := ws.Mkdir(in.Path); err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
 	return nil, CreateDirectoryOutput{Success: true, Path: in.Path}, nil
