@@ -48,6 +48,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 type globalFlags struct {
 	workspace  string
 	configFile string
+	toolsets   []string
 }
 
 // load reads the config and applies the global flags (flags override file and environment).
@@ -58,6 +59,9 @@ func (g *globalFlags) load() (config.Config, error) {
 	}
 	if g.workspace != "" {
 		cfg.Workspace = g.workspace
+	}
+	if len(g.toolsets) > 0 {
+		cfg.Toolsets = g.toolsets
 	}
 	return cfg, nil
 }
@@ -83,6 +87,7 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	}
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
+	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand())
 	return root

@@ -83,6 +83,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithProcessService(procs),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
+		mcp.WithToolsets(stackToolsets(cfg)...),
 	}
 	var pub ide.Publisher
 	if so.withHub {
@@ -113,6 +114,15 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		st.IDE.Start(context.Background())
 	}
 	return st, nil
+}
+
+// stackToolsets is the configured toolsets, or the default: all but ide unless an IDE backend
+// URL is configured.
+func stackToolsets(cfg config.Config) []string {
+	if len(cfg.Toolsets) > 0 {
+		return cfg.Toolsets
+	}
+	return mcp.DefaultToolsets(cfg.IDEConfigured())
 }
 
 // shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcp.DrainTimeout), then

@@ -67,6 +67,12 @@ type Service struct {
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
 
+	toolsetMu   sync.Mutex
+	toolsetsSet bool
+	active      map[string]bool // toolsets switched on
+	serving     map[string]bool // registered tools currently on the server
+	onToolsets  func([]ToolsetStatus)
+
 	activity *activityLog
 	recorder *callRecorder
 
@@ -165,7 +171,7 @@ func New(opts ...Option) (*Service, error) {
 	s.recorder = newCallRecorder(s.metrics, s.logger)
 
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, &sdk.ServerOptions{
-		Instructions: "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
+		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.
 		Logger:       slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 	})
@@ -183,7 +189,8 @@ func New(opts ...Option) (*Service, error) {
 	if err := s.applyToolPolicy(); err != nil {
 		return nil, err
 	}
-	s.server.AddReceivingMiddleware(s.auditMiddleware)
+	s.initToolsets()
+	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	s.wireFeeds()
 	return s, nil
 }

@@ -249,7 +249,7 @@ func (s *Service) processInput(_ context.Context, _ *sdk.CallToolRequest, in Pro
 	return nil, ProcessInputOutput{ID: in.ID, Success: true, Message: fmt.Sprintf("wrote %d bytes to the stdin of %s", len(in.Input), in.ID)}, nil
 }
 
-func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
+func (s *Service) processWait(ctx context.Context, req *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessWaitOutput{}, err
 	}
@@ -259,7 +259,9 @@ func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in Pr
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, secs)
 	defer cancel()
+	p := tool.StartProgress(ctx, req, "waiting for process "+in.ID)
 	info, err := s.procs.Wait(waitCtx, in.ID)
+	p.Stop()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -279,7 +281,7 @@ func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in Pr
 	}, nil
 }
 
-func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ExecOutput{}, errCommandRequired
 	}
@@ -291,7 +293,10 @@ func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
+	// A cancelled call (notifications/cancelled) ends ctx: Exec then kills the process group.
+	p := tool.StartProgress(ctx, req, "running "+in.Command)
 	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
+	p.Stop()
 	if err != nil {
 		return nil, ExecOutput{}, processError(in.Command, err)
 	}
