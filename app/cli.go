@@ -112,6 +112,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 		tcpAddr, unixPath string
 		httpAddr, token   string
 		readOnly, noHub   bool
+		ws                bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -152,9 +153,14 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					fmt.Fprintf(os.Stderr, "switchboard: generated HTTP bearer token: %s\n", cfg.HTTP.Token)
 				}
 			}
+			if ws && noHub {
+				return errors.New("--ws and --no-hub: pick one (--ws starts the WebSocket hub, --no-hub leaves it out)")
+			}
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
-			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: !noHub, startIDE: !noHub})
+			// On stdio the client shows stderr as errors: only warnings go there, audit lines
+			// only to the audit file.
+			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, withHub: !noHub, startIDE: !noHub})
 			if err != nil {
 				return err
 			}
@@ -164,17 +170,20 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 				for _, s := range st.Transports.Status() {
-					if s.Name == name {
+					if s.Name == name && !stdio {
 						fmt.Fprintf(os.Stderr, "switchboard: %s listening on %s\n", name, s.URL)
 					}
 				}
 				return nil
 			}
-			if !noHub {
+			// The WebSocket hub starts only when asked: --ws here, or the ws_start tool.
+			if ws {
 				if err := start(mcp.TransportWS); err != nil {
 					return err
 				}
-				fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.Hub.Token())
+				if !stdio {
+					fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.Hub.Token())
+				}
 			}
 			if fl.Changed("unix") {
 				if err := start(mcp.TransportUnix); err != nil {
@@ -208,7 +217,8 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp, e.g. "+config.DefaultHTTPAddr)
 	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else generated and printed on stderr)")
 	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
-	f.BoolVar(&noHub, "no-hub", false, "do not start the WebSocket hub and the IDE bridge")
+	f.BoolVar(&ws, "ws", false, "start the WebSocket hub (dashboard feeds) now; otherwise a client starts it with ws_start")
+	f.BoolVar(&noHub, "no-hub", false, "leave out the WebSocket hub (and its ws_* tools) and the IDE bridge")
 	return cmd
 }
 
@@ -356,12 +366,20 @@ func newToolsCommand(g *globalFlags, version string) *cobra.Command {
 				fmt.Fprint(cmd.OutOrStdout(), mcp.ToolsMarkdown(st.Service.Tools()))
 				return nil
 			}
+			served := map[string]bool{}
+			for _, t := range st.Service.ActiveTools() {
+				served[t.Name] = true
+			}
 			for _, t := range st.Service.Tools() {
 				ro := ""
 				if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 					ro = " (read-only)"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%-24s %s%s\n", t.Name, firstSentence(t.Description), ro)
+				set := mcp.ToolsetOf(t.Name)
+				if !served[t.Name] {
+					set += ", off"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%-24s [%s] %s%s\n", t.Name, set, firstSentence(t.Description), ro)
 			}
 			return nil
 		},

@@ -146,13 +146,17 @@ func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
 		return s.Toolsets(), err
 	}
 	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
 	s.active = map[string]bool{}
 	for _, n := range sets {
 		s.active[n] = true
 	}
-	s.applyToolsetsLocked()
-	return s.toolsetsLocked(), nil
+	changed := s.applyToolsetsLocked()
+	out, cb := s.toolsetsLocked(), s.onToolsets
+	s.toolsetMu.Unlock()
+	if changed && cb != nil {
+		cb(out)
+	}
+	return out, nil
 }
 
 // SetToolset switches one toolset on or off.
@@ -161,10 +165,14 @@ func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error)
 		return s.Toolsets(), fmt.Errorf("toolset: unknown toolset %q; valid: %s", name, strings.Join(ToolsetNames(), ", "))
 	}
 	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
 	s.active[name] = enabled
-	s.applyToolsetsLocked()
-	return s.toolsetsLocked(), nil
+	changed := s.applyToolsetsLocked()
+	out, cb := s.toolsetsLocked(), s.onToolsets
+	s.toolsetMu.Unlock()
+	if changed && cb != nil {
+		cb(out)
+	}
+	return out, nil
 }
 
 // served reports whether a registered tool is in an active toolset. Tools outside every set, and
@@ -180,7 +188,9 @@ func (s *Service) served(name string) bool {
 	return s.active[ts]
 }
 
-func (s *Service) applyToolsetsLocked() {
+// applyToolsetsLocked brings the server's tools in line with the active toolsets and reports
+// whether anything changed.
+func (s *Service) applyToolsetsLocked() bool {
 	var remove []string
 	var add []*sdk.Tool
 	for _, t := range s.tools {
@@ -203,9 +213,7 @@ func (s *Service) applyToolsetsLocked() {
 			s.server.AddTool(r.Tool, r.Handler)
 		}
 	}
-	if (len(remove) > 0 || len(add) > 0) && s.onToolsets != nil {
-		s.onToolsets(s.toolsetsLocked())
-	}
+	return len(remove) > 0 || len(add) > 0
 }
 
 // ActiveTools returns the tools clients are served now (the registered tools of active
@@ -249,4 +257,19 @@ func (s *Service) initToolsets() {
 		s.serving[t.Name] = true
 	}
 	s.applyToolsetsLocked()
+}
+
+// OnToolsetsChange registers f to run (with the new state) after every change of the served
+// toolsets, e.g. to start a subsystem's backend connection when its toolset is switched on, or
+// to tell the dashboard. f runs after the change, outside the Service's locks.
+func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) {
+	s.toolsetMu.Lock()
+	defer s.toolsetMu.Unlock()
+	prev := s.onToolsets
+	s.onToolsets = func(ts []ToolsetStatus) {
+		if prev != nil {
+			prev(ts)
+		}
+		f(ts)
+	}
 }

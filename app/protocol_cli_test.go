@@ -1,0 +1,97 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeStdioQuiet: `serve --stdio` as clients start it writes nothing to stderr (clients show
+// stderr as errors): no token, no audit lines (they go to the audit file), no WebSocket hub until
+// ws_start; the ide toolset is off without a configured backend, and the instructions name only
+// served tools.
+func TestServeStdioQuiet(t *testing.T) {
+	bin := binary(t)
+	ws := t.TempDir()
+	env := append(testEnv(t), "SWITCHBOARD_IDE_URL=")
+	cmd := exec.Command(bin, "serve", "--stdio", "--workspace", ws)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "quiet", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	instr := cs.InitializeResult().Instructions
+	for _, want := range []string{"exec", "file_read", "process table"} {
+		if !strings.Contains(instr, want) {
+			t.Errorf("instructions lack %q: %s", want, instr)
+		}
+	}
+	for _, absent := range []string{"browser", "ide_", "webview"} {
+		if strings.Contains(instr, absent) {
+			t.Errorf("instructions mention %q, which is not served: %s", absent, instr)
+		}
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "ide_") }) || !slices.Contains(names, "ws_start") {
+		t.Errorf("default toolsets without an IDE backend: tools %v", names)
+	}
+	call := func(name string, args map[string]any) map[string]any {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m
+	}
+	if info := call("ws_info", nil); info["running"] != false {
+		t.Errorf("WebSocket hub running before ws_start: %v", info)
+	}
+	call("exec", map[string]any{"command": "echo", "args": []string{"audited"}})
+	call("file_write", map[string]any{"path": "a.txt", "content": "x"})
+	if info := call("ws_start", nil); info["url"] == nil && info["addr"] == nil {
+		t.Errorf("ws_start: %v", info)
+	}
+	cs.Close()
+	if s := stderr.String(); s != "" {
+		t.Errorf("serve --stdio wrote to stderr:\n%s", s)
+	}
+	audit, err := os.ReadFile(filepath.Join(envValue(env, "XDG_DATA_HOME"), "switchboard", "logs", "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(audit), `"exec"`) || !strings.Contains(string(audit), "file_write") {
+		t.Errorf("audit file lacks the calls:\n%s", audit)
+	}
+}
+
+func envValue(env []string, key string) string {
+	v := ""
+	for _, e := range env {
+		if k, val, ok := strings.Cut(e, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
