@@ -263,3 +263,66 @@ func TestToolsetOfPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestClientLoggingOfProcessEnd: the client that started a process gets notifications/message
+// when it ends (warning when it died), at the level it set with logging/setLevel; nothing before
+// it sets a level, and other clients get nothing.
+func TestClientLoggingOfProcessEnd(t *testing.T) {
+	s := newTestService(t, WithProcessService(process.New(process.Options{})))
+	ctx := context.Background()
+	type got struct {
+		level sdk.LoggingLevel
+		text  string
+	}
+	connectLogging := func() (*sdk.ClientSession, chan got) {
+		msgs := make(chan got, 16)
+		ct, st := sdk.NewInMemoryTransports()
+		ss, err := s.Server().Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "log", Version: "1"}, &sdk.ClientOptions{
+			LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
+				msgs <- got{r.Params.Level, fmt.Sprint(r.Params.Data)}
+			},
+		}).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close(); ss.Close() })
+		return cs, msgs
+	}
+	owner, msgs := connectLogging()
+	other, otherMsgs := connectLogging()
+	if err := other.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	// No level set yet: nothing is sent.
+	var st ProcessStartOutput
+	mustCall(t, owner, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "exit 0"}}, &st)
+	waitProcess(t, owner, st.ID)
+	select {
+	case m := <-msgs:
+		t.Fatalf("message before logging/setLevel: %+v", m)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := owner.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, owner, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "exit 0"}}, &st)
+	waitProcess(t, owner, st.ID) // info: below the warning level, dropped
+	mustCall(t, owner, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "sleep 0.2; exit 3"}}, &st)
+	select {
+	case m := <-msgs:
+		if m.level != "warning" || !strings.Contains(m.text, st.ID) || !strings.Contains(m.text, "exit code 3") {
+			t.Fatalf("message %+v; want a warning naming %s and exit code 3", m, st.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/message after the started process died")
+	}
+	select {
+	case m := <-otherMsgs:
+		t.Fatalf("a client that did not start the process got %+v", m)
+	case <-time.After(300 * time.Millisecond):
+	}
+}

@@ -73,6 +73,8 @@ type Service struct {
 	serving     map[string]bool // registered tools currently on the server
 	onToolsets  func([]ToolsetStatus)
 
+	owners procOwners // which client session started which process
+
 	activity *activityLog
 	recorder *callRecorder
 
@@ -192,6 +194,7 @@ func New(opts ...Option) (*Service, error) {
 	s.initToolsets()
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	s.wireFeeds()
+	s.watchOwnedProcesses()
 	return s, nil
 }
 

@@ -154,7 +154,7 @@ func (s *Service) registerProcessTools(server *sdk.Server) {
 			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
 }
 
-func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
@@ -165,6 +165,9 @@ func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in P
 	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, PTY: in.PTY})
 	if err != nil {
 		return nil, ProcessStartOutput{}, processError(in.Command, err)
+	}
+	if req != nil {
+		s.ownProcess(info.ID, req.Session)
 	}
 	return nil, ProcessStartOutput{ID: info.ID, PID: info.PID, Command: info.Command, Args: info.Args, StartedAt: info.StartedAt}, nil
 }
@@ -299,6 +302,9 @@ func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInp
 	p.Stop()
 	if err != nil {
 		return nil, ExecOutput{}, processError(in.Command, err)
+	}
+	if res.Truncated && req != nil {
+		s.logTo(req.Session, "warning", "exec %s: output exceeded 1 MiB per stream; the middle was left out (redirect to a file and read it with file_read for all of it)", in.Command)
 	}
 	return nil, ExecOutput{
 		ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, DurationMs: res.Duration.Milliseconds(),
