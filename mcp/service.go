@@ -194,6 +194,7 @@ func New(opts ...Option) (*Service, error) {
 	s.initToolsets()
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	s.wireFeeds()
+	s.wireToolsetFeed()
 	s.watchOwnedProcesses()
 	return s, nil
 }

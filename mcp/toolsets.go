@@ -273,3 +273,20 @@ func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) {
 		f(ts)
 	}
 }
+
+// ToolsetFeed is the payload of the dashboard's "toolsets" channel (snapshot and events).
+type ToolsetFeed struct {
+	Toolsets []ToolsetStatus `json:"toolsets"`
+}
+
+// wireToolsetFeed publishes the toolsets on the hub's "toolsets" channel: a snapshot for a
+// dashboard that subscribes, an event on every change.
+func (s *Service) wireToolsetFeed() {
+	if s.hub == nil {
+		return
+	}
+	s.hub.SetSnapshotProvider("toolsets", func(string) (any, bool) {
+		return ToolsetFeed{Toolsets: s.Toolsets()}, true
+	})
+	s.OnToolsetsChange(func(ts []ToolsetStatus) { s.hub.Publish("toolsets", "event", ToolsetFeed{Toolsets: ts}) })
+}
