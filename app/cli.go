@@ -89,7 +89,7 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
-		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand())
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version))
 	return root
 }
 
@@ -403,7 +403,7 @@ func newVersionCommand(version string) *cobra.Command {
 	}
 }
 
-func newDevCommand() *cobra.Command {
+func newDevCommand(g *globalFlags, version string) *cobra.Command {
 	dev := &cobra.Command{Use: "dev", Short: "Development helpers"}
 	var addr, token string
 	var demo bool
@@ -423,6 +423,6 @@ func newDevCommand() *cobra.Command {
 	sim.Flags().BoolVar(&demo, "demo", false, "generate sessions, chat, builds and activity on a timer (for demos)")
 	sim.Flags().DurationVar(&demoInterval, "demo-interval", 0, "with --demo: time between generated builds (default 20s)")
 	sim.Flags().DurationVar(&lineInterval, "line-interval", 0, "pause before each build log line (default 20ms)")
-	dev.AddCommand(sim)
+	dev.AddCommand(sim, newConformanceCommand(g, version))
 	return dev
 }

@@ -40,6 +40,7 @@ type Stack struct {
 type stackOptions struct {
 	logSink  io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
 	quiet    bool      // logSink gets warnings and errors only, no audit echo (serve --stdio)
+	extra    []mcp.Option
 	withHub  bool
 	startIDE bool
 }
@@ -104,6 +105,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		ide.WithReconnectInterval(cfg.IDE.ReconnectInterval.Duration), ide.WithMaxReconnectInterval(cfg.IDE.MaxReconnectInterval.Duration),
 		ide.WithResponseWait(cfg.IDE.ResponseWait.Duration))
 	opts = append(opts, mcp.WithSubsystem(st.IDE))
+	opts = append(opts, so.extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
