@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -88,7 +87,7 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
-	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
+	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version))
 	return root
 }
@@ -229,43 +228,83 @@ func orString(v, d string) string {
 	return v
 }
 
-func newConnectCommand(g *globalFlags) *cobra.Command {
+func newConnectCommand(g *globalFlags, version string) *cobra.Command {
 	var socket string
 	cmd := &cobra.Command{
 		Use:   "connect",
-		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state",
+		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state (no hub: serve a private one)",
+		Long: `connect relays a stdio client to the hub listening on the Unix socket, so every client shares
+one workspace, process table and dashboard. When no hub is running it serves a private in-process
+hub over stdio instead (saying so once on stderr). If the hub goes away mid-session, connect says so
+on stderr and exits with status 1, so the client reports the lost server.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
 			path := orString(socket, cfg.Unix.Path)
-			return relay(cmd.Context(), path, os.Stdin, os.Stdout)
+			err = relay(cmd.Context(), path, os.Stdin, os.Stdout)
+			var nh errNoHub
+			if !errors.As(err, &nh) {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "switchboard: no hub at %s (%v); serving a private hub for this session: its processes and state are not shared with other clients (start `switchboard` to share them)\n", path, nh.err)
+			return servePrivate(cmd.Context(), cfg, version)
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
 	return cmd
 }
 
+// errNoHub: nothing accepts connections on the hub socket.
+type errNoHub struct{ err error }
+
+func (e errNoHub) Error() string { return "no hub: " + e.err.Error() }
+
+// servePrivate serves an in-process hub over stdio, as quietly as `serve --stdio`.
+func servePrivate(parent context.Context, cfg config.Config, version string) error {
+	ctx, stop := signalContext(parent)
+	defer stop()
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: true, withHub: true, startIDE: true})
+	if err != nil {
+		return err
+	}
+	defer st.CloseBounded()
+	err = st.Service.ServeStdio(ctx)
+	stop()
+	return err
+}
+
 // relay copies in → socket and socket → out. When in ends it half-closes the socket, so the hub
-// sees EOF but still delivers every reply, and returns once the hub has closed its side.
+// sees EOF but still delivers every reply, and returns once the hub has closed its side. If the
+// hub closes first (stopped or crashed while the client is still talking) relay returns an error.
 func relay(ctx context.Context, path string, in io.Reader, out io.Writer) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+			return errNoHub{err: err}
+		}
 		return fmt.Errorf("connect to hub at %s: %w; start it with `switchboard` or `switchboard serve --unix`", path, err)
 	}
 	uc := conn.(*net.UnixConn)
 	defer uc.Close()
-	var wg sync.WaitGroup
-	wg.Add(1)
+	inDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
 		_, _ = io.Copy(uc, in)
+		close(inDone)
 		_ = uc.CloseWrite()
 	}()
 	_, err = io.Copy(out, uc)
-	return err
+	select {
+	case <-inDone:
+		return err
+	default:
+	}
+	if err == nil {
+		err = errors.New("connection closed")
+	}
+	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", path, err)
 }
 
 func newCallCommand(g *globalFlags, version string) *cobra.Command {

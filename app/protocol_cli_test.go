@@ -1,17 +1,21 @@
 package app
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -182,5 +186,86 @@ func TestToolsetControls(t *testing.T) {
 	}
 	if code, body := post("nope", `{"enabled":true}`); code != 400 || !strings.Contains(body, "valid: files, process") {
 		t.Errorf("unknown toolset: %d %s", code, body)
+	}
+}
+
+// TestConnectWithoutHubServesPrivateHub: with nothing on the socket, `connect` serves a private
+// in-process hub over stdio and says so in one stderr line.
+func TestConnectWithoutHubServesPrivateHub(t *testing.T) {
+	bin := binary(t)
+	ws := t.TempDir()
+	sock := filepath.Join(shortDir(t), "nobody.sock")
+	cmd := exec.Command(bin, "connect", "--socket", sock, "--workspace", ws)
+	cmd.Env = append(testEnv(t), "SWITCHBOARD_IDE_URL=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "private", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect without a hub: %v; stderr:\n%s", err, stderr.String())
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "p.txt", "content": "private"}})
+	if err != nil || res.IsError {
+		t.Fatalf("file_write through the private hub: %v %+v", err, res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "p.txt")); string(b) != "private" {
+		t.Errorf("file on disk = %q", b)
+	}
+	cs.Close()
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "no hub at "+sock) || !strings.Contains(lines[0], "private hub") {
+		t.Errorf("stderr = %q; want exactly one notice about the private hub", stderr.String())
+	}
+}
+
+// TestConnectReportsHubGoingAway: when the hub stops while a client is connected, connect says
+// so on stderr and exits non-zero.
+func TestConnectReportsHubGoingAway(t *testing.T) {
+	bin := binary(t)
+	env := testEnv(t)
+	sock := filepath.Join(shortDir(t), "hub.sock")
+	serve := exec.Command(bin, "serve", "--unix", sock, "--no-hub", "--workspace", t.TempDir())
+	serve.Env = env
+	stderrPipe, _ := serve.StderrPipe()
+	var w lineWatcher
+	go w.run(stderrPipe)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer serve.Process.Kill()
+	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
+
+	connect := exec.Command(bin, "connect", "--socket", sock)
+	connect.Env = env
+	stdin, _ := connect.StdinPipe()
+	stdout, _ := connect.StdoutPipe()
+	var stderr bytes.Buffer
+	connect.Stderr = &stderr
+	if err := connect.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer connect.Process.Kill()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`+"\n")
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"serverInfo"`) {
+		t.Fatalf("initialize through connect: %q %v", line, err)
+	}
+	// The hub goes away while the client still has stdin open.
+	serve.Process.Signal(syscall.SIGTERM)
+	serve.Wait()
+	done := make(chan error, 1)
+	go func() { done <- connect.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+			t.Errorf("connect exit = %v; want a non-zero status", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("connect kept running after the hub went away")
+	}
+	if !strings.Contains(stderr.String(), "went away") || !strings.Contains(stderr.String(), sock) {
+		t.Errorf("stderr = %q; want it to say the hub at %s went away", stderr.String(), sock)
 	}
 }
