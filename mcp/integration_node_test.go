@@ -97,6 +97,14 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			t.Errorf("no checks ran for transport %q; output:\n%s", label, out)
 		}
 	}
+	// Progress, cancellation and logging through the TypeScript SDK, on every transport.
+	for _, label := range []string{"stdio:", "unix (via switchboard connect):", "unix (raw socket):", "http:"} {
+		for _, what := range []string{"sends progress at least every 2 s", "cancelling exec", "logging: after logging/setLevel"} {
+			if !regexp.MustCompile(`(?m)^ok \d+ - ` + regexp.QuoteMeta(label) + ` .*` + regexp.QuoteMeta(what)).MatchString(out) {
+				t.Errorf("%s %q did not pass; output:\n%s", label, what, out)
+			}
+		}
+	}
 	if m := regexp.MustCompile(`(?m)^# pass (\d+)$`).FindStringSubmatch(out); m == nil || m[1] == "0" {
 		t.Errorf("no passing checks reported; output:\n%s", out)
 	} else {
