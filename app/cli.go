@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -346,6 +347,10 @@ func newCallCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 				defer st.Close(context.Background())
+				if set := mcp.ToolsetOf(pos[0]); set != "" && !slices.ContainsFunc(st.Service.ActiveTools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) &&
+					slices.ContainsFunc(st.Service.Tools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) {
+					return fmt.Errorf("%s: its toolset %q is off; pass --toolsets %s (or all)", pos[0], set, set)
+				}
 				ct, srvT := sdk.NewInMemoryTransports()
 				if _, err := st.Service.Server().Connect(ctx, srvT, nil); err != nil {
 					return err
