@@ -172,11 +172,13 @@ func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in
 	return nil, ProcessStartOutput{ID: info.ID, PID: info.PID, Command: info.Command, Args: info.Args, StartedAt: info.StartedAt}, nil
 }
 
-func (s *Service) processStop(ctx context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+func (s *Service) processStop(ctx context.Context, req *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessControlOutput{}, err
 	}
+	p := tool.StartProgress(ctx, req, "stopping process "+in.ID+" (SIGTERM, then SIGKILL after the grace period)")
 	info, err := s.procs.Stop(ctx, in.ID)
+	p.Stop()
 	return controlResult(in.ID, "stopped", info, err)
 }
 
