@@ -14,8 +14,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -48,6 +48,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 type globalFlags struct {
 	workspace  string
 	configFile string
+	toolsets   []string
 }
 
 // load reads the config and applies the global flags (flags override file and environment).
@@ -58,6 +59,9 @@ func (g *globalFlags) load() (config.Config, error) {
 	}
 	if g.workspace != "" {
 		cfg.Workspace = g.workspace
+	}
+	if len(g.toolsets) > 0 {
+		cfg.Toolsets = g.toolsets
 	}
 	return cfg, nil
 }
@@ -83,8 +87,9 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	}
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
-	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
-		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand())
+	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
+	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version))
 	return root
 }
 
@@ -107,6 +112,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 		tcpAddr, unixPath string
 		httpAddr, token   string
 		readOnly, noHub   bool
+		ws                bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -147,9 +153,14 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					fmt.Fprintf(os.Stderr, "switchboard: generated HTTP bearer token: %s\n", cfg.HTTP.Token)
 				}
 			}
+			if ws && noHub {
+				return errors.New("--ws and --no-hub: pick one (--ws starts the WebSocket hub, --no-hub leaves it out)")
+			}
 			ctx, stop := signalContext(cmd.Context())
 			defer stop()
-			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: !noHub, startIDE: !noHub})
+			// On stdio the client shows stderr as errors: only warnings go there, audit lines
+			// only to the audit file.
+			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, withHub: !noHub, startIDE: !noHub})
 			if err != nil {
 				return err
 			}
@@ -159,17 +170,20 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 				for _, s := range st.Transports.Status() {
-					if s.Name == name {
+					if s.Name == name && !stdio {
 						fmt.Fprintf(os.Stderr, "switchboard: %s listening on %s\n", name, s.URL)
 					}
 				}
 				return nil
 			}
-			if !noHub {
+			// The WebSocket hub starts only when asked: --ws here, or the ws_start tool.
+			if ws {
 				if err := start(mcp.TransportWS); err != nil {
 					return err
 				}
-				fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.Hub.Token())
+				if !stdio {
+					fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.Hub.Token())
+				}
 			}
 			if fl.Changed("unix") {
 				if err := start(mcp.TransportUnix); err != nil {
@@ -203,7 +217,8 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp, e.g. "+config.DefaultHTTPAddr)
 	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else generated and printed on stderr)")
 	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
-	f.BoolVar(&noHub, "no-hub", false, "do not start the WebSocket hub and the IDE bridge")
+	f.BoolVar(&ws, "ws", false, "start the WebSocket hub (dashboard feeds) now; otherwise a client starts it with ws_start")
+	f.BoolVar(&noHub, "no-hub", false, "leave out the WebSocket hub (and its ws_* tools) and the IDE bridge")
 	return cmd
 }
 
@@ -214,43 +229,83 @@ func orString(v, d string) string {
 	return v
 }
 
-func newConnectCommand(g *globalFlags) *cobra.Command {
+func newConnectCommand(g *globalFlags, version string) *cobra.Command {
 	var socket string
 	cmd := &cobra.Command{
 		Use:   "connect",
-		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state",
+		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state (no hub: serve a private one)",
+		Long: `connect relays a stdio client to the hub listening on the Unix socket, so every client shares
+one workspace, process table and dashboard. When no hub is running it serves a private in-process
+hub over stdio instead (saying so once on stderr). If the hub goes away mid-session, connect says so
+on stderr and exits with status 1, so the client reports the lost server.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
 			path := orString(socket, cfg.Unix.Path)
-			return relay(cmd.Context(), path, os.Stdin, os.Stdout)
+			err = relay(cmd.Context(), path, os.Stdin, os.Stdout)
+			var nh errNoHub
+			if !errors.As(err, &nh) {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "switchboard: no hub at %s (%v); serving a private hub for this session: its processes and state are not shared with other clients (start `switchboard` to share them)\n", path, nh.err)
+			return servePrivate(cmd.Context(), cfg, version)
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
 	return cmd
 }
 
+// errNoHub: nothing accepts connections on the hub socket.
+type errNoHub struct{ err error }
+
+func (e errNoHub) Error() string { return "no hub: " + e.err.Error() }
+
+// servePrivate serves an in-process hub over stdio, as quietly as `serve --stdio`.
+func servePrivate(parent context.Context, cfg config.Config, version string) error {
+	ctx, stop := signalContext(parent)
+	defer stop()
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: true, withHub: true, startIDE: true})
+	if err != nil {
+		return err
+	}
+	defer st.CloseBounded()
+	err = st.Service.ServeStdio(ctx)
+	stop()
+	return err
+}
+
 // relay copies in → socket and socket → out. When in ends it half-closes the socket, so the hub
-// sees EOF but still delivers every reply, and returns once the hub has closed its side.
+// sees EOF but still delivers every reply, and returns once the hub has closed its side. If the
+// hub closes first (stopped or crashed while the client is still talking) relay returns an error.
 func relay(ctx context.Context, path string, in io.Reader, out io.Writer) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+			return errNoHub{err: err}
+		}
 		return fmt.Errorf("connect to hub at %s: %w; start it with `switchboard` or `switchboard serve --unix`", path, err)
 	}
 	uc := conn.(*net.UnixConn)
 	defer uc.Close()
-	var wg sync.WaitGroup
-	wg.Add(1)
+	inDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
 		_, _ = io.Copy(uc, in)
+		close(inDone)
 		_ = uc.CloseWrite()
 	}()
 	_, err = io.Copy(out, uc)
-	return err
+	select {
+	case <-inDone:
+		return err
+	default:
+	}
+	if err == nil {
+		err = errors.New("connection closed")
+	}
+	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", path, err)
 }
 
 func newCallCommand(g *globalFlags, version string) *cobra.Command {
@@ -292,6 +347,10 @@ func newCallCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 				defer st.Close(context.Background())
+				if set := mcp.ToolsetOf(pos[0]); set != "" && !slices.ContainsFunc(st.Service.ActiveTools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) &&
+					slices.ContainsFunc(st.Service.Tools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) {
+					return fmt.Errorf("%s: its toolset %q is off; pass --toolsets %s (or all)", pos[0], set, set)
+				}
 				ct, srvT := sdk.NewInMemoryTransports()
 				if _, err := st.Service.Server().Connect(ctx, srvT, nil); err != nil {
 					return err
@@ -351,12 +410,20 @@ func newToolsCommand(g *globalFlags, version string) *cobra.Command {
 				fmt.Fprint(cmd.OutOrStdout(), mcp.ToolsMarkdown(st.Service.Tools()))
 				return nil
 			}
+			served := map[string]bool{}
+			for _, t := range st.Service.ActiveTools() {
+				served[t.Name] = true
+			}
 			for _, t := range st.Service.Tools() {
 				ro := ""
 				if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 					ro = " (read-only)"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%-24s %s%s\n", t.Name, firstSentence(t.Description), ro)
+				set := mcp.ToolsetOf(t.Name)
+				if !served[t.Name] {
+					set += ", off"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%-24s [%s] %s%s\n", t.Name, set, firstSentence(t.Description), ro)
 			}
 			return nil
 		},
@@ -380,7 +447,7 @@ func newVersionCommand(version string) *cobra.Command {
 	}
 }
 
-func newDevCommand() *cobra.Command {
+func newDevCommand(g *globalFlags, version string) *cobra.Command {
 	dev := &cobra.Command{Use: "dev", Short: "Development helpers"}
 	var addr, token string
 	var demo bool
@@ -400,6 +467,6 @@ func newDevCommand() *cobra.Command {
 	sim.Flags().BoolVar(&demo, "demo", false, "generate sessions, chat, builds and activity on a timer (for demos)")
 	sim.Flags().DurationVar(&demoInterval, "demo-interval", 0, "with --demo: time between generated builds (default 20s)")
 	sim.Flags().DurationVar(&lineInterval, "line-interval", 0, "pause before each build log line (default 20ms)")
-	dev.AddCommand(sim)
+	dev.AddCommand(sim, newConformanceCommand(g, version))
 	return dev
 }

@@ -66,6 +66,22 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	return c.Transports(), err
 }
 
+// ToolsetList wraps the toolset states.
+type ToolsetList struct {
+	Toolsets []mcp.ToolsetStatus `json:"toolsets"`
+}
+
+// Toolsets lists every toolset, whether it is served and which registered tools it holds.
+func (c *Controller) Toolsets() ToolsetList {
+	return ToolsetList{Toolsets: c.st.Service.Toolsets()}
+}
+
+// SetToolset switches one toolset on or off for every client (they get tools/list_changed).
+func (c *Controller) SetToolset(name string, enabled bool) (ToolsetList, error) {
+	sets, err := c.st.Service.SetToolset(name, enabled)
+	return ToolsetList{Toolsets: sets}, err
+}
+
 // StartProcess starts a command in the workspace.
 func (c *Controller) StartProcess(command string, args []string) (process.Info, error) {
 	if command == "" {

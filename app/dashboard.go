@@ -62,6 +62,16 @@ func (d *dashboardServer) Handler() http.Handler {
 		}
 		return d.ctl.SetTransport(r.PathValue("name"), *body.Enabled)
 	})
+	api("GET /api/toolsets", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Toolsets(), nil })
+	api("POST /api/toolsets/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Enabled *bool `json:"enabled"`
+		}
+		if err := decode(r, &body); err != nil || body.Enabled == nil {
+			return nil, fmt.Errorf("body: want {\"enabled\": true|false}")
+		}
+		return d.ctl.SetToolset(r.PathValue("name"), *body.Enabled)
+	})
 	api("POST /api/processes", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		var body struct {
 			Command string   `json:"command"`

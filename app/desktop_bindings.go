@@ -41,6 +41,14 @@ func (a *App) SetTransport(name string, enabled bool) (TransportList, error) {
 	return a.ctl.SetTransport(name, enabled)
 }
 
+// Toolsets lists every toolset and whether it is served.
+func (a *App) Toolsets() ToolsetList { return a.ctl.Toolsets() }
+
+// SetToolset switches one toolset on or off and returns the new list.
+func (a *App) SetToolset(name string, enabled bool) (ToolsetList, error) {
+	return a.ctl.SetToolset(name, enabled)
+}
+
 // StartProcess starts a command in the workspace.
 func (a *App) StartProcess(command string, args []string) (process.Info, error) {
 	return a.ctl.StartProcess(command, args)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,9 @@ func newDoctorCommand(g *globalFlags, version string) *cobra.Command {
 				cfg = config.Default()
 			}
 			checks = append(checks, doctorChecks(cmd.Context(), cfg)...)
+			if err == nil {
+				checks = append(checks, toolsetChecks(cmd.Context(), cfg, version)...)
+			}
 			failed := 0
 			for _, c := range checks {
 				mark := "ok  "
@@ -89,7 +93,6 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 		out = append(out, check{name: "data dir", ok: true, detail: cfg.DataDir + " (logs in " + filepath.Join(cfg.LogDir(), "audit.log") + ")"})
 	}
 	out = append(out, socketCheck(cfg.Unix.Path))
-	out = append(out, ideCheck(ctx, cfg.IDE.URL))
 	if hasDisplay() {
 		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})
 	} else {
@@ -100,13 +103,52 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	} else {
 		out = append(out, check{name: "desktop build", ok: false, optional: true, detail: "this binary has no desktop UI (built without -tags desktop)", fix: "make build (needs libgtk-3-dev and libwebkit2gtk-4.1-dev: build/setup-deps.sh)"})
 	}
-	for _, bin := range []string{"chromium", "google-chrome", "chromium-browser"} {
-		if p, err := exec.LookPath(bin); err == nil {
-			out = append(out, check{name: "browser", ok: true, detail: p + " (start it with --remote-debugging-port=9222 for the webview tools)"})
-			return out
+	return out
+}
+
+// toolsetChecks reports the tool groups this build and config serve, from the tools actually
+// registered (never a fixed list), then checks the backends of served groups only.
+func toolsetChecks(ctx context.Context, cfg config.Config, version string) []check {
+	st, err := BuildStack(cfg, version, stackOptions{withHub: true})
+	if err != nil {
+		return []check{{name: "toolsets", detail: err.Error(), fix: "fix toolsets in the config or --toolsets"}}
+	}
+	sets := st.Service.Toolsets()
+	_ = st.Close(ctx)
+	var on, off []string
+	served := map[string]bool{}
+	for _, ts := range sets {
+		switch {
+		case len(ts.Tools) == 0:
+		case ts.Enabled:
+			on = append(on, fmt.Sprintf("%s (%d)", ts.Name, len(ts.Tools)))
+			served[ts.Name] = true
+		default:
+			off = append(off, ts.Name)
 		}
 	}
-	return append(out, check{name: "browser", optional: true, detail: "no Chrome/Chromium on PATH", fix: "apt-get install chromium (used for browser automation and the dashboard's end-to-end tests)"})
+	detail := "serving " + strings.Join(on, ", ")
+	if len(on) == 0 {
+		detail = "no toolset served"
+	}
+	c := check{name: "toolsets", ok: len(on) > 0, detail: detail, fix: "pass --toolsets or set toolsets in the config"}
+	if len(off) > 0 {
+		c.detail += "; registered but off: " + strings.Join(off, ", ") + " (--toolsets, the config or the dashboard turn them on)"
+	}
+	out := []check{c}
+	if served["ide"] {
+		out = append(out, ideCheck(ctx, cfg.IDE.URL))
+	}
+	browserUse := "used by the dashboard's end-to-end tests"
+	if served["browser"] {
+		browserUse = "used by the webview tools"
+	}
+	for _, bin := range []string{"chromium", "google-chrome", "chromium-browser"} {
+		if p, err := exec.LookPath(bin); err == nil {
+			return append(out, check{name: "browser", ok: true, detail: p + " (" + browserUse + ")"})
+		}
+	}
+	return append(out, check{name: "browser", optional: true, detail: "no Chrome/Chromium on PATH", fix: "apt-get install chromium (" + browserUse + ")"})
 }
 
 func socketCheck(path string) check {

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
@@ -30,11 +32,15 @@ type Stack struct {
 	Logger     *slog.Logger
 	Audit      *audit.Logger
 	Metrics    *metrics.Store
+
+	ideOnce sync.Once
 }
 
 // stackOptions tune BuildStack for a mode.
 type stackOptions struct {
 	logSink  io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
+	quiet    bool      // logSink gets warnings and errors only, no audit echo (serve --stdio)
+	extra    []mcp.Option
 	withHub  bool
 	startIDE bool
 }
@@ -55,14 +61,18 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		File:       filepath.Join(cfg.LogDir(), "audit.log"),
 		MaxSizeMB:  cfg.Audit.MaxSizeMB,
 		MaxBackups: cfg.Audit.MaxBackups,
-		Stderr:     so.logSink,
+		Stderr:     auditEcho(so),
 	})
 	if err != nil {
 		return nil, err
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if so.logSink != nil {
-		logger = slog.New(slog.NewTextHandler(so.logSink, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		level := slog.LevelInfo
+		if so.quiet {
+			level = slog.LevelWarn
+		}
+		logger = slog.New(slog.NewTextHandler(so.logSink, &slog.HandlerOptions{Level: level}))
 	}
 	store, err := metrics.Open(cfg.MetricsDir())
 	if err != nil {
@@ -83,6 +93,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithProcessService(procs),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
+		mcp.WithToolsets(stackToolsets(cfg)...),
 	}
 	var pub ide.Publisher
 	if so.withHub {
@@ -94,6 +105,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		ide.WithReconnectInterval(cfg.IDE.ReconnectInterval.Duration), ide.WithMaxReconnectInterval(cfg.IDE.MaxReconnectInterval.Duration),
 		ide.WithResponseWait(cfg.IDE.ResponseWait.Duration))
 	opts = append(opts, mcp.WithSubsystem(st.IDE))
+	opts = append(opts, so.extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
@@ -109,10 +121,42 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		HTTPToken: cfg.HTTP.Token,
 		HubAddr:   cfg.Hub.Addr,
 	})
+	// The bridge dials the backend only while the ide toolset is on: with no backend configured
+	// it would retry (and log) forever for tools nobody is served.
+	if so.startIDE && slices.Contains(svc.ActiveToolsets(), "ide") {
+		st.startIDE()
+	}
 	if so.startIDE {
-		st.IDE.Start(context.Background())
+		svc.OnToolsetsChange(func(sets []mcp.ToolsetStatus) {
+			for _, ts := range sets {
+				if ts.Name == "ide" && ts.Enabled {
+					st.startIDE()
+				}
+			}
+		})
 	}
 	return st, nil
+}
+
+// startIDE starts the IDE bridge once.
+func (st *Stack) startIDE() {
+	st.ideOnce.Do(func() { st.IDE.Start(context.Background()) })
+}
+
+func auditEcho(so stackOptions) io.Writer {
+	if so.quiet {
+		return nil
+	}
+	return so.logSink
+}
+
+// stackToolsets is the configured toolsets, or the default: all but ide unless an IDE backend
+// URL is configured.
+func stackToolsets(cfg config.Config) []string {
+	if len(cfg.Toolsets) > 0 {
+		return cfg.Toolsets
+	}
+	return mcp.DefaultToolsets(cfg.IDEConfigured())
 }
 
 // shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcp.DrainTimeout), then

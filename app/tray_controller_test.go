@@ -31,8 +31,9 @@ func trayTestStack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.HTTP.Token = "test-token"
 	cfg.Hub.Addr = "127.0.0.1:0"
-	cfg.IDE.URL = ideURL
-	if ideURL == "" {
+	if ideURL != "" {
+		cfg.SetIDEURL(ideURL) // configured: the ide toolset is on
+	} else {
 		cfg.IDE.URL = "ws://127.0.0.1:1/ws"
 	}
 	for _, f := range tweak {

@@ -74,7 +74,7 @@ type lineConn struct {
 	drain     chan struct{}
 
 	mu       sync.Mutex
-	inflight map[string]bool // IDs of client requests not yet answered
+	inflight map[string]bool // IDs of client requests not yet answered; false once cancelled
 	idle     chan struct{}   // signalled when inflight becomes empty
 }
 
@@ -164,6 +164,8 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				c.mu.Lock()
 				c.inflight[idKey(req.ID)] = true
 				c.mu.Unlock()
+			} else if ok && req.Method == "notifications/cancelled" {
+				c.markCancelled(req.Params)
 			}
 			return msg, nil
 		}
@@ -190,6 +192,18 @@ func (c *lineConn) waitIdle(ctx context.Context, err error) error {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp {
+		c.mu.Lock()
+		live, known := c.inflight[idKey(resp.ID)]
+		c.mu.Unlock()
+		if known && !live {
+			// The client cancelled this request: the spec says no reply is sent (go-sdk
+			// cancels the handler's context but still writes its result).
+			c.answered(resp.ID)
+			return nil
+		}
+	}
 	data, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
@@ -197,18 +211,43 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := c.writeLine(data); err != nil {
 		return err
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		delete(c.inflight, idKey(resp.ID))
-		if len(c.inflight) == 0 {
-			select {
-			case c.idle <- struct{}{}:
-			default:
-			}
-		}
-		c.mu.Unlock()
+	if isResp {
+		c.answered(resp.ID)
 	}
 	return nil
+}
+
+// markCancelled records a notifications/cancelled for a request still in flight, so its reply is
+// dropped.
+func (c *lineConn) markCancelled(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil || !id.IsValid() {
+		return
+	}
+	c.mu.Lock()
+	if _, ok := c.inflight[idKey(id)]; ok {
+		c.inflight[idKey(id)] = false
+	}
+	c.mu.Unlock()
+}
+
+// answered retires a request id and wakes waitIdle when none is left.
+func (c *lineConn) answered(id jsonrpc.ID) {
+	c.mu.Lock()
+	delete(c.inflight, idKey(id))
+	if len(c.inflight) == 0 {
+		select {
+		case c.idle <- struct{}{}:
+		default:
+		}
+	}
+	c.mu.Unlock()
 }
 
 func (c *lineConn) writeLine(data []byte) error {

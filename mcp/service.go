@@ -61,11 +61,20 @@ type Service struct {
 	metrics      *metrics.Store
 	subsystems   []Subsystem
 
-	readOnly bool
-	disabled []string
+	readOnly   bool
+	disabled   []string
+	serverOpts []func(*sdk.ServerOptions)
 
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
+
+	toolsetMu   sync.Mutex
+	toolsetsSet bool
+	active      map[string]bool // toolsets switched on
+	serving     map[string]bool // registered tools currently on the server
+	onToolsets  func([]ToolsetStatus)
+
+	owners procOwners // which client session started which process
 
 	activity *activityLog
 	recorder *callRecorder
@@ -126,6 +135,12 @@ func WithDisabledTools(names ...string) Option {
 	return func(s *Service) error { s.disabled = append(s.disabled, names...); return nil }
 }
 
+// WithServerOptions lets f amend the go-sdk server options before the server is created (e.g.
+// the conformance fixtures' completion and subscription handlers).
+func WithServerOptions(f func(*sdk.ServerOptions)) Option {
+	return func(s *Service) error { s.serverOpts = append(s.serverOpts, f); return nil }
+}
+
 // WithVersion sets the version announced to clients.
 func WithVersion(v string) Option {
 	return func(s *Service) error { s.version = v; return nil }
@@ -164,11 +179,15 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
 
-	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, &sdk.ServerOptions{
-		Instructions: "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
+	serverOpts := &sdk.ServerOptions{
+		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.
 		Logger:       slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
-	})
+	}
+	for _, f := range s.serverOpts {
+		f(serverOpts)
+	}
+	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
 	s.registerFileTools(s.server)
 	s.registerMetricsTools(s.server)
 	if s.hub != nil {
@@ -183,8 +202,11 @@ func New(opts ...Option) (*Service, error) {
 	if err := s.applyToolPolicy(); err != nil {
 		return nil, err
 	}
-	s.server.AddReceivingMiddleware(s.auditMiddleware)
+	s.initToolsets()
+	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	s.wireFeeds()
+	s.wireToolsetFeed()
+	s.watchOwnedProcesses()
 	return s, nil
 }
 

@@ -154,7 +154,7 @@ func (s *Service) registerProcessTools(server *sdk.Server) {
 			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
 }
 
-func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
@@ -166,14 +166,19 @@ func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in P
 	if err != nil {
 		return nil, ProcessStartOutput{}, processError(in.Command, err)
 	}
+	if req != nil {
+		s.ownProcess(info.ID, req.Session)
+	}
 	return nil, ProcessStartOutput{ID: info.ID, PID: info.PID, Command: info.Command, Args: info.Args, StartedAt: info.StartedAt}, nil
 }
 
-func (s *Service) processStop(ctx context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+func (s *Service) processStop(ctx context.Context, req *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessControlOutput{}, err
 	}
+	p := tool.StartProgress(ctx, req, "stopping process "+in.ID+" (SIGTERM, then SIGKILL after the grace period)")
 	info, err := s.procs.Stop(ctx, in.ID)
+	p.Stop()
 	return controlResult(in.ID, "stopped", info, err)
 }
 
@@ -249,7 +254,7 @@ func (s *Service) processInput(_ context.Context, _ *sdk.CallToolRequest, in Pro
 	return nil, ProcessInputOutput{ID: in.ID, Success: true, Message: fmt.Sprintf("wrote %d bytes to the stdin of %s", len(in.Input), in.ID)}, nil
 }
 
-func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
+func (s *Service) processWait(ctx context.Context, req *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessWaitOutput{}, err
 	}
@@ -259,7 +264,9 @@ func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in Pr
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, secs)
 	defer cancel()
+	p := tool.StartProgress(ctx, req, "waiting for process "+in.ID)
 	info, err := s.procs.Wait(waitCtx, in.ID)
+	p.Stop()
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -279,7 +286,7 @@ func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in Pr
 	}, nil
 }
 
-func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ExecOutput{}, errCommandRequired
 	}
@@ -291,9 +298,15 @@ func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
+	// A cancelled call (notifications/cancelled) ends ctx: Exec then kills the process group.
+	p := tool.StartProgress(ctx, req, "running "+in.Command)
 	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
+	p.Stop()
 	if err != nil {
 		return nil, ExecOutput{}, processError(in.Command, err)
+	}
+	if res.Truncated && req != nil {
+		s.logTo(req.Session, "warning", "exec %s: output exceeded 1 MiB per stream; the middle was left out (redirect to a file and read it with file_read for all of it)", in.Command)
 	}
 	return nil, ExecOutput{
 		ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, DurationMs: res.Duration.Milliseconds(),

@@ -16,6 +16,8 @@ export class McpClient {
   private readonly pending = new Map<number, Pending>();
   private closedErr: Error | null = null;
   serverInfo: { name?: string; version?: string } = {};
+  /** Methods of the notifications received, in order (e.g. notifications/tools/list_changed). */
+  readonly notifications: string[] = [];
 
   private constructor(private readonly sock: net.Socket) {
     sock.setEncoding('utf8');
@@ -111,7 +113,8 @@ export class McpClient {
         if (msg.method === 'ping') this.write({ jsonrpc: '2.0', id: msg.id, result: {} });
         else this.write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `${msg.method}: not supported by the e2e client` } });
       }
-      return; // notifications (logging, list changes) are not needed here
+      else this.notifications.push(msg.method);
+      return;
     }
     const p = typeof msg.id === 'number' ? this.pending.get(msg.id) : undefined;
     if (!p) return;

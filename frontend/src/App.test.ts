@@ -23,6 +23,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     bootstrap: rec('bootstrap', BOOT),
     transports: rec('transports', { transports: [] }),
     setTransport: rec('setTransport'),
+    toolsets: rec('toolsets', { toolsets: [] }),
+    setToolset: rec('setToolset', { toolsets: [] }),
     startProcess: rec('startProcess', { id: 'proc-7' }),
     stopProcess: rec('stopProcess'),
     killProcess: rec('killProcess'),
@@ -84,6 +86,7 @@ describe('App', () => {
       'sessions',
       'activity',
       'transports',
+      'toolsets',
       'processes',
       'ide:bridge',
       'ide:sessions',
@@ -113,6 +116,35 @@ describe('App', () => {
     send(sock, 'event', 'transports', { transports: [{ name: 'tcp', running: true, addr: '127.0.0.1:9100' }] });
     expect(($('transport-tcp-toggle') as HTMLInputElement).checked).toBe(true);
     expect($('transport-tcp-status')?.dataset.status).toBe('running');
+  });
+
+  it('lists toolsets and switches one through the control API; a set without tools cannot be switched', async () => {
+    const { sock, calls } = await start({
+      setToolset: async (name: string, enabled: boolean) => {
+        calls.push(['setToolset', name, enabled]);
+        return {
+          toolsets: [
+            { name: 'process', title: 'processes', enabled: false, tools: ['exec', 'process_start'] },
+            { name: 'rag', title: 'rag', enabled: true, tools: [] },
+          ],
+        };
+      },
+    });
+    send(sock, 'snapshot', 'toolsets', {
+      toolsets: [
+        { name: 'process', title: 'processes', enabled: true, tools: ['exec', 'process_start'] },
+        { name: 'rag', title: 'rag', enabled: true, tools: [] },
+      ],
+    });
+    expect($('toolset-count')?.textContent).toContain('2 tools served');
+    expect($('toolset-rag-tools')?.textContent).toContain('none in this build');
+    expect(($('toolset-rag-toggle') as HTMLInputElement).disabled).toBe(true);
+    const proc = $('toolset-process-toggle') as HTMLInputElement;
+    expect(proc.checked).toBe(true);
+    proc.click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['setToolset', 'process', false]));
+    await vi.waitFor(() => expect($('toolset-count')?.textContent).toContain('0 tools served'));
+    expect(($('toolset-process-toggle') as HTMLInputElement).checked).toBe(false);
   });
 
   it('a failed toggle flips back and shows the error', async () => {

@@ -53,6 +53,8 @@ async function start(hash = '#processes') {
     bootstrap: rec1('bootstrap', { hubUrl: 'ws://127.0.0.1:7001/ws', hubToken: 't', version: 'v', workspace: '/w' }),
     transports: rec1('transports', { transports: [] }),
     setTransport: rec1('setTransport'),
+    toolsets: rec1('toolsets', { toolsets: [] }),
+    setToolset: rec1('setToolset', { toolsets: [] }),
     startProcess: rec1('startProcess', proc('proc-9', 'running')),
     stopProcess: rec1('stopProcess'),
     killProcess: rec1('killProcess'),

@@ -21,6 +21,13 @@ type Config struct {
 	DataDir       string   `toml:"data_dir"`
 	ReadOnly      bool     `toml:"read_only"`
 	DisabledTools []string `toml:"disabled_tools"`
+	// Toolsets served to clients (files, process, ws, metrics, rag, ml, browser, ide, git, web,
+	// memory, or all); empty: every set except ide, which is on only when an IDE backend URL is
+	// configured (ide.url or SWITCHBOARD_IDE_URL).
+	Toolsets []string `toml:"toolsets"`
+	// ideURLSet records that the IDE backend URL came from the file or the environment rather
+	// than the built-in default.
+	ideURLSet bool
 
 	Unix struct {
 		Enabled bool   `toml:"enabled"`
@@ -160,6 +167,7 @@ func Load(path string) (Config, error) {
 			}
 			return c, fmt.Errorf("config %s: unknown keys %s; see docs/development.md for the valid keys", path, strings.Join(keys, ", "))
 		}
+		c.ideURLSet = md.IsDefined("ide", "url")
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 	default:
 		return c, fmt.Errorf("config %s: %w", path, err)
@@ -189,6 +197,10 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_IDE_URL"); v != "" {
 		c.IDE.URL = v
+		c.ideURLSet = true
+	}
+	if v := os.Getenv("SWITCHBOARD_TOOLSETS"); v != "" {
+		c.Toolsets = strings.Split(v, ",")
 	}
 	if v := os.Getenv("SWITCHBOARD_IDE_TOKEN"); v != "" {
 		c.IDE.Token = v
@@ -205,6 +217,13 @@ func (c *Config) applyEnv() error {
 	}
 	return nil
 }
+
+// IDEConfigured reports whether an IDE backend URL was configured (file or environment), not
+// just the built-in default: only then is the ide toolset on by default.
+func (c Config) IDEConfigured() bool { return c.ideURLSet }
+
+// SetIDEURL sets the IDE backend URL as if configured (flags, tests).
+func (c *Config) SetIDEURL(u string) { c.IDE.URL, c.ideURLSet = u, true }
 
 // LogDir is where the audit log lives.
 func (c Config) LogDir() string { return filepath.Join(c.DataDir, "logs") }

@@ -52,3 +52,33 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("missing default config should be fine: %v", err)
 	}
 }
+
+// TestToolsetsAndIDEConfigured: the toolsets key and SWITCHBOARD_TOOLSETS, and whether the IDE
+// backend URL was configured (file or environment) rather than left at the built-in default.
+func TestToolsetsAndIDEConfigured(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.toml")
+	os.WriteFile(plain, []byte("toolsets = [\"files\", \"process\"]\n"), 0o600)
+	t.Setenv("SWITCHBOARD_IDE_URL", "")
+	t.Setenv("SWITCHBOARD_TOOLSETS", "")
+	c, err := Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Toolsets, ",") != "files,process" {
+		t.Errorf("toolsets = %v", c.Toolsets)
+	}
+	if c.IDEConfigured() || c.IDE.URL == "" {
+		t.Errorf("built-in IDE URL %q counted as configured", c.IDE.URL)
+	}
+	withIDE := filepath.Join(dir, "ide.toml")
+	os.WriteFile(withIDE, []byte("[ide]\nurl = \"ws://10.0.0.1:9876/ws\"\n"), 0o600)
+	if c, err = Load(withIDE); err != nil || !c.IDEConfigured() {
+		t.Errorf("ide.url in the file: configured = %v, %v", c.IDEConfigured(), err)
+	}
+	t.Setenv("SWITCHBOARD_IDE_URL", "ws://127.0.0.1:2/ws")
+	t.Setenv("SWITCHBOARD_TOOLSETS", "ide,files")
+	if c, err = Load(plain); err != nil || !c.IDEConfigured() || strings.Join(c.Toolsets, ",") != "ide,files" {
+		t.Errorf("environment: configured = %v, toolsets %v, %v", c.IDEConfigured(), c.Toolsets, err)
+	}
+}

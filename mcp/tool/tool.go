@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,13 +36,16 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
+	Portable(in)
+	Portable(out)
 	t.InputSchema, t.OutputSchema = in, out
+	fillOut := hasNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
 	required := in.Required
 	known := make(map[string]bool, len(in.Properties))
 	for k := range in.Properties {
 		known[k] = true
 	}
-	server.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	handler := func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		var args In
 		raw := req.Params.Arguments
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -78,6 +82,10 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		if err != nil {
 			return Error(err), nil
 		}
+		if fillOut {
+			// The schema promises arrays and objects, never null (see Portable).
+			fillNil(reflect.ValueOf(&outv).Elem())
+		}
 		b, err := json.Marshal(outv)
 		if err != nil {
 			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
@@ -93,8 +101,50 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 			res.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
 		}
 		return res, nil
-	})
+	}
+	remember(server, t, handler)
+	server.AddTool(t, handler)
 }
+
+// registry keeps every tool Add registered with its handler, per server, so a tool removed from
+// a server (a toolset switched off) can be added back later.
+var registry sync.Map // *sdk.Server -> *serverTools
+
+type serverTools struct {
+	mu sync.Mutex
+	m  map[string]Registered
+}
+
+// Registered is a tool as Add registered it: the tool with its schemas, and its raw handler.
+type Registered struct {
+	Tool    *sdk.Tool
+	Handler sdk.ToolHandler
+}
+
+func remember(server *sdk.Server, t *sdk.Tool, h sdk.ToolHandler) {
+	v, _ := registry.LoadOrStore(server, &serverTools{m: map[string]Registered{}})
+	st := v.(*serverTools)
+	st.mu.Lock()
+	st.m[t.Name] = Registered{Tool: t, Handler: h}
+	st.mu.Unlock()
+}
+
+// Lookup returns the tool named name that Add registered on server, even if it has since been
+// removed from the server.
+func Lookup(server *sdk.Server, name string) (Registered, bool) {
+	v, ok := registry.Load(server)
+	if !ok {
+		return Registered{}, false
+	}
+	st := v.(*serverTools)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r, ok := st.m[name]
+	return r, ok
+}
+
+// Forget drops server's registry entry (when the server is discarded).
+func Forget(server *sdk.Server) { registry.Delete(server) }
 
 // jsonKind names a Go type the way a JSON caller thinks of it.
 func jsonKind(t reflect.Type) string {

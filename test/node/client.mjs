@@ -19,6 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { privateEnv, stopChild } from '../../build/bench/lib.mjs';
 
@@ -346,6 +347,79 @@ async function runSuite(label, client, workspace, prefix) {
   });
 }
 
+// runProtocolChecks: progress, cancellation and logging as the TypeScript SDK does them (Claude
+// Desktop and other TS-SDK clients cut calls at ~60 s unless progress resets their timeout).
+//
+// noReply: whether the transport drops the reply to a cancelled request, as the spec says. The
+// line transports (stdio, Unix socket, TCP) do; over Streamable HTTP go-sdk v1.8.0 still writes
+// it on the request's stream (the TS client ignores it), so there the check is reported only.
+async function runProtocolChecks(label, client, workspace, prefix, { noReply = true } = {}) {
+  const t = (name, fn) => step(`${label}: ${name}`, fn);
+
+  await t('exec with a progress token sends progress at least every 2 s (a 2 s timeout reset by progress survives a 4 s command)', async () => {
+    const got = [];
+    const res = await client.callTool({ name: 'exec', arguments: { command: 'sleep', args: ['4'] } }, undefined, {
+      timeout: 2000, resetTimeoutOnProgress: true, onprogress: (p) => got.push(p),
+    });
+    check(!res.isError, `exec: ${textOf(res)}`);
+    check(got.length >= 2, `only ${got.length} progress notifications in 4 s`);
+    for (let i = 1; i < got.length; i++) check(got[i].progress > got[i - 1].progress, `progress not increasing: ${JSON.stringify(got)}`);
+  });
+
+  await t(`cancelling exec (notifications/cancelled) kills the command${noReply ? ', no reply follows' : ''}, the session goes on`, async () => {
+    const pidFile = path.join(workspace, `${prefix}-cancel.pid`);
+    const unknownReplies = [];
+    const prevOnError = client.onerror;
+    client.onerror = (err) => {
+      if (/unknown message ID/i.test(err?.message ?? '')) unknownReplies.push(err.message);
+      prevOnError?.(err);
+    };
+    try {
+      const ac = new AbortController();
+      const call = client.callTool({ name: 'exec', arguments: { command: 'sh', args: ['-c', `echo $$ > ${prefix}-cancel.pid; exec sleep 60`], timeout: 120 } },
+        undefined, { signal: ac.signal, timeout: 60_000 });
+      const deadline = Date.now() + 10_000;
+      while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, 'utf8').trim() === '') {
+        check(Date.now() < deadline, 'the command never wrote its pid');
+        await sleep(20);
+      }
+      const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+      ac.abort('user cancelled');
+      let rejected = false;
+      try { await call; } catch { rejected = true; }
+      check(rejected, 'the aborted call resolved');
+      const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+      const killDeadline = Date.now() + 10_000;
+      while (alive()) {
+        check(Date.now() < killDeadline, `pid ${pid} still alive 10 s after the cancel`);
+        await sleep(50);
+      }
+      await sleep(500); // room for a (wrong) reply to arrive
+      await client.ping({ timeout: REQUEST_TIMEOUT_MS });
+      if (noReply) eq(unknownReplies, [], 'replies to the cancelled request');
+      else if (unknownReplies.length) console.log(`# ${label}: the transport still replied to the cancelled request (known go-sdk behaviour)`);
+    } finally {
+      client.onerror = prevOnError;
+    }
+  });
+
+  await t('logging: after logging/setLevel the client that started a process is told when it dies', async () => {
+    const msgs = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { msgs.push(n.params); });
+    check(client.getServerCapabilities()?.logging, `capabilities.logging missing: ${JSON.stringify(client.getServerCapabilities())}`);
+    await client.setLoggingLevel('warning');
+    const started = await callOK(client, 'process_start', { command: 'sh', args: ['-c', 'sleep 0.3; exit 7'] });
+    const deadline = Date.now() + 10_000;
+    let hit;
+    while (!(hit = msgs.find((m) => String(m.data).includes(started.id)))) {
+      check(Date.now() < deadline, `no notifications/message about ${started.id}; got ${JSON.stringify(msgs)}`);
+      await sleep(50);
+    }
+    eq(hit.level, 'warning', 'level');
+    check(String(hit.data).includes('exit code 7'), `message does not give the exit code: ${hit.data}`);
+  });
+}
+
 async function withClient(label, transport, fn) {
   const client = new Client({ name: 'switchboard-node-it', version: '1.0.0' });
   try {
@@ -387,7 +461,11 @@ async function main() {
       });
       let stderr = '';
       transport.stderr?.on('data', (c) => { stderr += c; });
-      await withClient('stdio', transport, (client) => runSuite('stdio', client, workspace, 'stdio'));
+      await withClient('stdio', transport, async (client) => {
+        await runSuite('stdio', client, workspace, 'stdio');
+        await runProtocolChecks('stdio', client, workspace, 'stdio');
+      });
+      await step('stdio: nothing on stderr (clients show it as errors)', async () => eq(stderr, '', 'stderr of serve --stdio'));
       if (failures) console.log(`# stdio server stderr (last 40 lines):\n${stderr.split('\n').slice(-40).join('\n').replace(/^/gm, '#   ')}`);
     }
 
@@ -411,12 +489,16 @@ async function main() {
 
       if (only.has('unix-relay')) {
         const transport = new StdioClientTransport({ command: bin, args: ['connect', '--socket', sock], env, stderr: 'pipe' });
-        await withClient('unix-relay', transport, (client) => runSuite('unix (via switchboard connect)', client, workspace, 'relay'));
+        await withClient('unix-relay', transport, async (client) => {
+          await runSuite('unix (via switchboard connect)', client, workspace, 'relay');
+          await runProtocolChecks('unix (via switchboard connect)', client, workspace, 'relay');
+        });
       }
       if (only.has('unix')) {
         const transport = new UnixSocketTransport(sock);
         await withClient('unix', transport, async (client) => {
           await runSuite('unix (raw socket)', client, workspace, 'unix');
+          await runProtocolChecks('unix (raw socket)', client, workspace, 'unix');
           await step('unix (raw socket): a malformed line gets a JSON-RPC parse error and the session survives', async () => {
             const sdkOnMessage = transport.onmessage;
             const errors = [];
@@ -460,7 +542,10 @@ async function main() {
           eq(evil.status, 403, 'status with a foreign Origin');
         });
         const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-        await withClient('http', transport, (client) => runSuite('http', client, workspace, 'http'));
+        await withClient('http', transport, async (client) => {
+          await runSuite('http', client, workspace, 'http');
+          await runProtocolChecks('http', client, workspace, 'http', { noReply: false });
+        });
       }
       await stopChild(hub.child);
       await step('hub: socket file removed on shutdown', async () => check(!fs.existsSync(sock), `${sock} still exists`));

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // MCP conformance: runs the official server scenarios of @modelcontextprotocol/conformance
-// against a real `switchboard serve --http` and compares the outcome with a baseline of scenarios
-// that are expected to fail because they need the suite's own fixture tools, resources or prompts
-// (test_simple_text, test://static-text, ...), which a production server does not carry.
+// against `switchboard dev conformance --http`: a normal hub (Switchboard's own HTTP transport,
+// middleware and tool registration) plus the fixture tools, prompts and resources the scenarios
+// call by name (test_simple_text, test://static-text, test_prompt_with_arguments, ...; see
+// mcp/conformance). Every active scenario must pass: conformance-baseline.yml is empty, and a
+// scenario listed there must still fail for a missing-fixture reason, or the run fails.
 //
 // Usage: node conformance.mjs <switchboard-binary> [--scenario NAME] [--suite active|all]
 //
@@ -44,7 +46,7 @@ function flag(argv, name) {
   return i > 0 ? argv[i + 1] : undefined;
 }
 
-// startHub runs `switchboard serve --http` on a free loopback port and returns its /mcp URL.
+// startHub runs `switchboard dev conformance --http` on a free loopback port and returns its /mcp URL.
 async function startHub(bin, token, tmp) {
   const workspace = path.join(tmp, 'workspace');
   fs.mkdirSync(workspace, { recursive: true });
@@ -56,7 +58,7 @@ async function startHub(bin, token, tmp) {
     XDG_STATE_HOME: path.join(tmp, 'state'),
     XDG_RUNTIME_DIR: path.join(tmp, 'run'),
   };
-  const args = ['serve', '--http=127.0.0.1:0', '--token', token, '--workspace', workspace];
+  const args = ['dev', 'conformance', '--http=127.0.0.1:0', '--token', token, '--workspace', workspace];
   const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');

@@ -3,7 +3,7 @@
 // dashboard's HTTP API does, authenticated with the token from the page URL. Both return the same
 // JSON, so views do not care which one they got.
 
-import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, TransportList } from './types';
+import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, ToolsetList, TransportList } from './types';
 
 export interface Control {
   /** "wails" or "http": which implementation answers (shown in the footer). */
@@ -11,6 +11,8 @@ export interface Control {
   bootstrap(): Promise<Bootstrap>;
   transports(): Promise<TransportList>;
   setTransport(name: string, enabled: boolean): Promise<unknown>;
+  toolsets(): Promise<ToolsetList>;
+  setToolset(name: string, enabled: boolean): Promise<ToolsetList>;
   startProcess(command: string, args: string[]): Promise<ProcessInfo>;
   stopProcess(id: string): Promise<unknown>;
   killProcess(id: string): Promise<unknown>;
@@ -25,6 +27,8 @@ export interface WailsApp {
   Bootstrap(): Promise<Bootstrap>;
   Transports(): Promise<TransportList>;
   SetTransport(name: string, enabled: boolean): Promise<unknown>;
+  Toolsets(): Promise<ToolsetList>;
+  SetToolset(name: string, enabled: boolean): Promise<ToolsetList>;
   StartProcess(command: string, args: string[]): Promise<ProcessInfo>;
   StopProcess(id: string): Promise<unknown>;
   KillProcess(id: string): Promise<unknown>;
@@ -65,6 +69,12 @@ export class WailsControl implements Control {
   }
   setTransport(name: string, enabled: boolean) {
     return this.call(`${enabled ? 'enable' : 'disable'} ${name}`, () => this.app.SetTransport(name, enabled));
+  }
+  toolsets() {
+    return this.call('list toolsets', () => this.app.Toolsets());
+  }
+  setToolset(name: string, enabled: boolean) {
+    return this.call(`${enabled ? 'enable' : 'disable'} toolset ${name}`, () => this.app.SetToolset(name, enabled));
   }
   startProcess(command: string, args: string[]) {
     return this.call(`start ${command}`, () => this.app.StartProcess(command, args));
@@ -142,6 +152,12 @@ export class HttpControl implements Control {
   }
   setTransport(name: string, enabled: boolean) {
     return this.request(`${enabled ? 'enable' : 'disable'} ${name}`, 'POST', `api/transports/${encodeURIComponent(name)}`, { enabled });
+  }
+  toolsets() {
+    return this.request<ToolsetList>('list toolsets', 'GET', 'api/toolsets');
+  }
+  setToolset(name: string, enabled: boolean) {
+    return this.request<ToolsetList>(`${enabled ? 'enable' : 'disable'} toolset ${name}`, 'POST', `api/toolsets/${encodeURIComponent(name)}`, { enabled });
   }
   startProcess(command: string, args: string[]) {
     return this.request<ProcessInfo>(`start ${command}`, 'POST', 'api/processes', { command, args });

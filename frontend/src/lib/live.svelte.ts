@@ -12,6 +12,7 @@ import {
   initialIDESessions,
   initialProcesses,
   initialSessions,
+  initialToolsets,
   initialTransports,
   reduceActivity,
   reduceBridge,
@@ -20,6 +21,7 @@ import {
   reduceIDESessions,
   reduceProcesses,
   reduceSessions,
+  reduceToolsets,
   reduceTransports,
   type ActivityState,
   type BuildsState,
@@ -28,6 +30,7 @@ import {
   type ProcessesState,
   type Reducer,
   type SessionsState,
+  type ToolsetsState,
   type TransportsState,
 } from './reducers';
 
@@ -114,6 +117,7 @@ export class Dashboard {
   readonly sessions: ChannelStore<SessionsState>;
   readonly activity: ChannelStore<ActivityState>;
   readonly transports: ChannelStore<TransportsState>;
+  readonly toolsets: ChannelStore<ToolsetsState>;
   readonly processes: ChannelStore<ProcessesState>;
   readonly bridge: ChannelStore<BridgeStatus | null>;
   readonly ideSessions: ChannelStore<IDESessionsState>;
@@ -143,6 +147,7 @@ export class Dashboard {
     this.sessions = this.channel('sessions', reduceSessions, initialSessions);
     this.activity = this.channel('activity', reduceActivity, initialActivity);
     this.transports = this.channel('transports', reduceTransports, initialTransports);
+    this.toolsets = this.channel('toolsets', reduceToolsets, initialToolsets);
     this.processes = this.channel('processes', reduceProcesses, initialProcesses);
     this.bridge = this.channel('ide:bridge', reduceBridge, initialBridge);
     this.ideSessions = this.channel('ide:sessions', reduceIDESessions, initialIDESessions);
@@ -195,6 +200,16 @@ export class Dashboard {
       .catch(() => {
         // the hub snapshot will fill it
       });
+    this.control
+      .toolsets()
+      .then((t) => {
+        if (!this.toolsets.loaded && t && Array.isArray(t.toolsets)) {
+          this.toolsets.apply({ type: 'event', channel: 'toolsets', data: t, timestamp: new Date().toISOString() });
+        }
+      })
+      .catch(() => {
+        // the hub snapshot will fill it
+      });
   }
 
   /** notify shows an error banner entry for a while. */
@@ -224,7 +239,7 @@ export class Dashboard {
   }
 
   dispose(): void {
-    for (const s of [this.sessions, this.activity, this.transports, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity]) {
+    for (const s of [this.sessions, this.activity, this.transports, this.toolsets, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity]) {
       s.dispose();
     }
     this.hub.close();

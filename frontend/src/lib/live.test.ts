@@ -50,6 +50,7 @@ describe('Dashboard', () => {
     const rec = new SocketRecorder();
     const control = {
       transports: async () => ({ transports: [] }),
+      toolsets: async () => ({ toolsets: [] }),
       stopProcess: async () => {
         throw new Error('stop p-1: HTTP 404: id: no process "p-1"');
       },
@@ -69,7 +70,10 @@ describe('Dashboard', () => {
 
   it('fills transports from the control API until the hub snapshot arrives, then the hub wins', async () => {
     const rec = new SocketRecorder();
-    const control = { transports: async () => ({ transports: [{ name: 'tcp', running: false, addr: 'api' }] }) } as unknown as Control;
+    const control = {
+      transports: async () => ({ transports: [{ name: 'tcp', running: false, addr: 'api' }] }),
+      toolsets: async () => ({ toolsets: [] }),
+    } as unknown as Control;
     const d = new Dashboard(control, boot, { createSocket: rec.create, tickMs: 0, frame: (fn) => fn() });
     d.start();
     await Promise.resolve();

@@ -14,6 +14,7 @@ import type {
   PlanState,
   ProcessInfo,
   SessionInfo,
+  ToolsetInfo,
   TransportInfo,
 } from './types';
 
@@ -146,6 +147,21 @@ export const reduceTransports: Reducer<TransportsState> = (state, msg) => {
   const list = obj(msg.data).transports;
   if (!Array.isArray(list)) return state;
   return { transports: list as TransportInfo[] };
+};
+
+// ---- toolsets -------------------------------------------------------------------------------
+
+export interface ToolsetsState {
+  toolsets: ToolsetInfo[];
+}
+
+export const initialToolsets: ToolsetsState = { toolsets: [] };
+
+export const reduceToolsets: Reducer<ToolsetsState> = (state, msg) => {
+  if (msg.type !== 'snapshot' && msg.type !== 'event') return state;
+  const list = obj(msg.data).toolsets;
+  if (!Array.isArray(list)) return state;
+  return { toolsets: list as ToolsetInfo[] };
 };
 
 // ---- processes ------------------------------------------------------------------------------

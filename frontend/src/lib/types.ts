@@ -132,5 +132,18 @@ export interface TransportList {
   transports: TransportInfo[];
 }
 
+/** One group of tools clients can be served (GET /api/toolsets, hub channel "toolsets"). */
+export interface ToolsetInfo {
+  name: string;
+  title: string;
+  enabled: boolean;
+  /** Registered tools of the set; empty when this build or config has none. */
+  tools: string[];
+}
+
+export interface ToolsetList {
+  toolsets: ToolsetInfo[];
+}
+
 /** GET /api/clientconfig: one ready-to-paste MCP client configuration snippet per transport. */
 export type ClientConfig = Record<string, unknown>;

@@ -1,0 +1,49 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Instructions is the text clients get in initialize (and server/discover): it names only the
+// toolsets served at that moment, so a model is never told about tools it cannot call.
+func (s *Service) Instructions() string {
+	var groups []string
+	for _, ts := range s.Toolsets() {
+		if ts.Enabled && len(ts.Tools) > 0 {
+			groups = append(groups, fmt.Sprintf("%s (%s)", ts.Title, strings.Join(ts.Tools, ", ")))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Switchboard is a hub shared by every connected client: they see the same workspace")
+	if slices.Contains(s.ActiveToolsets(), "process") {
+		b.WriteString(" and the same process table (a process one client starts, all can read and stop)")
+	}
+	b.WriteString(". Paths are relative to the workspace root and cannot leave it.")
+	if len(groups) == 0 {
+		b.WriteString(" No tools are enabled; the user can switch toolsets on in the dashboard or with --toolsets.")
+		return b.String()
+	}
+	b.WriteString(" Tools: ")
+	b.WriteString(strings.Join(groups, "; "))
+	b.WriteString(".")
+	return b.String()
+}
+
+// instructionsMiddleware replaces the fixed instructions go-sdk sends with the current ones.
+func (s *Service) instructionsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		switch r := res.(type) {
+		case *sdk.InitializeResult:
+			r.Instructions = s.Instructions()
+		case *sdk.DiscoverResult:
+			r.Instructions = s.Instructions()
+		}
+		return res, err
+	}
+}
