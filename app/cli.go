@@ -84,7 +84,8 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
-		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand())
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(),
+		newTokenCommand(g))
 	return root
 }
 
@@ -142,9 +143,10 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 				if token != "" {
 					cfg.HTTP.Token = token
 				}
-				if cfg.HTTP.Token == "" {
-					cfg.HTTP.Token = newToken()
-					fmt.Fprintf(os.Stderr, "switchboard: generated HTTP bearer token: %s\n", cfg.HTTP.Token)
+			}
+			if fl.Changed("http") || tcpAddr != "" {
+				if err := resolveClientToken(&cfg); err != nil {
+					return err
 				}
 			}
 			ctx, stop := signalContext(cmd.Context())
@@ -198,10 +200,10 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&stdio, "stdio", false, "serve one client over stdin/stdout")
-	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR, e.g. "+config.DefaultTCPAddr+" (no authentication: keep it on loopback)")
+	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR, e.g. "+config.DefaultTCPAddr+" (beyond loopback clients must present the client token)")
 	f.StringVar(&unixPath, "unix", "", "listen for MCP on a Unix socket at PATH, e.g. "+config.DefaultSocketPath())
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp, e.g. "+config.DefaultHTTPAddr)
-	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else generated and printed on stderr)")
+	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else the client token kept in the config dir; `switchboard token` prints it)")
 	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
 	f.BoolVar(&noHub, "no-hub", false, "do not start the WebSocket hub and the IDE bridge")
 	return cmd
@@ -215,20 +217,28 @@ func orString(v, d string) string {
 }
 
 func newConnectCommand(g *globalFlags) *cobra.Command {
-	var socket string
+	var socket, tcpAddr string
 	cmd := &cobra.Command{
 		Use:   "connect",
-		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state",
+		Short: "Relay stdio to a running hub's Unix socket (or --tcp port), so stdio-only clients share its state",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
+			}
+			if tcpAddr != "" {
+				token, err := tcpToken(cfg)
+				if err != nil {
+					return err
+				}
+				return relayTCP(cmd.Context(), tcpAddr, token, os.Stdin, os.Stdout)
 			}
 			path := orString(socket, cfg.Unix.Path)
 			return relay(cmd.Context(), path, os.Stdin, os.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
+	cmd.Flags().StringVar(&tcpAddr, "tcp", "", "relay to a hub's TCP port at ADDR instead, sending the TCP token ([tcp] token, SWITCHBOARD_TCP_TOKEN or `switchboard token`)")
 	return cmd
 }
 

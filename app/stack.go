@@ -108,6 +108,10 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		HTTPAddr:  cfg.HTTP.Addr,
 		HTTPToken: cfg.HTTP.Token,
 		HubAddr:   cfg.Hub.Addr,
+
+		TCPToken:           cfg.TCP.Token,
+		TCPRequireToken:    cfg.TCP.RequireToken,
+		HTTPAllowedOrigins: cfg.HTTP.AllowedOrigins,
 	})
 	if so.startIDE {
 		st.IDE.Start(context.Background())

@@ -370,7 +370,7 @@ func TestEncodeMessageMatchesGoSDK(t *testing.T) {
 	for _, raw := range []any{float64(7), "req-1"} {
 		id, _ := jsonrpc.MakeID(raw)
 		resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[{"type":"text","text":"a\"b"}],"x":1}`)}
-		fast, err := encodeMessage(resp)
+		fast, err := encodeMessage(resp, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
