@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ const (
 	// MaxInFlight is how many requests of one connection may run at once. Further requests wait
 	// unread in the socket (the client's writes block), so a client that pipelines thousands of
 	// calls cannot make the hub hold thousands of results.
-	MaxInFlight = 8
+	MaxInFlight = 4
 	// MaxQueuedReplyBytes is how many reply bytes of one connection may wait for the client to
 	// read them. Past it the hub stops reading that connection's requests until the client
 	// consumes its replies.
@@ -280,7 +281,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			continue
 		}
 		if m.data[0] == '[' {
-			c.readBatch(m.data)
+			if err := c.readBatch(ctx, m.data); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		d, err := c.decode(m.data)
@@ -448,7 +451,23 @@ func (c *lineConn) signal() {
 
 // readBatch splits a JSON-RPC batch into messages for the server; the replies are collected and
 // written as one array once every call of the batch is answered.
-func (c *lineConn) readBatch(data []byte) {
+func (c *lineConn) readBatch(ctx context.Context, data []byte) error {
+	// A batch right behind initialize waits for its answer, which says whether batches are on.
+	for {
+		c.mu.Lock()
+		initPending := c.initKey != "" && c.inflight[c.initKey] != nil
+		c.mu.Unlock()
+		if !initPending {
+			break
+		}
+		select {
+		case <-c.wake:
+		case <-c.closed:
+			return io.EOF
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	c.mu.Lock()
 	proto := c.protocol
 	c.mu.Unlock()
@@ -457,20 +476,20 @@ func (c *lineConn) readBatch(data []byte) {
 			proto = "none yet"
 		}
 		c.replyError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batches are accepted only on sessions that negotiated protocol %s (this session: %s); send one message per line", batchProtocol, proto))
-		return
+		return nil
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(data, &elems); err != nil {
 		c.replyError(nil, jsonrpc.CodeParseError, fmt.Sprintf("invalid JSON-RPC batch: %v", err))
-		return
+		return nil
 	}
 	if len(elems) == 0 {
 		c.replyError(nil, jsonrpc.CodeInvalidRequest, "empty JSON-RPC batch: send at least one message")
-		return
+		return nil
 	}
 	if len(elems) > MaxBatch {
 		c.replyError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batch of %d messages exceeds the limit of %d; split it", len(elems), MaxBatch))
-		return
+		return nil
 	}
 	b := &batchReply{}
 	for _, e := range elems {
@@ -495,6 +514,7 @@ func (c *lineConn) readBatch(data []byte) {
 	if b.remaining == 0 && len(b.parts) > 0 {
 		_ = c.writeLine(joinBatch(b.parts))
 	}
+	return nil
 }
 
 func joinBatch(parts [][]byte) []byte {
@@ -534,11 +554,11 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	if !found {
-		data, err := encodeMessage(msg, nil)
+		parts, err := encodeMessage(msg, nil)
 		if err != nil {
 			return fmt.Errorf("encode message: %w", err)
 		}
-		return c.writeLine(data)
+		return c.writeLine(parts...)
 	}
 	if key == c.initKeyLocked() && resp.Error == nil {
 		var r struct {
@@ -550,34 +570,33 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.mu.Unlock()
 		}
 	}
-	var data []byte
+	var parts [][]byte
 	var err error
 	if !st.cancelled {
 		wire := json.RawMessage(nil)
 		if st.alias {
 			wire = st.wire
 		}
-		if data, err = encodeMessage(msg, wire); err != nil {
+		if parts, err = encodeMessage(msg, wire); err != nil {
 			err = fmt.Errorf("encode message: %w", err)
 		}
 	}
 	if st.batch != nil {
 		c.mu.Lock()
 		b := st.batch
-		if data != nil {
-			b.parts = append(b.parts, data)
+		if parts != nil && err == nil {
+			b.parts = append(b.parts, bytes.Join(parts, nil))
 		}
 		b.remaining--
 		done := b.remaining == 0 && len(b.parts) > 0
 		c.mu.Unlock()
+		parts = nil
 		if done {
-			data = joinBatch(b.parts)
-		} else {
-			data = nil
+			parts = [][]byte{joinBatch(b.parts)}
 		}
 	}
-	if data != nil && err == nil {
-		err = c.writeLine(data)
+	if parts != nil && err == nil {
+		err = c.writeLine(parts...)
 	}
 	// Forget the request only once its reply is written, so EOF and drain wait for delivery and
 	// a client that does not read keeps its connection at MaxInFlight.
@@ -594,8 +613,16 @@ func (c *lineConn) initKeyLocked() string {
 	return c.initKey
 }
 
-func (c *lineConn) writeLine(data []byte) error {
-	n := int64(len(data) + 1)
+var newline = []byte{'\n'}
+
+// writeLine writes one message (its parts, then a newline) under the write lock, so concurrent
+// writers never interleave. The parts go out with one writev on sockets, without being copied
+// into one buffer first: a 4 MiB file_read reply is not duplicated on its way out.
+func (c *lineConn) writeLine(parts ...[]byte) error {
+	n := int64(1)
+	for _, p := range parts {
+		n += int64(len(p))
+	}
 	c.mu.Lock()
 	c.queued += n
 	c.mu.Unlock()
@@ -612,10 +639,9 @@ func (c *lineConn) writeLine(data []byte) error {
 		return io.ErrClosedPipe
 	default:
 	}
-	// One write per message: data plus newline, so concurrent writers never interleave.
-	buf := make([]byte, 0, len(data)+1)
-	buf = append(append(buf, data...), '\n')
-	_, err := c.w.Write(buf)
+	bufs := make(net.Buffers, 0, len(parts)+1)
+	bufs = append(append(bufs, parts...), newline)
+	_, err := bufs.WriteTo(c.w)
 	return err
 }
 
@@ -638,12 +664,14 @@ func (c *lineConn) writeRaw(wire json.RawMessage, result []byte, e *jsonrpc.Erro
 // encodeMessage frames a message. A successful response is framed around its already-encoded
 // result: go-sdk has encoded and compacted the result once; jsonrpc.EncodeMessage would marshal it
 // again, and encoding/json re-scans every byte of an embedded RawMessage, which for a file_read
-// reply was the largest single cost of the call. wire, when set, replaces the response's id with
-// the id exactly as the client sent it.
-func encodeMessage(msg jsonrpc.Message, wire json.RawMessage) ([]byte, error) {
+// reply was the largest single cost of the call. The frame is returned in parts (head, result,
+// tail) so the result is never copied. wire, when set, replaces the response's id with the id
+// exactly as the client sent it.
+func encodeMessage(msg jsonrpc.Message, wire json.RawMessage) ([][]byte, error) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || !resp.ID.IsValid() {
-		return jsonrpc.EncodeMessage(msg)
+		data, err := jsonrpc.EncodeMessage(msg)
+		return [][]byte{data}, err
 	}
 	id := []byte(wire)
 	if len(id) == 0 {
@@ -655,21 +683,21 @@ func encodeMessage(msg jsonrpc.Message, wire json.RawMessage) ([]byte, error) {
 	if resp.Error != nil || len(resp.Result) == 0 {
 		data, err := jsonrpc.EncodeMessage(msg)
 		if err != nil || len(wire) == 0 {
-			return data, err
+			return [][]byte{data}, err
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(data, &m); err != nil {
 			return nil, err
 		}
 		m["id"] = id
-		return json.Marshal(m)
+		data, err = json.Marshal(m)
+		return [][]byte{data}, err
 	}
-	buf := make([]byte, 0, len(resp.Result)+len(id)+32)
-	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-	buf = append(buf, id...)
-	buf = append(buf, `,"result":`...)
-	buf = append(buf, resp.Result...)
-	return append(buf, '}'), nil
+	head := make([]byte, 0, len(id)+32)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	return [][]byte{head, resp.Result, {'}'}}, nil
 }
 
 // errorReply encodes an error response. It is encoded here rather than with

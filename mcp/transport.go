@@ -207,12 +207,15 @@ const (
 	HTTPMaxHeaderBytes = 64 << 10
 )
 
+// httpReadTimeout is HTTPReadTimeout; tests shorten it.
+var httpReadTimeout = HTTPReadTimeout
+
 // NewHTTPServer returns an http.Server with the hub's timeouts and header cap.
 func NewHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: HTTPHeaderTimeout,
-		ReadTimeout:       HTTPReadTimeout,
+		ReadHeaderTimeout: min(HTTPHeaderTimeout, httpReadTimeout),
+		ReadTimeout:       httpReadTimeout,
 		IdleTimeout:       HTTPIdleTimeout,
 		MaxHeaderBytes:    HTTPMaxHeaderBytes,
 	}
