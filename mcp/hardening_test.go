@@ -73,9 +73,11 @@ func TestRequestIDsEchoedExactly(t *testing.T) {
 		}
 		return string(m["id"])
 	}
-	got := map[string]string{}
+	got := map[string]string{} // id -> its result line (or the error line, if no result)
 	for _, l := range lines {
-		got[idOf(l)] = l
+		if _, seen := got[idOf(l)]; !seen || strings.Contains(l, `"result"`) {
+			got[idOf(l)] = l
+		}
 	}
 	for _, id := range ids {
 		l, ok := got[id]
