@@ -27,8 +27,13 @@ const MaxMessageSize = 10 << 20
 const (
 	// MaxInFlight is how many requests of one connection may run at once. Further requests wait
 	// unread in the socket (the client's writes block), so a client that pipelines thousands of
-	// calls cannot make the hub hold thousands of results.
-	MaxInFlight = 4
+	// calls cannot make the hub hold thousands of results. A connection starts with a window of
+	// one request that grows by one per small reply up to MaxInFlight, and falls back to one
+	// after a reply above BigReply: large results (a 4 MiB file_read costs the hub tens of MiB
+	// while it is encoded) are computed one at a time per connection.
+	MaxInFlight = 8
+	// BigReply is the reply size above which a connection's window falls back to one request.
+	BigReply = 1 << 20
 	// MaxQueuedReplyBytes is how many reply bytes of one connection may wait for the client to
 	// read them. Past it the hub stops reading that connection's requests until the client
 	// consumes its replies.
@@ -116,6 +121,7 @@ func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 		drain:    make(chan struct{}),
 		inflight: map[string]*callState{},
 		wake:     make(chan struct{}, 1),
+		window:   1,
 	}
 	t.conn = c
 	go c.readLoop(t.r, max)
@@ -173,6 +179,8 @@ type lineConn struct {
 	queued    int64                 // reply bytes not yet taken by the client
 	wake      chan struct{}         // signalled when inflight or queued shrink
 	nextAlias int64
+	window    int    // requests this connection may have running (1..maxInFlight)
+	sawBig    bool   // a reply above BigReply was written (memory worth returning at close)
 	initKey   string // id of the initialize request
 	protocol  string // protocol version the session negotiated
 }
@@ -381,7 +389,7 @@ func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.Raw
 	}
 	for {
 		c.mu.Lock()
-		busy := c.active() >= c.opts.maxInFlight || c.queued >= c.opts.maxQueued
+		busy := c.active() >= min(c.window, c.opts.maxInFlight) || c.queued >= c.opts.maxQueued
 		if !busy {
 			key := idKey(req.ID)
 			c.inflight[key] = &callState{wire: wire, alias: alias, batch: batch}
@@ -599,8 +607,17 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		err = c.writeLine(parts...)
 	}
 	// Forget the request only once its reply is written, so EOF and drain wait for delivery and
-	// a client that does not read keeps its connection at MaxInFlight.
+	// a client that does not read keeps its connection at its window.
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
 	c.mu.Lock()
+	if size > BigReply {
+		c.window, c.sawBig = 1, true
+	} else {
+		c.window = min(c.window+1, c.opts.maxInFlight)
+	}
 	delete(c.inflight, key)
 	c.signal()
 	c.mu.Unlock()
@@ -724,6 +741,13 @@ func (c *lineConn) replyError(wire json.RawMessage, code int64, msg string) {
 	if data, err := errorReply(wire, code, msg); err == nil {
 		_ = c.writeLine(data)
 	}
+}
+
+// SawBigReplies reports whether the connection wrote a reply above BigReply.
+func (c *lineConn) SawBigReplies() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sawBig
 }
 
 // Drain stops accepting new requests; Read returns EOF once in-flight calls are answered.

@@ -394,3 +394,29 @@ func TestFloodingClientIsBounded(t *testing.T) {
 	sent.Wait()
 	waitFor(t, func() bool { return heapInUse() < base+32<<20 }, "memory returned after the flooder left")
 }
+
+// TestWindowKeepsSmallCallsConcurrent: the per-connection window that serializes large replies
+// still lets a client run its small calls side by side once its first replies are in.
+func TestWindowKeepsSmallCallsConcurrent(t *testing.T) {
+	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
+	addr := listen(t, s, TransportTCP, TransportConfig{TCPAddr: "127.0.0.1:0"})
+	cs := dialClient(t, "tcp", addr)
+	for i := 0; i < MaxInFlight; i++ { // small replies open the window
+		var lang DetectLanguageOutput
+		mustCall(t, cs, "lang_detect", map[string]any{"path": "a.go"}, &lang)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < MaxInFlight; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out sleepOutput
+			mustCall(t, cs, "test_sleep", map[string]any{"ms": 400}, &out)
+		}()
+	}
+	wg.Wait()
+	if took := time.Since(start); took > time.Duration(MaxInFlight)*400*time.Millisecond/2 {
+		t.Errorf("%d concurrent 400 ms calls on one connection took %v: they ran (nearly) one after another", MaxInFlight, took)
+	}
+}

@@ -14,8 +14,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,10 +56,27 @@ func (s *Service) serveStream(ctx context.Context, transport, peer string, r io.
 	})
 	defer stop()
 	err = ss.Wait()
+	if lt.conn.SawBigReplies() {
+		releaseMemory()
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 		return nil
 	}
 	return err
+}
+
+var lastRelease atomic.Int64
+
+// releaseMemory returns freed heap to the OS after a connection that moved large replies has
+// closed (at most every 5 s). Without it the runtime keeps the pages of a heap goal set while
+// that connection's replies were live, and the hub's RSS stays high long after the client left.
+func releaseMemory() {
+	now := time.Now().UnixNano()
+	last := lastRelease.Load()
+	if now-last < int64(5*time.Second) || !lastRelease.CompareAndSwap(last, now) {
+		return
+	}
+	go debug.FreeOSMemory() // a full collection: off the caller's path
 }
 
 // ServeOptions tune a listener's connections.
