@@ -116,9 +116,10 @@ func (d *dashboardServer) Handler() http.Handler {
 	return hostGuard(d.securityHeaders(mux))
 }
 
-// securityHeaders sets the browser policy of every dashboard response: scripts, styles, images
-// and fonts from this server only; connections to this server and the hub's WebSocket; no
-// framing, no referrer, no MIME sniffing.
+// securityHeaders sets the browser policy of every dashboard response: scripts, images and fonts
+// from this server only; styles from this server plus inline ones (xterm.js, the process
+// terminal, injects <style> elements for its theme and cell size; scripts stay 'self' only);
+// connections to this server and the hub's WebSocket; no framing, no referrer, no MIME sniffing.
 func (d *dashboardServer) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		connect := "'self' ws://" + r.Host
@@ -128,7 +129,7 @@ func (d *dashboardServer) securityHeaders(next http.Handler) http.Handler {
 			}
 		}
 		hd := w.Header()
-		hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src "+connect+
+		hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src "+connect+
 			"; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Referrer-Policy", "no-referrer")
