@@ -89,7 +89,8 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
-		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version))
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version),
+		newTokenCommand(g))
 	return root
 }
 
@@ -148,9 +149,10 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 				if token != "" {
 					cfg.HTTP.Token = token
 				}
-				if cfg.HTTP.Token == "" {
-					cfg.HTTP.Token = newToken()
-					fmt.Fprintf(os.Stderr, "switchboard: generated HTTP bearer token: %s\n", cfg.HTTP.Token)
+			}
+			if fl.Changed("http") || tcpAddr != "" {
+				if err := resolveClientToken(&cfg); err != nil {
+					return err
 				}
 			}
 			if ws && noHub {
@@ -212,10 +214,10 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&stdio, "stdio", false, "serve one client over stdin/stdout")
-	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR, e.g. "+config.DefaultTCPAddr+" (no authentication: keep it on loopback)")
+	f.StringVar(&tcpAddr, "tcp", "", "listen for MCP over TCP at ADDR, e.g. "+config.DefaultTCPAddr+" (beyond loopback clients must present the client token)")
 	f.StringVar(&unixPath, "unix", "", "listen for MCP on a Unix socket at PATH, e.g. "+config.DefaultSocketPath())
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp, e.g. "+config.DefaultHTTPAddr)
-	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else generated and printed on stderr)")
+	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else the client token kept in the config dir; `switchboard token` prints it)")
 	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
 	f.BoolVar(&ws, "ws", false, "start the WebSocket hub (dashboard feeds) now; otherwise a client starts it with ws_start")
 	f.BoolVar(&noHub, "no-hub", false, "leave out the WebSocket hub (and its ws_* tools) and the IDE bridge")
@@ -230,18 +232,26 @@ func orString(v, d string) string {
 }
 
 func newConnectCommand(g *globalFlags, version string) *cobra.Command {
-	var socket string
+	var socket, tcpAddr string
 	cmd := &cobra.Command{
 		Use:   "connect",
-		Short: "Relay stdio to a running hub's Unix socket, so stdio-only clients share its state (no hub: serve a private one)",
-		Long: `connect relays a stdio client to the hub listening on the Unix socket, so every client shares
-one workspace, process table and dashboard. When no hub is running it serves a private in-process
-hub over stdio instead (saying so once on stderr). If the hub goes away mid-session, connect says so
-on stderr and exits with status 1, so the client reports the lost server.`,
+		Short: "Relay stdio to a running hub's Unix socket (or --tcp port), so stdio-only clients share its state (no hub: serve a private one)",
+		Long: `connect relays a stdio client to the hub listening on the Unix socket (or, with --tcp, on a
+TCP port, sending the client token), so every client shares one workspace, process table and
+dashboard. When no hub is running on the socket it serves a private in-process hub over stdio
+instead (saying so once on stderr). If the hub goes away mid-session, connect says so on stderr and
+exits with status 1, so the client reports the lost server.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
+			}
+			if tcpAddr != "" {
+				token, err := tcpToken(cfg)
+				if err != nil {
+					return err
+				}
+				return relayTCP(cmd.Context(), tcpAddr, token, os.Stdin, os.Stdout)
 			}
 			path := orString(socket, cfg.Unix.Path)
 			err = relay(cmd.Context(), path, os.Stdin, os.Stdout)
@@ -254,6 +264,7 @@ on stderr and exits with status 1, so the client reports the lost server.`,
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
+	cmd.Flags().StringVar(&tcpAddr, "tcp", "", "relay to a hub's TCP port at ADDR instead, sending the TCP token ([tcp] token, SWITCHBOARD_TCP_TOKEN or `switchboard token`)")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,6 +80,12 @@ func (w *lineWatcher) run(r io.Reader) {
 		w.lines = append(w.lines, sc.Text())
 		w.mu.Unlock()
 	}
+}
+
+func (w *lineWatcher) snapshot() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.lines...)
 }
 
 func (w *lineWatcher) wait(t *testing.T, re *regexp.Regexp) []string {
@@ -177,30 +184,108 @@ func TestServeUnixConnectCallAndSigterm(t *testing.T) {
 	}
 }
 
-func TestServeHTTPGeneratesTokenAndStdioDefault(t *testing.T) {
+func TestServeHTTPKeepsTokenAcrossRestartsAndStdioDefault(t *testing.T) {
 	bin := binary(t)
 	env := testEnv(t)
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	serve := exec.Command(bin, "serve", "--http", addr, "--no-hub", "--workspace", t.TempDir())
-	serve.Env = env
-	stderr, _ := serve.StderrPipe()
-	var w lineWatcher
-	go w.run(stderr)
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
+	start := func() (*exec.Cmd, *lineWatcher) {
+		serve := exec.Command(bin, "serve", "--http", addr, "--no-hub", "--workspace", t.TempDir())
+		serve.Env = env
+		stderr, _ := serve.StderrPipe()
+		w := &lineWatcher{}
+		go w.run(stderr)
+		if err := serve.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { serve.Process.Kill() })
+		w.wait(t, regexp.MustCompile(`http listening on http://`+regexp.QuoteMeta(addr)+`/mcp`))
+		return serve, w
 	}
-	defer serve.Process.Kill()
-	m := w.wait(t, regexp.MustCompile(`generated HTTP bearer token: ([0-9a-f]{48})`))
-	w.wait(t, regexp.MustCompile(`http listening on http://`+regexp.QuoteMeta(addr)+`/mcp`))
-	if len(m[1]) != 48 {
-		t.Fatalf("token = %q", m[1])
+	stop := func(serve *exec.Cmd) {
+		serve.Process.Signal(syscall.SIGINT)
+		if err := serve.Wait(); err != nil {
+			t.Fatalf("serve --http exit after SIGINT: %v", err)
+		}
 	}
-	serve.Process.Signal(syscall.SIGINT)
-	if err := serve.Wait(); err != nil {
-		t.Fatalf("serve --http exit after SIGINT: %v", err)
+	// status posts an initialize with the given Authorization header.
+	status := func(auth string) int {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
 	}
+	serve, w := start()
+	m := w.wait(t, regexp.MustCompile(`created the client token in (\S+)`))
+	if strings.Contains(strings.Join(w.snapshot(), "\n"), "Bearer") {
+		t.Error("the token itself must not be printed on stderr")
+	}
+	fi, err := os.Stat(m[1])
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file %s: %v %v; want mode 0600", m[1], fi, err)
+	}
+	raw, _ := os.ReadFile(m[1])
+	token := strings.TrimSpace(string(raw))
+	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(token) {
+		t.Fatalf("token = %q", token)
+	}
+	tokenCmd := func(args ...string) string {
+		cmd := exec.Command(bin, append([]string{"token"}, args...)...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("switchboard token %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := tokenCmd(); got != token {
+		t.Fatalf("`switchboard token` = %q, file holds %q", got, token)
+	}
+	for _, auth := range []string{"Bearer " + token, "bearer " + token, "BEARER " + token} {
+		if c := status(auth); c != http.StatusOK {
+			t.Errorf("Authorization %q: %d, want 200 (the scheme is case-insensitive)", auth[:7], c)
+		}
+	}
+	if c := status("Basic " + token); c != http.StatusUnauthorized {
+		t.Errorf("Basic scheme: %d, want 401", c)
+	}
+	stop(serve)
+
+	// A restart keeps the token: configured clients keep working.
+	serve, w = start()
+	if c := status("Bearer " + token); c != http.StatusOK {
+		t.Fatalf("after restart the stored token got %d", c)
+	}
+	for _, l := range w.snapshot() {
+		if strings.Contains(l, "created the client token") {
+			t.Errorf("restart created a new token: %s", l)
+		}
+	}
+	stop(serve)
+
+	// --rotate replaces it; the next start uses the new one.
+	rotated := tokenCmd("--rotate")
+	if rotated == token || len(rotated) != 64 {
+		t.Fatalf("rotate gave %q (old %q)", rotated, token)
+	}
+	if fi, err := os.Stat(m[1]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("rotated token file mode: %v %v", fi, err)
+	}
+	serve, _ = start()
+	if c := status("Bearer " + token); c != http.StatusUnauthorized {
+		t.Errorf("old token after rotation: %d, want 401", c)
+	}
+	if c := status("Bearer " + rotated); c != http.StatusOK {
+		t.Errorf("rotated token: %d, want 200", c)
+	}
+	stop(serve)
 
 	// No flag: stdio. stdout carries only protocol lines.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

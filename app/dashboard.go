@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/frontend"
@@ -31,6 +32,7 @@ func (d *dashboardServer) Handler() http.Handler {
 	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request) (any, error)) {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if !d.authorized(r) {
+				w.Header().Set("Connection", "close") // never wait for the body of a stranger
 				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong dashboard token: open the URL printed at start-up (it carries ?token=)"})
 				return
 			}
@@ -121,23 +123,59 @@ func (d *dashboardServer) Handler() http.Handler {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own
 	}
 	mux.Handle("/", d.static())
-	return hostGuard(mux)
+	return hostGuard(d.securityHeaders(mux))
+}
+
+// securityHeaders sets the browser policy of every dashboard response: scripts, images and fonts
+// from this server only; styles from this server plus inline ones (xterm.js, the process
+// terminal, injects <style> elements for its theme and cell size; scripts stay 'self' only);
+// connections to this server and the hub's WebSocket; no framing, no referrer, no MIME sniffing.
+func (d *dashboardServer) securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		connect := "'self' ws://" + r.Host
+		if h := d.ctl.st.Hub; h != nil {
+			if u := h.URL(); u != "" {
+				connect += " " + u
+			}
+		}
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src "+connect+
+			"; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (d *dashboardServer) static() http.Handler {
-	if !frontend.Built() {
+	if _, err := fs.Stat(d.assets, "index.html"); err != nil { // not built into this binary
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			io.WriteString(w, `<!doctype html><title>Switchboard</title><h1>Switchboard</h1><p>The dashboard has not been built into this binary. Run <code>make build</code> (or <code>cd frontend && npm ci && npm run build</code>, then rebuild).</p>`)
 		})
 	}
-	return http.FileServerFS(d.assets)
+	files := http.FileServerFS(d.assets)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No directory listings: a directory is served only through its index.html.
+		name := strings.Trim(path.Clean("/"+r.URL.Path), "/")
+		if name == "" {
+			name = "."
+		}
+		if fi, err := fs.Stat(d.assets, name); err == nil && fi.IsDir() {
+			if _, err := fs.Stat(d.assets, path.Join(name, "index.html")); err != nil {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		files.ServeHTTP(w, r)
+	})
 }
 
 func (d *dashboardServer) authorized(r *http.Request) bool {
 	got := r.URL.Query().Get("token")
-	if h, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		got = h
+	if scheme, cred, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		got = strings.TrimSpace(cred)
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(d.token)) == 1
 }

@@ -34,8 +34,9 @@ func runDesktop(parent context.Context, cfg config.Config, version string) error
 	d := &desktop{launched: time.Now()}
 	ctx, stop := signalContext(parent)
 	defer stop()
-	if cfg.HTTP.Token == "" {
-		cfg.HTTP.Token = newToken() // so "Streamable HTTP" can be switched on from the tray
+	// The client token, so "Streamable HTTP" and TCP can be switched on from the tray.
+	if err := resolveClientToken(&cfg); err != nil {
+		return err
 	}
 	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true})
 	if err != nil {

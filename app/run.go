@@ -55,8 +55,8 @@ func startDefaultTransports(st *Stack) error {
 func runHeadless(parent context.Context, cfg config.Config, version string) error {
 	ctx, stop := signalContext(parent)
 	defer stop()
-	if cfg.HTTP.Token == "" {
-		cfg.HTTP.Token = newToken()
+	if err := resolveClientToken(&cfg); err != nil {
+		return err
 	}
 	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true})
 	if err != nil {
@@ -74,7 +74,7 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 	if err != nil {
 		return fmt.Errorf("dashboard listen %s: %w", cfg.Dashboard.Addr, err)
 	}
-	srv := &http.Server{Handler: newDashboardServer(NewController(st, version), token).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := mcp.NewHTTPServer(newDashboardServer(NewController(st, version), token).Handler())
 	go func() { // owned by this function: srv.Shutdown below ends it
 		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 			st.Logger.Error("dashboard server", "error", err)

@@ -120,6 +120,10 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		HTTPAddr:  cfg.HTTP.Addr,
 		HTTPToken: cfg.HTTP.Token,
 		HubAddr:   cfg.Hub.Addr,
+
+		TCPToken:           cfg.TCP.Token,
+		TCPRequireToken:    cfg.TCP.RequireToken,
+		HTTPAllowedOrigins: cfg.HTTP.AllowedOrigins,
 	})
 	// The bridge dials the backend only while the ide toolset is on: with no backend configured
 	// it would retry (and log) forever for tools nobody is served.

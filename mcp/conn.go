@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -18,21 +23,80 @@ import (
 // MaxMessageSize caps one inbound JSON-RPC message on every transport.
 const MaxMessageSize = 10 << 20
 
+// Per-connection limits of the line transport (stdio, Unix, TCP).
+const (
+	// MaxInFlight is how many requests of one connection may run at once. Further requests wait
+	// unread in the socket (the client's writes block), so a client that pipelines thousands of
+	// calls cannot make the hub hold thousands of results. A connection starts with a window of
+	// one request that grows by one per small reply up to MaxInFlight, and falls back to one
+	// after a reply above BigReply: large results (a 4 MiB file_read costs the hub tens of MiB
+	// while it is encoded) are computed one at a time per connection.
+	MaxInFlight = 8
+	// BigReply is the reply size above which a connection's window falls back to one request.
+	BigReply = 1 << 20
+	// MaxQueuedReplyBytes is how many reply bytes of one connection may wait for the client to
+	// read them. Past it the hub stops reading that connection's requests until the client
+	// consumes its replies.
+	MaxQueuedReplyBytes = 16 << 20
+	// MaxBatch caps the members of one JSON-RPC batch (protocol 2025-03-26).
+	MaxBatch = 32
+)
+
+// AuthMethod is the handshake that authenticates a TCP connection when a token is required. It is
+// sent as the first line, as a notification (no reply) or a request (reply: an empty result):
+//
+//	{"jsonrpc":"2.0","method":"switchboard/auth","params":{"token":"<token>"}}
+//
+// Alternatively the first message may be the initialize request with the token in
+// params._meta["switchboard/token"].
+const AuthMethod = "switchboard/auth"
+
+// AuthMetaKey is the initialize params._meta key that may carry the token instead of AuthMethod.
+const AuthMetaKey = "switchboard/token"
+
+// CodeUnauthorized is the JSON-RPC error code for a missing or wrong TCP token.
+const CodeUnauthorized = -32001
+
+// batchProtocol is the only protocol revision whose sessions exchange JSON-RPC batches: 2025-03-26
+// added them (receiving is a MUST), 2025-06-18 removed them.
+const batchProtocol = "2025-03-26"
+
+// lineOptions tune one line connection.
+type lineOptions struct {
+	// socket: the connection came from a listener (Unix, TCP). Its first line must be a JSON-RPC
+	// message; anything else (an HTTP request line sent by a web page's fetch) closes the
+	// connection before a single message is handed to the server.
+	socket bool
+	// token, when set, must be presented by the first message (AuthMethod or initialize _meta).
+	token string
+	// reject is told why a connection was closed unserved (for the log).
+	reject func(reason string)
+	// maxInFlight and maxQueued override MaxInFlight and MaxQueuedReplyBytes (tests).
+	maxInFlight int
+	maxQueued   int64
+}
+
 // lineTransport is the newline-delimited JSON transport for stdio, Unix sockets and TCP.
 //
-// We do not use go-sdk's IOTransport because of two behaviours we cannot accept in a shared hub:
+// We do not use go-sdk's IOTransport because of behaviours we cannot accept in a shared hub:
 //   - when a client closes its input right after its last request, go-sdk tears the session down
 //     on EOF and replies that are still being computed are dropped (go-sdk issue #1061);
-//   - one oversized or malformed line ends the whole connection instead of failing that message.
+//   - one oversized or malformed line ends the whole connection instead of failing that message;
+//   - it reads and dispatches requests as fast as they come, with no bound on the replies that
+//     wait for a client that does not read them;
+//   - request ids are squeezed into int64 or string (1.5 is answered as 1);
+//   - it does not accept JSON-RPC batches, which protocol 2025-03-26 requires.
 //
-// lineConn answers such messages with a JSON-RPC error and keeps reading, and on EOF (or drain)
-// it holds Read back until every request it handed out has been answered, so every reply is
-// delivered before the connection closes.
+// lineConn answers bad messages with a JSON-RPC error and keeps reading, bounds the work of each
+// connection, echoes ids byte for byte, and on EOF (or drain) it holds Read back until every
+// request it handed out has been answered, so every reply is delivered before the connection
+// closes.
 type lineTransport struct {
 	r       io.ReadCloser
 	w       io.Writer
 	closeFn func() error
 	maxSize int
+	opts    lineOptions
 	conn    *lineConn
 }
 
@@ -41,14 +105,23 @@ func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 	if max <= 0 {
 		max = MaxMessageSize
 	}
+	o := t.opts
+	if o.maxInFlight <= 0 {
+		o.maxInFlight = MaxInFlight
+	}
+	if o.maxQueued <= 0 {
+		o.maxQueued = MaxQueuedReplyBytes
+	}
 	c := &lineConn{
+		opts:     o,
 		w:        t.w,
 		closeFn:  t.closeFn,
 		incoming: make(chan lineMsg),
 		closed:   make(chan struct{}),
 		drain:    make(chan struct{}),
-		inflight: map[string]bool{},
-		idle:     make(chan struct{}, 1),
+		inflight: map[string]*callState{},
+		wake:     make(chan struct{}, 1),
+		window:   1,
 	}
 	t.conn = c
 	go c.readLoop(t.r, max)
@@ -61,7 +134,31 @@ type lineMsg struct {
 	err      error
 }
 
+// callState is one client request handed to the server and not yet answered.
+type callState struct {
+	wire      json.RawMessage // the id exactly as the client wrote it
+	alias     bool            // the server sees a stand-in id; replies carry wire instead
+	batch     *batchReply     // set when the request came in a batch
+	cancelled bool            // the client cancelled it: no reply is sent (MCP cancellation)
+}
+
+// batchReply collects the replies to one batch; they are written together as one array.
+type batchReply struct {
+	parts     [][]byte
+	remaining int
+}
+
+// pendingMsg is a batch member waiting to be handed to the server.
+type pendingMsg struct {
+	msg   jsonrpc.Message
+	wire  json.RawMessage
+	alias bool
+	batch *batchReply
+}
+
 type lineConn struct {
+	opts lineOptions
+
 	writeMu sync.Mutex
 	w       io.Writer
 	closeFn func() error
@@ -73,9 +170,19 @@ type lineConn struct {
 	drainOnce sync.Once
 	drain     chan struct{}
 
-	mu       sync.Mutex
-	inflight map[string]bool // IDs of client requests not yet answered; false once cancelled
-	idle     chan struct{}   // signalled when inflight becomes empty
+	// Owned by the goroutine that calls Read.
+	pending []pendingMsg
+	seen    bool // a message has been read
+
+	mu        sync.Mutex
+	inflight  map[string]*callState // client requests not yet answered, by the id the server sees
+	queued    int64                 // reply bytes not yet taken by the client
+	wake      chan struct{}         // signalled when inflight or queued shrink
+	nextAlias int64
+	window    int    // requests this connection may have running (1..maxInFlight)
+	sawBig    bool   // a reply above BigReply was written (memory worth returning at close)
+	initKey   string // id of the initialize request
+	protocol  string // protocol version the session negotiated
 }
 
 // readLoop splits the stream into lines without ever buffering more than max bytes of one line.
@@ -91,29 +198,7 @@ func (c *lineConn) readLoop(r io.Reader, max int) {
 		}
 	}
 	for {
-		var buf []byte
-		size := 0
-		tooLarge := false
-		var err error
-		for {
-			var frag []byte
-			frag, err = br.ReadSlice('\n')
-			size += len(frag)
-			if !tooLarge {
-				if size > max+1 { // +1: the newline itself does not count against the cap
-					tooLarge = true
-					// Keep a prefix: it usually holds the request id, so the error can name it.
-					if len(buf) < 4096 {
-						buf = append(buf, frag[:min(len(frag), 4096-len(buf))]...)
-					}
-				} else {
-					buf = append(buf, frag...)
-				}
-			}
-			if err != bufio.ErrBufferFull {
-				break
-			}
-		}
+		buf, size, tooLarge, err := readLine(br, max)
 		if tooLarge {
 			if !send(lineMsg{data: buf, tooLarge: size}) {
 				return
@@ -130,11 +215,54 @@ func (c *lineConn) readLoop(r io.Reader, max int) {
 	}
 }
 
+// readLine reads one line. A line longer than max is consumed but only its first 4 KiB kept
+// (it usually holds the request id, so the error can name it).
+func readLine(br *bufio.Reader, max int) (buf []byte, size int, tooLarge bool, err error) {
+	for {
+		var frag []byte
+		frag, err = br.ReadSlice('\n')
+		size += len(frag)
+		if !tooLarge {
+			if size > max+1 { // +1: the newline itself does not count against the cap
+				tooLarge = true
+				if len(buf) < 4096 {
+					buf = append(buf, frag[:min(len(frag), 4096-len(buf))]...)
+				}
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return buf, size, tooLarge, err
+		}
+	}
+}
+
 func (c *lineConn) SessionID() string { return "" }
+
+// errRejected ends a connection that was closed unserved (not JSON-RPC, or not authenticated).
+var errRejected = errors.New("connection rejected")
+
+func (c *lineConn) rejectConn(reason string) error {
+	if c.opts.reject != nil {
+		c.opts.reject(reason)
+	}
+	_ = c.Close()
+	return fmt.Errorf("%w: %s", errRejected, reason)
+}
 
 // Read returns the next message. Oversized and unparsable lines are answered here and skipped.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
+		if len(c.pending) > 0 {
+			p := c.pending[0]
+			if err := c.admit(ctx, p.msg, p.wire, p.alias, p.batch); err != nil {
+				return nil, err
+			}
+			c.pending = c.pending[1:]
+			return p.msg, nil
+		}
+		var m lineMsg
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -142,47 +270,276 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, io.EOF
 		case <-c.drain:
 			return nil, c.waitIdle(ctx, io.EOF)
-		case m := <-c.incoming:
-			if m.err != nil {
-				if errors.Is(m.err, io.EOF) {
-					return nil, c.waitIdle(ctx, io.EOF)
-				}
-				return nil, c.waitIdle(ctx, m.err)
+		case m = <-c.incoming:
+		}
+		if m.err != nil {
+			if errors.Is(m.err, io.EOF) {
+				return nil, c.waitIdle(ctx, io.EOF)
 			}
-			if m.tooLarge > 0 {
-				c.replyError(ctx, idFromPrefix(m.data), jsonrpc.CodeInvalidRequest,
-					fmt.Sprintf("message of %d bytes exceeds the %d MiB limit; send smaller requests (for large files use offset/limit)", m.tooLarge, MaxMessageSize>>20))
-				continue
+			return nil, c.waitIdle(ctx, m.err)
+		}
+		first := !c.seen
+		c.seen = true
+		if first && c.opts.socket && (m.tooLarge > 0 || len(m.data) == 0 || m.data[0] != '{') {
+			return nil, c.rejectConn(fmt.Sprintf("first line is not a JSON-RPC message (starts with %q)", prefix(m.data, 32)))
+		}
+		if m.tooLarge > 0 {
+			c.replyError(rawIDFromPrefix(m.data), jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("message of %d bytes exceeds the %d MiB limit; send smaller requests (for large files use offset/limit)", m.tooLarge, MaxMessageSize>>20))
+			continue
+		}
+		if m.data[0] == '[' {
+			if err := c.readBatch(ctx, m.data); err != nil {
+				return nil, err
 			}
-			msg, err := decodeMessage(m.data)
+			continue
+		}
+		d, err := c.decode(m.data)
+		if err != nil {
+			if first && c.opts.socket {
+				return nil, c.rejectConn(fmt.Sprintf("first line is not a JSON-RPC message: %v", err))
+			}
+			c.replyError(rawIDFromPrefix(m.data), jsonrpc.CodeParseError,
+				fmt.Sprintf("invalid JSON-RPC message: %v; send one JSON object per line", err))
+			continue
+		}
+		if req, ok := d.msg.(*jsonrpc.Request); ok && first && c.opts.socket && c.opts.token == "" && req.Method == AuthMethod {
+			// No token needed here: accept the handshake as a no-op, so a client configured with
+			// a token works against either kind of listener.
+			if req.IsCall() {
+				c.writeRaw(d.wire, []byte(`{}`), nil)
+			}
+			continue
+		}
+		if first && c.opts.token != "" {
+			consumed, err := c.authenticate(d)
 			if err != nil {
-				c.replyError(ctx, idFromPrefix(m.data), jsonrpc.CodeParseError,
-					fmt.Sprintf("invalid JSON-RPC message: %v; send one JSON object per line", err))
+				return nil, err
+			}
+			if consumed {
 				continue
 			}
-			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-				c.mu.Lock()
-				c.inflight[idKey(req.ID)] = true
-				c.mu.Unlock()
-			} else if ok && req.Method == "notifications/cancelled" {
-				c.markCancelled(req.Params)
+		}
+		if err := c.admit(ctx, d.msg, d.wire, d.alias, nil); err != nil {
+			return nil, err
+		}
+		return d.msg, nil
+	}
+}
+
+func prefix(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// authenticate checks the first message of a connection that requires a token. consumed reports
+// that the message was the handshake itself (not for the server).
+func (c *lineConn) authenticate(d decoded) (consumed bool, err error) {
+	req, ok := d.msg.(*jsonrpc.Request)
+	var token string
+	switch {
+	case ok && req.Method == AuthMethod:
+		var p struct {
+			Token string `json:"token"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		token, consumed = p.Token, true
+	case ok && req.Method == "initialize":
+		var p struct {
+			Meta map[string]any `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		token, _ = p.Meta[AuthMetaKey].(string)
+	}
+	want := sha256.Sum256([]byte(c.opts.token))
+	got := sha256.Sum256([]byte(token))
+	if token != "" && subtle.ConstantTimeCompare(want[:], got[:]) == 1 {
+		if consumed && req.IsCall() {
+			c.writeRaw(d.wire, []byte(`{}`), nil)
+		}
+		return consumed, nil
+	}
+	wire := json.RawMessage(nil)
+	if ok && req.IsCall() {
+		wire = d.wire
+	}
+	reason := "missing token"
+	if token != "" {
+		reason = "wrong token"
+	}
+	c.replyError(wire, CodeUnauthorized, fmt.Sprintf("authentication required (%s): this connection needs a token; send first {\"jsonrpc\":\"2.0\",\"method\":%q,\"params\":{\"token\":\"<token>\"}} or put the token in the initialize request's params._meta[%q]; `switchboard token` prints it, and `switchboard connect --tcp ADDR` sends it for you", reason, AuthMethod, AuthMetaKey))
+	return false, c.rejectConn("TCP authentication failed: " + reason)
+}
+
+// admit registers a request before it is handed to the server, first waiting while the
+// connection has MaxInFlight requests running or MaxQueuedReplyBytes of unread replies: the
+// request stays unread meanwhile, and so does everything the client sends after it.
+func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.RawMessage, alias bool, batch *batchReply) error {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return nil
+	}
+	if !req.IsCall() {
+		if req.Method == "notifications/cancelled" {
+			c.cancelled(req)
+		}
+		return nil
+	}
+	for {
+		c.mu.Lock()
+		busy := c.active() >= min(c.window, c.opts.maxInFlight) || c.queued >= c.opts.maxQueued
+		if !busy {
+			key := idKey(req.ID)
+			c.inflight[key] = &callState{wire: wire, alias: alias, batch: batch}
+			if req.Method == "initialize" {
+				c.initKey = key
 			}
-			return msg, nil
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.wake:
+		case <-c.closed:
+			return io.EOF
+		case <-c.drain:
+			return c.waitIdle(ctx, io.EOF)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
+}
+
+// active counts the requests whose replies are still owed (callers hold c.mu).
+func (c *lineConn) active() int {
+	n := 0
+	for _, st := range c.inflight {
+		if !st.cancelled {
+			n++
+		}
+	}
+	return n
+}
+
+// cancelled marks the request named by a notifications/cancelled: its reply, if the server still
+// produces one, is not sent (the spec says the receiver of a cancellation should not answer). The
+// notification is rewritten to the stand-in id the server knows the request by.
+func (c *lineConn) cancelled(req *jsonrpc.Request) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	rid := p["requestId"]
+	if len(rid) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, st := range c.inflight {
+		if bytes.Equal(st.wire, rid) {
+			st.cancelled = true
+			if st.alias {
+				p["requestId"], _ = json.Marshal(strings.TrimPrefix(key, "string:"))
+				req.Params, _ = json.Marshal(p)
+			}
+			c.signal()
+			return
+		}
+	}
+}
+
+func (c *lineConn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// readBatch splits a JSON-RPC batch into messages for the server; the replies are collected and
+// written as one array once every call of the batch is answered.
+func (c *lineConn) readBatch(ctx context.Context, data []byte) error {
+	// A batch right behind initialize waits for its answer, which says whether batches are on.
+	for {
+		c.mu.Lock()
+		initPending := c.initKey != "" && c.inflight[c.initKey] != nil
+		c.mu.Unlock()
+		if !initPending {
+			break
+		}
+		select {
+		case <-c.wake:
+		case <-c.closed:
+			return io.EOF
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	c.mu.Lock()
+	proto := c.protocol
+	c.mu.Unlock()
+	if proto != batchProtocol {
+		if proto == "" {
+			proto = "none yet"
+		}
+		c.replyError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batches are accepted only on sessions that negotiated protocol %s (this session: %s); send one message per line", batchProtocol, proto))
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil {
+		c.replyError(nil, jsonrpc.CodeParseError, fmt.Sprintf("invalid JSON-RPC batch: %v", err))
+		return nil
+	}
+	if len(elems) == 0 {
+		c.replyError(nil, jsonrpc.CodeInvalidRequest, "empty JSON-RPC batch: send at least one message")
+		return nil
+	}
+	if len(elems) > MaxBatch {
+		c.replyError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batch of %d messages exceeds the limit of %d; split it", len(elems), MaxBatch))
+		return nil
+	}
+	b := &batchReply{}
+	for _, e := range elems {
+		d, err := c.decode(e)
+		if err == nil {
+			if req, ok := d.msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
+				err = errors.New("initialize must not be part of a batch")
+			}
+		}
+		if err != nil {
+			part, _ := errorReply(rawIDFromPrefix(e), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid JSON-RPC message in batch: %v", err))
+			b.parts = append(b.parts, part)
+			continue
+		}
+		p := pendingMsg{msg: d.msg, wire: d.wire, alias: d.alias}
+		if req, ok := d.msg.(*jsonrpc.Request); ok && req.IsCall() {
+			p.batch = b
+			b.remaining++
+		}
+		c.pending = append(c.pending, p)
+	}
+	if b.remaining == 0 && len(b.parts) > 0 {
+		_ = c.writeLine(joinBatch(b.parts))
+	}
+	return nil
+}
+
+func joinBatch(parts [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
 }
 
 // waitIdle blocks until every request handed out has been answered, then returns err.
 func (c *lineConn) waitIdle(ctx context.Context, err error) error {
 	for {
 		c.mu.Lock()
-		n := len(c.inflight)
+		n := c.active()
 		c.mu.Unlock()
 		if n == 0 {
 			return err
 		}
 		select {
-		case <-c.idle:
+		case <-c.wake:
 		case <-c.closed:
 			return err
 		case <-ctx.Done():
@@ -193,64 +550,105 @@ func (c *lineConn) waitIdle(ctx context.Context, err error) error {
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, isResp := msg.(*jsonrpc.Response)
+	var st callState
+	var key string
+	found := false
 	if isResp {
+		key = idKey(resp.ID)
 		c.mu.Lock()
-		live, known := c.inflight[idKey(resp.ID)]
+		if p := c.inflight[key]; p != nil {
+			st, found = *p, true
+		}
 		c.mu.Unlock()
-		if known && !live {
-			// The client cancelled this request: the spec says no reply is sent (go-sdk
-			// cancels the handler's context but still writes its result).
-			c.answered(resp.ID)
-			return nil
+	}
+	if !found {
+		parts, err := encodeMessage(msg, nil)
+		if err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
+		return c.writeLine(parts...)
+	}
+	if key == c.initKeyLocked() && resp.Error == nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(resp.Result, &r) == nil {
+			c.mu.Lock()
+			c.protocol = r.ProtocolVersion
+			c.mu.Unlock()
 		}
 	}
-	data, err := encodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
-	}
-	if err := c.writeLine(data); err != nil {
-		return err
-	}
-	if isResp {
-		c.answered(resp.ID)
-	}
-	return nil
-}
-
-// markCancelled records a notifications/cancelled for a request still in flight, so its reply is
-// dropped.
-func (c *lineConn) markCancelled(params json.RawMessage) {
-	var p struct {
-		RequestID any `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	id, err := jsonrpc.MakeID(p.RequestID)
-	if err != nil || !id.IsValid() {
-		return
-	}
-	c.mu.Lock()
-	if _, ok := c.inflight[idKey(id)]; ok {
-		c.inflight[idKey(id)] = false
-	}
-	c.mu.Unlock()
-}
-
-// answered retires a request id and wakes waitIdle when none is left.
-func (c *lineConn) answered(id jsonrpc.ID) {
-	c.mu.Lock()
-	delete(c.inflight, idKey(id))
-	if len(c.inflight) == 0 {
-		select {
-		case c.idle <- struct{}{}:
-		default:
+	var parts [][]byte
+	var err error
+	if !st.cancelled {
+		wire := json.RawMessage(nil)
+		if st.alias {
+			wire = st.wire
+		}
+		if parts, err = encodeMessage(msg, wire); err != nil {
+			err = fmt.Errorf("encode message: %w", err)
 		}
 	}
+	if st.batch != nil {
+		c.mu.Lock()
+		b := st.batch
+		if parts != nil && err == nil {
+			b.parts = append(b.parts, bytes.Join(parts, nil))
+		}
+		b.remaining--
+		done := b.remaining == 0 && len(b.parts) > 0
+		c.mu.Unlock()
+		parts = nil
+		if done {
+			parts = [][]byte{joinBatch(b.parts)}
+		}
+	}
+	if parts != nil && err == nil {
+		err = c.writeLine(parts...)
+	}
+	// Forget the request only once its reply is written, so EOF and drain wait for delivery and
+	// a client that does not read keeps its connection at its window.
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	c.mu.Lock()
+	if size > BigReply {
+		c.window, c.sawBig = 1, true
+	} else {
+		c.window = min(c.window+1, c.opts.maxInFlight)
+	}
+	delete(c.inflight, key)
+	c.signal()
 	c.mu.Unlock()
+	return err
 }
 
-func (c *lineConn) writeLine(data []byte) error {
+func (c *lineConn) initKeyLocked() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.initKey
+}
+
+var newline = []byte{'\n'}
+
+// writeLine writes one message (its parts, then a newline) under the write lock, so concurrent
+// writers never interleave. The parts go out with one writev on sockets, without being copied
+// into one buffer first: a 4 MiB file_read reply is not duplicated on its way out.
+func (c *lineConn) writeLine(parts ...[]byte) error {
+	n := int64(1)
+	for _, p := range parts {
+		n += int64(len(p))
+	}
+	c.mu.Lock()
+	c.queued += n
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.queued -= n
+		c.signal()
+		c.mu.Unlock()
+	}()
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	select {
@@ -258,52 +656,98 @@ func (c *lineConn) writeLine(data []byte) error {
 		return io.ErrClosedPipe
 	default:
 	}
-	// One write per message: data plus newline, so concurrent writers never interleave.
-	buf := make([]byte, 0, len(data)+1)
-	buf = append(append(buf, data...), '\n')
-	_, err := c.w.Write(buf)
+	bufs := make(net.Buffers, 0, len(parts)+1)
+	bufs = append(append(bufs, parts...), newline)
+	_, err := bufs.WriteTo(c.w)
 	return err
 }
 
-// encodeMessage frames a successful response around its already-encoded result. go-sdk has
-// encoded and compacted the result once; jsonrpc.EncodeMessage would marshal it again, and
-// encoding/json re-scans every byte of an embedded RawMessage, which for a file_read reply was
-// the largest single cost of the call. Everything else goes through jsonrpc.EncodeMessage.
-func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
-		return jsonrpc.EncodeMessage(msg)
+// writeRaw writes a response with the given wire id and result or error.
+func (c *lineConn) writeRaw(wire json.RawMessage, result []byte, e *jsonrpc.Error) {
+	if len(wire) == 0 {
+		wire = json.RawMessage("null")
 	}
-	id, err := json.Marshal(resp.ID.Raw())
-	if err != nil {
-		return nil, err
+	reply := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *jsonrpc.Error  `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: wire, Result: result, Error: e}
+	if data, err := json.Marshal(reply); err == nil {
+		_ = c.writeLine(data)
 	}
-	buf := make([]byte, 0, len(resp.Result)+len(id)+32)
-	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-	buf = append(buf, id...)
-	buf = append(buf, `,"result":`...)
-	buf = append(buf, resp.Result...)
-	return append(buf, '}'), nil
 }
 
-// replyError answers a message we could not hand to the server. It is encoded here rather than
-// with jsonrpc.EncodeMessage because that omits "id" when it is unknown, and JSON-RPC 2.0 §5
-// requires "id": null in that case.
-func (c *lineConn) replyError(ctx context.Context, id jsonrpc.ID, code int64, msg string) {
+// encodeMessage frames a message. A successful response is framed around its already-encoded
+// result: go-sdk has encoded and compacted the result once; jsonrpc.EncodeMessage would marshal it
+// again, and encoding/json re-scans every byte of an embedded RawMessage, which for a file_read
+// reply was the largest single cost of the call. The frame is returned in parts (head, result,
+// tail) so the result is never copied. wire, when set, replaces the response's id with the id
+// exactly as the client sent it.
+func encodeMessage(msg jsonrpc.Message, wire json.RawMessage) ([][]byte, error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || !resp.ID.IsValid() {
+		data, err := jsonrpc.EncodeMessage(msg)
+		return [][]byte{data}, err
+	}
+	id := []byte(wire)
+	if len(id) == 0 {
+		var err error
+		if id, err = json.Marshal(resp.ID.Raw()); err != nil {
+			return nil, err
+		}
+	}
+	if resp.Error != nil || len(resp.Result) == 0 {
+		data, err := jsonrpc.EncodeMessage(msg)
+		if err != nil || len(wire) == 0 {
+			return [][]byte{data}, err
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, err
+		}
+		m["id"] = id
+		data, err = json.Marshal(m)
+		return [][]byte{data}, err
+	}
+	head := make([]byte, 0, len(id)+32)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	return [][]byte{head, resp.Result, {'}'}}, nil
+}
+
+// errorReply encodes an error response. It is encoded here rather than with
+// jsonrpc.EncodeMessage because that omits "id" when it is unknown, and JSON-RPC 2.0 §5 requires
+// "id": null in that case.
+func errorReply(wire json.RawMessage, code int64, msg string) ([]byte, error) {
+	if len(wire) == 0 {
+		wire = json.RawMessage("null")
+	}
 	reply := struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      any    `json:"id"`
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
 		Error   struct {
 			Code    int64  `json:"code"`
 			Message string `json:"message"`
 		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id.Raw()}
+	}{JSONRPC: "2.0", ID: wire}
 	reply.Error.Code, reply.Error.Message = code, msg
-	data, err := json.Marshal(reply)
-	if err != nil {
-		return
+	return json.Marshal(reply)
+}
+
+// replyError answers a message we could not hand to the server.
+func (c *lineConn) replyError(wire json.RawMessage, code int64, msg string) {
+	if data, err := errorReply(wire, code, msg); err == nil {
+		_ = c.writeLine(data)
 	}
-	_ = c.writeLine(data)
+}
+
+// SawBigReplies reports whether the connection wrote a reply above BigReply.
+func (c *lineConn) SawBigReplies() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sawBig
 }
 
 // Drain stops accepting new requests; Read returns EOF once in-flight calls are answered.
@@ -320,67 +764,111 @@ func (c *lineConn) Close() error {
 	return err
 }
 
-func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+func idKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return "string:" + v
+	case int64:
+		return "int:" + strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprintf("%T:%v", id.Raw(), id.Raw())
+}
 
-var idPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+var idPattern = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)`)
 
-// idFromPrefix finds the request id in the first bytes of a message we could not parse, so the
+// rawIDFromPrefix finds the request id in the first bytes of a message we could not parse, so the
 // client can match the error to its request; otherwise the id is null, as JSON-RPC prescribes.
-func idFromPrefix(b []byte) jsonrpc.ID {
+func rawIDFromPrefix(b []byte) json.RawMessage {
 	m := idPattern.FindSubmatch(b)
-	if m == nil {
-		return jsonrpc.ID{}
+	if m == nil || !json.Valid(m[1]) {
+		return nil
 	}
-	raw := string(m[1])
-	if raw[0] == '"' {
-		if id, err := jsonrpc.MakeID(raw[1 : len(raw)-1]); err == nil {
-			return id
-		}
-		return jsonrpc.ID{}
-	}
-	var n int64
-	if _, err := fmt.Sscan(raw, &n); err == nil {
-		if id, err := jsonrpc.MakeID(float64(n)); err == nil {
-			return id
-		}
-	}
-	return jsonrpc.ID{}
+	return json.RawMessage(bytes.Clone(m[1]))
 }
 
 // wireMessage is one JSON-RPC 2.0 message as it arrives.
 type wireMessage struct {
 	Version string          `json:"jsonrpc"`
-	ID      any             `json:"id,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
 	Method  *string         `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *jsonrpc.Error  `json:"error,omitempty"`
 }
 
-// decodeMessage is jsonrpc.DecodeMessage with encoding/json: go-sdk v1.8.0 decodes through a
-// streaming decoder that allocates a 32 KiB buffer per call (twice per message), which made up
-// a quarter of the garbage of a trivial tool call.
-func decodeMessage(data []byte) (jsonrpc.Message, error) {
+// decoded is one message with its id as the client wrote it.
+type decoded struct {
+	msg   jsonrpc.Message
+	wire  json.RawMessage
+	alias bool // the server gets a stand-in string id (the client's id is not an int64 or string)
+}
+
+// aliasPrefix starts the stand-in ids the server sees for client ids that go-sdk cannot carry
+// (1.5, 1e400, 12345678901234567890). A client string id with this prefix is aliased too, so the
+// two never collide.
+const aliasPrefix = "\x00switchboard-id-"
+
+var intLiteral = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
+
+// decode is jsonrpc.DecodeMessage with encoding/json: go-sdk v1.8.0 decodes through a streaming
+// decoder that allocates a 32 KiB buffer per call (twice per message), which made up a quarter of
+// the garbage of a trivial tool call. It also keeps the id as sent.
+func (c *lineConn) decode(data []byte) (decoded, error) {
 	var w wireMessage
 	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		return decoded{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
 	if w.Version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.Version)
+		return decoded{}, fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.Version)
 	}
-	id, err := jsonrpc.MakeID(w.ID)
-	if err != nil {
-		return nil, err
+	var id jsonrpc.ID
+	alias := false
+	wire := bytes.TrimSpace(w.ID)
+	switch {
+	case len(wire) == 0 || string(wire) == "null":
+		wire = nil
+	case wire[0] == '"':
+		var s string
+		if err := json.Unmarshal(wire, &s); err != nil {
+			return decoded{}, fmt.Errorf("id: %v", err)
+		}
+		if strings.HasPrefix(s, aliasPrefix) && w.Method != nil {
+			alias = true
+		} else {
+			id, _ = jsonrpc.MakeID(s)
+		}
+	case wire[0] == '-' || (wire[0] >= '0' && wire[0] <= '9'):
+		n, err := strconv.ParseInt(string(wire), 10, 64)
+		switch {
+		case err == nil && intLiteral.Match(wire) && string(wire) != "-0" && n >= -1<<53 && n <= 1<<53:
+			id, _ = jsonrpc.MakeID(float64(n)) // exact: |n| <= 2^53
+		case w.Method != nil:
+			alias = true
+		default: // a reply to one of our requests: our ids are integers
+			f, ferr := strconv.ParseFloat(string(wire), 64)
+			if ferr != nil {
+				return decoded{}, fmt.Errorf("id: %s is not an id this server sent", wire)
+			}
+			id, _ = jsonrpc.MakeID(f)
+		}
+	default:
+		return decoded{}, fmt.Errorf("id: must be a string or a number, got %s", prefix(wire, 32))
+	}
+	if alias {
+		c.mu.Lock()
+		c.nextAlias++
+		id, _ = jsonrpc.MakeID(aliasPrefix + strconv.FormatInt(c.nextAlias, 10))
+		c.mu.Unlock()
 	}
 	if w.Method != nil {
-		return &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, nil
+		return decoded{msg: &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, wire: json.RawMessage(wire), alias: alias}, nil
 	}
 	if !id.IsValid() {
-		return nil, fmt.Errorf("message without method and without id: neither a request nor a response")
+		return decoded{}, fmt.Errorf("message without method and without id: neither a request nor a response")
 	}
 	resp := &jsonrpc.Response{ID: id, Result: w.Result}
 	if w.Error != nil {
 		resp.Error = w.Error
 	}
-	return resp, nil
+	return decoded{msg: resp, wire: json.RawMessage(wire)}, nil
 }

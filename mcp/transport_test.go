@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -370,7 +371,8 @@ func TestEncodeMessageMatchesGoSDK(t *testing.T) {
 	for _, raw := range []any{float64(7), "req-1"} {
 		id, _ := jsonrpc.MakeID(raw)
 		resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[{"type":"text","text":"a\"b"}],"x":1}`)}
-		fast, err := encodeMessage(resp)
+		parts, err := encodeMessage(resp, nil)
+		fast := bytes.Join(parts, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,6 +26,12 @@ type TransportConfig struct {
 	HTTPAddr  string
 	HTTPToken string
 	HubAddr   string
+	// TCPToken is the token TCP connections present (AuthMethod). It is required when TCP binds
+	// beyond loopback, and on loopback too when TCPRequireToken is set.
+	TCPToken        string
+	TCPRequireToken bool
+	// HTTPAllowedOrigins are browser origins allowed on the HTTP endpoint besides its own.
+	HTTPAllowedOrigins []string
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -69,6 +75,19 @@ func (s *Service) NewTransports(cfg TransportConfig) *Transports {
 		s.hub.OnChange(func(hub.Stats) { t.notify() })
 	}
 	return t
+}
+
+// loopbackAddr reports whether a listen address names a loopback host ("" and 0.0.0.0 do not).
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Config returns the configured addresses.
@@ -125,13 +144,27 @@ func (t *Transports) start(name string) error {
 		rt.addr = t.cfg.UnixPath
 		serve = func() error { return s.Serve(ctx, ln, TransportUnix) }
 	case TransportTCP:
-		ln, err := ListenTCP(t.cfg.TCPAddr, s.logger)
+		needToken := t.cfg.TCPRequireToken || !loopbackAddr(t.cfg.TCPAddr)
+		if needToken && t.cfg.TCPToken == "" {
+			cancel()
+			return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", t.cfg.TCPAddr)
+		}
+		ln, err := ListenTCP(t.cfg.TCPAddr, s.logger, needToken)
 		if err != nil {
 			cancel()
 			return err
 		}
+		so := ServeOptions{}
+		if needToken || !isLoopback(ln.Addr()) {
+			if t.cfg.TCPToken == "" {
+				ln.Close()
+				cancel()
+				return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", ln.Addr())
+			}
+			so.Token = t.cfg.TCPToken
+		}
 		rt.addr = ln.Addr().String()
-		serve = func() error { return s.Serve(ctx, ln, TransportTCP) }
+		serve = func() error { return s.ServeListener(ctx, ln, TransportTCP, so) }
 	case TransportHTTP:
 		if t.cfg.HTTPToken == "" {
 			cancel()
@@ -146,7 +179,9 @@ func (t *Transports) start(name string) error {
 			s.logger.Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
 		}
 		rt.addr = ln.Addr().String()
-		serve = func() error { return s.ServeHTTP(ctx, ln, HTTPOptions{Token: t.cfg.HTTPToken}) }
+		serve = func() error {
+			return s.ServeHTTP(ctx, ln, HTTPOptions{Token: t.cfg.HTTPToken, AllowedOrigins: t.cfg.HTTPAllowedOrigins})
+		}
 	default:
 		cancel()
 		return fmt.Errorf("transport %q: unknown; use unix, tcp, http or ws", name)

@@ -36,11 +36,18 @@ type Config struct {
 	TCP struct {
 		Enabled bool   `toml:"enabled"`
 		Addr    string `toml:"addr"`
+		// Token TCP clients present (switchboard/auth handshake); empty: the client token kept
+		// in the config dir (`switchboard token`). Required beyond loopback; on loopback only
+		// with require_token.
+		Token        string `toml:"token"`
+		RequireToken bool   `toml:"require_token"`
 	} `toml:"tcp"`
 	HTTP struct {
 		Enabled bool   `toml:"enabled"`
 		Addr    string `toml:"addr"`
-		Token   string `toml:"token"`
+		Token   string `toml:"token"` // empty: the client token kept in the config dir
+		// Browser origins allowed besides the endpoint's own, e.g. "http://localhost:6274".
+		AllowedOrigins []string `toml:"allowed_origins"`
 	} `toml:"http"`
 	Hub struct {
 		Enabled bool   `toml:"enabled"`
@@ -185,6 +192,9 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_TOKEN"); v != "" {
 		c.HTTP.Token = v
+	}
+	if v := os.Getenv("SWITCHBOARD_TCP_TOKEN"); v != "" {
+		c.TCP.Token = v
 	}
 	if v := os.Getenv("SWITCHBOARD_WORKSPACE"); v != "" {
 		c.Workspace = v

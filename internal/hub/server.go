@@ -27,10 +27,12 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Hub) serve(w http.ResponseWriter, r *http.Request, viaOwnServer bool) {
 	// Origin first: a foreign web page is refused whatever it sends.
 	if !h.originAllowed(r) {
+		w.Header().Set("Connection", "close")
 		http.Error(w, fmt.Sprintf("origin: %q is not allowed to use this hub; add it to the hub's allowed origins", r.Header.Get("Origin")), http.StatusForbidden)
 		return
 	}
 	if !h.tokenValid(r) {
+		w.Header().Set("Connection", "close") // never wait for the body of a stranger
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard-hub"`)
 		http.Error(w, "token: missing or wrong; pass ?token=<hub token> or the header Authorization: Bearer <hub token>", http.StatusUnauthorized)
 		return
@@ -155,7 +157,10 @@ func (h *Hub) startListener(addr string) (bound string, already bool, err error)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, true) })
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The WebSocket connection is hijacked (gorilla clears the deadlines), so ReadTimeout bounds
+	// only the upgrade request itself.
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	done := make(chan struct{})
 	h.srv, h.ln, h.addr, h.serveDone = srv, ln, ln.Addr().String(), done
 	// Owned by the hub; ends when Stop or Shutdown shuts srv down.

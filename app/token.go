@@ -1,0 +1,131 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// resolveClientToken fills the HTTP bearer token and the TCP token that are not configured
+// (config file, SWITCHBOARD_TOKEN, SWITCHBOARD_TCP_TOKEN) with the client token kept in the config
+// dir, creating it on first use, so configured clients keep working across restarts.
+func resolveClientToken(cfg *config.Config) error {
+	if cfg.HTTP.Token != "" && cfg.TCP.Token != "" {
+		return nil
+	}
+	path := config.TokenPath()
+	t, created, err := config.LoadOrCreateToken(path)
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(os.Stderr, "switchboard: created the client token in %s (`switchboard token` prints it)\n", path)
+	}
+	if cfg.HTTP.Token == "" {
+		cfg.HTTP.Token = t
+	}
+	if cfg.TCP.Token == "" {
+		cfg.TCP.Token = t
+	}
+	return nil
+}
+
+func newTokenCommand(g *globalFlags) *cobra.Command {
+	var rotate bool
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Print the client token (HTTP bearer token and TCP handshake token); --rotate replaces it",
+		Long: `Print the client token kept in ` + config.TokenPath() + ` (mode 0600), creating it
+on first use. MCP clients send it as "Authorization: Bearer <token>" over Streamable HTTP, and as the
+switchboard/auth handshake over TCP. --rotate writes a new token: clients must be updated, and a
+running hub keeps the old token until it restarts. A token set in the config file or the
+environment (SWITCHBOARD_TOKEN, SWITCHBOARD_TCP_TOKEN) takes precedence over this file.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			path := config.TokenPath()
+			var t string
+			if rotate {
+				t, err = config.RotateToken(path)
+			} else {
+				t, _, err = config.LoadOrCreateToken(path)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), t)
+			if cfg.HTTP.Token != "" && cfg.HTTP.Token != t {
+				fmt.Fprintln(cmd.ErrOrStderr(), "switchboard: note: HTTP uses the token from the config file or SWITCHBOARD_TOKEN, not this one")
+			}
+			if rotate {
+				fmt.Fprintln(cmd.ErrOrStderr(), "switchboard: token replaced; restart the hub and update your clients")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&rotate, "rotate", false, "replace the token with a new random one")
+	return cmd
+}
+
+// tcpToken is the token `switchboard connect --tcp` presents: the configured TCP token, else the
+// stored client token if there is one.
+func tcpToken(cfg config.Config) (string, error) {
+	if cfg.TCP.Token != "" {
+		return cfg.TCP.Token, nil
+	}
+	b, err := os.ReadFile(config.TokenPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// authLine is the switchboard/auth handshake, a notification (the hub sends no reply to it).
+func authLine(token string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcp.AuthMethod, "params": map[string]string{"token": token}})
+	return append(b, '\n')
+}
+
+// relayTCP is relay over TCP: it sends the handshake (when a token is known) before the client's
+// first byte, then copies both ways; when in ends it half-closes, so every reply still arrives.
+func relayTCP(ctx context.Context, addr, token string, in io.Reader, out io.Writer) error {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("connect to hub at tcp %s: %w; start it with `switchboard serve --tcp %s`", addr, err, addr)
+	}
+	tc := conn.(*net.TCPConn)
+	defer tc.Close()
+	if token != "" {
+		if _, err := tc.Write(authLine(token)); err != nil {
+			return err
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = io.Copy(tc, in)
+		_ = tc.CloseWrite()
+	}()
+	_, err = io.Copy(out, tc)
+	return err
+}

@@ -1,0 +1,71 @@
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// TokenPath is the file that keeps the client token (HTTP bearer token, TCP handshake token):
+// "token" beside the default config file, e.g. ~/.config/switchboard/token.
+func TokenPath() string { return filepath.Join(filepath.Dir(DefaultPath()), "token") }
+
+// LoadOrCreateToken returns the token kept at path, creating it (random, mode 0600, in a 0700
+// directory) when there is none, so clients configured with it survive restarts. created reports
+// that a new token was written.
+func LoadOrCreateToken(path string) (token string, created bool, err error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if fi, serr := os.Stat(path); serr == nil && fi.Mode().Perm()&0o077 != 0 {
+			return "", false, fmt.Errorf("token file %s is readable by others (mode %v); run `chmod 600 %s` or `switchboard token --rotate`", path, fi.Mode().Perm(), path)
+		}
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return t, false, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", false, fmt.Errorf("token file: %w", err)
+	}
+	t, err := RotateToken(path)
+	return t, err == nil, err
+}
+
+// RotateToken writes a new random token to path (atomically, mode 0600) and returns it.
+func RotateToken(path string) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(b)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("token dir: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".token-*")
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return "", err
+	}
+	if _, err := f.WriteString(token + "\n"); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	return token, nil
+}

@@ -1,0 +1,245 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mgo "github.com/mark3labs/mcp-go/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+
+// slowPost opens a raw connection, sends request headers announcing a large body and trickles
+// one byte every 100 ms. It returns what the server answered and how long until it closed the
+// connection (or gives up after limit).
+func slowPost(t *testing.T, addr, path, auth string, limit time.Duration) (string, time.Duration, bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hdr := "POST " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000000\r\n"
+	if auth != "" {
+		hdr += "Authorization: " + auth + "\r\n"
+	}
+	io.WriteString(c, hdr+"\r\n{")
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { // trickles until the server closes or the test gives up
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+				if _, err := c.Write([]byte(" ")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	defer close(done)
+	c.SetReadDeadline(time.Now().Add(limit))
+	b, err := io.ReadAll(c)
+	closed := err == nil || !isTimeout(err)
+	return string(b), time.Since(start), closed
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
+
+func withReadTimeout(t *testing.T, d time.Duration) {
+	old := httpReadTimeout
+	httpReadTimeout = d
+	t.Cleanup(func() { httpReadTimeout = old })
+}
+
+// TestHTTPSlowBodies: a stranger trickling a large body gets a 401 and a closed connection at
+// once; a client with the token that trickles is cut at the read timeout; long SSE streams (a
+// slow tool call, the standalone GET stream) outlive that timeout.
+func TestHTTPSlowBodies(t *testing.T) {
+	withReadTimeout(t, 700*time.Millisecond)
+	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+
+	out, took, closed := slowPost(t, addr, "/mcp", "", 5*time.Second)
+	if !strings.HasPrefix(out, "HTTP/1.1 401") || !closed || took > 600*time.Millisecond {
+		t.Errorf("unauthenticated slow body: closed=%v after %v, reply %q; want 401 and close at once", closed, took, statusLine(out))
+	}
+	out, took, closed = slowPost(t, addr, "/mcp", "Bearer s3cret", 5*time.Second)
+	if !closed || took > 3*time.Second {
+		t.Errorf("authenticated slow body: closed=%v after %v (%q); want it cut at the read timeout", closed, took, statusLine(out))
+	}
+
+	// A tool call that takes longer than the read timeout, over the SSE reply of its POST.
+	hc := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "slow", Version: "1"}, nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var slept sleepOutput
+	mustCall(t, cs, "test_sleep", map[string]any{"ms": 1500}, &slept)
+
+	// The standalone GET stream stays open past the read timeout.
+	sid := initHTTPSession(t, addr, "s3cret")
+	c, _ := net.Dial("tcp", addr)
+	defer c.Close()
+	io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: "+addr+"\r\nAccept: text/event-stream\r\nAuthorization: Bearer s3cret\r\nMcp-Session-Id: "+sid+"\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n")
+	br := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	status, _ := br.ReadString('\n')
+	if !strings.Contains(status, "200") {
+		t.Fatalf("GET stream: %q", status)
+	}
+	c.SetReadDeadline(time.Now().Add(2 * time.Second)) // nearly 3 read timeouts
+	for {
+		if _, err := br.ReadString('\n'); err != nil {
+			if !isTimeout(err) {
+				t.Errorf("the SSE GET stream was cut: %v", err)
+			}
+			break
+		}
+	}
+}
+
+func statusLine(s string) string {
+	l, _, _ := strings.Cut(s, "\r\n")
+	return l
+}
+
+// initHTTPSession initializes a session with raw requests and returns its id.
+func initHTTPSession(t *testing.T, addr, token string) string {
+	t.Helper()
+	resp := httpDo(t, "POST", "http://"+addr+"/mcp", initBody, map[string]string{"Authorization": "Bearer " + token})
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	httpDo(t, "POST", "http://"+addr+"/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		map[string]string{"Authorization": "Bearer " + token, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"})
+	return sid
+}
+
+func httpDo(t *testing.T, method, url, body string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// TestHTTPCORSAllowedOrigins: a configured browser origin gets its preflight answered and CORS
+// headers on its requests; every other origin is still refused.
+func TestHTTPCORSAllowedOrigins(t *testing.T) {
+	s := newTestService(t)
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret", HTTPAllowedOrigins: []string{"http://localhost:6274"}})
+	url := "http://" + addr + "/mcp"
+	pre := httpDo(t, "OPTIONS", url, "", map[string]string{"Origin": "http://localhost:6274", "Access-Control-Request-Method": "POST",
+		"Access-Control-Request-Headers": "authorization, content-type, mcp-session-id"})
+	if pre.StatusCode != http.StatusNoContent || pre.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" ||
+		!strings.Contains(pre.Header.Get("Access-Control-Allow-Headers"), "Authorization") || !strings.Contains(pre.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight from the allowed origin: %d %v", pre.StatusCode, pre.Header)
+	}
+	evil := httpDo(t, "OPTIONS", url, "", map[string]string{"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
+	if evil.StatusCode != http.StatusForbidden || evil.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight from another origin: %d %v", evil.StatusCode, evil.Header)
+	}
+	ok := httpDo(t, "POST", url, initBody, map[string]string{"Origin": "http://localhost:6274", "Authorization": "Bearer s3cret"})
+	if ok.StatusCode != 200 || ok.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" || !strings.Contains(ok.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("request from the allowed origin: %d %v", ok.StatusCode, ok.Header)
+	}
+	bad := httpDo(t, "POST", url, initBody, map[string]string{"Origin": "http://evil.example", "Authorization": "Bearer s3cret"})
+	if bad.StatusCode != http.StatusForbidden {
+		t.Errorf("request from another origin with the token: %d, want 403", bad.StatusCode)
+	}
+	if r := httpDo(t, "POST", url, initBody, map[string]string{"Authorization": "bearer s3cret"}); r.StatusCode != 200 {
+		t.Errorf("lower-case bearer scheme: %d", r.StatusCode)
+	}
+}
+
+// TestMCPGoClientOverHTTPAndDelete: the mark3labs/mcp-go client with default options works over
+// Streamable HTTP (it probes server/discover first), and a DELETE with the session id ends the
+// session.
+func TestMCPGoClientOverHTTPAndDelete(t *testing.T) {
+	s := newTestService(t)
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+	url := "http://" + addr + "/mcp"
+	c, err := mcpclient.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer s3cret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Initialize(ctx, mgo.InitializeRequest{Params: mgo.InitializeParams{ClientInfo: mgo.Implementation{Name: "mcp-go", Version: "1.2.1"}}})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if res.ServerInfo.Name != "switchboard" || strings.HasPrefix(res.ProtocolVersion, "2026") {
+		t.Errorf("initialize result: %+v", res)
+	}
+	tools, err := c.ListTools(ctx, mgo.ListToolsRequest{})
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list: %v", err)
+	}
+	r, err := c.CallTool(ctx, mgo.CallToolRequest{Params: mgo.CallToolParams{Name: "lang_detect", Arguments: map[string]any{"path": "main.go"}}})
+	if err != nil || r.IsError {
+		t.Fatalf("tools/call: %v %+v", err, r)
+	}
+	if txt, ok := r.Content[0].(mgo.TextContent); !ok || !strings.Contains(txt.Text, `"go"`) {
+		t.Errorf("lang_detect over mcp-go: %+v", r.Content)
+	}
+	found := false
+	for _, si := range s.Sessions().List() {
+		found = found || (si.Transport == "http" && si.ClientName == "mcp-go")
+	}
+	if !found {
+		t.Errorf("mcp-go session not in the registry: %+v", s.Sessions().List())
+	}
+	c.Close()
+
+	// DELETE with a valid session id ends that session: it is gone from the registry and the id
+	// is refused afterwards.
+	sid := initHTTPSession(t, addr, "s3cret")
+	hdr := map[string]string{"Authorization": "Bearer s3cret", "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if r := httpDo(t, "POST", url, ping, hdr); r.StatusCode != 200 {
+		t.Fatalf("ping in session: %d", r.StatusCode)
+	}
+	before := len(s.Sessions().List())
+	if r := httpDo(t, "DELETE", url, "", hdr); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d, want 204", r.StatusCode)
+	}
+	if r := httpDo(t, "POST", url, ping, hdr); r.StatusCode != http.StatusNotFound {
+		t.Errorf("request after DELETE: %d, want 404", r.StatusCode)
+	}
+	waitFor(t, func() bool { return len(s.Sessions().List()) < before }, "the deleted session leaves the registry")
+	if r := httpDo(t, "DELETE", url, "", map[string]string{"Mcp-Session-Id": sid}); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("DELETE without the token: %d, want 401", r.StatusCode)
+	}
+}
