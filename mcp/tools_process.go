@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -154,15 +155,16 @@ func (s *Service) registerProcessTools(server *sdk.Server) {
 			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
 }
 
-func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
-	dir, err := s.processDir(in.Dir)
+	dirFile, dir, err := s.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ProcessStartOutput{}, err
 	}
-	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, PTY: in.PTY})
+	defer dirFile.Close()
+	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, PTY: in.PTY})
 	if err != nil {
 		return nil, ProcessStartOutput{}, processError(in.Command, err)
 	}
@@ -279,7 +281,7 @@ func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in Pr
 	}, nil
 }
 
-func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ExecOutput{}, errCommandRequired
 	}
@@ -287,11 +289,12 @@ func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
-	dir, err := s.processDir(in.Dir)
+	dirFile, dir, err := s.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
-	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
+	defer dirFile.Close()
+	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
 	if err != nil {
 		return nil, ExecOutput{}, processError(in.Command, err)
 	}
@@ -321,14 +324,19 @@ func toolSeconds(n, def int) (time.Duration, error) {
 	return time.Duration(n) * time.Second, nil
 }
 
-// processDir resolves a workspace-relative working directory to the absolute path the process
-// service needs, refusing anything outside the workspace.
-func (s *Service) processDir(dir string) (string, error) {
-	abs, err := s.ws.Resolve(dir)
+// processDir opens a workspace-relative working directory through the sandbox and returns the
+// open handle (the child starts in exactly that directory, however the path changes afterwards)
+// and its absolute name for the record. The caller closes the handle once the child has started.
+func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
+	ws, err := s.workspaceFor(req)
 	if err != nil {
-		return "", fmt.Errorf("dir: %w", err)
+		return nil, "", err
 	}
-	return abs, nil
+	f, abs, err := ws.OpenDir(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("dir: %w", err)
+	}
+	return f, abs, nil
 }
 
 // processInfo maps a domain record to the contract's ProcessInfo, showing the working directory

@@ -138,6 +138,34 @@ func (r *Root) Resolve(p string) (string, error) {
 	return real, nil
 }
 
+// OpenDir opens directory p through the root's confined walk and returns the open handle and its
+// absolute name. The handle pins the directory that was checked: a child process started in it
+// (process.StartOptions.DirFile) runs there even if p is swapped for a symlink afterwards, which a
+// path from Resolve cannot promise. The caller closes the handle.
+func (r *Root) OpenDir(p string) (*os.File, string, error) {
+	if p == "" {
+		p = "."
+	}
+	rel, err := r.rel(p)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return nil, "", r.wrap("open directory", p, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, "", r.wrap("open directory", p, err)
+	}
+	if !st.IsDir() {
+		f.Close()
+		return nil, "", fmt.Errorf("open directory %q: not a directory", p)
+	}
+	return f, filepath.Join(r.dir, rel), nil
+}
+
 // ReadResult is a whole file or a window of its lines.
 type ReadResult struct {
 	Content    string
