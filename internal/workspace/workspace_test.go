@@ -87,7 +87,16 @@ func TestEveryOperationRefusesEscapes(t *testing.T) {
 				"mkdir":       func() error { return r.Mkdir(p + "/newdir") },
 				"resolve":     func() error { _, err := r.Resolve(p); return err },
 			}
-			if err := ops[opName](); err == nil {
+			err := ops[opName]()
+			if opName == "delete" && strings.HasPrefix(p, "link-") && !strings.Contains(p, "/") {
+				// Deleting a link entry is allowed: the target outside must survive (checked below).
+				if err != nil {
+					t.Errorf("delete(%q) = %v; deleting the link itself is harmless", p, err)
+				}
+				if _, lerr := os.Lstat(filepath.Join(base, "proj", p)); lerr == nil {
+					t.Errorf("delete(%q) left the link", p)
+				}
+			} else if err == nil {
 				t.Errorf("%s(%q) succeeded; want refusal", opName, p)
 			}
 			// Nothing outside changed, and nothing was moved in.
@@ -238,4 +247,73 @@ func FuzzRelNeverEscapes(f *testing.F) {
 			t.Fatalf("path %q created %v next to the workspace", p, des)
 		}
 	})
+}
+
+// A rename that would make a relative symlink lead out of the root is refused: the link itself
+// moved up, or a directory holding a climbing link moved up.
+func TestRenameKeepsLinksInside(t *testing.T) {
+	r, base := layout(t)
+	proj := filepath.Join(base, "proj")
+	must(t, os.MkdirAll(filepath.Join(proj, "a", "b"), 0o755))
+	// a/b/up -> ../../sub : inside (resolves to sub). Moved to the root it would be ../../sub, outside.
+	must(t, os.Symlink("../../sub", filepath.Join(proj, "a", "b", "up")))
+	must(t, os.MkdirAll(filepath.Join(proj, "deep", "er"), 0o755))
+	must(t, os.Symlink("../secret.txt", filepath.Join(proj, "a", "s")))
+	for _, tc := range []struct{ from, to string }{
+		{"a/b/up", "up"},         // the link itself moves up two levels
+		{"a/b", "b"},             // a directory holding a climbing link moves up
+		{"a/b/up", "deep/er/up"}, // same depth elsewhere: deep/er/up -> ../../sub still inside
+		{"deep/er/up", "a/b/up"}, // and back
+		{"a", "x"},               // a/s -> ../secret.txt becomes x/s -> ../secret.txt: inside
+	} {
+		err := r.Rename(tc.from, tc.to)
+		wantRefused := tc.to == "up" || tc.to == "b"
+		if wantRefused {
+			if err == nil || !errors.Is(err, ErrOutside) || !strings.HasPrefix(err.Error(), "newPath:") {
+				t.Errorf("Rename(%q, %q) = %v; want a newPath refusal", tc.from, tc.to, err)
+			}
+			if _, lerr := os.Lstat(filepath.Join(proj, tc.from)); lerr != nil {
+				t.Errorf("refused rename still moved %q", tc.from)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Rename(%q, %q) = %v; want success", tc.from, tc.to, err)
+		}
+	}
+	// After "a" -> "x", x/b/up -> ../../sub still resolves inside; reading through it works.
+	if _, err := r.List("x/b/up"); err != nil {
+		t.Errorf("List through the moved link: %v", err)
+	}
+}
+
+// Paths longer than PATH_MAX or with a component over NAME_MAX are refused by every operation.
+func TestPathLimits(t *testing.T) {
+	r, base := layout(t)
+	deep := strings.Repeat("a/", 20000) // 40,000 bytes, 20,000 levels
+	long := strings.Repeat("n", 256)
+	for _, p := range []string{deep, long, "sub/" + long + "/x", filepath.Join(base, "proj", long)} {
+		for name, op := range map[string]func() error{
+			"mkdir":  func() error { return r.Mkdir(p) },
+			"write":  func() error { return r.WriteFile(p, []byte("x")) },
+			"read":   func() error { _, err := r.ReadFile(p); return err },
+			"lines":  func() error { _, err := r.ReadLines(p, 0, 1); return err },
+			"delete": func() error { return r.Delete(p) },
+			"rename": func() error { return r.Rename("a.txt", p) },
+			"list":   func() error { _, err := r.List(p); return err },
+			"exists": func() error { _, _, err := r.Exists(p); return err },
+			"open":   func() error { _, _, err := r.OpenDir(p); return err },
+		} {
+			err := op()
+			if err == nil || !(strings.Contains(err.Error(), "PATH_MAX") || strings.Contains(err.Error(), "NAME_MAX")) {
+				t.Errorf("%s(%d-byte path) = %v; want a limit error", name, len(p), err)
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(base, "proj")); len(ents) != 6 {
+		t.Errorf("something was created: %v", ents)
+	}
+	// At the limits exactly: accepted.
+	ok := strings.Repeat("b", 255)
+	must(t, r.Mkdir(ok))
 }
