@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -69,6 +71,20 @@ func (s *Service) sessionID(ctx context.Context, req sdk.Request) (id, transport
 	return ci.id, ci.transport
 }
 
+// RecordAction audits something a person did outside MCP — a dashboard or tray control (process
+// start/stop/kill/input, transport switches) — at Security level with actor "dashboard" or "tray",
+// and shows it in the activity feed like a tool call. args is any struct or map of the action's
+// arguments (payloads such as input are summarised like tool arguments: size and sha256 only).
+func (s *Service) RecordAction(actor, action string, args any, err error) {
+	raw, _ := json.Marshal(args)
+	e := audit.Entry{Time: time.Now().UTC(), Actor: actor, Tool: action, Transport: actor, Outcome: "ok", Args: audit.SummarizeArgs(raw)}
+	if err != nil {
+		e.Outcome, e.Error = "error", err.Error()
+	}
+	e = s.audit.Record(context.Background(), e, true)
+	s.activity.add(e)
+}
+
 // auditMiddleware records client identity on initialize and audits every tool call: the audit
 // log, the session registry, the dashboard's activity feed and a tool_call metrics event.
 func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
@@ -82,23 +98,33 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
+		var tool, args, callID string
+		if params != nil {
+			tool = params.Name
+			args = audit.SummarizeArgs(params.Arguments)
+		}
+		security := s.security[tool]
 		start := time.Now()
+		if security {
+			// A mutating call is on record before it runs: if it takes the hub down (exec of
+			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.
+			callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
+			id, transport := s.sessionID(ctx, req)
+			s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
+		}
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 
 		id, transport := s.sessionID(ctx, req)
-		e := audit.Entry{Time: start.UTC(), Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000}
-		if params != nil {
-			e.Tool = params.Name
-			e.Args = audit.SummarizeArgs(params.Arguments)
-		}
+		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000,
+			Tool: tool, Args: args}
 		if err != nil {
 			e.Outcome, e.Error = "error", err.Error()
 		} else if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
 			e.Outcome = "error"
 			e.Error = errorText(r)
 		}
-		e = s.audit.Record(ctx, e, s.security[e.Tool])
+		e = s.audit.Record(ctx, e, security)
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)
 		}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,6 +70,7 @@ type Service struct {
 
 	activity *activityLog
 	recorder *callRecorder
+	callSeq  atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	shutdownOnce sync.Once
 	shutdownErr  error
