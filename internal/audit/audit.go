@@ -208,7 +208,7 @@ type Entry struct {
 	Session    string    `json:"session"`
 	Transport  string    `json:"transport"`
 	User       string    `json:"user"`
-	Level      string    `json:"level"` // "INFO" or "SECURITY"
+	Level      string    `json:"level"`   // "INFO" or "SECURITY"
 	Outcome    string    `json:"outcome"` // "ok", "error", or "started" (written before a mutating call runs)
 	DurationMs float64   `json:"durationMs"`
 	Args       string    `json:"args"`
