@@ -242,7 +242,7 @@ func (r *callRecorder) record(e audit.Entry, d time.Duration) {
 	if r.store == nil {
 		return
 	}
-	ev := metrics.Event{Type: "tool_call", AgentID: e.Session, Duration: d, Data: map[string]any{
+	ev := metrics.Event{Type: toolCallEventType, AgentID: e.Session, Duration: d, Data: map[string]any{
 		"tool": e.Tool, "outcome": e.Outcome, "transport": e.Transport, "duration_ms": e.DurationMs,
 	}}
 	r.mu.Lock()
