@@ -191,14 +191,18 @@ func TestAuditRecordsCalls(t *testing.T) {
 		t.Fatal("file contents reached the audit log")
 	}
 	lines := strings.Split(strings.TrimSpace(log), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("audit log has %d lines, want 2:\n%s", len(lines), log)
+	// The mutating call: a "started" line before it ran, then its outcome, paired by call ID.
+	// The read-only call: its outcome only.
+	if len(lines) != 3 {
+		t.Fatalf("audit log has %d lines, want 3:\n%s", len(lines), log)
 	}
-	if !strings.Contains(lines[0], `"level":"SECURITY"`) || !strings.Contains(lines[0], `"tool":"file_write"`) {
-		t.Errorf("write line: %s", lines[0])
+	for i, want := range []string{`"outcome":"started"`, `"outcome":"ok"`} {
+		if !strings.Contains(lines[i], `"level":"SECURITY"`) || !strings.Contains(lines[i], `"tool":"file_write"`) || !strings.Contains(lines[i], `"call":"c1"`) || !strings.Contains(lines[i], want) {
+			t.Errorf("write line %d: %s", i, lines[i])
+		}
 	}
-	if !strings.Contains(lines[1], `"level":"INFO"`) || !strings.Contains(lines[1], `"outcome":"error"`) {
-		t.Errorf("failed read line: %s", lines[1])
+	if !strings.Contains(lines[2], `"level":"INFO"`) || !strings.Contains(lines[2], `"outcome":"error"`) || strings.Contains(lines[2], `"call"`) {
+		t.Errorf("failed read line: %s", lines[2])
 	}
 	if act := s.Activity(); len(act) != 2 || act[1].Tool != "file_read" || act[1].Outcome != "error" {
 		t.Errorf("activity = %+v", act)
