@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
 // Dashboard controls (through the headless page's real HTTP API) and tray clicks are audited with
@@ -105,5 +108,31 @@ next:
 			t.Fatalf("activity feed: %d tray, %d dashboard entries", tray, dash)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// doctor warns when the IDE bridge token would travel over ws:// to another machine, and not for
+// loopback or wss://.
+func TestDoctorWarnsAboutPlaintextIDEToken(t *testing.T) {
+	find := func(url, token string) (check, bool) {
+		cfg := config.Default()
+		cfg.Workspace = t.TempDir()
+		cfg.DataDir = t.TempDir()
+		cfg.IDE.URL, cfg.IDE.Token = url, token
+		for _, c := range doctorChecks(context.Background(), cfg) {
+			if c.name == "ide token" {
+				return c, true
+			}
+		}
+		return check{}, false
+	}
+	c, ok := find("ws://192.0.2.1:9876/ws", "secret")
+	if !ok || c.ok || !c.optional || !strings.Contains(c.detail, "clear text") || !strings.Contains(c.fix, "wss://") {
+		t.Fatalf("doctor with a remote ws:// token: %+v, %v", c, ok)
+	}
+	for _, url := range []string{"ws://127.0.0.1:1/ws", "wss://192.0.2.1:1/ws"} {
+		if c, ok := find(url, "secret"); ok {
+			t.Errorf("doctor warned for %s: %+v", url, c)
+		}
 	}
 }

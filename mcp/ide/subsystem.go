@@ -72,7 +72,12 @@ func (s *Subsystem) Name() string { return "ide" }
 
 // Start launches the bridge's connect loop; it runs until ctx ends or
 // Shutdown is called.
-func (s *Subsystem) Start(ctx context.Context) { s.bridge.Start(ctx) }
+func (s *Subsystem) Start(ctx context.Context) {
+	if w := PlaintextTokenWarning(s.cfg.LaravelWSURL, s.cfg.Token); w != "" {
+		s.cfg.Logger.Warn("IDE bridge: " + w)
+	}
+	s.bridge.Start(ctx)
+}
 
 // Shutdown stops the bridge and waits for its goroutines.
 func (s *Subsystem) Shutdown(ctx context.Context) error { return s.bridge.Stop(ctx) }
