@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -189,4 +190,33 @@ func TestBufferedLinesReachTheFileWithinTheFlushInterval(t *testing.T) {
 		}
 		time.Sleep(FlushInterval / 4)
 	}
+}
+
+var digests = regexp.MustCompile(`sha256=[0-9a-f]{64}`)
+
+// FuzzSummarizeArgs: any arguments object summarises without panicking, never shows a payload
+// field's text, and stays bounded. `go test -fuzz FuzzSummarizeArgs ./internal/audit` runs longer.
+func FuzzSummarizeArgs(f *testing.F) {
+	f.Add("path", "a.txt", "secret payload")
+	f.Add("args", strings.Repeat("x", ValueCap+10), "stdin payload here")
+	f.Add("", "", "")
+	f.Fuzz(func(t *testing.T, key, value, payload string) {
+		summary := func(p string) string {
+			args, _ := json.Marshal(map[string]any{key: value, "content": p, "input": p})
+			return SummarizeArgs(args)
+		}
+		// Two payloads of the same length give the same summary but for their digests: nothing
+		// of the text itself is recorded.
+		var sent string // what JSON carries (invalid UTF-8 becomes U+FFFD)
+		b, _ := json.Marshal(payload)
+		_ = json.Unmarshal(b, &sent)
+		got, other := summary(payload), summary(strings.Repeat("q", len(sent)))
+		if digests.ReplaceAllString(got, "") != digests.ReplaceAllString(other, "") {
+			t.Fatalf("payload text shows in the summary:\n%s\n%s", got, other)
+		}
+		if len(got) > SummaryCap+ValueCap+1024 {
+			t.Fatalf("summary of %d bytes", len(got))
+		}
+		_ = SummarizeArgs(json.RawMessage(value)) // arbitrary bytes: never panics
+	})
 }

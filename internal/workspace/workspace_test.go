@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -219,9 +221,12 @@ func TestReadLimitsAndWindows(t *testing.T) {
 	}
 }
 
-// FuzzRelNeverEscapes checks that no client path makes an operation touch the outside tree.
+// FuzzRelNeverEscapes checks that no client path makes an operation touch the outside tree, and
+// that no rename leaves a symlink in the workspace that points outside it. Seeds run in every
+// `go test`; `go test -fuzz FuzzRelNeverEscapes ./internal/workspace` explores further.
 func FuzzRelNeverEscapes(f *testing.F) {
-	for _, s := range []string{"a.txt", "../x", "sub/../../x", "/etc/passwd", "link-out/x", "./././..", "a\x00b", "sub//..//..//outside"} {
+	for _, s := range []string{"a.txt", "../x", "sub/../../x", "/etc/passwd", "link-out/x", "./././..", "a\x00b", "sub//..//..//outside",
+		"sub/l", "l", "deep/er/l", strings.Repeat("a/", 2100), strings.Repeat("n", 256), "sub/" + strings.Repeat("é", 128)} {
 		f.Add(s)
 	}
 	base := f.TempDir()
@@ -234,11 +239,33 @@ func FuzzRelNeverEscapes(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
+		// A fresh tree per input (what one input created must not slow down the next), with a
+		// relative link that is inside where it stands; renames may try to carry it outside.
+		if des, err := os.ReadDir(proj); err == nil {
+			for _, d := range des {
+				os.RemoveAll(filepath.Join(proj, d.Name()))
+			}
+		}
+		os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
+		os.WriteFile(filepath.Join(proj, "a.txt"), []byte("a"), 0o644)
+		os.Symlink(filepath.Join(base, "outside"), filepath.Join(proj, "link-out"))
+		os.Symlink("../a.txt", filepath.Join(proj, "sub", "l"))
 		_ = r.WriteFile(p, []byte("x"))
 		_ = r.Mkdir(p)
+		_, _ = r.ReadBytes(p, 0, 16)
 		if real, err := r.Resolve(p); err == nil && real != r.Dir() && !strings.HasPrefix(real, r.Dir()+string(filepath.Separator)) {
 			t.Fatalf("Resolve(%q) = %q, outside the root", p, real)
 		}
+		if d, name, err := r.OpenDir(p); err == nil {
+			got, _ := filepath.EvalSymlinks("/proc/self/fd/" + strconv.Itoa(int(d.Fd())))
+			d.Close()
+			if got != r.Dir() && !strings.HasPrefix(got, r.Dir()+string(filepath.Separator)) {
+				t.Fatalf("OpenDir(%q) opened %q (named %q), outside the root", p, got, name)
+			}
+		}
+		_ = r.Rename("sub/l", p)
+		_ = r.Rename("sub", p)
+		_ = r.Delete(p)
 		entries, err := os.ReadDir(filepath.Join(base, "outside"))
 		if err != nil || len(entries) != 0 {
 			t.Fatalf("path %q wrote outside the workspace: %v", p, entries)
@@ -246,6 +273,21 @@ func FuzzRelNeverEscapes(f *testing.F) {
 		if des, _ := os.ReadDir(base); len(des) != 2 {
 			t.Fatalf("path %q created %v next to the workspace", p, des)
 		}
+		// Every relative symlink in the workspace still points inside it.
+		_ = filepath.WalkDir(proj, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			target, _ := os.Readlink(path)
+			if filepath.IsAbs(target) {
+				return nil // link-out: planted outside the fuzzed operations
+			}
+			dest := filepath.Clean(filepath.Join(filepath.Dir(path), target))
+			if dest != proj && !strings.HasPrefix(dest, proj+string(filepath.Separator)) {
+				t.Fatalf("after %q, symlink %s -> %s points outside the workspace", p, path, target)
+			}
+			return nil
+		})
 	})
 }
 
