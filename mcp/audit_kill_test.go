@@ -71,3 +71,31 @@ func runAuditHub(t *testing.T, dir string) {
 	}
 	_ = s.ServeStdio(context.Background())
 }
+
+// A long command reaches the audit file whole (its tail included); the activity feed carries a
+// bounded head that says where the rest is.
+func TestAuditKeepsLongCommandActivityStaysSmall(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.log")
+	al, err := audit.New(audit.Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithAudit(al), WithProcessService(process.New(process.Options{})))
+	cs := connect(t, s)
+	script := "echo " + strings.Repeat("a", 3000) + " >/dev/null; echo tail-that-matters"
+	var out ExecOutput
+	mustCall(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", script}, "stdin": "typed secret"}, &out)
+	al.Flush()
+	b, _ := os.ReadFile(file)
+	if n := strings.Count(string(b), "tail-that-matters"); n != 2 { // started and outcome lines
+		t.Fatalf("the command's tail is in %d audit lines, want 2:\n%.300s", n, b)
+	}
+	if strings.Contains(string(b), "typed secret") || !strings.Contains(string(b), "stdin=<12 bytes sha256=") {
+		t.Fatalf("stdin not recorded as size and sha256:\n%.300s", b)
+	}
+	act := s.Activity()
+	last := act[len(act)-1]
+	if len(last.Args) > activityArgsCap+100 || !strings.Contains(last.Args, "whole in the audit log") {
+		t.Fatalf("activity args (%d bytes): %.200s", len(last.Args), last.Args)
+	}
+}

@@ -3,11 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -158,7 +160,19 @@ type activityLog struct {
 
 func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
 
+// activityArgsCap bounds the argument summary an activity entry carries: the audit log keeps
+// values whole up to audit.ValueCap, but 500 entries of that in every dashboard snapshot would be
+// megabytes. The dashboard shows the head; the audit file has the rest.
+const activityArgsCap = 1024
+
 func (a *activityLog) add(e audit.Entry) {
+	if len(e.Args) > activityArgsCap {
+		cut := activityArgsCap
+		for cut > 0 && !utf8.RuneStart(e.Args[cut]) {
+			cut--
+		}
+		e.Args = e.Args[:cut] + fmt.Sprintf("… (%d bytes; whole in the audit log)", len(e.Args))
+	}
 	a.mu.Lock()
 	if len(a.entries) < a.max {
 		a.entries = append(a.entries, e)

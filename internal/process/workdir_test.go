@@ -47,6 +47,12 @@ func TestDirFileSurvivesSwap(t *testing.T) {
 	if got := strings.TrimSpace(out.Text); got != moved {
 		t.Fatalf("process ran in %q, want the held directory %q", got, moved)
 	}
+	// PTY mode too (setsid and the controlling terminal come before the chdir).
+	ptyInfo := mustStart(t, s, StartOptions{Command: "sh", Args: []string{"-c", "pwd -P"}, Dir: checked, DirFile: f, PTY: true})
+	mustWait(t, s, ptyInfo.ID)
+	if out, _ := s.Output(ptyInfo.ID, OutputQuery{}); strings.TrimSpace(out.Text) != moved {
+		t.Fatalf("PTY process ran in %q, want the held directory %q", strings.TrimSpace(out.Text), moved)
+	}
 	if info.Dir != checked {
 		t.Fatalf("recorded dir %q, want the checked name %q", info.Dir, checked)
 	}
