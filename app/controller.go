@@ -63,6 +63,7 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	ctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+2*time.Second)
 	defer cancel()
 	err := c.st.Transports.Set(ctx, name, enabled)
+	c.audit("transport_set", transportArgs{Name: name, Enabled: enabled}, err)
 	return c.Transports(), err
 }
 
@@ -81,25 +82,67 @@ func (c *Controller) SetToolset(name string, enabled bool) (ToolsetList, error) 
 	sets, err := c.st.Service.SetToolset(name, enabled)
 	return ToolsetList{Toolsets: sets}, err
 }
+// actorDashboard marks audit entries for controls used in the dashboard (window or headless page).
+const actorDashboard = "dashboard"
+
+// audit records a dashboard action in the audit log and the activity feed.
+func (c *Controller) audit(action string, args any, err error) {
+	c.st.Service.RecordAction(actorDashboard, action, args, err)
+}
+
+// Audit argument shapes (JSON keys as in the matching tools).
+type (
+	transportArgs struct {
+		Name    string `json:"name"`
+		Enabled bool   `json:"enabled"`
+	}
+	processStartArgs struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	processIDArgs struct {
+		ID string `json:"id"`
+	}
+	processInputArgs struct {
+		ID    string `json:"id"`
+		Input string `json:"input"` // summarised as size and sha256, never the text
+	}
+)
 
 // StartProcess starts a command in the workspace.
 func (c *Controller) StartProcess(command string, args []string) (process.Info, error) {
 	if command == "" {
 		return process.Info{}, errors.New("command: required, e.g. \"npm\"")
 	}
-	return c.st.Processes.Start(context.Background(), process.StartOptions{Command: command, Args: args, Dir: c.st.Service.Workspace().Dir()})
+	info, err := c.startProcess(command, args)
+	c.audit("process_start", processStartArgs{Command: command, Args: args}, err)
+	return info, err
+}
+
+func (c *Controller) startProcess(command string, args []string) (process.Info, error) {
+	// Like process_start: the child starts in the directory that was opened, held by its handle.
+	dir, abs, err := c.st.Service.Workspace().OpenDir(".")
+	if err != nil {
+		return process.Info{}, err
+	}
+	defer dir.Close()
+	return c.st.Processes.Start(context.Background(), process.StartOptions{Command: command, Args: args, Dir: abs, DirFile: dir})
 }
 
 // StopProcess stops a process (SIGTERM, then SIGKILL after the grace period).
 func (c *Controller) StopProcess(id string) (process.Info, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return c.st.Processes.Stop(ctx, id)
+	info, err := c.st.Processes.Stop(ctx, id)
+	c.audit("process_stop", processIDArgs{ID: id}, err)
+	return info, err
 }
 
 // KillProcess kills a process group at once.
 func (c *Controller) KillProcess(id string) (process.Info, error) {
-	return c.st.Processes.Kill(id)
+	info, err := c.st.Processes.Kill(id)
+	c.audit("process_kill", processIDArgs{ID: id}, err)
+	return info, err
 }
 
 // SendInput writes to a process's stdin.
@@ -107,7 +150,9 @@ func (c *Controller) SendInput(id, input string) error {
 	if input == "" {
 		return errors.New("input: empty; include \"\\n\" to send a line")
 	}
-	return c.st.Processes.Input(id, []byte(input))
+	err := c.st.Processes.Input(id, []byte(input))
+	c.audit("process_input", processInputArgs{ID: id, Input: input}, err)
+	return err
 }
 
 // CreateIDESession asks the agentic backend for a new session.
@@ -115,7 +160,11 @@ func (c *Controller) CreateIDESession(name string) (any, error) {
 	if name == "" {
 		return nil, errors.New("name: required")
 	}
-	return c.st.IDE.CreateSession(context.Background(), name)
+	res, err := c.st.IDE.CreateSession(context.Background(), name)
+	c.audit("ide_session_create", struct {
+		Name string `json:"name"`
+	}{name}, err)
+	return res, err
 }
 
 // SendChat sends a chat message to an agent session.
@@ -123,7 +172,12 @@ func (c *Controller) SendChat(sessionID, message string) (any, error) {
 	if sessionID == "" || message == "" {
 		return nil, errors.New("sessionId and message: both required")
 	}
-	return c.st.IDE.SendChat(context.Background(), sessionID, message)
+	res, err := c.st.IDE.SendChat(context.Background(), sessionID, message)
+	c.audit("ide_chat_send", struct {
+		SessionID string `json:"sessionId"`
+		Message   string `json:"message"` // size and sha256 only
+	}{sessionID, message}, err)
+	return res, err
 }
 
 // ClientConfig returns ready-to-paste client configuration for the running transports.

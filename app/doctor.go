@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
 
 // check is one doctor finding: what was checked, whether it is fine, and how to fix it if not.
@@ -138,6 +139,9 @@ func toolsetChecks(ctx context.Context, cfg config.Config, version string) []che
 	out := []check{c}
 	if served["ide"] {
 		out = append(out, ideCheck(ctx, cfg.IDE.URL))
+		if w := ide.PlaintextTokenWarning(cfg.IDE.URL, cfg.IDE.Token); w != "" {
+			out = append(out, check{name: "ide token", optional: true, detail: w, fix: "set [ide] url (or SWITCHBOARD_IDE_URL) to a wss:// URL"})
+		}
 	}
 	browserUse := "used by the dashboard's end-to-end tests"
 	if served["browser"] {
@@ -169,13 +173,17 @@ func socketCheck(path string) check {
 
 func ideCheck(ctx context.Context, raw string) check {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return check{name: "ide backend", detail: fmt.Sprintf("%q is not a ws:// URL", raw), fix: "set SWITCHBOARD_IDE_URL=ws://host:port/ws"}
+	if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss") {
+		return check{name: "ide backend", detail: fmt.Sprintf("%q is not a ws:// or wss:// URL", raw), fix: "set SWITCHBOARD_IDE_URL=ws://host:port/ws (wss:// for a remote backend)"}
+	}
+	hostPort := u.Host
+	if u.Port() == "" {
+		hostPort = net.JoinHostPort(u.Hostname(), map[string]string{"ws": "80", "wss": "443"}[u.Scheme])
 	}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	c, err := d.DialContext(dctx, "tcp", u.Host)
+	c, err := d.DialContext(dctx, "tcp", hostPort)
 	if err != nil {
 		return check{name: "ide backend", optional: true, detail: raw + " is not reachable (the IDE tools answer from cached state; the bridge keeps retrying)",
 			fix: "start the agentic backend, or `switchboard dev agentic-sim` for a local simulator"}

@@ -194,7 +194,9 @@ func (c *trayController) do(ctx context.Context, a trayAction) string {
 	case actionToggleTransport:
 		tctx, cancel := context.WithTimeout(ctx, mcp.DrainTimeout+2*time.Second)
 		defer cancel()
-		if err := c.st.Transports.Set(tctx, a.Transport, a.Enable); err != nil {
+		err := c.st.Transports.Set(tctx, a.Transport, a.Enable)
+		c.st.Service.RecordAction("tray", "transport_set", transportArgs{Name: a.Transport, Enabled: a.Enable}, err)
+		if err != nil {
 			verb := "stop"
 			if a.Enable {
 				verb = "start"

@@ -2,10 +2,14 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,6 +73,20 @@ func (s *Service) sessionID(ctx context.Context, req sdk.Request) (id, transport
 	return ci.id, ci.transport
 }
 
+// RecordAction audits something a person did outside MCP — a dashboard or tray control (process
+// start/stop/kill/input, transport switches) — at Security level with actor "dashboard" or "tray",
+// and shows it in the activity feed like a tool call. args is any struct or map of the action's
+// arguments (payloads such as input are summarised like tool arguments: size and sha256 only).
+func (s *Service) RecordAction(actor, action string, args any, err error) {
+	raw, _ := json.Marshal(args)
+	e := audit.Entry{Time: time.Now().UTC(), Actor: actor, Tool: action, Transport: actor, Outcome: "ok", Args: audit.SummarizeArgs(raw)}
+	if err != nil {
+		e.Outcome, e.Error = "error", err.Error()
+	}
+	e = s.audit.Record(context.Background(), e, true)
+	s.activity.add(e)
+}
+
 // auditMiddleware records client identity on initialize and audits every tool call: the audit
 // log, the session registry, the dashboard's activity feed and a tool_call metrics event.
 func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
@@ -82,23 +100,33 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
+		var tool, args, callID string
+		if params != nil {
+			tool = params.Name
+			args = audit.SummarizeArgs(params.Arguments)
+		}
+		security := s.security[tool]
 		start := time.Now()
+		if security {
+			// A mutating call is on record before it runs: if it takes the hub down (exec of
+			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.
+			callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
+			id, transport := s.sessionID(ctx, req)
+			s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
+		}
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 
 		id, transport := s.sessionID(ctx, req)
-		e := audit.Entry{Time: start.UTC(), Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000}
-		if params != nil {
-			e.Tool = params.Name
-			e.Args = audit.SummarizeArgs(params.Arguments)
-		}
+		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000,
+			Tool: tool, Args: args}
 		if err != nil {
 			e.Outcome, e.Error = "error", err.Error()
 		} else if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
 			e.Outcome = "error"
 			e.Error = errorText(r)
 		}
-		e = s.audit.Record(ctx, e, s.security[e.Tool])
+		e = s.audit.Record(ctx, e, security)
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)
 		}
@@ -132,7 +160,19 @@ type activityLog struct {
 
 func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
 
+// activityArgsCap bounds the argument summary an activity entry carries: the audit log keeps
+// values whole up to audit.ValueCap, but 500 entries of that in every dashboard snapshot would be
+// megabytes. The dashboard shows the head; the audit file has the rest.
+const activityArgsCap = 1024
+
 func (a *activityLog) add(e audit.Entry) {
+	if len(e.Args) > activityArgsCap {
+		cut := activityArgsCap
+		for cut > 0 && !utf8.RuneStart(e.Args[cut]) {
+			cut--
+		}
+		e.Args = e.Args[:cut] + fmt.Sprintf("… (%d bytes; whole in the audit log)", len(e.Args))
+	}
 	a.mu.Lock()
 	if len(a.entries) < a.max {
 		a.entries = append(a.entries, e)
@@ -216,7 +256,7 @@ func (r *callRecorder) record(e audit.Entry, d time.Duration) {
 	if r.store == nil {
 		return
 	}
-	ev := metrics.Event{Type: "tool_call", AgentID: e.Session, Duration: d, Data: map[string]any{
+	ev := metrics.Event{Type: toolCallEventType, AgentID: e.Session, Duration: d, Data: map[string]any{
 		"tool": e.Tool, "outcome": e.Outcome, "transport": e.Transport, "duration_ms": e.DurationMs,
 	}}
 	r.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -78,6 +79,7 @@ type Service struct {
 
 	activity *activityLog
 	recorder *callRecorder
+	callSeq  atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	shutdownOnce sync.Once
 	shutdownErr  error

@@ -3,12 +3,14 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 
 	"github.com/switchboard-hub/switchboard/internal/lang"
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // File, directory and language tools: the 10 built-ins of the contract. Every path goes through
@@ -18,6 +20,9 @@ type ReadFileInput struct {
 	Path   string `json:"path" jsonschema:"path to the file, relative to the workspace root"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (0-based); with offset or limit the file is read as a window of lines"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of lines to return; use with offset for files above the whole-read size limit"`
+	// A byte window, for files whose lines are too long for line windows (minified code, data).
+	ByteOffset int64 `json:"byte_offset,omitempty" jsonschema:"read a window of bytes starting here instead of lines (for files with very long lines); continue from the returned nextByteOffset"`
+	MaxBytes   int   `json:"max_bytes,omitempty" jsonschema:"size of the byte window, at most 4194304 (4 MiB, the default); setting it alone reads from byte 0"`
 }
 
 type ReadFileOutput struct {
@@ -25,7 +30,10 @@ type ReadFileOutput struct {
 	Language   string `json:"language" jsonschema:"detected language ID, plaintext when unknown"`
 	Path       string `json:"path" jsonschema:"echoed input path"`
 	TotalLines int    `json:"totalLines,omitempty" jsonschema:"number of lines in the file (windowed reads only)"`
-	Truncated  bool   `json:"truncated,omitempty" jsonschema:"more lines follow the window (windowed reads only)"`
+	Truncated  bool   `json:"truncated,omitempty" jsonschema:"more lines (or bytes) follow the window (windowed reads only)"`
+	// Byte windows only.
+	TotalBytes     int64 `json:"totalBytes,omitempty" jsonschema:"size of the file in bytes (byte windows only)"`
+	NextByteOffset int64 `json:"nextByteOffset,omitempty" jsonschema:"byte_offset to pass to continue after this window (byte windows only); never splits a UTF-8 character"`
 }
 
 type WriteFileInput struct {
@@ -123,13 +131,13 @@ type GetSupportedLanguagesOutput struct {
 
 func (s *Service) registerFileTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
-		Description: "Read a file in the workspace. Returns its content and detected language. Files above the size limit must be read in windows with offset/limit (lines)."}, s.fileRead)
+		Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, s.fileRead)
 	tool.Add(server, &sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),
 		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, s.fileWrite)
 	tool.Add(server, &sdk.Tool{Name: "file_delete", Annotations: tool.Write("Delete file", true, false),
-		Description: "Delete a file or an empty directory."}, s.fileDelete)
+		Description: "Delete a file, a symlink (never its target) or an empty directory."}, s.fileDelete)
 	tool.Add(server, &sdk.Tool{Name: "file_rename", Annotations: tool.Write("Rename file", true, false),
-		Description: "Rename or move a file or directory within the workspace."}, s.fileRename)
+		Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, s.fileRename)
 	tool.Add(server, &sdk.Tool{Name: "file_exists", Annotations: tool.ReadOnly("File exists"),
 		Description: "Check whether a path exists and whether it is a file or a directory."}, s.fileExists)
 	tool.Add(server, &sdk.Tool{Name: "file_edit", Annotations: tool.Write("Edit file", true, false),
@@ -159,10 +167,24 @@ func (s *Service) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadF
 	if in.Offset < 0 || in.Limit < 0 {
 		return nil, ReadFileOutput{}, errors.New("offset and limit: must be zero or positive line counts")
 	}
+	if in.ByteOffset < 0 || in.MaxBytes < 0 || in.MaxBytes > workspace.DefaultMaxReadBytes {
+		return nil, ReadFileOutput{}, fmt.Errorf("byte_offset and max_bytes: byte_offset must be >= 0 and max_bytes 1 to %d", workspace.DefaultMaxReadBytes)
+	}
 	out := ReadFileOutput{Path: in.Path, Language: lang.Detect(in.Path)}
 	ws, err := s.workspaceFor(req)
 	if err != nil {
 		return nil, ReadFileOutput{}, err
+	}
+	if in.ByteOffset > 0 || in.MaxBytes > 0 {
+		if in.Offset > 0 || in.Limit > 0 {
+			return nil, ReadFileOutput{}, errors.New("byte_offset: a read is either a line window (offset, limit) or a byte window (byte_offset, max_bytes); pass one pair")
+		}
+		w, err := ws.ReadBytes(in.Path, in.ByteOffset, in.MaxBytes)
+		if err != nil {
+			return nil, ReadFileOutput{}, err
+		}
+		out.Content, out.TotalBytes, out.NextByteOffset, out.Truncated = w.Content, w.TotalBytes, w.Next, w.Next < w.TotalBytes
+		return nil, out, nil
 	}
 	if in.Offset > 0 || in.Limit > 0 {
 		res, err := ws.ReadLines(in.Path, in.Offset, in.Limit)

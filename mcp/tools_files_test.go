@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -110,7 +111,7 @@ func TestFileToolErrorsNameFieldAndFix(t *testing.T) {
 		{"file_read", map[string]any{"path": "f.txt", "offset": -1}, []string{"offset"}},
 		{"file_read", map[string]any{"path": 5}, []string{"path: want a string, got a JSON number"}},
 		{"file_read", map[string]any{"path": "f.txt", "limit": "ten"}, []string{"limit: want a whole number"}},
-		{"file_read", map[string]any{"path": "f.txt", "bogus": true}, []string{"bogus: unknown argument", "limit, offset, path"}},
+		{"file_read", map[string]any{"path": "f.txt", "bogus": true}, []string{"bogus: unknown argument", "byte_offset, limit, max_bytes, offset, path"}},
 	}
 	for _, c := range cases {
 		got := call(t, cs, c.tool, c.args, nil)
@@ -190,16 +191,124 @@ func TestAuditRecordsCalls(t *testing.T) {
 		t.Fatal("file contents reached the audit log")
 	}
 	lines := strings.Split(strings.TrimSpace(log), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("audit log has %d lines, want 2:\n%s", len(lines), log)
+	// The mutating call: a "started" line before it ran, then its outcome, paired by call ID.
+	// The read-only call: its outcome only.
+	if len(lines) != 3 {
+		t.Fatalf("audit log has %d lines, want 3:\n%s", len(lines), log)
 	}
-	if !strings.Contains(lines[0], `"level":"SECURITY"`) || !strings.Contains(lines[0], `"tool":"file_write"`) {
-		t.Errorf("write line: %s", lines[0])
+	for i, want := range []string{`"outcome":"started"`, `"outcome":"ok"`} {
+		if !strings.Contains(lines[i], `"level":"SECURITY"`) || !strings.Contains(lines[i], `"tool":"file_write"`) || !strings.Contains(lines[i], `"call":"c1"`) || !strings.Contains(lines[i], want) {
+			t.Errorf("write line %d: %s", i, lines[i])
+		}
 	}
-	if !strings.Contains(lines[1], `"level":"INFO"`) || !strings.Contains(lines[1], `"outcome":"error"`) {
-		t.Errorf("failed read line: %s", lines[1])
+	if !strings.Contains(lines[2], `"level":"INFO"`) || !strings.Contains(lines[2], `"outcome":"error"`) || strings.Contains(lines[2], `"call"`) {
+		t.Errorf("failed read line: %s", lines[2])
 	}
 	if act := s.Activity(); len(act) != 2 || act[1].Tool != "file_read" || act[1].Outcome != "error" {
 		t.Errorf("activity = %+v", act)
+	}
+}
+
+// Bugs found by trying the tools: a 5 MB single-line file, an offset past the end, deleting a
+// link whose target is outside, a rename that would carry a link outside, over-long paths.
+func TestFileToolsEdgeCases(t *testing.T) {
+	s := newTestService(t)
+	cs := connect(t, s)
+	ws := s.Workspace().Dir()
+	line := strings.Repeat("é", 5<<20/2) // 5 MiB of two-byte characters, no newline
+	if err := os.WriteFile(filepath.Join(ws, "big.min.js"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Whole read: refused, naming both kinds of window.
+	if e := call(t, cs, "file_read", map[string]any{"path": "big.min.js"}, nil); !strings.Contains(e, "byte_offset") || !strings.Contains(e, "offset and limit") {
+		t.Fatalf("whole read of 5 MB: %q", e)
+	}
+	// A line window cannot hold the line: an error that says why, not empty content.
+	if e := call(t, cs, "file_read", map[string]any{"path": "big.min.js", "limit": 1}, nil); !strings.Contains(e, "longer than") || !strings.Contains(e, "byte_offset") {
+		t.Fatalf("line window of one 5 MB line: %q", e)
+	}
+	// Byte windows read the whole file, never splitting a character.
+	var got strings.Builder
+	var off int64
+	for i := 0; ; i++ {
+		var out ReadFileOutput
+		mustCall(t, cs, "file_read", map[string]any{"path": "big.min.js", "byte_offset": off, "max_bytes": 1<<20 + 1}, &out)
+		if out.TotalBytes != int64(len(line)) || !utf8.ValidString(out.Content) || out.Content == "" {
+			t.Fatalf("window %d: total %d, valid %v, len %d", i, out.TotalBytes, utf8.ValidString(out.Content), len(out.Content))
+		}
+		got.WriteString(out.Content)
+		off = out.NextByteOffset
+		if !out.Truncated {
+			break
+		}
+	}
+	if got.String() != line {
+		t.Fatalf("byte windows reassembled %d bytes, want %d", got.Len(), len(line))
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"path": "big.min.js", "byte_offset": len(line)}, "byte_offset: "},
+		{map[string]any{"path": "big.min.js", "max_bytes": 5 << 20}, "max_bytes"},
+		{map[string]any{"path": "big.min.js", "byte_offset": 1, "limit": 2}, "pass one pair"},
+	} {
+		if e := call(t, cs, "file_read", c.args, nil); !strings.Contains(e, c.want) {
+			t.Errorf("file_read(%v) = %q, want %q", c.args, e, c.want)
+		}
+	}
+	// Offset past the end: said so.
+	mustCall(t, cs, "file_write", map[string]any{"path": "three.txt", "content": "a\nb\nc\n"}, nil)
+	if e := call(t, cs, "file_read", map[string]any{"path": "three.txt", "offset": 3}, nil); !strings.HasPrefix(e, "offset: ") || !strings.Contains(e, "3 lines") {
+		t.Fatalf("offset past the end: %q", e)
+	}
+
+	// file_delete removes a link whose target is outside; the target survives.
+	outside := t.TempDir()
+	target := filepath.Join(outside, "keep.txt")
+	if err := os.WriteFile(target, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(ws, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, cs, "file_delete", map[string]any{"path": "out-link"}, nil)
+	if b, err := os.ReadFile(target); err != nil || string(b) != "precious" {
+		t.Fatalf("target after deleting the link: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "out-link")); err == nil {
+		t.Fatal("the link is still there")
+	}
+
+	// file_rename refuses to move a relative link to where it points outside.
+	if err := os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../three.txt", filepath.Join(ws, "a", "b", "l")); err != nil {
+		t.Fatal(err)
+	}
+	if e := call(t, cs, "file_rename", map[string]any{"oldPath": "a/b/l", "newPath": "l"}, nil); !strings.HasPrefix(e, "newPath: ") || !strings.Contains(e, "outside") {
+		t.Fatalf("rename carrying a link outside: %q", e)
+	}
+
+	// Path limits, for a path-taking tool of each kind.
+	deep := strings.Repeat("a/", 20000)
+	long := strings.Repeat("n", 256)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"dir_create", map[string]any{"path": deep}},
+		{"file_write", map[string]any{"path": long, "content": "x"}},
+		{"file_read", map[string]any{"path": deep}},
+		{"file_exists", map[string]any{"path": long}},
+		{"dir_list", map[string]any{"path": deep}},
+		{"file_rename", map[string]any{"oldPath": "three.txt", "newPath": long}},
+		{"file_delete", map[string]any{"path": long}},
+		{"file_edit", map[string]any{"path": deep, "old_string": "a", "new_string": "b"}},
+	} {
+		if e := call(t, cs, c.tool, c.args, nil); !strings.Contains(e, "PATH_MAX") && !strings.Contains(e, "NAME_MAX") {
+			t.Errorf("%s with an over-long path: %q", c.tool, e)
+		}
 	}
 }

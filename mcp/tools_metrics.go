@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +31,8 @@ type MetricsRecordOutput struct {
 }
 
 type MetricsQueryInput struct {
-	Since string `json:"since,omitempty" jsonschema:"lookback window: a positive whole number and a unit d, h or m, e.g. 7d, 24h, 30m; default 7d"`
+	Since           string `json:"since,omitempty" jsonschema:"lookback window: a positive whole number and a unit d, h or m, e.g. 7d, 24h, 30m; default 7d"`
+	IncludeInternal bool   `json:"include_internal,omitempty" jsonschema:"also count the hub's own events (type tool_call, one per tool call); default false leaves them out"`
 }
 
 type MetricCount struct {
@@ -50,7 +53,15 @@ type MetricsQueryOutput struct {
 	ByRepo  []MetricCount      `json:"by_repo" jsonschema:"event counts by repository, most frequent first"`
 	ByAgent []MetricCount      `json:"by_agent" jsonschema:"event counts by agent ID, most frequent first"`
 	Events  []MetricEventBrief `json:"events" jsonschema:"the 10 most recent events, newest first"`
+	// Internal counts what include_internal would add.
+	Internal int `json:"internal,omitempty" jsonschema:"hub-internal events (tool_call) in the window that were left out; pass include_internal: true to count them"`
 }
+
+// internalMetricTypes are event types the hub records about itself; metrics_query leaves them
+// out unless include_internal is set, and metrics_record refuses them so agents cannot forge them.
+var internalMetricTypes = []string{toolCallEventType}
+
+const toolCallEventType = "tool_call"
 
 var errNoMetricsStore = errors.New("metrics: no metrics store is configured on this server; start switchboard with its data directory (the default) to record and query metrics")
 
@@ -60,12 +71,15 @@ func (s *Service) registerMetricsTools(server *sdk.Server) {
 			"The server assigns the timestamp."}, s.metricsRecord)
 	tool.Add(server, &sdk.Tool{Name: "metrics_query", Annotations: tool.ReadOnly("Query metrics"),
 		Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
-			"Tool calls made through this hub are recorded as type tool_call."}, s.metricsQuery)
+			"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, s.metricsQuery)
 }
 
 func (s *Service) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {
 	if s.metrics == nil {
 		return nil, MetricsRecordOutput{}, errNoMetricsStore
+	}
+	if slices.Contains(internalMetricTypes, in.Type) {
+		return nil, MetricsRecordOutput{}, fmt.Errorf("type: %q is reserved for the hub's own events; choose another name, e.g. %q", in.Type, "agent_"+in.Type)
 	}
 	ev, err := s.metrics.Record(metrics.Event{Type: in.Type, AgentID: in.AgentID, Repo: in.Repo, Data: in.Data})
 	if err != nil {
@@ -82,16 +96,21 @@ func (s *Service) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in Met
 	if err != nil {
 		return nil, MetricsQueryOutput{}, err
 	}
-	sum, err := s.metrics.Query(time.Now().Add(-window))
+	var exclude []string
+	if !in.IncludeInternal {
+		exclude = internalMetricTypes
+	}
+	sum, err := s.metrics.QueryExcluding(time.Now().Add(-window), exclude...)
 	if err != nil {
 		return nil, MetricsQueryOutput{}, err
 	}
 	out := MetricsQueryOutput{
-		Total:   sum.Total,
-		ByType:  metricCounts(sum.ByType),
-		ByRepo:  metricCounts(sum.ByRepo),
-		ByAgent: metricCounts(sum.ByAgent),
-		Events:  make([]MetricEventBrief, 0, len(sum.Recent)),
+		Total:    sum.Total,
+		ByType:   metricCounts(sum.ByType),
+		ByRepo:   metricCounts(sum.ByRepo),
+		ByAgent:  metricCounts(sum.ByAgent),
+		Events:   make([]MetricEventBrief, 0, len(sum.Recent)),
+		Internal: sum.Excluded,
 	}
 	for _, ev := range sum.Recent {
 		out.Events = append(out.Events, MetricEventBrief{Type: ev.Type, Timestamp: ev.Timestamp, AgentID: ev.AgentID, Repo: ev.Repo})

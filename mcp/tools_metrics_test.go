@@ -56,14 +56,39 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 		last = out
 	}
 
+	// Without include_internal the hub's own tool_call events stay out of every count.
 	var q MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{"since": "1h"}, &q)
-	byType, toolCalls := withoutToolCalls(q.ByType)
+	byType := q.ByType
 	if want := []MetricCount{{"build_completed", 3}, {"security_alert", 1}}; !slices.Equal(byType, want) {
-		t.Fatalf("by_type %v, want %v (+ tool_call)", q.ByType, want)
+		t.Fatalf("by_type %v, want %v and no tool_call", q.ByType, want)
 	}
-	if q.Total != 4+toolCalls {
-		t.Fatalf("total %d, want 4 recorded + %d tool_call", q.Total, toolCalls)
+	if q.Total != 4 {
+		t.Fatalf("total %d, want the 4 recorded", q.Total)
+	}
+	for _, e := range q.Events {
+		if e.Type == "tool_call" {
+			t.Fatalf("hub-internal event listed without include_internal: %+v", q.Events)
+		}
+	}
+	// With it, they are counted (recorded asynchronously: wait for them to land).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var all MetricsQueryOutput
+		mustCall(t, cs, "metrics_query", map[string]any{"since": "1h", "include_internal": true}, &all)
+		_, toolCalls := withoutToolCalls(all.ByType)
+		if toolCalls >= 4 && all.Total == 4+toolCalls && all.Internal == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("include_internal: %+v", all)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var again MetricsQueryOutput
+	mustCall(t, cs, "metrics_query", map[string]any{"since": "1h"}, &again)
+	if again.Internal < 4 || again.Total != 4 {
+		t.Fatalf("internal events left out should be counted in internal: %+v", again)
 	}
 	if want := []MetricCount{{"core", 3}, {"web", 1}}; !slices.Equal(q.ByRepo, want) {
 		t.Fatalf("by_repo %v, want %v", q.ByRepo, want)
@@ -111,6 +136,7 @@ func TestMetricsToolErrorsNameFieldAndFix(t *testing.T) {
 	}{
 		{"metrics_record", map[string]any{"type": ""}, "type: required"},
 		{"metrics_record", map[string]any{"repo": "core"}, "type"},
+		{"metrics_record", map[string]any{"type": "tool_call"}, `type: "tool_call" is reserved`},
 		{"metrics_record", map[string]any{"type": "x", "data": map[string]any{"blob": strings.Repeat("a", metrics.MaxEventBytes)}}, "data: event is"},
 		{"metrics_query", map[string]any{"since": "7x"}, `since: "7x" has unit "x"; use d, h or m, e.g. "7d", "24h", "30m"`},
 		{"metrics_query", map[string]any{"since": "0d"}, `since: "0d" must be positive`},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -158,11 +159,12 @@ func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
-	dir, err := s.processDir(in.Dir)
+	dirFile, dir, err := s.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ProcessStartOutput{}, err
 	}
-	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, PTY: in.PTY})
+	defer dirFile.Close()
+	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, PTY: in.PTY})
 	if err != nil {
 		return nil, ProcessStartOutput{}, processError(in.Command, err)
 	}
@@ -294,13 +296,14 @@ func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInp
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
-	dir, err := s.processDir(in.Dir)
+	dirFile, dir, err := s.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
+	defer dirFile.Close()
 	// A cancelled call (notifications/cancelled) ends ctx: Exec then kills the process group.
 	p := tool.StartProgress(ctx, req, "running "+in.Command)
-	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
+	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
 	p.Stop()
 	if err != nil {
 		return nil, ExecOutput{}, processError(in.Command, err)
@@ -334,14 +337,19 @@ func toolSeconds(n, def int) (time.Duration, error) {
 	return time.Duration(n) * time.Second, nil
 }
 
-// processDir resolves a workspace-relative working directory to the absolute path the process
-// service needs, refusing anything outside the workspace.
-func (s *Service) processDir(dir string) (string, error) {
-	abs, err := s.ws.Resolve(dir)
+// processDir opens a workspace-relative working directory through the sandbox and returns the
+// open handle (the child starts in exactly that directory, however the path changes afterwards)
+// and its absolute name for the record. The caller closes the handle once the child has started.
+func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
+	ws, err := s.workspaceFor(req)
 	if err != nil {
-		return "", fmt.Errorf("dir: %w", err)
+		return nil, "", err
 	}
-	return abs, nil
+	f, abs, err := ws.OpenDir(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("dir: %w", err)
+	}
+	return f, abs, nil
 }
 
 // processInfo maps a domain record to the contract's ProcessInfo, showing the working directory

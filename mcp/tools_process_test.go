@@ -297,8 +297,35 @@ func TestProcessToolErrorsNameFieldAndFix(t *testing.T) {
 	// The cap released: a finished start that failed (unknown command) is a tool error naming
 	// the command and leaves the process service usable.
 	mustCall(t, cs, "process_kill", map[string]any{"id": "proc-1"}, nil)
+	var before ProcessListOutput
+	mustCall(t, cs, "process_list", map[string]any{}, &before)
 	if e := call(t, cs, "process_start", map[string]any{"command": "no-such-command-xyz"}, nil); !strings.Contains(e, "command: ") || !strings.Contains(e, "not found") {
 		t.Fatalf("unknown command: %q", e)
+	}
+	// The caller got no ID, so process_list must not show a record for the failed start.
+	var after ProcessListOutput
+	mustCall(t, cs, "process_list", map[string]any{}, &after)
+	if after.Total != before.Total {
+		t.Fatalf("failed start left a record the caller never got an ID for: %+v", after.Processes)
+	}
+}
+
+// A child started through the tools does not see the hub's secrets; env still sets values.
+func TestProcessEnvWithoutHubSecrets(t *testing.T) {
+	t.Setenv("SWITCHBOARD_TOKEN", "hub-http-token")
+	t.Setenv("SWITCHBOARD_IDE_TOKEN", "hub-ide-token")
+	t.Setenv("OPENAI_API_KEY", "sk-hub")
+	_, cs := newProcessTestService(t, process.Options{})
+	var out ExecOutput
+	mustCall(t, cs, "exec", map[string]any{"command": "env", "env": []string{"OPENAI_API_KEY=from-agent"}}, &out)
+	if strings.Contains(out.Stdout, "hub-") || strings.Contains(out.Stdout, "sk-hub") || !strings.Contains(out.Stdout, "OPENAI_API_KEY=from-agent\n") {
+		t.Fatalf("exec child environment:\n%s", out.Stdout)
+	}
+	var st ProcessStartOutput
+	mustCall(t, cs, "process_start", map[string]any{"command": "env"}, &st)
+	w := waitProcess(t, cs, st.ID)
+	if strings.Contains(w.Output, "hub-") || !strings.Contains(w.Output, "PATH=") {
+		t.Fatalf("process_start child environment:\n%s", w.Output)
 	}
 }
 

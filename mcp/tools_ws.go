@@ -30,6 +30,7 @@ type WSStartOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the server started or was already running"`
 	Addr    string `json:"addr" jsonschema:"address the server is bound to"`
 	Message string `json:"message" jsonschema:"status message with the full WebSocket URL"`
+	Token   string `json:"token" jsonschema:"the hub token to present when connecting (?token= or Authorization: Bearer); it allows subscribing to the hub's read-only channels and nothing else"`
 }
 
 type WSInfoInput struct{}
@@ -46,7 +47,7 @@ func (s *Service) registerWSTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
 		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
 			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
-			"Clients connect to ws://ADDR/ws with the hub token (?token= or Authorization: Bearer) and send " +
+			"Clients connect to ws://ADDR/ws with the token this tool returns (?token= or Authorization: Bearer) and send " +
 			`{"type":"subscribe","channel":"process:ID"}.`}, s.wsStart)
 	tool.Add(server, &sdk.Tool{Name: "ws_info", Annotations: tool.ReadOnly("WebSocket hub info"),
 		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, s.wsInfo)
@@ -77,8 +78,8 @@ func (s *Service) wsStart(_ context.Context, _ *sdk.CallToolRequest, in WSStartI
 	default:
 		msg = fmt.Sprintf("WebSocket server started at %s, listening on %s: reachable from other machines", url, bound)
 	}
-	msg += "; connect with the hub token as ?token= or Authorization: Bearer"
-	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg}, nil
+	msg += "; connect with the token field of this result as ?token= or Authorization: Bearer"
+	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg, Token: s.hub.Token()}, nil
 }
 
 // wsListenAddr applies the contract default and the loopback rule. defaulted reports that the

@@ -46,8 +46,16 @@ func TestWSToolsStartInfoAndRealClient(t *testing.T) {
 		t.Fatalf("second ws_start = %+v, want the same address, already running", again)
 	}
 
-	// A real WebSocket client through the listener ws_start opened.
-	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(url, http.Header{"Authorization": {"Bearer " + h.Token()}})
+	// A real WebSocket client through the listener ws_start opened, with the token ws_start
+	// returned (an agent has no other tool to get it); without it the hub refuses.
+	if start.Token == "" || start.Token != h.Token() || !strings.Contains(start.Message, "token field") {
+		t.Fatalf("ws_start must return the token it tells clients to use: %+v", start)
+	}
+	if c, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(url, nil); err == nil {
+		c.Close()
+		t.Fatal("the hub accepted a client without the token")
+	}
+	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(url, http.Header{"Authorization": {"Bearer " + start.Token}})
 	if err != nil {
 		t.Fatalf("dial %s: %v", url, err)
 	}

@@ -8,7 +8,10 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/natefinch/lumberjack.v2"
 )
@@ -102,6 +106,15 @@ func (f *flushingWriter) Write(p []byte) (int, error) {
 			err = f.buf.Flush()
 		}
 		return n, err
+	}
+	// Never split a line across two writes to the sink: a line that does not fit behind what is
+	// buffered flushes the buffer first, and one larger than the buffer then goes out in a single
+	// write (bufio writes it through when empty). Otherwise the head of a line would reach stderr
+	// and its tail only at the next flush, with other writers' lines (warnings) in between.
+	if f.buf.Buffered() > 0 && len(p) > f.buf.Available() {
+		if err := f.buf.Flush(); err != nil {
+			return 0, err
+		}
 	}
 	n, err := f.buf.Write(p)
 	if f.timer == nil && f.buf.Buffered() > 0 {
@@ -189,12 +202,14 @@ func (l *Logger) Close() error {
 // Entry is one tool call.
 type Entry struct {
 	Time       time.Time `json:"time"`
+	CallID     string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
+	Actor      string    `json:"actor,omitempty"`  // "dashboard" or "tray" for actions outside MCP; empty for tool calls
 	Tool       string    `json:"tool"`
 	Session    string    `json:"session"`
 	Transport  string    `json:"transport"`
 	User       string    `json:"user"`
-	Level      string    `json:"level"` // "INFO" or "SECURITY"
-	Outcome    string    `json:"outcome"`
+	Level      string    `json:"level"`   // "INFO" or "SECURITY"
+	Outcome    string    `json:"outcome"` // "ok", "error", or "started" (written before a mutating call runs)
 	DurationMs float64   `json:"durationMs"`
 	Args       string    `json:"args"`
 	Error      string    `json:"error,omitempty"`
@@ -209,15 +224,7 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 		lvl = LevelSecurity
 		e.Level = "SECURITY"
 	}
-	attrs := []slog.Attr{
-		slog.String("tool", e.Tool), slog.String("session", e.Session), slog.String("transport", e.Transport),
-		slog.String("user", e.User), slog.Float64("duration_ms", e.DurationMs), slog.String("outcome", e.Outcome),
-		slog.String("args", e.Args),
-	}
-	if e.Error != "" {
-		attrs = append(attrs, slog.String("error", e.Error))
-	}
-	l.log.LogAttrs(ctx, lvl, "tool call", attrs...)
+	l.write(ctx, lvl, e)
 	l.mu.Lock()
 	fns := make([]func(Entry), 0, len(l.listeners))
 	for _, fn := range l.listeners {
@@ -228,6 +235,39 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 		fn(e)
 	}
 	return e
+}
+
+// write logs one entry as a JSON line.
+func (l *Logger) write(ctx context.Context, lvl slog.Level, e Entry) {
+	attrs := make([]slog.Attr, 0, 11)
+	if e.CallID != "" {
+		attrs = append(attrs, slog.String("call", e.CallID))
+	}
+	if e.Actor != "" {
+		attrs = append(attrs, slog.String("actor", e.Actor))
+	}
+	attrs = append(attrs,
+		slog.String("tool", e.Tool), slog.String("session", e.Session), slog.String("transport", e.Transport),
+		slog.String("user", e.User), slog.Float64("duration_ms", e.DurationMs), slog.String("outcome", e.Outcome),
+		slog.String("args", e.Args),
+	)
+	if e.Error != "" {
+		attrs = append(attrs, slog.String("error", e.Error))
+	}
+	msg := "tool call"
+	if e.Actor != "" {
+		msg = "action"
+	}
+	l.log.LogAttrs(ctx, lvl, msg, attrs...)
+}
+
+// Started writes a Security-level "started" line for a mutating call before it runs and pushes
+// it to the sinks at once (no batching), so a call that takes the hub down with it is still on
+// record. Listeners are not told: they get the outcome from Record.
+func (l *Logger) Started(ctx context.Context, e Entry) {
+	e.User, e.Outcome, e.Level = l.user, "started", "SECURITY"
+	l.write(ctx, LevelSecurity, e)
+	_ = l.Flush()
 }
 
 // OnRecord registers fn for every recorded entry; the returned func unregisters it.
@@ -250,15 +290,26 @@ var bulkKeys = map[string]bool{
 	"script": true, "data": true, "message": true, "prompt": true, "response": true, "text": true,
 }
 
-// SummarizeArgs renders tool arguments as a short "k=v" list. Payload fields are replaced by their
-// size, long strings are cut, so the trail shows what was touched but never what was written.
+// Caps for SummarizeArgs. A value up to ValueCap bytes is kept whole; a longer one keeps its
+// first ValueCap bytes followed by its full size and the sha256 of the whole value, so the tail of
+// a long command can still be matched against what ran. Past SummaryCap bytes of summary, the
+// remaining values are recorded by size and sha256 only.
+const (
+	ValueCap   = 4096
+	SummaryCap = 32 << 10
+)
+
+// SummarizeArgs renders tool arguments as a "k=v" list, keys sorted. Payload fields (bulkKeys:
+// file contents, stdin, scripts, messages) never appear: they are recorded as their size and the
+// sha256 of their text, so the trail shows what was touched and can prove what was sent without
+// holding it. Other values are JSON, whole up to ValueCap (see there).
 func SummarizeArgs(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	var m map[string]any
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Sprintf("<%d bytes, not an object>", len(raw))
+		return fmt.Sprintf("<%d bytes, not an object, sha256=%s>", len(raw), digest([]byte(raw)))
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -274,25 +325,42 @@ func SummarizeArgs(raw json.RawMessage) string {
 		b.WriteByte('=')
 		v := m[k]
 		if bulkKeys[k] {
-			if s, ok := v.(string); ok {
-				fmt.Fprintf(&b, "<%d bytes>", len(s))
+			var str string
+			if json.Unmarshal(v, &str) == nil {
+				fmt.Fprintf(&b, "<%d bytes sha256=%s>", len(str), digest([]byte(str)))
 			} else {
-				b.WriteString("<redacted>")
+				fmt.Fprintf(&b, "<redacted %d bytes of JSON sha256=%s>", len(v), digest(v))
 			}
 			continue
 		}
-		s := fmt.Sprint(v)
-		if js, err := json.Marshal(v); err == nil {
-			s = string(js)
-		}
-		if len(s) > 80 {
-			s = s[:77] + "..."
-		}
-		b.WriteString(s)
-		if b.Len() > 400 {
-			b.WriteString(" …")
-			break
+		js := compactJSON(v)
+		switch {
+		case b.Len() > SummaryCap:
+			fmt.Fprintf(&b, "<%d bytes sha256=%s>", len(js), digest(js))
+		case len(js) > ValueCap:
+			cut := ValueCap
+			for cut > 0 && !utf8.RuneStart(js[cut]) {
+				cut--
+			}
+			b.Write(js[:cut])
+			fmt.Fprintf(&b, "…<%d bytes in all, sha256=%s>", len(js), digest(js))
+		default:
+			b.Write(js)
 		}
 	}
 	return b.String()
+}
+
+// compactJSON returns v without insignificant whitespace (what a client sent, normalised).
+func compactJSON(v json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return v
+	}
+	return buf.Bytes()
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

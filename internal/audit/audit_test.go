@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -60,10 +64,13 @@ func TestRecordWritesJSONWithSecurityLevel(t *testing.T) {
 }
 
 func TestSummarizeArgs(t *testing.T) {
+	hello := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" // sha256("hello")
 	cases := []struct{ in, want string }{
-		{`{"path":"a.txt","content":"hello"}`, `content=<5 bytes> path="a.txt"`},
-		{`{"command":"ls","args":["-l"]}`, `args=["-l"] command="ls"`},
-		{`[1,2]`, `<5 bytes, not an object>`},
+		{`{"path":"a.txt","content":"hello"}`, `content=<5 bytes sha256=` + hello + `> path="a.txt"`},
+		{`{"id":"proc-1","input":"hello"}`, `id="proc-1" input=<5 bytes sha256=` + hello + `>`},
+		{`{"command":"sh","stdin":"hello"}`, `command="sh" stdin=<5 bytes sha256=` + hello + `>`},
+		{`{"command":"ls", "args": ["-l"]}`, `args=["-l"] command="ls"`},
+		{`[1,2]`, `<5 bytes, not an object, sha256=` + digest([]byte(`[1,2]`)) + `>`},
 		{``, ``},
 	}
 	for _, c := range cases {
@@ -71,9 +78,96 @@ func TestSummarizeArgs(t *testing.T) {
 			t.Errorf("SummarizeArgs(%s) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	long := SummarizeArgs(json.RawMessage(`{"path":"` + strings.Repeat("x", 200) + `"}`))
-	if len(long) > 100 {
-		t.Errorf("long value not cut: %d chars", len(long))
+}
+
+// A long command is kept whole up to ValueCap: its tail (where "rm -rf" would hide) is on record,
+// and beyond the cap the sha256 of the whole value pins down exactly what ran.
+func TestSummarizeArgsKeepsLongValues(t *testing.T) {
+	script := "echo " + strings.Repeat("a", 3000) + "; rm -rf ~/tail-is-visible"
+	args, _ := json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", script}})
+	got := SummarizeArgs(args)
+	if !strings.Contains(got, "rm -rf ~/tail-is-visible") {
+		t.Fatalf("the command's tail is missing from %d-byte summary", len(got))
+	}
+	huge := "echo " + strings.Repeat("b", 3*ValueCap) + "; secret-tail"
+	args, _ = json.Marshal(map[string]any{"command": "sh", "args": []string{"-c", huge}})
+	full, _ := json.Marshal([]string{"-c", huge})
+	got = SummarizeArgs(args)
+	if !strings.Contains(got, fmt.Sprintf("<%d bytes in all, sha256=%s>", len(full), digest(full))) {
+		t.Fatalf("value above the cap lacks its size and sha256: ...%s", got[len(got)-200:])
+	}
+	if len(got) > ValueCap+200 {
+		t.Fatalf("value above the cap kept %d bytes", len(got))
+	}
+}
+
+// Audit lines on a shared stderr are never split by another writer's line (a warning), even when
+// lines straddle the audit buffer's size.
+func TestAuditLinesNotSplitOnSharedStderr(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(Options{Stderr: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn := slog.New(slog.NewTextHandler(w, nil))
+	read := make(chan []string)
+	go func() {
+		var lines []string
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		read <- lines
+	}()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 200 {
+			args, _ := json.Marshal(map[string]any{"path": strings.Repeat("p", 1000+i*37)})
+			l.Record(context.Background(), Entry{Tool: "file_write", Outcome: "ok", Args: SummarizeArgs(args)}, true)
+		}
+	})
+	wg.Go(func() {
+		for i := range 2000 {
+			warn.Warn("something odd", "i", i)
+		}
+	})
+	wg.Wait()
+	l.Close()
+	w.Close()
+	lines := <-read
+	var audits int
+	for _, ln := range lines {
+		if strings.HasPrefix(ln, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(ln), &m); err != nil {
+				t.Fatalf("audit line split or mixed: %.120q", ln)
+			}
+			audits++
+		} else if !strings.HasPrefix(ln, "time=") || strings.Contains(ln, `"tool"`) {
+			t.Fatalf("warning line mixed with audit text: %.120q", ln)
+		}
+	}
+	if audits != 200 {
+		t.Fatalf("%d whole audit lines, want 200", audits)
+	}
+}
+
+// Started is on disk at once, before any flush interval: a call that kills the hub is on record.
+func TestStartedIsWrittenAtOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.log")
+	l, err := New(Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Started(context.Background(), Entry{CallID: "c1", Tool: "exec", Args: `command="sh"`})
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), `"outcome":"started"`) || !strings.Contains(string(b), `"call":"c1"`) || !strings.Contains(string(b), `"level":"SECURITY"`) {
+		t.Fatalf("started line not on disk right away: %q", b)
 	}
 }
 
@@ -96,4 +190,33 @@ func TestBufferedLinesReachTheFileWithinTheFlushInterval(t *testing.T) {
 		}
 		time.Sleep(FlushInterval / 4)
 	}
+}
+
+var digests = regexp.MustCompile(`sha256=[0-9a-f]{64}`)
+
+// FuzzSummarizeArgs: any arguments object summarises without panicking, never shows a payload
+// field's text, and stays bounded. `go test -fuzz FuzzSummarizeArgs ./internal/audit` runs longer.
+func FuzzSummarizeArgs(f *testing.F) {
+	f.Add("path", "a.txt", "secret payload")
+	f.Add("args", strings.Repeat("x", ValueCap+10), "stdin payload here")
+	f.Add("", "", "")
+	f.Fuzz(func(t *testing.T, key, value, payload string) {
+		summary := func(p string) string {
+			args, _ := json.Marshal(map[string]any{key: value, "content": p, "input": p})
+			return SummarizeArgs(args)
+		}
+		// Two payloads of the same length give the same summary but for their digests: nothing
+		// of the text itself is recorded.
+		var sent string // what JSON carries (invalid UTF-8 becomes U+FFFD)
+		b, _ := json.Marshal(payload)
+		_ = json.Unmarshal(b, &sent)
+		got, other := summary(payload), summary(strings.Repeat("q", len(sent)))
+		if digests.ReplaceAllString(got, "") != digests.ReplaceAllString(other, "") {
+			t.Fatalf("payload text shows in the summary:\n%s\n%s", got, other)
+		}
+		if len(got) > SummaryCap+ValueCap+1024 {
+			t.Fatalf("summary of %d bytes", len(got))
+		}
+		_ = SummarizeArgs(json.RawMessage(value)) // arbitrary bytes: never panics
+	})
 }

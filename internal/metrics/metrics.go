@@ -244,16 +244,29 @@ func (s *Store) Read(since time.Time) ([]Event, error) {
 // the files: memory stays at the group counts plus the 10 newest events,
 // whatever the number of events.
 func (s *Store) Query(since time.Time) (Summary, error) {
+	return s.QueryExcluding(since)
+}
+
+// QueryExcluding is Query leaving out events whose type is one of exclude; Summary.Excluded
+// counts what was left out.
+func (s *Store) QueryExcluding(since time.Time, exclude ...string) (Summary, error) {
 	files, err := s.dayFiles(since)
 	if err != nil {
 		return Summary{}, err
 	}
 	agg := newAggregator()
+	excluded := 0
 	for _, path := range files {
 		err := scanFile(path, func(line []byte) {
 			k, ok := decodeKeys(line)
 			if !ok || k.Timestamp.Before(since) {
 				return
+			}
+			for _, x := range exclude {
+				if string(k.Type) == x {
+					excluded++
+					return
+				}
 			}
 			agg.addLine(k, line)
 		})
@@ -261,7 +274,9 @@ func (s *Store) Query(since time.Time) (Summary, error) {
 			return Summary{}, err
 		}
 	}
-	return agg.summary(), nil
+	sum := agg.summary()
+	sum.Excluded = excluded
+	return sum, nil
 }
 
 // eventKeys is the part of an Event a summary needs. The byte slices may
@@ -453,6 +468,8 @@ type Summary struct {
 	ByRepo  []Count `json:"by_repo"`
 	ByAgent []Count `json:"by_agent"`
 	Recent  []Event `json:"recent"` // the 10 newest, newest first
+	// Excluded counts events left out by QueryExcluding (not part of Total).
+	Excluded int `json:"excluded,omitempty"`
 }
 
 // RecentLimit is how many events Summary.Recent holds.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ type ExecOptions struct {
 	Command   string
 	Args      []string
 	Dir       string        // absolute working directory, validated by the caller; empty = inherit
+	DirFile   *os.File      // open handle on the checked directory; the child starts there (see StartOptions.DirFile)
 	Env       []string      // extra KEY=VALUE entries on top of Options.BaseEnv
 	Timeout   time.Duration // default 60s; on expiry the whole process group is killed
 	MaxOutput int           // bytes kept per stream, default 1 MiB (head and tail, middle elided)
@@ -53,7 +55,7 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	if strings.TrimSpace(o.Command) == "" {
 		return ExecResult{}, ErrNoCommand
 	}
-	env, err := mergeEnv(s.opts.BaseEnv, o.Env)
+	env, err := mergeEnv(s.opts.BaseEnv, withPWD(o.Dir, o.Env))
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -80,11 +82,13 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	stopOnShutdown := context.AfterFunc(s.life, cancel)
 	defer stopOnShutdown()
 
-	if err := checkDir(o.Dir); err != nil {
+	wd, err := workDir(o.Dir, o.DirFile)
+	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec %q: %w", o.Command, err)
 	}
+	defer runtime.KeepAlive(o.DirFile) // its descriptor must stay open until the child has chdir'd
 	cmd := exec.CommandContext(runCtx, o.Command, o.Args...)
-	cmd.Dir = o.Dir
+	cmd.Dir = wd
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

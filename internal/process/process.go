@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ const (
 	StatusExited  Status = "exited"  // ended on its own (any exit code, or a signal nobody here sent)
 	StatusStopped Status = "stopped" // ended after Stop
 	StatusKilled  Status = "killed"  // ended after Kill
-	StatusFailed  Status = "failed"  // could not be started
+	StatusFailed  Status = "failed"  // reserved: a start that fails leaves no record (see Start)
 )
 
 // Output streams as they appear in chunks and events.
@@ -66,7 +67,7 @@ type Options struct {
 	BufferSize   int           // output kept per process (the tail), default 4 MiB
 	StopGrace    time.Duration // SIGTERM to SIGKILL grace for Stop and Shutdown, default 5s
 	MaxExited    int           // ended process records kept, oldest evicted first, default 100
-	BaseEnv      []string      // environment every process starts from, default os.Environ()
+	BaseEnv      []string      // environment every process starts from, default StripSecrets(os.Environ())
 }
 
 const (
@@ -90,7 +91,11 @@ const (
 type StartOptions struct {
 	Command string
 	Args    []string
-	Dir     string   // absolute working directory, validated by the caller; empty = inherit
+	Dir     string // absolute working directory, validated by the caller; empty = inherit
+	// DirFile, when set, is an open handle on the directory the caller checked: the child starts
+	// in exactly that directory even if Dir's path is swapped (for a symlink) after the check.
+	// Dir is then only the name recorded in Info. The caller keeps ownership (close it after Start).
+	DirFile *os.File
 	Env     []string // extra KEY=VALUE entries on top of Options.BaseEnv
 	PTY     bool     // run on a pseudo-terminal (one combined "pty" stream)
 	Cols    uint16   // PTY width, default 80
@@ -211,7 +216,8 @@ func New(opts Options) *Service {
 		opts.MaxExited = defaultMaxExited
 	}
 	if opts.BaseEnv == nil {
-		opts.BaseEnv = os.Environ()
+		// The hub's own tokens and API keys never reach processes agents start.
+		opts.BaseEnv = StripSecrets(os.Environ())
 	}
 	life, cancel := context.WithCancel(context.Background())
 	return &Service{opts: opts, life: life, shutdown: cancel, procs: map[string]*proc{}, live: map[*proc]struct{}{}}
@@ -259,9 +265,9 @@ func (s *Service) emit(ev Event) {
 }
 
 // Start launches a process and begins capturing its output. The process outlives ctx (which only
-// bounds the start itself); end it with Stop or Kill. A command that cannot be started returns an
-// error and leaves a record with status "failed" (announced with an "exited" event), so the
-// failure stays visible in List; validation errors (no command, bad env, limits) leave no record.
+// bounds the start itself); end it with Stop or Kill. A command that cannot be started (unknown
+// command, missing directory) returns an error and leaves no record, like a validation error: the
+// caller never learns an ID, so no record may carry one.
 func (s *Service) Start(ctx context.Context, o StartOptions) (Info, error) {
 	if err := ctx.Err(); err != nil {
 		return Info{}, fmt.Errorf("start process %q: %w", o.Command, err)
@@ -269,7 +275,7 @@ func (s *Service) Start(ctx context.Context, o StartOptions) (Info, error) {
 	if strings.TrimSpace(o.Command) == "" {
 		return Info{}, ErrNoCommand
 	}
-	env, err := mergeEnv(s.opts.BaseEnv, o.Env)
+	env, err := mergeEnv(s.opts.BaseEnv, withPWD(o.Dir, o.Env))
 	if err != nil {
 		return Info{}, err
 	}
@@ -310,21 +316,15 @@ func (s *Service) Start(ctx context.Context, o StartOptions) (Info, error) {
 
 	s.mu.Lock()
 	s.starting--
-	s.procs[p.id] = p
+	if launchErr == nil {
+		s.procs[p.id] = p
+	}
 	s.mu.Unlock()
 
 	if launchErr != nil {
-		p.mu.Lock()
-		p.status, p.errText, p.exitCode = StatusFailed, launchErr.Error(), -1
-		p.started = time.Now()
-		p.ended = p.started
-		p.mu.Unlock()
-		close(p.readersDone)
-		close(p.done)
-		s.retire(p)
-		info := p.info()
-		s.emit(Event{Kind: EventExited, Info: info})
-		return info, launchErr
+		// No record and no event: the caller gets the error and no ID, so a record would carry
+		// an ID nobody was ever told about.
+		return Info{}, launchErr
 	}
 	info := p.info()
 	s.emit(Event{Kind: EventStarted, Info: info})
@@ -333,11 +333,13 @@ func (s *Service) Start(ctx context.Context, o StartOptions) (Info, error) {
 
 // launch starts p's OS process and its capture goroutines.
 func (s *Service) launch(p *proc, env []string, o StartOptions) error {
-	if err := checkDir(o.Dir); err != nil {
+	wd, err := workDir(o.Dir, o.DirFile)
+	if err != nil {
 		return fmt.Errorf("start process %q: %w", o.Command, err)
 	}
+	defer runtime.KeepAlive(o.DirFile) // its descriptor must stay open until the child has chdir'd
 	cmd := exec.Command(o.Command, o.Args...)
-	cmd.Dir = o.Dir
+	cmd.Dir = wd
 	cmd.Env = env
 	if err := cmd.Err; err != nil {
 		return startError(o.Command, err)

@@ -78,6 +78,9 @@ func (r *Root) rel(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("path is empty; give a path relative to the workspace root, e.g. \"src/main.go\" or \".\"")
 	}
+	if err := checkLimits(p); err != nil {
+		return "", err
+	}
 	if filepath.IsAbs(p) {
 		clean := filepath.Clean(p)
 		if clean == r.dir {
@@ -94,6 +97,26 @@ func (r *Root) rel(p string) (string, error) {
 		return "", fmt.Errorf("%q: %w; \"..\" may not climb above the root", p, ErrOutside)
 	}
 	return clean, nil
+}
+
+// Path limits of Linux (PATH_MAX, NAME_MAX). Longer paths cannot be used by other programs and
+// deep ones only exhaust resources (a 20,000-level dir_create), so they are refused up front.
+const (
+	MaxPathBytes      = 4096
+	MaxComponentBytes = 255
+)
+
+// checkLimits refuses paths longer than MaxPathBytes or with a component over MaxComponentBytes.
+func checkLimits(p string) error {
+	if len(p) > MaxPathBytes {
+		return fmt.Errorf("path is %d bytes, above the %d-byte limit (PATH_MAX); use a shorter path", len(p), MaxPathBytes)
+	}
+	for c := range strings.SplitSeq(p, string(filepath.Separator)) {
+		if len(c) > MaxComponentBytes {
+			return fmt.Errorf("path component %q… is %d bytes, above the %d-byte limit for one name (NAME_MAX); use a shorter name", c[:32], len(c), MaxComponentBytes)
+		}
+	}
+	return nil
 }
 
 // wrap normalises errors from os.Root so that escapes read the same whatever lies outside.
@@ -138,6 +161,34 @@ func (r *Root) Resolve(p string) (string, error) {
 	return real, nil
 }
 
+// OpenDir opens directory p through the root's confined walk and returns the open handle and its
+// absolute name. The handle pins the directory that was checked: a child process started in it
+// (process.StartOptions.DirFile) runs there even if p is swapped for a symlink afterwards, which a
+// path from Resolve cannot promise. The caller closes the handle.
+func (r *Root) OpenDir(p string) (*os.File, string, error) {
+	if p == "" {
+		p = "."
+	}
+	rel, err := r.rel(p)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return nil, "", r.wrap("open directory", p, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, "", r.wrap("open directory", p, err)
+	}
+	if !st.IsDir() {
+		f.Close()
+		return nil, "", fmt.Errorf("open directory %q: not a directory", p)
+	}
+	return f, filepath.Join(r.dir, rel), nil
+}
+
 // ReadResult is a whole file or a window of its lines.
 type ReadResult struct {
 	Content    string
@@ -164,7 +215,7 @@ func (r *Root) ReadFile(p string) (string, error) {
 		return "", fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
 	if st.Size() > r.maxReadBytes {
-		return "", fmt.Errorf("read %q: file is %d bytes, above the %d-byte limit for a whole read; pass offset and limit (lines) to read it in windows", p, st.Size(), r.maxReadBytes)
+		return "", fmt.Errorf("read %q: file is %d bytes, above the %d-byte limit for a whole read; pass offset and limit (lines) to read it in windows, or byte_offset and max_bytes for files with very long lines", p, st.Size(), r.maxReadBytes)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, r.maxReadBytes+1))
 	if err != nil {
@@ -222,7 +273,87 @@ func (r *Root) ReadLines(p string, offset, limit int) (ReadResult, error) {
 	}
 	res.Content = sb.String()
 	res.TotalLines = line
+	if offset > 0 && offset >= line {
+		return ReadResult{}, fmt.Errorf("offset: line %d is past the end of %q, which has %d lines (offsets start at 0)", offset, p, line)
+	}
+	if taken == 0 && res.Truncated {
+		// The first line of the window alone is above the budget: say so rather than return nothing.
+		return ReadResult{}, fmt.Errorf("read %q: line %d alone is longer than the %d-byte window limit; read it in byte windows with byte_offset and max_bytes", p, offset, r.maxReadBytes)
+	}
 	return res, nil
+}
+
+// ByteWindow is a run of bytes of a file.
+type ByteWindow struct {
+	Content    string
+	TotalBytes int64 // size of the file
+	Next       int64 // offset to continue from; equals TotalBytes at the end
+}
+
+// ReadBytes returns up to max bytes of p from byte offset off (max <= 0 or above the read cap
+// means the cap). A window that would end inside a UTF-8 sequence ends before it, so continuing
+// from Next never splits a character. For files whose lines are too long for line windows.
+func (r *Root) ReadBytes(p string, off int64, max int) (ByteWindow, error) {
+	if off < 0 {
+		return ByteWindow{}, fmt.Errorf("byte_offset %d is negative; use 0 for the start of the file", off)
+	}
+	if max <= 0 || int64(max) > r.maxReadBytes {
+		max = int(r.maxReadBytes)
+	}
+	rel, err := r.rel(p)
+	if err != nil {
+		return ByteWindow{}, err
+	}
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return ByteWindow{}, r.wrap("read", p, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ByteWindow{}, r.wrap("read", p, err)
+	}
+	if st.IsDir() {
+		return ByteWindow{}, fmt.Errorf("read %q: is a directory; use dir_list", p)
+	}
+	size := st.Size()
+	if off > size || (off == size && off > 0) {
+		return ByteWindow{}, fmt.Errorf("byte_offset: %d is past the end of %q, which is %d bytes", off, p, size)
+	}
+	buf := make([]byte, min(int64(max), size-off))
+	n, err := f.ReadAt(buf, off)
+	if err != nil && err != io.EOF {
+		return ByteWindow{}, r.wrap("read", p, err)
+	}
+	buf = buf[:n]
+	if off+int64(n) < size {
+		buf = buf[:utf8Boundary(buf)]
+	}
+	return ByteWindow{Content: string(buf), TotalBytes: size, Next: off + int64(len(buf))}, nil
+}
+
+// utf8Boundary returns the length of b without a UTF-8 sequence cut off at its end.
+func utf8Boundary(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-4; i-- {
+		c := b[i]
+		if c < 0x80 {
+			return len(b) // ASCII: nothing cut
+		}
+		if c >= 0xC0 { // a lead byte: is its sequence complete?
+			need := 2
+			switch {
+			case c >= 0xF0:
+				need = 4
+			case c >= 0xE0:
+				need = 3
+			}
+			if len(b)-i < need {
+				return i
+			}
+			return len(b)
+		}
+	}
+	return len(b)
 }
 
 // WriteFile replaces p atomically: the content goes to a temporary file in the same directory,
@@ -322,7 +453,8 @@ func (r *Root) followFinalLink(p, rel string) (string, error) {
 
 // guardLink refuses an operation on a final path component that is a symlink leading out of the
 // root. os.Root already refuses to follow such links; this also covers operations that act on the
-// link entry itself (delete, rename), so no tool ever handles an escaping link.
+// link entry itself and keep it (rename), so no tool moves an escaping link around. Delete is the
+// exception: removing the link cannot reach its target.
 func (r *Root) guardLink(op, p, rel string) error {
 	if rel == "." {
 		return nil
@@ -373,7 +505,7 @@ func quoteShort(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// Delete removes a file or an empty directory.
+// Delete removes a file, a symlink (never its target) or an empty directory.
 func (r *Root) Delete(p string) error {
 	rel, err := r.rel(p)
 	if err != nil {
@@ -382,9 +514,9 @@ func (r *Root) Delete(p string) error {
 	if rel == "." {
 		return fmt.Errorf("delete %q: refusing to delete the workspace root", p)
 	}
-	if err := r.guardLink("delete", p, rel); err != nil {
-		return err
-	}
+	// A symlink is removed as a link (unlinkat never follows the final component), so a link
+	// whose target is outside may be deleted: the target is not touched. Links on the way to the
+	// final component are still walked by os.Root, which refuses escaping ones.
 	if err := r.root.Remove(rel); err != nil {
 		if st, serr := r.root.Lstat(rel); serr == nil && st.IsDir() {
 			return fmt.Errorf("delete %q: directory is not empty; delete its entries first", p)
@@ -413,8 +545,12 @@ func (r *Root) Rename(oldPath, newPath string) error {
 	if err := r.guardLink("rename", newPath, newRel); err != nil {
 		return fmt.Errorf("newPath: %w", err)
 	}
-	if _, err := r.root.Lstat(oldRel); err != nil {
+	st, err := r.root.Lstat(oldRel)
+	if err != nil {
 		return fmt.Errorf("oldPath: %w", r.wrap("rename", oldPath, err))
+	}
+	if err := r.guardMovedLinks(oldPath, oldRel, newRel, st); err != nil {
+		return err
 	}
 	if dir := filepath.Dir(newRel); dir != "." {
 		if err := r.root.MkdirAll(dir, 0o755); err != nil {
@@ -425,6 +561,42 @@ func (r *Root) Rename(oldPath, newPath string) error {
 		return r.wrap("rename", oldPath, err)
 	}
 	return nil
+}
+
+// guardMovedLinks refuses a rename after which a relative symlink would lead out of the root: the
+// moved entry itself if it is a link ("a/b/l -> ../x" renamed to "l" points above the root), or a
+// link inside a moved directory whose target climbs out of that directory. Absolute targets and
+// targets within the moved subtree mean the same after the move and are not checked again.
+func (r *Root) guardMovedLinks(oldPath, oldRel, newRel string, st fs.FileInfo) error {
+	check := func(linkRel string) error {
+		target, err := r.root.Readlink(linkRel)
+		if err != nil || filepath.IsAbs(target) {
+			return nil // absolute targets do not change meaning (and outside ones were refused by guardLink)
+		}
+		// Where the link will sit after the move.
+		moved := newRel
+		if linkRel != oldRel {
+			moved = filepath.Join(newRel, strings.TrimPrefix(linkRel, oldRel+string(filepath.Separator)))
+		}
+		dest := filepath.Clean(filepath.Join(filepath.Dir(moved), target))
+		if dest == ".." || strings.HasPrefix(dest, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("newPath: rename %q to %q: %w: the symlink %q -> %q would point outside the root from its new place; move it elsewhere or recreate the link with dir_create/file_write",
+				oldPath, newRel, ErrOutside, linkRel, target)
+		}
+		return nil
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return check(oldRel)
+	}
+	if !st.IsDir() {
+		return nil
+	}
+	return fs.WalkDir(r.root.FS(), filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		return check(filepath.FromSlash(p))
+	})
 }
 
 // Exists reports whether p exists and is a directory. Paths outside the root give an error that

@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,7 +89,16 @@ func TestEveryOperationRefusesEscapes(t *testing.T) {
 				"mkdir":       func() error { return r.Mkdir(p + "/newdir") },
 				"resolve":     func() error { _, err := r.Resolve(p); return err },
 			}
-			if err := ops[opName](); err == nil {
+			err := ops[opName]()
+			if opName == "delete" && strings.HasPrefix(p, "link-") && !strings.Contains(p, "/") {
+				// Deleting a link entry is allowed: the target outside must survive (checked below).
+				if err != nil {
+					t.Errorf("delete(%q) = %v; deleting the link itself is harmless", p, err)
+				}
+				if _, lerr := os.Lstat(filepath.Join(base, "proj", p)); lerr == nil {
+					t.Errorf("delete(%q) left the link", p)
+				}
+			} else if err == nil {
 				t.Errorf("%s(%q) succeeded; want refusal", opName, p)
 			}
 			// Nothing outside changed, and nothing was moved in.
@@ -210,9 +221,12 @@ func TestReadLimitsAndWindows(t *testing.T) {
 	}
 }
 
-// FuzzRelNeverEscapes checks that no client path makes an operation touch the outside tree.
+// FuzzRelNeverEscapes checks that no client path makes an operation touch the outside tree, and
+// that no rename leaves a symlink in the workspace that points outside it. Seeds run in every
+// `go test`; `go test -fuzz FuzzRelNeverEscapes ./internal/workspace` explores further.
 func FuzzRelNeverEscapes(f *testing.F) {
-	for _, s := range []string{"a.txt", "../x", "sub/../../x", "/etc/passwd", "link-out/x", "./././..", "a\x00b", "sub//..//..//outside"} {
+	for _, s := range []string{"a.txt", "../x", "sub/../../x", "/etc/passwd", "link-out/x", "./././..", "a\x00b", "sub//..//..//outside",
+		"sub/l", "l", "deep/er/l", strings.Repeat("a/", 2100), strings.Repeat("n", 256), "sub/" + strings.Repeat("é", 128)} {
 		f.Add(s)
 	}
 	base := f.TempDir()
@@ -225,11 +239,33 @@ func FuzzRelNeverEscapes(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
+		// A fresh tree per input (what one input created must not slow down the next), with a
+		// relative link that is inside where it stands; renames may try to carry it outside.
+		if des, err := os.ReadDir(proj); err == nil {
+			for _, d := range des {
+				os.RemoveAll(filepath.Join(proj, d.Name()))
+			}
+		}
+		os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
+		os.WriteFile(filepath.Join(proj, "a.txt"), []byte("a"), 0o644)
+		os.Symlink(filepath.Join(base, "outside"), filepath.Join(proj, "link-out"))
+		os.Symlink("../a.txt", filepath.Join(proj, "sub", "l"))
 		_ = r.WriteFile(p, []byte("x"))
 		_ = r.Mkdir(p)
+		_, _ = r.ReadBytes(p, 0, 16)
 		if real, err := r.Resolve(p); err == nil && real != r.Dir() && !strings.HasPrefix(real, r.Dir()+string(filepath.Separator)) {
 			t.Fatalf("Resolve(%q) = %q, outside the root", p, real)
 		}
+		if d, name, err := r.OpenDir(p); err == nil {
+			got, _ := filepath.EvalSymlinks("/proc/self/fd/" + strconv.Itoa(int(d.Fd())))
+			d.Close()
+			if got != r.Dir() && !strings.HasPrefix(got, r.Dir()+string(filepath.Separator)) {
+				t.Fatalf("OpenDir(%q) opened %q (named %q), outside the root", p, got, name)
+			}
+		}
+		_ = r.Rename("sub/l", p)
+		_ = r.Rename("sub", p)
+		_ = r.Delete(p)
 		entries, err := os.ReadDir(filepath.Join(base, "outside"))
 		if err != nil || len(entries) != 0 {
 			t.Fatalf("path %q wrote outside the workspace: %v", p, entries)
@@ -237,5 +273,89 @@ func FuzzRelNeverEscapes(f *testing.F) {
 		if des, _ := os.ReadDir(base); len(des) != 2 {
 			t.Fatalf("path %q created %v next to the workspace", p, des)
 		}
+		// Every relative symlink in the workspace still points inside it.
+		_ = filepath.WalkDir(proj, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			target, _ := os.Readlink(path)
+			if filepath.IsAbs(target) {
+				return nil // link-out: planted outside the fuzzed operations
+			}
+			dest := filepath.Clean(filepath.Join(filepath.Dir(path), target))
+			if dest != proj && !strings.HasPrefix(dest, proj+string(filepath.Separator)) {
+				t.Fatalf("after %q, symlink %s -> %s points outside the workspace", p, path, target)
+			}
+			return nil
+		})
 	})
+}
+
+// A rename that would make a relative symlink lead out of the root is refused: the link itself
+// moved up, or a directory holding a climbing link moved up.
+func TestRenameKeepsLinksInside(t *testing.T) {
+	r, base := layout(t)
+	proj := filepath.Join(base, "proj")
+	must(t, os.MkdirAll(filepath.Join(proj, "a", "b"), 0o755))
+	// a/b/up -> ../../sub : inside (resolves to sub). Moved to the root it would be ../../sub, outside.
+	must(t, os.Symlink("../../sub", filepath.Join(proj, "a", "b", "up")))
+	must(t, os.MkdirAll(filepath.Join(proj, "deep", "er"), 0o755))
+	must(t, os.Symlink("../secret.txt", filepath.Join(proj, "a", "s")))
+	for _, tc := range []struct{ from, to string }{
+		{"a/b/up", "up"},         // the link itself moves up two levels
+		{"a/b", "b"},             // a directory holding a climbing link moves up
+		{"a/b/up", "deep/er/up"}, // same depth elsewhere: deep/er/up -> ../../sub still inside
+		{"deep/er/up", "a/b/up"}, // and back
+		{"a", "x"},               // a/s -> ../secret.txt becomes x/s -> ../secret.txt: inside
+	} {
+		err := r.Rename(tc.from, tc.to)
+		wantRefused := tc.to == "up" || tc.to == "b"
+		if wantRefused {
+			if err == nil || !errors.Is(err, ErrOutside) || !strings.HasPrefix(err.Error(), "newPath:") {
+				t.Errorf("Rename(%q, %q) = %v; want a newPath refusal", tc.from, tc.to, err)
+			}
+			if _, lerr := os.Lstat(filepath.Join(proj, tc.from)); lerr != nil {
+				t.Errorf("refused rename still moved %q", tc.from)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Rename(%q, %q) = %v; want success", tc.from, tc.to, err)
+		}
+	}
+	// After "a" -> "x", x/b/up -> ../../sub still resolves inside; reading through it works.
+	if _, err := r.List("x/b/up"); err != nil {
+		t.Errorf("List through the moved link: %v", err)
+	}
+}
+
+// Paths longer than PATH_MAX or with a component over NAME_MAX are refused by every operation.
+func TestPathLimits(t *testing.T) {
+	r, base := layout(t)
+	deep := strings.Repeat("a/", 20000) // 40,000 bytes, 20,000 levels
+	long := strings.Repeat("n", 256)
+	for _, p := range []string{deep, long, "sub/" + long + "/x", filepath.Join(base, "proj", long)} {
+		for name, op := range map[string]func() error{
+			"mkdir":  func() error { return r.Mkdir(p) },
+			"write":  func() error { return r.WriteFile(p, []byte("x")) },
+			"read":   func() error { _, err := r.ReadFile(p); return err },
+			"lines":  func() error { _, err := r.ReadLines(p, 0, 1); return err },
+			"delete": func() error { return r.Delete(p) },
+			"rename": func() error { return r.Rename("a.txt", p) },
+			"list":   func() error { _, err := r.List(p); return err },
+			"exists": func() error { _, _, err := r.Exists(p); return err },
+			"open":   func() error { _, _, err := r.OpenDir(p); return err },
+		} {
+			err := op()
+			if err == nil || !(strings.Contains(err.Error(), "PATH_MAX") || strings.Contains(err.Error(), "NAME_MAX")) {
+				t.Errorf("%s(%d-byte path) = %v; want a limit error", name, len(p), err)
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(base, "proj")); len(ents) != 6 {
+		t.Errorf("something was created: %v", ents)
+	}
+	// At the limits exactly: accepted.
+	ok := strings.Repeat("b", 255)
+	must(t, r.Mkdir(ok))
 }

@@ -299,6 +299,7 @@ func (b *Bridge) dial(ctx context.Context) (*websocket.Conn, error) {
 	dialer := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment, // loopback is never proxied
 		HandshakeTimeout: handshakeTimeout,
+		TLSClientConfig:  b.cfg.TLSConfig, // wss://; nil = system roots
 	}
 	conn, resp, err := dialer.DialContext(ctx, b.cfg.LaravelWSURL, header)
 	if resp != nil && resp.Body != nil {

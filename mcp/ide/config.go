@@ -1,8 +1,12 @@
 package ide
 
 import (
+	"crypto/tls"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -38,6 +42,8 @@ type Config struct {
 	ResponseWait time.Duration
 	// Logger receives connection state changes; nil means slog.Default().
 	Logger *slog.Logger
+	// TLSConfig is used for wss:// URLs; nil means the system's roots.
+	TLSConfig *tls.Config
 
 	// retryHook, when set, observes every scheduled reconnect delay. Tests use
 	// it to check the backoff schedule without timing assertions.
@@ -96,6 +102,30 @@ func WithMaxReconnectInterval(d time.Duration) Option {
 
 // WithResponseWait sets how long tools wait for the backend's answer.
 func WithResponseWait(d time.Duration) Option { return func(c *Config) { c.ResponseWait = d } }
+
+// WithTLSConfig sets the TLS configuration for wss:// backends (e.g. a private CA).
+func WithTLSConfig(tc *tls.Config) Option { return func(c *Config) { c.TLSConfig = tc } }
+
+// PlaintextTokenWarning returns a warning when token would be sent in clear text: a ws:// URL
+// whose host is not loopback. On loopback the token never leaves the machine; use wss:// for
+// any other host. "" means nothing to warn about.
+func PlaintextTokenWarning(rawURL, token string) string {
+	if token == "" {
+		return ""
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || !strings.EqualFold(u.Scheme, "ws") {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "the IDE bridge token is sent in clear text over ws:// to " + u.Host + ", which is not this machine: anyone on the network path can read it; use wss:// (TLS) for a remote agentic backend"
+}
 
 // WithLogger sets the logger for connection state changes.
 func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }

@@ -72,7 +72,12 @@ func (s *Subsystem) Name() string { return "ide" }
 
 // Start launches the bridge's connect loop; it runs until ctx ends or
 // Shutdown is called.
-func (s *Subsystem) Start(ctx context.Context) { s.bridge.Start(ctx) }
+func (s *Subsystem) Start(ctx context.Context) {
+	if w := PlaintextTokenWarning(s.cfg.LaravelWSURL, s.cfg.Token); w != "" {
+		s.cfg.Logger.Warn("IDE bridge: " + w)
+	}
+	s.bridge.Start(ctx)
+}
 
 // Shutdown stops the bridge and waits for its goroutines.
 func (s *Subsystem) Shutdown(ctx context.Context) error { return s.bridge.Stop(ctx) }
@@ -187,6 +192,32 @@ func (s *Subsystem) notConnected(action string) error {
 		ErrNotConnected, st.URL, last, action, EnvURL)
 }
 
+// freshness says how current a read tool's answer (always from the store) is, given the error of
+// the refresh request that preceded it: nothing is discarded silently.
+func (s *Subsystem) freshness(err error) (online bool, warning string) {
+	online = s.bridge.Connected()
+	var refused *BackendError
+	switch {
+	case err == nil:
+		return online, ""
+	case errors.Is(err, ErrNotConnected):
+		st := s.bridge.Status()
+		w := "the bridge to the agentic backend at " + st.URL + " is offline"
+		if st.LastError != "" {
+			w += " (last error: " + st.LastError + ")"
+		}
+		return online, w + "; this is the state last received from it"
+	case errors.As(err, &refused):
+		return online, fmt.Sprintf("the backend refused the refresh: %v; this is the state last received", refused)
+	case errors.Is(err, context.DeadlineExceeded):
+		return online, fmt.Sprintf("the backend did not answer within %v; this is the state last received (it may update shortly)", s.cfg.ResponseWait)
+	case errors.Is(err, errConnectionLost):
+		return online, "the connection to the backend dropped during the refresh; this is the state last received"
+	default:
+		return online, fmt.Sprintf("refresh failed: %v; this is the state last received", err)
+	}
+}
+
 // CreateSession asks the backend for a new agent session. It returns the
 // backend's record when the backend confirms within ResponseWait, else a
 // record with status "creating" and no id (the real one arrives later on
@@ -204,16 +235,23 @@ func (s *Subsystem) CreateSession(ctx context.Context, name string) (Session, er
 		return Session{}, s.notConnected("the session was not created")
 	case errors.As(err, &refused):
 		return Session{}, fmt.Errorf("name %q: %w", name, refused)
-	case err != nil:
+	case errors.Is(err, errConnectionLost):
+		return Session{}, fmt.Errorf("name %q: the connection dropped before the backend answered, so the session may or may not exist; check ide_session_list once the bridge is back", name)
+	case errors.Is(err, context.DeadlineExceeded):
 		// Sent, but no answer in time: the backend is still creating it.
 		return placeholder, nil
+	case err != nil:
+		return Session{}, fmt.Errorf("name %q: %w", name, err)
 	}
 	if resp.Type != protocol.TypeSession {
-		return placeholder, nil
+		return Session{}, fmt.Errorf("name %q: the backend answered session_create with a %q message instead of a session; check ide_session_list, the session may exist", name, resp.Type)
 	}
 	var sess Session
-	if err := resp.Decode(&sess); err != nil || sess.ID == "" {
-		return placeholder, nil
+	if err := resp.Decode(&sess); err != nil {
+		return Session{}, fmt.Errorf("name %q: the backend's answer could not be decoded (%v); check ide_session_list, the session may exist", name, err)
+	}
+	if sess.ID == "" {
+		return Session{}, fmt.Errorf("name %q: the backend answered with a session without an id; check ide_session_list", name)
 	}
 	if stored, ok := s.store.Session(sess.ID); ok {
 		return stored, nil

@@ -19,7 +19,9 @@ type BuildStatusInput struct {
 }
 
 type BuildStatusOutput struct {
-	Build BuildInfo `json:"build" jsonschema:"build record"`
+	Build        BuildInfo `json:"build" jsonschema:"build record"`
+	BridgeOnline bool      `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string    `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type BuildListInput struct {
@@ -28,7 +30,9 @@ type BuildListInput struct {
 }
 
 type BuildListOutput struct {
-	Builds []BuildInfo `json:"builds" jsonschema:"build records, newest start first"`
+	Builds       []BuildInfo `json:"builds" jsonschema:"build records, newest start first"`
+	BridgeOnline bool        `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string      `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type BuildLogsInput struct {
@@ -37,8 +41,10 @@ type BuildLogsInput struct {
 }
 
 type BuildLogsOutput struct {
-	BuildID string   `json:"buildId" jsonschema:"echoed build identifier"`
-	Lines   []string `json:"lines" jsonschema:"log lines, oldest first"`
+	BuildID      string   `json:"buildId" jsonschema:"echoed build identifier"`
+	Lines        []string `json:"lines" jsonschema:"log lines, oldest first"`
+	BridgeOnline bool     `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string   `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 func (s *Subsystem) registerBuildTools(server *mcp.Server) {
@@ -81,7 +87,8 @@ func (s *Subsystem) buildStatus(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if !ok {
 		return nil, BuildStatusOutput{}, s.unknownBuild(in.BuildID, err)
 	}
-	return nil, BuildStatusOutput{Build: b}, nil
+	online, warning := s.freshness(err)
+	return nil, BuildStatusOutput{Build: b, BridgeOnline: online, Warning: warning}, nil
 }
 
 func (s *Subsystem) buildList(ctx context.Context, _ *mcp.CallToolRequest, in BuildListInput) (*mcp.CallToolResult, BuildListOutput, error) {
@@ -92,8 +99,9 @@ func (s *Subsystem) buildList(ctx context.Context, _ *mcp.CallToolRequest, in Bu
 	if limit == 0 {
 		limit = defaultBuildListLimit
 	}
-	_, _ = s.ask(ctx, protocol.TypeBuildList, "", protocol.BuildListRequest{Repo: in.Repo, Limit: limit})
-	return nil, BuildListOutput{Builds: s.store.Builds(in.Repo, limit)}, nil
+	_, err := s.ask(ctx, protocol.TypeBuildList, "", protocol.BuildListRequest{Repo: in.Repo, Limit: limit})
+	online, warning := s.freshness(err)
+	return nil, BuildListOutput{Builds: s.store.Builds(in.Repo, limit), BridgeOnline: online, Warning: warning}, nil
 }
 
 func (s *Subsystem) buildLogs(ctx context.Context, _ *mcp.CallToolRequest, in BuildLogsInput) (*mcp.CallToolResult, BuildLogsOutput, error) {
@@ -114,5 +122,6 @@ func (s *Subsystem) buildLogs(ctx context.Context, _ *mcp.CallToolRequest, in Bu
 	if lines == nil {
 		lines = []string{}
 	}
-	return nil, BuildLogsOutput{BuildID: in.BuildID, Lines: lines}, nil
+	online, warning := s.freshness(err)
+	return nil, BuildLogsOutput{BuildID: in.BuildID, Lines: lines, BridgeOnline: online, Warning: warning}, nil
 }

@@ -44,14 +44,18 @@ type ChatHistoryInput struct {
 }
 
 type ChatHistoryOutput struct {
-	SessionID string        `json:"sessionId" jsonschema:"echoed session ID"`
-	Messages  []ChatMessage `json:"messages" jsonschema:"messages, oldest first"`
+	SessionID    string        `json:"sessionId" jsonschema:"echoed session ID"`
+	Messages     []ChatMessage `json:"messages" jsonschema:"messages, oldest first"`
+	BridgeOnline bool          `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string        `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type SessionListInput struct{}
 
 type SessionListOutput struct {
-	Sessions []Session `json:"sessions" jsonschema:"known agent sessions, oldest first"`
+	Sessions     []Session `json:"sessions" jsonschema:"known agent sessions, oldest first"`
+	BridgeOnline bool      `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string    `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type SessionCreateInput struct {
@@ -59,7 +63,7 @@ type SessionCreateInput struct {
 }
 
 type SessionCreateOutput struct {
-	Session Session `json:"session" jsonschema:"the new session; status creating and no id if the backend has not confirmed yet"`
+	Session Session `json:"session" jsonschema:"the new session; status creating and no id if the backend has not answered within the wait (the final record then appears in ide_session_list)"`
 }
 
 type PlanStatusInput struct {
@@ -67,9 +71,11 @@ type PlanStatusInput struct {
 }
 
 type PlanStatusOutput struct {
-	SessionID string     `json:"sessionId" jsonschema:"echoed session ID"`
-	Status    string     `json:"status" jsonschema:"plan status, unknown when the backend has reported no plan"`
-	Steps     []PlanStep `json:"steps" jsonschema:"plan steps in order"`
+	SessionID    string     `json:"sessionId" jsonschema:"echoed session ID"`
+	Status       string     `json:"status" jsonschema:"plan status, unknown when the backend has reported no plan"`
+	Steps        []PlanStep `json:"steps" jsonschema:"plan steps in order"`
+	BridgeOnline bool       `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string     `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -129,17 +135,19 @@ func (s *Subsystem) chatHistory(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err := refusedUnknown(err, !s.store.KnowsSession(in.SessionID), "sessionId", in.SessionID, "ide_session_list"); err != nil {
 		return nil, ChatHistoryOutput{}, err
 	}
+	online, warning := s.freshness(err)
 	stored := s.store.History(in.SessionID, in.Limit)
 	msgs := make([]ChatMessage, len(stored))
 	for i, m := range stored {
 		msgs[i] = ChatMessage{Role: m.Role, Content: m.Content, Timestamp: m.Timestamp}
 	}
-	return nil, ChatHistoryOutput{SessionID: in.SessionID, Messages: msgs}, nil
+	return nil, ChatHistoryOutput{SessionID: in.SessionID, Messages: msgs, BridgeOnline: online, Warning: warning}, nil
 }
 
 func (s *Subsystem) sessionList(ctx context.Context, _ *mcp.CallToolRequest, _ SessionListInput) (*mcp.CallToolResult, SessionListOutput, error) {
-	_, _ = s.ask(ctx, protocol.TypeSessionList, "", struct{}{}) // the store answers either way
-	return nil, SessionListOutput{Sessions: s.store.Sessions()}, nil
+	_, err := s.ask(ctx, protocol.TypeSessionList, "", struct{}{}) // the store answers either way
+	online, warning := s.freshness(err)
+	return nil, SessionListOutput{Sessions: s.store.Sessions(), BridgeOnline: online, Warning: warning}, nil
 }
 
 func (s *Subsystem) sessionCreate(ctx context.Context, _ *mcp.CallToolRequest, in SessionCreateInput) (*mcp.CallToolResult, SessionCreateOutput, error) {
@@ -158,6 +166,7 @@ func (s *Subsystem) planStatus(ctx context.Context, _ *mcp.CallToolRequest, in P
 	if err := refusedUnknown(err, !s.store.KnowsSession(in.SessionID), "sessionId", in.SessionID, "ide_session_list"); err != nil {
 		return nil, PlanStatusOutput{}, err
 	}
+	online, warning := s.freshness(err)
 	plan, ok := s.store.Plan(in.SessionID)
 	if !ok {
 		plan = protocol.Plan{Status: "unknown"}
@@ -165,7 +174,7 @@ func (s *Subsystem) planStatus(ctx context.Context, _ *mcp.CallToolRequest, in P
 	if plan.Steps == nil {
 		plan.Steps = []PlanStep{}
 	}
-	return nil, PlanStatusOutput{SessionID: in.SessionID, Status: plan.Status, Steps: plan.Steps}, nil
+	return nil, PlanStatusOutput{SessionID: in.SessionID, Status: plan.Status, Steps: plan.Steps, BridgeOnline: online, Warning: warning}, nil
 }
 
 // refusedUnknown reports the backend's refusal of a lookup only when the

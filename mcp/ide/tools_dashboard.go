@@ -24,7 +24,9 @@ type DashboardOverview struct {
 type DashboardOverviewInput struct{}
 
 type DashboardOverviewOutput struct {
-	Overview DashboardOverview `json:"overview" jsonschema:"platform summary"`
+	Overview     DashboardOverview `json:"overview" jsonschema:"platform summary"`
+	BridgeOnline bool              `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string            `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type DashboardActivityInput struct {
@@ -32,7 +34,9 @@ type DashboardActivityInput struct {
 }
 
 type DashboardActivityOutput struct {
-	Events []ActivityEvent `json:"events" jsonschema:"activity events, newest first"`
+	Events       []ActivityEvent `json:"events" jsonschema:"activity events, newest first"`
+	BridgeOnline bool            `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string          `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type DashboardMetricsInput struct {
@@ -50,8 +54,10 @@ type DashboardMetrics struct {
 }
 
 type DashboardMetricsOutput struct {
-	Period  string           `json:"period" jsonschema:"echoed period"`
-	Metrics DashboardMetrics `json:"metrics" jsonschema:"aggregate metrics"`
+	Period       string           `json:"period" jsonschema:"echoed period"`
+	Metrics      DashboardMetrics `json:"metrics" jsonschema:"aggregate metrics"`
+	BridgeOnline bool             `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string           `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 func (s *Subsystem) registerDashboardTools(server *mcp.Server) {
@@ -73,10 +79,11 @@ func (s *Subsystem) registerDashboardTools(server *mcp.Server) {
 }
 
 func (s *Subsystem) dashboardOverview(ctx context.Context, _ *mcp.CallToolRequest, _ DashboardOverviewInput) (*mcp.CallToolResult, DashboardOverviewOutput, error) {
-	_, _ = s.ask(ctx, protocol.TypeDashboardOverview, "", struct{}{})
+	_, err := s.ask(ctx, protocol.TypeDashboardOverview, "", struct{}{})
+	online, warning := s.freshness(err)
 	o := s.store.Overview()
-	o.BridgeOnline = s.bridge.Connected()
-	return nil, DashboardOverviewOutput{Overview: o}, nil
+	o.BridgeOnline = online
+	return nil, DashboardOverviewOutput{Overview: o, BridgeOnline: online, Warning: warning}, nil
 }
 
 func (s *Subsystem) dashboardActivity(ctx context.Context, _ *mcp.CallToolRequest, in DashboardActivityInput) (*mcp.CallToolResult, DashboardActivityOutput, error) {
@@ -87,8 +94,9 @@ func (s *Subsystem) dashboardActivity(ctx context.Context, _ *mcp.CallToolReques
 	if limit == 0 {
 		limit = defaultActivityLimit
 	}
-	_, _ = s.ask(ctx, protocol.TypeDashboardActivity, "", protocol.ActivityRequest{Limit: limit})
-	return nil, DashboardActivityOutput{Events: s.store.Activity(limit)}, nil
+	_, err := s.ask(ctx, protocol.TypeDashboardActivity, "", protocol.ActivityRequest{Limit: limit})
+	online, warning := s.freshness(err)
+	return nil, DashboardActivityOutput{Events: s.store.Activity(limit), BridgeOnline: online, Warning: warning}, nil
 }
 
 func (s *Subsystem) dashboardMetrics(ctx context.Context, _ *mcp.CallToolRequest, in DashboardMetricsInput) (*mcp.CallToolResult, DashboardMetricsOutput, error) {
@@ -99,6 +107,7 @@ func (s *Subsystem) dashboardMetrics(ctx context.Context, _ *mcp.CallToolRequest
 	if _, ok := periods[period]; !ok {
 		return nil, DashboardMetricsOutput{}, fmt.Errorf(`period: %q is not supported; use "1h", "24h" or "7d"`, in.Period)
 	}
-	_, _ = s.ask(ctx, protocol.TypeDashboardMetrics, "", protocol.MetricsRequest{Period: period})
-	return nil, DashboardMetricsOutput{Period: period, Metrics: s.store.Metrics(period)}, nil
+	_, err := s.ask(ctx, protocol.TypeDashboardMetrics, "", protocol.MetricsRequest{Period: period})
+	online, warning := s.freshness(err)
+	return nil, DashboardMetricsOutput{Period: period, Metrics: s.store.Metrics(period), BridgeOnline: online, Warning: warning}, nil
 }

@@ -27,6 +27,8 @@ export interface SessionInfo {
 
 export interface ActivityEntry {
   time: string;
+  callId?: string; // pairs a mutating call's audit "started" line with its outcome
+  actor?: 'dashboard' | 'tray' | string; // set for dashboard/tray actions (not MCP calls)
   tool: string;
   session: string;
   transport: string;

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
+)
+
+// Dashboard controls (through the headless page's real HTTP API) and tray clicks are audited with
+// their actor, at Security level, and appear in the activity feed; stdin is recorded by size and
+// sha256, never as text.
+func TestDashboardAndTrayActionsAreAudited(t *testing.T) {
+	st := trayTestStack(t, "")
+	srv := httptest.NewServer(newDashboardServer(NewController(st, "test"), "dash-token").Handler())
+	defer srv.Close()
+	post := func(path string, body any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", srv.URL+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer dash-token")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&m)
+		if res.StatusCode != 200 {
+			t.Fatalf("POST %s: %d %v", path, res.StatusCode, m)
+		}
+		return m
+	}
+	started := post("/api/processes", map[string]any{"command": "cat", "args": []string{"-u"}})
+	id, _ := started["id"].(string)
+	if id == "" {
+		t.Fatalf("no id in %v", started)
+	}
+	post("/api/processes/"+id+"/input", map[string]any{"input": "secret-line\n"})
+	post("/api/processes/"+id+"/kill", map[string]any{})
+	post("/api/transports/tcp", map[string]any{"enabled": true})
+	post("/api/transports/tcp", map[string]any{"enabled": false})
+
+	c, view, _, ctx := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas("TCP: off"))
+	trayClick(t, c, view, ctx, "TCP")
+	view.waitFor(t, "TCP running", menuHas("TCP: 127.0.0.1:"))
+
+	if err := st.Audit.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(st.Config.LogDir(), "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "secret-line") {
+		t.Fatal("process input text reached the audit log")
+	}
+	sum := sha256.Sum256([]byte("secret-line\n"))
+	want := []struct{ actor, action, args string }{
+		{"dashboard", "process_start", `command="cat"`},
+		{"dashboard", "process_input", "input=<12 bytes sha256=" + hex.EncodeToString(sum[:]) + ">"},
+		{"dashboard", "process_kill", `id="` + id + `"`},
+		{"dashboard", "transport_set", `enabled=true name="tcp"`},
+		{"dashboard", "transport_set", `enabled=false name="tcp"`},
+		{"tray", "transport_set", `enabled=true name="tcp"`},
+	}
+	lines := strings.Split(string(b), "\n")
+next:
+	for _, w := range want {
+		for _, ln := range lines {
+			var m map[string]any
+			if json.Unmarshal([]byte(ln), &m) != nil {
+				continue
+			}
+			if m["actor"] == w.actor && m["tool"] == w.action && m["level"] == "SECURITY" && strings.Contains(m["args"].(string), w.args) {
+				continue next
+			}
+		}
+		t.Errorf("no audit line for %s %s %s in:\n%s", w.actor, w.action, w.args, b)
+	}
+	// The activity feed shows them too.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var tray, dash int
+		for _, e := range st.Service.Activity() {
+			switch e.Actor {
+			case "tray":
+				tray++
+			case "dashboard":
+				dash++
+			}
+		}
+		if tray == 1 && dash == 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("activity feed: %d tray, %d dashboard entries", tray, dash)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// doctor warns when the IDE bridge token would travel over ws:// to another machine, and not for
+// loopback or wss://.
+func TestDoctorWarnsAboutPlaintextIDEToken(t *testing.T) {
+	find := func(url, token string) (check, bool) {
+		cfg := config.Default()
+		cfg.Workspace = t.TempDir()
+		cfg.DataDir = t.TempDir()
+		cfg.IDE.URL, cfg.IDE.Token = url, token
+		for _, c := range doctorChecks(context.Background(), cfg) {
+			if c.name == "ide token" {
+				return c, true
+			}
+		}
+		return check{}, false
+	}
+	c, ok := find("ws://192.0.2.1:9876/ws", "secret")
+	if !ok || c.ok || !c.optional || !strings.Contains(c.detail, "clear text") || !strings.Contains(c.fix, "wss://") {
+		t.Fatalf("doctor with a remote ws:// token: %+v, %v", c, ok)
+	}
+	for _, url := range []string{"ws://127.0.0.1:1/ws", "wss://192.0.2.1:1/ws"} {
+		if c, ok := find(url, "secret"); ok {
+			t.Errorf("doctor warned for %s: %+v", url, c)
+		}
+	}
+}
