@@ -82,6 +82,7 @@ func (c *Controller) SetToolset(name string, enabled bool) (ToolsetList, error) 
 	sets, err := c.st.Service.SetToolset(name, enabled)
 	return ToolsetList{Toolsets: sets}, err
 }
+
 // actorDashboard marks audit entries for controls used in the dashboard (window or headless page).
 const actorDashboard = "dashboard"
 
