@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,6 +84,8 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
 		start := time.Now()
+		note := &callNote{}
+		ctx = context.WithValue(ctx, callNoteKey{}, note)
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 
@@ -98,7 +101,11 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			e.Outcome = "error"
 			e.Error = errorText(r)
 		}
-		e = s.audit.Record(ctx, e, s.security[e.Tool])
+		note.mu.Lock()
+		e.Decision, e.Rule, e.Approval, e.By = note.decision, note.rule, note.approval, note.by
+		e.Roots = strings.Join(note.rootChecks, "; ")
+		note.mu.Unlock()
+		e = s.audit.Record(ctx, e, s.security[e.Tool] || e.Decision != "allow")
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)
 		}

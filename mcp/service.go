@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
@@ -69,6 +70,14 @@ type Service struct {
 
 	activity *activityLog
 	recorder *callRecorder
+
+	// Trust (mcp/policy.go, mcp/roots.go): rules, pending questions, per-session roots.
+	policy    *policy.Store
+	approvals *policy.Broker
+	callCtx   sync.Map // *sdk.CallToolRequest → its context, while the call runs
+	roots     sync.Map // *sdk.ServerSession → *sessionRoots
+	wsMu      sync.Mutex
+	wsCache   map[string]*workspace.Root // root directory → its sandbox
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -163,11 +172,14 @@ func New(opts ...Option) (*Service, error) {
 		s.sessions = sessions.New()
 	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
+	s.initPolicy()
 
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, &sdk.ServerOptions{
 		Instructions: "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
 		Logger:       slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+		InitializedHandler:      s.onInitialized,
+		RootsListChangedHandler: s.onRootsListChanged,
 	})
 	s.registerFileTools(s.server)
 	s.registerMetricsTools(s.server)
@@ -183,8 +195,10 @@ func New(opts ...Option) (*Service, error) {
 	if err := s.applyToolPolicy(); err != nil {
 		return nil, err
 	}
+	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware)
 	s.wireFeeds()
+	s.wireTrustFeeds()
 	return s, nil
 }
 
@@ -261,13 +275,6 @@ func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 // Workspace returns the hub's sandbox root.
 func (s *Service) Workspace() *workspace.Root { return s.ws }
 
-// workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
-// a path asks here, never s.ws directly, so that per-client workspaces (from the client's MCP
-// roots) are decided in one place. Today every client shares the hub's workspace.
-func (s *Service) workspaceFor(_ *sdk.CallToolRequest) (*workspace.Root, error) {
-	return s.ws, nil
-}
-
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
 
@@ -302,6 +309,9 @@ func (s *Service) Shutdown(ctx context.Context) error {
 			if err := s.hub.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))
 			}
+		}
+		if err := s.closeRootWorkspaces(); err != nil {
+			errs = append(errs, fmt.Errorf("root workspaces: %w", err))
 		}
 		if err := s.ws.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))

@@ -154,11 +154,11 @@ func (s *Service) registerProcessTools(server *sdk.Server) {
 			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
 }
 
-func (s *Service) processStart(ctx context.Context, _ *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
-	dir, err := s.processDir(in.Dir)
+	dir, err := s.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ProcessStartOutput{}, err
 	}
@@ -206,11 +206,11 @@ func controlResult(id, verb string, info process.Info, err error) (*sdk.CallTool
 	return nil, ProcessControlOutput{ID: id, Success: true, Message: msg}, nil
 }
 
-func (s *Service) processList(_ context.Context, _ *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
+func (s *Service) processList(_ context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
 	infos := s.procs.List(in.RunningOnly)
 	out := ProcessListOutput{Processes: make([]ProcessInfo, len(infos)), Total: len(infos)}
 	for i, info := range infos {
-		out.Processes[i] = s.processInfo(info)
+		out.Processes[i] = s.processInfo(req, info)
 	}
 	return nil, out, nil
 }
@@ -279,7 +279,7 @@ func (s *Service) processWait(ctx context.Context, _ *sdk.CallToolRequest, in Pr
 	}, nil
 }
 
-func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ExecOutput{}, errCommandRequired
 	}
@@ -287,7 +287,7 @@ func (s *Service) exec(ctx context.Context, _ *sdk.CallToolRequest, in ExecInput
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
-	dir, err := s.processDir(in.Dir)
+	dir, err := s.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
@@ -323,8 +323,12 @@ func toolSeconds(n, def int) (time.Duration, error) {
 
 // processDir resolves a workspace-relative working directory to the absolute path the process
 // service needs, refusing anything outside the workspace.
-func (s *Service) processDir(dir string) (string, error) {
-	abs, err := s.ws.Resolve(dir)
+func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (string, error) {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return "", fmt.Errorf("dir: %w", err)
+	}
+	abs, err := ws.Resolve(dir)
 	if err != nil {
 		return "", fmt.Errorf("dir: %w", err)
 	}
@@ -332,10 +336,15 @@ func (s *Service) processDir(dir string) (string, error) {
 }
 
 // processInfo maps a domain record to the contract's ProcessInfo, showing the working directory
-// relative to the workspace like every other path the tools return.
-func (s *Service) processInfo(in process.Info) ProcessInfo {
+// relative to the caller's workspace like every other path the tools return (listing never
+// asks the user about roots: a root not approved yet shows the hub's workspace).
+func (s *Service) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
-	if rel, err := filepath.Rel(s.ws.Dir(), in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	base := s.ws.Dir()
+	if ws, err := s.resolveWorkspace(req, false); err == nil {
+		base = ws.Dir()
+	}
+	if rel, err := filepath.Rel(base, in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		dir = rel
 	}
 	return ProcessInfo{
