@@ -88,6 +88,11 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		ctx = context.WithValue(ctx, callNoteKey{}, note)
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
+		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.NeedsInput() {
+			// The hub asked the client something (multi round-trip); the call is recorded once,
+			// when the client retries with the answers and it really runs or is refused.
+			return res, err
+		}
 
 		id, transport := s.sessionID(ctx, req)
 		e := audit.Entry{Time: start.UTC(), Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000}

@@ -86,7 +86,8 @@ func toolError(msg string) *sdk.CallToolResult {
 
 // policyMiddleware decides every tools/call before it runs: allow passes it on, deny answers
 // with a tool error naming the rule, ask puts the question to the client (elicitation) or to
-// the user (dashboard, tray) and waits.
+// the user (dashboard, tray) and waits. For clients with MCP roots it then makes sure the root
+// the call needs is known and consented to, so workspaceFor can answer without asking.
 func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "tools/call" {
@@ -96,12 +97,8 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || creq.Params == nil {
 			return next(ctx, method, req)
 		}
-		// workspaceFor needs the call's context (to ask about roots); the handler gets the
-		// same request pointer.
-		s.callCtx.Store(creq, ctx)
-		defer s.callCtx.Delete(creq)
-
 		ss := creq.Session
+		rd := s.newRound(ctx, creq)
 		pol := s.policy.Policy()
 		d := pol.Decide(creq.Params.Name, clientName(ss), creq.Params.Arguments)
 		note := noteFrom(ctx)
@@ -111,15 +108,26 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
 				creq.Params.Name, d.RuleName(), s.policyFile())), nil
 		case policy.Ask:
-			out := s.askUser(ctx, creq, policy.Approval{
+			out, pending := s.askUser(ctx, rd, "switchboard-approve-call", policy.Approval{
 				Kind: policy.KindCall, Tool: creq.Params.Name, Arguments: policy.Summarize(creq.Params.Arguments),
 				Client: clientName(ss), Rule: d.RuleName(),
 			}, pol.AskTimeout)
-			note.approval, note.by = out.Result(), out.By
-			if !out.Approved {
-				return toolError(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
-					creq.Params.Name, d.RuleName(), out.Result(), out.Reason)), nil
+			if !pending {
+				note.approval, note.by = out.Result(), out.By
+				if !out.Approved {
+					return toolError(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
+						creq.Params.Name, d.RuleName(), out.Result(), out.Reason)), nil
+				}
 			}
+		}
+		if ss != nil && s.pathTools[creq.Params.Name] && clientHasRoots(ss) {
+			if err := s.prepareRoots(ctx, rd); err != nil {
+				return toolError(err.Error()), nil
+			}
+		}
+		if rd.needsInput() {
+			note.approval = "input required"
+			return rd.inputRequired()
 		}
 		return next(ctx, method, req)
 	}
@@ -133,10 +141,12 @@ func (s *Service) policyFile() string {
 }
 
 // askUser asks whoever can answer: the calling client when it declared elicitation, otherwise
-// the dashboard and tray through the broker. While it waits, a client that sent a progress
+// the dashboard and tray through the broker. While the hub waits, a client that sent a progress
 // token gets a progress notification every second, so its request timeout does not fire.
-func (s *Service) askUser(ctx context.Context, req *sdk.CallToolRequest, a policy.Approval, timeout time.Duration) policy.Outcome {
-	ss := req.Session
+// pending is true when the question went to the client as an input request (multi round-trip)
+// and the call must return input_required.
+func (s *Service) askUser(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration) (out policy.Outcome, pending bool) {
+	req, ss := rd.req, rd.ss
 	if a.Session == "" {
 		a.Session, _ = s.sessionID(ctx, req)
 	}
@@ -145,13 +155,16 @@ func (s *Service) askUser(ctx context.Context, req *sdk.CallToolRequest, a polic
 	}
 	tick := s.progressTicker(ctx, req, timeout, a)
 	if canElicit(ss) {
-		out, err := s.elicitApproval(ctx, ss, a, timeout, tick)
+		out, ok, err := s.elicitApproval(ctx, rd, id, a, timeout, tick)
+		if !ok {
+			return policy.Outcome{}, true
+		}
 		if err == nil {
-			return out
+			return out, false
 		}
 		s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
 	}
-	return s.approvals.Ask(ctx, a, timeout, tick)
+	return s.approvals.Ask(ctx, a, timeout, tick), false
 }
 
 // progressTicker returns the per-second callback that keeps a waiting client informed, or nil
@@ -174,11 +187,12 @@ func (s *Service) progressTicker(ctx context.Context, req *sdk.CallToolRequest, 
 }
 
 // elicitApproval asks the client's user. accept (with or without content) approves once;
-// decline and cancel refuse. An error means the client could not ask at all.
-func (s *Service) elicitApproval(ctx context.Context, ss *sdk.ServerSession, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (policy.Outcome, error) {
+// decline and cancel refuse. ok is false when the question was queued as an input request; an
+// error means the client could not ask at all.
+func (s *Service) elicitApproval(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (out policy.Outcome, ok bool, err error) {
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if tick != nil {
+	if tick != nil && !rd.mrtr {
 		start := time.Now()
 		done := make(chan struct{})
 		defer close(done)
@@ -195,21 +209,23 @@ func (s *Service) elicitApproval(ctx context.Context, ss *sdk.ServerSession, a p
 			}
 		}()
 	}
-	res, err := ss.Elicit(ectx, &sdk.ElicitParams{
+	res, ok, err := rd.elicit(ectx, id, &sdk.ElicitParams{
 		Message:         approvalMessage(a),
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 	})
 	switch {
+	case !ok:
+		return policy.Outcome{}, false, nil
 	case err != nil && ctx.Err() == nil && ectx.Err() != nil:
-		return policy.Outcome{By: policy.ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout)}, nil
+		return policy.Outcome{By: policy.ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout)}, true, nil
 	case err != nil && ctx.Err() != nil:
-		return policy.Outcome{Reason: "the call was cancelled while waiting for approval"}, nil
+		return policy.Outcome{Reason: "the call was cancelled while waiting for approval"}, true, nil
 	case err != nil:
-		return policy.Outcome{}, err
+		return policy.Outcome{}, true, err
 	case res.Action == "accept":
-		return policy.Outcome{Approved: true, By: policy.ByClient}, nil
+		return policy.Outcome{Approved: true, By: policy.ByClient}, true, nil
 	}
-	return policy.Outcome{By: policy.ByClient, Reason: "the client answered " + res.Action}, nil
+	return policy.Outcome{By: policy.ByClient, Reason: "the client answered " + res.Action}, true, nil
 }
 
 // approvalMessage is what the user reads: which client wants what, where.

@@ -57,7 +57,15 @@ func (s *Service) rootsOf(ss *sdk.ServerSession) *sessionRoots {
 	return v.(*sessionRoots)
 }
 
-// onRootsListChanged marks the session's roots stale and lists them again for the dashboard.
+// speaksMRTR reports whether the client negotiated multi round-trip requests, where the hub
+// may not send it requests of its own outside a call's input_required answer.
+func speaksMRTR(ss *sdk.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= mrtrProtocol
+}
+
+// onRootsListChanged marks the session's roots stale; older clients are asked for the new list
+// at once (for the Sessions view), newer ones with their next call.
 func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
 	ss := req.Session
 	if ss == nil {
@@ -67,49 +75,44 @@ func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChan
 	st.mu.Lock()
 	st.stale = true
 	st.mu.Unlock()
-	go func() { // bounded by the timeout; the notification handler must not block the session
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if err := s.loadRootsLocked(lctx, ss, st); err != nil {
-			s.logger.Warn("re-read client roots", "error", err)
-		}
-	}()
+	if !speaksMRTR(ss) {
+		go s.listRootsNow(ctx, ss) // bounded by its timeout; a notification handler must not block
+	}
 }
 
 // onInitialized lists a roots client's roots right away, so the Sessions view shows them
 // before the first call.
 func (s *Service) onInitialized(ctx context.Context, req *sdk.InitializedRequest) {
-	ss := req.Session
-	if ss == nil || !clientHasRoots(ss) {
-		return
+	if ss := req.Session; ss != nil && clientHasRoots(ss) && !speaksMRTR(ss) {
+		go s.listRootsNow(ctx, ss)
 	}
-	go func() {
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		st := s.rootsOf(ss)
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if !st.loaded {
-			_ = s.loadRootsLocked(lctx, ss, st)
-		}
-	}()
 }
 
-// loadRootsLocked asks the client for its roots and classifies them. Earlier answers for the
-// same directory stand.
-func (s *Service) loadRootsLocked(ctx context.Context, ss *sdk.ServerSession, st *sessionRoots) error {
+func (s *Service) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	st := s.rootsOf(ss)
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.loaded && !st.stale {
-		return nil
+		return
 	}
-	res, err := ss.ListRoots(ctx, nil)
+	res, err := ss.ListRoots(lctx, nil)
 	if err != nil {
-		return fmt.Errorf("roots: the client declared the roots capability but roots/list failed: %w", err)
+		s.logger.Debug("list client roots", "error", err)
+		return
 	}
+	s.setRootsLocked(st, res)
+}
+
+// setRootsLocked classifies a roots/list answer. Earlier answers for the same directory stand.
+func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 	pol := s.policy.Policy()
 	var list []sessions.Root
 	for _, r := range res.Roots {
+		if r == nil {
+			continue
+		}
 		e := sessions.Root{URI: r.URI, Name: r.Name}
 		dir, err := policy.RootDir(r.URI)
 		switch {
@@ -129,7 +132,51 @@ func (s *Service) loadRootsLocked(ctx context.Context, ss *sdk.ServerSession, st
 	}
 	st.roots, st.loaded, st.stale = list, true, false
 	s.publishRoots(st)
+}
+
+// prepareRoots runs before a path-taking tool of a roots client: it lists the roots when they
+// are unknown or changed, and asks about the root the call needs when nobody has yet. Questions
+// for multi round-trip clients are queued on the round.
+func (s *Service) prepareRoots(ctx context.Context, rd *round) error {
+	ss := rd.ss
+	st := s.rootsOf(ss)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.regID == "" {
+		st.regID, _ = s.sessionID(ctx, rd.req)
+		s.publishRoots(st)
+	}
+	if !st.loaded || st.stale {
+		res, ok, err := rd.listRoots(ctx)
+		if !ok {
+			return nil // asked as an input request
+		}
+		if err != nil {
+			return fmt.Errorf("roots: the client declared the roots capability but roots/list failed: %w", err)
+		}
+		s.setRootsLocked(st, res)
+	}
+	first := firstUsable(st.roots)
+	if first < 0 {
+		return nil
+	}
+	idx, err := pickRoot(st.roots, first, rd.req.Params.Arguments)
+	if err != nil {
+		return err
+	}
+	if st.roots[idx].Status == rootPending {
+		s.askRootLocked(ctx, rd, st, idx)
+	}
 	return nil
+}
+
+func firstUsable(roots []sessions.Root) int {
+	for i, r := range roots {
+		if r.Dir != "" {
+			return i
+		}
+	}
+	return -1
 }
 
 func (s *Service) publishRoots(st *sessionRoots) {
@@ -140,9 +187,10 @@ func (s *Service) publishRoots(st *sessionRoots) {
 
 // workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
 // a path asks here, never s.ws directly. Clients without the roots capability (or with no
-// roots) share the hub's workspace; others get the root their paths need: the first root for
-// relative paths, the root that contains an absolute one. A root not granted by [roots] allow is
-// put to the user first; a declined root is an error saying which one and how to allow it.
+// usable roots) share the hub's workspace; others get the root their paths need: the first root
+// for relative paths, the root that contains an absolute one. The policy middleware has already
+// listed the roots and asked about the one needed (prepareRoots); a declined root is an error
+// saying which one and how to allow it.
 func (s *Service) workspaceFor(req *sdk.CallToolRequest) (*workspace.Root, error) {
 	return s.resolveWorkspace(req, true)
 }
@@ -158,73 +206,49 @@ func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
 		return s.ws.Dir() // a question about roots is open; do not wait for it
 	}
 	defer st.mu.Unlock()
-	for _, r := range st.roots {
-		if r.Dir != "" {
-			return r.Dir
-		}
+	if i := firstUsable(st.roots); i >= 0 {
+		return st.roots[i].Dir
 	}
 	return s.ws.Dir()
 }
 
-func (s *Service) callContext(req *sdk.CallToolRequest) (context.Context, context.CancelFunc) {
-	if v, ok := s.callCtx.Load(req); ok {
-		return v.(context.Context), func() {}
-	}
-	return context.WithTimeout(context.Background(), s.policy.Policy().AskTimeout+30*time.Second)
-}
-
-func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, ask bool) (*workspace.Root, error) {
+// resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
+// not usable an error (tools), otherwise the hub's workspace stands in (listings).
+func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil || !clientHasRoots(req.Session) {
 		return s.ws, nil
 	}
-	ss := req.Session
-	ctx, cancel := s.callContext(req)
-	defer cancel()
-	st := s.rootsOf(ss)
+	st := s.rootsOf(req.Session)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.regID == "" {
-		st.regID, _ = s.sessionID(ctx, req)
-	}
-	if err := s.loadRootsLocked(ctx, ss, st); err != nil {
-		return nil, err
-	}
-	first := -1
-	for i, r := range st.roots {
-		if r.Dir != "" {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return s.ws, nil // no usable roots: the hub's workspace, as for clients without roots
+	first := firstUsable(st.roots)
+	if !st.loaded || first < 0 {
+		return s.ws, nil // no usable roots (or none listed yet): the hub's workspace
 	}
 	idx, err := pickRoot(st.roots, first, req.Params.Arguments)
 	if err != nil {
 		return nil, err
 	}
-	r := &st.roots[idx]
-	if r.Status == rootPending && ask {
-		s.askRootLocked(ctx, req, st, idx)
-	}
-	switch r.Status {
-	case rootGranted, rootApproved:
-	case rootDeclined:
+	r := st.roots[idx]
+	switch {
+	case r.Status == rootGranted || r.Status == rootApproved:
+		return s.openWorkspace(r.Dir)
+	case !strict:
+		return s.ws, nil
+	case r.Status == rootDeclined:
 		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, add it or a parent directory to [roots] allow in %s, or reconnect and approve it", r.Dir, r.Detail, s.policyFile())
-	default:
-		return nil, fmt.Errorf("workspace: the client's root %s has not been approved yet", r.Dir)
 	}
-	return s.openWorkspace(r.Dir)
+	return nil, fmt.Errorf("workspace: the client's root %s has not been approved yet; call again to be asked", r.Dir)
 }
 
 // askRootLocked puts one root to the user and records the answer for the session.
-func (s *Service) askRootLocked(ctx context.Context, req *sdk.CallToolRequest, st *sessionRoots, idx int) {
+func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) {
 	r := &st.roots[idx]
 	pol := s.policy.Policy()
-	out := s.askUser(ctx, req, policy.Approval{Kind: policy.KindRoot, Root: r.Dir, Client: clientName(req.Session), Workspace: r.Dir,
-		Tool: req.Params.Name, Rule: "MCP root outside [roots] allow"}, pol.AskTimeout)
-	if ctx.Err() != nil && !out.Approved {
-		return // the call went away: ask again next time instead of remembering a non-answer
+	out, pending := s.askUser(ctx, rd, "switchboard-approve-root", policy.Approval{Kind: policy.KindRoot, Root: r.Dir,
+		Client: clientName(rd.ss), Workspace: r.Dir, Tool: rd.req.Params.Name, Rule: "MCP root outside [roots] allow"}, pol.AskTimeout)
+	if pending || (ctx.Err() != nil && !out.Approved) {
+		return // asked as an input request, or the call went away: nothing to remember yet
 	}
 	if out.Approved {
 		r.Status, r.Detail = rootApproved, "approved by "+out.By
@@ -237,6 +261,29 @@ func (s *Service) askRootLocked(ctx context.Context, req *sdk.CallToolRequest, s
 	st.answers[r.Dir] = *r
 	noteFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
 	s.publishRoots(st)
+}
+
+// computePathTools records which tools take a path-like argument: only they need the client's
+// roots, so a roots client is never asked about a root for, say, lang_list.
+func (s *Service) computePathTools() {
+	s.pathTools = map[string]bool{}
+	for _, t := range s.tools {
+		raw, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			continue
+		}
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if json.Unmarshal(raw, &schema) != nil {
+			continue
+		}
+		for k := range schema.Properties {
+			if isPathKey(k) {
+				s.pathTools[t.Name] = true
+			}
+		}
+	}
 }
 
 // pathKeys are the argument names that carry paths, across every tool group.

@@ -74,8 +74,9 @@ type Service struct {
 	// Trust (mcp/policy.go, mcp/roots.go): rules, pending questions, per-session roots.
 	policy    *policy.Store
 	approvals *policy.Broker
-	callCtx   sync.Map // *sdk.CallToolRequest → its context, while the call runs
-	roots     sync.Map // *sdk.ServerSession → *sessionRoots
+	rounds    roundStates     // multi round-trip state of calls waiting for a client's answers
+	roots     sync.Map        // *sdk.ServerSession → *sessionRoots
+	pathTools map[string]bool // tools with a path-like argument (they need the client's roots)
 	wsMu      sync.Mutex
 	wsCache   map[string]*workspace.Root // root directory → its sandbox
 
@@ -175,9 +176,9 @@ func New(opts ...Option) (*Service, error) {
 	s.initPolicy()
 
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, &sdk.ServerOptions{
-		Instructions: "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
-		Logger:       slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+		Instructions:            "Switchboard shares one workspace, process table and browser among all connected clients. Paths are relative to the workspace root.",
+		Logger:                  slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
+		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 		InitializedHandler:      s.onInitialized,
 		RootsListChangedHandler: s.onRootsListChanged,
 	})
@@ -195,6 +196,7 @@ func New(opts ...Option) (*Service, error) {
 	if err := s.applyToolPolicy(); err != nil {
 		return nil, err
 	}
+	s.computePathTools()
 	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware)
 	s.wireFeeds()

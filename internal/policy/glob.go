@@ -8,11 +8,11 @@ import (
 
 // glob is a compiled shell-style pattern over a whole string:
 //
-//	*       any run of characters, "/" and spaces included (path.Match stops at "/", which would
-//	        let `rm -rf /` slip past a rule written as "rm *")
-//	?       exactly one character
-//	[abc]   one of the listed characters; [a-z] ranges; [!abc] or [^abc] negates
-//	\x      the character x literally
+//   - any run of characters, "/" and spaces included (path.Match stops at "/", which would
+//     let `rm -rf /` slip past a rule written as "rm *")
+//     ?       exactly one character
+//     [abc]   one of the listed characters; [a-z] ranges; [!abc] or [^abc] negates
+//     \x      the character x literally
 //
 // Matching is linear in practice (the classic two-pointer wildcard algorithm: one backtrack
 // point, the last star), so a hostile argument cannot make a rule slow.
@@ -24,10 +24,10 @@ type glob struct {
 type gkind uint8
 
 const (
-	gLit gkind = iota
-	gAny       // ?
-	gStar      // *
-	gClass     // [...]
+	gLit   gkind = iota
+	gAny         // ?
+	gStar        // *
+	gClass       // [...]
 )
 
 type gitem struct {

@@ -51,7 +51,7 @@ type RootsConfig struct {
 
 // Rule is a compiled rule.
 type Rule struct {
-	Index  int    // 1-based position in the file
+	Index  int // 1-based position in the file
 	Spec   RuleSpec
 	tool   glob
 	client glob

@@ -39,7 +39,7 @@ func TestDecideFirstMatchingRuleWins(t *testing.T) {
 		{"process_start", "claude", `{"command":"rm","args":["-rf","/"]}`, Ask, 2},
 		{"process_start", "claude", `{"command":"ls","args":["-rf","/tmp"]}`, Deny, 3}, // list: space-joined
 		{"process_start", "claude", `{"command":"ls","args":["-la"]}`, Allow, 0},
-		{"process_start", "claude", `{"command":"ls"}`, Allow, 0}, // args glob needs the argument
+		{"process_start", "claude", `{"command":"ls"}`, Allow, 0},   // args glob needs the argument
 		{"process_exec", "claude", `{"command":"rmdir"}`, Allow, 0}, // whole-string match
 		{"file_read", "cursor-1.2", `{"path":"x"}`, Ask, 4},
 		{"file_read", "claude", `{"path":"x"}`, Allow, 5},
@@ -255,7 +255,9 @@ func TestBrokerAnswersTimeoutAndCancel(t *testing.T) {
 		}
 	})
 	done := make(chan Outcome, 1)
-	go func() { done <- b.Ask(context.Background(), Approval{Kind: KindCall, Tool: "file_delete"}, time.Minute, nil) }()
+	go func() {
+		done <- b.Ask(context.Background(), Approval{Kind: KindCall, Tool: "file_delete"}, time.Minute, nil)
+	}()
 	a := <-added
 	if l := b.Pending(); len(l) != 1 || l[0].ID != a.ID || l[0].Tool != "file_delete" {
 		t.Fatalf("pending = %+v", l)
