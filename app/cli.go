@@ -84,7 +84,8 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g), newCallCommand(g, version),
-		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand())
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(),
+		newPolicyCommand(g))
 	return root
 }
 

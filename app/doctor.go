@@ -88,6 +88,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 		os.Remove(f.Name())
 		out = append(out, check{name: "data dir", ok: true, detail: cfg.DataDir + " (logs in " + filepath.Join(cfg.LogDir(), "audit.log") + ")"})
 	}
+	out = append(out, policyCheck(cfg))
 	out = append(out, socketCheck(cfg.Unix.Path))
 	out = append(out, ideCheck(ctx, cfg.IDE.URL))
 	if hasDisplay() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -94,7 +95,8 @@ func (c *trayController) HostAvailable() bool { return c.hostAvailable.Load() }
 
 // snapshot reads the current state from the stack.
 func (c *trayController) snapshot(notice string) trayState {
-	s := trayState{Transports: c.st.Transports.Status(), Sessions: len(c.st.Service.Sessions().List()), Notice: notice}
+	s := trayState{Transports: c.st.Transports.Status(), Sessions: len(c.st.Service.Sessions().List()), Notice: notice,
+		Approvals: len(c.st.Service.Approvals().Pending())}
 	if c.st.Hub != nil {
 		s.DashboardClients = c.st.Hub.Stats().Clients
 	}
@@ -123,6 +125,8 @@ func (c *trayController) Run(ctx context.Context) {
 	}
 	unsubscribe := c.st.Service.Sessions().Subscribe(func(sessions.Change) { kick() })
 	defer unsubscribe()
+	unsubscribeApprovals := c.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { kick() })
+	defer unsubscribeApprovals()
 
 	var actions sync.WaitGroup
 	defer actions.Wait()

@@ -20,6 +20,7 @@ type trayState struct {
 	BridgeConnected  bool   // IDE bridge to the agentic backend is online
 	BridgeError      string // last bridge dial error while offline
 	Notice           string // outcome of the last tray action, shown until it expires
+	Approvals        int    // tool calls and roots waiting for the user's answer
 }
 
 // trayIcon is one icon variant. Only the combinations iconVariant returns are rendered.
@@ -221,6 +222,9 @@ func transportItem(label string, st mcp.TransportStatus) trayItem {
 	return it
 }
 
+// approvalsLabel is the tray line for pending approvals: "2 waiting for approval".
+func approvalsLabel(n int) string { return fmt.Sprintf("%d waiting for approval", n) }
+
 // buildTrayMenu is the tray's whole behaviour: the menu for a state.
 func buildTrayMenu(s trayState) trayMenu {
 	m := trayMenu{Icon: iconVariant(s), Tooltip: tooltip(s)}
@@ -232,6 +236,10 @@ func buildTrayMenu(s trayState) trayMenu {
 		add(trayItem{Label: s.Notice})
 	}
 	sep()
+	if s.Approvals > 0 {
+		add(trayItem{Label: approvalsLabel(s.Approvals), Tooltip: "Agents are waiting for your approval; open the dashboard to allow or deny",
+			Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
+	}
 	add(trayItem{Label: labelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
 	sep()
 	for _, t := range trayTransportOrder() {

@@ -126,6 +126,21 @@ func TestBuildTrayMenu(t *testing.T) {
 			},
 			wantIcon: trayIcon{HubUp: true},
 		},
+		{
+			name:  "approvals waiting: a line above Open dashboard",
+			state: trayState{Transports: trayTestTransports(), Sessions: 1, Approvals: 2},
+			wantLabels: []string{
+				"Hub running · 1 MCP session · IDE bridge offline",
+				"2 waiting for approval",
+				labelOpenDashboard,
+				"TCP: off",
+				"Unix socket: /run/user/1000/switchboard/mcp.sock",
+				"Streamable HTTP: off",
+				"WebSocket hub: 127.0.0.1:41234",
+				labelCopyConfig, labelOpenLogs, labelQuit,
+			},
+			wantIcon: trayIcon{HubUp: true, Active: true},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
