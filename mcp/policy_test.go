@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -373,4 +374,48 @@ func clientOf(t *testing.T, cs *sdk.ClientSession) *sdk.Client {
 		t.Fatal("client not recorded")
 	}
 	return v.(*sdk.Client)
+}
+
+// Over Streamable HTTP a go-sdk client speaks 2026-07-28: roots are listed and the root asked
+// about through input requests, once per session, however many calls follow.
+func TestRootsOverHTTPAskedOncePerSession(t *testing.T) {
+	root := t.TempDir()
+	s, _ := trustService(t, policy.Config{AskTimeout: "5s"}, policy.RootsConfig{})
+	tr := s.NewTransports(TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "tok"})
+	if err := tr.Start(TransportHTTP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = tr.StopAll(ctx)
+	})
+	var mu sync.Mutex
+	asked := 0
+	c := sdk.NewClient(&sdk.Implementation{Name: "http-roots", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			mu.Lock()
+			asked++
+			mu.Unlock()
+			return &sdk.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	c.AddRoots(&sdk.Root{URI: fileURI(root)})
+	hc := &http.Client{Transport: bearer{"tok", http.DefaultTransport}}
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + tr.Addr(TransportHTTP) + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i := range 3 {
+		mustCall(t, cs, "file_write", map[string]any{"path": "n.txt", "content": strings.Repeat("x", i+1)}, nil)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "n.txt")); err != nil || string(b) != "xxx" {
+		t.Fatalf("write in the approved root: %v %q", err, b)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 1 {
+		t.Errorf("asked %d times about one root in one session, want 1", asked)
+	}
 }
