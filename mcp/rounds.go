@@ -59,7 +59,7 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 }
 
 func (s *Service) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
-	r := &round{s: s, ctx: ctx, req: req, ss: req.Session, answers: sdk.InputResponseMap{}, ask: sdk.InputRequestMap{}}
+	r := &round{s: s, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
 	if r.ss != nil {
 		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mrtrProtocol {
 			r.mrtr = true
@@ -75,9 +75,19 @@ func (s *Service) newRound(ctx context.Context, req *sdk.CallToolRequest) *round
 	if st == nil || st.ss != r.ss || st.key != callKey(req.Params) || time.Now().After(st.expires) {
 		return r // unknown, foreign or stale state: every question is asked afresh
 	}
-	maps.Copy(r.answers, st.answers)
+	r.answers = maps.Clone(st.answers)
+	if r.answers == nil {
+		r.answers = sdk.InputResponseMap{}
+	}
 	maps.Copy(r.answers, req.Params.InputResponses)
 	return r
+}
+
+func (r *round) queue(id string, q sdk.InputRequest) {
+	if r.ask == nil {
+		r.ask = sdk.InputRequestMap{}
+	}
+	r.ask[id] = q
 }
 
 // needsInput reports whether questions are waiting for the client.
@@ -133,7 +143,7 @@ func (r *round) elicit(ctx context.Context, id string, p *sdk.ElicitParams) (res
 	if v, found := r.answers[id].(*sdk.ElicitResult); found {
 		return v, true, nil
 	}
-	r.ask[id] = p
+	r.queue(id, p)
 	return nil, false, nil
 }
 
@@ -147,6 +157,6 @@ func (r *round) listRoots(ctx context.Context) (res *sdk.ListRootsResult, ok boo
 	if v, found := r.answers[id].(*sdk.ListRootsResult); found {
 		return v, true, nil
 	}
-	r.ask[id] = &sdk.ListRootsParams{}
+	r.queue(id, &sdk.ListRootsParams{})
 	return nil, false, nil
 }

@@ -7,6 +7,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,6 +200,7 @@ func (d Decision) RuleName() string {
 // numbers and booleans as their JSON text; objects never match.
 func (p *Policy) Decide(tool, client string, args json.RawMessage) Decision {
 	var vals map[string]json.RawMessage
+	var cache map[string]argVal // each argument rendered once per call, however many rules test it
 	parsed := false
 	for _, r := range p.Rules {
 		if !r.tool.match(tool) || !r.client.match(client) {
@@ -209,11 +211,16 @@ func (p *Policy) Decide(tool, client string, args json.RawMessage) Decision {
 			if len(args) > 0 {
 				_ = json.Unmarshal(args, &vals) // not an object: no argument glob can match
 			}
+			cache = make(map[string]argVal, len(vals))
 		}
 		ok := true
 		for _, a := range r.args {
-			s, present := argString(vals[a.name])
-			if !present || !a.g.match(s) {
+			v, seen := cache[a.name]
+			if !seen {
+				v.s, v.present = argString(vals[a.name])
+				cache[a.name] = v
+			}
+			if !v.present || !a.g.match(v.s) {
 				ok = false
 				break
 			}
@@ -225,11 +232,20 @@ func (p *Policy) Decide(tool, client string, args json.RawMessage) Decision {
 	return Decision{Action: p.Default}
 }
 
+type argVal struct {
+	s       string
+	present bool
+}
+
 // argString renders one argument for matching. present is false for absent values, null and
 // objects.
 func argString(raw json.RawMessage) (s string, present bool) {
 	if len(raw) == 0 {
 		return "", false
+	}
+	// Fast path: a plain JSON string without escapes is its own text.
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 && bytes.IndexByte(raw[1:n-1], '"') < 0 {
+		return string(raw[1 : n-1]), true
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {

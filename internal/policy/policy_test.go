@@ -314,3 +314,23 @@ func TestRootDir(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecide is one decision against 20 rules where only the default matches.
+func BenchmarkDecide(b *testing.B) {
+	var specs []RuleSpec
+	for i := range 10 {
+		specs = append(specs, RuleSpec{Tool: "tool_" + string(rune('a'+i)) + "*", Action: "deny"},
+			RuleSpec{Tool: "file_*", Args: map[string]string{"path": "secret-" + string(rune('a'+i)) + "/*"}, Action: "ask"})
+	}
+	p, err := Compile(Config{Rules: specs}, RootsConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"path":"src/main.go","content":"package main"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := p.Decide("file_write", "claude-code", args); d.Action != Allow {
+			b.Fatal(d)
+		}
+	}
+}
