@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
 )
 
 // trustService builds a Service with a policy and collects its audit entries.
@@ -417,5 +418,16 @@ func TestRootsOverHTTPAskedOncePerSession(t *testing.T) {
 	defer mu.Unlock()
 	if asked != 1 {
 		t.Errorf("asked %d times about one root in one session, want 1", asked)
+	}
+	// The session registry (the dashboard's Sessions view) shows the root and the answer.
+	var roots []sessions.Root
+	for _, si := range s.Sessions().List() {
+		if si.ClientName == "http-roots" {
+			roots = si.Roots
+		}
+	}
+	real, _ := filepath.EvalSymlinks(root)
+	if len(roots) != 1 || roots[0].Dir != real || roots[0].Status != "approved" || roots[0].Detail != "approved by client" {
+		t.Errorf("registry roots = %+v", roots)
 	}
 }

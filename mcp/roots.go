@@ -74,6 +74,9 @@ func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChan
 	st := s.rootsOf(ss)
 	st.mu.Lock()
 	st.stale = true
+	if st.regID == "" {
+		st.regID, _ = s.sessionID(ctx, req)
+	}
 	st.mu.Unlock()
 	if !speaksMRTR(ss) {
 		go s.listRootsNow(ctx, ss) // bounded by its timeout; a notification handler must not block
@@ -84,6 +87,12 @@ func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChan
 // before the first call.
 func (s *Service) onInitialized(ctx context.Context, req *sdk.InitializedRequest) {
 	if ss := req.Session; ss != nil && clientHasRoots(ss) && !speaksMRTR(ss) {
+		st := s.rootsOf(ss)
+		st.mu.Lock()
+		if st.regID == "" {
+			st.regID, _ = s.sessionID(ctx, req)
+		}
+		st.mu.Unlock()
 		go s.listRootsNow(ctx, ss)
 	}
 }
@@ -152,7 +161,10 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round) error {
 			return nil // asked as an input request
 		}
 		if err != nil {
-			return fmt.Errorf("roots: the client declared the roots capability but roots/list failed: %w", err)
+			// A client that declares roots but cannot list them works as one without roots:
+			// in the hub's workspace, as before roots existed. Asked again after list_changed.
+			s.logger.Warn("client declared roots but roots/list failed; using the hub's workspace", "client", clientName(ss), "error", err)
+			res = &sdk.ListRootsResult{}
 		}
 		s.setRootsLocked(st, res)
 	}

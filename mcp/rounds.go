@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -26,6 +27,9 @@ import (
 // a retry is tied to the same session, tool and arguments and cannot be pre-answered.
 
 const mrtrProtocol = "2026-07-28"
+
+// maxRoundStates bounds the requestState tokens kept for unanswered multi round-trip calls.
+const maxRoundStates = 1000
 
 type round struct {
 	s       *Service
@@ -108,6 +112,10 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 		if now.After(v.expires) {
 			delete(r.s.rounds.m, k)
 		}
+	}
+	if len(r.s.rounds.m) >= maxRoundStates {
+		r.s.rounds.mu.Unlock()
+		return toolError(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
 	}
 	r.s.rounds.m[token] = &roundState{ss: r.ss, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
 	r.s.rounds.mu.Unlock()

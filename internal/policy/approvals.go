@@ -89,6 +89,10 @@ func NewBroker() *Broker {
 // ErrUnknownApproval is returned by Decide for an ID that is not (or no longer) pending.
 var ErrUnknownApproval = errors.New("no such pending approval (already answered or timed out); GET /api/approvals lists the pending ones")
 
+// MaxPending caps the open questions: a client flooding the hub with calls that ask cannot grow
+// the dashboard's list without bound; beyond it, calls are refused at once.
+const MaxPending = 100
+
 // Ask queues a question and waits for an answer, for timeout, or for ctx to end (the call was
 // cancelled). The question disappears from the pending list however it ends.
 func (b *Broker) Ask(ctx context.Context, a Approval, timeout time.Duration, tick func(waited time.Duration)) Outcome {
@@ -100,6 +104,10 @@ func (b *Broker) Ask(ctx context.Context, a Approval, timeout time.Duration, tic
 	a.ExpiresAt = a.RequestedAt.Add(timeout)
 	w := &waiter{a: a, done: make(chan Outcome, 1)}
 	b.mu.Lock()
+	if len(b.pending) >= MaxPending {
+		b.mu.Unlock()
+		return Outcome{Reason: fmt.Sprintf("%d questions are already waiting for an answer; answer or deny them on the dashboard first", MaxPending)}
+	}
 	b.pending[a.ID] = w
 	b.mu.Unlock()
 	b.notify(ApprovalChange{Kind: "added", Approval: a})

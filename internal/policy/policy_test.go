@@ -334,3 +334,24 @@ func BenchmarkDecide(b *testing.B) {
 		}
 	}
 }
+
+func TestBrokerRefusesBeyondMaxPending(t *testing.T) {
+	b := NewBroker()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for range MaxPending {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil) }()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(b.Pending()) < MaxPending && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil)
+	if o.Approved || !strings.Contains(o.Reason, "already waiting") {
+		t.Errorf("over the cap: %+v", o)
+	}
+	cancel()
+	wg.Wait()
+}
