@@ -21,6 +21,15 @@ type trayState struct {
 	BridgeError      string // last bridge dial error while offline
 	Notice           string // outcome of the last tray action, shown until it expires
 	Approvals        int    // tool calls and roots waiting for the user's answer
+	NextApproval     trayApproval
+}
+
+// trayApproval is the oldest pending question, answerable from the menu.
+type trayApproval struct {
+	ID      string
+	Client  string
+	What    string // "run file_write", "use /srv/x as its workspace"
+	Details string // arguments summary, for the tooltip
 }
 
 // trayIcon is one icon variant. Only the combinations iconVariant returns are rendered.
@@ -67,6 +76,8 @@ const (
 	actionCopyClientConfig
 	actionOpenLogs
 	actionQuit
+	actionApprove // answer trayAction.Approval with allow
+	actionDeny    // answer trayAction.Approval with deny
 )
 
 // trayAction is a click, resolved to what it should do.
@@ -74,6 +85,7 @@ type trayAction struct {
 	Kind      trayActionKind
 	Transport string // actionToggleTransport: which transport
 	Enable    bool   // actionToggleTransport: the state to switch to
+	Approval  string // actionApprove, actionDeny: the approval's ID
 }
 
 // trayItem is one menu line. A zero Action with Enabled=false is a status line.
@@ -237,8 +249,21 @@ func buildTrayMenu(s trayState) trayMenu {
 	}
 	sep()
 	if s.Approvals > 0 {
-		add(trayItem{Label: approvalsLabel(s.Approvals), Tooltip: "Agents are waiting for your approval; open the dashboard to allow or deny",
+		add(trayItem{Label: approvalsLabel(s.Approvals), Tooltip: "Agents are waiting for your approval; open the dashboard to see them all",
 			Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
+		if a := s.NextApproval; a.ID != "" {
+			who := a.Client
+			if who == "" {
+				who = "a client"
+			}
+			q := shorten(fmt.Sprintf("%s: %s", who, a.What), 60)
+			tip := fmt.Sprintf("%s wants to %s", who, a.What)
+			if a.Details != "" {
+				tip += " — " + shorten(strings.ReplaceAll(a.Details, "\n", "; "), 200)
+			}
+			add(trayItem{Label: "Allow " + q, Tooltip: tip, Enabled: true, Action: trayAction{Kind: actionApprove, Approval: a.ID}})
+			add(trayItem{Label: "Deny " + q, Tooltip: tip, Enabled: true, Action: trayAction{Kind: actionDeny, Approval: a.ID}})
+		}
 	}
 	add(trayItem{Label: labelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
 	sep()

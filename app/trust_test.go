@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 )
@@ -110,6 +111,34 @@ func TestApprovalThroughTrayAndDashboardAPI(t *testing.T) {
 	view.waitFor(t, "tray item gone", func(m trayMenu) bool { return !menuHas("1 waiting")(m) })
 	if code, _ := api("POST", "/api/approvals/"+id, "dash-token", map[string]string{"decision": "deny"}); code != 400 {
 		t.Errorf("answering twice: %d", code)
+	}
+
+	// The tray answers the oldest question itself: Deny refuses the call, audited "by tray".
+	entries := make(chan string, 8)
+	cancelAudit := st.Audit.OnRecord(func(e audit.Entry) {
+		if e.Tool == "file_write" {
+			entries <- e.Approval + " by " + e.By
+		}
+	})
+	defer cancelAudit()
+	go func() {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "tray.txt", "content": "no"}})
+		if err != nil {
+			res = &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}
+		}
+		done <- res
+	}()
+	view.waitFor(t, "tray deny item", menuHas("Deny no-elicitation: run file_write"))
+	trayClick(t, c, view, ctx, "Deny no-elicitation")
+	res = <-done
+	if !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "declined on the tray") {
+		t.Fatalf("tray-denied call: %+v", res.Content[0])
+	}
+	if got := <-entries; got != "declined by tray" {
+		t.Errorf("audit: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(st.Config.Workspace, "tray.txt")); err == nil {
+		t.Error("tray-denied write happened")
 	}
 }
 
