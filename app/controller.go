@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -197,4 +198,29 @@ func (c *Controller) ClientConfig() map[string]any {
 			"headers": map[string]string{"Authorization": "Bearer " + c.st.Config.HTTP.Token}}}}
 	}
 	return out
+}
+
+// ApprovalList is the pending approvals and the policy's state (GET /api/approvals).
+type ApprovalList struct {
+	Approvals []policy.Approval `json:"approvals"`
+	Policy    policy.Status     `json:"policy"`
+}
+
+// Approvals lists the questions waiting for the user.
+func (c *Controller) Approvals() ApprovalList {
+	return ApprovalList{Approvals: c.st.Service.Approvals().Pending(), Policy: c.st.Service.Policy().Status()}
+}
+
+// DecisionResult is DecideApproval's answer.
+type DecisionResult struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"`
+}
+
+// DecideApproval answers a pending approval with "allow" or "deny" (by: the dashboard).
+func (c *Controller) DecideApproval(id, decision string) (DecisionResult, error) {
+	if err := c.st.Service.DecideApproval(id, decision, policy.ByDashboard); err != nil {
+		return DecisionResult{}, err
+	}
+	return DecisionResult{ID: id, Decision: decision}, nil
 }

@@ -118,6 +118,16 @@ func (d *dashboardServer) Handler() http.Handler {
 		}
 		return d.ctl.SendChat(body.SessionID, body.Message)
 	})
+	api("GET /api/approvals", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Approvals(), nil })
+	api("POST /api/approvals/{id}", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Decision string `json:"decision"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("body: want {\"decision\": \"allow\"|\"deny\"}")
+		}
+		return d.ctl.DecideApproval(r.PathValue("id"), body.Decision)
+	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
 	if h := d.ctl.st.Hub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own

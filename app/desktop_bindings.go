@@ -83,3 +83,11 @@ func (a *App) SendChat(sessionID, message string) (any, error) {
 
 // ClientConfig returns ready-to-paste client configuration for the running transports.
 func (a *App) ClientConfig() map[string]any { return a.ctl.ClientConfig() }
+
+// Approvals lists the tool calls and roots waiting for the user's answer.
+func (a *App) Approvals() ApprovalList { return a.ctl.Approvals() }
+
+// DecideApproval answers one with "allow" or "deny".
+func (a *App) DecideApproval(id, decision string) (DecisionResult, error) {
+	return a.ctl.DecideApproval(id, decision)
+}

@@ -93,6 +93,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 		os.Remove(f.Name())
 		out = append(out, check{name: "data dir", ok: true, detail: cfg.DataDir + " (logs in " + filepath.Join(cfg.LogDir(), "audit.log") + ")"})
 	}
+	out = append(out, policyCheck(cfg))
 	out = append(out, socketCheck(cfg.Unix.Path))
 	if hasDisplay() {
 		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})

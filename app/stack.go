@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
@@ -33,7 +34,11 @@ type Stack struct {
 	Audit      *audit.Logger
 	Metrics    *metrics.Store
 
-	ideOnce sync.Once
+	ideOnce   sync.Once
+	Policy    *policy.Store
+	Approvals *policy.Broker
+
+	stopPolicyWatch context.CancelFunc
 }
 
 // stackOptions tune BuildStack for a mode.
@@ -83,7 +88,15 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		BufferSize:   cfg.Process.BufferBytes,
 		StopGrace:    time.Duration(cfg.Process.StopGraceSeconds) * time.Second,
 	})
-	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store}
+	pol, err := cfg.CompilePolicy()
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
+	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
+		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker()}
 	opts := []mcp.Option{
 		mcp.WithWorkspaceRoot(cfg.Workspace),
 		mcp.WithVersion(version),
@@ -94,6 +107,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
 		mcp.WithToolsets(stackToolsets(cfg)...),
+		mcp.WithPolicy(st.Policy, st.Approvals),
 	}
 	var pub ide.Publisher
 	if so.withHub {
@@ -114,6 +128,9 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		return nil, err
 	}
 	st.Service = svc
+	wctx, stopWatch := context.WithCancel(context.Background())
+	st.stopPolicyWatch = stopWatch
+	go st.Policy.Watch(wctx, policy.DefaultPollInterval) // ends in Close
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
@@ -178,6 +195,9 @@ func (st *Stack) CloseBounded() {
 
 // Close stops transports, then the service (processes, hub, IDE bridge), then the audit log.
 func (st *Stack) Close(ctx context.Context) error {
+	if st.stopPolicyWatch != nil {
+		st.stopPolicyWatch()
+	}
 	err := st.Transports.StopAll(ctx)
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {
 		err = e

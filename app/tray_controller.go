@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -95,6 +96,11 @@ func (c *trayController) HostAvailable() bool { return c.hostAvailable.Load() }
 // snapshot reads the current state from the stack.
 func (c *trayController) snapshot(notice string) trayState {
 	s := trayState{Transports: c.st.Transports.Status(), Sessions: len(c.st.Service.Sessions().List()), Notice: notice}
+	if pending := c.st.Service.Approvals().Pending(); len(pending) > 0 {
+		a := pending[0]
+		s.Approvals = len(pending)
+		s.NextApproval = trayApproval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: a.Arguments}
+	}
 	if c.st.Hub != nil {
 		s.DashboardClients = c.st.Hub.Stats().Clients
 	}
@@ -123,6 +129,8 @@ func (c *trayController) Run(ctx context.Context) {
 	}
 	unsubscribe := c.st.Service.Sessions().Subscribe(func(sessions.Change) { kick() })
 	defer unsubscribe()
+	unsubscribeApprovals := c.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { kick() })
+	defer unsubscribeApprovals()
 
 	var actions sync.WaitGroup
 	defer actions.Wait()
@@ -205,6 +213,18 @@ func (c *trayController) do(ctx context.Context, a trayAction) string {
 		}
 	case actionCopyClientConfig:
 		return c.copyClientConfig()
+	case actionApprove, actionDeny:
+		decision := "allow"
+		if a.Kind == actionDeny {
+			decision = "deny"
+		}
+		if err := c.st.Service.DecideApproval(a.Approval, decision, policy.ByTray); err != nil {
+			return "Could not answer: " + shorten(err.Error(), 80)
+		}
+		if a.Kind == actionDeny {
+			return "Denied"
+		}
+		return "Allowed"
 	case actionOpenLogs:
 		dir := c.st.Config.LogDir()
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -250,6 +270,14 @@ func (c *trayController) copyClientConfig() string {
 		return "Clipboard unavailable; configuration saved to " + file
 	}
 	return fmt.Sprintf("Copied client configuration (%s)", transportLabel(kind))
+}
+
+// approvalWhat says in a few words what a question is about.
+func approvalWhat(a policy.Approval) string {
+	if a.Kind == policy.KindRoot {
+		return "use " + a.Root + " as its workspace"
+	}
+	return "run " + a.Tool
 }
 
 // trayMenuEqual compares two models; the view is only asked to render real changes.

@@ -20,6 +20,16 @@ type trayState struct {
 	BridgeConnected  bool   // IDE bridge to the agentic backend is online
 	BridgeError      string // last bridge dial error while offline
 	Notice           string // outcome of the last tray action, shown until it expires
+	Approvals        int    // tool calls and roots waiting for the user's answer
+	NextApproval     trayApproval
+}
+
+// trayApproval is the oldest pending question, answerable from the menu.
+type trayApproval struct {
+	ID      string
+	Client  string
+	What    string // "run file_write", "use /srv/x as its workspace"
+	Details string // arguments summary, for the tooltip
 }
 
 // trayIcon is one icon variant. Only the combinations iconVariant returns are rendered.
@@ -66,6 +76,8 @@ const (
 	actionCopyClientConfig
 	actionOpenLogs
 	actionQuit
+	actionApprove // answer trayAction.Approval with allow
+	actionDeny    // answer trayAction.Approval with deny
 )
 
 // trayAction is a click, resolved to what it should do.
@@ -73,6 +85,7 @@ type trayAction struct {
 	Kind      trayActionKind
 	Transport string // actionToggleTransport: which transport
 	Enable    bool   // actionToggleTransport: the state to switch to
+	Approval  string // actionApprove, actionDeny: the approval's ID
 }
 
 // trayItem is one menu line. A zero Action with Enabled=false is a status line.
@@ -221,6 +234,9 @@ func transportItem(label string, st mcp.TransportStatus) trayItem {
 	return it
 }
 
+// approvalsLabel is the tray line for pending approvals: "2 waiting for approval".
+func approvalsLabel(n int) string { return fmt.Sprintf("%d waiting for approval", n) }
+
 // buildTrayMenu is the tray's whole behaviour: the menu for a state.
 func buildTrayMenu(s trayState) trayMenu {
 	m := trayMenu{Icon: iconVariant(s), Tooltip: tooltip(s)}
@@ -232,6 +248,23 @@ func buildTrayMenu(s trayState) trayMenu {
 		add(trayItem{Label: s.Notice})
 	}
 	sep()
+	if s.Approvals > 0 {
+		add(trayItem{Label: approvalsLabel(s.Approvals), Tooltip: "Agents are waiting for your approval; open the dashboard to see them all",
+			Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
+		if a := s.NextApproval; a.ID != "" {
+			who := a.Client
+			if who == "" {
+				who = "a client"
+			}
+			q := shorten(fmt.Sprintf("%s: %s", who, a.What), 60)
+			tip := fmt.Sprintf("%s wants to %s", who, a.What)
+			if a.Details != "" {
+				tip += " — " + shorten(strings.ReplaceAll(a.Details, "\n", "; "), 200)
+			}
+			add(trayItem{Label: "Allow " + q, Tooltip: tip, Enabled: true, Action: trayAction{Kind: actionApprove, Approval: a.ID}})
+			add(trayItem{Label: "Deny " + q, Tooltip: tip, Enabled: true, Action: trayAction{Kind: actionDeny, Approval: a.ID}})
+		}
+	}
 	add(trayItem{Label: labelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
 	sep()
 	for _, t := range trayTransportOrder() {

@@ -126,6 +126,24 @@ func TestBuildTrayMenu(t *testing.T) {
 			},
 			wantIcon: trayIcon{HubUp: true},
 		},
+		{
+			name: "approvals waiting: a line above Open dashboard",
+			state: trayState{Transports: trayTestTransports(), Sessions: 1, Approvals: 2,
+				NextApproval: trayApproval{ID: "a7", Client: "claude-code", What: "run file_delete", Details: "path: notes.txt"}},
+			wantLabels: []string{
+				"Hub running · 1 MCP session · IDE bridge offline",
+				"2 waiting for approval",
+				"Allow claude-code: run file_delete",
+				"Deny claude-code: run file_delete",
+				labelOpenDashboard,
+				"TCP: off",
+				"Unix socket: /run/user/1000/switchboard/mcp.sock",
+				"Streamable HTTP: off",
+				"WebSocket hub: 127.0.0.1:41234",
+				labelCopyConfig, labelOpenLogs, labelQuit,
+			},
+			wantIcon: trayIcon{HubUp: true, Active: true},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,6 +208,24 @@ func TestTrayMenuActions(t *testing.T) {
 		if got := itemWithPrefix(t, m, tc.prefix).Action; got != tc.want {
 			t.Errorf("%s: action %+v, want %+v", tc.prefix, got, tc.want)
 		}
+	}
+}
+
+func TestTrayApprovalActions(t *testing.T) {
+	m := buildTrayMenu(trayState{Transports: trayTestTransports(), Approvals: 1,
+		NextApproval: trayApproval{ID: "a3", Client: "", What: "use /srv/other as its workspace", Details: ""}})
+	if got := itemWithPrefix(t, m, "Allow ").Action; got != (trayAction{Kind: actionApprove, Approval: "a3"}) {
+		t.Errorf("allow action = %+v", got)
+	}
+	deny := itemWithPrefix(t, m, "Deny ")
+	if deny.Action != (trayAction{Kind: actionDeny, Approval: "a3"}) || deny.Label != "Deny a client: use /srv/other as its workspace" {
+		t.Errorf("deny item = %+v", deny)
+	}
+	if !strings.Contains(deny.Tooltip, "a client wants to use /srv/other as its workspace") {
+		t.Errorf("tooltip = %q", deny.Tooltip)
+	}
+	if itemsWith := menuLabels(buildTrayMenu(trayState{Transports: trayTestTransports()})); strings.Contains(strings.Join(itemsWith, "|"), "Allow ") {
+		t.Errorf("allow item without approvals: %q", itemsWith)
 	}
 }
 

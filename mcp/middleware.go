@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -114,8 +115,15 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			id, transport := s.sessionID(ctx, req)
 			s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
 		}
+		note := &callNote{}
+		ctx = context.WithValue(ctx, callNoteKey{}, note)
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
+		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.NeedsInput() {
+			// The hub asked the client something (multi round-trip); the call is recorded once,
+			// when the client retries with the answers and it really runs or is refused.
+			return res, err
+		}
 
 		id, transport := s.sessionID(ctx, req)
 		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000,
@@ -126,7 +134,11 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			e.Outcome = "error"
 			e.Error = errorText(r)
 		}
-		e = s.audit.Record(ctx, e, security)
+		note.mu.Lock()
+		e.Decision, e.Rule, e.Approval, e.By = note.decision, note.rule, note.approval, note.by
+		e.Roots = strings.Join(note.rootChecks, "; ")
+		note.mu.Unlock()
+		e = s.audit.Record(ctx, e, security || e.Decision != "allow")
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)
 		}

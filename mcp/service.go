@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
@@ -80,6 +81,15 @@ type Service struct {
 	activity *activityLog
 	recorder *callRecorder
 	callSeq  atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
+
+	// Trust (mcp/policy.go, mcp/roots.go): rules, pending questions, per-session roots.
+	policy    *policy.Store
+	approvals *policy.Broker
+	rounds    roundStates     // multi round-trip state of calls waiting for a client's answers
+	roots     sync.Map        // *sdk.ServerSession → *sessionRoots
+	pathTools map[string]bool // tools with a path-like argument (they need the client's roots)
+	wsMu      sync.Mutex
+	wsCache   map[string]*workspace.Root // root directory → its sandbox
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -180,11 +190,14 @@ func New(opts ...Option) (*Service, error) {
 		s.sessions = sessions.New()
 	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
+	s.initPolicy()
 
 	serverOpts := &sdk.ServerOptions{
 		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.
-		Logger:       slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+		Logger:                  slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
+		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
+		InitializedHandler:      s.onInitialized,
+		RootsListChangedHandler: s.onRootsListChanged,
 	}
 	for _, f := range s.serverOpts {
 		f(serverOpts)
@@ -205,9 +218,12 @@ func New(opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	s.initToolsets()
+	s.computePathTools()
+	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	s.wireFeeds()
 	s.wireToolsetFeed()
+	s.wireTrustFeeds()
 	s.watchOwnedProcesses()
 	return s, nil
 }
@@ -285,13 +301,6 @@ func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 // Workspace returns the hub's sandbox root.
 func (s *Service) Workspace() *workspace.Root { return s.ws }
 
-// workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
-// a path asks here, never s.ws directly, so that per-client workspaces (from the client's MCP
-// roots) are decided in one place. Today every client shares the hub's workspace.
-func (s *Service) workspaceFor(_ *sdk.CallToolRequest) (*workspace.Root, error) {
-	return s.ws, nil
-}
-
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
 
@@ -326,6 +335,9 @@ func (s *Service) Shutdown(ctx context.Context) error {
 			if err := s.hub.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))
 			}
+		}
+		if err := s.closeRootWorkspaces(); err != nil {
+			errs = append(errs, fmt.Errorf("root workspaces: %w", err))
 		}
 		if err := s.ws.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))

@@ -213,11 +213,11 @@ func controlResult(id, verb string, info process.Info, err error) (*sdk.CallTool
 	return nil, ProcessControlOutput{ID: id, Success: true, Message: msg}, nil
 }
 
-func (s *Service) processList(_ context.Context, _ *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
+func (s *Service) processList(_ context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
 	infos := s.procs.List(in.RunningOnly)
 	out := ProcessListOutput{Processes: make([]ProcessInfo, len(infos)), Total: len(infos)}
 	for i, info := range infos {
-		out.Processes[i] = s.processInfo(info)
+		out.Processes[i] = s.processInfo(req, info)
 	}
 	return nil, out, nil
 }
@@ -353,10 +353,15 @@ func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, st
 }
 
 // processInfo maps a domain record to the contract's ProcessInfo, showing the working directory
-// relative to the workspace like every other path the tools return.
-func (s *Service) processInfo(in process.Info) ProcessInfo {
+// relative to the caller's workspace like every other path the tools return (listing never
+// asks the user about roots: a root not approved yet shows the hub's workspace).
+func (s *Service) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
-	if rel, err := filepath.Rel(s.ws.Dir(), in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	base := s.ws.Dir()
+	if ws, err := s.resolveWorkspace(req, false); err == nil {
+		base = ws.Dir()
+	}
+	if rel, err := filepath.Rel(base, in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		dir = rel
 	}
 	return ProcessInfo{

@@ -32,6 +32,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     createIDESession: rec('createIDESession', { session: { id: 's-new', name: 'n', status: 'active', createdAt: '' } }),
     sendChat: rec('sendChat'),
     clientConfig: rec('clientConfig', { unix: { mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } } }),
+    approvals: rec('approvals', { approvals: [], policy: null }),
+    decideApproval: rec('decideApproval', { id: 'a1', decision: 'allow' }),
     ...overrides,
   };
   return { control, calls };
@@ -92,6 +94,7 @@ describe('App', () => {
       'ide:sessions',
       'ide:builds',
       'ide:activity',
+      'approvals',
     ]);
     expect($('hub-status')?.dataset.status).toBe('open');
     expect($('app-version')?.textContent).toBe('v0.9.0');
@@ -355,5 +358,47 @@ describe('App', () => {
     await vi.waitFor(() => expect(rec.sockets).toHaveLength(1));
     await tick();
     expect($('boot-error')).toBeNull();
+  });
+  it('approvals: a panel with a count above every view; Allow answers through the control API', async () => {
+    const { sock, calls } = await start();
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    send(sock, 'snapshot', 'approvals', {
+      approvals: [{ id: 'a1', kind: 'call', tool: 'file_delete', arguments: 'path: notes.txt', client: 'claude-code', workspace: '/home/u/proj', rule: 'rule 1', requestedAt: new Date().toISOString(), expiresAt: soon }],
+      policy: { path: '/c.toml', default: 'allow', askTimeout: '2m0s', rules: 1, rootsAllow: [], loadedAt: '' },
+    });
+    expect($('approvals-count')?.textContent).toBe('1');
+    expect($('approvals-waiting')?.textContent?.trim()).toBe('1 waiting');
+    expect($('approval-args')?.textContent).toBe('path: notes.txt');
+    expect($('approval')?.textContent).toContain('claude-code wants to run file_delete');
+    for (const t of ['sessions', 'processes', 'activity']) {
+      click(`tab-${t}`);
+      expect($('approvals-panel')).not.toBeNull();
+    }
+    send(sock, 'event', 'approvals', { kind: 'added', approval: { id: 'a2', kind: 'root', root: '/srv/other', client: 'cursor', requestedAt: '', expiresAt: soon } });
+    expect($('approvals-count')?.textContent).toBe('2');
+    expect($$('approval')[1].textContent).toContain('cursor wants to use /srv/other as its workspace');
+    ($$('approval-allow')[0] as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'a1', 'allow']));
+    ($$('approval-deny')[1] as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'a2', 'deny']));
+    send(sock, 'event', 'approvals', { kind: 'resolved', approval: { id: 'a1' }, outcome: { approved: true, by: 'dashboard' } });
+    send(sock, 'event', 'approvals', { kind: 'resolved', approval: { id: 'a2' }, outcome: { approved: false, by: 'dashboard' } });
+    expect($('approvals-panel')).toBeNull();
+    expect($('approvals-waiting')).toBeNull();
+    send(sock, 'event', 'approvals', { kind: 'policy', policy: { path: '/c.toml', default: 'allow', askTimeout: '2m0s', rules: 1, rootsAllow: [], loadedAt: '', error: 'policy.rules[1].action: "nope" is not an action' } });
+    expect($('policy-error')?.textContent).toContain('policy.rules[1].action');
+  });
+
+  it('sessions show each client\'s roots and whether it may use them', async () => {
+    const { sock } = await start();
+    click('tab-sessions');
+    send(sock, 'snapshot', 'sessions', {
+      sessions: [{ id: 'stdio-1', transport: 'stdio', clientName: 'node-client', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
+        roots: [{ uri: 'file:///w/a', dir: '/w/a', status: 'granted', detail: 'inside [roots] allow /w' }, { uri: 'file:///x', dir: '/x', status: 'declined' }] }],
+    });
+    const roots = $$('session-root');
+    expect(roots.map((r) => r.dataset.status)).toEqual(['granted', 'declined']);
+    expect(roots[0].textContent).toContain('/w/a');
+    expect(roots[0].textContent).toContain('workspace');
   });
 });

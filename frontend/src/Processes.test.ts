@@ -62,6 +62,8 @@ async function start(hash = '#processes') {
     createIDESession: rec1('createIDESession'),
     sendChat: rec1('sendChat'),
     clientConfig: rec1('clientConfig'),
+    approvals: rec1('approvals'),
+    decideApproval: rec1('decideApproval'),
   };
   window.location.hash = hash;
   app = mount(App, {

@@ -213,6 +213,13 @@ type Entry struct {
 	DurationMs float64   `json:"durationMs"`
 	Args       string    `json:"args"`
 	Error      string    `json:"error,omitempty"`
+	// Policy (internal/policy): the decision, the rule that made it, and for "ask" how it
+	// ended and who answered; Roots records answers about the client's MCP roots.
+	Decision string `json:"decision,omitempty"` // allow | deny | ask
+	Rule     string `json:"rule,omitempty"`
+	Approval string `json:"approval,omitempty"` // approved | declined | timed out
+	By       string `json:"by,omitempty"`       // client | dashboard | tray | timeout
+	Roots    string `json:"roots,omitempty"`
 }
 
 // Record logs e (filling User) and hands it to listeners.
@@ -253,6 +260,15 @@ func (l *Logger) write(ctx context.Context, lvl slog.Level, e Entry) {
 	)
 	if e.Error != "" {
 		attrs = append(attrs, slog.String("error", e.Error))
+	}
+	if e.Decision != "" {
+		attrs = append(attrs, slog.String("decision", e.Decision), slog.String("rule", e.Rule))
+		if e.Approval != "" {
+			attrs = append(attrs, slog.String("approval", e.Approval), slog.String("by", e.By))
+		}
+	}
+	if e.Roots != "" {
+		attrs = append(attrs, slog.String("roots", e.Roots))
 	}
 	msg := "tool call"
 	if e.Actor != "" {

@@ -13,10 +13,16 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/switchboard-hub/switchboard/internal/policy"
 )
 
 // Config is the whole configuration. TOML keys are snake_case.
 type Config struct {
+	// Path is the file the config was read from ("" when none was); the hub watches it for
+	// policy changes.
+	Path string `toml:"-"`
+
 	Workspace     string   `toml:"workspace"`
 	DataDir       string   `toml:"data_dir"`
 	ReadOnly      bool     `toml:"read_only"`
@@ -79,7 +85,14 @@ type Config struct {
 		Addr  string `toml:"addr"`  // headless dashboard (no display), loopback
 		Token string `toml:"token"` // empty: a new random token each start
 	} `toml:"dashboard"`
+	// Trust: allow/ask/deny rules and MCP roots granted without asking (docs/policy.md). The
+	// hub re-reads both sections when the file changes.
+	Policy policy.Config      `toml:"policy"`
+	Roots  policy.RootsConfig `toml:"roots"`
 }
+
+// CompilePolicy checks the [policy] and [roots] sections.
+func (c Config) CompilePolicy() (*policy.Policy, error) { return policy.Compile(c.Policy, c.Roots) }
 
 // Duration is a time.Duration written as a Go duration string in TOML ("2s", "1m30s").
 type Duration struct{ time.Duration }
@@ -167,6 +180,7 @@ func Load(path string) (Config, error) {
 	md, err := toml.DecodeFile(path, &c)
 	switch {
 	case err == nil:
+		c.Path = path
 		if undec := md.Undecoded(); len(undec) > 0 {
 			keys := make([]string, len(undec))
 			for i, k := range undec {
@@ -176,6 +190,7 @@ func Load(path string) (Config, error) {
 		}
 		c.ideURLSet = md.IsDefined("ide", "url")
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		c.Path = path // absent now; the hub picks the file up when it is created
 	default:
 		return c, fmt.Errorf("config %s: %w", path, err)
 	}

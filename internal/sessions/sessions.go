@@ -24,6 +24,18 @@ type Info struct {
 	Calls         int64     `json:"calls"`
 	LastCallAt    time.Time `json:"lastCallAt,omitzero"`
 	LastTool      string    `json:"lastTool,omitempty"`
+	// Roots are the client's MCP roots (clients that declare the roots capability), in the
+	// client's order: the first one is where relative paths resolve.
+	Roots []Root `json:"roots,omitempty"`
+}
+
+// Root is one MCP root of a session and whether the session may use it.
+type Root struct {
+	URI    string `json:"uri"`
+	Name   string `json:"name,omitempty"`
+	Dir    string `json:"dir,omitempty"`    // the directory it names; empty when it names none
+	Status string `json:"status"`           // "granted" | "approved" | "declined" | "pending" | "invalid"
+	Detail string `json:"detail,omitempty"` // by what ([roots] allow entry, who approved, why invalid)
 }
 
 // Change is a registry notification.
@@ -62,6 +74,12 @@ func (r *Registry) Add(transport, peer string) string {
 // SetClient records the client's self-reported name and version (from initialize).
 func (r *Registry) SetClient(id, name, version string) {
 	r.update(id, func(i *Info) { i.ClientName, i.ClientVersion = name, version })
+}
+
+// SetRoots replaces the session's roots.
+func (r *Registry) SetRoots(id string, roots []Root) {
+	roots = append([]Root{}, roots...)
+	r.update(id, func(i *Info) { i.Roots = roots })
 }
 
 // CountCall records a tool call.

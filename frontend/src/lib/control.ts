@@ -3,6 +3,7 @@
 // dashboard's HTTP API does, authenticated with the token from the page URL. Both return the same
 // JSON, so views do not care which one they got.
 
+import type { ApprovalList } from './approvals';
 import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, ToolsetList, TransportList } from './types';
 
 export interface Control {
@@ -20,6 +21,8 @@ export interface Control {
   createIDESession(name: string): Promise<IDESession | { session: IDESession } | unknown>;
   sendChat(sessionId: string, message: string): Promise<unknown>;
   clientConfig(): Promise<ClientConfig>;
+  approvals(): Promise<ApprovalList>;
+  decideApproval(id: string, decision: 'allow' | 'deny'): Promise<unknown>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -36,6 +39,8 @@ export interface WailsApp {
   CreateIDESession(name: string): Promise<unknown>;
   SendChat(sessionId: string, message: string): Promise<unknown>;
   ClientConfig(): Promise<ClientConfig>;
+  Approvals(): Promise<ApprovalList>;
+  DecideApproval(id: string, decision: string): Promise<unknown>;
 }
 
 export interface WindowLike {
@@ -96,6 +101,12 @@ export class WailsControl implements Control {
   }
   clientConfig() {
     return this.call('client configuration', () => this.app.ClientConfig());
+  }
+  approvals() {
+    return this.call('list approvals', () => this.app.Approvals());
+  }
+  decideApproval(id: string, decision: 'allow' | 'deny') {
+    return this.call(`${decision} ${id}`, () => this.app.DecideApproval(id, decision));
   }
 }
 
@@ -179,6 +190,12 @@ export class HttpControl implements Control {
   }
   clientConfig() {
     return this.request<ClientConfig>('client configuration', 'GET', 'api/clientconfig');
+  }
+  approvals() {
+    return this.request<ApprovalList>('list approvals', 'GET', 'api/approvals');
+  }
+  decideApproval(id: string, decision: 'allow' | 'deny') {
+    return this.request(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
   }
 }
 

@@ -4,6 +4,7 @@
 import { HubClient, type HubStatus, type SocketFactory } from './hub';
 import type { Control } from './control';
 import type { Bootstrap, BridgeStatus, HubMessage } from './types';
+import { initialApprovals, reduceApprovals, type ApprovalsState } from './approvals';
 import {
   initialActivity,
   initialBridge,
@@ -123,6 +124,7 @@ export class Dashboard {
   readonly ideSessions: ChannelStore<IDESessionsState>;
   readonly builds: ChannelStore<BuildsState>;
   readonly ideActivity: ChannelStore<IDEActivityState>;
+  readonly approvals: ChannelStore<ApprovalsState>;
 
   private readonly frame: FrameScheduler;
   private nextNotice = 1;
@@ -153,6 +155,7 @@ export class Dashboard {
     this.ideSessions = this.channel('ide:sessions', reduceIDESessions, initialIDESessions);
     this.builds = this.channel('ide:builds', reduceBuilds, initialBuilds);
     this.ideActivity = this.channel('ide:activity', reduceIDEActivity, initialIDEActivity);
+    this.approvals = this.channel('approvals', reduceApprovals, initialApprovals);
     const tick = opts.tickMs ?? 1000;
     if (tick > 0) {
       // The clock only drives relative times on screen: stop it while the page is hidden (window

@@ -21,6 +21,16 @@ export interface SessionInfo {
   calls: number;
   lastCallAt?: string;
   lastTool?: string;
+  /** MCP roots of clients that declare the roots capability; the first is the workspace. */
+  roots?: SessionRoot[];
+}
+
+export interface SessionRoot {
+  uri: string;
+  name?: string;
+  dir?: string;
+  status: 'granted' | 'approved' | 'declined' | 'pending' | 'invalid' | string;
+  detail?: string;
 }
 
 // ---- activity -------------------------------------------------------------------------------

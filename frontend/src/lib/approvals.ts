@@ -1,0 +1,80 @@
+// Approvals: tool calls and MCP roots waiting for the user's answer (hub channel `approvals`),
+// plus the state of the policy file, so the dashboard can say when an edit did not take.
+
+import type { HubMessage } from './types';
+import { upsertById } from './reducers';
+
+export interface Approval {
+  id: string;
+  kind: 'call' | 'root' | string;
+  tool?: string;
+  /** Readable "key: value" lines; payloads are shown by size. */
+  arguments?: string;
+  root?: string;
+  client: string;
+  session?: string;
+  workspace?: string;
+  rule?: string;
+  requestedAt: string;
+  expiresAt: string;
+}
+
+export interface PolicyStatus {
+  path: string;
+  default: 'allow' | 'ask' | 'deny' | string;
+  askTimeout: string;
+  rules: number;
+  rootsAllow: string[];
+  loadedAt: string;
+  /** Why the file on disk is not in force (the last good policy is). */
+  error?: string;
+  errorAt?: string;
+}
+
+export interface ApprovalsState {
+  approvals: Approval[];
+  policy: PolicyStatus | null;
+}
+
+/** GET /api/approvals and the Approvals binding. */
+export interface ApprovalList {
+  approvals: Approval[];
+  policy: PolicyStatus;
+}
+
+export const initialApprovals: ApprovalsState = { approvals: [], policy: null };
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
+
+export function reduceApprovals(state: ApprovalsState, msg: HubMessage): ApprovalsState {
+  const d = obj(msg.data);
+  if (msg.type === 'snapshot') {
+    return {
+      approvals: Array.isArray(d.approvals) ? (d.approvals as Approval[]) : [],
+      policy: (d.policy as PolicyStatus | undefined) ?? null,
+    };
+  }
+  if (msg.type !== 'event') return state;
+  switch (d.kind) {
+    case 'added': {
+      const a = d.approval as Approval | undefined;
+      return a?.id ? { ...state, approvals: upsertById(state.approvals, a) } : state;
+    }
+    case 'resolved': {
+      const a = d.approval as Approval | undefined;
+      if (!a?.id || !state.approvals.some((x) => x.id === a.id)) return state;
+      return { ...state, approvals: state.approvals.filter((x) => x.id !== a.id) };
+    }
+    case 'policy':
+      return d.policy ? { ...state, policy: d.policy as PolicyStatus } : state;
+    default:
+      return state;
+  }
+}
+
+/** What the question is about, in a few words. */
+export function approvalTitle(a: Approval): string {
+  if (a.kind === 'root') return `use ${a.root ?? 'a directory'} as its workspace`;
+  return `run ${a.tool ?? 'a tool'}`;
+}

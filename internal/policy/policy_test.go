@@ -1,0 +1,357 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func mustCompile(t *testing.T, c Config) *Policy {
+	t.Helper()
+	p, err := Compile(c, RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDecideFirstMatchingRuleWins(t *testing.T) {
+	p := mustCompile(t, Config{Default: "allow", Rules: []RuleSpec{
+		{Tool: "file_delete", Action: "deny"},
+		{Tool: "process_*", Args: map[string]string{"command": "rm"}, Client: "*", Action: "ask"},
+		{Tool: "process_start", Args: map[string]string{"args": "-rf /*"}, Action: "deny"},
+		{Tool: "*", Client: "cursor*", Action: "ask"},
+		{Tool: "file_*", Action: "allow"},
+	}})
+	cases := []struct {
+		tool, client, args string
+		want               Action
+		rule               int
+	}{
+		{"file_delete", "claude", `{"path":"a"}`, Deny, 1},
+		{"file_delete", "cursor", `{}`, Deny, 1}, // rule 1 precedes rule 4
+		{"process_start", "claude", `{"command":"rm","args":["-rf","/"]}`, Ask, 2},
+		{"process_start", "claude", `{"command":"ls","args":["-rf","/tmp"]}`, Deny, 3}, // list: space-joined
+		{"process_start", "claude", `{"command":"ls","args":["-la"]}`, Allow, 0},
+		{"process_start", "claude", `{"command":"ls"}`, Allow, 0},   // args glob needs the argument
+		{"process_exec", "claude", `{"command":"rmdir"}`, Allow, 0}, // whole-string match
+		{"file_read", "cursor-1.2", `{"path":"x"}`, Ask, 4},
+		{"file_read", "claude", `{"path":"x"}`, Allow, 5},
+		{"dir_list", "claude", `not json`, Allow, 0},
+	}
+	for _, c := range cases {
+		d := p.Decide(c.tool, c.client, json.RawMessage(c.args))
+		got := 0
+		if d.Rule != nil {
+			got = d.Rule.Index
+		}
+		if d.Action != c.want || got != c.rule {
+			t.Errorf("Decide(%s, %s, %s) = %s by rule %d, want %s by rule %d", c.tool, c.client, c.args, d.Action, got, c.want, c.rule)
+		}
+	}
+	if n := p.Decide("process_start", "c", json.RawMessage(`{"command":"rm"}`)).RuleName(); !strings.Contains(n, `rule 2 (tool="process_*" args.command="rm"`) {
+		t.Errorf("RuleName = %s", n)
+	}
+	if n := p.Decide("x", "c", nil).RuleName(); n != "default policy (allow)" {
+		t.Errorf("default RuleName = %s", n)
+	}
+}
+
+func TestDecideArgumentKinds(t *testing.T) {
+	p := mustCompile(t, Config{Default: "deny", Rules: []RuleSpec{
+		{Tool: "t", Args: map[string]string{"n": "4?", "b": "true"}, Action: "allow"},
+	}})
+	if a := p.Decide("t", "", json.RawMessage(`{"n":42,"b":true}`)).Action; a != Allow {
+		t.Errorf("number and bool: %s", a)
+	}
+	for _, args := range []string{`{"n":{"x":1},"b":true}`, `{"n":null,"b":true}`, `{"n":[1,{}],"b":true}`, `{"b":true}`} {
+		if a := p.Decide("t", "", json.RawMessage(args)).Action; a != Deny {
+			t.Errorf("%s: %s, want deny (objects, null and absent never match)", args, a)
+		}
+	}
+}
+
+func TestCompileErrorsNameTheKey(t *testing.T) {
+	_, err := Compile(Config{Default: "maybe", AskTimeout: "soon", Rules: []RuleSpec{
+		{Tool: "", Action: "deny"},
+		{Tool: "x[", Action: "allow"},
+		{Tool: "y", Args: map[string]string{"p": "a\\"}, Action: "permit"},
+		{Tool: "z"},
+	}}, RootsConfig{Allow: []string{"relative/dir"}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"policy.default", "policy.ask_timeout", "policy.rules[1].tool: required", "policy.rules[2].tool", "policy.rules[3].args.p", "policy.rules[3].action", "policy.rules[4].action: required", "roots.allow[1]"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestGlob(t *testing.T) {
+	cases := []struct {
+		pat, s string
+		want   bool
+	}{
+		{"*", "", true}, {"*", "rm -rf /", true}, {"rm *", "rm -rf /", true}, {"rm", "rm -rf", false},
+		{"file_*", "file_read", true}, {"file_*", "dir_list", false}, {"?", "é", true}, {"??", "é", false},
+		{"[a-c]x", "bx", true}, {"[!a-c]x", "bx", false}, {"[^a-c]x", "dx", true}, {`\*`, "*", true}, {`\*`, "a", false},
+		{"a*b*c", "aXXbYYc", true}, {"a*b*c", "aXXbYY", false}, {"**", "x", true}, {"[]]", "]", true}, {"[a-]", "-", true},
+	}
+	for _, c := range cases {
+		g, err := compileGlob(c.pat)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pat, err)
+		}
+		if got := g.match(c.s); got != c.want {
+			t.Errorf("glob %q match %q = %v, want %v", c.pat, c.s, got, c.want)
+		}
+	}
+}
+
+// globRegexp is an independent reference: the same pattern language translated to a regexp.
+func globRegexp(g glob) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString(`^(?s:`)
+	for _, it := range g.items {
+		switch it.kind {
+		case gLit:
+			b.WriteString(regexp.QuoteMeta(string(it.r)))
+		case gAny:
+			b.WriteString(`.`)
+		case gStar:
+			b.WriteString(`.*`)
+		case gClass:
+			b.WriteByte('[')
+			if it.negate {
+				b.WriteByte('^')
+			}
+			for _, r := range it.ranges {
+				b.WriteString(regexp.QuoteMeta(string(r.lo)))
+				if r.hi != r.lo {
+					b.WriteByte('-')
+					b.WriteString(regexp.QuoteMeta(string(r.hi)))
+				}
+			}
+			b.WriteByte(']')
+		}
+	}
+	b.WriteString(`)$`)
+	return regexp.MustCompile(b.String())
+}
+
+// FuzzRules feeds arbitrary rule text and arguments to the parser and matcher: nothing may
+// panic, a compiled glob must agree with its regexp translation, and Decide must be the first
+// matching rule.
+func FuzzRules(f *testing.F) {
+	f.Add("file_*", "rm *", "claude*", `{"command":"rm -rf /","args":["a","b"]}`, "file_delete")
+	f.Add("[a-z]?x", `\*`, "", `{"command":"*"}`, "abx")
+	f.Add("[!", "]", "[", `[]`, "")
+	f.Add("*a*a*a*a*a*b", "*", "*", `{"command":["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]}`, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac")
+	f.Add("é?", "[é-ü]", "\\", `{"command":42}`, "éa")
+	f.Fuzz(func(t *testing.T, toolPat, argPat, clientPat, args, tool string) {
+		p, err := Compile(Config{Rules: []RuleSpec{
+			{Tool: toolPat, Args: map[string]string{"command": argPat}, Client: clientPat, Action: "deny"},
+			{Tool: toolPat, Action: "ask"},
+		}}, RootsConfig{})
+		if err != nil {
+			return
+		}
+		d := p.Decide(tool, "claude", json.RawMessage(args))
+		tg := p.Rules[1].tool
+		if want := globRegexp(tg).MatchString(tool); tg.match(tool) != want && utf8Valid(tool) {
+			t.Fatalf("glob %q on %q: match=%v, regexp=%v", toolPat, tool, !want, want)
+		}
+		if !tg.match(tool) && d.Rule != nil {
+			t.Fatalf("rule matched although the tool glob does not: %+v", d)
+		}
+		if tg.match(tool) && (d.Rule == nil || d.Action == Allow) {
+			t.Fatalf("tool glob matches but decision is %+v", d)
+		}
+	})
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStoreReloadKeepsLastGood(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	writeFile(t, path, "workspace = \"/x\"\n[policy]\ndefault = \"allow\"\n[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n")
+	p, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(path, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.Watch(ctx, 20*time.Millisecond) }()
+	defer func() { cancel(); wg.Wait() }()
+	changes := make(chan Status, 10)
+	s.Subscribe(func(st Status) { changes <- st })
+
+	waitFor := func(what string, ok func(Status) bool) Status {
+		t.Helper()
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case st := <-changes:
+				if ok(st) {
+					return st
+				}
+			case <-deadline:
+				t.Fatalf("no reload: %s; status %+v", what, s.Status())
+			}
+		}
+	}
+	if d := s.Policy().Decide("file_delete", "", nil); d.Action != Deny {
+		t.Fatalf("initial: %+v", d)
+	}
+	writeFile(t, path, "[policy]\ndefault = \"ask\"\n[[policy.rules]]\ntool = \"file_delete\"\naction = \"nope\"\n")
+	st := waitFor("invalid file", func(st Status) bool { return st.Error != "" })
+	if !strings.Contains(st.Error, "policy.rules[1].action") || !strings.Contains(st.Error, "previous policy stays") {
+		t.Errorf("error = %s", st.Error)
+	}
+	if d := s.Policy().Decide("file_delete", "", nil); d.Action != Deny {
+		t.Fatalf("after invalid file the last good policy must stay: %+v", d)
+	}
+	// An editor-style save: write a new file and rename it over the old one.
+	tmp := filepath.Join(dir, "config.toml.new")
+	writeFile(t, tmp, "[policy]\ndefault = \"deny\"\nask_timeout = \"3s\"\n[roots]\nallow = [\""+dir+"\"]\n")
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	st = waitFor("fixed file", func(st Status) bool { return st.Error == "" && st.Default == Deny })
+	if st.AskTimeout != "3s" || st.Rules != 0 || len(st.RootsAllow) != 1 {
+		t.Errorf("status = %+v", st)
+	}
+	if _, ok := s.Policy().RootGranted(filepath.Join(dir, "sub")); !ok {
+		t.Error("roots.allow not in force")
+	}
+	if _, ok := s.Policy().RootGranted(dir + "-evil"); ok {
+		t.Error("prefix sibling granted")
+	}
+}
+
+func TestBrokerAnswersTimeoutAndCancel(t *testing.T) {
+	b := NewBroker()
+	added := make(chan Approval, 4)
+	b.Subscribe(func(c ApprovalChange) {
+		if c.Kind == "added" {
+			added <- c.Approval
+		}
+	})
+	done := make(chan Outcome, 1)
+	go func() {
+		done <- b.Ask(context.Background(), Approval{Kind: KindCall, Tool: "file_delete"}, time.Minute, nil)
+	}()
+	a := <-added
+	if l := b.Pending(); len(l) != 1 || l[0].ID != a.ID || l[0].Tool != "file_delete" {
+		t.Fatalf("pending = %+v", l)
+	}
+	if err := b.Decide("nope", true, ByDashboard); err == nil {
+		t.Error("unknown id accepted")
+	}
+	if err := b.Decide(a.ID, true, ByDashboard); err != nil {
+		t.Fatal(err)
+	}
+	if o := <-done; !o.Approved || o.By != ByDashboard || o.Result() != "approved" {
+		t.Errorf("outcome = %+v", o)
+	}
+	if err := b.Decide(a.ID, false, ByDashboard); err == nil {
+		t.Error("answered twice")
+	}
+
+	ticks := 0
+	o := b.Ask(context.Background(), Approval{Kind: KindCall, Tool: "x"}, 1200*time.Millisecond, func(time.Duration) { ticks++ })
+	<-added
+	if o.Approved || o.Result() != "timed out" || !strings.Contains(o.Reason, "1.2s") || ticks < 1 {
+		t.Errorf("timeout outcome = %+v, ticks %d", o, ticks)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-added; cancel() }()
+	if o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil); o.Approved || o.Result() != "declined" {
+		t.Errorf("cancelled outcome = %+v", o)
+	}
+	if l := b.Pending(); len(l) != 0 {
+		t.Errorf("left pending: %+v", l)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	got := Summarize(json.RawMessage(`{"path":"a.txt","content":"0123456789","args":["-rf","/"]}`))
+	want := "args: [\"-rf\",\"/\"]\ncontent: <10 bytes>\npath: a.txt"
+	if got != want {
+		t.Errorf("Summarize = %q, want %q", got, want)
+	}
+	if Summarize(nil) != "(no arguments)" {
+		t.Error("empty")
+	}
+}
+
+func TestRootDir(t *testing.T) {
+	dir := t.TempDir()
+	real, _ := filepath.EvalSymlinks(dir)
+	if got, err := RootDir("file://" + dir); err != nil || got != real {
+		t.Errorf("RootDir = %q, %v", got, err)
+	}
+	for _, bad := range []string{"https://example.com/x", "file://other-host/tmp", "file:///does/not/exist", "file://" + filepath.Join(dir, "nope")} {
+		if _, err := RootDir(bad); err == nil {
+			t.Errorf("RootDir(%q) accepted", bad)
+		}
+	}
+}
+
+// BenchmarkDecide is one decision against 20 rules where only the default matches.
+func BenchmarkDecide(b *testing.B) {
+	var specs []RuleSpec
+	for i := range 10 {
+		specs = append(specs, RuleSpec{Tool: "tool_" + string(rune('a'+i)) + "*", Action: "deny"},
+			RuleSpec{Tool: "file_*", Args: map[string]string{"path": "secret-" + string(rune('a'+i)) + "/*"}, Action: "ask"})
+	}
+	p, err := Compile(Config{Rules: specs}, RootsConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"path":"src/main.go","content":"package main"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := p.Decide("file_write", "claude-code", args); d.Action != Allow {
+			b.Fatal(d)
+		}
+	}
+}
+
+func TestBrokerRefusesBeyondMaxPending(t *testing.T) {
+	b := NewBroker()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for range MaxPending {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil) }()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(b.Pending()) < MaxPending && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil)
+	if o.Approved || !strings.Contains(o.Reason, "already waiting") {
+		t.Errorf("over the cap: %+v", o)
+	}
+	cancel()
+	wg.Wait()
+}

@@ -1,0 +1,294 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/policy"
+)
+
+// WithPolicy enforces a policy store's rules on every tool call and asks questions through
+// broker when no client can answer them (default: allow everything, a private broker).
+func WithPolicy(store *policy.Store, broker *policy.Broker) Option {
+	return func(s *Service) error { s.policy, s.approvals = store, broker; return nil }
+}
+
+// Policy returns the policy store in force.
+func (s *Service) Policy() *policy.Store { return s.policy }
+
+// Approvals returns the broker holding questions for the dashboard and the tray.
+func (s *Service) Approvals() *policy.Broker { return s.approvals }
+
+func (s *Service) initPolicy() {
+	if s.policy == nil {
+		s.policy = policy.NewStore("", nil)
+	}
+	if s.approvals == nil {
+		s.approvals = policy.NewBroker()
+	}
+}
+
+// callNote carries what the policy middleware decided to the audit middleware around it, so
+// a call and its decision are one audit line.
+type callNote struct {
+	mu         sync.Mutex
+	decision   string // allow | deny | ask
+	rule       string
+	approval   string // approved | declined | timed out
+	by         string // client | dashboard | tray | timeout
+	rootChecks []string
+}
+
+type callNoteKey struct{}
+
+func noteFrom(ctx context.Context) *callNote {
+	n, _ := ctx.Value(callNoteKey{}).(*callNote)
+	if n == nil {
+		return &callNote{}
+	}
+	return n
+}
+
+func (n *callNote) addRoot(s string) {
+	n.mu.Lock()
+	n.rootChecks = append(n.rootChecks, s)
+	n.mu.Unlock()
+}
+
+// clientName is the calling client's self-reported name ("" before initialize).
+func clientName(ss *sdk.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
+}
+
+func canElicit(ss *sdk.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// toolError is a tool result with isError set: the model reads it, the session lives on.
+func toolError(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
+
+// policyMiddleware decides every tools/call before it runs: allow passes it on, deny answers
+// with a tool error naming the rule, ask puts the question to the client (elicitation) or to
+// the user (dashboard, tray) and waits. For clients with MCP roots it then makes sure the root
+// the call needs is known and consented to, so workspaceFor can answer without asking.
+func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		creq, ok := req.(*sdk.CallToolRequest)
+		if !ok || creq.Params == nil {
+			return next(ctx, method, req)
+		}
+		ss := creq.Session
+		rd := s.newRound(ctx, creq)
+		pol := s.policy.Policy()
+		d := pol.Decide(creq.Params.Name, clientName(ss), creq.Params.Arguments)
+		note := noteFrom(ctx)
+		note.decision, note.rule = string(d.Action), d.RuleName()
+		switch d.Action {
+		case policy.Deny:
+			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
+				creq.Params.Name, d.RuleName(), s.policyFile())), nil
+		case policy.Ask:
+			out, pending := s.askUser(ctx, rd, "switchboard-approve-call", policy.Approval{
+				Kind: policy.KindCall, Tool: creq.Params.Name, Arguments: policy.Summarize(creq.Params.Arguments),
+				Client: clientName(ss), Rule: d.RuleName(),
+			}, pol.AskTimeout)
+			if !pending {
+				note.approval, note.by = out.Result(), out.By
+				if !out.Approved {
+					return toolError(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
+						creq.Params.Name, d.RuleName(), out.Result(), out.Reason)), nil
+				}
+			}
+		}
+		if ss != nil && s.pathTools[creq.Params.Name] && clientHasRoots(ss) {
+			if err := s.prepareRoots(ctx, rd); err != nil {
+				return toolError(err.Error()), nil
+			}
+		}
+		if rd.needsInput() {
+			note.approval = "input required"
+			return rd.inputRequired()
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Service) policyFile() string {
+	if p := s.policy.Path(); p != "" {
+		return p
+	}
+	return "the config file"
+}
+
+// askUser asks whoever can answer: the calling client when it declared elicitation, otherwise
+// the dashboard and tray through the broker. While the hub waits, a client that sent a progress
+// token gets a progress notification every second, so its request timeout does not fire.
+// pending is true when the question went to the client as an input request (multi round-trip)
+// and the call must return input_required.
+func (s *Service) askUser(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration) (out policy.Outcome, pending bool) {
+	req, ss := rd.req, rd.ss
+	if a.Session == "" {
+		a.Session, _ = s.sessionID(ctx, req)
+	}
+	if a.Workspace == "" {
+		a.Workspace = s.displayWorkspace(ss)
+	}
+	tick := s.progressTicker(ctx, req, timeout, a)
+	if canElicit(ss) {
+		out, ok, err := s.elicitApproval(ctx, rd, id, a, timeout, tick)
+		if !ok {
+			return policy.Outcome{}, true
+		}
+		if err == nil {
+			return out, false
+		}
+		s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
+	}
+	return s.approvals.Ask(ctx, a, timeout, tick), false
+}
+
+// progressTicker returns the per-second callback that keeps a waiting client informed, or nil
+// when the client sent no progress token.
+func (s *Service) progressTicker(ctx context.Context, req *sdk.CallToolRequest, timeout time.Duration, a policy.Approval) func(time.Duration) {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return nil
+	}
+	what := "this call"
+	if a.Kind == policy.KindRoot {
+		what = "root " + a.Root
+	}
+	return func(waited time.Duration) {
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+			ProgressToken: tok, Progress: waited.Seconds(), Total: timeout.Seconds(),
+			Message: fmt.Sprintf("waiting for the user to approve %s (%s of %s)", what, waited.Round(time.Second), timeout),
+		})
+	}
+}
+
+// elicitApproval asks the client's user. accept (with or without content) approves once;
+// decline and cancel refuse. ok is false when the question was queued as an input request; an
+// error means the client could not ask at all.
+func (s *Service) elicitApproval(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (out policy.Outcome, ok bool, err error) {
+	ectx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if tick != nil && !rd.mrtr {
+		start := time.Now()
+		done := make(chan struct{})
+		defer close(done)
+		go func() { // owned by this call: ends when the question is answered
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					tick(time.Since(start))
+				}
+			}
+		}()
+	}
+	res, ok, err := rd.elicit(ectx, id, &sdk.ElicitParams{
+		Message:         approvalMessage(a),
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	})
+	switch {
+	case !ok:
+		return policy.Outcome{}, false, nil
+	case err != nil && ctx.Err() == nil && ectx.Err() != nil:
+		return policy.Outcome{By: policy.ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout)}, true, nil
+	case err != nil && ctx.Err() != nil:
+		return policy.Outcome{Reason: "the call was cancelled while waiting for approval"}, true, nil
+	case err != nil:
+		return policy.Outcome{}, true, err
+	case res.Action == "accept":
+		return policy.Outcome{Approved: true, By: policy.ByClient}, true, nil
+	}
+	return policy.Outcome{By: policy.ByClient, Reason: "the client answered " + res.Action}, true, nil
+}
+
+// approvalMessage is what the user reads: which client wants what, where.
+func approvalMessage(a policy.Approval) string {
+	if a.Kind == policy.KindRoot {
+		return fmt.Sprintf("Switchboard: %s wants to use %s as its workspace (MCP root %s).\nAccept to allow it for this session; decline to keep the client out of it.", orUnknown(a.Client), a.Root, a.Root)
+	}
+	return fmt.Sprintf("Switchboard: %s wants to run the tool %s.\nArguments:\n%s\nWorkspace: %s\nPolicy: %s\nAccept to run it once; decline to refuse.", orUnknown(a.Client), a.Tool, a.Arguments, a.Workspace, a.Rule)
+}
+
+func orUnknown(name string) string {
+	if name == "" {
+		return "a client"
+	}
+	return name
+}
+
+// DecideApproval answers a pending question from the dashboard or the tray.
+func (s *Service) DecideApproval(id, decision, by string) error {
+	var allow bool
+	switch decision {
+	case "allow":
+		allow = true
+	case "deny":
+	default:
+		return fmt.Errorf("decision: %q is not a decision; use \"allow\" or \"deny\"", decision)
+	}
+	if id == "" {
+		return errors.New("id: required; GET /api/approvals lists the pending approvals")
+	}
+	return s.approvals.Decide(id, allow, by)
+}
+
+// ApprovalsSnapshot is the `approvals` hub channel's snapshot: the open questions and the state
+// of the policy file (so the dashboard can say why an edit did not take).
+type ApprovalsSnapshot struct {
+	Approvals []policy.Approval `json:"approvals"`
+	Policy    policy.Status     `json:"policy"`
+}
+
+// ApprovalsEvent is one `approvals` channel event: a question added or resolved, or the policy
+// reloaded (Kind "policy").
+type ApprovalsEvent struct {
+	Kind     string           `json:"kind"` // "added" | "resolved" | "policy"
+	Approval *policy.Approval `json:"approval,omitempty"`
+	Outcome  *policy.Outcome  `json:"outcome,omitempty"`
+	Policy   *policy.Status   `json:"policy,omitempty"`
+}
+
+// wireTrustFeeds publishes approvals and policy reloads on the `approvals` hub channel.
+func (s *Service) wireTrustFeeds() {
+	h := s.hub
+	if h == nil {
+		return
+	}
+	h.SetSnapshotProvider("approvals", func(string) (any, bool) {
+		return ApprovalsSnapshot{Approvals: s.approvals.Pending(), Policy: s.policy.Status()}, true
+	})
+	s.approvals.Subscribe(func(c policy.ApprovalChange) {
+		a := c.Approval
+		h.Publish("approvals", "event", ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
+	})
+	s.policy.Subscribe(func(st policy.Status) {
+		h.Publish("approvals", "event", ApprovalsEvent{Kind: "policy", Policy: &st})
+	})
+}

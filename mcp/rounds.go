@@ -1,0 +1,170 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Questions to the client travel two ways, depending on the protocol version it negotiated:
+//
+//   - up to 2025-11-25 the hub sends elicitation/create and roots/list requests while the call
+//     waits;
+//   - from 2026-07-28 (SEP-2322, multi round-trip requests) a server may no longer send those
+//     requests; the call instead answers "input_required" with the questions, and the client
+//     retries it with the answers and the requestState the hub gave it.
+//
+// A round is one tools/call attempt. It collects the questions that still need an answer and
+// remembers, server-side under a random requestState, the answers earlier attempts brought, so
+// a retry is tied to the same session, tool and arguments and cannot be pre-answered.
+
+const mrtrProtocol = "2026-07-28"
+
+// maxRoundStates bounds the requestState tokens kept for unanswered multi round-trip calls.
+const maxRoundStates = 1000
+
+type round struct {
+	s       *Service
+	ctx     context.Context
+	req     *sdk.CallToolRequest
+	ss      *sdk.ServerSession
+	mrtr    bool
+	answers sdk.InputResponseMap
+	ask     sdk.InputRequestMap
+}
+
+// roundState is what a requestState token stands for.
+type roundState struct {
+	ss      *sdk.ServerSession
+	key     string // tool + arguments digest
+	answers sdk.InputResponseMap
+	expires time.Time
+}
+
+type roundStates struct {
+	mu sync.Mutex
+	m  map[string]*roundState
+}
+
+func callKey(p *sdk.CallToolParamsRaw) string {
+	h := sha256.New()
+	h.Write([]byte(p.Name))
+	h.Write([]byte{0})
+	h.Write(p.Arguments)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *Service) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
+	r := &round{s: s, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
+	if r.ss != nil {
+		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mrtrProtocol {
+			r.mrtr = true
+		}
+	}
+	if !r.mrtr || req.Params.RequestState == "" {
+		return r
+	}
+	s.rounds.mu.Lock()
+	st := s.rounds.m[req.Params.RequestState]
+	delete(s.rounds.m, req.Params.RequestState) // one use
+	s.rounds.mu.Unlock()
+	if st == nil || st.ss != r.ss || st.key != callKey(req.Params) || time.Now().After(st.expires) {
+		return r // unknown, foreign or stale state: every question is asked afresh
+	}
+	r.answers = maps.Clone(st.answers)
+	if r.answers == nil {
+		r.answers = sdk.InputResponseMap{}
+	}
+	maps.Copy(r.answers, req.Params.InputResponses)
+	return r
+}
+
+func (r *round) queue(id string, q sdk.InputRequest) {
+	if r.ask == nil {
+		r.ask = sdk.InputRequestMap{}
+	}
+	r.ask[id] = q
+}
+
+// needsInput reports whether questions are waiting for the client.
+func (r *round) needsInput() bool { return len(r.ask) > 0 }
+
+// inputRequired is the "input_required" result carrying the open questions.
+func (r *round) inputRequired() (*sdk.CallToolResult, error) {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	token := hex.EncodeToString(b)
+	ttl := r.s.policy.Policy().AskTimeout + time.Minute
+	r.s.rounds.mu.Lock()
+	if r.s.rounds.m == nil {
+		r.s.rounds.m = map[string]*roundState{}
+	}
+	now := time.Now()
+	for k, v := range r.s.rounds.m { // sweep: abandoned retries must not pile up
+		if now.After(v.expires) {
+			delete(r.s.rounds.m, k)
+		}
+	}
+	if len(r.s.rounds.m) >= maxRoundStates {
+		r.s.rounds.mu.Unlock()
+		return toolError(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
+	}
+	r.s.rounds.m[token] = &roundState{ss: r.ss, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
+	r.s.rounds.mu.Unlock()
+	// The result type is unexported in go-sdk; its JSON form is the supported way to set it.
+	ir, err := json.Marshal(r.ask)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(struct {
+		Content       []any           `json:"content"`
+		InputRequests json.RawMessage `json:"inputRequests"`
+		RequestState  string          `json:"requestState"`
+		ResultType    string          `json:"resultType"`
+	}{[]any{}, ir, token, "input_required"})
+	if err != nil {
+		return nil, err
+	}
+	var res sdk.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
+	}
+	res.Content = []sdk.Content{}
+	return &res, nil
+}
+
+// elicit returns the client's answer to an elicitation. ok is false when the question was
+// queued for the client (multi round-trip) and the call must answer input_required.
+func (r *round) elicit(ctx context.Context, id string, p *sdk.ElicitParams) (res *sdk.ElicitResult, ok bool, err error) {
+	if !r.mrtr {
+		res, err = r.ss.Elicit(ctx, p)
+		return res, true, err
+	}
+	if v, found := r.answers[id].(*sdk.ElicitResult); found {
+		return v, true, nil
+	}
+	r.queue(id, p)
+	return nil, false, nil
+}
+
+// listRoots returns the client's roots, or ok=false when the request was queued.
+func (r *round) listRoots(ctx context.Context) (res *sdk.ListRootsResult, ok bool, err error) {
+	const id = "switchboard-roots"
+	if !r.mrtr {
+		res, err = r.ss.ListRoots(ctx, nil)
+		return res, true, err
+	}
+	if v, found := r.answers[id].(*sdk.ListRootsResult); found {
+		return v, true, nil
+	}
+	r.queue(id, &sdk.ListRootsParams{})
+	return nil, false, nil
+}
