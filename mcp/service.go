@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
@@ -60,6 +61,8 @@ type Service struct {
 	hub          *hub.Hub
 	metrics      *metrics.Store
 	subsystems   []Subsystem
+	rag          *rag.Engine
+	ragFeed      *ragFeed
 
 	readOnly bool
 	disabled []string
@@ -87,6 +90,11 @@ func WithProcessService(ps *process.Service) Option {
 // WithWSHub enables the WebSocket tools and live feeds. The Service shuts it down on Shutdown.
 func WithWSHub(h *hub.Hub) Option {
 	return func(s *Service) error { s.hub = h; return nil }
+}
+
+// WithRAG enables the RAG tools (rag_query, rag_ingest, rag_collections) on an engine.
+func WithRAG(e *rag.Engine) Option {
+	return func(s *Service) error { s.rag = e; s.ragFeed = &ragFeed{}; return nil }
 }
 
 // WithSubsystem appends a tool plugin; its tools follow the built-in ones.
@@ -177,6 +185,9 @@ func New(opts ...Option) (*Service, error) {
 	if s.procs != nil {
 		s.registerProcessTools(s.server)
 	}
+	if s.rag != nil {
+		s.registerRAGTools(s.server)
+	}
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
@@ -185,6 +196,7 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.server.AddReceivingMiddleware(s.auditMiddleware)
 	s.wireFeeds()
+	s.wireRAGFeed()
 	return s, nil
 }
 
@@ -298,6 +310,11 @@ func (s *Service) Shutdown(ctx context.Context) error {
 			}
 		}
 		s.recorder.close()
+		if s.rag != nil {
+			if err := s.rag.Backend.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("rag: %w", err))
+			}
+		}
 		if s.hub != nil {
 			if err := s.hub.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))

@@ -65,6 +65,27 @@ type Config struct {
 		Addr  string `toml:"addr"`  // headless dashboard (no display), loopback
 		Token string `toml:"token"` // empty: a new random token each start
 	} `toml:"dashboard"`
+	RAG RAG `toml:"rag"`
+}
+
+// RAG configures rag_query, rag_ingest and rag_collections.
+type RAG struct {
+	Backend     string `toml:"backend"`      // "embedded" (default) or "qdrant"
+	URL         string `toml:"url"`          // Qdrant gRPC address; default localhost:6334
+	APIKey      string `toml:"api_key"`      // Qdrant API key
+	Embedder    string `toml:"embedder"`     // "offline" (default), "ollama" or "openai"
+	Model       string `toml:"model"`        // embedding model; default nomic-embed-text (ollama), text-embedding-3-small (openai)
+	EmbedderURL string `toml:"embedder_url"` // default $OLLAMA_HOST / $OPENAI_BASE_URL
+	Collection  string `toml:"collection"`   // default collection; hostuk-docs
+	Dir         string `toml:"dir"`          // embedded store; default <data_dir>/rag
+}
+
+// RAGDir is where the embedded RAG store keeps its collections.
+func (c Config) RAGDir() string {
+	if c.RAG.Dir != "" {
+		return c.RAG.Dir
+	}
+	return filepath.Join(c.DataDir, "rag")
 }
 
 // Duration is a time.Duration written as a Go duration string in TOML ("2s", "1m30s").
@@ -111,6 +132,9 @@ func Default() Config {
 	c.Process.MaxProcesses = 32
 	c.Process.BufferBytes = 4 << 20
 	c.Process.StopGraceSeconds = 5
+	c.RAG.Backend = "embedded"
+	c.RAG.Embedder = "offline"
+	c.RAG.Collection = "hostuk-docs"
 	return c
 }
 
@@ -195,6 +219,10 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_DASHBOARD_ADDR"); v != "" {
 		c.Dashboard.Addr = v
+	}
+	if v := os.Getenv("SWITCHBOARD_QDRANT_URL"); v != "" {
+		c.RAG.Backend = "qdrant"
+		c.RAG.URL = v
 	}
 	if v := os.Getenv("SWITCHBOARD_READ_ONLY"); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -82,6 +82,8 @@ type Engine struct {
 	Backend      Backend
 	Embedder     Embedder
 	MaxFileBytes int64 // default DefaultMaxFileBytes
+	// DefaultCollection is used when a call names none (default DefaultCollection).
+	DefaultCollection string
 
 	mu     sync.Mutex
 	active map[string]bool // collections with an ingest running
@@ -92,7 +94,7 @@ func NewEngine(b Backend, e Embedder) *Engine {
 	if e == nil {
 		e = Offline{}
 	}
-	return &Engine{Backend: b, Embedder: e, active: map[string]bool{}}
+	return &Engine{Backend: b, Embedder: e, DefaultCollection: DefaultCollection, active: map[string]bool{}}
 }
 
 var collectionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -448,6 +450,14 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 		}
 		if len(batch) == 0 && len(deletes) == 0 && !(recreate || !exists) {
 			return nil // nothing changed: write nothing
+		}
+		if meta.Dim == 0 { // embedders that learn their dimension from the first answer
+			meta.Dim = e.Embedder.Dim()
+		}
+		if meta.Dim == 0 && exists {
+			if m, ok, _ := e.Backend.Meta(ctx, coll); ok {
+				meta.Dim = m.Dim
+			}
 		}
 		if err := e.Backend.Commit(ctx, coll, meta, recreate, batch, deletes); err != nil {
 			return err

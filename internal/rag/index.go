@@ -216,9 +216,9 @@ func topM(scores []float32, m int) []ranked {
 type Mode int
 
 const (
-	Hybrid     Mode = iota // BM25 and vectors fused by reciprocal rank fusion (the default)
-	LexicalOnly            // BM25 only (for comparison in the evaluation)
-	VectorOnly             // vectors only
+	Hybrid      Mode = iota // BM25 and vectors fused by reciprocal rank fusion (the default)
+	LexicalOnly             // BM25 only (for comparison in the evaluation)
+	VectorOnly              // vectors only
 )
 
 // Hit is one search result.

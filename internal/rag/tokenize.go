@@ -125,13 +125,13 @@ func stem(w string) string {
 	}
 	switch {
 	case strings.HasSuffix(w, "ational") && n > 9:
-		w = w[:n-7] + "ate"
+		w = w[:n-7]
 	case strings.HasSuffix(w, "ization") && n > 9:
 		w = w[:n-7] + "ize"
 	case strings.HasSuffix(w, "ations") && n > 8:
-		w = w[:n-6] + "ate"
+		w = w[:n-6]
 	case strings.HasSuffix(w, "ation") && n > 7:
-		w = w[:n-5] + "ate"
+		w = w[:n-5]
 	case strings.HasSuffix(w, "sses"):
 		w = w[:n-2]
 	case strings.HasSuffix(w, "ies") && n > 4:
