@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
@@ -75,3 +76,11 @@ func (a *App) SendChat(sessionID, message string) (any, error) {
 
 // ClientConfig returns ready-to-paste client configuration for the running transports.
 func (a *App) ClientConfig() map[string]any { return a.ctl.ClientConfig() }
+
+// RAGCollections lists the RAG collections with their counts, backend and embedder.
+func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.RAGCollections() }
+
+// RAGQuery searches a RAG collection (the Knowledge view's query box).
+func (a *App) RAGQuery(collection, question string, topK int) (mcp.RAGQueryOutput, error) {
+	return a.ctl.RAGQuery(collection, question, topK)
+}

@@ -30,6 +30,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     createIDESession: rec('createIDESession', { session: { id: 's-new', name: 'n', status: 'active', createdAt: '' } }),
     sendChat: rec('sendChat'),
     clientConfig: rec('clientConfig', { unix: { mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } } }),
+    ragCollections: rec('ragCollections', { collections: [] }),
+    ragQuery: rec('ragQuery', { results: [], query: '', collection: '', context: '' }),
     ...overrides,
   };
   return { control, calls };

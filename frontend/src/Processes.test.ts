@@ -60,6 +60,8 @@ async function start(hash = '#processes') {
     createIDESession: rec1('createIDESession'),
     sendChat: rec1('sendChat'),
     clientConfig: rec1('clientConfig'),
+    ragCollections: rec1('ragCollections', { collections: [] }),
+    ragQuery: rec1('ragQuery'),
   };
   window.location.hash = hash;
   app = mount(App, {

@@ -3,7 +3,7 @@
 // dashboard's HTTP API does, authenticated with the token from the page URL. Both return the same
 // JSON, so views do not care which one they got.
 
-import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, TransportList } from './types';
+import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, RAGCollectionList, RAGQueryOutput, TransportList } from './types';
 
 export interface Control {
   /** "wails" or "http": which implementation answers (shown in the footer). */
@@ -18,6 +18,8 @@ export interface Control {
   createIDESession(name: string): Promise<IDESession | { session: IDESession } | unknown>;
   sendChat(sessionId: string, message: string): Promise<unknown>;
   clientConfig(): Promise<ClientConfig>;
+  ragCollections(): Promise<RAGCollectionList>;
+  ragQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -32,6 +34,8 @@ export interface WailsApp {
   CreateIDESession(name: string): Promise<unknown>;
   SendChat(sessionId: string, message: string): Promise<unknown>;
   ClientConfig(): Promise<ClientConfig>;
+  RAGCollections(): Promise<RAGCollectionList>;
+  RAGQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
 
 export interface WindowLike {
@@ -86,6 +90,12 @@ export class WailsControl implements Control {
   }
   clientConfig() {
     return this.call('client configuration', () => this.app.ClientConfig());
+  }
+  ragCollections() {
+    return this.call('list collections', () => this.app.RAGCollections());
+  }
+  ragQuery(collection: string, question: string, topK: number) {
+    return this.call('query', () => this.app.RAGQuery(collection, question, topK));
   }
 }
 
@@ -163,6 +173,12 @@ export class HttpControl implements Control {
   }
   clientConfig() {
     return this.request<ClientConfig>('client configuration', 'GET', 'api/clientconfig');
+  }
+  ragCollections() {
+    return this.request<RAGCollectionList>('list collections', 'GET', 'api/rag/collections');
+  }
+  ragQuery(collection: string, question: string, topK: number) {
+    return this.request<RAGQueryOutput>('query', 'POST', 'api/rag/query', { collection, question, topK });
   }
 }
 
