@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/hub"
 
 	"github.com/switchboard-hub/switchboard/internal/rag"
 )
@@ -281,5 +286,68 @@ func TestRAGIngestProgress(t *testing.T) {
 	defer mu.Unlock()
 	if got[0].ProgressToken != "tok-1" || got[0].Total != 300 {
 		t.Errorf("first progress: %+v", got[0])
+	}
+}
+
+// TestRAGHubChannel: a dashboard subscribed to the hub's "rag" channel gets the snapshot
+// (backend, embedder) and the ingest's progress events, ending with running=false.
+func TestRAGHubChannel(t *testing.T) {
+	h := hub.New(hub.Options{})
+	store, err := rag.OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithWSHub(h), WithRAG(rag.NewEngine(store, nil)))
+	writeTree(t, s.Workspace().Dir(), map[string]string{"docs/a.md": guideMD, "docs/b.go": serverGo})
+	cs := connect(t, s)
+	var start WSStartOutput
+	mustCall(t, cs, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &start)
+	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+start.Addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"rag"}`))
+	read := func() hub.Message {
+		var m hub.Message
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	var snap RAGFeedSnapshot
+	for {
+		m := read()
+		if m.Type == hub.TypeSnapshot {
+			b, _ := json.Marshal(m.Data)
+			json.Unmarshal(b, &snap)
+			break
+		}
+	}
+	if snap.Backend != "embedded" || snap.Embedder != "offline" || snap.Model != rag.OfflineModel {
+		t.Fatalf("snapshot: %+v", snap)
+	}
+	mustCall(t, cs, "rag_ingest", map[string]any{"path": "docs"}, nil)
+	var last RAGIngestProgress
+	for sawRunning := false; ; {
+		m := read()
+		if m.Type != "event" {
+			continue
+		}
+		b, _ := json.Marshal(m.Data)
+		json.Unmarshal(b, &last)
+		if last.Running {
+			sawRunning = true
+		}
+		if !last.Running {
+			if !sawRunning {
+				t.Error("no running progress event before the final one")
+			}
+			break
+		}
+	}
+	if last.Collection != "hostuk-docs" || last.Files != 2 || last.Total != 2 || last.Chunks < 4 || !strings.Contains(last.Message, "2 files") {
+		t.Errorf("final event: %+v", last)
 	}
 }
