@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -214,9 +215,7 @@ func (c *embColl) load() (*embSnap, error) {
 			return nil, fmt.Errorf("collection %s: %w", filepath.Base(c.dir), err)
 		}
 	}
-	for _, se := range entries {
-		se.index()
-	}
+	indexAll(sortedEntries(entries))
 	s := &embSnap{man: man, entries: entries, idx: buildIndex(sortedEntries(entries), man.Meta.Dim)}
 	c.snap.Store(s)
 	return s, nil
@@ -231,6 +230,28 @@ func (se *sourceEntry) index() {
 	for k := range se.chunks {
 		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch)
 	}
+}
+
+// indexAll tokenizes entries' chunks for BM25 on every CPU.
+func indexAll(entries []*sourceEntry) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(entries) {
+					return
+				}
+				if entries[i].terms == nil {
+					entries[i].index()
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func sortedEntries(m map[string]*sourceEntry) []*sourceEntry {
@@ -338,10 +359,8 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries); err != nil {
 			return err
 		}
+		indexAll(newEntries)
 		for _, se := range newEntries {
-			if se.terms == nil {
-				se.index()
-			}
 			entries[se.source] = se
 			man.Sources[se.source] = manifestEntry{Hash: se.hash, Segment: seg, Chunks: len(se.chunks)}
 		}

@@ -383,18 +383,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			defer wg.Done()
 			for j := range jobs {
 				chunks := ChunkFile(j.source, j.content)
-				texts := make([]string, len(chunks))
-				for i, c := range chunks {
-					texts[i] = embedText(&c)
-				}
-				var vecs [][]float32
-				var err error
-				if len(texts) > 0 {
-					vecs, err = e.Embedder.Embed(wctx, texts)
-				}
-				if err == nil {
-					contextualize(vecs)
-				}
+				vecs, err := EmbedChunks(wctx, e.Embedder, chunks)
 				select {
 				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs}, bytes: len(j.content), err: err}:
 				case <-wctx.Done():
@@ -638,6 +627,25 @@ func FormatContext(hits []Hit) string {
 		fmt.Fprintf(&b, " (chunk %d, score %.3f)\n%s\n", h.ChunkIndex, h.Score, strings.TrimSpace(h.Content))
 	}
 	return b.String()
+}
+
+// EmbedChunks embeds one source's chunks the way ingestion does: each chunk's text is prefixed
+// with its source and section, and the source's first chunk is mixed into the others
+// (contextualize). The benchmark uses it to give a peer store the same vectors.
+func EmbedChunks(ctx context.Context, emb Embedder, chunks []Chunk) ([][]float32, error) {
+	if len(chunks) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(chunks))
+	for i := range chunks {
+		texts[i] = embedText(&chunks[i])
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	contextualize(vecs)
+	return vecs, nil
 }
 
 // sourceContextWeight is how much of a source's first chunk (its title, package comment or

@@ -53,6 +53,12 @@ func addWord(dst []string, w string) []string {
 	if len(w) > 64 { // hashes, base64 blobs: not words
 		return dst
 	}
+	if simpleLower(w) { // the common case: a plain lower-case word, no allocation
+		if t := term(w); t != "" {
+			dst = append(dst, t)
+		}
+		return dst
+	}
 	parts := splitIdent(w)
 	whole := strings.ToLower(strings.Trim(w, "_"))
 	if len(parts) <= 1 {
@@ -72,9 +78,66 @@ func addWord(dst []string, w string) []string {
 	return dst
 }
 
+// simpleLower: only ASCII lower-case letters (and digits after the first letter, not before).
+func simpleLower(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // splitIdent splits at underscores, lower→upper humps, acronym ends (HTTPServer → HTTP Server)
-// and letter/digit boundaries.
+// and letter/digit boundaries. The parts are substrings of w.
 func splitIdent(w string) []string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		return splitIdentRunes(w)
+	}
+	var parts []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, w[start:end])
+		}
+		start = end
+	}
+	isUp := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	isLow := func(c byte) bool { return 'a' <= c && c <= 'z' }
+	isDig := func(c byte) bool { return '0' <= c && c <= '9' }
+	for k := 0; k < len(w); k++ {
+		c := w[k]
+		if c == '_' {
+			flush(k)
+			start = k + 1
+			continue
+		}
+		if k == start {
+			continue
+		}
+		prev := w[k-1]
+		switch {
+		case isUp(c) && isLow(prev):
+			flush(k)
+		case isUp(c) && isUp(prev) && k+1 < len(w) && isLow(w[k+1]):
+			flush(k)
+		case isDig(c) != isDig(prev) && prev != '_':
+			flush(k)
+		}
+	}
+	flush(len(w))
+	return parts
+}
+
+func splitIdentRunes(w string) []string {
 	var parts []string
 	start := 0
 	rs := []rune(w)
