@@ -21,8 +21,10 @@ type evalQuestion struct {
 	Packages []string
 }
 
-func loadEval(t testing.TB) []evalQuestion {
-	f, err := os.Open("testdata/eval.tsv")
+func loadEval(t testing.TB) []evalQuestion { return loadEvalFile(t, "testdata/eval.tsv") }
+
+func loadEvalFile(t testing.TB, path string) []evalQuestion {
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,8 @@ func TestRetrievalEvaluation(t *testing.T) {
 	if len(qs) < 40 {
 		t.Fatalf("evaluation set has %d questions, want at least 40", len(qs))
 	}
-	dir := evalCorpus(t, qs)
+	heldOut := loadEvalFile(t, "testdata/eval_heldout.tsv")
+	dir := evalCorpus(t, append(append([]evalQuestion(nil), qs...), heldOut...))
 	store, err := OpenEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +189,11 @@ func TestRetrievalEvaluation(t *testing.T) {
 	vec := runEval(t, eng, "eval", qs, VectorOnly)
 	t.Logf("questions=%d hybrid hit@5=%.3f MRR=%.3f | bm25 hit@5=%.3f MRR=%.3f | vector hit@5=%.3f MRR=%.3f",
 		len(qs), hybrid.Hit5, hybrid.MRR, bm25.Hit5, bm25.MRR, vec.Hit5, vec.MRR)
+	hh, hb := runEval(t, eng, "eval", heldOut, Hybrid), runEval(t, eng, "eval", heldOut, LexicalOnly)
+	t.Logf("held-out questions=%d hybrid hit@5=%.3f MRR=%.3f | bm25 hit@5=%.3f MRR=%.3f", len(heldOut), hh.Hit5, hh.MRR, hb.Hit5, hb.MRR)
+	for _, m := range hh.Misses {
+		t.Logf("held-out hybrid miss: %s", m)
+	}
 	for _, m := range hybrid.Misses {
 		t.Logf("hybrid miss: %s", m)
 	}
