@@ -224,3 +224,18 @@ func (c *Controller) DecideApproval(id, decision string) (DecisionResult, error)
 	}
 	return DecisionResult{ID: id, Decision: decision}, nil
 }
+
+// RAGCollections lists the RAG collections with their counts, backend and embedder (the
+// dashboard's Knowledge view).
+func (c *Controller) RAGCollections() (mcp.RAGCollectionsOutput, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.st.Service.RAGCollections(ctx, true)
+}
+
+// RAGQuery runs rag_query for the Knowledge view's query box (topK 0 means 5).
+func (c *Controller) RAGQuery(collection, question string, topK int) (mcp.RAGQueryOutput, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.st.Service.RAGQuery(ctx, mcp.RAGQueryInput{Collection: collection, Question: question, TopK: topK})
+}

@@ -128,6 +128,18 @@ func (d *dashboardServer) Handler() http.Handler {
 		}
 		return d.ctl.DecideApproval(r.PathValue("id"), body.Decision)
 	})
+	api("GET /api/rag/collections", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.RAGCollections() })
+	api("POST /api/rag/query", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Collection string `json:"collection"`
+			Question   string `json:"question"`
+			TopK       int    `json:"topK"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, err
+		}
+		return d.ctl.RAGQuery(body.Collection, body.Question, body.TopK)
+	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
 	if h := d.ctl.st.Hub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own

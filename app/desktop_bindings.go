@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
@@ -90,4 +91,12 @@ func (a *App) Approvals() ApprovalList { return a.ctl.Approvals() }
 // DecideApproval answers one with "allow" or "deny".
 func (a *App) DecideApproval(id, decision string) (DecisionResult, error) {
 	return a.ctl.DecideApproval(id, decision)
+}
+
+// RAGCollections lists the RAG collections with their counts, backend and embedder.
+func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.RAGCollections() }
+
+// RAGQuery searches a RAG collection (the Knowledge view's query box).
+func (a *App) RAGQuery(collection, question string, topK int) (mcp.RAGQueryOutput, error) {
+	return a.ctl.RAGQuery(collection, question, topK)
 }

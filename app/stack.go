@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -109,6 +110,14 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithToolsets(stackToolsets(cfg)...),
 		mcp.WithPolicy(st.Policy, st.Approvals),
 	}
+	ragEngine, err := buildRAG(cfg)
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, err
+	}
+	opts = append(opts, mcp.WithRAG(ragEngine))
 	var pub ide.Publisher
 	if so.withHub {
 		st.Hub = hub.New(hub.Options{Token: cfg.Hub.Token, Logger: logger})
@@ -205,4 +214,45 @@ func (st *Stack) Close(ctx context.Context) error {
 	st.Metrics.Close() // after the Service: its recorder drains into the store on shutdown
 	st.Audit.Close()
 	return err
+}
+
+// buildRAG makes the RAG engine from the [rag] section: the backend (embedded store under the
+// data dir, or Qdrant) and the embedder (offline, Ollama, OpenAI-compatible).
+func buildRAG(cfg config.Config) (*rag.Engine, error) {
+	emb, err := ragEmbedder(cfg.RAG)
+	if err != nil {
+		return nil, err
+	}
+	var backend rag.Backend
+	switch cfg.RAG.Backend {
+	case "", "embedded":
+		backend, err = rag.OpenEmbedded(cfg.RAGDir())
+	case "qdrant":
+		backend, err = rag.NewQdrant(cfg.RAG.URL, cfg.RAG.APIKey)
+	default:
+		return nil, fmt.Errorf("config [rag] backend: %q is not a backend; use \"embedded\" or \"qdrant\"", cfg.RAG.Backend)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config [rag]: %w", err)
+	}
+	eng := rag.NewEngine(backend, emb)
+	if cfg.RAG.Collection != "" {
+		if err := rag.ValidateCollection(cfg.RAG.Collection); err != nil {
+			return nil, fmt.Errorf("config [rag] %w", err)
+		}
+		eng.DefaultCollection = cfg.RAG.Collection
+	}
+	return eng, nil
+}
+
+func ragEmbedder(c config.RAG) (rag.Embedder, error) {
+	switch c.Embedder {
+	case "", "offline":
+		return rag.Offline{}, nil
+	case "ollama":
+		return rag.NewOllama(c.EmbedderURL, c.Model), nil
+	case "openai":
+		return rag.NewOpenAI(c.EmbedderURL, "", c.Model), nil
+	}
+	return nil, fmt.Errorf("config [rag] embedder: %q is not an embedder; use \"offline\", \"ollama\" or \"openai\"", c.Embedder)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
@@ -62,6 +63,8 @@ type Service struct {
 	hub          *hub.Hub
 	metrics      *metrics.Store
 	subsystems   []Subsystem
+	rag          *rag.Engine
+	ragFeed      *ragFeed
 
 	readOnly   bool
 	disabled   []string
@@ -108,6 +111,11 @@ func WithProcessService(ps *process.Service) Option {
 // WithWSHub enables the WebSocket tools and live feeds. The Service shuts it down on Shutdown.
 func WithWSHub(h *hub.Hub) Option {
 	return func(s *Service) error { s.hub = h; return nil }
+}
+
+// WithRAG enables the RAG tools (rag_query, rag_ingest, rag_collections) on an engine.
+func WithRAG(e *rag.Engine) Option {
+	return func(s *Service) error { s.rag = e; s.ragFeed = &ragFeed{}; return nil }
 }
 
 // WithSubsystem appends a tool plugin; its tools follow the built-in ones.
@@ -211,6 +219,9 @@ func New(opts ...Option) (*Service, error) {
 	if s.procs != nil {
 		s.registerProcessTools(s.server)
 	}
+	if s.rag != nil {
+		s.registerRAGTools(s.server)
+	}
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
@@ -225,6 +236,7 @@ func New(opts ...Option) (*Service, error) {
 	s.wireToolsetFeed()
 	s.wireTrustFeeds()
 	s.watchOwnedProcesses()
+	s.wireRAGFeed()
 	return s, nil
 }
 
@@ -331,6 +343,11 @@ func (s *Service) Shutdown(ctx context.Context) error {
 			}
 		}
 		s.recorder.close()
+		if s.rag != nil {
+			if err := s.rag.Backend.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("rag: %w", err))
+			}
+		}
 		if s.hub != nil {
 			if err := s.hub.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))

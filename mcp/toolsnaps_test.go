@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -17,7 +18,12 @@ import (
 // UPDATE_TOOLSNAPS=1 go test ./mcp -run TestToolSnapshots.
 func TestToolSnapshots(t *testing.T) {
 	h := hub.New(hub.Options{})
+	ragStore, err := rag.OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := mcp.New(
+		mcp.WithRAG(rag.NewEngine(ragStore, nil)),
 		mcp.WithWorkspaceRoot(t.TempDir()),
 		mcp.WithProcessService(process.New(process.Options{})),
 		mcp.WithWSHub(h),

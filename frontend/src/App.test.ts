@@ -34,6 +34,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     clientConfig: rec('clientConfig', { unix: { mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } } }),
     approvals: rec('approvals', { approvals: [], policy: null }),
     decideApproval: rec('decideApproval', { id: 'a1', decision: 'allow' }),
+    ragCollections: rec('ragCollections', { collections: [] }),
+    ragQuery: rec('ragQuery', { results: [], query: '', collection: '', context: '' }),
     ...overrides,
   };
   return { control, calls };

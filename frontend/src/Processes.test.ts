@@ -64,6 +64,8 @@ async function start(hash = '#processes') {
     clientConfig: rec1('clientConfig'),
     approvals: rec1('approvals'),
     decideApproval: rec1('decideApproval'),
+    ragCollections: rec1('ragCollections', { collections: [] }),
+    ragQuery: rec1('ragQuery'),
   };
   window.location.hash = hash;
   app = mount(App, {

@@ -89,6 +89,27 @@ type Config struct {
 	// hub re-reads both sections when the file changes.
 	Policy policy.Config      `toml:"policy"`
 	Roots  policy.RootsConfig `toml:"roots"`
+	RAG    RAG                `toml:"rag"`
+}
+
+// RAG configures rag_query, rag_ingest and rag_collections.
+type RAG struct {
+	Backend     string `toml:"backend"`      // "embedded" (default) or "qdrant"
+	URL         string `toml:"url"`          // Qdrant gRPC address; default localhost:6334
+	APIKey      string `toml:"api_key"`      // Qdrant API key
+	Embedder    string `toml:"embedder"`     // "offline" (default), "ollama" or "openai"
+	Model       string `toml:"model"`        // embedding model; default nomic-embed-text (ollama), text-embedding-3-small (openai)
+	EmbedderURL string `toml:"embedder_url"` // default $OLLAMA_HOST / $OPENAI_BASE_URL
+	Collection  string `toml:"collection"`   // default collection; hostuk-docs
+	Dir         string `toml:"dir"`          // embedded store; default <data_dir>/rag
+}
+
+// RAGDir is where the embedded RAG store keeps its collections.
+func (c Config) RAGDir() string {
+	if c.RAG.Dir != "" {
+		return c.RAG.Dir
+	}
+	return filepath.Join(c.DataDir, "rag")
 }
 
 // CompilePolicy checks the [policy] and [roots] sections.
@@ -138,6 +159,9 @@ func Default() Config {
 	c.Process.MaxProcesses = 32
 	c.Process.BufferBytes = 4 << 20
 	c.Process.StopGraceSeconds = 5
+	c.RAG.Backend = "embedded"
+	c.RAG.Embedder = "offline"
+	c.RAG.Collection = "hostuk-docs"
 	return c
 }
 
@@ -232,6 +256,10 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_DASHBOARD_ADDR"); v != "" {
 		c.Dashboard.Addr = v
+	}
+	if v := os.Getenv("SWITCHBOARD_QDRANT_URL"); v != "" {
+		c.RAG.Backend = "qdrant"
+		c.RAG.URL = v
 	}
 	if v := os.Getenv("SWITCHBOARD_READ_ONLY"); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -124,6 +124,17 @@ describe('HttpControl against a real server', () => {
     expect(seen.every((s) => s.auth === 'Bearer tok-1')).toBe(true);
   });
 
+  it('maps the Knowledge view actions to /api/rag', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    await c.ragCollections();
+    await c.ragQuery('docs', 'socket path', 3);
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['GET', '/api/rag/collections', undefined],
+      ['POST', '/api/rag/query', { collection: 'docs', question: 'socket path', topK: 3 }],
+    ]);
+  });
+
   it('turns an error reply into an Error naming the action and the server message', async () => {
     const c = new HttpControl(base, 'tok-1');
     await expect(c.stopProcess('proc/9')).rejects.toThrow('stop proc/9: HTTP 404: id: no process "proc/9"; call process_list to see known IDs');
@@ -178,6 +189,8 @@ describe('WailsControl', () => {
       CreateIDESession: rec('CreateIDESession'),
       SendChat: rec('SendChat'),
       ClientConfig: rec('ClientConfig', { unix: {} }),
+      RAGCollections: rec('RAGCollections', { collections: [] }),
+      RAGQuery: rec('RAGQuery', { results: [] }),
     } as WailsApp;
     const c = createControl({ go: { app: { App: app } }, location: { href: 'wails://wails/' } });
     expect((await c.bootstrap()).hubUrl).toBe('ws://x/ws');

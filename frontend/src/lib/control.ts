@@ -4,7 +4,7 @@
 // JSON, so views do not care which one they got.
 
 import type { ApprovalList } from './approvals';
-import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, ToolsetList, TransportList } from './types';
+import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, RAGCollectionList, RAGQueryOutput, ToolsetList, TransportList } from './types';
 
 export interface Control {
   /** "wails" or "http": which implementation answers (shown in the footer). */
@@ -23,6 +23,8 @@ export interface Control {
   clientConfig(): Promise<ClientConfig>;
   approvals(): Promise<ApprovalList>;
   decideApproval(id: string, decision: 'allow' | 'deny'): Promise<unknown>;
+  ragCollections(): Promise<RAGCollectionList>;
+  ragQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -41,6 +43,8 @@ export interface WailsApp {
   ClientConfig(): Promise<ClientConfig>;
   Approvals(): Promise<ApprovalList>;
   DecideApproval(id: string, decision: string): Promise<unknown>;
+  RAGCollections(): Promise<RAGCollectionList>;
+  RAGQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
 
 export interface WindowLike {
@@ -107,6 +111,11 @@ export class WailsControl implements Control {
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
     return this.call(`${decision} ${id}`, () => this.app.DecideApproval(id, decision));
+  ragCollections() {
+    return this.call('list collections', () => this.app.RAGCollections());
+  }
+  ragQuery(collection: string, question: string, topK: number) {
+    return this.call('query', () => this.app.RAGQuery(collection, question, topK));
   }
 }
 
@@ -196,6 +205,11 @@ export class HttpControl implements Control {
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
     return this.request(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
+  ragCollections() {
+    return this.request<RAGCollectionList>('list collections', 'GET', 'api/rag/collections');
+  }
+  ragQuery(collection: string, question: string, topK: number) {
+    return this.request<RAGQueryOutput>('query', 'POST', 'api/rag/query', { collection, question, topK });
   }
 }
 

@@ -13,6 +13,7 @@ import type {
   IDESession,
   PlanState,
   ProcessInfo,
+  RAGIngest,
   SessionInfo,
   ToolsetInfo,
   TransportInfo,
@@ -336,4 +337,34 @@ export const reduceIDEActivity: Reducer<IDEActivityState> = (state, msg) => {
   const e = d.event as IDEActivityEvent | undefined;
   if (!e || typeof e !== 'object') return state;
   return { events: keepLast([...state.events, e], LIMITS.ideActivity) };
+};
+
+// ---- rag (Knowledge view) -------------------------------------------------------------------
+
+export interface RAGState {
+  backend: string;
+  embedder: string;
+  model: string;
+  /** Latest state of each collection's ingest (running or finished), by collection. */
+  ingests: RAGIngest[];
+}
+
+export const initialRAG: RAGState = { backend: '', embedder: '', model: '', ingests: [] };
+
+/** Snapshot: backend, embedder and every known ingest; event: one ingest's new state. */
+export const reduceRAG: Reducer<RAGState> = (state, msg) => {
+  const d = obj(msg.data);
+  if (msg.type === 'snapshot') {
+    return {
+      backend: typeof d.backend === 'string' ? d.backend : '',
+      embedder: typeof d.embedder === 'string' ? d.embedder : '',
+      model: typeof d.model === 'string' ? d.model : '',
+      ingests: arr<RAGIngest>(d.ingests),
+    };
+  }
+  if (msg.type !== 'event' || typeof d.collection !== 'string') return state;
+  const ing = d as unknown as RAGIngest;
+  const i = state.ingests.findIndex((x) => x.collection === ing.collection);
+  const ingests = i < 0 ? [...state.ingests, ing] : state.ingests.map((x, k) => (k === i ? ing : x));
+  return { ...state, ingests };
 };

@@ -159,3 +159,50 @@ export interface ToolsetList {
 
 /** GET /api/clientconfig: one ready-to-paste MCP client configuration snippet per transport. */
 export type ClientConfig = Record<string, unknown>;
+
+// ---- rag (Knowledge view) ---------------------------------------------------------------------
+
+/** One collection as rag_collections with show_stats returns it. */
+export interface RAGCollection {
+  name: string;
+  points_count?: number;
+  status?: string;
+  backend?: string;
+  embedder?: string;
+  model?: string;
+  dimension?: number;
+}
+
+export interface RAGCollectionList {
+  collections: RAGCollection[];
+}
+
+export interface RAGQueryResult {
+  content: string;
+  source: string;
+  section?: string;
+  category?: string;
+  chunkIndex: number;
+  score: number;
+}
+
+export interface RAGQueryOutput {
+  results: RAGQueryResult[];
+  query: string;
+  collection: string;
+  context: string;
+}
+
+/** One ingest's state on the `rag` hub channel. */
+export interface RAGIngest {
+  collection: string;
+  path: string;
+  files: number;
+  total: number;
+  changed: number;
+  chunks: number;
+  running: boolean;
+  error?: string;
+  message?: string;
+  updated: string;
+}

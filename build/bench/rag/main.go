@@ -1,0 +1,312 @@
+// Command rag benchmarks Switchboard's embedded RAG store against chromem-go
+// (github.com/philippgille/chromem-go), the embedded Go vector store a user would pick instead,
+// on the same corpus with the same vectors:
+//
+//	go run ./build/bench/rag [-src $(go env GOROOT)/src] [-queries 5]
+//
+// Each system runs in its own child process (so peak RSS is its own): ingest of every text file
+// under -src (chunked by internal/rag, embedded with the offline embedder), a second ingest of
+// the unchanged tree (Switchboard only: chromem-go has no incremental ingest), then query latency
+// (p50/p99) over the questions of internal/rag/testdata/eval.tsv. Switchboard's query is the
+// whole rag_query path (embed the question, BM25 + vector ranking, fusion); chromem-go's is
+// embed + QueryEmbedding (vector only).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/philippgille/chromem-go"
+
+	"github.com/switchboard-hub/switchboard/internal/rag"
+)
+
+type result struct {
+	System       string  `json:"system"`
+	Files        int     `json:"files"`
+	Chunks       int     `json:"chunks"`
+	IngestSec    float64 `json:"ingest_s"`
+	ChunksPerSec float64 `json:"chunks_per_s"`
+	ReingestSec  float64 `json:"reingest_s,omitempty"`
+	OpenSec      float64 `json:"open_s,omitempty"`
+	QueryP50ms   float64 `json:"query_p50_ms"`
+	QueryP99ms   float64 `json:"query_p99_ms"`
+	Queries      int     `json:"queries"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	DiskMB       float64 `json:"disk_mb"`
+}
+
+func main() {
+	goroot := strings.TrimSpace(string(must(exec.Command("go", "env", "GOROOT").Output())))
+	src := flag.String("src", filepath.Join(goroot, "src"), "tree to ingest")
+	system := flag.String("system", "", "run one system (switchboard or chromem) in this process")
+	reps := flag.Int("queries", 5, "repetitions of the query set")
+	evalFile := flag.String("eval", "internal/rag/testdata/eval.tsv", "questions")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the -system run")
+	flag.Parse()
+	if *cpuprofile != "" && *system != "" {
+		f := must(os.Create(*cpuprofile))
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	questions := loadQuestions(*evalFile)
+	if *system != "" {
+		var r result
+		switch *system {
+		case "switchboard":
+			r = runSwitchboard(*src, questions, *reps)
+		case "chromem":
+			r = runChromem(*src, questions, *reps)
+		default:
+			fatal("unknown -system " + *system)
+		}
+		r.PeakRSSMB = peakRSSMB()
+		json.NewEncoder(os.Stdout).Encode(r)
+		pprof.StopCPUProfile()
+		return
+	}
+	self := must(os.Executable())
+	var rs []result
+	for _, sys := range []string{"switchboard", "chromem"} {
+		cmd := exec.Command(self, "-system", sys, "-src", *src, "-queries", strconv.Itoa(*reps), "-eval", *evalFile)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			fatal(fmt.Sprintf("%s: %v", sys, err))
+		}
+		var r result
+		if err := json.Unmarshal(out, &r); err != nil {
+			fatal(fmt.Sprintf("%s: %v: %s", sys, err, out))
+		}
+		fmt.Fprintf(os.Stderr, "%s\n", bytes.TrimSpace(out))
+		rs = append(rs, r)
+	}
+	sb, ch := rs[0], rs[1]
+	fmt.Printf("corpus: %s (%d files, %d chunks), %s, GOMAXPROCS=%d\n\n", *src, sb.Files, sb.Chunks, runtime.Version(), runtime.GOMAXPROCS(0))
+	fmt.Println("| | Switchboard (embedded, hybrid) | chromem-go v0.7.0 (persistent) | ratio |")
+	fmt.Println("|---|---|---|---|")
+	fmt.Printf("| ingest, total | %.1f s | %.1f s | %.2f× |\n", sb.IngestSec, ch.IngestSec, ch.IngestSec/sb.IngestSec)
+	fmt.Printf("| ingest, chunks/s | %.0f | %.0f | %.2f× |\n", sb.ChunksPerSec, ch.ChunksPerSec, sb.ChunksPerSec/ch.ChunksPerSec)
+	fmt.Printf("| re-ingest of the unchanged tree | %.2f s (%.2f× the first) | n/a | |\n", sb.ReingestSec, sb.ReingestSec/sb.IngestSec)
+	fmt.Printf("| open from disk (first query) | %.1f s | %.1f s | |\n", sb.OpenSec, ch.OpenSec)
+	fmt.Printf("| query p50 (%d queries) | %.2f ms | %.2f ms | %.2f× |\n", sb.Queries, sb.QueryP50ms, ch.QueryP50ms, ch.QueryP50ms/sb.QueryP50ms)
+	fmt.Printf("| query p99 | %.2f ms | %.2f ms | %.2f× |\n", sb.QueryP99ms, ch.QueryP99ms, ch.QueryP99ms/sb.QueryP99ms)
+	fmt.Printf("| peak RSS | %.0f MB | %.0f MB | %.2f× |\n", sb.PeakRSSMB, ch.PeakRSSMB, ch.PeakRSSMB/sb.PeakRSSMB)
+	fmt.Printf("| on disk | %.0f MB | %.0f MB | %.2f× |\n", sb.DiskMB, ch.DiskMB, ch.DiskMB/sb.DiskMB)
+}
+
+func runSwitchboard(src string, questions []string, reps int) result {
+	dir := must(os.MkdirTemp("", "rag-bench-sb-"))
+	defer os.RemoveAll(dir)
+	store := must(rag.OpenEmbedded(dir))
+	eng := rag.NewEngine(store, rag.Offline{})
+	ctx := context.Background()
+	t0 := time.Now()
+	res := must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
+	ingest := time.Since(t0)
+	t1 := time.Now()
+	res2 := must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
+	reingest := time.Since(t1)
+	if res2.Changed != 0 {
+		fatal(fmt.Sprintf("re-ingest changed %d files", res2.Changed))
+	}
+	// a fresh store on the same directory: what a restart costs before the first answer
+	store2 := must(rag.OpenEmbedded(dir))
+	eng2 := rag.NewEngine(store2, rag.Offline{})
+	t2 := time.Now()
+	must(eng2.Query(ctx, "bench", "warm up", 5, rag.Hybrid))
+	open := time.Since(t2)
+	lat := measure(questions, reps, func(q string) {
+		must(eng2.Query(ctx, "bench", q, 5, rag.Hybrid))
+	})
+	return result{System: "switchboard", Files: res.Files, Chunks: res.Chunks, IngestSec: ingest.Seconds(), ChunksPerSec: float64(res.Chunks) / ingest.Seconds(),
+		ReingestSec: reingest.Seconds(), OpenSec: open.Seconds(), QueryP50ms: pct(lat, 50), QueryP99ms: pct(lat, 99), Queries: len(lat), DiskMB: du(dir)}
+}
+
+func runChromem(src string, questions []string, reps int) result {
+	dir := must(os.MkdirTemp("", "rag-bench-chromem-"))
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	emb := rag.Offline{}
+	embedFunc := func(ctx context.Context, text string) ([]float32, error) {
+		v, err := emb.Embed(ctx, []string{text})
+		if err != nil {
+			return nil, err
+		}
+		return v[0], nil
+	}
+	t0 := time.Now()
+	db := must(chromem.NewPersistentDB(dir, false))
+	col := must(db.CreateCollection("bench", nil, embedFunc))
+	files := walk(src)
+	var docs []chromem.Document
+	nfiles := 0
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil || binary(data) {
+			continue
+		}
+		nfiles++
+		chunks := rag.ChunkFile(f, string(data))
+		vecs := must(rag.EmbedChunks(ctx, emb, chunks))
+		for i, c := range chunks {
+			docs = append(docs, chromem.Document{ID: f + "#" + strconv.Itoa(c.ChunkIndex), Content: c.Content, Embedding: vecs[i],
+				Metadata: map[string]string{"source": c.Source, "section": c.Section}})
+		}
+	}
+	if err := col.AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
+		fatal(err.Error())
+	}
+	ingest := time.Since(t0)
+	n := len(docs)
+	docs = nil
+	runtime.GC()
+	t2 := time.Now()
+	db2 := must(chromem.NewPersistentDB(dir, false))
+	col2 := db2.GetCollection("bench", embedFunc)
+	open := time.Since(t2)
+	lat := measure(questions, reps, func(q string) {
+		v := must(embedFunc(ctx, q))
+		must(col2.QueryEmbedding(ctx, v, 5, nil, nil))
+	})
+	return result{System: "chromem-go", Files: nfiles, Chunks: n, IngestSec: ingest.Seconds(), ChunksPerSec: float64(n) / ingest.Seconds(),
+		OpenSec: open.Seconds(), QueryP50ms: pct(lat, 50), QueryP99ms: pct(lat, 99), Queries: len(lat), DiskMB: du(dir)}
+}
+
+// walk lists files the way rag.Engine.Ingest does for a tree without .gitignore files.
+func walk(src string) []string {
+	var out []string
+	fs.WalkDir(os.DirFS(src), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() <= rag.DefaultMaxFileBytes {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func binary(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	for len(head) > 0 && !utf8.Valid(head) {
+		if len(data) > 8192 && len(head) > 8192-4 {
+			head = head[:len(head)-1]
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func measure(questions []string, reps int, f func(string)) []time.Duration {
+	for _, q := range questions[:min(3, len(questions))] {
+		f(q) // warm-up
+	}
+	var lat []time.Duration
+	for range reps {
+		for _, q := range questions {
+			t := time.Now()
+			f(q)
+			lat = append(lat, time.Since(t))
+		}
+	}
+	return lat
+}
+
+func pct(d []time.Duration, p int) float64 {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	i := (len(s)*p + 99) / 100
+	if i > 0 {
+		i--
+	}
+	return float64(s[i].Microseconds()) / 1000
+}
+
+func loadQuestions(path string) []string {
+	f := must(os.Open(path))
+	defer f.Close()
+	var qs []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		q, _, _ := strings.Cut(l, "\t")
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(l)[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func du(dir string) float64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return float64(n) / (1 << 20)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		fatal(err.Error())
+	}
+	return v
+}
+
+func fatal(msg string) {
+	fmt.Fprintln(os.Stderr, "rag bench:", msg)
+	os.Exit(1)
+}

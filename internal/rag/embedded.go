@@ -1,0 +1,594 @@
+package rag
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Embedded is the default backend: one directory per collection under its root
+// (<data_dir>/rag/<collection>/), nothing to install.
+//
+// On disk a collection is a manifest (manifest.json) and immutable segment files (seg-N.bin),
+// each holding whole sources: chunks and their vectors. A commit writes its new segment to a
+// temporary file, fsyncs and renames it, then does the same for the manifest, whose rename is the
+// commit point. A process killed at any moment therefore leaves the previous or the new manifest,
+// both naming only complete segments; leftovers are removed on the next open. Segments whose
+// sources were all replaced are deleted after the commit; when more than half of the stored
+// chunks are dead the live ones are compacted into one segment.
+//
+// In memory each collection has an immutable index (BM25 postings + column-major vectors) swapped
+// atomically after a commit: queries never wait for an ingest, and see old or new content.
+type Embedded struct {
+	dir string
+
+	mu    sync.Mutex
+	colls map[string]*embColl
+}
+
+type embColl struct {
+	dir     string
+	writeMu sync.Mutex // one commit at a time
+	loadMu  sync.Mutex
+	snap    atomic.Pointer[embSnap]
+}
+
+type embSnap struct {
+	man     manifest
+	entries map[string]*sourceEntry
+	idx     *index
+}
+
+type manifest struct {
+	Version    int                      `json:"version"`
+	Meta       Meta                     `json:"meta"`
+	Generation uint64                   `json:"generation"`
+	NextSeg    uint64                   `json:"next_segment"`
+	Sources    map[string]manifestEntry `json:"sources"`
+}
+
+type manifestEntry struct {
+	Hash    string `json:"hash"`
+	Segment uint64 `json:"segment"`
+	Chunks  int    `json:"chunks"`
+}
+
+// sourceEntry is one live source in memory.
+type sourceEntry struct {
+	source string
+	hash   string
+	seg    uint64
+	chunks []Chunk
+	vecs   []float32 // len(chunks)*dim
+	terms  [][]termFreq
+	lens   []float32
+}
+
+// OpenEmbedded opens (creating if needed) the store rooted at dir.
+func OpenEmbedded(dir string) (*Embedded, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("rag store %s: %w", dir, err)
+	}
+	return &Embedded{dir: dir, colls: map[string]*embColl{}}, nil
+}
+
+func (e *Embedded) Kind() string { return "embedded" }
+func (e *Embedded) Location() string {
+	return e.dir
+}
+func (e *Embedded) Close() error { return nil }
+
+func (e *Embedded) coll(name string) *embColl {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.colls[name]
+	if c == nil {
+		c = &embColl{dir: filepath.Join(e.dir, name)}
+		e.colls[name] = c
+	}
+	return c
+}
+
+// Collections lists collections that have a manifest.
+func (e *Embedded) Collections(ctx context.Context) ([]CollectionInfo, error) {
+	ents, err := os.ReadDir(e.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []CollectionInfo
+	for _, de := range ents {
+		if !de.IsDir() || ValidateCollection(de.Name()) != nil {
+			continue
+		}
+		man, ok, err := readManifest(filepath.Join(e.dir, de.Name()))
+		if err != nil || !ok {
+			continue
+		}
+		info := CollectionInfo{Name: de.Name(), Status: "green", Meta: man.Meta}
+		for _, s := range man.Sources {
+			info.Points += uint64(s.Chunks)
+			info.Sources++
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Meta returns a collection's metadata; ok is false when it does not exist.
+func (e *Embedded) Meta(ctx context.Context, name string) (Meta, bool, error) {
+	man, ok, err := readManifest(filepath.Join(e.dir, name))
+	return man.Meta, ok, err
+}
+
+// Sources returns the content hash of every source in the collection.
+func (e *Embedded) Sources(ctx context.Context, name string) (map[string]string, error) {
+	man, _, err := readManifest(filepath.Join(e.dir, name))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(man.Sources))
+	for s, m := range man.Sources {
+		out[s] = m.Hash
+	}
+	return out, nil
+}
+
+// Drop removes a collection.
+func (e *Embedded) Drop(ctx context.Context, name string) error {
+	c := e.coll(name)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	// Remove the manifest first (the commit point), then the rest.
+	if err := os.Remove(filepath.Join(c.dir, "manifest.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	c.snap.Store(nil)
+	return os.RemoveAll(c.dir)
+}
+
+func readManifest(dir string) (manifest, bool, error) {
+	var m manifest
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, false, fmt.Errorf("collection %s: manifest: %w", filepath.Base(dir), err)
+	}
+	if m.Sources == nil {
+		m.Sources = map[string]manifestEntry{}
+	}
+	return m, true, nil
+}
+
+// load returns the collection's in-memory snapshot, reading it from disk on first use.
+func (c *embColl) load() (*embSnap, error) {
+	if s := c.snap.Load(); s != nil {
+		return s, nil
+	}
+	c.loadMu.Lock()
+	defer c.loadMu.Unlock()
+	if s := c.snap.Load(); s != nil {
+		return s, nil
+	}
+	man, ok, err := readManifest(c.dir)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errNoCollection
+	}
+	if c.writeMu.TryLock() { // a running commit may have written a segment it has not yet named
+		cleanOrphans(c.dir, man)
+		c.writeMu.Unlock()
+	}
+	entries := map[string]*sourceEntry{}
+	segs := map[uint64]bool{}
+	for _, m := range man.Sources {
+		segs[m.Segment] = true
+	}
+	for seg := range segs {
+		err := readSegment(segPath(c.dir, seg), man.Meta.Dim, func(se *sourceEntry) {
+			if m, ok := man.Sources[se.source]; ok && m.Segment == seg && m.Hash == se.hash {
+				se.seg = seg
+				entries[se.source] = se
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("collection %s: %w", filepath.Base(c.dir), err)
+		}
+	}
+	indexAll(sortedEntries(entries))
+	s := &embSnap{man: man, entries: entries, idx: buildIndex(sortedEntries(entries), man.Meta.Dim)}
+	c.snap.Store(s)
+	return s, nil
+}
+
+var errNoCollection = errors.New("no such collection")
+
+func (se *sourceEntry) index() {
+	se.terms = make([][]termFreq, len(se.chunks))
+	se.lens = make([]float32, len(se.chunks))
+	var scratch []string
+	for k := range se.chunks {
+		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch)
+	}
+}
+
+// indexAll tokenizes entries' chunks for BM25 on every CPU.
+func indexAll(entries []*sourceEntry) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(entries) {
+					return
+				}
+				if entries[i].terms == nil {
+					entries[i].index()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func sortedEntries(m map[string]*sourceEntry) []*sourceEntry {
+	out := make([]*sourceEntry, 0, len(m))
+	for _, e := range m {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].source < out[b].source })
+	return out
+}
+
+func segPath(dir string, seg uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("seg-%06d.bin", seg))
+}
+
+// cleanOrphans removes temporary files and segments the manifest does not name (left by a
+// process killed before or after its commit point).
+func cleanOrphans(dir string, man manifest) {
+	live := map[string]bool{"manifest.json": true}
+	for _, m := range man.Sources {
+		live[filepath.Base(segPath(dir, m.Segment))] = true
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, de := range ents {
+		n := de.Name()
+		if live[n] {
+			continue
+		}
+		if strings.HasSuffix(n, ".tmp") || (strings.HasPrefix(n, "seg-") && strings.HasSuffix(n, ".bin")) {
+			_ = os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// Search runs a query against the collection's current index.
+func (e *Embedded) Search(ctx context.Context, name string, q Query) ([]Hit, error) {
+	s, err := e.coll(name).load()
+	if err != nil {
+		return nil, err
+	}
+	return s.idx.search(q.Terms, q.Vector, q.TopK, q.Mode), nil
+}
+
+// Commit applies one batch atomically: upserted sources replace their previous chunks, deleted
+// sources are removed; with recreate everything else is dropped too and meta replaced.
+func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error {
+	c := e.coll(name)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	var old *embSnap
+	if !recreate {
+		s, err := c.load()
+		switch {
+		case errors.Is(err, errNoCollection):
+		case err != nil:
+			return err
+		default:
+			old = s
+		}
+	}
+	man := manifest{Version: 1, Meta: meta, Sources: map[string]manifestEntry{}}
+	entries := map[string]*sourceEntry{}
+	if old != nil {
+		man.Generation = old.man.Generation
+		man.NextSeg = old.man.NextSeg
+		for k, v := range old.man.Sources {
+			man.Sources[k] = v
+		}
+		for k, v := range old.entries {
+			entries[k] = v
+		}
+	} else if prev, ok, _ := readManifest(c.dir); ok {
+		man.Generation, man.NextSeg = prev.Generation, prev.NextSeg // keep numbering monotonic
+	}
+	if man.Meta.Created.IsZero() {
+		man.Meta.Created = time.Now().UTC()
+	}
+	if old != nil && !old.man.Meta.Created.IsZero() {
+		man.Meta.Created = old.man.Meta.Created
+	}
+	for _, d := range deletes {
+		delete(man.Sources, d)
+		delete(entries, d)
+	}
+	if len(upserts) > 0 {
+		seg := man.NextSeg
+		man.NextSeg++
+		var newEntries []*sourceEntry
+		for _, u := range upserts {
+			if len(u.Vectors) != len(u.Chunks) {
+				return fmt.Errorf("source %s: %d chunks but %d vectors", u.Source, len(u.Chunks), len(u.Vectors))
+			}
+			se := &sourceEntry{source: u.Source, hash: u.Hash, seg: seg, chunks: u.Chunks, vecs: make([]float32, 0, len(u.Chunks)*meta.Dim)}
+			for _, v := range u.Vectors {
+				if len(v) != meta.Dim {
+					return fmt.Errorf("source %s: vector of %d dimensions, collection has %d", u.Source, len(v), meta.Dim)
+				}
+				se.vecs = append(se.vecs, v...)
+			}
+			newEntries = append(newEntries, se)
+		}
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries); err != nil {
+			return err
+		}
+		indexAll(newEntries)
+		for _, se := range newEntries {
+			entries[se.source] = se
+			man.Sources[se.source] = manifestEntry{Hash: se.hash, Segment: seg, Chunks: len(se.chunks)}
+		}
+	}
+	// Compact when more than half the stored chunks are dead.
+	if stored, live := storedChunks(c.dir, man, entries); stored > 2*live && live > 0 && len(upserts) > 0 {
+		seg := man.NextSeg
+		man.NextSeg++
+		all := sortedEntries(entries)
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, all); err != nil {
+			return err
+		}
+		for _, se := range all {
+			se2 := *se
+			se2.seg = seg
+			entries[se.source] = &se2
+			m := man.Sources[se.source]
+			m.Segment = seg
+			man.Sources[se.source] = m
+		}
+	}
+	man.Generation++
+	if err := writeFileAtomic(filepath.Join(c.dir, "manifest.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		return enc.Encode(man)
+	}); err != nil {
+		return err
+	}
+	c.snap.Store(&embSnap{man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim)})
+	cleanOrphans(c.dir, man)
+	return nil
+}
+
+// storedChunks counts chunks in the segments still referenced (stored) and live ones.
+func storedChunks(dir string, man manifest, entries map[string]*sourceEntry) (stored, live int) {
+	segChunks := segmentSizes(dir)
+	used := map[uint64]bool{}
+	for _, m := range man.Sources {
+		used[m.Segment] = true
+		live += m.Chunks
+	}
+	for s := range used {
+		stored += segChunks[s]
+	}
+	return stored, live
+}
+
+// segmentSizes reads chunk counts from segment headers.
+func segmentSizes(dir string) map[uint64]int {
+	out := map[uint64]int{}
+	ents, _ := os.ReadDir(dir)
+	for _, de := range ents {
+		var seg uint64
+		if _, err := fmt.Sscanf(de.Name(), "seg-%d.bin", &seg); err != nil {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, de.Name()))
+		if err != nil {
+			continue
+		}
+		var hdr [len(segMagic) + 8]byte
+		if _, err := io.ReadFull(f, hdr[:]); err == nil && string(hdr[:len(segMagic)]) == segMagic {
+			out[seg] = int(binary.LittleEndian.Uint64(hdr[len(segMagic):]))
+		}
+		f.Close()
+	}
+	return out
+}
+
+const segMagic = "SBRAGSEG1\n"
+
+// writeSegment writes entries as: magic, total chunks (u64), sources (u64), then per source its
+// name, hash and chunk count, per chunk section, category, index, content and dim float32s, and
+// a CRC-32 of everything before it.
+func writeSegment(path string, dim int, entries []*sourceEntry) error {
+	total := 0
+	for _, e := range entries {
+		total += len(e.chunks)
+	}
+	return writeFileAtomic(path, func(w io.Writer) error {
+		crc := crc32.NewIEEE()
+		bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20)
+		var num [binary.MaxVarintLen64]byte
+		u := func(x uint64) { bw.Write(num[:binary.PutUvarint(num[:], x)]) }
+		str := func(s string) { u(uint64(len(s))); bw.WriteString(s) }
+		bw.WriteString(segMagic)
+		var b8 [8]byte
+		binary.LittleEndian.PutUint64(b8[:], uint64(total))
+		bw.Write(b8[:])
+		u(uint64(len(entries)))
+		var f4 [4]byte
+		for _, e := range entries {
+			str(e.source)
+			str(e.hash)
+			u(uint64(len(e.chunks)))
+			for k, c := range e.chunks {
+				str(c.Section)
+				str(c.Category)
+				u(uint64(c.ChunkIndex))
+				str(c.Content)
+				for _, x := range e.vecs[k*dim : (k+1)*dim] {
+					binary.LittleEndian.PutUint32(f4[:], math.Float32bits(x))
+					bw.Write(f4[:])
+				}
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		binary.LittleEndian.PutUint32(f4[:], crc.Sum32())
+		_, err := w.Write(f4[:])
+		return err
+	})
+}
+
+func readSegment(path string, dim int, fn func(*sourceEntry)) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("segment %s is damaged (%s); re-ingest with recreate=true", filepath.Base(path), why)
+	}
+	if len(data) < len(segMagic)+12 || string(data[:len(segMagic)]) != segMagic {
+		return bad("bad header")
+	}
+	body := data[:len(data)-4]
+	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+		return bad("checksum mismatch")
+	}
+	p := body[len(segMagic)+8:]
+	var failed bool
+	u := func() uint64 {
+		x, n := binary.Uvarint(p)
+		if n <= 0 {
+			failed = true
+			return 0
+		}
+		p = p[n:]
+		return x
+	}
+	str := func() string {
+		n := u()
+		if failed || n > uint64(len(p)) {
+			failed = true
+			return ""
+		}
+		s := string(p[:n])
+		p = p[n:]
+		return s
+	}
+	nsrc := u()
+	for i := uint64(0); i < nsrc && !failed; i++ {
+		se := &sourceEntry{source: str(), hash: str()}
+		nch := u()
+		if failed || nch > uint64(len(p)) {
+			return bad("truncated")
+		}
+		se.chunks = make([]Chunk, nch)
+		se.vecs = make([]float32, int(nch)*dim)
+		for k := range se.chunks {
+			c := &se.chunks[k]
+			c.Source = se.source
+			c.Section = str()
+			c.Category = str()
+			c.ChunkIndex = int(u())
+			c.Content = str()
+			if failed || len(p) < 4*dim {
+				return bad("truncated")
+			}
+			v := se.vecs[k*dim : (k+1)*dim]
+			for d := range v {
+				v[d] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*d:]))
+			}
+			p = p[4*dim:]
+		}
+		fn(se)
+	}
+	if failed {
+		return bad("truncated")
+	}
+	return nil
+}
+
+// writeFileAtomic writes via a temporary file in the same directory, fsyncs it, renames it over
+// path and fsyncs the directory.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	ok = true
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// ChunkCounts returns the number of chunks stored per source.
+func (e *Embedded) ChunkCounts(ctx context.Context, name string) (map[string]int, error) {
+	man, _, err := readManifest(filepath.Join(e.dir, name))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(man.Sources))
+	for s, m := range man.Sources {
+		out[s] = m.Chunks
+	}
+	return out, nil
+}

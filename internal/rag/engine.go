@@ -1,0 +1,677 @@
+// Package rag is Switchboard's retrieval: chunking, embedders (offline, Ollama, OpenAI-compatible),
+// an embedded on-disk vector + BM25 store (default) and a Qdrant backend, hybrid ranking, and
+// incremental ingestion of workspace files. It has no MCP imports.
+package rag
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultCollection is the contract's default collection name.
+const DefaultCollection = "hostuk-docs"
+
+// DefaultMaxFileBytes: files larger than this are skipped during ingestion.
+const DefaultMaxFileBytes = 1 << 20
+
+// Meta is what a collection records about how its vectors were made.
+type Meta struct {
+	Embedder string    `json:"embedder"`
+	Model    string    `json:"model"`
+	Dim      int       `json:"dim"`
+	Created  time.Time `json:"created"`
+}
+
+// CollectionInfo describes one collection.
+type CollectionInfo struct {
+	Name    string
+	Points  uint64 // chunks (vectors) stored
+	Sources int    // sources (files), when the backend knows
+	Status  string // "green" when usable
+	Meta    Meta
+}
+
+// SourceDoc is one source's replacement content: all its chunks with their vectors.
+type SourceDoc struct {
+	Source  string
+	Hash    string
+	Chunks  []Chunk
+	Vectors [][]float32
+}
+
+// Query is a search request to a backend.
+type Query struct {
+	Text   string
+	Terms  []string // tokenized Text (for lexical ranking)
+	Vector []float32
+	TopK   int
+	Mode   Mode
+}
+
+// Backend stores collections. Implementations: Embedded (default) and Qdrant.
+type Backend interface {
+	Kind() string     // "embedded" or "qdrant"
+	Location() string // directory or URL, for messages
+	Collections(ctx context.Context) ([]CollectionInfo, error)
+	Meta(ctx context.Context, name string) (Meta, bool, error)
+	Sources(ctx context.Context, name string) (map[string]string, error)
+	// Commit applies upserts and deletes as one unit; recreate drops all other content first.
+	Commit(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error
+	Search(ctx context.Context, name string, q Query) ([]Hit, error)
+	Drop(ctx context.Context, name string) error
+	Close() error
+}
+
+// Engine ties an embedder to a backend.
+type Engine struct {
+	Backend      Backend
+	Embedder     Embedder
+	MaxFileBytes int64 // default DefaultMaxFileBytes
+	// DefaultCollection is used when a call names none (default DefaultCollection).
+	DefaultCollection string
+
+	mu     sync.Mutex
+	active map[string]bool // collections with an ingest running
+}
+
+// NewEngine returns an engine; a nil embedder means the offline one.
+func NewEngine(b Backend, e Embedder) *Engine {
+	if e == nil {
+		e = Offline{}
+	}
+	return &Engine{Backend: b, Embedder: e, DefaultCollection: DefaultCollection, active: map[string]bool{}}
+}
+
+var collectionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidateCollection checks a collection name (it becomes a directory name).
+func ValidateCollection(name string) error {
+	if !collectionRE.MatchString(name) {
+		return fmt.Errorf("collection: %q is not a valid name; use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// UnknownCollectionError names the collections that do exist.
+type UnknownCollectionError struct {
+	Name     string
+	Existing []string
+}
+
+func (e *UnknownCollectionError) Error() string {
+	if len(e.Existing) == 0 {
+		return fmt.Sprintf("collection: %q does not exist and there are no collections yet; ingest documents with rag_ingest first", e.Name)
+	}
+	return fmt.Sprintf("collection: %q does not exist; existing collections: %s", e.Name, strings.Join(e.Existing, ", "))
+}
+
+// MismatchError is returned when a collection was built with another embedder or model.
+type MismatchError struct {
+	Collection string
+	Have, Want Meta
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("collection: %q was built with embedder %s (model %s, %d dimensions) but this server embeds with %s (model %s, %d dimensions); "+
+		"re-ingest with recreate=true to rebuild it with %s, or configure [rag] embedder/model to match",
+		e.Collection, e.Have.Embedder, e.Have.Model, e.Have.Dim, e.Want.Embedder, e.Want.Model, e.Want.Dim, e.Want.Embedder)
+}
+
+func (e *Engine) wantMeta(dim int) Meta {
+	return Meta{Embedder: e.Embedder.Name(), Model: e.Embedder.Model(), Dim: dim}
+}
+
+func compatible(have, want Meta) bool {
+	return have.Embedder == want.Embedder && have.Model == want.Model && (want.Dim == 0 || have.Dim == want.Dim)
+}
+
+func (e *Engine) unknown(ctx context.Context, name string) error {
+	infos, err := e.Backend.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, c := range infos {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	return &UnknownCollectionError{Name: name, Existing: names}
+}
+
+// Query searches a collection.
+func (e *Engine) Query(ctx context.Context, collection, question string, topK int, mode Mode) ([]Hit, error) {
+	if strings.TrimSpace(question) == "" {
+		return nil, errors.New("question: is empty; ask a natural-language question, e.g. \"how do I configure the socket path?\"")
+	}
+	if err := ValidateCollection(collection); err != nil {
+		return nil, err
+	}
+	if topK <= 0 {
+		topK = 5
+	}
+	meta, ok, err := e.Backend.Meta(ctx, collection)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, e.unknown(ctx, collection)
+	}
+	if want := e.wantMeta(e.Embedder.Dim()); !compatible(meta, want) {
+		return nil, &MismatchError{Collection: collection, Have: meta, Want: want}
+	}
+	q := Query{Text: question, Terms: tokenize(nil, question), TopK: topK, Mode: mode}
+	if mode != LexicalOnly {
+		vecs, err := e.Embedder.Embed(ctx, []string{question})
+		if err != nil {
+			return nil, err
+		}
+		if len(vecs) != 1 || len(vecs[0]) != meta.Dim {
+			return nil, fmt.Errorf("embedder %s returned a vector of %d dimensions; collection %q has %d", e.Embedder.Name(), len(vecs[0]), collection, meta.Dim)
+		}
+		q.Vector = vecs[0]
+	}
+	return e.Backend.Search(ctx, collection, q)
+}
+
+// Progress reports a running ingest.
+type Progress struct {
+	Collection string
+	Path       string
+	Files      int // files looked at so far
+	Total      int // files to look at
+	Changed    int // files (re)indexed so far
+	Chunks     int // chunks written so far
+	Done       bool
+	Message    string
+}
+
+// IngestOptions tune one ingest.
+type IngestOptions struct {
+	Collection string
+	Recreate   bool
+	Progress   func(Progress) // called at most every ProgressEvery and at the end
+	// ProgressEvery throttles Progress (default 500 ms).
+	ProgressEvery time.Duration
+}
+
+// IngestResult summarises an ingest.
+type IngestResult struct {
+	Files     int      // text files seen
+	Changed   int      // files (re)indexed
+	Unchanged int      // files skipped because their content hash matched
+	Deleted   int      // sources removed because their file is gone
+	Chunks    int      // chunks written for changed files
+	Total     int      // chunks in the collection's sources under the path after the ingest
+	Skipped   []string // "path (reason)"; binaries, ignored, too large
+	Message   string
+}
+
+// batchBytes bounds the content held in memory between commits.
+const batchBytes = 32 << 20
+
+// Ingest indexes a file or directory (rel, slash-separated, relative to fsys's root).
+// Directory ingests honour .gitignore files from the root down, skip binaries and files over
+// MaxFileBytes, reuse unchanged sources (by SHA-256 of their content) and remove sources whose
+// files are gone. Work is committed in batches; each commit is atomic, so a cancelled or killed
+// ingest leaves every source with its old or its new content.
+func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts IngestOptions) (IngestResult, error) {
+	var res IngestResult
+	coll := opts.Collection
+	if err := ValidateCollection(coll); err != nil {
+		return res, err
+	}
+	e.mu.Lock()
+	if e.active[coll] {
+		e.mu.Unlock()
+		return res, fmt.Errorf("collection: an ingest into %q is already running; wait for it to finish", coll)
+	}
+	e.active[coll] = true
+	e.mu.Unlock()
+	defer func() { e.mu.Lock(); delete(e.active, coll); e.mu.Unlock() }()
+
+	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	st, err := fs.Stat(fsys, rel)
+	if err != nil {
+		return res, fmt.Errorf("path: %w", err)
+	}
+	meta, exists, err := e.Backend.Meta(ctx, coll)
+	if err != nil {
+		return res, err
+	}
+	if exists && !opts.Recreate && !compatible(meta, e.wantMeta(e.Embedder.Dim())) {
+		return res, &MismatchError{Collection: coll, Have: meta, Want: e.wantMeta(e.Embedder.Dim())}
+	}
+	known := map[string]string{}
+	if exists && !opts.Recreate {
+		if known, err = e.Backend.Sources(ctx, coll); err != nil {
+			return res, err
+		}
+	}
+
+	// Collect candidate files.
+	var files []string
+	maxBytes := e.MaxFileBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxFileBytes
+	}
+	skip := func(p, why string) { res.Skipped = append(res.Skipped, p+" ("+why+")") }
+	if !st.IsDir() {
+		if st.Size() > maxBytes {
+			return res, fmt.Errorf("path: %s is %d bytes, over the %d-byte limit for ingestion; split it or ingest a smaller file", rel, st.Size(), maxBytes)
+		}
+		files = []string{rel}
+	} else {
+		var ign ignoreStack
+		// .gitignore files above the walked directory apply too
+		if rel != "." {
+			dirs := strings.Split(rel, "/")
+			for i := 0; i < len(dirs); i++ {
+				base := strings.Join(dirs[:i], "/")
+				if gi, err := fs.ReadFile(fsys, path.Join(base, ".gitignore")); err == nil {
+					ign = append(ign, parseGitignore(base, string(gi)))
+				}
+			}
+		}
+		err := fs.WalkDir(fsys, rel, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				skip(p, "unreadable")
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if d.IsDir() {
+				if d.Name() == ".git" {
+					return fs.SkipDir
+				}
+				if p != rel && ign.ignored(p, true) {
+					skip(p+"/", "gitignored")
+					return fs.SkipDir
+				}
+				if gi, err := fs.ReadFile(fsys, path.Join(p, ".gitignore")); err == nil {
+					base := p
+					if base == "." {
+						base = ""
+					}
+					ign = append(ign, parseGitignore(base, string(gi)))
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				if d.Type()&fs.ModeSymlink != 0 {
+					skip(p, "symlink")
+				}
+				return nil
+			}
+			if ign.ignored(p, false) {
+				skip(p, "gitignored")
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				skip(p, "unreadable")
+				return nil
+			}
+			if info.Size() > maxBytes {
+				skip(p, fmt.Sprintf("%d bytes, over the %d-byte cap", info.Size(), maxBytes))
+				return nil
+			}
+			files = append(files, p)
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+	}
+	sort.Strings(files)
+
+	meta = e.wantMeta(e.Embedder.Dim())
+	recreate := opts.Recreate
+	progress := Progress{Collection: coll, Path: rel, Total: len(files)}
+	every := opts.ProgressEvery
+	if every <= 0 {
+		every = 500 * time.Millisecond
+	}
+	lastProgress := time.Now()
+	report := func(force bool) {
+		if opts.Progress != nil && (force || time.Since(lastProgress) >= every) {
+			lastProgress = time.Now()
+			opts.Progress(progress)
+		}
+	}
+	report(true)
+
+	// Pipeline: a reader hashes files and hands changed ones to workers that chunk and embed;
+	// results are committed in batches of about batchBytes.
+	type job struct {
+		source  string
+		hash    string
+		content string
+	}
+	type done struct {
+		doc   SourceDoc
+		bytes int
+		err   error
+	}
+	jobs := make(chan job, 64)
+	results := make(chan done, 64)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := max(1, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				chunks := ChunkFile(j.source, j.content)
+				vecs, err := EmbedChunks(wctx, e.Embedder, chunks)
+				select {
+				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs}, bytes: len(j.content), err: err}:
+				case <-wctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	seen := map[string]bool{}
+	go func() {
+		defer close(jobs)
+		for _, f := range files {
+			if wctx.Err() != nil {
+				return
+			}
+			data, err := fs.ReadFile(fsys, f)
+			if err != nil {
+				results <- done{doc: SourceDoc{Source: f}, err: errSkip("unreadable")}
+				continue
+			}
+			if isBinary(data) {
+				results <- done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
+				continue
+			}
+			sum := sha256.Sum256(data)
+			h := hex.EncodeToString(sum[:])
+			if !recreate && known[f] == h {
+				results <- done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
+				continue
+			}
+			select {
+			case jobs <- job{source: f, hash: h, content: string(data)}:
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	var batch []SourceDoc
+	var batchSize int
+	commit := func(final bool) error {
+		var deletes []string
+		if final && st.IsDir() {
+			prefix := rel + "/"
+			for s := range known {
+				if (rel == "." || strings.HasPrefix(s, prefix)) && !seen[s] {
+					deletes = append(deletes, s)
+				}
+			}
+			sort.Strings(deletes)
+			res.Deleted = len(deletes)
+		}
+		if len(batch) == 0 && len(deletes) == 0 && !(recreate || !exists) {
+			return nil // nothing changed: write nothing
+		}
+		if meta.Dim == 0 { // embedders that learn their dimension from the first answer
+			meta.Dim = e.Embedder.Dim()
+		}
+		if meta.Dim == 0 && exists {
+			if m, ok, _ := e.Backend.Meta(ctx, coll); ok {
+				meta.Dim = m.Dim
+			}
+		}
+		if err := e.Backend.Commit(ctx, coll, meta, recreate, batch, deletes); err != nil {
+			return err
+		}
+		recreate, exists = false, true
+		batch, batchSize = nil, 0
+		return nil
+	}
+	processed := 0
+	for r := range results {
+		processed++
+		progress.Files = processed
+		src := r.doc.Source
+		switch {
+		case errors.Is(r.err, errUnchanged):
+			seen[src] = true
+			res.Files++
+			res.Unchanged++
+		case r.err != nil && isSkip(r.err):
+			skip(src, r.err.Error())
+		case r.err != nil:
+			cancel()
+			for range results {
+			}
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			return res, fmt.Errorf("embedding %s: %w", src, r.err)
+		default:
+			seen[src] = true
+			res.Files++
+			res.Changed++
+			res.Chunks += len(r.doc.Chunks)
+			progress.Changed++
+			progress.Chunks += len(r.doc.Chunks)
+			batch = append(batch, r.doc)
+			batchSize += r.bytes
+			if batchSize >= batchBytes {
+				if err := commit(false); err != nil {
+					cancel()
+					for range results {
+					}
+					return res, err
+				}
+			}
+		}
+		report(false)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("ingest cancelled after %d of %d files; sources committed so far are complete, the rest keep their previous content: %w", processed, len(files), err)
+	}
+	if err := commit(true); err != nil {
+		return res, err
+	}
+	// Chunks now stored for the sources under the path.
+	res.Total = res.Chunks
+	if res.Unchanged > 0 {
+		if n, err := e.chunkCount(ctx, coll, seen); err == nil {
+			res.Total = n
+		}
+	}
+	res.Message = ingestMessage(rel, coll, st.IsDir(), res)
+	progress.Done, progress.Message = true, res.Message
+	report(true)
+	return res, nil
+}
+
+// chunkCount counts stored chunks of the given sources (embedded backend only; others report
+// the chunks written).
+func (e *Engine) chunkCount(ctx context.Context, coll string, sources map[string]bool) (int, error) {
+	type counter interface {
+		ChunkCounts(ctx context.Context, name string) (map[string]int, error)
+	}
+	c, ok := e.Backend.(counter)
+	if !ok {
+		return 0, errors.New("unsupported")
+	}
+	m, err := c.ChunkCounts(ctx, coll)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for s := range sources {
+		n += m[s]
+	}
+	return n, nil
+}
+
+func ingestMessage(rel, coll string, dir bool, r IngestResult) string {
+	var b strings.Builder
+	if dir {
+		fmt.Fprintf(&b, "Ingested %s into %q: %d files, %d chunks (%d files indexed, %d unchanged, %d removed).", rel, coll, r.Files, r.Total, r.Changed, r.Unchanged, r.Deleted)
+	} else if r.Unchanged > 0 {
+		fmt.Fprintf(&b, "%s is unchanged in %q (%d chunks); nothing written.", rel, coll, r.Total)
+	} else {
+		fmt.Fprintf(&b, "Ingested %s into %q: %d chunks.", rel, coll, r.Chunks)
+	}
+	if r.Changed == 0 && r.Deleted == 0 && dir {
+		b.WriteString(" Nothing changed; nothing written.")
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(&b, " Skipped %d: ", len(r.Skipped))
+		shown := r.Skipped
+		if len(shown) > 20 {
+			shown = shown[:20]
+		}
+		b.WriteString(strings.Join(shown, ", "))
+		if len(r.Skipped) > len(shown) {
+			fmt.Fprintf(&b, ", and %d more", len(r.Skipped)-len(shown))
+		}
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+type skipError string
+
+func (s skipError) Error() string { return string(s) }
+func errSkip(why string) error    { return skipError(why) }
+func isSkip(err error) bool       { var s skipError; return errors.As(err, &s) }
+
+var errUnchanged = errors.New("unchanged")
+
+// isBinary: a NUL byte in the first 8 KiB, or invalid UTF-8 there.
+func isBinary(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// allow a multi-byte rune cut at the boundary
+	for len(head) > 0 && !utf8.Valid(head) {
+		if len(data) > 8192 && len(head) > 8192-4 {
+			head = head[:len(head)-1]
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// embedText is what the embedder sees for a chunk: where it comes from, then its text.
+func embedText(c *Chunk) string {
+	var b strings.Builder
+	b.Grow(len(c.Source) + len(c.Section) + len(c.Content) + 2)
+	b.WriteString(c.Source)
+	b.WriteByte(' ')
+	b.WriteString(c.Section)
+	b.WriteByte('\n')
+	b.WriteString(c.Content)
+	return b.String()
+}
+
+// Collections lists the backend's collections sorted by name.
+func (e *Engine) Collections(ctx context.Context) ([]CollectionInfo, error) {
+	infos, err := e.Backend.Collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(infos, func(a, b CollectionInfo) int { return strings.Compare(a.Name, b.Name) })
+	return infos, nil
+}
+
+// FormatContext renders hits as a block ready for a system prompt.
+func FormatContext(hits []Hit) string {
+	if len(hits) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Relevant documentation:\n")
+	for i, h := range hits {
+		fmt.Fprintf(&b, "\n[%d] %s", i+1, h.Source)
+		if h.Section != "" {
+			fmt.Fprintf(&b, " — %s", h.Section)
+		}
+		fmt.Fprintf(&b, " (chunk %d, score %.3f)\n%s\n", h.ChunkIndex, h.Score, strings.TrimSpace(h.Content))
+	}
+	return b.String()
+}
+
+// EmbedChunks embeds one source's chunks the way ingestion does: each chunk's text is prefixed
+// with its source and section, and the source's first chunk is mixed into the others
+// (contextualize). The benchmark uses it to give a peer store the same vectors.
+func EmbedChunks(ctx context.Context, emb Embedder, chunks []Chunk) ([][]float32, error) {
+	if len(chunks) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(chunks))
+	for i := range chunks {
+		texts[i] = embedText(&chunks[i])
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	contextualize(vecs)
+	return vecs, nil
+}
+
+// sourceContextWeight is how much of a source's first chunk (its title, package comment or
+// introduction) is mixed into the vectors of its other chunks, so a chunk about "Sum" in
+// crypto/sha256 still carries "hash". Queries are not changed.
+const sourceContextWeight = 0.35
+
+func contextualize(vecs [][]float32) {
+	if len(vecs) < 2 {
+		return
+	}
+	head := vecs[0]
+	for _, v := range vecs[1:] {
+		if len(v) != len(head) {
+			return
+		}
+		var n float64
+		for d := range v {
+			v[d] += sourceContextWeight * head[d]
+			n += float64(v[d]) * float64(v[d])
+		}
+		if n > 0 {
+			inv := float32(1 / math.Sqrt(n))
+			for d := range v {
+				v[d] *= inv
+			}
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+)
+
+// RAG tools (contract: "RAG — Vector Search"): rag_query searches a collection with hybrid
+// ranking, rag_ingest indexes workspace files incrementally, rag_collections lists collections.
+// The domain code is internal/rag; the backend (embedded store or Qdrant) and embedder come from
+// the [rag] config section (app/stack.go).
+
+type RAGQueryInput struct {
+	Question   string `json:"question" jsonschema:"the natural-language question"`
+	Collection string `json:"collection,omitempty" jsonschema:"collection to search; default hostuk-docs (or [rag] collection in the config)"`
+	TopK       int    `json:"topK,omitempty" jsonschema:"number of results to return; default 5, at most 100"`
+}
+
+type RAGQueryResult struct {
+	Content    string  `json:"content" jsonschema:"the chunk text"`
+	Source     string  `json:"source" jsonschema:"source file, relative to the workspace"`
+	Section    string  `json:"section,omitempty" jsonschema:"section within the source: markdown heading path or Go declaration, if any"`
+	Category   string  `json:"category,omitempty" jsonschema:"kind of source: markdown, go or text"`
+	ChunkIndex int     `json:"chunkIndex" jsonschema:"position of the chunk within its source, from 0"`
+	Score      float32 `json:"score" jsonschema:"relevance, descending: the fused hybrid score in (0,1] (BM25 and cosine similarity by reciprocal rank fusion; 1 = ranked first by both); cosine similarity on the qdrant backend"`
+}
+
+type RAGQueryOutput struct {
+	Results    []RAGQueryResult `json:"results" jsonschema:"matching chunks, best first"`
+	Query      string           `json:"query" jsonschema:"the question, echoed"`
+	Collection string           `json:"collection" jsonschema:"collection searched"`
+	Context    string           `json:"context" jsonschema:"the results formatted for direct use in a prompt"`
+}
+
+type RAGIngestInput struct {
+	Path       string `json:"path" jsonschema:"file or directory to ingest, relative to the workspace"`
+	Collection string `json:"collection,omitempty" jsonschema:"target collection; default hostuk-docs (or [rag] collection in the config)"`
+	Recreate   bool   `json:"recreate,omitempty" jsonschema:"drop the collection's existing content first and rebuild it (also the fix when the collection was built with another embedder)"`
+}
+
+type RAGIngestOutput struct {
+	Success    bool   `json:"success" jsonschema:"whether ingestion succeeded"`
+	Path       string `json:"path" jsonschema:"the path, echoed"`
+	Collection string `json:"collection" jsonschema:"collection written"`
+	Chunks     int    `json:"chunks" jsonschema:"chunks now indexed for the path (for a directory: all its files, unchanged ones included)"`
+	Message    string `json:"message" jsonschema:"summary: files indexed, unchanged and removed, and what was skipped (binaries, .gitignore'd paths, files over the size cap)"`
+}
+
+type RAGCollectionsInput struct {
+	ShowStats bool `json:"show_stats,omitempty" jsonschema:"include point counts, status, backend and embedder of each collection"`
+}
+
+type RAGCollectionInfo struct {
+	Name        string `json:"name" jsonschema:"collection name"`
+	PointsCount uint64 `json:"points_count,omitempty" jsonschema:"chunks (vectors) stored; only with show_stats"`
+	Status      string `json:"status,omitempty" jsonschema:"green when usable; only with show_stats"`
+	Backend     string `json:"backend,omitempty" jsonschema:"embedded or qdrant; only with show_stats"`
+	Embedder    string `json:"embedder,omitempty" jsonschema:"embedder the collection was built with (offline, ollama, openai); only with show_stats"`
+	Model       string `json:"model,omitempty" jsonschema:"embedding model; only with show_stats"`
+	Dimension   int    `json:"dimension,omitempty" jsonschema:"vector dimension; only with show_stats"`
+}
+
+type RAGCollectionsOutput struct {
+	Collections []RAGCollectionInfo `json:"collections" jsonschema:"collections, sorted by name"`
+}
+
+func (s *Service) registerRAGTools(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
+		Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
+			"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, s.ragQuery)
+	tool.Add(server, &sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", false, true),
+		Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
+			"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
+			"binaries, .gitignore'd paths and files over 1 MiB are skipped. recreate=true rebuilds the collection. Sends progress notifications."}, s.ragIngest)
+	tool.Add(server, &sdk.Tool{Name: "rag_collections", Annotations: tool.ReadOnly("List collections"),
+		Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, s.ragCollections)
+}
+
+func (s *Service) ragCollection(name string) string {
+	if name != "" {
+		return name
+	}
+	if s.rag.DefaultCollection != "" {
+		return s.rag.DefaultCollection
+	}
+	return rag.DefaultCollection
+}
+
+func (s *Service) ragQuery(ctx context.Context, _ *sdk.CallToolRequest, in RAGQueryInput) (*sdk.CallToolResult, RAGQueryOutput, error) {
+	out, err := s.RAGQuery(ctx, in)
+	return nil, out, err
+}
+
+// RAGQuery runs rag_query's logic; the dashboard's query box calls it too.
+func (s *Service) RAGQuery(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
+	if s.rag == nil {
+		return RAGQueryOutput{}, errNoRAG
+	}
+	if in.TopK < 0 || in.TopK > 100 {
+		return RAGQueryOutput{}, fmt.Errorf("topK: %d is out of range; use 1 to 100 (default 5)", in.TopK)
+	}
+	coll := s.ragCollection(in.Collection)
+	hits, err := s.rag.Query(ctx, coll, in.Question, in.TopK, rag.Hybrid)
+	if err != nil {
+		return RAGQueryOutput{}, err
+	}
+	out := RAGQueryOutput{Results: make([]RAGQueryResult, len(hits)), Query: in.Question, Collection: coll, Context: rag.FormatContext(hits)}
+	for i, h := range hits {
+		out.Results[i] = RAGQueryResult{Content: h.Content, Source: h.Source, Section: h.Section, Category: h.Category, ChunkIndex: h.ChunkIndex, Score: h.Score}
+	}
+	return out, nil
+}
+
+var errNoRAG = fmt.Errorf("rag: no RAG backend is configured on this server; see [rag] in docs/development.md and run `switchboard doctor`")
+
+func (s *Service) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RAGIngestInput) (*sdk.CallToolResult, RAGIngestOutput, error) {
+	if s.rag == nil {
+		return nil, RAGIngestOutput{}, errNoRAG
+	}
+	if err := requirePath("path", in.Path); err != nil {
+		return nil, RAGIngestOutput{}, err
+	}
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, RAGIngestOutput{}, err
+	}
+	abs, err := ws.Resolve(in.Path)
+	if err != nil {
+		return nil, RAGIngestOutput{}, fmt.Errorf("path: %w", err)
+	}
+	rel, err := filepath.Rel(ws.Dir(), abs)
+	if err != nil {
+		return nil, RAGIngestOutput{}, fmt.Errorf("path: %w", err)
+	}
+	coll := s.ragCollection(in.Collection)
+	var token any
+	if req != nil && req.Params != nil {
+		token = req.Params.GetProgressToken()
+	}
+	var notifyMu sync.Mutex
+	res, err := s.rag.Ingest(ctx, ws.FS(), filepath.ToSlash(rel), rag.IngestOptions{
+		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond,
+		Progress: func(p rag.Progress) {
+			s.ragFeed.update(p)
+			if token == nil || req.Session == nil {
+				return
+			}
+			notifyMu.Lock()
+			defer notifyMu.Unlock()
+			msg := p.Message
+			if msg == "" {
+				msg = fmt.Sprintf("%d of %d files, %d chunks", p.Files, p.Total, p.Chunks)
+			}
+			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(p.Files), Total: float64(p.Total), Message: msg})
+		},
+	})
+	if err != nil {
+		s.ragFeed.fail(coll, in.Path, err)
+		return nil, RAGIngestOutput{}, err
+	}
+	return nil, RAGIngestOutput{Success: true, Path: in.Path, Collection: coll, Chunks: res.Total, Message: res.Message}, nil
+}
+
+func (s *Service) ragCollections(ctx context.Context, _ *sdk.CallToolRequest, in RAGCollectionsInput) (*sdk.CallToolResult, RAGCollectionsOutput, error) {
+	out, err := s.RAGCollections(ctx, in.ShowStats)
+	return nil, out, err
+}
+
+// RAGCollections lists collections (the dashboard's Knowledge view calls it with stats).
+func (s *Service) RAGCollections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
+	if s.rag == nil {
+		return RAGCollectionsOutput{}, errNoRAG
+	}
+	infos, err := s.rag.Collections(ctx)
+	if err != nil {
+		return RAGCollectionsOutput{}, err
+	}
+	out := RAGCollectionsOutput{Collections: make([]RAGCollectionInfo, len(infos))}
+	for i, c := range infos {
+		ci := RAGCollectionInfo{Name: c.Name}
+		if stats {
+			ci.PointsCount, ci.Status, ci.Backend = c.Points, c.Status, s.rag.Backend.Kind()
+			ci.Embedder, ci.Model, ci.Dimension = c.Meta.Embedder, c.Meta.Model, c.Meta.Dim
+		}
+		out.Collections[i] = ci
+	}
+	return out, nil
+}
+
+// ragFeed mirrors running and recent ingests for the hub's "rag" channel.
+type ragFeed struct {
+	mu      sync.Mutex
+	ingests map[string]RAGIngestProgress // by collection
+	publish func(RAGIngestProgress)
+}
+
+// RAGIngestProgress is the payload of the "rag" hub channel (one ingest's state).
+type RAGIngestProgress struct {
+	Collection string    `json:"collection"`
+	Path       string    `json:"path"`
+	Files      int       `json:"files"`
+	Total      int       `json:"total"`
+	Changed    int       `json:"changed"`
+	Chunks     int       `json:"chunks"`
+	Running    bool      `json:"running"`
+	Error      string    `json:"error,omitempty"`
+	Message    string    `json:"message,omitempty"`
+	Updated    time.Time `json:"updated"`
+}
+
+// RAGFeedSnapshot is the "rag" channel's snapshot.
+type RAGFeedSnapshot struct {
+	Backend  string              `json:"backend"`
+	Embedder string              `json:"embedder"`
+	Model    string              `json:"model"`
+	Ingests  []RAGIngestProgress `json:"ingests"`
+}
+
+func (f *ragFeed) set(p RAGIngestProgress) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	if f.ingests == nil {
+		f.ingests = map[string]RAGIngestProgress{}
+	}
+	f.ingests[p.Collection] = p
+	pub := f.publish
+	f.mu.Unlock()
+	if pub != nil {
+		pub(p)
+	}
+}
+
+func (f *ragFeed) update(p rag.Progress) {
+	f.set(RAGIngestProgress{Collection: p.Collection, Path: p.Path, Files: p.Files, Total: p.Total, Changed: p.Changed,
+		Chunks: p.Chunks, Running: !p.Done, Message: p.Message, Updated: time.Now().UTC()})
+}
+
+func (f *ragFeed) fail(coll, path string, err error) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	p := f.ingests[coll]
+	f.mu.Unlock()
+	p.Collection, p.Path, p.Running, p.Error, p.Updated = coll, path, false, err.Error(), time.Now().UTC()
+	f.set(p)
+}
+
+func (f *ragFeed) list() []RAGIngestProgress {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]RAGIngestProgress, 0, len(f.ingests))
+	for _, p := range f.ingests {
+		out = append(out, p)
+	}
+	return out
+}
+
+// wireRAGFeed publishes ingest progress on the hub's "rag" channel.
+func (s *Service) wireRAGFeed() {
+	if s.hub == nil || s.rag == nil {
+		return
+	}
+	h := s.hub
+	s.ragFeed.mu.Lock()
+	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish("rag", "event", p) }
+	s.ragFeed.mu.Unlock()
+	h.SetSnapshotProvider("rag", func(string) (any, bool) {
+		return RAGFeedSnapshot{Backend: s.rag.Backend.Kind(), Embedder: s.rag.Embedder.Name(), Model: s.rag.Embedder.Model(), Ingests: s.ragFeed.list()}, true
+	})
+}
+
+// RAG returns the RAG engine, or nil.
+func (s *Service) RAG() *rag.Engine { return s.rag }
