@@ -238,7 +238,9 @@ type StatusReport struct {
 	Measurements     []MeasurementStatus
 }
 
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"` }
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
 
 // Status reads every measurement's latest point, its counts over the last hour and day, and the
 // loss trend of measurements that have a loss field.
@@ -249,15 +251,23 @@ func (c *Influx) Status(ctx context.Context) (StatusReport, error) {
 		return rep, err
 	}
 	rep.Version = v
-	res, err := c.Query(ctx, "SHOW MEASUREMENTS")
-	if err != nil {
-		if strings.Contains(err.Error(), "database not found") {
-			return rep, fmt.Errorf("influx_db: database %q does not exist on %s; nothing has been recorded yet (pass influx_db to read another)", c.DB, c.URL)
-		}
+	res, err := c.Query(ctx, "SHOW DATABASES;SHOW MEASUREMENTS")
+	if err != nil && !strings.Contains(err.Error(), "database not found") {
 		return rep, err
 	}
+	found := false
+	if err == nil {
+		for _, s := range res[0] {
+			for _, row := range s.Values {
+				found = found || (len(row) > 0 && fmt.Sprint(row[0]) == c.DB)
+			}
+		}
+	}
+	if !found {
+		return rep, fmt.Errorf("influx_db: database %q does not exist on %s; nothing has been recorded yet (pass influx_db to read another)", c.DB, c.URL)
+	}
 	var names []string
-	for _, s := range res[0] {
+	for _, s := range res[1] {
 		for _, row := range s.Values {
 			if len(row) > 0 {
 				names = append(names, fmt.Sprint(row[0]))
