@@ -90,6 +90,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	}
 	out = append(out, socketCheck(cfg.Unix.Path))
 	out = append(out, ideCheck(ctx, cfg.IDE.URL))
+	out = append(out, mlChecks(ctx, cfg)...)
 	if hasDisplay() {
 		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})
 	} else {
