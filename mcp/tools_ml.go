@@ -484,18 +484,14 @@ func (m *mlTools) publish(out MLBackendsOutput) {
 }
 
 // wireFeed serves hub channel "ml": a snapshot of the backend list, then an event whenever a
-// periodic re-check (or an ml_backends call) finds it changed.
+// periodic re-check (while the hub has clients) or an ml_backends call finds it changed.
 func (m *mlTools) wireFeed() {
 	if m.s.hub == nil {
 		return
 	}
+	// The snapshot is checked afresh (within the registry's cache): the periodic re-check below
+	// only runs while some client is connected to the hub, so the last list may be old.
 	m.s.hub.SetSnapshotProvider("ml", func(string) (any, bool) {
-		m.mu.Lock()
-		last := m.last
-		m.mu.Unlock()
-		if last != nil {
-			return *last, true
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		return m.list(ctx), true
@@ -506,9 +502,11 @@ func (m *mlTools) wireFeed() {
 		t := time.NewTicker(m.opts.FeedInterval)
 		defer t.Stop()
 		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			m.list(ctx)
-			cancel()
+			if m.s.hub.Stats().Clients > 0 { // nobody watching: no need to poke the backends
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				m.list(ctx)
+				cancel()
+			}
 			select {
 			case <-m.stop:
 				return
