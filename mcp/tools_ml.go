@@ -124,7 +124,13 @@ type MLGenerateOutput struct {
 const (
 	progressTick      = 100 * time.Millisecond
 	progressHeartbeat = time.Second
+	maxBeats          = 999
 )
+
+// progressValue is the reported progress: n units done, plus a thousandth per heartbeat sent
+// since the last unit, because MCP requires every notification's progress to be larger than the
+// previous one's. The integer part stays the true count.
+func progressValue(n, beats int) float64 { return float64(n) + float64(beats)/1000 }
 
 func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLGenerateInput) (*sdk.CallToolResult, MLGenerateOutput, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
@@ -160,7 +166,7 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 			defer close(done)
 			t := time.NewTicker(progressTick)
 			defer t.Stop()
-			sent, lastSend := -1, time.Now()
+			sent, beats, lastSend := -1, 0, time.Now()
 			for {
 				select {
 				case <-pctx.Done():
@@ -170,10 +176,15 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 				mu.Lock()
 				n, c := pieces, chars
 				mu.Unlock()
-				if n == sent && time.Since(lastSend) < progressHeartbeat {
+				switch {
+				case n != sent:
+					beats = 0
+				case time.Since(lastSend) < progressHeartbeat || beats >= maxBeats:
 					continue
+				default:
+					beats++
 				}
-				p := &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n),
+				p := &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: progressValue(n, beats),
 					Message: fmt.Sprintf("%s: %d tokens, %d bytes received", b.Name, n, c)}
 				if n == 0 {
 					p.Message = b.Name + ": waiting for the first token"
@@ -366,17 +377,25 @@ func (m *mlTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProb
 	}
 	tok := req.Params.GetProgressToken()
 	var (
-		mu       sync.Mutex
-		finished int
+		mu              sync.Mutex // serialises notifications, so progress only grows
+		finished, beats int
 	)
-	notify := func(msg string) {
+	notify := func(done bool, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case done:
+			finished, beats = finished+1, 0
+		case beats >= maxBeats:
+			return
+		default:
+			beats++
+		}
 		if tok == nil || req.Session == nil {
 			return
 		}
-		mu.Lock()
-		n := finished
-		mu.Unlock()
-		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Total: float64(len(probes)), Message: msg})
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: progressValue(finished, beats),
+			Total: float64(len(probes)), Message: msg})
 	}
 	hbDone := make(chan struct{})
 	hbStopped := make(chan struct{})
@@ -389,16 +408,13 @@ func (m *mlTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProb
 			case <-hbDone:
 				return
 			case <-t.C:
-				notify("probing " + b.Name)
+				notify(false, "probing "+b.Name)
 			}
 		}
 	}()
 	results := ml.RunProbes(ctx, b, "", probes, func(r ml.ProbeResult) {
-		mu.Lock()
-		finished++
-		mu.Unlock()
 		m.recordGeneration("ml_probe", b.Name, r.Gen, r.Err)
-		notify(fmt.Sprintf("%s: %s done", b.Name, r.ID))
+		notify(true, fmt.Sprintf("%s: %s done", b.Name, r.ID))
 	})
 	close(hbDone)
 	<-hbStopped

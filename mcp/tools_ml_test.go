@@ -306,7 +306,25 @@ func TestMLProbe(t *testing.T) {
 		return 0, ""
 	}
 	var out MLProbeOutput
-	mustCall(t, f.cs, "ml_probe", map[string]any{"categories": "math"}, &out)
+	cs, progress := progressClient(t, f.svc)
+	params := &sdk.CallToolParams{Name: "ml_probe", Arguments: map[string]any{"categories": "math"}}
+	params.SetProgressToken(7)
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("ml_probe: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(raw, &out)
+	var last *sdk.ProgressNotificationParams
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if ps := progress(); len(ps) >= 3 {
+			last = ps[len(ps)-1]
+			break
+		}
+	}
+	if last == nil || last.Total != 3 || last.Progress != 3 {
+		t.Fatalf("probe progress: %+v", last)
+	}
 	if out.Total != 3 || len(out.Results) != 3 {
 		t.Fatalf("%+v", out)
 	}
@@ -390,6 +408,14 @@ func TestMLStatusOnInfluxd(t *testing.T) {
 	if e := call(t, f.cs, "ml_status", map[string]any{"influx_url": "file:///etc/passwd"}, nil); !strings.HasPrefix(e, "influx_url:") {
 		t.Fatalf("bad url: %s", e)
 	}
+	// InfluxQL injection through the database name is refused before anything is sent.
+	if e := call(t, f.cs, "ml_status", map[string]any{"influx_db": `lem"; DROP DATABASE "lem`}, nil); !strings.HasPrefix(e, "influx_db:") || !strings.Contains(e, "quotes") {
+		t.Fatalf("hostile db: %s", e)
+	}
+	mustCall(t, f.cs, "ml_status", map[string]any{}, &out)
+	if !strings.Contains(out.Status, "database lem: 2 measurement(s)") {
+		t.Fatalf("database gone after the hostile call:\n%s", out.Status)
+	}
 }
 
 // The dashboard's "ml" channel: a snapshot of the backends, then events when they change.
@@ -443,6 +469,36 @@ func TestMLHubFeed(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no event with local unavailable: %+v", ev)
+		}
+	}
+}
+
+// While the backend has not produced a token yet (a model loading), the client still hears from
+// the call at least every second, with progress that keeps growing as MCP requires.
+func TestMLGenerateHeartbeat(t *testing.T) {
+	f := newMLFixture(t, MLOptions{})
+	f.ollama.Reply = func(string) string { return "late" }
+	f.ollama.TokenDelay = 2300 * time.Millisecond
+	cs, progress := progressClient(t, f.svc)
+	params := &sdk.CallToolParams{Name: "ml_generate", Arguments: map[string]any{"prompt": "p", "backend": "local"}}
+	params.SetProgressToken("hb")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	ps := progress()
+	for deadline := time.Now().Add(2 * time.Second); len(ps) < 3 && time.Now().Before(deadline); ps = progress() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(ps) < 3 {
+		t.Fatalf("%d notifications for a 2.3 s wait: %+v", len(ps), ps)
+	}
+	if ps[0].Progress != 0 || ps[1].Progress != 0.001 || ps[2].Progress != 0.002 || !strings.Contains(ps[2].Message, "waiting for the first token") {
+		t.Fatalf("heartbeats: %+v %+v %+v", ps[0], ps[1], ps[2])
+	}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Progress <= ps[i-1].Progress {
+			t.Fatalf("progress did not grow at %d: %v then %v", i, ps[i-1].Progress, ps[i].Progress)
 		}
 	}
 }

@@ -3,6 +3,9 @@ package ml_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +282,49 @@ func TestRegistry(t *testing.T) {
 		if _, err := ml.NewRegistry(bad); err == nil {
 			t.Errorf("NewRegistry(%+v) accepted", bad)
 		}
+	}
+}
+
+// Errors and framing details of real servers: an Ollama error line in the middle of a stream, an
+// SSE stream with comments, CRLF line ends and an error event, and a stream cut short.
+func TestStreamEdgeCases(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"model":"m","message":{"role":"assistant","content":"par"},"done":false}`)
+		fmt.Fprintln(w, `{"error":"an error was encountered while running the model: unexpected EOF"}`)
+	})
+	mux.HandleFunc("POST /api/generate", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, `{"model":"m","response":"cut","done":false}`) // no done message
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, ": keep-alive\r\n\r\nevent: message\r\ndata: {\"model\":\"m\",\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\r\n\r\n")
+		fmt.Fprint(w, "data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"completion_tokens\":2}}\n\ndata: [DONE]\n\n")
+	})
+	mux.HandleFunc("POST /bad/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
+		fmt.Fprint(w, "data: {\"error\":{\"message\":\"context length exceeded\",\"type\":\"invalid_request_error\"}}\n\n")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx := context.Background()
+	on := func(string) {}
+
+	res, err := newBackend(t, ml.KindOllama, srv.URL, "m", "", "").Generate(ctx, ml.Request{Prompt: "p", OnToken: on})
+	if err == nil || !strings.Contains(err.Error(), "unexpected EOF") || res.Text != "par" {
+		t.Fatalf("ollama error line: %q %v", res.Text, err)
+	}
+	_, err = newBackend(t, ml.KindOllama, srv.URL, "m", "", "generate").Generate(ctx, ml.Request{Prompt: "p", OnToken: on})
+	if err == nil || !strings.Contains(err.Error(), "ended before its done message") {
+		t.Fatalf("ollama cut: %v", err)
+	}
+	res, err = newBackend(t, ml.KindOpenAI, srv.URL+"/v1", "m", "", "").Generate(ctx, ml.Request{Prompt: "p", OnToken: on})
+	if err != nil || res.Text != "ab" || res.Tokens != 2 || res.Model != "m" {
+		t.Fatalf("sse framing: %+v %v", res, err)
+	}
+	res, err = newBackend(t, ml.KindOpenAI, srv.URL+"/bad/v1", "m", "", "").Generate(ctx, ml.Request{Prompt: "p", OnToken: on})
+	if err == nil || !strings.Contains(err.Error(), "context length exceeded") || res.Text != "a" {
+		t.Fatalf("sse error event: %q %v", res.Text, err)
 	}
 }
