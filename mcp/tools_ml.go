@@ -63,7 +63,7 @@ type mlTools struct {
 	stopOnce sync.Once
 	wg       sync.WaitGroup // feed loop and InfluxDB writes
 
-	mu   sync.Mutex
+	mu   sync.Mutex        // guards last, and closing stop against wg.Add
 	last *MLBackendsOutput // last published to the hub
 }
 
@@ -92,7 +92,11 @@ func (m *mlTools) RegisterTools(server *sdk.Server) {
 }
 
 func (m *mlTools) Shutdown(ctx context.Context) error {
-	m.stopOnce.Do(func() { close(m.stop) })
+	m.stopOnce.Do(func() {
+		m.mu.Lock()
+		close(m.stop)
+		m.mu.Unlock()
+	})
 	done := make(chan struct{})
 	go func() { m.wg.Wait(); close(done) }()
 	select {
@@ -232,12 +236,15 @@ func (m *mlTools) recordGeneration(source, backend string, res ml.Result, genErr
 	pt := ml.Point{Measurement: "generation", Time: time.Now(),
 		Tags:   map[string]string{"source": source, "backend": backend, "model": res.Model},
 		Fields: map[string]any{"duration_ms": float64(res.Duration.Microseconds()) / 1000, "tokens": res.Tokens, "tokens_per_second": tps, "ok": ok}}
+	m.mu.Lock()
 	select {
-	case <-m.stop:
+	case <-m.stop: // shutting down: Shutdown may already be waiting
+		m.mu.Unlock()
 		return
 	default:
 	}
 	m.wg.Add(1)
+	m.mu.Unlock()
 	go func() {
 		defer m.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
