@@ -328,3 +328,16 @@ func TestStreamEdgeCases(t *testing.T) {
 		t.Fatalf("sse error event: %q %v", res.Text, err)
 	}
 }
+
+func TestBuiltinOpenAIDefaults(t *testing.T) {
+	r, err := ml.NewRegistry(ml.Options{Getenv: func(k string) string {
+		return map[string]string{"OPENAI_API_KEY": "sk-x"}[k]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Get("openai")
+	if err != nil || b.URL != "https://api.openai.com/v1" || b.Model != ml.DefaultOpenAIModel {
+		t.Fatalf("%+v %v", b, err)
+	}
+}

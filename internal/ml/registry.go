@@ -28,6 +28,10 @@ type Options struct {
 	CacheTTL time.Duration           // how long a live check is trusted; default 5s
 }
 
+// DefaultOpenAIModel is the built-in openai backend's model when it talks to api.openai.com
+// (OPENAI_BASE_URL unset). Other servers answer with the first model they list.
+const DefaultOpenAIModel = "gpt-4o-mini"
+
 // Status is one backend as ml_backends and the dashboard show it.
 type Status struct {
 	Name      string `json:"name"`
@@ -82,10 +86,12 @@ func NewRegistry(o Options) (*Registry, error) {
 	}
 	add(b)
 	if base, key := getenv("OPENAI_BASE_URL"), getenv("OPENAI_API_KEY"); base != "" || key != "" {
+		model := ""
 		if base == "" {
-			base = "https://api.openai.com/v1"
+			// OpenAI itself lists image, audio and embedding models first: pick a chat model.
+			base, model = "https://api.openai.com/v1", DefaultOpenAIModel
 		}
-		b, err := NewBackend("openai", KindOpenAI, base, "", key, "")
+		b, err := NewBackend("openai", KindOpenAI, base, model, key, "")
 		if err != nil {
 			return nil, fmt.Errorf("OPENAI_BASE_URL: %w", err)
 		}
