@@ -80,12 +80,10 @@ func (s *Server) record(r Request) {
 // tokens splits a reply into streamed pieces: words with their leading space.
 func tokens(text string) []string {
 	var out []string
-	for i, w := range strings.SplitAfter(text, " ") {
-		if w == "" {
-			continue
+	for _, w := range strings.SplitAfter(text, " ") {
+		if w != "" {
+			out = append(out, w)
 		}
-		_ = i
-		out = append(out, w)
 	}
 	return out
 }
@@ -144,8 +142,8 @@ func (s *Server) hasModel(m string) bool {
 
 // --- Ollama -------------------------------------------------------------------------------------
 
-// NewOllama starts a fake Ollama server with the given models (first one answers when the
-// client names none... which Ollama refuses: a model is required).
+// NewOllama starts a fake Ollama server with the given models (/api/tags lists them; a request
+// for another model is answered 404 "model ... not found", and one without a model 400, as Ollama does).
 func NewOllama(models ...string) *Server {
 	s := newServer(models)
 	mux := http.NewServeMux()
