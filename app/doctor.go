@@ -138,6 +138,9 @@ func toolsetChecks(ctx context.Context, cfg config.Config, version string) []che
 		c.detail += "; registered but off: " + strings.Join(off, ", ") + " (--toolsets, the config or the dashboard turn them on)"
 	}
 	out := []check{c}
+	if served["ml"] {
+		out = append(out, mlChecks(ctx, cfg)...)
+	}
 	if served["rag"] {
 		out = append(out, ragChecks(ctx, cfg)...)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -128,6 +129,15 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		ide.WithReconnectInterval(cfg.IDE.ReconnectInterval.Duration), ide.WithMaxReconnectInterval(cfg.IDE.MaxReconnectInterval.Duration),
 		ide.WithResponseWait(cfg.IDE.ResponseWait.Duration))
 	opts = append(opts, mcp.WithSubsystem(st.IDE))
+	mlReg, err := newMLRegistry(cfg)
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, err
+	}
+	opts = append(opts, mcp.WithML(mlReg, mcp.MLOptions{JudgeBackend: cfg.ML.JudgeBackend,
+		InfluxURL: cfg.ML.InfluxURL, InfluxDB: cfg.ML.InfluxDB, WriteInflux: cfg.ML.InfluxURL != ""}))
 	opts = append(opts, so.extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {
@@ -187,6 +197,20 @@ func stackToolsets(cfg config.Config) []string {
 		return cfg.Toolsets
 	}
 	return mcp.DefaultToolsets(cfg.IDEConfigured())
+}
+
+// newMLRegistry builds the inference backends: ollama and openai from the environment, then
+// [[ml.backends]] from the config.
+func newMLRegistry(cfg config.Config) (*ml.Registry, error) {
+	var bcs []ml.BackendConfig
+	for _, b := range cfg.ML.Backends {
+		bcs = append(bcs, ml.BackendConfig{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, APIKeyEnv: b.APIKeyEnv, Endpoint: b.Endpoint})
+	}
+	reg, err := ml.NewRegistry(ml.Options{Backends: bcs, Default: cfg.ML.DefaultBackend})
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return reg, nil
 }
 
 // shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcp.DrainTimeout), then

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -28,6 +29,7 @@ func TestToolSnapshots(t *testing.T) {
 		mcp.WithProcessService(process.New(process.Options{})),
 		mcp.WithWSHub(h),
 		mcp.WithSubsystem(ide.New(nil)),
+		mcp.WithML(mlRegistry(t), mcp.MLOptions{}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -68,4 +70,14 @@ func TestToolSnapshots(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mlRegistry is a backend registry from an empty environment (only the built-in ollama).
+func mlRegistry(t *testing.T) *ml.Registry {
+	t.Helper()
+	reg, err := ml.NewRegistry(ml.Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
 }

@@ -215,7 +215,8 @@ export class Switchboard {
     private readonly name: string,
   ) {}
 
-  async start(ideUrl: string): Promise<SwitchboardInfo> {
+  /** extraEnv adds variables for the child (e.g. OLLAMA_HOST for a spec's own backend). */
+  async start(ideUrl: string, extraEnv: Record<string, string> = {}): Promise<SwitchboardInfo> {
     // Unix socket paths are limited to 108 bytes: keep the temp dir short.
     this.home = mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-'));
     const run = path.join(this.home, 'run');
@@ -229,6 +230,7 @@ export class Switchboard {
       SWITCHBOARD_IDE_URL: ideUrl,
       SWITCHBOARD_DASHBOARD_ADDR: '127.0.0.1:0',
       MCP_ADDR: tcpAddr, // the TCP transport's address; it stays off until switched on
+      ...extraEnv,
     });
     const child = new Child(this.name, this.bin, ['--workspace', workspace], env, workspace);
     this.child = child;

@@ -97,10 +97,35 @@ describe('App', () => {
       'ide:builds',
       'ide:activity',
       'approvals',
+      'ml', // the overview's inference backends card
     ]);
     expect($('hub-status')?.dataset.status).toBe('open');
     expect($('app-version')?.textContent).toBe('v0.9.0');
     expect($('tab-overview')?.getAttribute('aria-selected')).toBe('true');
+  });
+
+  it('shows the inference backends of the ml channel with reachability and the default', async () => {
+    const { sock } = await start();
+    expect($('ml-backends-empty')?.textContent).toContain('Checking backends');
+    send(sock, 'snapshot', 'ml', {
+      backends: [
+        { name: 'ollama', available: true, kind: 'ollama', url: 'http://localhost:11434' },
+        { name: 'gpu', available: false, kind: 'openai', url: 'http://gpu:8000/v1', model: 'qwen', error: 'connection refused' },
+      ],
+      default: 'ollama',
+    });
+    const rows = document.querySelectorAll<HTMLElement>('[data-testid="ml-backend-row"]');
+    expect([...rows].map((r) => [r.dataset.name, r.dataset.available])).toEqual([
+      ['ollama', 'true'],
+      ['gpu', 'false'],
+    ]);
+    expect($('ml-backend-gpu-status')?.dataset.status).toBe('unreachable');
+    expect(rows[1].textContent).toContain('connection refused');
+    expect(rows[0].querySelector('[data-testid="ml-backend-default"]')).not.toBeNull();
+    expect($('ml-backends-help')).toBeNull();
+    send(sock, 'event', 'ml', { backends: [{ name: 'ollama', available: false, kind: 'ollama', url: 'u' }], default: 'ollama' });
+    expect($('ml-backend-ollama-status')?.dataset.status).toBe('unreachable');
+    expect($('ml-backends-help')).not.toBeNull();
   });
 
   it('shows transports and toggles one through the control API; the hub transport cannot be switched off', async () => {

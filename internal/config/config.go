@@ -90,6 +90,29 @@ type Config struct {
 	Policy policy.Config      `toml:"policy"`
 	Roots  policy.RootsConfig `toml:"roots"`
 	RAG    RAG                `toml:"rag"`
+	ML ML `toml:"ml"`
+}
+
+// ML configures the ml_* tools: generation backends besides the built-in `ollama` (OLLAMA_HOST)
+// and `openai` (OPENAI_BASE_URL / OPENAI_API_KEY), the default and judge backends, and InfluxDB.
+type ML struct {
+	DefaultBackend string `toml:"default_backend"` // empty: the first available backend
+	JudgeBackend   string `toml:"judge_backend"`   // ml_score semantic; empty: the default backend
+	// InfluxURL is the InfluxDB 1.x server ml_status reads by default (else
+	// http://localhost:8086); when set, ml_generate and ml_probe also write a point per generation.
+	InfluxURL string      `toml:"influx_url"`
+	InfluxDB  string      `toml:"influx_db"` // default "lem"
+	Backends  []MLBackend `toml:"backends"`
+}
+
+// MLBackend is one [[ml.backends]] entry.
+type MLBackend struct {
+	Name      string `toml:"name"`
+	Kind      string `toml:"kind"` // ollama or openai
+	URL       string `toml:"url"`  // Ollama: server root; OpenAI-compatible: base URL with /v1
+	Model     string `toml:"model"`
+	APIKeyEnv string `toml:"api_key_env"` // environment variable holding the API key
+	Endpoint  string `toml:"endpoint"`    // Ollama: chat (default) or generate
 }
 
 // RAG configures rag_query, rag_ingest and rag_collections.
