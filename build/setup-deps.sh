@@ -11,6 +11,7 @@ PACKAGES=(
   chromium                              # dashboard end-to-end tests (playwright-core drives it)
   xvfb xauth dbus dbus-x11 at-spi2-core # desktop smoke test: virtual display and a session bus
   imagemagick x11-apps x11-utils xdotool # screenshots under Xvfb, window lookup (xprop, xwininfo)
+  ripgrep git                           # file_grep is compared and benchmarked against rg; git_* tools run git
 )
 
 missing=()

@@ -1,0 +1,509 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Defaults for Grep.
+const (
+	DefaultMaxResults   = 200
+	DefaultMaxLineBytes = 500
+	MaxContext          = 10
+	// MaxFileBytes: larger files are skipped (a generated bundle or a data dump is not what a
+	// code search is for, and one would hold the whole result up).
+	MaxFileBytes = 64 << 20
+)
+
+// GrepOptions describe one search.
+type GrepOptions struct {
+	Pattern    string
+	Literal    bool // Pattern is a plain string, not a regular expression
+	IgnoreCase bool
+	Context    int    // lines of context before and after each match (0..MaxContext)
+	MaxResults int    // matches returned at most (default DefaultMaxResults)
+	Glob       string // only files whose path (pattern with "/") or name (without) matches
+	// File searches this one file (relative to the root) instead of walking; ignore rules and
+	// hidden names do not apply to a file named explicitly (as with rg).
+	File           string
+	IncludeIgnored bool
+	Base           []string // see WalkOptions
+	Parents        []IgnoreFile
+	MaxLineBytes   int // longer lines are cut to a window around the match
+	Workers        int // default GOMAXPROCS
+}
+
+// Match is one matching line.
+type Match struct {
+	Path   string   `json:"path"`
+	Line   int      `json:"line"`   // 1-based
+	Column int      `json:"column"` // 1-based byte offset of the first match in the line
+	Text   string   `json:"text"`
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
+}
+
+// GrepResult is what Grep found.
+type GrepResult struct {
+	Matches       []Match
+	FilesSearched int
+	Truncated     bool
+}
+
+// FieldError is an error about one input field; Field is the JSON key.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// matcher finds matching lines in a buffer.
+type matcher struct {
+	lit     []byte         // literal fast path: bytes.Index
+	re      *regexp.Regexp // otherwise
+	req     []byte         // a literal every match contains (prefilter), may be nil
+	perLine bool           // the regex uses \A or \z: run it line by line
+}
+
+// CompileMatcher validates the pattern. Errors name the field.
+func compileMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) {
+	if pattern == "" {
+		return nil, &FieldError{"pattern", "empty; give a string or regular expression to search for"}
+	}
+	if strings.ContainsAny(pattern, "\n") {
+		return nil, &FieldError{"pattern", "contains a newline; matches are single lines, search for one line at a time"}
+	}
+	if literal && !ignoreCase {
+		return &matcher{lit: []byte(pattern)}, nil
+	}
+	expr := pattern
+	if literal {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	flags := syntax.Perl &^ syntax.OneLine // as compiled below with (?m)
+	if ignoreCase {
+		flags |= syntax.FoldCase
+	}
+	parsed, err := syntax.Parse(expr, flags)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			return nil, &FieldError{"pattern", fmt.Sprintf("invalid regex: %s in %q; escape special characters with \\ or set literal: true", se.Code, se.Expr)}
+		}
+		return nil, &FieldError{"pattern", "invalid regex: " + err.Error()}
+	}
+	prefix := "(?m)"
+	if ignoreCase {
+		prefix = "(?mi)"
+	}
+	re, err := regexp.Compile(prefix + expr)
+	if err != nil {
+		return nil, &FieldError{"pattern", "invalid regex: " + err.Error() + "; escape special characters with \\ or set literal: true"}
+	}
+	m := &matcher{re: re, perLine: hasTextAnchor(parsed)}
+	simp := parsed.Simplify()
+	if lit := requiredLiteral(simp); len(lit) >= 2 {
+		m.req = []byte(lit)
+	}
+	return m, nil
+}
+
+func hasTextAnchor(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, s := range re.Sub {
+		if hasTextAnchor(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiteral returns the longest case-sensitive literal that every match of re contains
+// ("" when there is none): the prefilter for regexes. Concatenations join adjacent literal
+// parts; captures, x+ and x{n,} with n >= 1 pass through; alternations, optional parts and
+// case-folded literals give nothing.
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpCapture:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best, run := "", ""
+		for _, s := range re.Sub {
+			if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
+				run += string(s.Rune)
+				if len(run) > len(best) {
+					best = run
+				}
+				continue
+			}
+			run = ""
+			if l := requiredLiteral(s); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+// lineBounds returns the start and end (exclusive, before '\n') of the line holding buf[i].
+func lineBounds(buf []byte, i int) (int, int) {
+	s := bytes.LastIndexByte(buf[:i], '\n') + 1
+	e := bytes.IndexByte(buf[i:], '\n')
+	if e < 0 {
+		return s, len(buf)
+	}
+	return s, i + e
+}
+
+// scan calls emit for every matching line of buf with the line's bounds and the match column
+// (0-based). emit returns false to stop.
+func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
+	switch {
+	case m.lit != nil:
+		pos := 0
+		for pos <= len(buf) {
+			i := bytes.Index(buf[pos:], m.lit)
+			if i < 0 {
+				return
+			}
+			i += pos
+			ls, le := lineBounds(buf, i)
+			if !emit(ls, le, i-ls) {
+				return
+			}
+			pos = le + 1
+		}
+	case m.perLine:
+		m.scanLines(buf, 0, len(buf), emit)
+	case m.req != nil:
+		// Only lines containing the required literal can match.
+		pos := 0
+		for pos <= len(buf) {
+			i := bytes.Index(buf[pos:], m.req)
+			if i < 0 {
+				return
+			}
+			i += pos
+			ls, le := lineBounds(buf, i)
+			if loc := m.re.FindIndex(buf[ls:le]); loc != nil {
+				if !emit(ls, le, loc[0]) {
+					return
+				}
+			}
+			pos = le + 1
+		}
+	default:
+		pos := 0
+		for pos <= len(buf) {
+			loc := m.re.FindIndex(buf[pos:])
+			if loc == nil {
+				return
+			}
+			s, e := pos+loc[0], pos+loc[1]
+			if s == len(buf) && (s == 0 || buf[s-1] == '\n') {
+				return // the empty remainder after a final newline is not a line
+			}
+			ls, le := lineBounds(buf, s)
+			if e <= le {
+				if !emit(ls, le, s-ls) {
+					return
+				}
+			} else if !m.scanLines(buf, ls, le, emit) {
+				// The leftmost match crossed a line end ([^x] and \s match '\n'): test the line
+				// on its own, as a line-oriented grep does.
+				return
+			}
+			pos = le + 1
+		}
+	}
+}
+
+// scanLines runs the regex on each line in buf[from:to], ending at a line end.
+func (m *matcher) scanLines(buf []byte, from, to int, emit func(ls, le, col int) bool) bool {
+	for ls := from; ls <= to && ls < len(buf); {
+		le := bytes.IndexByte(buf[ls:], '\n')
+		if le < 0 {
+			le = len(buf)
+		} else {
+			le += ls
+		}
+		if loc := m.re.FindIndex(buf[ls:le]); loc != nil {
+			if !emit(ls, le, loc[0]) {
+				return false
+			}
+		}
+		ls = le + 1
+	}
+	return true
+}
+
+// capLine returns the line as valid UTF-8, cut to max bytes around col when longer.
+func capLine(line []byte, col, limit int) string {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	if len(line) <= limit {
+		return strings.ToValidUTF8(string(line), "\uFFFD")
+	}
+	start := max(0, col-limit/4)
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	end := min(len(line), start+limit)
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	var b strings.Builder
+	if start > 0 {
+		fmt.Fprintf(&b, "[…%d bytes] ", start)
+	}
+	b.WriteString(strings.ToValidUTF8(string(line[start:end]), "\uFFFD"))
+	if end < len(line) {
+		fmt.Fprintf(&b, " […%d bytes]", len(line)-end)
+	}
+	return b.String()
+}
+
+// contextLines returns up to n lines before ls and after le.
+func contextLines(buf []byte, ls, le, n, maxLine int) (before, after []string) {
+	if n <= 0 {
+		return nil, nil
+	}
+	s := ls
+	for i := 0; i < n && s > 0; i++ {
+		ps := bytes.LastIndexByte(buf[:s-1], '\n') + 1
+		before = append(before, capLine(buf[ps:s-1], 0, maxLine))
+		s = ps
+	}
+	for i, j := 0, len(before)-1; i < j; i, j = i+1, j-1 {
+		before[i], before[j] = before[j], before[i]
+	}
+	e := le
+	for i := 0; i < n && e < len(buf)-1; i++ {
+		ns := e + 1
+		ne := bytes.IndexByte(buf[ns:], '\n')
+		if ne < 0 {
+			ne = len(buf)
+		} else {
+			ne += ns
+		}
+		after = append(after, capLine(buf[ns:ne], 0, maxLine))
+		e = ne
+	}
+	return before, after
+}
+
+// globFilter matches a file's path or name against a doublestar pattern.
+type globFilter struct {
+	pattern string
+	byName  bool
+}
+
+func newGlobFilter(field, pattern string) (*globFilter, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, &FieldError{field, fmt.Sprintf("invalid glob %q (unbalanced [ ] or { }); use * ? [abc] {a,b} and ** for any directories", pattern)}
+	}
+	return &globFilter{pattern: pattern, byName: !strings.Contains(pattern, "/")}, nil
+}
+
+func (g *globFilter) match(rel string) bool {
+	if g == nil {
+		return true
+	}
+	if g.byName {
+		rel = rel[strings.LastIndexByte(rel, '/')+1:]
+	}
+	ok, _ := doublestar.Match(g.pattern, rel)
+	return ok
+}
+
+type grepJob struct {
+	seq int
+	rel string
+	f   *os.File
+}
+
+type grepDone struct {
+	seq     int
+	matches []Match
+}
+
+// Grep searches root as opts say. Results are in walk order (sorted paths, then lines) and the
+// same for the same tree whatever the parallelism.
+func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, error) {
+	m, err := compileMatcher(opts.Pattern, opts.Literal, opts.IgnoreCase)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	if opts.Context < 0 || opts.Context > MaxContext {
+		return GrepResult{}, &FieldError{"context", fmt.Sprintf("%d is out of range; use 0 to %d lines", opts.Context, MaxContext)}
+	}
+	if opts.MaxResults < 0 {
+		return GrepResult{}, &FieldError{"max_results", "must not be negative"}
+	}
+	if opts.MaxResults == 0 {
+		opts.MaxResults = DefaultMaxResults
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	gf, err := newGlobFilter("glob", opts.Glob)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	limit := opts.MaxResults + 1 // one more than returned tells "truncated"
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan grepJob, 256)
+	done := make(chan grepDone, 256)
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, 256<<10)
+			for j := range jobs {
+				var ms []Match
+				if ctx.Err() == nil {
+					buf, ms = searchFile(j, buf, m, opts, limit)
+				}
+				j.f.Close()
+				done <- grepDone{j.seq, ms}
+			}
+		}()
+	}
+	walkErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		seq := 0
+		send := func(rel string, dir *os.Root, name string) error {
+			f, err := dir.Open(name)
+			if err != nil {
+				return nil
+			}
+			select {
+			case jobs <- grepJob{seq, rel, f}:
+				seq++
+				return nil
+			case <-ctx.Done():
+				f.Close()
+				return ErrStop
+			}
+		}
+		if opts.File != "" {
+			walkErr <- send(opts.File, root, opts.File)
+			return
+		}
+		walkErr <- Walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents},
+			func(rel string, dir *os.Root, name string, isDir bool) error {
+				if isDir || !gf.match(rel) {
+					return nil
+				}
+				return send(rel, dir, name)
+			})
+	}()
+	go func() { wg.Wait(); close(done) }()
+
+	// Collect in sequence order; stop once the files searched so far in order hold more than
+	// MaxResults matches, so the answer does not depend on which worker was faster.
+	pending := map[int][]Match{}
+	next := 0
+	var res GrepResult
+	for d := range done {
+		pending[d.seq] = d.matches
+		for {
+			ms, ok := pending[next]
+			if !ok || res.Truncated {
+				break
+			}
+			delete(pending, next)
+			next++
+			res.FilesSearched++
+			res.Matches = append(res.Matches, ms...)
+			if len(res.Matches) > opts.MaxResults {
+				res.Matches = res.Matches[:opts.MaxResults]
+				res.Truncated = true
+				cancel()
+			}
+		}
+	}
+	if err := <-walkErr; err != nil && !errors.Is(err, ErrStop) && !errors.Is(err, context.Canceled) {
+		return res, err
+	}
+	if err := context.Cause(ctx); err != nil && !res.Truncated {
+		// The caller's context ended (cancel above only runs once truncated).
+		return res, err
+	}
+	return res, nil
+}
+
+// searchFile reads j.f into buf (reused) and returns the matches, at most limit.
+func searchFile(j grepJob, buf []byte, m *matcher, opts GrepOptions, limit int) ([]byte, []Match) {
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= MaxFileBytes {
+				return buf[:0], nil
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := j.f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if err != io.EOF {
+				return buf, nil
+			}
+			break
+		}
+	}
+	if bytes.IndexByte(buf, 0) >= 0 {
+		return buf, nil // binary
+	}
+	var out []Match
+	line, lastPos := 1, 0
+	m.scan(buf, func(ls, le, col int) bool {
+		line += bytes.Count(buf[lastPos:ls], []byte{'\n'})
+		lastPos = ls
+		mt := Match{Path: j.rel, Line: line, Column: col + 1, Text: capLine(buf[ls:le], col, opts.MaxLineBytes)}
+		mt.Before, mt.After = contextLines(buf, ls, le, opts.Context, opts.MaxLineBytes)
+		out = append(out, mt)
+		return len(out) < limit
+	})
+	return buf, out
+}
