@@ -83,6 +83,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithProcessService(procs),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
+		mcp.WithSearch(),
 	}
 	var pub ide.Publisher
 	if so.withHub {

@@ -64,6 +64,8 @@ type Service struct {
 	readOnly bool
 	disabled []string
 
+	searchOn bool // file_grep, file_glob (tools_search.go)
+
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
 
@@ -171,6 +173,9 @@ func New(opts ...Option) (*Service, error) {
 	})
 	s.registerFileTools(s.server)
 	s.registerMetricsTools(s.server)
+	if s.searchOn {
+		s.registerSearchTools(s.server)
+	}
 	if s.hub != nil {
 		s.registerWSTools(s.server)
 	}

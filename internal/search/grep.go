@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -43,6 +44,8 @@ type GrepOptions struct {
 	Parents        []IgnoreFile
 	MaxLineBytes   int // longer lines are cut to a window around the match
 	Workers        int // default GOMAXPROCS
+	// Searched, when set, counts files searched as the search goes (for progress reports).
+	Searched *atomic.Int64
 }
 
 // Match is one matching line.
@@ -404,6 +407,9 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 					buf, ms = searchFile(j, buf, m, opts, limit)
 				}
 				j.f.Close()
+				if opts.Searched != nil {
+					opts.Searched.Add(1)
+				}
 				done <- grepDone{j.seq, ms}
 			}
 		}()
