@@ -84,6 +84,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
 		mcp.WithSearch(),
+		mcp.WithPatch(),
 	}
 	var pub ide.Publisher
 	if so.withHub {

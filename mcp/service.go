@@ -65,6 +65,7 @@ type Service struct {
 	disabled []string
 
 	searchOn bool // file_grep, file_glob (tools_search.go)
+	patchOn  bool // file_patch (tools_patch.go)
 
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
@@ -175,6 +176,9 @@ func New(opts ...Option) (*Service, error) {
 	s.registerMetricsTools(s.server)
 	if s.searchOn {
 		s.registerSearchTools(s.server)
+	}
+	if s.patchOn {
+		s.registerPatchTools(s.server)
 	}
 	if s.hub != nil {
 		s.registerWSTools(s.server)
