@@ -85,6 +85,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithDisabledTools(cfg.DisabledTools...),
 		mcp.WithSearch(),
 		mcp.WithPatch(),
+		mcp.WithGit(),
 	}
 	var pub ide.Publisher
 	if so.withHub {

@@ -66,6 +66,7 @@ type Service struct {
 
 	searchOn bool // file_grep, file_glob (tools_search.go)
 	patchOn  bool // file_patch (tools_patch.go)
+	gitOn    bool // git_* (tools_git.go)
 
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
@@ -179,6 +180,9 @@ func New(opts ...Option) (*Service, error) {
 	}
 	if s.patchOn {
 		s.registerPatchTools(s.server)
+	}
+	if s.gitOn {
+		s.registerGitTools(s.server)
 	}
 	if s.hub != nil {
 		s.registerWSTools(s.server)
