@@ -69,7 +69,7 @@ func SafeEnv(env []string) []string {
 	}
 	cfg := [][2]string{
 		{"core.pager", "cat"},
-		{"core.fsmonitor", "false"},     // a repo's fsmonitor setting names a program to run
+		{"core.fsmonitor", "false"},    // a repo's fsmonitor setting names a program to run
 		{"core.hooksPath", os.DevNull}, // hooks would run code written into .git/hooks
 		{"color.ui", "false"},
 		{"log.showSignature", "false"},
