@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -73,6 +74,13 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		BufferSize:   cfg.Process.BufferBytes,
 		StopGrace:    time.Duration(cfg.Process.StopGraceSeconds) * time.Second,
 	})
+	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, fmt.Errorf("[web] allow / SWITCHBOARD_FETCH_ALLOW: %w", err)
+	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store}
 	opts := []mcp.Option{
 		mcp.WithWorkspaceRoot(cfg.Workspace),
@@ -86,6 +94,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithSearch(),
 		mcp.WithPatch(),
 		mcp.WithGit(),
+		mcp.WithWebFetch(fetcher),
 	}
 	var pub ide.Publisher
 	if so.withHub {

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -64,9 +65,10 @@ type Service struct {
 	readOnly bool
 	disabled []string
 
-	searchOn bool // file_grep, file_glob (tools_search.go)
-	patchOn  bool // file_patch (tools_patch.go)
-	gitOn    bool // git_* (tools_git.go)
+	searchOn bool           // file_grep, file_glob (tools_search.go)
+	patchOn  bool           // file_patch (tools_patch.go)
+	gitOn    bool           // git_* (tools_git.go)
+	fetcher  *fetch.Fetcher // web_fetch (tools_web.go)
 
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
@@ -183,6 +185,9 @@ func New(opts ...Option) (*Service, error) {
 	}
 	if s.gitOn {
 		s.registerGitTools(s.server)
+	}
+	if s.fetcher != nil {
+		s.registerWebTools(s.server)
 	}
 	if s.hub != nil {
 		s.registerWSTools(s.server)

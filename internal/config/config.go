@@ -65,6 +65,12 @@ type Config struct {
 		Addr  string `toml:"addr"`  // headless dashboard (no display), loopback
 		Token string `toml:"token"` // empty: a new random token each start
 	} `toml:"dashboard"`
+	Web struct {
+		// Allow lists hosts web_fetch may reach although they are internal: "host",
+		// "host:port", an IP or a CIDR. SWITCHBOARD_FETCH_ALLOW (comma-separated) adds to it.
+		Allow   []string `toml:"allow"`
+		Timeout Duration `toml:"timeout"` // whole request including redirects
+	} `toml:"web"`
 }
 
 // Duration is a time.Duration written as a Go duration string in TOML ("2s", "1m30s").
@@ -111,6 +117,7 @@ func Default() Config {
 	c.Process.MaxProcesses = 32
 	c.Process.BufferBytes = 4 << 20
 	c.Process.StopGraceSeconds = 5
+	c.Web.Timeout.Duration = 30 * time.Second
 	return c
 }
 
@@ -195,6 +202,13 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_DASHBOARD_ADDR"); v != "" {
 		c.Dashboard.Addr = v
+	}
+	if v := os.Getenv("SWITCHBOARD_FETCH_ALLOW"); v != "" {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				c.Web.Allow = append(c.Web.Allow, e)
+			}
+		}
 	}
 	if v := os.Getenv("SWITCHBOARD_READ_ONLY"); v != "" {
 		b, err := strconv.ParseBool(v)
