@@ -95,6 +95,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithPatch(),
 		mcp.WithGit(),
 		mcp.WithWebFetch(fetcher),
+		mcp.WithNotes(cfg.DataDir),
 	}
 	var pub ide.Publisher
 	if so.withHub {

@@ -69,6 +69,7 @@ type Service struct {
 	patchOn  bool           // file_patch (tools_patch.go)
 	gitOn    bool           // git_* (tools_git.go)
 	fetcher  *fetch.Fetcher // web_fetch (tools_web.go)
+	notes    *notesState    // memory_*, todo_* (tools_notes.go)
 
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
@@ -188,6 +189,9 @@ func New(opts ...Option) (*Service, error) {
 	}
 	if s.fetcher != nil {
 		s.registerWebTools(s.server)
+	}
+	if s.notes != nil {
+		s.registerNotesTools(s.server)
 	}
 	if s.hub != nil {
 		s.registerWSTools(s.server)
