@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -17,11 +18,16 @@ import (
 // UPDATE_TOOLSNAPS=1 go test ./mcp -run TestToolSnapshots.
 func TestToolSnapshots(t *testing.T) {
 	h := hub.New(hub.Options{})
+	fetcher, err := fetch.New(fetch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := mcp.New(
 		mcp.WithWorkspaceRoot(t.TempDir()),
 		mcp.WithProcessService(process.New(process.Options{})),
 		mcp.WithWSHub(h),
 		mcp.WithSubsystem(ide.New(nil)),
+		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
 	)
 	if err != nil {
 		t.Fatal(err)
