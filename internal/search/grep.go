@@ -78,6 +78,10 @@ type matcher struct {
 	lit     []byte         // literal fast path: bytes.Index
 	re      *regexp.Regexp // otherwise
 	req     []byte         // a literal every match contains (prefilter), may be nil
+	fold    *foldFinder    // with req: the literal matches ASCII case-insensitively
+	// foldRisk: the folded literal has k or s, which also fold to the non-ASCII K (Kelvin
+	// sign) and ſ (long s); files containing those take the regex path.
+	foldRisk bool
 	perLine bool           // the regex uses \A or \z: run it line by line
 }
 
@@ -95,10 +99,15 @@ func compileMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) 
 	expr := pattern
 	if literal {
 		expr = regexp.QuoteMeta(pattern)
+	} else {
+		expr = unicodeClasses(pattern)
 	}
 	flags := syntax.Perl &^ syntax.OneLine // as compiled below with (?m)
 	if ignoreCase {
 		flags |= syntax.FoldCase
+	}
+	if _, err := syntax.Parse(pattern, flags); err != nil && !literal {
+		expr = pattern // report the error against what the caller wrote
 	}
 	parsed, err := syntax.Parse(expr, flags)
 	if err != nil {
@@ -118,10 +127,102 @@ func compileMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) 
 	}
 	m := &matcher{re: re, perLine: hasTextAnchor(parsed)}
 	simp := parsed.Simplify()
-	if lit := requiredLiteral(simp); len(lit) >= 2 {
+	if lit, fold := requiredLiteral(simp); len(lit) >= 2 {
 		m.req = []byte(lit)
+		if fold {
+			m.req = []byte(strings.ToLower(lit))
+			m.fold = newFoldFinder(m.req)
+			m.foldRisk = strings.ContainsAny(string(m.req), "ks")
+		}
 	}
 	return m, nil
+}
+
+// Unicode versions of Perl classes, as ripgrep (Rust's regex) reads \w, \d and \s; Go's
+// RE2 reads them as ASCII.
+const (
+	uWord  = `\p{L}\p{M}\p{Nd}\p{Pc}`
+	uDigit = `\p{Nd}`
+	uSpace = `\t-\r\x{85}\p{Z}`
+)
+
+// unicodeClasses rewrites \w \d \s (and, outside brackets, \W \D \S) to their Unicode
+// meaning. Inside a bracket expression the negated forms keep RE2's ASCII meaning (a class
+// cannot hold a complement), and \b stays ASCII (RE2 has no Unicode word boundary).
+func unicodeClasses(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			n := p[i+1]
+			if n == 'Q' { // \Q...\E is literal text
+				end := strings.Index(p[i+2:], `\E`)
+				if end < 0 {
+					b.WriteString(p[i:])
+					return b.String()
+				}
+				b.WriteString(p[i : i+2+end+2])
+				i += 2 + end + 1
+				continue
+			}
+			var rep string
+			switch {
+			case n == 'w' && inClass:
+				rep = uWord
+			case n == 'd' && inClass:
+				rep = uDigit
+			case n == 's' && inClass:
+				rep = uSpace
+			case n == 'w':
+				rep = "[" + uWord + "]"
+			case n == 'W' && !inClass:
+				rep = "[^" + uWord + "]"
+			case n == 'd':
+				rep = uDigit
+			case n == 'D' && !inClass:
+				rep = `\P{Nd}`
+			case n == 's':
+				rep = "[" + uSpace + "]"
+			case n == 'S' && !inClass:
+				rep = "[^" + uSpace + "]"
+			}
+			if rep != "" {
+				b.WriteString(rep)
+			} else {
+				b.WriteByte(c)
+				b.WriteByte(n)
+			}
+			i++
+			continue
+		}
+		switch {
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			// A ] right after [ or [^ is a literal.
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+			continue
+		case c == '[' && inClass && strings.HasPrefix(p[i:], "[:"):
+			end := strings.Index(p[i:], ":]")
+			if end > 0 {
+				b.WriteString(p[i : i+end+2])
+				i += end + 1
+				continue
+			}
+		case c == ']' && inClass:
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func hasTextAnchor(re *syntax.Regexp) bool {
@@ -136,43 +237,156 @@ func hasTextAnchor(re *syntax.Regexp) bool {
 	return false
 }
 
-// requiredLiteral returns the longest case-sensitive literal that every match of re contains
-// ("" when there is none): the prefilter for regexes. Concatenations join adjacent literal
-// parts; captures, x+ and x{n,} with n >= 1 pass through; alternations, optional parts and
-// case-folded literals give nothing.
-func requiredLiteral(re *syntax.Regexp) string {
+// requiredLiteral returns the longest literal that every match of re contains ("" when there
+// is none) and whether it is case-folded: the prefilter for regexes. Concatenations join
+// adjacent literal parts of the same case mode; captures, x+ and x{n,} with n >= 1 pass
+// through; alternations and optional parts give nothing. Case-folded literals count only when
+// they are ASCII (the prefilter compares ASCII case-insensitively).
+func requiredLiteral(re *syntax.Regexp) (string, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			return ""
+		fold := re.Flags&syntax.FoldCase != 0
+		s := string(re.Rune)
+		if fold && !isASCII(s) {
+			return "", false
 		}
-		return string(re.Rune)
-	case syntax.OpCapture:
-		return requiredLiteral(re.Sub[0])
-	case syntax.OpPlus:
+		return s, fold
+	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiteral(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
 			return requiredLiteral(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		best, run := "", ""
+		best, bestFold := "", false
+		run, runFold := "", false
+		better := func(l string, f bool) {
+			// Longer wins; at equal length an exact literal beats a folded one.
+			if len(l) > len(best) || (len(l) == len(best) && bestFold && !f) {
+				best, bestFold = l, f
+			}
+		}
 		for _, s := range re.Sub {
-			if s.Op == syntax.OpLiteral && s.Flags&syntax.FoldCase == 0 {
-				run += string(s.Rune)
-				if len(run) > len(best) {
-					best = run
+			if s.Op == syntax.OpLiteral {
+				l, f := requiredLiteral(s)
+				if l == "" {
+					run = ""
+					continue
 				}
+				if run != "" && f != runFold {
+					run = ""
+				}
+				run, runFold = run+l, f
+				better(run, runFold)
 				continue
 			}
 			run = ""
-			if l := requiredLiteral(s); len(l) > len(best) {
-				best = l
+			if l, f := requiredLiteral(s); l != "" {
+				better(l, f)
 			}
 		}
-		return best
+		return best, bestFold
 	}
-	return ""
+	return "", false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// foldFinder finds an ASCII needle case-insensitively: it scans for one anchor byte of the
+// needle (a case-less byte if there is one, else its rarest letter, in both cases) with
+// IndexByte, which is vectorised, and compares the window around each hit.
+type foldFinder struct {
+	needle []byte // lower case
+	k      int    // anchor index
+	lo, up byte
+}
+
+// letterRank orders letters from rare to common in source code and prose.
+const letterRank = "qjzxkvbwygfpmhucdlsnrtoiae"
+
+func newFoldFinder(lower []byte) *foldFinder {
+	f := &foldFinder{needle: lower, k: -1}
+	best := len(letterRank) + 1
+	for i, c := range lower {
+		if c < 'a' || c > 'z' {
+			f.k = i // a byte without case: one scan finds every candidate
+			break
+		}
+		if r := strings.IndexByte(letterRank, c); r < best {
+			best, f.k = r, i
+		}
+	}
+	f.lo = lower[f.k]
+	f.up = f.lo
+	if f.lo >= 'a' && f.lo <= 'z' {
+		f.up = f.lo - 'a' + 'A'
+	}
+	return f
+}
+
+func (f *foldFinder) equalAt(buf []byte, s int) bool {
+	if s < 0 || s+len(f.needle) > len(buf) {
+		return false
+	}
+	for i, n := range f.needle {
+		c := buf[s+i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != n {
+			return false
+		}
+	}
+	return true
+}
+
+// index returns the first position >= from where the needle occurs, or -1.
+func (f *foldFinder) index(buf []byte, from int) int {
+	next := func(b byte, pos int) int {
+		i := bytes.IndexByte(buf[pos:], b)
+		if i < 0 {
+			return -1
+		}
+		return pos + i
+	}
+	pos := from + f.k
+	if pos >= len(buf) {
+		return -1
+	}
+	nl := next(f.lo, pos)
+	nu := -1
+	if f.up != f.lo {
+		nu = next(f.up, pos)
+	}
+	for {
+		c := nl
+		if c < 0 || (nu >= 0 && nu < c) {
+			c = nu
+		}
+		if c < 0 {
+			return -1
+		}
+		if f.equalAt(buf, c-f.k) {
+			return c - f.k
+		}
+		pos = c + 1
+		if pos >= len(buf) {
+			return -1
+		}
+		if nl >= 0 && nl < pos {
+			nl = next(f.lo, pos)
+		}
+		if nu >= 0 && nu < pos {
+			nu = next(f.up, pos)
+		}
+	}
 }
 
 // lineBounds returns the start and end (exclusive, before '\n') of the line holding buf[i].
@@ -205,15 +419,21 @@ func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
 		}
 	case m.perLine:
 		m.scanLines(buf, 0, len(buf), emit)
-	case m.req != nil:
+	case m.req != nil && !(m.foldRisk && (bytes.Contains(buf, kelvin) || bytes.Contains(buf, longS))):
 		// Only lines containing the required literal can match.
 		pos := 0
 		for pos <= len(buf) {
-			i := bytes.Index(buf[pos:], m.req)
-			if i < 0 {
-				return
+			var i int
+			if m.fold != nil {
+				if i = m.fold.index(buf, pos); i < 0 {
+					return
+				}
+			} else {
+				if i = bytes.Index(buf[pos:], m.req); i < 0 {
+					return
+				}
+				i += pos
 			}
-			i += pos
 			ls, le := lineBounds(buf, i)
 			if loc := m.re.FindIndex(buf[ls:le]); loc != nil {
 				if !emit(ls, le, loc[0]) {
@@ -247,6 +467,8 @@ func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
 		}
 	}
 }
+
+var kelvin, longS = []byte("\u212a"), []byte("\u017f")
 
 // scanLines runs the regex on each line in buf[from:to], ending at a line end.
 func (m *matcher) scanLines(buf []byte, from, to int, emit func(ls, le, col int) bool) bool {

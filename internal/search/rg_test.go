@@ -34,7 +34,7 @@ func rgEnv(home string) []string {
 }
 
 var words = []string{"alpha", "beta", "gamma", "delta", "func", "return", "Context", "context", "error", "nil",
-	"TODO", "fixme", "FixMe", "x", "y", "z", "foo", "bar", "foobar", "barfoo", "(", ")", "{", "}", "==", "+", "café", "Ünïcode", "42", "3.14", "\t"}
+	"TODO", "fixme", "FixMe", "x", "y", "z", "foo", "bar", "foobar", "barfoo", "(", ")", "{", "}", "==", "+", "café", "Ünïcode", "42", "3.14", "\t", "Kelvin", "\u212aelvin", "ſecret", "SECRET", "xQz"}
 
 // genTree writes a pseudo-random source tree with ignore files, hidden files, a binary file,
 // CRLF lines and long lines. The same seed gives the same tree.
@@ -179,6 +179,17 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		{"ignore case literal", GrepOptions{Pattern: "fixme", Literal: true, IgnoreCase: true}, []string{"-F", "-i", "fixme"}},
 		{"ignore case regex", GrepOptions{Pattern: `context\s`, IgnoreCase: true}, []string{"-i", `context\s`}},
 		{"ignore case unicode", GrepOptions{Pattern: "ünïcode", IgnoreCase: true}, []string{"-i", "ünïcode"}},
+		{"ignore case kelvin sign", GrepOptions{Pattern: "kelvin", Literal: true, IgnoreCase: true}, []string{"-F", "-i", "kelvin"}},
+		{"ignore case long s", GrepOptions{Pattern: "secret", Literal: true, IgnoreCase: true}, []string{"-F", "-i", "secret"}},
+		{"ignore case rare letters", GrepOptions{Pattern: "XQZ", Literal: true, IgnoreCase: true}, []string{"-F", "-i", "XQZ"}},
+		{"ignore case regex with literal", GrepOptions{Pattern: `foo\s+BAR`, IgnoreCase: true}, []string{"-i", `foo\s+BAR`}},
+		{"unicode word class", GrepOptions{Pattern: `caf\w( |$)`}, []string{`caf\w( |$)`}},
+		{"unicode class in brackets", GrepOptions{Pattern: `[\w]+é`}, []string{`[\w]+é`}},
+		{"non-space run", GrepOptions{Pattern: `\S+é`}, []string{`\S+é`}},
+		{"digits", GrepOptions{Pattern: `\d+\.\d+`}, []string{`\d+\.\d+`}},
+		{"escaped backslash w", GrepOptions{Pattern: `\\w|foo`}, []string{`\\w|foo`}},
+		{"inline fold flag", GrepOptions{Pattern: `(?i)todo|fixme`}, []string{`(?i)todo|fixme`}},
+		{"mixed fold literal", GrepOptions{Pattern: `(?i:ret)urn nil`}, []string{`(?i:ret)urn nil`}},
 		{"glob by name", GrepOptions{Pattern: "beta", Glob: "*.go"}, []string{"-g", "*.go", "beta"}},
 		{"include ignored", GrepOptions{Pattern: "foo", Literal: true, IncludeIgnored: true}, []string{"-uu", "-F", "-g", "!.git", "foo"}},
 	}
@@ -223,4 +234,20 @@ func diff(t *testing.T, got, want []hit) {
 		}
 	}
 	t.Fatalf("got %d hits, rg %d", len(got), len(want))
+}
+
+func TestUnicodeClasses(t *testing.T) {
+	for in, want := range map[string]string{
+		`\w+`:           `[` + uWord + `]+`,
+		`[\w-]`:         `[` + uWord + `-]`,
+		`\\w`:           `\\w`,
+		`\Q\w\E\d`:      `\Q\w\E` + uDigit,
+		`[]\d]`:         `[]` + uDigit + `]`,
+		`[[:alpha:]\s]`: `[[:alpha:]` + uSpace + `]`,
+		`\W\S\D`:        `[^` + uWord + `][^` + uSpace + `]\P{Nd}`,
+	} {
+		if got := unicodeClasses(in); got != want {
+			t.Errorf("unicodeClasses(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
