@@ -75,14 +75,14 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // matcher finds matching lines in a buffer.
 type matcher struct {
-	lit     []byte         // literal fast path: bytes.Index
-	re      *regexp.Regexp // otherwise
-	req     []byte         // a literal every match contains (prefilter), may be nil
-	fold    *foldFinder    // with req: the literal matches ASCII case-insensitively
+	lit  []byte         // literal fast path: bytes.Index
+	re   *regexp.Regexp // otherwise
+	req  []byte         // a literal every match contains (prefilter), may be nil
+	fold *foldFinder    // with req: the literal matches ASCII case-insensitively
 	// foldRisk: the folded literal has k or s, which also fold to the non-ASCII K (Kelvin
 	// sign) and ſ (long s); files containing those take the regex path.
 	foldRisk bool
-	perLine bool           // the regex uses \A or \z: run it line by line
+	perLine  bool // the regex uses \A or \z: run it line by line
 }
 
 // CompileMatcher validates the pattern. Errors name the field.
@@ -612,6 +612,13 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 	}
 	limit := opts.MaxResults + 1 // one more than returned tells "truncated"
 
+	var fast *fastOpener
+	if !portableOnly {
+		fast = newFastOpener(root)
+	}
+	if fast != nil {
+		defer fast.close()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan grepJob, 256)
@@ -626,9 +633,19 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 			for j := range jobs {
 				var ms []Match
 				if ctx.Err() == nil {
-					buf, ms = searchFile(j, buf, m, opts, limit)
+					ok := false
+					if j.f != nil {
+						buf, ok = readAll(j.f, buf)
+					} else {
+						buf, ok = fast.readFile(j.rel, buf)
+					}
+					if ok {
+						ms = searchBuf(j.rel, buf, m, opts, limit)
+					}
 				}
-				j.f.Close()
+				if j.f != nil {
+					j.f.Close()
+				}
 				if opts.Searched != nil {
 					opts.Searched.Add(1)
 				}
@@ -641,16 +658,21 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 		defer close(jobs)
 		seq := 0
 		send := func(rel string, dir *os.Root, name string) error {
-			f, err := dir.Open(name)
-			if err != nil {
-				return nil
+			var f *os.File
+			if fast == nil {
+				var err error
+				if f, err = dir.Open(name); err != nil {
+					return nil
+				}
 			}
 			select {
 			case jobs <- grepJob{seq, rel, f}:
 				seq++
 				return nil
 			case <-ctx.Done():
-				f.Close()
+				if f != nil {
+					f.Close()
+				}
 				return ErrStop
 			}
 		}
@@ -701,37 +723,43 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 	return res, nil
 }
 
-// searchFile reads j.f into buf (reused) and returns the matches, at most limit.
-func searchFile(j grepJob, buf []byte, m *matcher, opts GrepOptions, limit int) ([]byte, []Match) {
+// portableOnly turns the Linux openat2 path off (tests run both paths).
+var portableOnly bool
+
+// readAll reads f into buf (reused); ok is false when it cannot be read or is over
+// MaxFileBytes.
+func readAll(f *os.File, buf []byte) ([]byte, bool) {
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) >= MaxFileBytes {
-				return buf[:0], nil
+				return buf[:0], false
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := j.f.Read(buf[len(buf):cap(buf)])
+		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err != nil {
-			if err != io.EOF {
-				return buf, nil
-			}
-			break
+			return buf, err == io.EOF
 		}
 	}
+}
+
+// searchBuf returns the matches in one file's content, at most limit; binary files (a NUL
+// byte anywhere) have none.
+func searchBuf(rel string, buf []byte, m *matcher, opts GrepOptions, limit int) []Match {
 	if bytes.IndexByte(buf, 0) >= 0 {
-		return buf, nil // binary
+		return nil
 	}
 	var out []Match
 	line, lastPos := 1, 0
 	m.scan(buf, func(ls, le, col int) bool {
 		line += bytes.Count(buf[lastPos:ls], []byte{'\n'})
 		lastPos = ls
-		mt := Match{Path: j.rel, Line: line, Column: col + 1, Text: capLine(buf[ls:le], col, opts.MaxLineBytes)}
+		mt := Match{Path: rel, Line: line, Column: col + 1, Text: capLine(buf[ls:le], col, opts.MaxLineBytes)}
 		mt.Before, mt.After = contextLines(buf, ls, le, opts.Context, opts.MaxLineBytes)
 		out = append(out, mt)
 		return len(out) < limit
 	})
-	return buf, out
+	return out
 }

@@ -196,6 +196,8 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := runRG(t, rg, dir, tc.args...)
+			defer func(v bool) { portableOnly = v }(portableOnly)
+			portableOnly = tc.name == "literal" // one case through the os.Root path as on other systems
 			got, res := runGrep(t, dir, tc.opts)
 			if len(want) == 0 {
 				t.Fatalf("rg found nothing for %v; the generated tree should exercise it", tc.args)
@@ -248,6 +250,35 @@ func TestUnicodeClasses(t *testing.T) {
 	} {
 		if got := unicodeClasses(in); got != want {
 			t.Errorf("unicodeClasses(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The fast path refuses symlinks anywhere in the path and anything outside the root, even when
+// a directory is swapped for a symlink after the walk listed it.
+func TestFastOpenerConfined(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOPSECRET\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "ok.txt"), []byte("fine\n"), 0o644)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	fast := newFastOpener(root)
+	if fast == nil {
+		t.Skip("openat2 not available on this system")
+	}
+	defer fast.close()
+	if b, ok := fast.readFile("sub/ok.txt", nil); !ok || string(b) != "fine\n" {
+		t.Fatalf("plain read: %q %v", b, ok)
+	}
+	os.RemoveAll(filepath.Join(dir, "sub"))
+	os.Symlink(outside, filepath.Join(dir, "sub"))
+	for _, rel := range []string{"sub/secret.txt", "../" + filepath.Base(outside) + "/secret.txt", outside + "/secret.txt"} {
+		if b, ok := fast.readFile(rel, nil); ok {
+			t.Errorf("%s read outside the root: %q", rel, b)
 		}
 	}
 }
