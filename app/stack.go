@@ -13,10 +13,11 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
-	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/ml"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -99,6 +100,13 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
 		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker()}
+	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, fmt.Errorf("[web] allow / SWITCHBOARD_FETCH_ALLOW: %w", err)
+	}
 	opts := []mcp.Option{
 		mcp.WithWorkspaceRoot(cfg.Workspace),
 		mcp.WithVersion(version),
@@ -110,6 +118,11 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithDisabledTools(cfg.DisabledTools...),
 		mcp.WithToolsets(stackToolsets(cfg)...),
 		mcp.WithPolicy(st.Policy, st.Approvals),
+		mcp.WithSearch(),
+		mcp.WithPatch(),
+		mcp.WithGit(),
+		mcp.WithWebFetch(fetcher),
+		mcp.WithNotes(cfg.DataDir),
 	}
 	ragEngine, err := buildRAG(cfg)
 	if err != nil {

@@ -12,6 +12,7 @@ PACKAGES=(
   xvfb xauth dbus dbus-x11 at-spi2-core # desktop smoke test: virtual display and a session bus
   imagemagick x11-apps x11-utils xdotool # screenshots under Xvfb, window lookup (xprop, xwininfo)
   influxdb                              # ml_status tests start a real InfluxDB 1.x (influxd)
+  ripgrep git                           # file_grep is compared and benchmarked against rg; git_* tools run git
 )
 
 missing=()

@@ -22,6 +22,7 @@ func (s *Service) wireFeeds() {
 	if h == nil {
 		return
 	}
+	s.wireNotesFeed()
 	h.SetSnapshotProvider("sessions", func(string) (any, bool) {
 		return map[string]any{"sessions": s.sessions.List()}, true
 	})

@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
@@ -69,6 +70,12 @@ type Service struct {
 	readOnly   bool
 	disabled   []string
 	serverOpts []func(*sdk.ServerOptions)
+
+	searchOn bool           // file_grep, file_glob (tools_search.go)
+	patchOn  bool           // file_patch (tools_patch.go)
+	gitOn    bool           // git_* (tools_git.go)
+	fetcher  *fetch.Fetcher // web_fetch (tools_web.go)
+	notes    *notesState    // memory_*, todo_* (tools_notes.go)
 
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
 	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
@@ -213,6 +220,21 @@ func New(opts ...Option) (*Service, error) {
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
 	s.registerFileTools(s.server)
 	s.registerMetricsTools(s.server)
+	if s.searchOn {
+		s.registerSearchTools(s.server)
+	}
+	if s.patchOn {
+		s.registerPatchTools(s.server)
+	}
+	if s.gitOn {
+		s.registerGitTools(s.server)
+	}
+	if s.fetcher != nil {
+		s.registerWebTools(s.server)
+	}
+	if s.notes != nil {
+		s.registerNotesTools(s.server)
+	}
 	if s.hub != nil {
 		s.registerWSTools(s.server)
 	}

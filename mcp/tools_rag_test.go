@@ -30,19 +30,6 @@ func newRAGService(t *testing.T) (*Service, string) {
 	return s, s.Workspace().Dir()
 }
 
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 const guideMD = `# Switchboard guide
 
 Switchboard is a hub for AI clients.

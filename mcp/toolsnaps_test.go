@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -23,6 +24,10 @@ func TestToolSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fetcher, err := fetch.New(fetch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := mcp.New(
 		mcp.WithRAG(rag.NewEngine(ragStore, nil)),
 		mcp.WithWorkspaceRoot(t.TempDir()),
@@ -30,6 +35,7 @@ func TestToolSnapshots(t *testing.T) {
 		mcp.WithWSHub(h),
 		mcp.WithSubsystem(ide.New(nil)),
 		mcp.WithML(mlRegistry(t), mcp.MLOptions{}),
+		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,43 @@ describe('sessions', () => {
     await dash.page.locator(tid('session-row'), { hasText: clientName }).waitFor({ state: 'detached' });
   });
 
+  it("shows each client's todo list live: written, updated, gone on disconnect", async () => {
+    await dash.open('sessions');
+    const clientName = `e2e-todo-${Date.now()}`;
+    const client = await McpClient.connect({ path: dash.server.socket }, { name: clientName, version: '1.0.0' });
+    try {
+      const row = dash.page.locator(tid('session-row', { transport: 'unix' }), { hasText: clientName });
+      await row.waitFor();
+      const id = await row.getAttribute('data-session-id');
+      await client.callTool('todo_write', {
+        items: [
+          { content: 'read the failing test', status: 'completed' },
+          { content: 'fix the parser', status: 'in_progress' },
+          { content: 'run the suite', status: 'pending' },
+        ],
+      });
+      const todos = dash.page.locator(tid('session-todos', { 'session-id': id! }));
+      await todos.waitFor();
+      await expect.poll(async () => todos.locator(tid('todo-item')).count()).toBe(3);
+      expect(await todos.locator(tid('todo-item', { status: 'in_progress' })).textContent()).toContain('fix the parser');
+      expect(await todos.textContent()).toContain('todo 1/3');
+
+      await client.callTool('todo_write', {
+        items: [
+          { content: 'read the failing test', status: 'completed' },
+          { content: 'fix the parser', status: 'completed' },
+          { content: 'run the suite', status: 'in_progress' },
+        ],
+      });
+      await expect.poll(async () => todos.textContent()).toContain('todo 2/3');
+      expect(await todos.locator(tid('todo-item', { status: 'in_progress' })).textContent()).toContain('run the suite');
+    } finally {
+      await client.close();
+    }
+    await dash.page.locator(tid('session-row'), { hasText: clientName }).waitFor({ state: 'detached' });
+    expect(await dash.page.locator(tid('session-todos')).count()).toBe(0);
+  });
+
   it('shows an IDE session created through the API, and streams the agent reply to a chat message', async () => {
     await dash.open('sessions');
     // The demo simulator's own session arrives with the bridge's sync on connect: the bridge is up.

@@ -90,7 +90,13 @@ type Config struct {
 	Policy policy.Config      `toml:"policy"`
 	Roots  policy.RootsConfig `toml:"roots"`
 	RAG    RAG                `toml:"rag"`
-	ML ML `toml:"ml"`
+	ML     ML                 `toml:"ml"`
+	Web    struct {
+		// Allow lists hosts web_fetch may reach although they are internal: "host",
+		// "host:port", an IP or a CIDR. SWITCHBOARD_FETCH_ALLOW (comma-separated) adds to it.
+		Allow   []string `toml:"allow"`
+		Timeout Duration `toml:"timeout"` // whole request including redirects
+	} `toml:"web"`
 }
 
 // ML configures the ml_* tools: generation backends besides the built-in `ollama` (OLLAMA_HOST)
@@ -185,6 +191,7 @@ func Default() Config {
 	c.RAG.Backend = "embedded"
 	c.RAG.Embedder = "offline"
 	c.RAG.Collection = "hostuk-docs"
+	c.Web.Timeout.Duration = 30 * time.Second
 	return c
 }
 
@@ -283,6 +290,13 @@ func (c *Config) applyEnv() error {
 	if v := os.Getenv("SWITCHBOARD_QDRANT_URL"); v != "" {
 		c.RAG.Backend = "qdrant"
 		c.RAG.URL = v
+	}
+	if v := os.Getenv("SWITCHBOARD_FETCH_ALLOW"); v != "" {
+		for _, e := range strings.Split(v, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				c.Web.Allow = append(c.Web.Allow, e)
+			}
+		}
 	}
 	if v := os.Getenv("SWITCHBOARD_READ_ONLY"); v != "" {
 		b, err := strconv.ParseBool(v)

@@ -23,6 +23,8 @@ import {
   reducePlan,
   reduceProcesses,
   reduceSessions,
+  reduceTodos,
+  initialTodos,
   reduceTransports,
   type Reducer,
 } from './reducers';
@@ -50,6 +52,7 @@ function call(tool: string, time: string, extra: Partial<ActivityEntry> = {}): A
 describe('every reducer', () => {
   const all: [string, Reducer<any>, unknown][] = [
     ['sessions', reduceSessions, initialSessions],
+    ['todos', reduceTodos, initialTodos],
     ['activity', reduceActivity, initialActivity],
     ['transports', reduceTransports, initialTransports],
     ['processes', reduceProcesses, initialProcesses],
@@ -275,5 +278,29 @@ describe('reduceIDEActivity', () => {
       ev('ide:activity', { kind: 'activity', event: { type: 'build_finished', message: 'core#1 ok', timestamp: 't2' } }),
     ]);
     expect(s.events.map((e) => e.type)).toEqual(['build_started', 'build_finished']);
+  });
+});
+
+describe('todos', () => {
+  const list = (session: string, ...statuses: string[]) => ({
+    session,
+    updated: '2025-01-01T00:00:00Z',
+    items: statuses.map((status, i) => ({ content: `step ${i}`, status })),
+  });
+  it('takes the snapshot, replaces a list on update and drops it on removal', () => {
+    let s = run(reduceTodos, initialTodos, [snap('todos', { lists: [list('unix-1', 'completed', 'in_progress')] })]);
+    expect(Object.keys(s.lists)).toEqual(['unix-1']);
+    expect(s.lists['unix-1'].items[1].status).toBe('in_progress');
+    s = run(reduceTodos, s, [ev('todos', { kind: 'updated', list: list('unix-1', 'completed', 'completed') }), ev('todos', { kind: 'updated', list: list('http-2', 'pending') })]);
+    expect(s.lists['unix-1'].items.map((i) => i.status)).toEqual(['completed', 'completed']);
+    expect(s.lists['http-2'].items).toHaveLength(1);
+    s = run(reduceTodos, s, [ev('todos', { kind: 'removed', list: list('unix-1') })]);
+    expect(Object.keys(s.lists)).toEqual(['http-2']);
+    const same = reduceTodos(s, ev('todos', { kind: 'removed', list: list('nope') }));
+    expect(same).toBe(s);
+  });
+  it('tolerates a list without items', () => {
+    const s = reduceTodos(initialTodos, snap('todos', { lists: [{ session: 'x', updated: '' }] }));
+    expect(s.lists.x.items).toEqual([]);
   });
 });

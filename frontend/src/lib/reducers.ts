@@ -15,6 +15,7 @@ import type {
   ProcessInfo,
   RAGIngest,
   SessionInfo,
+  TodoList,
   ToolsetInfo,
   TransportInfo,
 } from './types';
@@ -73,6 +74,39 @@ export const reduceSessions: Reducer<SessionsState> = (state, msg) => {
       return { sessions: upsertById(state.sessions, s) };
     case 'disconnected':
       return { sessions: state.sessions.filter((x) => x.id !== s.id) };
+    default:
+      return state;
+  }
+};
+
+// ---- todos (each MCP client's todo_write list) ----------------------------------------------
+
+export interface TodosState {
+  /** Keyed by session ID (SessionInfo.id). */
+  lists: Record<string, TodoList>;
+}
+
+export const initialTodos: TodosState = { lists: {} };
+
+export const reduceTodos: Reducer<TodosState> = (state, msg) => {
+  const d = obj(msg.data);
+  if (msg.type === 'snapshot') {
+    const lists: Record<string, TodoList> = {};
+    for (const l of arr<TodoList>(d.lists)) if (l && l.session) lists[l.session] = { ...l, items: arr(l.items) };
+    return { lists };
+  }
+  if (msg.type !== 'event') return state;
+  const l = d.list as TodoList | undefined;
+  if (!l || !l.session) return state;
+  switch (d.kind) {
+    case 'updated':
+      return { lists: { ...state.lists, [l.session]: { ...l, items: arr(l.items) } } };
+    case 'removed': {
+      if (!(l.session in state.lists)) return state;
+      const lists = { ...state.lists };
+      delete lists[l.session];
+      return { lists };
+    }
     default:
       return state;
   }

@@ -33,6 +33,19 @@ export interface SessionRoot {
   detail?: string;
 }
 
+// ---- todos (todo_write lists, one per MCP client session) -------------------------------------
+
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | string;
+}
+
+export interface TodoList {
+  session: string; // SessionInfo.id
+  items: TodoItem[];
+  updated: string;
+}
+
 // ---- activity -------------------------------------------------------------------------------
 
 export interface ActivityEntry {

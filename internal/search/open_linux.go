@@ -1,0 +1,78 @@
+//go:build linux
+
+package search
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// fastOpener reads files with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) relative to the
+// search root's descriptor and raw read(2): the kernel keeps every open inside the root and
+// refuses symlinks on the way, in one system call, and the file skips the os.File set-up
+// (non-blocking mode, poller registration) that costs several more per file. Profiling grep on
+// GOROOT/src showed those calls as the largest cost after reading.
+type fastOpener struct {
+	dir *os.File
+	fd  int
+}
+
+var resolveHow = unix.OpenHow{
+	Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK,
+	Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+}
+
+// newFastOpener returns nil when openat2 is not available (kernel before 5.6, seccomp).
+func newFastOpener(root *os.Root) *fastOpener {
+	d, err := root.Open(".")
+	if err != nil {
+		return nil
+	}
+	fd := int(d.Fd())
+	how := resolveHow
+	how.Flags |= unix.O_DIRECTORY
+	probe, err := unix.Openat2(fd, ".", &how)
+	if err != nil {
+		d.Close()
+		return nil
+	}
+	unix.Close(probe)
+	return &fastOpener{dir: d, fd: fd}
+}
+
+func (o *fastOpener) close() { o.dir.Close() }
+
+// readFile reads rel (relative to the root) into buf; ok is false when it cannot be read or is
+// over MaxFileBytes.
+func (o *fastOpener) readFile(rel string, buf []byte) ([]byte, bool) {
+	how := resolveHow
+	fd, err := unix.Openat2(o.fd, rel, &how)
+	for err == unix.EINTR {
+		fd, err = unix.Openat2(o.fd, rel, &how)
+	}
+	if err != nil {
+		return buf, false
+	}
+	defer unix.Close(fd)
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= MaxFileBytes {
+				return buf[:0], false
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return buf, false
+		}
+		if n == 0 {
+			return buf, true
+		}
+		buf = buf[:len(buf)+n]
+	}
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package search
+
+import "os"
+
+// fastOpener is Linux-only (openat2); elsewhere files are opened through os.Root.
+type fastOpener struct{}
+
+func newFastOpener(*os.Root) *fastOpener { return nil }
+
+func (*fastOpener) close() {}
+
+func (*fastOpener) readFile(string, []byte) ([]byte, bool) { return nil, false }

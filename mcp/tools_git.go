@@ -1,0 +1,337 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/git"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+)
+
+// Git tools: the system git through internal/git (argument vectors, validated refs, paths
+// after "--", no pager/editor/prompt/hooks, no hub secrets in its environment).
+
+type GitStatusInput struct {
+	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+}
+
+type GitFileStatus struct {
+	Path     string `json:"path" jsonschema:"path relative to the repository root"`
+	OrigPath string `json:"orig_path,omitempty" jsonschema:"previous path of a rename or copy"`
+	Index    string `json:"index" jsonschema:"staged state: M modified, A added, D deleted, R renamed, C copied, U conflict, ? untracked, . unchanged"`
+	Worktree string `json:"worktree" jsonschema:"working-tree state, same letters"`
+	Status   string `json:"status" jsonschema:"modified, added, deleted, renamed, copied, type changed, conflicted or untracked"`
+}
+
+type GitStatusOutput struct {
+	Branch   string          `json:"branch" jsonschema:"current branch; empty when HEAD is detached"`
+	Commit   string          `json:"commit" jsonschema:"HEAD commit hash; empty before the first commit"`
+	Upstream string          `json:"upstream,omitempty" jsonschema:"upstream branch"`
+	Ahead    int             `json:"ahead" jsonschema:"commits ahead of upstream"`
+	Behind   int             `json:"behind" jsonschema:"commits behind upstream"`
+	Files    []GitFileStatus `json:"files" jsonschema:"changed, staged and untracked files"`
+	Clean    bool            `json:"clean" jsonschema:"no changes at all"`
+}
+
+type GitDiffInput struct {
+	Path   string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Staged bool     `json:"staged,omitempty" jsonschema:"diff the index against HEAD (what git_commit would record) instead of the working tree against the index"`
+	Ref    string   `json:"ref,omitempty" jsonschema:"compare with this revision or range: HEAD~1, main, main...feature, a1b2c3d..HEAD"`
+	Paths  []string `json:"paths,omitempty" jsonschema:"limit to these files or directories (relative to the repository)"`
+}
+
+type GitFileChange struct {
+	Path    string `json:"path" jsonschema:"file path"`
+	Added   int    `json:"added" jsonschema:"lines added"`
+	Removed int    `json:"removed" jsonschema:"lines removed"`
+	Binary  bool   `json:"binary,omitempty" jsonschema:"binary file (no line counts)"`
+}
+
+type GitDiffOutput struct {
+	Diff      string          `json:"diff" jsonschema:"unified diff"`
+	Files     []GitFileChange `json:"files" jsonschema:"changed files with line counts"`
+	Truncated bool            `json:"truncated" jsonschema:"the diff was cut at 512 KiB; narrow it with paths"`
+}
+
+type GitLogInput struct {
+	Path     string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	MaxCount int      `json:"max_count,omitempty" jsonschema:"commits to return (default 20, at most 500)"`
+	Ref      string   `json:"ref,omitempty" jsonschema:"start from this revision or range instead of HEAD (main, v1.0..HEAD)"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"only commits touching these paths"`
+}
+
+type GitCommit struct {
+	Hash    string `json:"hash" jsonschema:"full commit hash"`
+	Author  string `json:"author" jsonschema:"author name"`
+	Email   string `json:"email" jsonschema:"author email"`
+	Date    string `json:"date" jsonschema:"author date, ISO 8601"`
+	Subject string `json:"subject" jsonschema:"first line of the message"`
+	Body    string `json:"body,omitempty" jsonschema:"rest of the message (git_show only)"`
+}
+
+type GitLogOutput struct {
+	Commits []GitCommit `json:"commits" jsonschema:"commits, newest first"`
+}
+
+type GitShowInput struct {
+	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Ref  string `json:"ref" jsonschema:"commit to show: a hash, branch, tag or HEAD~N"`
+}
+
+type GitShowOutput struct {
+	Commit    GitCommit       `json:"commit" jsonschema:"the commit"`
+	Diff      string          `json:"diff" jsonschema:"its patch"`
+	Files     []GitFileChange `json:"files" jsonschema:"files it changed with line counts"`
+	Truncated bool            `json:"truncated" jsonschema:"the diff was cut at 512 KiB"`
+}
+
+type GitBranchInput struct {
+	Path     string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Create   string `json:"create,omitempty" jsonschema:"create a branch with this name at HEAD"`
+	Checkout string `json:"checkout,omitempty" jsonschema:"switch to this branch (or commit; after create, the new branch); refuses when local changes would be overwritten"`
+}
+
+type GitBranch struct {
+	Name     string `json:"name" jsonschema:"branch name"`
+	Commit   string `json:"commit" jsonschema:"commit it points at"`
+	Upstream string `json:"upstream,omitempty" jsonschema:"upstream branch"`
+	Current  bool   `json:"current" jsonschema:"checked out"`
+}
+
+type GitBranchOutput struct {
+	Current    string      `json:"current" jsonschema:"current branch after the call; empty when detached"`
+	Branches   []GitBranch `json:"branches" jsonschema:"local branches"`
+	Created    string      `json:"created,omitempty" jsonschema:"branch created by this call"`
+	CheckedOut string      `json:"checked_out,omitempty" jsonschema:"what this call switched to"`
+}
+
+type GitAddInput struct {
+	Path  string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Paths []string `json:"paths" jsonschema:"files or directories to stage, relative to the repository; [\".\"] for everything (literal paths, no globs)"`
+}
+
+type GitAddOutput struct {
+	Staged []GitFileStatus `json:"staged" jsonschema:"files now staged"`
+}
+
+type GitCommitInput struct {
+	Path    string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Message string `json:"message" jsonschema:"commit message: subject line, blank line, body"`
+}
+
+type GitCommitOutput struct {
+	Hash    string `json:"hash" jsonschema:"new commit hash"`
+	Branch  string `json:"branch" jsonschema:"branch it was recorded on"`
+	Subject string `json:"subject" jsonschema:"first line of the message"`
+	Files   int    `json:"files" jsonschema:"files changed by the commit"`
+}
+
+// WithGit enables the git_* tools. They run the system git; without it installed, each call
+// says so.
+func WithGit() Option {
+	return func(s *Service) error { s.gitOn = true; return nil }
+}
+
+func (s *Service) registerGitTools(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),
+		Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, s.gitStatus)
+	tool.Add(server, &sdk.Tool{Name: "git_diff", Annotations: tool.ReadOnly("Git diff"),
+		Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, s.gitDiff)
+	tool.Add(server, &sdk.Tool{Name: "git_log", Annotations: tool.ReadOnly("Git log"),
+		Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, s.gitLog)
+	tool.Add(server, &sdk.Tool{Name: "git_show", Annotations: tool.ReadOnly("Git show"),
+		Description: "Show one commit: metadata, full message, patch and per-file line counts."}, s.gitShow)
+	tool.Add(server, &sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
+		Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, s.gitBranch)
+	tool.Add(server, &sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
+		Description: "Stage files for the next commit."}, s.gitAdd)
+	tool.Add(server, &sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
+		Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, s.gitCommit)
+}
+
+// gitRepo resolves the repository directory of a call and a Runner confined to its workspace.
+func (s *Service) gitRepo(req *sdk.CallToolRequest, p string) (*git.Runner, string, string, error) {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if p == "" {
+		p = "."
+	}
+	dir, err := ws.Resolve(p)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("path: %w", err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, "", "", fmt.Errorf("path: %q is not a directory; give the repository directory", p)
+	}
+	r, err := git.New(ws.Dir())
+	if err != nil {
+		return nil, "", "", err
+	}
+	return r, dir, ws.Dir(), nil
+}
+
+func gitErr(err error) error {
+	var fe *git.FieldError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return err
+}
+
+func fileStatuses(in []git.FileStatus) []GitFileStatus {
+	out := make([]GitFileStatus, len(in))
+	for i, f := range in {
+		out[i] = GitFileStatus(f)
+	}
+	return out
+}
+
+func fileChanges(in []git.FileChange) []GitFileChange {
+	out := make([]GitFileChange, len(in))
+	for i, f := range in {
+		out[i] = GitFileChange(f)
+	}
+	return out
+}
+
+func (s *Service) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in GitStatusInput) (*sdk.CallToolResult, GitStatusOutput, error) {
+	r, dir, _, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitStatusOutput{}, err
+	}
+	st, err := r.Status(ctx, dir)
+	if err != nil {
+		return nil, GitStatusOutput{}, gitErr(err)
+	}
+	return nil, GitStatusOutput{Branch: st.Branch, Commit: st.Commit, Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Files: fileStatuses(st.Files), Clean: st.Clean}, nil
+}
+
+func (s *Service) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitDiffInput) (*sdk.CallToolResult, GitDiffOutput, error) {
+	r, dir, root, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitDiffOutput{}, err
+	}
+	if err := git.CheckPaths("paths", in.Paths, root, dir); err != nil {
+		return nil, GitDiffOutput{}, err
+	}
+	d, err := r.Diff(ctx, dir, git.DiffOptions{Staged: in.Staged, Ref: in.Ref, Paths: in.Paths})
+	if err != nil {
+		return nil, GitDiffOutput{}, gitErr(err)
+	}
+	return nil, GitDiffOutput{Diff: d.Diff, Files: fileChanges(d.Files), Truncated: d.Truncated}, nil
+}
+
+func commits(in []git.Commit) []GitCommit {
+	out := make([]GitCommit, len(in))
+	for i, c := range in {
+		out[i] = GitCommit(c)
+	}
+	return out
+}
+
+func (s *Service) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLogInput) (*sdk.CallToolResult, GitLogOutput, error) {
+	r, dir, root, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitLogOutput{}, err
+	}
+	if in.MaxCount < 0 {
+		return nil, GitLogOutput{}, errors.New("max_count: must be positive")
+	}
+	if err := git.CheckPaths("paths", in.Paths, root, dir); err != nil {
+		return nil, GitLogOutput{}, err
+	}
+	cs, err := r.Log(ctx, dir, git.LogOptions{MaxCount: in.MaxCount, Ref: in.Ref, Paths: in.Paths})
+	if err != nil {
+		return nil, GitLogOutput{}, gitErr(err)
+	}
+	return nil, GitLogOutput{Commits: commits(cs)}, nil
+}
+
+func (s *Service) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitShowInput) (*sdk.CallToolResult, GitShowOutput, error) {
+	r, dir, _, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitShowOutput{}, err
+	}
+	if in.Ref == "" {
+		return nil, GitShowOutput{}, errors.New("ref: empty; give a commit such as HEAD or a hash from git_log")
+	}
+	res, err := r.Show(ctx, dir, in.Ref)
+	if err != nil {
+		return nil, GitShowOutput{}, gitErr(err)
+	}
+	return nil, GitShowOutput{Commit: GitCommit(res.Commit), Diff: res.Diff, Files: fileChanges(res.Files), Truncated: res.Truncated}, nil
+}
+
+func (s *Service) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in GitBranchInput) (*sdk.CallToolResult, GitBranchOutput, error) {
+	r, dir, _, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitBranchOutput{}, err
+	}
+	var out GitBranchOutput
+	if in.Create != "" {
+		if err := r.CreateBranch(ctx, dir, in.Create); err != nil {
+			return nil, GitBranchOutput{}, gitErr(err)
+		}
+		out.Created = in.Create
+	}
+	if in.Checkout != "" {
+		if err := r.Checkout(ctx, dir, in.Checkout); err != nil {
+			return nil, GitBranchOutput{}, gitErr(err)
+		}
+		out.CheckedOut = in.Checkout
+	}
+	bs, err := r.Branches(ctx, dir)
+	if err != nil {
+		return nil, GitBranchOutput{}, gitErr(err)
+	}
+	out.Branches = make([]GitBranch, len(bs))
+	for i, b := range bs {
+		out.Branches[i] = GitBranch(b)
+		if b.Current {
+			out.Current = b.Name
+		}
+	}
+	return nil, out, nil
+}
+
+func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAddInput) (*sdk.CallToolResult, GitAddOutput, error) {
+	r, dir, root, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitAddOutput{}, err
+	}
+	if err := git.CheckPaths("paths", in.Paths, root, dir); err != nil {
+		return nil, GitAddOutput{}, err
+	}
+	if err := r.Add(ctx, dir, in.Paths); err != nil {
+		return nil, GitAddOutput{}, gitErr(err)
+	}
+	st, err := r.Status(ctx, dir)
+	if err != nil {
+		return nil, GitAddOutput{}, gitErr(err)
+	}
+	out := GitAddOutput{Staged: []GitFileStatus{}}
+	for _, f := range st.Files {
+		if f.Index != "." && f.Index != "?" {
+			out.Staged = append(out.Staged, GitFileStatus(f))
+		}
+	}
+	return nil, out, nil
+}
+
+func (s *Service) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
+	r, dir, _, err := s.gitRepo(req, in.Path)
+	if err != nil {
+		return nil, GitCommitOutput{}, err
+	}
+	c, err := r.Commit(ctx, dir, in.Message)
+	if err != nil {
+		return nil, GitCommitOutput{}, gitErr(err)
+	}
+	return nil, GitCommitOutput(c), nil
+}

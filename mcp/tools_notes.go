@@ -1,0 +1,245 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/notes"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+)
+
+// Memory and todo tools (internal/notes): notes that persist per workspace under the data dir,
+// and one todo list per client session, shown live on the dashboard (hub channel "todos").
+
+type MemoryWriteInput struct {
+	Key     string `json:"key" jsonschema:"note name: letters, digits, '.', '_' and '-' (no path separators), at most 128 characters"`
+	Content string `json:"content" jsonschema:"note text (at most 256 KiB); empty deletes the note"`
+}
+
+type MemoryWriteOutput struct {
+	Key      string `json:"key" jsonschema:"echoed key"`
+	Size     int    `json:"size" jsonschema:"bytes stored (0 after a delete)"`
+	Deleted  bool   `json:"deleted" jsonschema:"the note was deleted (empty content)"`
+	Replaced bool   `json:"replaced" jsonschema:"an existing note was overwritten or deleted"`
+}
+
+type MemoryReadInput struct {
+	Key string `json:"key,omitempty" jsonschema:"note to read; omit to list every note's key, size and time"`
+}
+
+type MemoryNote struct {
+	Key     string    `json:"key" jsonschema:"note name"`
+	Size    int64     `json:"size" jsonschema:"bytes"`
+	Updated time.Time `json:"updated" jsonschema:"last write"`
+}
+
+type MemoryReadOutput struct {
+	Key     string       `json:"key,omitempty" jsonschema:"the note read (with key)"`
+	Content string       `json:"content,omitempty" jsonschema:"its text (with key)"`
+	Size    int64        `json:"size,omitempty" jsonschema:"its size in bytes (with key)"`
+	Updated *time.Time   `json:"updated,omitempty" jsonschema:"its last write (with key)"`
+	Notes   []MemoryNote `json:"notes,omitempty" jsonschema:"every note of this workspace, by key (without key)"`
+}
+
+type TodoItem struct {
+	Content string `json:"content" jsonschema:"what the step is"`
+	Status  string `json:"status" jsonschema:"pending, in_progress or completed"`
+}
+
+type TodoWriteInput struct {
+	Items []TodoItem `json:"items" jsonschema:"the whole list, in order; replaces this session's list (empty clears it)"`
+}
+
+type TodoListOutput struct {
+	Items      []TodoItem `json:"items" jsonschema:"this session's list"`
+	Pending    int        `json:"pending" jsonschema:"items pending"`
+	InProgress int        `json:"in_progress" jsonschema:"items in progress"`
+	Completed  int        `json:"completed" jsonschema:"items completed"`
+}
+
+type TodoReadInput struct{}
+
+// notesState is the Service's memory stores (one per workspace) and todo lists.
+type notesState struct {
+	dataDir string
+	todos   *notes.Todos
+
+	mu       sync.Mutex
+	stores   map[string]*notes.Memory
+	watching map[string]bool // sessions whose end removes their list
+}
+
+// WithNotes enables memory_* and todo_* tools; memory notes live under dataDir.
+func WithNotes(dataDir string) Option {
+	return func(s *Service) error {
+		if dataDir == "" {
+			return errors.New("notes: data dir is empty")
+		}
+		s.notes = &notesState{dataDir: dataDir, todos: notes.NewTodos(), stores: map[string]*notes.Memory{}, watching: map[string]bool{}}
+		return nil
+	}
+}
+
+// Todos returns the todo lists (nil without WithNotes).
+func (s *Service) Todos() *notes.Todos {
+	if s.notes == nil {
+		return nil
+	}
+	return s.notes.todos
+}
+
+func (s *Service) registerNotesTools(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
+		Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, s.memoryWrite)
+	tool.Add(server, &sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),
+		Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, s.memoryRead)
+	tool.Add(server, &sdk.Tool{Name: "todo_write", Annotations: tool.Write("Write todo list", false, true),
+		Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, s.todoWrite)
+	tool.Add(server, &sdk.Tool{Name: "todo_read", Annotations: tool.ReadOnly("Read todo list"),
+		Description: "Return this session's todo list."}, s.todoRead)
+}
+
+func (s *Service) memoryFor(req *sdk.CallToolRequest) (*notes.Memory, error) {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, err
+	}
+	s.notes.mu.Lock()
+	defer s.notes.mu.Unlock()
+	if m, ok := s.notes.stores[ws.Dir()]; ok {
+		return m, nil
+	}
+	m, err := notes.OpenMemory(s.notes.dataDir, ws.Dir())
+	if err != nil {
+		return nil, err
+	}
+	s.notes.stores[ws.Dir()] = m
+	return m, nil
+}
+
+func notesErr(err error) error {
+	var fe *notes.FieldError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return err
+}
+
+func (s *Service) memoryWrite(_ context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
+	m, err := s.memoryFor(req)
+	if err != nil {
+		return nil, MemoryWriteOutput{}, err
+	}
+	existed, err := m.Write(in.Key, in.Content)
+	if err != nil {
+		return nil, MemoryWriteOutput{}, notesErr(err)
+	}
+	return nil, MemoryWriteOutput{Key: in.Key, Size: len(in.Content), Deleted: in.Content == "", Replaced: existed}, nil
+}
+
+func (s *Service) memoryRead(_ context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
+	m, err := s.memoryFor(req)
+	if err != nil {
+		return nil, MemoryReadOutput{}, err
+	}
+	if in.Key == "" {
+		list, err := m.List()
+		if err != nil {
+			return nil, MemoryReadOutput{}, err
+		}
+		out := MemoryReadOutput{Notes: make([]MemoryNote, len(list))}
+		for i, n := range list {
+			out.Notes[i] = MemoryNote(n)
+		}
+		return nil, out, nil
+	}
+	n, err := m.Read(in.Key)
+	if err != nil {
+		return nil, MemoryReadOutput{}, notesErr(err)
+	}
+	return nil, MemoryReadOutput{Key: n.Key, Content: n.Content, Size: n.Size, Updated: &n.Updated}, nil
+}
+
+// todoSession names the calling session's list: the hub's session registry ID (what the
+// dashboard shows) when the connection has one, else the MCP session ID, else the session
+// object itself (in-process clients have neither). The list is dropped when the session ends.
+func (s *Service) todoSession(ctx context.Context, req *sdk.CallToolRequest) string {
+	key, _ := s.sessionID(ctx, req)
+	if key == "" && req.Session != nil {
+		key = req.Session.ID()
+	}
+	if key == "" {
+		key = fmt.Sprintf("session-%p", req.Session)
+	}
+	s.notes.mu.Lock()
+	watch := !s.notes.watching[key]
+	s.notes.watching[key] = true
+	s.notes.mu.Unlock()
+	if watch && req.Session != nil {
+		go func() {
+			_ = req.Session.Wait()
+			s.notes.todos.Remove(key)
+			s.notes.mu.Lock()
+			delete(s.notes.watching, key)
+			s.notes.mu.Unlock()
+		}()
+	}
+	return key
+}
+
+func todoOut(l notes.TodoList) TodoListOutput {
+	out := TodoListOutput{Items: make([]TodoItem, len(l.Items))}
+	for i, it := range l.Items {
+		out.Items[i] = TodoItem(it)
+		switch it.Status {
+		case notes.Pending:
+			out.Pending++
+		case notes.InProgress:
+			out.InProgress++
+		case notes.Completed:
+			out.Completed++
+		}
+	}
+	return out
+}
+
+func (s *Service) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in TodoWriteInput) (*sdk.CallToolResult, TodoListOutput, error) {
+	items := make([]notes.TodoItem, len(in.Items))
+	for i, it := range in.Items {
+		items[i] = notes.TodoItem(it)
+	}
+	if err := notes.CheckItems(items); err != nil {
+		return nil, TodoListOutput{}, notesErr(err)
+	}
+	l, err := s.notes.todos.Set(s.todoSession(ctx, req), items)
+	if err != nil {
+		return nil, TodoListOutput{}, notesErr(err)
+	}
+	return nil, todoOut(l), nil
+}
+
+func (s *Service) todoRead(ctx context.Context, req *sdk.CallToolRequest, _ TodoReadInput) (*sdk.CallToolResult, TodoListOutput, error) {
+	return nil, todoOut(s.notes.todos.Get(s.todoSession(ctx, req))), nil
+}
+
+// TodosSnapshot is the "todos" hub channel's snapshot: every session's list.
+type TodosSnapshot struct {
+	Lists []notes.TodoList `json:"lists"`
+}
+
+// wireNotesFeed publishes todo lists on the hub channel "todos" (snapshot + change events).
+func (s *Service) wireNotesFeed() {
+	if s.hub == nil || s.notes == nil {
+		return
+	}
+	h := s.hub
+	h.SetSnapshotProvider("todos", func(string) (any, bool) {
+		return TodosSnapshot{Lists: s.notes.todos.All()}, true
+	})
+	s.notes.todos.Subscribe(func(c notes.TodoChange) { h.Publish("todos", "event", c) })
+}

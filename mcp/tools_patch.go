@@ -1,0 +1,82 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/patch"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+)
+
+// file_patch: unified diffs applied atomically inside the workspace (internal/patch).
+
+type PatchInput struct {
+	Patch  string `json:"patch" jsonschema:"unified diff (as git diff or diff -u prints) for one or more files; a/ b/ prefixes, /dev/null for new and deleted files"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"only check that every hunk applies and report what would change"`
+}
+
+type PatchFile struct {
+	Path    string `json:"path" jsonschema:"file path relative to the workspace root"`
+	OldPath string `json:"old_path,omitempty" jsonschema:"previous path, for renames"`
+	Action  string `json:"action" jsonschema:"create, modify, delete or rename"`
+	Hunks   int    `json:"hunks" jsonschema:"number of hunks"`
+	Added   int    `json:"added" jsonschema:"lines added"`
+	Removed int    `json:"removed" jsonschema:"lines removed"`
+	Offsets []int  `json:"offsets,omitempty" jsonschema:"per hunk, how many lines from its header's position it applied (only when some moved)"`
+}
+
+type PatchRisk struct {
+	Level   string   `json:"level" jsonschema:"low, medium or high"`
+	Reasons []string `json:"reasons" jsonschema:"why: size, deletions, sensitive paths (.git/, secrets, CI config, lock files)"`
+}
+
+type PatchOutput struct {
+	Files   []PatchFile `json:"files" jsonschema:"what the patch does to each file"`
+	Risk    PatchRisk   `json:"risk" jsonschema:"risk assessment of the patch"`
+	Applied bool        `json:"applied" jsonschema:"whether files were changed (false for dry_run)"`
+	DryRun  bool        `json:"dry_run" jsonschema:"echoed dry_run"`
+}
+
+// WithPatch enables file_patch.
+func WithPatch() Option {
+	return func(s *Service) error { s.patchOn = true; return nil }
+}
+
+func (s *Service) registerPatchTools(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
+		Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, s.filePatch)
+}
+
+func (s *Service) filePatch(_ context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
+	files, err := patch.Parse(in.Patch)
+	if err != nil {
+		var pe *patch.ParseError
+		if errors.As(err, &pe) {
+			return nil, PatchOutput{}, fmt.Errorf("patch: does not parse at line %d: %s", pe.Line, pe.Msg)
+		}
+		return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
+	}
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return nil, PatchOutput{}, err
+	}
+	root, err := os.OpenRoot(ws.Dir())
+	if err != nil {
+		return nil, PatchOutput{}, fmt.Errorf("workspace: %w", err)
+	}
+	defer root.Close()
+	res, err := patch.Apply(root, files, in.DryRun)
+	if err != nil {
+		return nil, PatchOutput{}, err
+	}
+	out := PatchOutput{Files: make([]PatchFile, len(res.Files)), Risk: PatchRisk{Level: res.Risk.Level, Reasons: res.Risk.Reasons},
+		Applied: res.Applied, DryRun: in.DryRun}
+	for i, f := range res.Files {
+		out.Files[i] = PatchFile{Path: f.Path, OldPath: f.OldPath, Action: f.Action, Hunks: f.Hunks, Added: f.Added, Removed: f.Removed, Offsets: f.Offsets}
+	}
+	return nil, out, nil
+}
