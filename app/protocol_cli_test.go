@@ -43,7 +43,7 @@ func TestServeStdioQuiet(t *testing.T) {
 		t.Fatal(err)
 	}
 	instr := cs.InitializeResult().Instructions
-	for _, want := range []string{"exec", "file_read", "process table"} {
+	for _, want := range []string{"exec", "file_*", "dir_*", "process table"} {
 		if !strings.Contains(instr, want) {
 			t.Errorf("instructions lack %q: %s", want, instr)
 		}
@@ -267,5 +267,32 @@ func TestConnectReportsHubGoingAway(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "went away") || !strings.Contains(stderr.String(), sock) {
 		t.Errorf("stderr = %q; want it to say the hub at %s went away", stderr.String(), sock)
+	}
+}
+
+// TestDoctorNamesOnlyServedToolsets: doctor reports the toolsets from the registered tools and
+// checks the IDE backend only when the ide toolset is served.
+func TestDoctorNamesOnlyServedToolsets(t *testing.T) {
+	bin := binary(t)
+	cmd := exec.Command(bin, "doctor", "--workspace", t.TempDir())
+	cmd.Env = append(testEnv(t), "SWITCHBOARD_IDE_URL=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("doctor: %v\n%s", err, out)
+	}
+	s := string(out)
+	if !regexp.MustCompile(`\[ok  \] toolsets\s+serving files \(\d+\), process \(\d+\), ws \(\d+\), metrics \(\d+\); registered but off: ide`).MatchString(s) {
+		t.Errorf("doctor toolsets line:\n%s", s)
+	}
+	for _, absent := range []string{"ide backend", "webview", "rag", "browser automation"} {
+		if strings.Contains(s, absent) {
+			t.Errorf("doctor mentions %q, which is not served:\n%s", absent, s)
+		}
+	}
+	cmd = exec.Command(bin, "doctor", "--workspace", t.TempDir(), "--toolsets", "files")
+	cmd.Env = testEnv(t) // an IDE URL is configured, but --toolsets leaves ide out
+	out, _ = cmd.CombinedOutput()
+	if !strings.Contains(string(out), "serving files (") || strings.Contains(string(out), "ide backend") {
+		t.Errorf("doctor --toolsets files:\n%s", out)
 	}
 }

@@ -15,7 +15,7 @@ func (s *Service) Instructions() string {
 	var groups []string
 	for _, ts := range s.Toolsets() {
 		if ts.Enabled && len(ts.Tools) > 0 {
-			groups = append(groups, fmt.Sprintf("%s (%s)", ts.Title, strings.Join(ts.Tools, ", ")))
+			groups = append(groups, fmt.Sprintf("%s (%s)", ts.Title, strings.Join(servedPatterns(ts), ", ")))
 		}
 	}
 	var b strings.Builder
@@ -46,4 +46,23 @@ func (s *Service) instructionsMiddleware(next sdk.MethodHandler) sdk.MethodHandl
 		}
 		return res, err
 	}
+}
+
+// servedPatterns names a toolset's served tools compactly: "file_*" for a prefix, the name for a
+// whole-name entry such as exec; only patterns that match a served tool.
+func servedPatterns(ts ToolsetStatus) []string {
+	var out []string
+	for _, p := range toolsets[ToolsetIndex(ts.Name)].prefixes {
+		for _, name := range ts.Tools {
+			if name == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(name, p)) {
+				if strings.HasSuffix(p, "_") {
+					out = append(out, p+"*")
+				} else {
+					out = append(out, p)
+				}
+				break
+			}
+		}
+	}
+	return out
 }

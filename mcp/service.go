@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // ServerName is the implementation name announced to clients.
@@ -381,6 +382,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		if err := s.ws.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))
 		}
+		tool.Forget(s.server) // the handlers kept for re-adding switched-off toolsets
 		s.shutdownErr = errors.Join(errs...)
 	})
 	return s.shutdownErr
