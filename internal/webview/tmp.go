@@ -1,0 +1,5 @@
+package webview
+
+import "os"
+
+func osTempDir() string { return os.TempDir() }
