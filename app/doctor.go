@@ -6,13 +6,13 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 )
 
 // check is one doctor finding: what was checked, whether it is fine, and how to fix it if not.
@@ -100,13 +100,11 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	} else {
 		out = append(out, check{name: "desktop build", ok: false, optional: true, detail: "this binary has no desktop UI (built without -tags desktop)", fix: "make build (needs libgtk-3-dev and libwebkit2gtk-4.1-dev: build/setup-deps.sh)"})
 	}
-	for _, bin := range []string{"chromium", "google-chrome", "chromium-browser"} {
-		if p, err := exec.LookPath(bin); err == nil {
-			out = append(out, check{name: "browser", ok: true, detail: p + " (start it with --remote-debugging-port=9222 for the webview tools)"})
-			return out
-		}
+	p, err := webview.FindBrowser(cfg.Browser.Path)
+	if err != nil {
+		return append(out, check{name: "browser", optional: true, detail: err.Error(), fix: "apt-get install chromium, or set [browser] path (used by webview_launch and the dashboard's end-to-end tests)"})
 	}
-	return append(out, check{name: "browser", optional: true, detail: "no Chrome/Chromium on PATH", fix: "apt-get install chromium (used for browser automation and the dashboard's end-to-end tests)"})
+	return append(out, check{name: "browser", ok: true, detail: p + " (webview_launch starts it; webview_connect attaches to a Chrome started with --remote-debugging-port=9222)"})
 }
 
 func socketCheck(path string) check {

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
@@ -59,6 +60,8 @@ type Service struct {
 	procs        *process.Service
 	hub          *hub.Hub
 	metrics      *metrics.Store
+	browser      *webview.Webview
+	browserFeed  *browserFeed
 	subsystems   []Subsystem
 
 	readOnly bool
@@ -87,6 +90,12 @@ func WithProcessService(ps *process.Service) Option {
 // WithWSHub enables the WebSocket tools and live feeds. The Service shuts it down on Shutdown.
 func WithWSHub(h *hub.Hub) Option {
 	return func(s *Service) error { s.hub = h; return nil }
+}
+
+// WithBrowser enables the browser tools (webview_*) on the shared connection w. The Service
+// closes it (and any browser it launched) on Shutdown.
+func WithBrowser(w *webview.Webview) Option {
+	return func(s *Service) error { s.browser = w; return nil }
 }
 
 // WithSubsystem appends a tool plugin; its tools follow the built-in ones.
@@ -176,6 +185,9 @@ func New(opts ...Option) (*Service, error) {
 	}
 	if s.procs != nil {
 		s.registerProcessTools(s.server)
+	}
+	if s.browser != nil {
+		s.registerWebviewTools(s.server)
 	}
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
@@ -291,6 +303,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 					errs = append(errs, fmt.Errorf("subsystem %s: %w", s.subsystems[i].Name(), err))
 				}
 			}
+		}
+		if s.browser != nil {
+			s.browserFeed.stop()
+			_ = s.browser.Close()
 		}
 		if s.procs != nil {
 			if err := s.procs.Shutdown(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -22,6 +23,7 @@ func TestToolSnapshots(t *testing.T) {
 		mcp.WithProcessService(process.New(process.Options{})),
 		mcp.WithWSHub(h),
 		mcp.WithSubsystem(ide.New(nil)),
+		mcp.WithBrowser(webview.New(webview.Options{})),
 	)
 	if err != nil {
 		t.Fatal(err)

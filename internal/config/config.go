@@ -61,6 +61,10 @@ type Config struct {
 	Metrics struct {
 		Dir string `toml:"dir"`
 	} `toml:"metrics"`
+	Browser struct {
+		Path     string `toml:"path"`     // executable for webview_launch; empty: chromium, chromium-browser, google-chrome on PATH
+		Headless bool   `toml:"headless"` // default of webview_launch's headless (true)
+	} `toml:"browser"`
 	Dashboard struct {
 		Addr  string `toml:"addr"`  // headless dashboard (no display), loopback
 		Token string `toml:"token"` // empty: a new random token each start
@@ -111,6 +115,7 @@ func Default() Config {
 	c.Process.MaxProcesses = 32
 	c.Process.BufferBytes = 4 << 20
 	c.Process.StopGraceSeconds = 5
+	c.Browser.Headless = true
 	return c
 }
 
@@ -192,6 +197,9 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_IDE_TOKEN"); v != "" {
 		c.IDE.Token = v
+	}
+	if v := os.Getenv("SWITCHBOARD_BROWSER"); v != "" {
+		c.Browser.Path = v
 	}
 	if v := os.Getenv("SWITCHBOARD_DASHBOARD_ADDR"); v != "" {
 		c.Dashboard.Addr = v

@@ -303,7 +303,7 @@ func (w *Webview) Eval(ctx context.Context, script string) (EvalResult, error) {
 	var out EvalResult
 	err := w.run(ctx, 0, func(ctx context.Context, t *chromedp.Target) error {
 		res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: script, ReturnByValue: ptr(true),
-			AwaitPromise: ptr(true), UserGesture: ptr(true), ReplMode: ptr(true)})
+			AwaitPromise: ptr(true), UserGesture: ptr(true)})
 		if err != nil {
 			var ce *cdproto.Error
 			if errors.As(err, &ce) {

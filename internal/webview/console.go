@@ -12,11 +12,11 @@ import (
 
 // ConsoleMessage is one captured console call, uncaught exception or browser log entry.
 type ConsoleMessage struct {
-	Type      string `json:"type"`
-	Text      string `json:"text"`
-	Timestamp string `json:"timestamp"`
-	URL       string `json:"url,omitempty"`
-	Line      int    `json:"line,omitempty"`
+	Type      string `json:"type" jsonschema:"message level: log, info, warning, error, debug, ... from console calls; exception for an uncaught error; verbose/info/warning/error for browser log entries"`
+	Text      string `json:"text" jsonschema:"message content (arguments joined by spaces; an exception's message and stack)"`
+	Timestamp string `json:"timestamp" jsonschema:"RFC 3339 timestamp"`
+	URL       string `json:"url,omitempty" jsonschema:"source URL, if available"`
+	Line      int    `json:"line,omitempty" jsonschema:"source line number (1-based), if available"`
 }
 
 const maxConsoleText = 8 << 10

@@ -44,7 +44,7 @@ type SnapshotResult struct {
 
 // Snapshot returns the page's accessibility tree as indented text, one node a line:
 //
-//	- button "Save" [ref=e3] disabled
+//   - button "Save" [ref=e3] disabled
 //
 // Every interactive element gets a ref that Click and Type accept. A node keeps its ref across
 // snapshots of the same document; navigation clears them.
@@ -68,7 +68,11 @@ func (w *Webview) Snapshot(ctx context.Context, maxChars int) (SnapshotResult, e
 		out = render(tb, res.Nodes, maxChars)
 		return nil
 	})
+	title := out.Title
 	out.URL, out.Title = tb.info()
+	if title != "" {
+		out.Title = title
+	}
 	return out, err
 }
 
@@ -120,7 +124,11 @@ func render(tb *tab, nodes []*accessibility.Node, maxChars int) SnapshotResult {
 	if text == "" {
 		text = "(empty page)\n"
 	}
-	return SnapshotResult{Text: text, Refs: r.refs, Truncated: r.dropped > 0}
+	title := ""
+	if len(nodes) > 0 {
+		title = axString(nodes[0].Name)
+	}
+	return SnapshotResult{Title: title, Text: text, Refs: r.refs, Truncated: r.dropped > 0}
 }
 
 func (r *renderer) walk(n *accessibility.Node, depth int, parentName string) {

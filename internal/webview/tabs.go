@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
@@ -198,4 +199,18 @@ func (w *Webview) State() State {
 		}
 	}
 	return s
+}
+
+// Refresh reads the active tab's current URL and title from the browser (Chrome does not
+// announce title changes), so that State is current.
+func (w *Webview) Refresh(ctx context.Context) {
+	st, tb, err := w.activeTab()
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if info, err := cdp.Call(ctx, st.browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: tb.id}); err == nil && info.TargetInfo != nil {
+		tb.setInfo(info.TargetInfo.URL, info.TargetInfo.Title)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -222,7 +223,7 @@ func (w *Webview) Launch(ctx context.Context, o LaunchOptions) (LaunchInfo, erro
 	w.Disconnect()
 	root := w.opts.DataDir
 	if root == "" {
-		root = filepath.Join(osTempDir(), "switchboard")
+		root = filepath.Join(os.TempDir(), "switchboard")
 	}
 	lctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

@@ -1,5 +1,0 @@
-package webview
-
-import "os"
-
-func osTempDir() string { return os.TempDir() }
