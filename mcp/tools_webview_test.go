@@ -653,3 +653,37 @@ func TestWebviewDashboardFeed(t *testing.T) {
 		}
 	}
 }
+
+func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
+	needBrowser(t)
+	dataDir := t.TempDir()
+	w := webview.New(webview.Options{DataDir: dataDir, BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
+	s, err := New(WithWorkspaceRoot(t.TempDir()), WithBrowser(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	var launch WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser"))
+	if len(profiles) != 1 || len(processGroup(launch.PID)) == 0 {
+		t.Fatalf("after launch: profiles %v, group %v", profiles, processGroup(launch.PID))
+	}
+	// A second launch replaces the first browser: still one browser, one profile.
+	var again WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &again)
+	if left := processGroup(launch.PID); len(left) > 0 {
+		t.Fatalf("first browser left running after a second launch: %v", left)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left := processGroup(again.PID); len(left) > 0 {
+		t.Fatalf("browser processes left after hub shutdown: %v", left)
+	}
+	if profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser")); len(profiles) != 0 {
+		t.Fatalf("profiles left after hub shutdown: %v", profiles)
+	}
+}

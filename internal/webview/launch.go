@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -174,17 +175,40 @@ func (p *browserProc) close() {
 	removeAllRetry(p.profile)
 }
 
-// waitGroupGone waits until no process is left in the process group (zombies of helpers are
-// reaped by init once their parent is gone).
+// waitGroupGone waits until no live process is left in the process group. Zombies do not
+// count: helpers reparented to a PID 1 that does not reap (a container) can stay zombies.
 func waitGroupGone(pgid int, limit time.Duration) {
 	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-			return
-		}
+	for len(GroupMembers(pgid)) > 0 && time.Now().Before(deadline) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// GroupMembers lists the live (non-zombie) processes of process group pgid, from /proc.
+func GroupMembers(pgid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) {
+			continue
+		}
+		f := strings.Fields(s[i+2:])
+		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // removeAllRetry removes dir; a helper that was still writing can make the first attempt fail.

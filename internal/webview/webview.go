@@ -22,7 +22,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -347,19 +346,10 @@ func (w *Webview) Close() error {
 	return nil
 }
 
-// shutdown releases a session: for a launched browser a graceful Browser.close, then the
-// process group is killed and the profile removed; for a connected one our tabs are closed and
-// the others detached.
+// shutdown releases a session. A launched browser's process group is killed outright (its
+// profile is thrown away, so there is nothing a graceful close would save) and the profile
+// removed; for a connected browser the tabs we opened are closed and the others detached.
 func (st *session) shutdown(grace time.Duration) {
-	if st.proc != nil && st.browser != nil && st.rootCtx.Err() == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), grace/2)
-		_, _ = cdp.Call(ctx, st.browser, browser.Close, cdp.Empty{})
-		cancel()
-		select {
-		case <-st.proc.done:
-		case <-time.After(grace / 2):
-		}
-	}
 	st.mu.Lock()
 	tabs := make([]*tab, 0, len(st.tabs))
 	for _, t := range st.tabs {
