@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -61,6 +62,7 @@ func (w *Webview) Snapshot(ctx context.Context, maxChars int) (SnapshotResult, e
 	}
 	var out SnapshotResult
 	err = w.runOn(ctx, st, tb, 0, func(ctx context.Context, t *chromedp.Target) error {
+		waitParsed(ctx, t)
 		res, err := cdp.Call(ctx, t, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 		if err != nil {
 			return err
@@ -74,6 +76,17 @@ func (w *Webview) Snapshot(ctx context.Context, maxChars int) (SnapshotResult, e
 		out.Title = title
 	}
 	return out, err
+}
+
+// parsedJS resolves once the document has been parsed (DOMContentLoaded), at once if it has.
+const parsedJS = `document.readyState !== 'loading' || new Promise(r => document.addEventListener('DOMContentLoaded', () => r(true), {once: true}))`
+
+// waitParsed waits until the current document is parsed, so that a snapshot right after
+// webview_navigate (which returns at commit) shows the page rather than an empty body. A
+// navigation that replaces the document meanwhile ends the wait; the snapshot then shows
+// whatever is there.
+func waitParsed(ctx context.Context, t *chromedp.Target) {
+	_, _ = cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: parsedJS, AwaitPromise: ptr(true)})
 }
 
 func axString(v *accessibility.Value) string {
