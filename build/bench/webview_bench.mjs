@@ -265,7 +265,7 @@ function writeDocs(file, md) {
   const s = text.indexOf(GEN_BEGIN);
   const e = text.indexOf(GEN_END);
   if (s < 0 || e < s) throw new Error(`${file}: no ${GEN_BEGIN} … ${GEN_END} block; add it to the browser section first`);
-  text = text.slice(0, s) + `${GEN_BEGIN}\n${md}\n` + text.slice(e);
+  text = `${text.slice(0, s)}${GEN_BEGIN}\n${md}\n${text.slice(e)}`;
   fs.writeFileSync(file, text);
   process.stderr.write(`bench: wrote the table into ${path.relative(process.cwd(), file)}\n`);
 }
