@@ -318,12 +318,19 @@ func (s *Service) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest,
 	return res, out, nil
 }
 
-func (s *Service) webviewWait(ctx context.Context, _ *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+func (s *Service) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, 0)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
 	}
-	took, err := s.browser.Wait(ctx, in.Selector, timeout)
+	var progress func(waited, limit time.Duration)
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		progress = func(waited, limit time.Duration) {
+			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: waited.Seconds(), Total: limit.Seconds(),
+				Message: fmt.Sprintf("waiting for %q: %s of %s", in.Selector, waited.Round(time.Second), limit)})
+		}
+	}
+	took, err := s.browser.Wait(ctx, in.Selector, timeout, progress)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
 	}

@@ -687,3 +687,52 @@ func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
 		t.Fatalf("profiles left after hub shutdown: %v", profiles)
 	}
 }
+
+func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	var mu sync.Mutex
+	var msgs []string
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "progress-client", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			msgs = append(msgs, req.Params.Message)
+			mu.Unlock()
+		},
+	})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Close() })
+	mustCall(t, cs, "webview_launch", map[string]any{}, nil)
+	// A 5 s wait for an element that never comes reports progress about every 2 s.
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "webview_wait", Arguments: map[string]any{"selector": "#never", "timeout": 5}, Meta: sdk.Meta{"progressToken": "w1"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("wait: %v %+v", err, res)
+	}
+	mu.Lock()
+	got := append([]string(nil), msgs...)
+	mu.Unlock()
+	if len(got) < 2 || !strings.Contains(got[0], `waiting for "#never"`) {
+		t.Fatalf("progress messages: %q", got)
+	}
+	// Cancelling the request ends the wait promptly, and the browser keeps serving.
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "webview_wait", Arguments: map[string]any{"selector": "#never", "timeout": 60}})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("cancelled wait took %s", d)
+	}
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "40+2"}, &ev)
+	if ev.Result != float64(42) {
+		t.Fatalf("after a cancelled wait: %+v", ev)
+	}
+}

@@ -390,8 +390,15 @@ func (w *Webview) Screenshot(ctx context.Context, format string, fullPage bool) 
 		data = res.Data
 		return nil
 	})
+	if err == nil && len(data) > MaxScreenshotBytes {
+		return nil, fmt.Errorf("format: the screenshot is %.1f MiB, over the %d MiB limit; use format \"jpeg\" or leave full_page off", float64(len(data))/(1<<20), MaxScreenshotBytes>>20)
+	}
 	return data, err
 }
+
+// MaxScreenshotBytes bounds a screenshot: it travels twice (base64 in data and as image content)
+// in a reply that must stay under the hub's 10 MiB message cap.
+const MaxScreenshotBytes = 3 << 20
 
 // LiveShot is a small JPEG of the active tab's viewport for the dashboard, at most maxWidth
 // CSS pixels wide.
@@ -418,8 +425,8 @@ func (w *Webview) LiveShot(ctx context.Context, maxWidth float64) ([]byte, error
 }
 
 // Wait polls until an element matches selector, for at most timeout (the connection's timeout
-// when 0).
-func (w *Webview) Wait(ctx context.Context, selector string, timeout time.Duration) (time.Duration, error) {
+// when 0). progress, when not nil, is called about every 2 s with the time waited so far.
+func (w *Webview) Wait(ctx context.Context, selector string, timeout time.Duration, progress func(waited, timeout time.Duration)) (time.Duration, error) {
 	if strings.TrimSpace(selector) == "" {
 		return 0, errors.New("selector: required; give the CSS selector to wait for")
 	}
@@ -435,6 +442,7 @@ func (w *Webview) Wait(ctx context.Context, selector string, timeout time.Durati
 	start := time.Now()
 	err = w.runOn(ctx, st, tb, timeout+time.Second, func(ctx context.Context, t *chromedp.Target) error {
 		deadline := start.Add(timeout)
+		nextTick := start.Add(2 * time.Second)
 		for {
 			res, err := cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)})
 			if err != nil {
@@ -445,6 +453,10 @@ func (w *Webview) Wait(ctx context.Context, selector string, timeout time.Durati
 			}
 			if res.Result != nil && string(res.Result.Value) == "true" {
 				return nil
+			}
+			if progress != nil && time.Now().After(nextTick) {
+				progress(time.Since(start), timeout)
+				nextTick = nextTick.Add(2 * time.Second)
 			}
 			if time.Now().After(deadline) {
 				return fmt.Errorf("timeout: no element matched %q within %s; raise timeout or check the selector with webview_query", selector, timeout)

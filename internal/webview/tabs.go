@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -198,6 +199,7 @@ func (w *Webview) State() State {
 			s.URL, s.Title = u, title
 		}
 	}
+	sort.Slice(s.Tabs, func(i, j int) bool { return s.Tabs[i].ID < s.Tabs[j].ID })
 	return s
 }
 

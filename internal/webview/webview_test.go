@@ -135,7 +135,7 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	if err := w.Navigate(ctx, srv.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Wait(ctx, "#go", 5*time.Second); err != nil {
+	if _, err := w.Wait(ctx, "#go", 5*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := w.Snapshot(ctx, 0)
@@ -183,7 +183,7 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	if err := w.Click(ctx, Target{Selector: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Wait(ctx, "button", 5*time.Second); err != nil {
+	if _, err := w.Wait(ctx, "button", 5*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Click(ctx, Target{Ref: ref}); err == nil || !strings.HasPrefix(err.Error(), "ref:") {
