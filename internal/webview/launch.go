@@ -94,6 +94,7 @@ func startBrowser(ctx context.Context, path, profileRoot string, headless bool) 
 	if err := os.MkdirAll(profileRoot, 0o700); err != nil {
 		return nil, "", fmt.Errorf("browser profile dir %s: %w", profileRoot, err)
 	}
+	removeStaleProfiles(profileRoot)
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	profile := filepath.Join(profileRoot, "profile-"+hex.EncodeToString(rnd[:]))
@@ -209,6 +210,33 @@ func GroupMembers(pgid int) []int {
 		}
 	}
 	return out
+}
+
+// removeStaleProfiles removes profiles left behind by a hub that died before it could clean up:
+// those whose browser is gone. Chromium marks a profile in use with a SingletonLock symlink to
+// "<host>-<pid>"; a profile without one, or whose pid no longer runs, is stale.
+func removeStaleProfiles(root string) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "profile-") {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Minute {
+			continue // just created by a launch under way
+		}
+		if target, err := os.Readlink(filepath.Join(dir, "SingletonLock")); err == nil {
+			if i := strings.LastIndexByte(target, '-'); i >= 0 {
+				if pid, err := strconv.Atoi(target[i+1:]); err == nil && syscall.Kill(pid, 0) == nil {
+					continue // its browser still runs (another hub's)
+				}
+			}
+		}
+		removeAllRetry(dir)
+	}
 }
 
 // removeAllRetry removes dir; a helper that was still writing can make the first attempt fail.

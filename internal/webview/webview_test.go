@@ -290,3 +290,29 @@ func TestFindBrowserConfiguredMissing(t *testing.T) {
 		}
 	}
 }
+
+func TestStaleProfilesAreRemoved(t *testing.T) {
+	root := t.TempDir()
+	stale := filepath.Join(root, "profile-dead")
+	live := filepath.Join(root, "profile-live")
+	fresh := filepath.Join(root, "profile-fresh")
+	for _, d := range []string{stale, live, fresh} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.Symlink("host-999999999", filepath.Join(stale, "SingletonLock"))
+	_ = os.Symlink(fmt.Sprintf("host-%d", os.Getpid()), filepath.Join(live, "SingletonLock"))
+	old := time.Now().Add(-time.Hour)
+	_ = os.Chtimes(stale, old, old)
+	_ = os.Chtimes(live, old, old)
+	removeStaleProfiles(root)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("stale profile kept: %v", err)
+	}
+	for _, d := range []string{live, fresh} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("%s removed: %v", d, err)
+		}
+	}
+}
