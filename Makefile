@@ -80,6 +80,7 @@ bench:
 bench-compare: node-deps
 	node build/bench/mcp_bench.mjs --docs docs/benchmarks.md
 	node build/bench/rss_1gb.mjs
+	node build/bench/webview_bench.mjs --docs docs/benchmarks.md
 
 # Dashboard responsiveness under a process output flood (docs/benchmarks.md, flood section).
 bench-dashboard: frontend-deps frontend

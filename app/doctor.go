@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
 
@@ -150,16 +150,15 @@ func toolsetChecks(ctx context.Context, cfg config.Config, version string) []che
 			out = append(out, check{name: "ide token", optional: true, detail: w, fix: "set [ide] url (or SWITCHBOARD_IDE_URL) to a wss:// URL"})
 		}
 	}
-	browserUse := "used by the dashboard's end-to-end tests"
+	browserUse := "used by webview_launch and the dashboard's end-to-end tests"
 	if served["browser"] {
-		browserUse = "used by the webview tools"
+		browserUse = "webview_launch starts it; webview_connect attaches to a Chrome started with --remote-debugging-port=9222"
 	}
-	for _, bin := range []string{"chromium", "google-chrome", "chromium-browser"} {
-		if p, err := exec.LookPath(bin); err == nil {
-			return append(out, check{name: "browser", ok: true, detail: p + " (" + browserUse + ")"})
-		}
+	p, err := webview.FindBrowser(cfg.Browser.Path)
+	if err != nil {
+		return append(out, check{name: "browser", optional: true, detail: err.Error(), fix: "apt-get install chromium, or set [browser] path (" + browserUse + ")"})
 	}
-	return append(out, check{name: "browser", optional: true, detail: "no Chrome/Chromium on PATH", fix: "apt-get install chromium (" + browserUse + ")"})
+	return append(out, check{name: "browser", ok: true, detail: p + " (" + browserUse + ")"})
 }
 
 func socketCheck(path string) check {

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -114,6 +115,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithAudit(auditLog),
 		mcp.WithMetricsStore(store),
 		mcp.WithProcessService(procs),
+		mcp.WithBrowser(webview.New(webview.Options{BrowserPath: cfg.Browser.Path, Headless: cfg.Browser.Headless, HeadlessSet: true, DataDir: cfg.DataDir})),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
 		mcp.WithToolsets(stackToolsets(cfg)...),

@@ -33,6 +33,10 @@ func (s *Service) wireFeeds() {
 	})
 	s.activity.subscribe(func(e audit.Entry) { h.Publish("activity", "event", e) })
 
+	if s.browser != nil {
+		s.browserFeed = newBrowserFeed(s.browser, h)
+	}
+
 	if s.procs == nil {
 		return
 	}

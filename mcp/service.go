@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -64,6 +65,8 @@ type Service struct {
 	procs        *process.Service
 	hub          *hub.Hub
 	metrics      *metrics.Store
+	browser      *webview.Webview
+	browserFeed  *browserFeed
 	subsystems   []Subsystem
 	rag          *rag.Engine
 	ragFeed      *ragFeed
@@ -124,6 +127,12 @@ func WithWSHub(h *hub.Hub) Option {
 // WithRAG enables the RAG tools (rag_query, rag_ingest, rag_collections) on an engine.
 func WithRAG(e *rag.Engine) Option {
 	return func(s *Service) error { s.rag = e; s.ragFeed = &ragFeed{}; return nil }
+}
+
+// WithBrowser enables the browser tools (webview_*) on the shared connection w. The Service
+// closes it (and any browser it launched) on Shutdown.
+func WithBrowser(w *webview.Webview) Option {
+	return func(s *Service) error { s.browser = w; return nil }
 }
 
 // WithSubsystem appends a tool plugin; its tools follow the built-in ones.
@@ -245,6 +254,9 @@ func New(opts ...Option) (*Service, error) {
 	if s.rag != nil {
 		s.registerRAGTools(s.server)
 	}
+	if s.browser != nil {
+		s.registerWebviewTools(s.server)
+	}
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
@@ -359,6 +371,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 					errs = append(errs, fmt.Errorf("subsystem %s: %w", s.subsystems[i].Name(), err))
 				}
 			}
+		}
+		if s.browser != nil {
+			s.browserFeed.stop()
+			_ = s.browser.Close()
 		}
 		if s.procs != nil {
 			if err := s.procs.Shutdown(ctx); err != nil {

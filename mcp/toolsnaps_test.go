@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -36,6 +37,7 @@ func TestToolSnapshots(t *testing.T) {
 		mcp.WithSubsystem(ide.New(nil)),
 		mcp.WithML(mlRegistry(t), mcp.MLOptions{}),
 		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
+		mcp.WithBrowser(webview.New(webview.Options{})),
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -81,6 +81,10 @@ type Config struct {
 	Metrics struct {
 		Dir string `toml:"dir"`
 	} `toml:"metrics"`
+	Browser struct {
+		Path     string `toml:"path"`     // executable for webview_launch; empty: chromium, chromium-browser, google-chrome on PATH
+		Headless bool   `toml:"headless"` // default of webview_launch's headless (true)
+	} `toml:"browser"`
 	Dashboard struct {
 		Addr  string `toml:"addr"`  // headless dashboard (no display), loopback
 		Token string `toml:"token"` // empty: a new random token each start
@@ -192,6 +196,7 @@ func Default() Config {
 	c.RAG.Embedder = "offline"
 	c.RAG.Collection = "hostuk-docs"
 	c.Web.Timeout.Duration = 30 * time.Second
+	c.Browser.Headless = true
 	return c
 }
 
@@ -283,6 +288,9 @@ func (c *Config) applyEnv() error {
 	}
 	if v := os.Getenv("SWITCHBOARD_IDE_TOKEN"); v != "" {
 		c.IDE.Token = v
+	}
+	if v := os.Getenv("SWITCHBOARD_BROWSER"); v != "" {
+		c.Browser.Path = v
 	}
 	if v := os.Getenv("SWITCHBOARD_DASHBOARD_ADDR"); v != "" {
 		c.Dashboard.Addr = v

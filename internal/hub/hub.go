@@ -234,6 +234,14 @@ func (h *Hub) providerFor(channel string) SnapshotProvider {
 	return best
 }
 
+// HasSubscribers reports whether any client subscribes to channel, so a producer can skip
+// expensive work (e.g. a browser screenshot) that nobody would see.
+func (h *Hub) HasSubscribers(channel string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.channels[channel]) > 0
+}
+
 // OnChange registers fn to be called after a client connects or
 // disconnects and after the own listener starts or stops (Start, Stop,
 // ws_start), so a tray or a transports feed can refresh. It runs

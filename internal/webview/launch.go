@@ -1,0 +1,250 @@
+package webview
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// BrowserNames are the executables looked up on PATH when no browser path is configured, in
+// order.
+var BrowserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
+
+// FindBrowser returns the browser executable: configured if set (it must exist), else the first
+// of BrowserNames on PATH.
+func FindBrowser(configured string) (string, error) {
+	if configured != "" {
+		p, err := exec.LookPath(configured)
+		if err != nil {
+			return "", fmt.Errorf("browser path %q: %v; fix [browser] path in the config (or SWITCHBOARD_BROWSER)", configured, err)
+		}
+		return p, nil
+	}
+	for _, n := range BrowserNames {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no Chromium or Chrome found on PATH (looked for %s); install chromium (apt-get install chromium) or set [browser] path in the config", strings.Join(BrowserNames, ", "))
+}
+
+// launchFlags are the flags of a private browser: a fresh profile, no first-run UI, no
+// background traffic (the machine may be offline), a DevTools port chosen by the kernel.
+func launchFlags(profile string, headless bool) []string {
+	f := []string{
+		"--remote-debugging-port=0",
+		"--user-data-dir=" + profile,
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-quic",
+		"--disable-default-apps",
+		"--disable-extensions",
+		"--disable-client-side-phishing-detection",
+		"--disable-features=Translate,MediaRouter,OptimizationHints",
+		"--password-store=basic",
+		"--use-mock-keychain",
+		"--mute-audio",
+		"--window-size=1280,800",
+	}
+	if headless {
+		f = append(f, "--headless", "--disable-gpu", "--hide-scrollbars")
+	}
+	if os.Geteuid() == 0 {
+		// Chromium's sandbox refuses to run as root; only then is it switched off.
+		f = append(f, "--no-sandbox")
+	}
+	return append(f, "about:blank")
+}
+
+// browserProc is a browser this package started: its own process group, its own profile.
+type browserProc struct {
+	cmd     *exec.Cmd
+	profile string
+	done    chan struct{} // closed when the main process has been reaped
+	waitErr error
+
+	mu     sync.Mutex
+	stderr []string // last lines, for error messages
+}
+
+var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+
+// startBrowser starts path with a fresh profile under profileRoot and returns it once its
+// DevTools endpoint is listening.
+func startBrowser(ctx context.Context, path, profileRoot string, headless bool) (*browserProc, string, error) {
+	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return nil, "", errors.New("headless: false needs a display, but DISPLAY and WAYLAND_DISPLAY are unset; use headless: true")
+	}
+	if err := os.MkdirAll(profileRoot, 0o700); err != nil {
+		return nil, "", fmt.Errorf("browser profile dir %s: %w", profileRoot, err)
+	}
+	removeStaleProfiles(profileRoot)
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	profile := filepath.Join(profileRoot, "profile-"+hex.EncodeToString(rnd[:]))
+	if err := os.Mkdir(profile, 0o700); err != nil {
+		return nil, "", fmt.Errorf("browser profile dir: %w", err)
+	}
+	cmd := exec.Command(path, launchFlags(profile, headless)...)
+	cmd.Env = os.Environ()
+	// Own process group: closing kills the browser and every helper it forked in one signal.
+	// Pdeathsig: if the hub itself dies, the kernel kills the browser.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		_ = os.RemoveAll(profile)
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		_ = os.RemoveAll(profile)
+		return nil, "", fmt.Errorf("start %s: %w", path, err)
+	}
+	p := &browserProc{cmd: cmd, profile: profile, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			if !sent {
+				if m := devtoolsLine.FindStringSubmatch(line); m != nil {
+					found <- m[1]
+					sent = true
+					continue
+				}
+			}
+			p.mu.Lock()
+			p.stderr = append(p.stderr, line)
+			if len(p.stderr) > 20 {
+				p.stderr = p.stderr[len(p.stderr)-20:]
+			}
+			p.mu.Unlock()
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case ws := <-found:
+		return p, ws, nil
+	case <-p.done:
+		p.close()
+		return nil, "", fmt.Errorf("browser %s exited before it was ready (%v): %s", path, p.waitErr, p.lastStderr())
+	case <-ctx.Done():
+		p.close()
+		return nil, "", fmt.Errorf("browser %s did not open its DevTools port in time: %w", path, ctx.Err())
+	}
+}
+
+func (p *browserProc) lastStderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.stderr, " | ")
+}
+
+// Pid is the browser's main process id (also its process group id).
+func (p *browserProc) Pid() int { return p.cmd.Process.Pid }
+
+// close kills the whole process group, reaps the main process and removes the profile.
+// A graceful Browser.close should have been tried before; this is the part that cannot fail.
+func (p *browserProc) close() {
+	pgid := p.cmd.Process.Pid
+	// Helpers (zygote, renderers, GPU/utility processes) share the group even after the main
+	// process has gone; one signal to the group ends them all.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-p.done
+	waitGroupGone(pgid, 3*time.Second)
+	removeAllRetry(p.profile)
+}
+
+// waitGroupGone waits until no live process is left in the process group. Zombies do not
+// count: helpers reparented to a PID 1 that does not reap (a container) can stay zombies.
+func waitGroupGone(pgid int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for len(GroupMembers(pgid)) > 0 && time.Now().Before(deadline) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// GroupMembers lists the live (non-zombie) processes of process group pgid, from /proc.
+func GroupMembers(pgid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) {
+			continue
+		}
+		f := strings.Fields(s[i+2:])
+		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// removeStaleProfiles removes profiles left behind by a hub that died before it could clean up:
+// those whose browser is gone. Chromium marks a profile in use with a SingletonLock symlink to
+// "<host>-<pid>"; a profile without one, or whose pid no longer runs, is stale.
+func removeStaleProfiles(root string) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "profile-") {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Minute {
+			continue // just created by a launch under way
+		}
+		if target, err := os.Readlink(filepath.Join(dir, "SingletonLock")); err == nil {
+			if i := strings.LastIndexByte(target, '-'); i >= 0 {
+				if pid, err := strconv.Atoi(target[i+1:]); err == nil && syscall.Kill(pid, 0) == nil {
+					continue // its browser still runs (another hub's)
+				}
+			}
+		}
+		removeAllRetry(dir)
+	}
+}
+
+// removeAllRetry removes dir; a helper that was still writing can make the first attempt fail.
+func removeAllRetry(dir string) {
+	for i := 0; i < 20; i++ {
+		if err := os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,619 @@
+// Package webview drives one shared Chrome/Chromium over the Chrome DevTools Protocol
+// (github.com/chromedp/chromedp): connect to a running browser's DevTools endpoint or launch a
+// private one, then navigate, click, type, query, evaluate, screenshot, wait, read the console,
+// take accessibility snapshots with element refs, and manage tabs.
+//
+// One Webview is shared by every client of the hub. Its connection state is guarded by a mutex;
+// operations run on the active tab without holding it, so a long webview_wait of one client does
+// not block the others. Disconnect (or Close at hub shutdown) ends the connection, and for a
+// launched browser kills its process group and removes its profile.
+package webview
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// ErrNotConnected is returned by every operation while no browser is connected.
+var ErrNotConnected = errors.New("not connected to a browser; call webview_launch to start a private browser, or webview_connect with a DevTools URL (e.g. http://127.0.0.1:9222)")
+
+// DefaultTimeout is the operation timeout when the caller gives none.
+const DefaultTimeout = 30 * time.Second
+
+// Options configure a Webview.
+type Options struct {
+	// BrowserPath is the executable for Launch; empty means look up BrowserNames on PATH.
+	BrowserPath string
+	// Headless is the default of Launch (true when HeadlessSet is false).
+	Headless    bool
+	HeadlessSet bool
+	// DataDir holds launched browsers' profiles under DataDir/browser (default: the OS temp dir).
+	DataDir string
+	// ConsoleLimit is how many console messages are kept (default 1000; oldest dropped).
+	ConsoleLimit int
+}
+
+// Event tells subscribers (the dashboard feed) that something changed.
+type Event struct {
+	// Kind is "state" (connected, disconnected, tab switched, navigated, an action ran) or
+	// "console" (Console is set).
+	Kind    string
+	Console *ConsoleMessage
+}
+
+// Webview is the shared browser connection. The zero value is not usable; call New.
+type Webview struct {
+	opts Options
+
+	mu sync.Mutex
+	st *session // nil while not connected
+
+	conMu   sync.Mutex
+	console []ConsoleMessage
+
+	subMu sync.Mutex
+	subs  []func(Event)
+}
+
+// New returns a Webview that is not connected yet.
+func New(opts Options) *Webview {
+	if opts.ConsoleLimit <= 0 {
+		opts.ConsoleLimit = 1000
+	}
+	if !opts.HeadlessSet {
+		opts.Headless = true
+	}
+	return &Webview{opts: opts}
+}
+
+// Subscribe registers fn for change events. fn must return quickly.
+func (w *Webview) Subscribe(fn func(Event)) {
+	w.subMu.Lock()
+	w.subs = append(w.subs, fn)
+	w.subMu.Unlock()
+}
+
+func (w *Webview) emit(ev Event) {
+	w.subMu.Lock()
+	subs := w.subs
+	w.subMu.Unlock()
+	for _, fn := range subs {
+		fn(ev)
+	}
+}
+
+// session is one live connection.
+type session struct {
+	rootCtx    context.Context // chromedp context holding the browser connection, no target
+	rootCancel context.CancelFunc
+	allocStop  context.CancelFunc
+	browser    *chromedp.Browser
+	timeout    time.Duration
+	endpoint   string
+	proc       *browserProc // set when launched by us
+
+	mu     sync.Mutex // guards tabs and active
+	tabs   map[target.ID]*tab
+	active target.ID
+}
+
+// tab is one attached page target.
+type tab struct {
+	id     target.ID
+	ctx    context.Context
+	cancel context.CancelFunc
+	owned  bool // created by us: closed on disconnect; else only detached
+
+	mu    sync.Mutex
+	refs  map[string]cdp.BackendNodeID
+	byID  map[cdp.BackendNodeID]string
+	next  int
+	url   string
+	title string
+}
+
+// Connected reports whether a browser is connected.
+func (w *Webview) Connected() bool {
+	_, err := w.sess()
+	return err == nil
+}
+
+// sess returns the live session, or ErrNotConnected (also when the browser went away).
+func (w *Webview) sess() (*session, error) {
+	w.mu.Lock()
+	st := w.st
+	w.mu.Unlock()
+	if st == nil {
+		return nil, ErrNotConnected
+	}
+	if st.rootCtx.Err() != nil {
+		w.dropLost(st)
+		return nil, errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")
+	}
+	return st, nil
+}
+
+// dropLost forgets a session whose browser has gone, releasing what is left of it.
+func (w *Webview) dropLost(st *session) {
+	w.mu.Lock()
+	if w.st == st {
+		w.st = nil
+	}
+	w.mu.Unlock()
+	st.shutdown(2 * time.Second)
+	w.emit(Event{Kind: "state"})
+}
+
+// ConnectOptions are the arguments of Connect.
+type ConnectOptions struct {
+	DebugURL string
+	Timeout  time.Duration
+}
+
+// Connect attaches to a running browser's DevTools endpoint (http://host:port, ws://host:port or
+// a full ws://.../devtools/browser/... URL), closing any previous connection first. It opens a
+// new tab of its own, which Disconnect closes; the browser's other tabs are left alone.
+func (w *Webview) Connect(ctx context.Context, o ConnectOptions) (string, error) {
+	if strings.TrimSpace(o.DebugURL) == "" {
+		return "", errors.New("debug_url: required; give the browser's DevTools address, e.g. http://127.0.0.1:9222 (start Chrome with --remote-debugging-port=9222)")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	w.Disconnect()
+	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	wsURL, err := resolveDevTools(cctx, o.DebugURL)
+	if err != nil {
+		return "", err
+	}
+	st, err := w.open(ctx, wsURL, o.Timeout, nil, "")
+	if err != nil {
+		return "", fmt.Errorf("debug_url: could not connect to %s: %w", o.DebugURL, err)
+	}
+	w.install(st)
+	return fmt.Sprintf("Connected to %s (timeout %s)", o.DebugURL, o.Timeout), nil
+}
+
+// LaunchOptions are the arguments of Launch.
+type LaunchOptions struct {
+	Headless *bool // default Options.Headless
+	Timeout  time.Duration
+}
+
+// LaunchInfo describes a launched browser.
+type LaunchInfo struct {
+	Path     string
+	PID      int
+	Profile  string
+	Endpoint string
+	Headless bool
+}
+
+// Launch starts a private browser with a fresh profile and connects to it, closing any previous
+// connection first.
+func (w *Webview) Launch(ctx context.Context, o LaunchOptions) (LaunchInfo, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	headless := w.opts.Headless
+	if o.Headless != nil {
+		headless = *o.Headless
+	}
+	path, err := FindBrowser(w.opts.BrowserPath)
+	if err != nil {
+		return LaunchInfo{}, err
+	}
+	w.Disconnect()
+	root := w.opts.DataDir
+	if root == "" {
+		root = filepath.Join(os.TempDir(), "switchboard")
+	}
+	lctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	proc, wsURL, err := startBrowser(lctx, path, filepath.Join(root, "browser"), headless)
+	if err != nil {
+		return LaunchInfo{}, err
+	}
+	// Attach to the blank tab the browser opened with.
+	first, err := firstPage(lctx, wsURL)
+	if err != nil {
+		proc.close()
+		return LaunchInfo{}, fmt.Errorf("launched browser: %w", err)
+	}
+	st, err := w.open(ctx, wsURL, o.Timeout, proc, first)
+	if err != nil {
+		proc.close()
+		return LaunchInfo{}, fmt.Errorf("launched browser: %w", err)
+	}
+	w.install(st)
+	return LaunchInfo{Path: path, PID: proc.Pid(), Profile: proc.profile, Endpoint: wsURL, Headless: headless}, nil
+}
+
+func (w *Webview) install(st *session) {
+	w.mu.Lock()
+	old := w.st
+	w.st = st
+	w.mu.Unlock()
+	if old != nil { // a concurrent Connect/Launch won the race before us; keep the newest
+		old.shutdown(5 * time.Second)
+	}
+	w.emit(Event{Kind: "state"})
+}
+
+// open connects chromedp to wsURL and attaches to firstTarget (or a new tab when empty).
+func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration, proc *browserProc, firstTarget target.ID) (*session, error) {
+	allocCtx, allocStop := remote.NewAllocator(context.Background(), wsURL, remote.NoModifyURL, remote.WithDialTimeout(timeout))
+	rootCtx, rootCancel := chromedp.NewContext(allocCtx)
+	st := &session{rootCtx: rootCtx, rootCancel: rootCancel, allocStop: allocStop, timeout: timeout,
+		endpoint: wsURL, proc: proc, tabs: map[target.ID]*tab{}}
+	// ListenBrowser allocates the browser connection without opening a tab. The context of this
+	// first call carries the connection's lifetime, so it has no timeout; the dial has one.
+	if err := chromedp.ListenBrowser(rootCtx, func(ev any) { w.browserEvent(st, ev) }); err != nil {
+		rootCancel()
+		allocStop()
+		return nil, err
+	}
+	st.browser = chromedp.FromContext(rootCtx).Browser
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := cdp.Call(actx, st.browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		st.shutdown(time.Second)
+		return nil, err
+	}
+	owned := false
+	if firstTarget == "" {
+		res, err := cdp.Call(actx, st.browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+		if err != nil {
+			st.shutdown(time.Second)
+			return nil, err
+		}
+		firstTarget, owned = res.TargetID, true
+	}
+	t, err := w.attach(actx, st, firstTarget, owned || proc != nil)
+	if err != nil {
+		st.shutdown(time.Second)
+		return nil, err
+	}
+	st.active = t.id
+	return st, nil
+}
+
+// attach makes a chromedp context for the page target id and starts its event listener.
+func (w *Webview) attach(ctx context.Context, st *session, id target.ID, owned bool) (*tab, error) {
+	t := &tab{id: id, owned: owned, refs: map[string]cdp.BackendNodeID{}, byID: map[cdp.BackendNodeID]string{}}
+	opts := []chromedp.ContextOption{chromedp.WithTargetID(id), chromedp.WithListener(func(ev any) { w.tabEvent(t, ev) })}
+	if !owned {
+		opts = append(opts, chromedp.WithDetachOnCancel())
+	}
+	t.ctx, t.cancel = chromedp.NewContext(st.rootCtx, opts...)
+	// The first Run attaches; its context is the tab's lifetime, so it must not carry the
+	// timeout. Bound the wait from outside instead.
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(t.ctx) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.cancel()
+			return nil, err
+		}
+	case <-ctx.Done():
+		t.cancel()
+		return nil, fmt.Errorf("attaching to tab %s: %w", id, ctx.Err())
+	}
+	if info, err := cdp.Call(ctx, st.browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id}); err == nil && info.TargetInfo != nil {
+		t.setInfo(info.TargetInfo.URL, info.TargetInfo.Title)
+	}
+	st.mu.Lock()
+	st.tabs[id] = t
+	st.mu.Unlock()
+	return t, nil
+}
+
+// Disconnect ends the connection: tabs we opened are closed, a launched browser is closed and
+// its profile removed. It reports whether there was a connection.
+func (w *Webview) Disconnect() bool {
+	w.mu.Lock()
+	st := w.st
+	w.st = nil
+	w.mu.Unlock()
+	if st == nil {
+		return false
+	}
+	st.shutdown(5 * time.Second)
+	w.emit(Event{Kind: "state"})
+	return true
+}
+
+// Close is Disconnect for hub shutdown.
+func (w *Webview) Close() error {
+	w.Disconnect()
+	return nil
+}
+
+// shutdown releases a session. A launched browser's process group is killed outright (its
+// profile is thrown away, so there is nothing a graceful close would save) and the profile
+// removed; for a connected browser the tabs we opened are closed and the others detached.
+func (st *session) shutdown(grace time.Duration) {
+	st.mu.Lock()
+	tabs := make([]*tab, 0, len(st.tabs))
+	for _, t := range st.tabs {
+		tabs = append(tabs, t)
+	}
+	st.tabs = map[target.ID]*tab{}
+	st.mu.Unlock()
+	if st.proc == nil {
+		// Close the tabs we opened and wait until the browser has destroyed them: Chrome answers
+		// CloseTarget first, and a close still under way when the connection drops can be lost.
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		gone := cdp.Events(ctx, st.browser, target.TargetDestroyed)
+		waiting := map[target.ID]bool{}
+		for _, t := range tabs {
+			if t.owned {
+				if _, err := cdp.Call(ctx, st.browser, target.CloseTarget, target.CloseTargetParams{TargetID: t.id}); err == nil {
+					waiting[t.id] = true
+				}
+			}
+		}
+		if len(waiting) > 0 {
+			for ev, err := range gone {
+				if err != nil {
+					break
+				}
+				delete(waiting, ev.TargetID)
+				if len(waiting) == 0 {
+					break
+				}
+			}
+		}
+		for _, t := range tabs {
+			t.cancel()
+		}
+		cancel()
+	}
+	st.rootCancel()
+	st.allocStop()
+	if st.proc != nil {
+		for _, t := range tabs {
+			t.cancel()
+		}
+		st.proc.close()
+	}
+}
+
+// activeTab returns the session and its active tab.
+func (w *Webview) activeTab() (*session, *tab, error) {
+	st, err := w.sess()
+	if err != nil {
+		return nil, nil, err
+	}
+	st.mu.Lock()
+	t := st.tabs[st.active]
+	st.mu.Unlock()
+	if t == nil {
+		return nil, nil, errors.New("no active tab; open one with webview_tabs {\"action\":\"new\"}")
+	}
+	return st, t, nil
+}
+
+// run runs fn on the active tab with the connection's timeout (or timeout when > 0), also ending
+// when ctx ends.
+func (w *Webview) run(ctx context.Context, timeout time.Duration, fn func(ctx context.Context, t *chromedp.Target) error) error {
+	st, tb, err := w.activeTab()
+	if err != nil {
+		return err
+	}
+	return w.runOn(ctx, st, tb, timeout, fn)
+}
+
+func (w *Webview) runOn(ctx context.Context, st *session, tb *tab, timeout time.Duration, fn func(ctx context.Context, t *chromedp.Target) error) error {
+	if timeout <= 0 {
+		timeout = st.timeout
+	}
+	rctx, cancel := context.WithTimeout(tb.ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	err := chromedp.Do(rctx, chromedp.Func(fn))
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded) || (rctx.Err() == context.DeadlineExceeded && tb.ctx.Err() == nil):
+			return fmt.Errorf("timed out after %s; the page did not answer in time (raise timeout in webview_connect/webview_launch, or check the page)", timeout)
+		case tb.ctx.Err() != nil:
+			if st.rootCtx.Err() != nil {
+				return errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")
+			}
+			return errors.New("the tab was closed; pick another with webview_tabs {\"action\":\"list\"} and select it")
+		}
+	}
+	return err
+}
+
+// Timeout is the connection's default operation timeout (DefaultTimeout when not connected).
+func (w *Webview) Timeout() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.st == nil {
+		return DefaultTimeout
+	}
+	return w.st.timeout
+}
+
+func (t *tab) setInfo(url, title string) {
+	t.mu.Lock()
+	t.url, t.title = url, title
+	t.mu.Unlock()
+}
+
+func (t *tab) info() (string, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.url, t.title
+}
+
+// resetRefs forgets the snapshot refs of the previous document.
+func (t *tab) resetRefs() {
+	t.mu.Lock()
+	t.refs = map[string]cdp.BackendNodeID{}
+	t.byID = map[cdp.BackendNodeID]string{}
+	t.mu.Unlock()
+}
+
+// tabEvent runs on the tab's reader goroutine: it must be quick and must not call the browser.
+func (w *Webview) tabEvent(t *tab, ev any) {
+	switch e := ev.(type) {
+	case *page.EventFrameNavigated:
+		if e.Frame != nil && e.Frame.ParentID == "" {
+			t.resetRefs() // backend node ids belong to the old document
+			t.mu.Lock()
+			t.url = e.Frame.URL + e.Frame.URLFragment
+			t.mu.Unlock()
+			w.emit(Event{Kind: "state"})
+		}
+	case *page.EventNavigatedWithinDocument:
+		t.mu.Lock()
+		t.url = e.URL
+		t.mu.Unlock()
+		w.emit(Event{Kind: "state"})
+	default:
+		if m, ok := consoleFrom(ev); ok {
+			w.addConsole(m)
+		}
+	}
+}
+
+// browserEvent keeps tab titles and URLs current.
+func (w *Webview) browserEvent(st *session, ev any) {
+	var info *target.Info
+	switch e := ev.(type) {
+	case *target.EventTargetInfoChanged:
+		info = e.TargetInfo
+	case *target.EventTargetDestroyed:
+		st.mu.Lock()
+		t := st.tabs[e.TargetID]
+		st.mu.Unlock()
+		if t != nil {
+			go w.forgetTab(st, e.TargetID)
+		}
+		return
+	default:
+		return
+	}
+	if info == nil || info.Type != "page" {
+		return
+	}
+	st.mu.Lock()
+	t := st.tabs[info.TargetID]
+	st.mu.Unlock()
+	if t != nil {
+		u, title := t.info()
+		if u != info.URL || title != info.Title {
+			t.setInfo(info.URL, info.Title)
+			w.emit(Event{Kind: "state"})
+		}
+	}
+}
+
+// forgetTab drops a tab that the browser closed (by a script, the user, or a close action).
+func (w *Webview) forgetTab(st *session, id target.ID) {
+	st.mu.Lock()
+	t := st.tabs[id]
+	delete(st.tabs, id)
+	if st.active == id {
+		st.active = ""
+		for other := range st.tabs {
+			st.active = other
+			break
+		}
+	}
+	st.mu.Unlock()
+	if t != nil {
+		t.cancel()
+	}
+	w.emit(Event{Kind: "state"})
+}
+
+// resolveDevTools turns a DevTools address into the browser's websocket URL.
+func resolveDevTools(ctx context.Context, raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("debug_url: %q is not a URL; give e.g. http://127.0.0.1:9222", raw)
+	}
+	switch u.Scheme {
+	case "ws", "wss":
+		if strings.Contains(u.Path, "/devtools/browser/") {
+			return u.String(), nil
+		}
+		u.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
+	case "http", "https":
+	default:
+		return "", fmt.Errorf("debug_url: scheme %q is not supported; give http://host:port or ws://host:port/devtools/browser/<id>", u.Scheme)
+	}
+	v := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/json/version"}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.String(), nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("debug_url: Chrome is not reachable at %s (%v); start it with --remote-debugging-port, or use webview_launch", u.Host, err)
+	}
+	defer resp.Body.Close()
+	var info struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("debug_url: %s answered %s, not a DevTools endpoint", v.String(), resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || info.WS == "" {
+		return "", fmt.Errorf("debug_url: %s is not a DevTools endpoint (no webSocketDebuggerUrl)", v.String())
+	}
+	return info.WS, nil
+}
+
+// firstPage returns the id of a page target of the browser at wsURL, from its HTTP endpoint.
+func firstPage(ctx context.Context, wsURL string) (target.ID, error) {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return "", err
+	}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+u.Host+"/json/list", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			var list []struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			for _, t := range list {
+				if t.Type == "page" {
+					return target.ID(t.ID), nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("no page target appeared: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

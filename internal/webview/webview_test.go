@@ -1,0 +1,318 @@
+package webview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// requireBrowser skips without Chromium, except under CI=true where a missing browser fails.
+func requireBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := FindBrowser(os.Getenv("SWITCHBOARD_BROWSER")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but no browser: %v (build/setup-deps.sh installs chromium)", err)
+		}
+		t.Skipf("no browser: %v", err)
+	}
+}
+
+const testPage = `<!doctype html><html><head><title>Test page</title></head><body>
+<h1>Hello</h1>
+<form onsubmit="return false">
+<label for="name">Name</label><input id="name" value="ab">
+<button id="go" onclick="document.getElementById('out').textContent='clicked '+document.getElementById('name').value; console.log('clicked', 42)">Go</button>
+</form>
+<a href="/second">Second page</a>
+<p id="out"></p>
+<ul><li class="item">one</li><li class="item">two</li><li class="item">three</li></ul>
+<script>setTimeout(function(){ var d=document.createElement('div'); d.id='late'; document.body.appendChild(d); }, 300);</script>
+</body></html>`
+
+func testServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, testPage)
+	})
+	mux.HandleFunc("/second", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Second</title><button>Other</button><script src="/boom.js"></script>`)
+	})
+	mux.HandleFunc("/boom.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/javascript")
+		fmt.Fprint(w, "\n\nthrow new Error('boom from script');\n")
+	})
+	srv := httptest.NewServer(mux) // binds 127.0.0.1
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func launched(t *testing.T) (*Webview, LaunchInfo) {
+	t.Helper()
+	requireBrowser(t)
+	w := New(Options{DataDir: t.TempDir(), BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	info, err := w.Launch(ctx, LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w, info
+}
+
+// groupProcs lists live (non-zombie) processes in process group pgid.
+func groupProcs(pgid int) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+2:])
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(f[2]); g == pgid {
+			out = append(out, strconv.Itoa(pid))
+		}
+	}
+	return out
+}
+
+// procsWithArg lists live processes whose command line contains arg.
+func procsWithArg(arg string) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), arg) {
+			st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if i := strings.LastIndexByte(string(st), ')'); i > 0 && strings.HasPrefix(string(st)[i+2:], "Z") {
+				continue
+			}
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
+	w, info := launched(t)
+	srv := testServer(t)
+	ctx := context.Background()
+	if len(groupProcs(info.PID)) == 0 {
+		t.Fatal("no browser processes in the launched group")
+	}
+	if _, err := os.Stat(info.Profile); err != nil {
+		t.Fatalf("profile: %v", err)
+	}
+	if err := w.Navigate(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Wait(ctx, "#go", 5*time.Second, nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := w.Snapshot(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`heading "Hello"`, `textbox "Name" [ref=`, `button "Go" [ref=`, `link "Second page" [ref=`} {
+		if !strings.Contains(snap.Text, want) {
+			t.Fatalf("snapshot lacks %q:\n%s", want, snap.Text)
+		}
+	}
+	ref := refOf(t, snap.Text, `textbox "Name"`)
+	if err := w.Type(ctx, Target{Ref: ref}, "c!"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Click(ctx, Target{Ref: refOf(t, snap.Text, `button "Go"`)}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Eval(ctx, "document.getElementById('out').textContent")
+	if err != nil || r.Result != "clicked abc!" {
+		t.Fatalf("after type+click: %#v %v", r, err)
+	}
+	// Refs are stable within a document.
+	snap2, _ := w.Snapshot(ctx, 0)
+	if refOf(t, snap2.Text, `button "Go"`) != refOf(t, snap.Text, `button "Go"`) {
+		t.Fatal("ref changed between snapshots of the same document")
+	}
+	msgs, _ := w.Console(false)
+	if len(msgs) == 0 || msgs[len(msgs)-1].Text != "clicked 42" || msgs[len(msgs)-1].Type != "log" {
+		t.Fatalf("console: %+v", msgs)
+	}
+	els, total, err := w.Query(ctx, "li.item", true)
+	if err != nil || total != 3 || len(els) != 3 || els[0].TagName != "li" || els[0].Attributes["class"] != "item" || els[0].BoundingBox == nil {
+		t.Fatalf("query all: %+v %d %v", els, total, err)
+	}
+	els, _, err = w.Query(ctx, "li.item", false)
+	if err != nil || len(els) != 1 {
+		t.Fatalf("query first: %+v %v", els, err)
+	}
+	png, err := w.Screenshot(ctx, "png", false)
+	if err != nil || len(png) < 8 || string(png[1:4]) != "PNG" {
+		t.Fatalf("screenshot: %d bytes %v", len(png), err)
+	}
+	// Navigation expires refs; the uncaught exception is captured with URL and line.
+	if err := w.Click(ctx, Target{Selector: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Wait(ctx, "button", 5*time.Second, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Click(ctx, Target{Ref: ref}); err == nil || !strings.HasPrefix(err.Error(), "ref:") {
+		t.Fatalf("stale ref: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var exc *ConsoleMessage
+	for exc == nil && time.Now().Before(deadline) {
+		msgs, _ = w.Console(false)
+		for i := range msgs {
+			if msgs[i].Type == "exception" {
+				exc = &msgs[i]
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if exc == nil || !strings.Contains(exc.Text, "boom from script") || !strings.HasSuffix(exc.URL, "/boom.js") || exc.Line != 3 {
+		t.Fatalf("exception: %+v", exc)
+	}
+	pid, profile := info.PID, info.Profile
+	if !w.Disconnect() {
+		t.Fatal("Disconnect: was not connected")
+	}
+	if left := groupProcs(pid); len(left) > 0 {
+		t.Fatalf("processes left in the browser's group: %v", left)
+	}
+	if left := procsWithArg(profile); len(left) > 0 {
+		t.Fatalf("processes still using the profile: %v", left)
+	}
+	if _, err := os.Stat(profile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("profile not removed: %v", err)
+	}
+	if _, err := w.Snapshot(ctx, 0); !errors.Is(err, ErrNotConnected) {
+		t.Fatalf("after disconnect: %v", err)
+	}
+}
+
+func refOf(t *testing.T, snap, prefix string) string {
+	t.Helper()
+	for _, line := range strings.Split(snap, "\n") {
+		if i := strings.Index(line, prefix+" [ref="); i >= 0 {
+			rest := line[i+len(prefix)+6:]
+			return rest[:strings.IndexByte(rest, ']')]
+		}
+	}
+	t.Fatalf("no %q with a ref in:\n%s", prefix, snap)
+	return ""
+}
+
+func TestConnectToRunningBrowser(t *testing.T) {
+	requireBrowser(t)
+	path, _ := FindBrowser(os.Getenv("SWITCHBOARD_BROWSER"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	proc, wsURL, err := startBrowser(ctx, path, t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.close()
+	host := strings.Split(strings.TrimPrefix(wsURL, "ws://"), "/")[0]
+	w := New(Options{})
+	defer w.Close()
+	if _, err := w.Connect(ctx, ConnectOptions{DebugURL: "http://" + host, Timeout: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	srv := testServer(t)
+	if err := w.Navigate(ctx, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	tabs, err := w.Tabs(ctx)
+	if err != nil || len(tabs) != 2 { // the browser's own blank tab and ours
+		t.Fatalf("tabs: %+v %v", tabs, err)
+	}
+	// Disconnect closes our tab and leaves the browser running.
+	w.Disconnect()
+	if err := syscall.Kill(proc.Pid(), 0); err != nil {
+		t.Fatalf("browser we only connected to was stopped: %v", err)
+	}
+	w2 := New(Options{})
+	defer w2.Close()
+	if _, err := w2.Connect(ctx, ConnectOptions{DebugURL: wsURL}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for tabs, _ = w2.Tabs(ctx); len(tabs) != 2 && time.Now().Before(deadline); tabs, _ = w2.Tabs(ctx) {
+		time.Sleep(50 * time.Millisecond) // Chrome answers CloseTarget before the tab is gone
+	}
+	if len(tabs) != 2 { // the first connection's tab is gone, this one's is new
+		t.Fatalf("tabs after reconnect: %+v", tabs)
+	}
+	// Unreachable endpoint: clear error naming the field.
+	if _, err := w.Connect(ctx, ConnectOptions{DebugURL: "http://127.0.0.1:1", Timeout: 3 * time.Second}); err == nil || !strings.HasPrefix(err.Error(), "debug_url:") {
+		t.Fatalf("unreachable: %v", err)
+	}
+}
+
+func TestFindBrowserConfiguredMissing(t *testing.T) {
+	if _, err := FindBrowser("/nonexistent/chrome"); err == nil || !strings.Contains(err.Error(), "[browser] path") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := exec.LookPath("chromium"); err == nil {
+		if p, err := FindBrowser(""); err != nil || p == "" {
+			t.Fatalf("FindBrowser: %q %v", p, err)
+		}
+	}
+}
+
+func TestStaleProfilesAreRemoved(t *testing.T) {
+	root := t.TempDir()
+	stale := filepath.Join(root, "profile-dead")
+	live := filepath.Join(root, "profile-live")
+	fresh := filepath.Join(root, "profile-fresh")
+	for _, d := range []string{stale, live, fresh} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = os.Symlink("host-999999999", filepath.Join(stale, "SingletonLock"))
+	_ = os.Symlink(fmt.Sprintf("host-%d", os.Getpid()), filepath.Join(live, "SingletonLock"))
+	old := time.Now().Add(-time.Hour)
+	_ = os.Chtimes(stale, old, old)
+	_ = os.Chtimes(live, old, old)
+	removeStaleProfiles(root)
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("stale profile kept: %v", err)
+	}
+	for _, d := range []string{live, fresh} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("%s removed: %v", d, err)
+		}
+	}
+}

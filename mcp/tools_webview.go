@@ -1,0 +1,380 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+)
+
+// Browser tools: the contract's ten webview_* tools plus webview_launch, webview_snapshot and
+// webview_tabs. Every client shares the one webview.Webview (one browser connection).
+
+type WebviewConnectInput struct {
+	DebugURL string `json:"debug_url" jsonschema:"Chrome DevTools URL, e.g. http://localhost:9222 (Chrome started with --remote-debugging-port=9222), or a ws://.../devtools/browser/<id> URL"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"default operation timeout in seconds, 1 to 600; default 30"`
+}
+
+type WebviewStatusOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the operation succeeded"`
+	Message string `json:"message" jsonschema:"status message"`
+}
+
+type WebviewLaunchInput struct {
+	URL      string `json:"url,omitempty" jsonschema:"page to open once started: http(s), about:blank or a file:// URL inside the workspace; default about:blank"`
+	Headless *bool  `json:"headless,omitempty" jsonschema:"run without a window; default true (the [browser] headless setting); false needs a display"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"default operation timeout in seconds, 1 to 600; default 30"`
+}
+
+type WebviewLaunchOutput struct {
+	Success  bool   `json:"success" jsonschema:"whether the browser was started and connected"`
+	Message  string `json:"message" jsonschema:"status message"`
+	Browser  string `json:"browser" jsonschema:"the browser executable that was started"`
+	PID      int    `json:"pid" jsonschema:"the browser's process id (its process group is killed on disconnect)"`
+	Headless bool   `json:"headless" jsonschema:"whether it runs headless"`
+	URL      string `json:"url" jsonschema:"the page it shows"`
+}
+
+type WebviewNoInput struct{}
+
+type WebviewNavigateInput struct {
+	URL string `json:"url" jsonschema:"fully qualified URL: http(s), about:blank, or a file:// URL inside the workspace"`
+}
+
+type WebviewNavigateOutput struct {
+	Success bool   `json:"success" jsonschema:"whether navigation was initiated"`
+	URL     string `json:"url" jsonschema:"echoed URL (file:// URLs as resolved inside the workspace)"`
+}
+
+type WebviewClickInput struct {
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the element; the first match is clicked. Give selector or ref"`
+	Ref      string `json:"ref,omitempty" jsonschema:"element ref from webview_snapshot (e.g. e12), instead of selector"`
+}
+
+type WebviewSuccessOutput struct {
+	Success bool `json:"success" jsonschema:"whether the action was performed"`
+}
+
+type WebviewTypeInput struct {
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the element to type into. Give selector or ref"`
+	Ref      string `json:"ref,omitempty" jsonschema:"element ref from webview_snapshot (e.g. e12), instead of selector"`
+	Text     string `json:"text" jsonschema:"text to type; appended to the element's current content (\\n presses Enter)"`
+}
+
+type WebviewQueryInput struct {
+	Selector string `json:"selector" jsonschema:"CSS selector"`
+	All      bool   `json:"all,omitempty" jsonschema:"return all matching elements (up to 500); default returns the first match only"`
+}
+
+type WebviewElementInfo struct {
+	NodeID      int                  `json:"nodeId" jsonschema:"CDP node identifier"`
+	TagName     string               `json:"tagName" jsonschema:"HTML tag name, lower case"`
+	Attributes  map[string]string    `json:"attributes" jsonschema:"element attributes by name"`
+	BoundingBox *webview.BoundingBox `json:"boundingBox,omitempty" jsonschema:"element position and size; absent when it is not rendered"`
+}
+
+type WebviewQueryOutput struct {
+	Found    bool                 `json:"found" jsonschema:"whether any elements matched"`
+	Count    int                  `json:"count" jsonschema:"number of elements matched"`
+	Elements []WebviewElementInfo `json:"elements" jsonschema:"element details"`
+}
+
+type WebviewConsoleInput struct {
+	Clear bool `json:"clear,omitempty" jsonschema:"clear the console buffer after reading; default false"`
+}
+
+type WebviewConsoleOutput struct {
+	Messages []webview.ConsoleMessage `json:"messages" jsonschema:"captured console messages, oldest first: console calls (log, warn, error, ...), uncaught exceptions (type exception) and browser log entries"`
+	Count    int                      `json:"count" jsonschema:"number of messages"`
+}
+
+type WebviewEvalInput struct {
+	Script string `json:"script" jsonschema:"JavaScript expression or statements to evaluate in the page; a returned promise is awaited"`
+}
+
+type WebviewEvalOutput struct {
+	Success bool   `json:"success" jsonschema:"whether evaluation succeeded"`
+	Result  any    `json:"result" jsonschema:"return value of the expression (JSON-serialisable)"`
+	Error   string `json:"error,omitempty" jsonschema:"the JavaScript error if evaluation failed"`
+}
+
+type WebviewScreenshotInput struct {
+	Format   string `json:"format,omitempty" jsonschema:"image format: png or jpeg; default png"`
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport; default false"`
+}
+
+type WebviewScreenshotOutput struct {
+	Success bool   `json:"success" jsonschema:"whether the screenshot was captured"`
+	Data    string `json:"data" jsonschema:"standard base64-encoded image data"`
+	Format  string `json:"format" jsonschema:"format used"`
+}
+
+type WebviewWaitInput struct {
+	Selector string `json:"selector" jsonschema:"CSS selector to wait for"`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"maximum wait in seconds, 1 to 600; default the connection timeout"`
+}
+
+type WebviewSnapshotInput struct {
+	MaxChars int `json:"max_chars,omitempty" jsonschema:"size limit of the snapshot text in characters, up to 400000; default 40000"`
+}
+
+type WebviewSnapshotOutput struct {
+	URL       string `json:"url" jsonschema:"the page's URL"`
+	Title     string `json:"title" jsonschema:"the page's title"`
+	Snapshot  string `json:"snapshot" jsonschema:"accessibility tree, one node a line: - role \"name\" [ref=eN] value=... states; pass a ref to webview_click or webview_type"`
+	Refs      int    `json:"refs" jsonschema:"number of elements with a ref"`
+	Truncated bool   `json:"truncated" jsonschema:"whether the snapshot was cut at max_chars"`
+}
+
+type WebviewTabsInput struct {
+	Action string `json:"action" jsonschema:"list, new, select or close"`
+	URL    string `json:"url,omitempty" jsonschema:"for new: the page to open (same rules as webview_navigate); default about:blank"`
+	ID     string `json:"id,omitempty" jsonschema:"for select and close: the tab id from list"`
+}
+
+type WebviewTabsOutput struct {
+	Tabs []webview.TabInfo `json:"tabs" jsonschema:"the browser's tabs after the action"`
+}
+
+func (s *Service) registerWebviewTools(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
+		Description: "Connect to a running Chrome/Chromium over the Chrome DevTools Protocol (start it with --remote-debugging-port=9222). " +
+			"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, s.webviewConnect)
+	tool.Add(server, &sdk.Tool{Name: "webview_disconnect", Annotations: tool.OpenWorld(tool.Write("Disconnect browser", false, true)),
+		Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, s.webviewDisconnect)
+	tool.Add(server, &sdk.Tool{Name: "webview_launch", Annotations: tool.OpenWorld(tool.Write("Launch browser", false, false)),
+		Description: "Start a private Chromium/Chrome (found on PATH or configured) with a fresh profile, connect to it and open url. Closes any existing connection first. " +
+			"webview_disconnect (or hub shutdown) closes it."}, s.webviewLaunch)
+	tool.Add(server, &sdk.Tool{Name: "webview_navigate", Annotations: tool.OpenWorld(tool.Write("Navigate", false, false)),
+		Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, s.webviewNavigate)
+	tool.Add(server, &sdk.Tool{Name: "webview_click", Annotations: tool.OpenWorld(tool.Write("Click", false, false)),
+		Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, s.webviewClick)
+	tool.Add(server, &sdk.Tool{Name: "webview_type", Annotations: tool.OpenWorld(tool.Write("Type text", false, false)),
+		Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, s.webviewType)
+	tool.Add(server, &sdk.Tool{Name: "webview_query", Annotations: tool.OpenWorld(tool.ReadOnly("Query elements")),
+		Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, s.webviewQuery)
+	tool.Add(server, &sdk.Tool{Name: "webview_console", Annotations: tool.OpenWorld(tool.ReadOnly("Browser console")),
+		Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, s.webviewConsole)
+	tool.Add(server, &sdk.Tool{Name: "webview_eval", Annotations: tool.OpenWorld(tool.Write("Evaluate JavaScript", true, false)),
+		Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, s.webviewEval)
+	tool.Add(server, &sdk.Tool{Name: "webview_screenshot", Annotations: tool.OpenWorld(tool.ReadOnly("Screenshot")),
+		Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, s.webviewScreenshot)
+	tool.Add(server, &sdk.Tool{Name: "webview_wait", Annotations: tool.OpenWorld(tool.ReadOnly("Wait for element")),
+		Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, s.webviewWait)
+	tool.Add(server, &sdk.Tool{Name: "webview_snapshot", Annotations: tool.OpenWorld(tool.ReadOnly("Page snapshot")),
+		Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, s.webviewSnapshot)
+	tool.Add(server, &sdk.Tool{Name: "webview_tabs", Annotations: tool.OpenWorld(tool.Write("Browser tabs", false, false)),
+		Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab."}, s.webviewTabs)
+}
+
+func webviewSeconds(field string, v int, def time.Duration) (time.Duration, error) {
+	if v == 0 {
+		return def, nil
+	}
+	if v < 1 || v > maxToolSeconds {
+		return 0, fmt.Errorf("%s: %d is out of range; give 1 to %d seconds", field, v, maxToolSeconds)
+	}
+	return time.Duration(v) * time.Second, nil
+}
+
+// checkURL applies the navigation policy with the caller's workspace.
+func (s *Service) checkURL(req *sdk.CallToolRequest, field, raw string) (string, error) {
+	ws, err := s.workspaceFor(req)
+	if err != nil {
+		return "", err
+	}
+	return webview.CheckURL(field, raw, ws.Resolve)
+}
+
+func (s *Service) webviewConnect(ctx context.Context, _ *sdk.CallToolRequest, in WebviewConnectInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+	timeout, err := webviewSeconds("timeout", in.Timeout, webview.DefaultTimeout)
+	if err != nil {
+		return nil, WebviewStatusOutput{}, err
+	}
+	msg, err := s.browser.Connect(ctx, webview.ConnectOptions{DebugURL: in.DebugURL, Timeout: timeout})
+	if err != nil {
+		return nil, WebviewStatusOutput{}, err
+	}
+	return nil, WebviewStatusOutput{Success: true, Message: msg}, nil
+}
+
+func (s *Service) webviewDisconnect(_ context.Context, _ *sdk.CallToolRequest, _ WebviewNoInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+	if !s.browser.Disconnect() {
+		return nil, WebviewStatusOutput{Success: true, Message: "No active connection"}, nil
+	}
+	return nil, WebviewStatusOutput{Success: true, Message: "Disconnected"}, nil
+}
+
+func (s *Service) webviewLaunch(ctx context.Context, req *sdk.CallToolRequest, in WebviewLaunchInput) (*sdk.CallToolResult, WebviewLaunchOutput, error) {
+	timeout, err := webviewSeconds("timeout", in.Timeout, webview.DefaultTimeout)
+	if err != nil {
+		return nil, WebviewLaunchOutput{}, err
+	}
+	target := "about:blank"
+	if in.URL != "" {
+		if target, err = s.checkURL(req, "url", in.URL); err != nil {
+			return nil, WebviewLaunchOutput{}, err
+		}
+	}
+	info, err := s.browser.Launch(ctx, webview.LaunchOptions{Headless: in.Headless, Timeout: timeout})
+	if err != nil {
+		return nil, WebviewLaunchOutput{}, err
+	}
+	out := WebviewLaunchOutput{Success: true, Browser: info.Path, PID: info.PID, Headless: info.Headless, URL: target}
+	if target != "about:blank" {
+		if err := s.browser.Navigate(ctx, target); err != nil {
+			out.Message = fmt.Sprintf("Launched %s (pid %d), but navigation failed: %v", info.Path, info.PID, err)
+			return nil, out, nil
+		}
+	}
+	out.Message = fmt.Sprintf("Launched %s (pid %d, headless %t) with a fresh profile; showing %s", info.Path, info.PID, info.Headless, target)
+	return nil, out, nil
+}
+
+func (s *Service) webviewNavigate(ctx context.Context, req *sdk.CallToolRequest, in WebviewNavigateInput) (*sdk.CallToolResult, WebviewNavigateOutput, error) {
+	if !s.browser.Connected() {
+		return nil, WebviewNavigateOutput{}, webview.ErrNotConnected
+	}
+	u, err := s.checkURL(req, "url", in.URL)
+	if err != nil {
+		return nil, WebviewNavigateOutput{}, err
+	}
+	if err := s.browser.Navigate(ctx, u); err != nil {
+		return nil, WebviewNavigateOutput{}, err
+	}
+	return nil, WebviewNavigateOutput{Success: true, URL: u}, nil
+}
+
+func (s *Service) webviewClick(ctx context.Context, _ *sdk.CallToolRequest, in WebviewClickInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
+	if err := s.browser.Click(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}); err != nil {
+		return nil, WebviewSuccessOutput{}, err
+	}
+	return nil, WebviewSuccessOutput{Success: true}, nil
+}
+
+func (s *Service) webviewType(ctx context.Context, _ *sdk.CallToolRequest, in WebviewTypeInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
+	if err := s.browser.Type(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}, in.Text); err != nil {
+		return nil, WebviewSuccessOutput{}, err
+	}
+	return nil, WebviewSuccessOutput{Success: true}, nil
+}
+
+func (s *Service) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest, in WebviewQueryInput) (*sdk.CallToolResult, WebviewQueryOutput, error) {
+	els, total, err := s.browser.Query(ctx, in.Selector, in.All)
+	if err != nil {
+		return nil, WebviewQueryOutput{}, err
+	}
+	out := WebviewQueryOutput{Found: len(els) > 0, Count: total, Elements: make([]WebviewElementInfo, 0, len(els))}
+	for _, e := range els {
+		out.Elements = append(out.Elements, WebviewElementInfo{NodeID: e.NodeID, TagName: e.TagName, Attributes: e.Attributes, BoundingBox: e.BoundingBox})
+	}
+	return nil, out, nil
+}
+
+func (s *Service) webviewConsole(_ context.Context, _ *sdk.CallToolRequest, in WebviewConsoleInput) (*sdk.CallToolResult, WebviewConsoleOutput, error) {
+	msgs, err := s.browser.Console(in.Clear)
+	if err != nil {
+		return nil, WebviewConsoleOutput{}, err
+	}
+	return nil, WebviewConsoleOutput{Messages: msgs, Count: len(msgs)}, nil
+}
+
+func (s *Service) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in WebviewEvalInput) (*sdk.CallToolResult, WebviewEvalOutput, error) {
+	r, err := s.browser.Eval(ctx, in.Script)
+	if err != nil {
+		return nil, WebviewEvalOutput{}, err
+	}
+	if r.Error != "" {
+		return nil, WebviewEvalOutput{Success: false, Error: r.Error}, nil
+	}
+	return nil, WebviewEvalOutput{Success: true, Result: r.Result}, nil
+}
+
+func (s *Service) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewScreenshotInput) (*sdk.CallToolResult, WebviewScreenshotOutput, error) {
+	format := strings.ToLower(in.Format)
+	if format == "" {
+		format = "png"
+	}
+	if format == "jpg" {
+		format = "jpeg"
+	}
+	data, err := s.browser.Screenshot(ctx, format, in.FullPage)
+	if err != nil {
+		return nil, WebviewScreenshotOutput{}, err
+	}
+	out := WebviewScreenshotOutput{Success: true, Data: base64.StdEncoding.EncodeToString(data), Format: format}
+	// The text block stays small (the image is already in structuredContent and the image block).
+	res := &sdk.CallToolResult{Content: []sdk.Content{
+		&sdk.TextContent{Text: fmt.Sprintf(`{"success":true,"format":%q,"bytes":%d}`, format, len(data))},
+		&sdk.ImageContent{Data: data, MIMEType: "image/" + format},
+	}}
+	return res, out, nil
+}
+
+func (s *Service) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+	timeout, err := webviewSeconds("timeout", in.Timeout, 0)
+	if err != nil {
+		return nil, WebviewStatusOutput{}, err
+	}
+	var progress func(waited, limit time.Duration)
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		progress = func(waited, limit time.Duration) {
+			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: waited.Seconds(), Total: limit.Seconds(),
+				Message: fmt.Sprintf("waiting for %q: %s of %s", in.Selector, waited.Round(time.Second), limit)})
+		}
+	}
+	took, err := s.browser.Wait(ctx, in.Selector, timeout, progress)
+	if err != nil {
+		return nil, WebviewStatusOutput{}, err
+	}
+	return nil, WebviewStatusOutput{Success: true, Message: fmt.Sprintf("Element %q found after %s", in.Selector, took.Round(time.Millisecond))}, nil
+}
+
+func (s *Service) webviewSnapshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewSnapshotInput) (*sdk.CallToolResult, WebviewSnapshotOutput, error) {
+	if in.MaxChars < 0 || in.MaxChars > webview.MaxSnapshotChars {
+		return nil, WebviewSnapshotOutput{}, fmt.Errorf("max_chars: %d is out of range; give 1 to %d", in.MaxChars, webview.MaxSnapshotChars)
+	}
+	snap, err := s.browser.Snapshot(ctx, in.MaxChars)
+	if err != nil {
+		return nil, WebviewSnapshotOutput{}, err
+	}
+	return nil, WebviewSnapshotOutput{URL: snap.URL, Title: snap.Title, Snapshot: snap.Text, Refs: snap.Refs, Truncated: snap.Truncated}, nil
+}
+
+func (s *Service) webviewTabs(ctx context.Context, req *sdk.CallToolRequest, in WebviewTabsInput) (*sdk.CallToolResult, WebviewTabsOutput, error) {
+	var err error
+	switch in.Action {
+	case "list":
+	case "new":
+		u := "about:blank"
+		if in.URL != "" {
+			if u, err = s.checkURL(req, "url", in.URL); err != nil {
+				return nil, WebviewTabsOutput{}, err
+			}
+		}
+		err = s.browser.NewTab(ctx, u)
+	case "select":
+		err = s.browser.SelectTab(ctx, in.ID)
+	case "close":
+		err = s.browser.CloseTab(ctx, in.ID)
+	case "":
+		err = errors.New("action: required; one of list, new, select, close")
+	default:
+		err = fmt.Errorf("action: %q is not one of list, new, select, close", in.Action)
+	}
+	if err != nil {
+		return nil, WebviewTabsOutput{}, err
+	}
+	tabs, err := s.browser.Tabs(ctx)
+	if err != nil {
+		return nil, WebviewTabsOutput{}, err
+	}
+	return nil, WebviewTabsOutput{Tabs: tabs}, nil
+}

@@ -1,0 +1,738 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/webview"
+)
+
+// needBrowser skips without Chromium, except under CI=true where a missing browser fails.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := webview.FindBrowser(os.Getenv("SWITCHBOARD_BROWSER")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true but no browser: %v (build/setup-deps.sh installs chromium)", err)
+		}
+		t.Skipf("no browser: %v", err)
+	}
+}
+
+func newBrowserService(t *testing.T, opts ...Option) (*Service, *webview.Webview) {
+	t.Helper()
+	w := webview.New(webview.Options{DataDir: t.TempDir(), BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
+	return newTestService(t, append([]Option{WithBrowser(w)}, opts...)...), w
+}
+
+const webviewPage = `<!doctype html><html><head><title>Form</title></head><body>
+<h1>Sign up</h1>
+<label for="email">Email</label><input id="email" type="email">
+<label><input type="checkbox" id="agree"> I agree</label>
+<button id="send" onclick="document.getElementById('status').textContent='sent '+document.getElementById('email').value+' '+document.getElementById('agree').checked; console.warn('sent!')">Send</button>
+<p id="status">idle</p>
+<div class="row">a</div><div class="row">b</div>
+<a id="next" href="/next">Next</a>
+<script>setTimeout(function(){ var d=document.createElement('p'); d.id='late'; d.textContent='late'; document.body.appendChild(d); }, 400);</script>
+</body></html>`
+
+func webviewServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, webviewPage)
+	})
+	mux.HandleFunc("/next", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!doctype html><title>Next</title><button>Back</button><script>\nnope();\n</script>")
+	})
+	srv := httptest.NewServer(mux) // 127.0.0.1
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var webviewTools = []string{"webview_navigate", "webview_click", "webview_type", "webview_query", "webview_console",
+	"webview_eval", "webview_screenshot", "webview_wait", "webview_snapshot", "webview_tabs"}
+
+func TestWebviewToolsNeedAConnection(t *testing.T) {
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	args := map[string]map[string]any{
+		"webview_navigate": {"url": "http://127.0.0.1:1/"}, "webview_click": {"selector": "a"}, "webview_type": {"selector": "a", "text": "x"},
+		"webview_query": {"selector": "a"}, "webview_console": {}, "webview_eval": {"script": "1"}, "webview_screenshot": {},
+		"webview_wait": {"selector": "a"}, "webview_snapshot": {}, "webview_tabs": {"action": "list"},
+	}
+	for _, name := range webviewTools {
+		e := call(t, cs, name, args[name], nil)
+		if !strings.Contains(e, "not connected") || !strings.Contains(e, "webview_launch") || !strings.Contains(e, "webview_connect") {
+			t.Errorf("%s without a connection: %q", name, e)
+		}
+	}
+	var out WebviewStatusOutput
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &out)
+	if !out.Success || out.Message != "No active connection" {
+		t.Fatalf("disconnect without connection: %+v", out)
+	}
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &out) // safe twice
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{}, "debug_url: required"},
+		{map[string]any{"debug_url": ""}, "debug_url: required"},
+		{map[string]any{"debug_url": "http://127.0.0.1:1", "timeout": 3}, "debug_url: "},
+		{map[string]any{"debug_url": "ftp://127.0.0.1:1"}, "debug_url: scheme"},
+		{map[string]any{"debug_url": "http://127.0.0.1:1", "timeout": 9999}, "timeout: 9999 is out of range"},
+	} {
+		if e := call(t, cs, "webview_connect", c.args, nil); !strings.HasPrefix(e, c.want) {
+			t.Errorf("webview_connect(%v) = %q, want prefix %q", c.args, e, c.want)
+		}
+	}
+}
+
+func TestWebviewAnnotationsAndAudit(t *testing.T) {
+	s, _ := newBrowserService(t)
+	byName := map[string]*sdk.Tool{}
+	for _, tl := range s.Tools() {
+		byName[tl.Name] = tl
+	}
+	for _, name := range append(webviewTools, "webview_connect", "webview_disconnect", "webview_launch") {
+		tl := byName[name]
+		if tl == nil {
+			t.Fatalf("%s not registered", name)
+		}
+		if tl.Annotations == nil || tl.Annotations.OpenWorldHint == nil || !*tl.Annotations.OpenWorldHint {
+			t.Errorf("%s: not annotated open-world", name)
+		}
+	}
+	for _, name := range []string{"webview_connect", "webview_eval", "webview_navigate", "webview_click", "webview_type", "webview_launch", "webview_tabs", "webview_disconnect"} {
+		if byName[name].Annotations.ReadOnlyHint || !s.security[name] {
+			t.Errorf("%s must not be read-only (audited at Security level)", name)
+		}
+	}
+}
+
+func snapRef(t *testing.T, snap, prefix string) string {
+	t.Helper()
+	for _, line := range strings.Split(snap, "\n") {
+		if i := strings.Index(line, prefix+" [ref="); i >= 0 {
+			rest := line[i+len(prefix)+6:]
+			return rest[:strings.IndexByte(rest, ']')]
+		}
+	}
+	t.Fatalf("no %q with a ref in snapshot:\n%s", prefix, snap)
+	return ""
+}
+
+func TestWebviewToolsEndToEnd(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	srv := webviewServer(t)
+
+	var launch WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{"url": srv.URL + "/"}, &launch)
+	if !launch.Success || launch.PID <= 0 || !launch.Headless || launch.URL != srv.URL+"/" {
+		t.Fatalf("launch: %+v", launch)
+	}
+	var st WebviewStatusOutput
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#send"}, &st)
+	if !st.Success || !strings.Contains(st.Message, "#send") {
+		t.Fatalf("wait: %+v", st)
+	}
+	// The element added after 400 ms: waiting works.
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#late", "timeout": 5}, &st)
+	// A selector that never matches: error after the timeout.
+	start := time.Now()
+	if e := call(t, cs, "webview_wait", map[string]any{"selector": "#never", "timeout": 1}, nil); !strings.HasPrefix(e, "timeout: no element matched \"#never\" within 1s") {
+		t.Fatalf("wait timeout: %q", e)
+	}
+	if d := time.Since(start); d < time.Second || d > 5*time.Second {
+		t.Fatalf("wait timeout took %s", d)
+	}
+	if e := call(t, cs, "webview_wait", map[string]any{"selector": "##bad"}, nil); !strings.HasPrefix(e, "selector: \"##bad\" is not a valid CSS selector") {
+		t.Fatalf("wait bad selector: %q", e)
+	}
+	if e := call(t, cs, "webview_wait", map[string]any{"selector": ""}, nil); !strings.HasPrefix(e, "selector: required") {
+		t.Fatalf("wait empty selector: %q", e)
+	}
+
+	var snap WebviewSnapshotOutput
+	mustCall(t, cs, "webview_snapshot", map[string]any{}, &snap)
+	if snap.Title != "Form" || snap.URL != srv.URL+"/" || snap.Refs < 4 {
+		t.Fatalf("snapshot header: %+v", snap)
+	}
+	for _, want := range []string{`heading "Sign up" level=1`, `textbox "Email" [ref=`, `checkbox "I agree" [ref=`, `button "Send" [ref=`, `link "Next" [ref=`, `text "idle"`} {
+		if !strings.Contains(snap.Snapshot, want) {
+			t.Fatalf("snapshot lacks %q:\n%s", want, snap.Snapshot)
+		}
+	}
+	var small WebviewSnapshotOutput
+	mustCall(t, cs, "webview_snapshot", map[string]any{"max_chars": 60}, &small)
+	if !small.Truncated || len(small.Snapshot) > 60+200 || !strings.Contains(small.Snapshot, "more lines not shown") {
+		t.Fatalf("bounded snapshot: %+v", small)
+	}
+	if e := call(t, cs, "webview_snapshot", map[string]any{"max_chars": -1}, nil); !strings.HasPrefix(e, "max_chars:") {
+		t.Fatalf("max_chars -1: %q", e)
+	}
+
+	// Type and click through refs, then through selectors.
+	var ok WebviewSuccessOutput
+	mustCall(t, cs, "webview_type", map[string]any{"ref": snapRef(t, snap.Snapshot, `textbox "Email"`), "text": "me@"}, &ok)
+	mustCall(t, cs, "webview_type", map[string]any{"selector": "#email", "text": "example.org"}, &ok) // appends
+	mustCall(t, cs, "webview_click", map[string]any{"ref": snapRef(t, snap.Snapshot, `checkbox "I agree"`)}, &ok)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#send"}, &ok)
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
+	if !ev.Success || ev.Result != "sent me@example.org true" {
+		t.Fatalf("after typing and clicking: %+v", ev)
+	}
+	mustCall(t, cs, "webview_snapshot", map[string]any{}, &snap)
+	if !strings.Contains(snap.Snapshot, `value="me@example.org"`) || !strings.Contains(snap.Snapshot, "checked") {
+		t.Fatalf("snapshot after input lacks value/state:\n%s", snap.Snapshot)
+	}
+	// Element errors name the field.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"webview_click", map[string]any{"selector": "#missing"}, `selector: no element matches "#missing"`},
+		{"webview_click", map[string]any{"selector": "[["}, `selector: "[[" is not a valid CSS selector`},
+		{"webview_click", map[string]any{}, "selector: required"},
+		{"webview_click", map[string]any{"ref": "e999"}, `ref: "e999" is not a ref of the current page`},
+		{"webview_click", map[string]any{"ref": "e1", "selector": "a"}, "selector: give either selector or ref, not both"},
+		{"webview_type", map[string]any{"selector": "#status", "text": "x"}, "selector: selector \"#status\" cannot take keyboard focus"},
+		{"webview_type", map[string]any{"selector": "#email"}, "text: required"},
+		{"webview_query", map[string]any{"selector": ""}, "selector: required"},
+		{"webview_query", map[string]any{"selector": "div..x"}, `selector: "div..x" is not a valid CSS selector`},
+		{"webview_eval", map[string]any{"script": " "}, "script: required"},
+		{"webview_screenshot", map[string]any{"format": "gif"}, `format: "gif" is not supported`},
+	} {
+		if e := call(t, cs, c.tool, c.args, nil); !strings.HasPrefix(e, c.want) {
+			t.Errorf("%s(%v) = %q, want prefix %q", c.tool, c.args, e, c.want)
+		}
+	}
+
+	// Eval: values, promises, and JS errors as success=false.
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "({a: [1, 2], b: 'x'})"}, &ev)
+	if b, _ := json.Marshal(ev.Result); !ev.Success || string(b) != `{"a":[1,2],"b":"x"}` {
+		t.Fatalf("eval object: %+v", ev)
+	}
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "new Promise(r => setTimeout(() => r(7), 50))"}, &ev)
+	if !ev.Success || ev.Result != float64(7) {
+		t.Fatalf("eval promise: %+v", ev)
+	}
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "throw new TypeError('bad thing')"}, &ev)
+	if ev.Success || !strings.Contains(ev.Error, "TypeError: bad thing") {
+		t.Fatalf("eval throw: %+v", ev)
+	}
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "this is not javascript"}, &ev)
+	if ev.Success || !strings.Contains(ev.Error, "SyntaxError") {
+		t.Fatalf("eval syntax error: %+v", ev)
+	}
+
+	// Query: all=false returns at most one element.
+	var q WebviewQueryOutput
+	mustCall(t, cs, "webview_query", map[string]any{"selector": "div.row"}, &q)
+	if !q.Found || q.Count != 1 || len(q.Elements) != 1 || q.Elements[0].TagName != "div" || q.Elements[0].Attributes["class"] != "row" || q.Elements[0].BoundingBox == nil || q.Elements[0].NodeID == 0 {
+		t.Fatalf("query first: %+v", q)
+	}
+	mustCall(t, cs, "webview_query", map[string]any{"selector": "div.row", "all": true}, &q)
+	if !q.Found || q.Count != 2 || len(q.Elements) != 2 {
+		t.Fatalf("query all: %+v", q)
+	}
+	mustCall(t, cs, "webview_query", map[string]any{"selector": "table", "all": true}, &q)
+	if q.Found || q.Count != 0 || q.Elements == nil || len(q.Elements) != 0 {
+		t.Fatalf("query none: %+v", q)
+	}
+
+	// Screenshots: png and jpeg, base64 in data and as image content; full page.
+	for _, format := range []string{"png", "jpeg"} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "webview_screenshot", Arguments: map[string]any{"format": format, "full_page": format == "jpeg"}})
+		if err != nil || res.IsError {
+			t.Fatalf("screenshot %s: %v %+v", format, err, res)
+		}
+		var out WebviewScreenshotOutput
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &out)
+		data, err := base64.StdEncoding.DecodeString(out.Data)
+		if err != nil || !out.Success || out.Format != format {
+			t.Fatalf("screenshot %s: %v %+v", format, err, out.Format)
+		}
+		magic := map[string]string{"png": "\x89PNG", "jpeg": "\xff\xd8\xff"}[format]
+		if !strings.HasPrefix(string(data), magic) {
+			t.Fatalf("%s screenshot has the wrong magic: %q", format, data[:4])
+		}
+		var img *sdk.ImageContent
+		for _, c := range res.Content {
+			if ic, ok := c.(*sdk.ImageContent); ok {
+				img = ic
+			}
+		}
+		if img == nil || img.MIMEType != "image/"+format || string(img.Data) != string(data) {
+			t.Fatalf("%s screenshot: no matching image content", format)
+		}
+	}
+
+	// Console: the warn from the click, then clear.
+	var con WebviewConsoleOutput
+	mustCall(t, cs, "webview_console", map[string]any{}, &con)
+	found := false
+	for _, m := range con.Messages {
+		found = found || (m.Type == "warning" || m.Type == "warn") && m.Text == "sent!" && m.URL == srv.URL+"/" && m.Line > 0
+	}
+	if !found || con.Count != len(con.Messages) {
+		t.Fatalf("console lacks the warning: %+v", con)
+	}
+	mustCall(t, cs, "webview_console", map[string]any{"clear": true}, &con)
+	mustCall(t, cs, "webview_console", map[string]any{}, &con)
+	if con.Count != 0 || con.Messages == nil {
+		t.Fatalf("console after clear: %+v", con)
+	}
+
+	// Navigating by clicking a link: refs expire, the uncaught error is captured with URL and line.
+	oldRef := snapRef(t, snap.Snapshot, `button "Send"`)
+	mustCall(t, cs, "webview_click", map[string]any{"ref": snapRef(t, snap.Snapshot, `link "Next"`)}, &ok)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "button"}, &st)
+	if e := call(t, cs, "webview_click", map[string]any{"ref": oldRef}, nil); !strings.HasPrefix(e, "ref: ") || !strings.Contains(e, "take a new snapshot") {
+		t.Fatalf("stale ref after navigation: %q", e)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var exc *webview.ConsoleMessage
+	for exc == nil && time.Now().Before(deadline) {
+		mustCall(t, cs, "webview_console", map[string]any{}, &con)
+		for i := range con.Messages {
+			if con.Messages[i].Type == "exception" {
+				exc = &con.Messages[i]
+			}
+		}
+	}
+	if exc == nil || !strings.Contains(exc.Text, "nope is not defined") || exc.URL != srv.URL+"/next" || exc.Line != 2 {
+		t.Fatalf("uncaught exception: %+v", exc)
+	}
+
+	// Navigate, with the contract's output.
+	var nav WebviewNavigateOutput
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/?x=1"}, &nav)
+	if !nav.Success || nav.URL != srv.URL+"/?x=1" {
+		t.Fatalf("navigate: %+v", nav)
+	}
+	closed := closedPortURL(t)
+	if e := call(t, cs, "webview_navigate", map[string]any{"url": closed}, nil); !strings.HasPrefix(e, "url: navigation to "+closed+" failed: net::ERR_CONNECTION_REFUSED") {
+		t.Fatalf("navigate refused: %q", e)
+	}
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/?x=1"}, &nav) // off the error page
+
+	// Tabs: list, new, select, close and their errors.
+	var tabs WebviewTabsOutput
+	mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
+	if len(tabs.Tabs) != 1 || !tabs.Tabs[0].Active {
+		t.Fatalf("tabs: %+v", tabs)
+	}
+	first := tabs.Tabs[0].ID
+	mustCall(t, cs, "webview_tabs", map[string]any{"action": "new", "url": srv.URL + "/next"}, &tabs)
+	if len(tabs.Tabs) != 2 {
+		t.Fatalf("tabs after new: %+v", tabs)
+	}
+	var second string
+	for _, tb := range tabs.Tabs {
+		if tb.Active {
+			second = tb.ID
+		}
+	}
+	if second == "" || second == first {
+		t.Fatalf("new tab not active: %+v", tabs)
+	}
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "button"}, &st)
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "location.pathname"}, &ev)
+	if ev.Result != "/next" {
+		t.Fatalf("tools do not act on the new tab: %+v", ev)
+	}
+	mustCall(t, cs, "webview_tabs", map[string]any{"action": "select", "id": first}, &tabs)
+	ev = WebviewEvalOutput{}
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "location.search"}, &ev)
+	if ev.Result != "?x=1" {
+		t.Fatalf("select did not switch back: %+v", ev)
+	}
+	mustCall(t, cs, "webview_tabs", map[string]any{"action": "close", "id": first}, &tabs)
+	if len(tabs.Tabs) != 1 || tabs.Tabs[0].ID != second || !tabs.Tabs[0].Active {
+		t.Fatalf("after closing the active tab: %+v", tabs)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "close", "id": second}, "id: this is the last tab"},
+		{map[string]any{"action": "select", "id": "nope"}, `id: no tab "nope"`},
+		{map[string]any{"action": "close"}, "id: required"},
+		{map[string]any{"action": "select"}, "id: required"},
+		{map[string]any{"action": "open"}, `action: "open" is not one of list, new, select, close`},
+		{map[string]any{}, "action: required"},
+		{map[string]any{"action": "new", "url": "javascript:alert(1)"}, `url: scheme "javascript:" is not allowed`},
+	} {
+		if e := call(t, cs, "webview_tabs", c.args, nil); !strings.HasPrefix(e, c.want) {
+			t.Errorf("webview_tabs(%v) = %q, want prefix %q", c.args, e, c.want)
+		}
+	}
+
+	// Disconnect closes the browser: no process of its group is left.
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
+	if !st.Success || st.Message != "Disconnected" {
+		t.Fatalf("disconnect: %+v", st)
+	}
+	if left := processGroup(launch.PID); len(left) > 0 {
+		t.Fatalf("browser processes left after disconnect: %v", left)
+	}
+	if e := call(t, cs, "webview_snapshot", map[string]any{}, nil); !strings.Contains(e, "not connected") {
+		t.Fatalf("after disconnect: %q", e)
+	}
+}
+
+// closedPortURL is an http URL on a loopback port nobody listens on.
+func closedPortURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/"
+}
+
+// processGroup lists live (non-zombie) processes of process group pgid, read from /proc.
+func processGroup(pgid int) []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+2:])
+		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func TestWebviewNavigationPolicy(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	ws := s.Workspace().Dir()
+	if err := os.WriteFile(filepath.Join(ws, "page.html"), []byte("<title>Local</title><p>inside</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.html"), []byte("<p>secret</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A symlink inside the workspace that leads outside is refused too.
+	if err := os.Symlink(filepath.Join(outside, "secret.html"), filepath.Join(ws, "link.html")); err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]string{
+		"javascript:alert(1)":                                             `url: scheme "javascript:" is not allowed`,
+		"JavaScript:alert(1)":                                             `url: scheme "javascript:" is not allowed`,
+		"data:text/html,<script>alert(1)</script>":                        `url: scheme "data:" is not allowed`,
+		"chrome://settings":                                               `url: scheme "chrome:" is not allowed`,
+		"view-source:http://127.0.0.1/":                                   `url: scheme "view-source:" is not allowed`,
+		"about:config":                                                    "url: only about:blank is allowed",
+		"file://" + filepath.Join(outside, "secret.html"):                 "url: file " + filepath.Join(outside, "secret.html") + " is not inside the workspace",
+		"file://" + filepath.Join(ws, "link.html"):                        "url: file " + filepath.Join(ws, "link.html") + " is not inside the workspace",
+		"file://" + ws + "/../" + filepath.Base(outside) + "/secret.html": "url: file ",
+		"file://otherhost/etc/passwd":                                     "url: file URLs on other hosts",
+		"/relative/path":                                                  "url: \"/relative/path\" is not an absolute URL",
+		"":                                                                "url: required",
+	}
+	// Refused before any browser exists: launch with a bad url starts nothing.
+	if e := call(t, cs, "webview_launch", map[string]any{"url": "javascript:alert(1)"}, nil); !strings.HasPrefix(e, `url: scheme "javascript:" is not allowed`) {
+		t.Fatalf("launch with javascript: url = %q", e)
+	}
+	if s.browser.Connected() {
+		t.Fatal("a refused launch url still started a browser")
+	}
+	var launch WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	for u, want := range refused {
+		if e := call(t, cs, "webview_navigate", map[string]any{"url": u}, nil); !strings.HasPrefix(e, want) {
+			t.Errorf("navigate %q = %q, want prefix %q", u, e, want)
+		}
+	}
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev)
+	if ev.Result != "about:blank" {
+		t.Fatalf("a refused URL was opened: %v", ev.Result)
+	}
+	var nav WebviewNavigateOutput
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": "file://" + filepath.Join(ws, "page.html")}, &nav)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "p"}, nil)
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.querySelector('p').textContent"}, &ev)
+	if ev.Result != "inside" {
+		t.Fatalf("workspace file: %+v", ev)
+	}
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": "about:blank"}, &nav)
+}
+
+func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	a, b := connect(t, s), connect(t, s)
+	srv := webviewServer(t)
+	mustCall(t, a, "webview_launch", map[string]any{"url": srv.URL}, nil)
+	mustCall(t, b, "webview_wait", map[string]any{"selector": "#send"}, nil)
+	var snap WebviewSnapshotOutput
+	mustCall(t, b, "webview_snapshot", map[string]any{}, &snap)
+	if snap.Title != "Form" {
+		t.Fatalf("client b sees %+v", snap)
+	}
+	// b types via its ref, a clicks; both see the result.
+	mustCall(t, b, "webview_type", map[string]any{"ref": snapRef(t, snap.Snapshot, `textbox "Email"`), "text": "b@x"}, nil)
+	mustCall(t, a, "webview_click", map[string]any{"selector": "#send"}, nil)
+	var ev WebviewEvalOutput
+	mustCall(t, b, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
+	if ev.Result != "sent b@x false" {
+		t.Fatalf("shared state: %+v", ev)
+	}
+	// Concurrent calls from both clients are served (the connection is shared, not locked up).
+	var wg sync.WaitGroup
+	errs := make(chan string, 20)
+	for i := 0; i < 10; i++ {
+		for _, cs := range []*sdk.ClientSession{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "webview_eval", Arguments: map[string]any{"script": "1+1"}})
+				if err != nil || res.IsError {
+					errs <- fmt.Sprint(err, res)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	// One client disconnects: the other sees the connection is gone.
+	mustCall(t, a, "webview_disconnect", map[string]any{}, nil)
+	if e := call(t, b, "webview_eval", map[string]any{"script": "1"}, nil); !strings.Contains(e, "not connected") {
+		t.Fatalf("b after a disconnected: %q", e)
+	}
+}
+
+func TestWebviewConnectToRunningBrowser(t *testing.T) {
+	needBrowser(t)
+	// A browser started elsewhere (here by a second Webview), reached over its DevTools URL.
+	other := webview.New(webview.Options{DataDir: t.TempDir()})
+	info, err := other.Launch(context.Background(), webview.LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	host := strings.Split(strings.TrimPrefix(info.Endpoint, "ws://"), "/")[0]
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	var st WebviewStatusOutput
+	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": "http://" + host, "timeout": 10}, &st)
+	if !st.Success || !strings.Contains(st.Message, host) {
+		t.Fatalf("connect: %+v", st)
+	}
+	srv := webviewServer(t)
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL}, nil)
+	var tabs WebviewTabsOutput
+	mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
+	if len(tabs.Tabs) != 2 {
+		t.Fatalf("tabs: %+v", tabs)
+	}
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
+	// The browser we only connected to keeps running.
+	if len(processGroup(info.PID)) == 0 {
+		t.Fatal("disconnect stopped a browser it had not launched")
+	}
+}
+
+func TestWebviewDashboardFeed(t *testing.T) {
+	needBrowser(t)
+	h := hub.New(hub.Options{})
+	s, _ := newBrowserService(t, WithWSHub(h))
+	addr, _, err := h.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"browser"}`)); err != nil {
+		t.Fatal(err)
+	}
+	read := func() (string, BrowserFeed) {
+		var m struct {
+			Type string      `json:"type"`
+			Data BrowserFeed `json:"data"`
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.Type, m.Data
+	}
+	for {
+		typ, d := read()
+		if typ == hub.TypeSnapshot {
+			if d.State.Connected || d.Screenshot != "" {
+				t.Fatalf("snapshot before launch: %+v", d)
+			}
+			break
+		}
+	}
+	cs := connect(t, s)
+	srv := webviewServer(t)
+	mustCall(t, cs, "webview_launch", map[string]any{"url": srv.URL}, nil)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#send"}, nil)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#send"}, nil)
+	var got BrowserFeed
+	sawWarn := false
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		_, d := read()
+		for _, m := range d.Console {
+			sawWarn = sawWarn || m.Text == "sent!"
+		}
+		if d.State.Connected && d.State.Title == "Form" && d.Screenshot != "" {
+			got = d
+			if sawWarn {
+				break
+			}
+		}
+	}
+	if got.Screenshot == "" || !sawWarn || got.State.URL != srv.URL+"/" {
+		t.Fatalf("feed: state %+v, screenshot %d bytes, console warn seen %v", got.State, len(got.Screenshot), sawWarn)
+	}
+	jpeg, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(got.Screenshot, "data:image/jpeg;base64,"))
+	if err != nil || !strings.HasPrefix(string(jpeg), "\xff\xd8\xff") || len(jpeg) > 200<<10 {
+		t.Fatalf("feed screenshot: %d bytes, %v", len(jpeg), err)
+	}
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, nil)
+	for {
+		_, d := read()
+		if !d.State.Connected {
+			if d.Screenshot != "" {
+				t.Fatal("screenshot kept after disconnect")
+			}
+			break
+		}
+	}
+}
+
+func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
+	needBrowser(t)
+	dataDir := t.TempDir()
+	w := webview.New(webview.Options{DataDir: dataDir, BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
+	s, err := New(WithWorkspaceRoot(t.TempDir()), WithBrowser(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	var launch WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser"))
+	if len(profiles) != 1 || len(processGroup(launch.PID)) == 0 {
+		t.Fatalf("after launch: profiles %v, group %v", profiles, processGroup(launch.PID))
+	}
+	// A second launch replaces the first browser: still one browser, one profile.
+	var again WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &again)
+	if left := processGroup(launch.PID); len(left) > 0 {
+		t.Fatalf("first browser left running after a second launch: %v", left)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left := processGroup(again.PID); len(left) > 0 {
+		t.Fatalf("browser processes left after hub shutdown: %v", left)
+	}
+	if profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser")); len(profiles) != 0 {
+		t.Fatalf("profiles left after hub shutdown: %v", profiles)
+	}
+}
+
+func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	var mu sync.Mutex
+	var msgs []string
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "progress-client", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			msgs = append(msgs, req.Params.Message)
+			mu.Unlock()
+		},
+	})
+	cs, err := client.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Close() })
+	mustCall(t, cs, "webview_launch", map[string]any{}, nil)
+	// A 5 s wait for an element that never comes reports progress about every 2 s.
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "webview_wait", Arguments: map[string]any{"selector": "#never", "timeout": 5}, Meta: sdk.Meta{"progressToken": "w1"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("wait: %v %+v", err, res)
+	}
+	mu.Lock()
+	got := append([]string(nil), msgs...)
+	mu.Unlock()
+	if len(got) < 2 || !strings.Contains(got[0], `waiting for "#never"`) {
+		t.Fatalf("progress messages: %q", got)
+	}
+	// Cancelling the request ends the wait promptly, and the browser keeps serving.
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _ = cs.CallTool(ctx, &sdk.CallToolParams{Name: "webview_wait", Arguments: map[string]any{"selector": "#never", "timeout": 60}})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("cancelled wait took %s", d)
+	}
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "40+2"}, &ev)
+	if ev.Result != float64(42) {
+		t.Fatalf("after a cancelled wait: %+v", ev)
+	}
+}
