@@ -51,18 +51,24 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", cfg.DataDir, err)
 	}
+	// One writer per stream: the audit echo and the diagnostics logger share one serialised
+	// writer, and each writes whole lines, so neither splits the other's lines.
+	var sink io.Writer
+	if so.logSink != nil {
+		sink = audit.LineWriter(so.logSink)
+	}
 	auditLog, err := audit.New(audit.Options{
 		File:       filepath.Join(cfg.LogDir(), "audit.log"),
 		MaxSizeMB:  cfg.Audit.MaxSizeMB,
 		MaxBackups: cfg.Audit.MaxBackups,
-		Stderr:     so.logSink,
+		Stderr:     sink,
 	})
 	if err != nil {
 		return nil, err
 	}
 	logger := slog.New(slog.DiscardHandler)
-	if so.logSink != nil {
-		logger = slog.New(slog.NewTextHandler(so.logSink, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if sink != nil {
+		logger = slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	store, err := metrics.Open(cfg.MetricsDir())
 	if err != nil {
