@@ -83,11 +83,28 @@ next:
 			if json.Unmarshal([]byte(ln), &m) != nil {
 				continue
 			}
-			if m["actor"] == w.actor && m["tool"] == w.action && m["level"] == "SECURITY" && strings.Contains(m["args"].(string), w.args) {
+			if m["actor"] == w.actor && m["tool"] == w.action && m["level"] == "SECURITY" && m["outcome"] == "ok" && strings.Contains(m["args"].(string), w.args) {
 				continue next
 			}
 		}
 		t.Errorf("no audit line for %s %s %s in:\n%s", w.actor, w.action, w.args, b)
+	}
+	// Each action also has its "started" line, written before it ran, with the same call ID.
+	startedCalls := map[string]bool{}
+	for _, ln := range lines {
+		var m map[string]any
+		if json.Unmarshal([]byte(ln), &m) == nil && m["actor"] != nil && m["outcome"] == "started" {
+			startedCalls[m["call"].(string)] = true
+		}
+	}
+	for _, ln := range lines {
+		var m map[string]any
+		if json.Unmarshal([]byte(ln), &m) == nil && m["actor"] != nil && m["outcome"] != "started" && !startedCalls[m["call"].(string)] {
+			t.Errorf("action outcome without a started line: %s", ln)
+		}
+	}
+	if len(startedCalls) != len(want) {
+		t.Errorf("%d started lines for %d actions", len(startedCalls), len(want))
 	}
 	// The activity feed shows them too.
 	deadline := time.Now().Add(5 * time.Second)

@@ -63,8 +63,9 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+2*time.Second)
 	defer cancel()
+	end := c.begin("transport_set", transportArgs{Name: name, Enabled: enabled})
 	err := c.st.Transports.Set(ctx, name, enabled)
-	c.audit("transport_set", transportArgs{Name: name, Enabled: enabled}, err)
+	end(err)
 	return c.Transports(), err
 }
 
@@ -87,9 +88,9 @@ func (c *Controller) SetToolset(name string, enabled bool) (ToolsetList, error) 
 // actorDashboard marks audit entries for controls used in the dashboard (window or headless page).
 const actorDashboard = "dashboard"
 
-// audit records a dashboard action in the audit log and the activity feed.
-func (c *Controller) audit(action string, args any, err error) {
-	c.st.Service.RecordAction(actorDashboard, action, args, err)
+// begin audits a dashboard action: "started" now, the outcome when end is called.
+func (c *Controller) begin(action string, args any) (end func(error)) {
+	return c.st.Service.BeginAction(actorDashboard, action, args)
 }
 
 // Audit argument shapes (JSON keys as in the matching tools).
@@ -116,8 +117,9 @@ func (c *Controller) StartProcess(command string, args []string) (process.Info, 
 	if command == "" {
 		return process.Info{}, errors.New("command: required, e.g. \"npm\"")
 	}
+	end := c.begin("process_start", processStartArgs{Command: command, Args: args})
 	info, err := c.startProcess(command, args)
-	c.audit("process_start", processStartArgs{Command: command, Args: args}, err)
+	end(err)
 	return info, err
 }
 
@@ -135,15 +137,17 @@ func (c *Controller) startProcess(command string, args []string) (process.Info, 
 func (c *Controller) StopProcess(id string) (process.Info, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	end := c.begin("process_stop", processIDArgs{ID: id})
 	info, err := c.st.Processes.Stop(ctx, id)
-	c.audit("process_stop", processIDArgs{ID: id}, err)
+	end(err)
 	return info, err
 }
 
 // KillProcess kills a process group at once.
 func (c *Controller) KillProcess(id string) (process.Info, error) {
+	end := c.begin("process_kill", processIDArgs{ID: id})
 	info, err := c.st.Processes.Kill(id)
-	c.audit("process_kill", processIDArgs{ID: id}, err)
+	end(err)
 	return info, err
 }
 
@@ -152,8 +156,9 @@ func (c *Controller) SendInput(id, input string) error {
 	if input == "" {
 		return errors.New("input: empty; include \"\\n\" to send a line")
 	}
+	end := c.begin("process_input", processInputArgs{ID: id, Input: input})
 	err := c.st.Processes.Input(id, []byte(input))
-	c.audit("process_input", processInputArgs{ID: id, Input: input}, err)
+	end(err)
 	return err
 }
 
@@ -162,10 +167,11 @@ func (c *Controller) CreateIDESession(name string) (any, error) {
 	if name == "" {
 		return nil, errors.New("name: required")
 	}
-	res, err := c.st.IDE.CreateSession(context.Background(), name)
-	c.audit("ide_session_create", struct {
+	end := c.begin("ide_session_create", struct {
 		Name string `json:"name"`
-	}{name}, err)
+	}{name})
+	res, err := c.st.IDE.CreateSession(context.Background(), name)
+	end(err)
 	return res, err
 }
 
@@ -174,11 +180,12 @@ func (c *Controller) SendChat(sessionID, message string) (any, error) {
 	if sessionID == "" || message == "" {
 		return nil, errors.New("sessionId and message: both required")
 	}
-	res, err := c.st.IDE.SendChat(context.Background(), sessionID, message)
-	c.audit("ide_chat_send", struct {
+	end := c.begin("ide_chat_send", struct {
 		SessionID string `json:"sessionId"`
 		Message   string `json:"message"` // size and sha256 only
-	}{sessionID, message}, err)
+	}{sessionID, message})
+	res, err := c.st.IDE.SendChat(context.Background(), sessionID, message)
+	end(err)
 	return res, err
 }
 

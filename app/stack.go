@@ -66,22 +66,28 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", cfg.DataDir, err)
 	}
+	// One writer per stream: the audit echo and the diagnostics logger share one serialised
+	// writer, and each writes whole lines, so neither splits the other's lines.
+	var sink io.Writer
+	if so.logSink != nil {
+		sink = audit.LineWriter(so.logSink)
+	}
 	auditLog, err := audit.New(audit.Options{
 		File:       filepath.Join(cfg.LogDir(), "audit.log"),
 		MaxSizeMB:  cfg.Audit.MaxSizeMB,
 		MaxBackups: cfg.Audit.MaxBackups,
-		Stderr:     auditEcho(so),
+		Stderr:     auditEcho(so, sink),
 	})
 	if err != nil {
 		return nil, err
 	}
 	logger := slog.New(slog.DiscardHandler)
-	if so.logSink != nil {
+	if sink != nil {
 		level := slog.LevelInfo
 		if so.quiet {
 			level = slog.LevelWarn
 		}
-		logger = slog.New(slog.NewTextHandler(so.logSink, &slog.HandlerOptions{Level: level}))
+		logger = slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: level}))
 	}
 	store, err := metrics.Open(cfg.MetricsDir())
 	if err != nil {
@@ -198,11 +204,13 @@ func (st *Stack) startIDE() {
 	st.ideOnce.Do(func() { st.IDE.Start(context.Background()) })
 }
 
-func auditEcho(so stackOptions) io.Writer {
+// auditEcho is where audit lines are echoed besides the audit file: the shared stderr writer,
+// except in quiet mode (serve --stdio), where stderr carries real warnings only.
+func auditEcho(so stackOptions, sink io.Writer) io.Writer {
 	if so.quiet {
 		return nil
 	}
-	return so.logSink
+	return sink
 }
 
 // stackToolsets is the configured toolsets, or the default: all but ide unless an IDE backend

@@ -202,8 +202,9 @@ func (c *trayController) do(ctx context.Context, a trayAction) string {
 	case actionToggleTransport:
 		tctx, cancel := context.WithTimeout(ctx, mcp.DrainTimeout+2*time.Second)
 		defer cancel()
+		end := c.st.Service.BeginAction("tray", "transport_set", transportArgs{Name: a.Transport, Enabled: a.Enable})
 		err := c.st.Transports.Set(tctx, a.Transport, a.Enable)
-		c.st.Service.RecordAction("tray", "transport_set", transportArgs{Name: a.Transport, Enabled: a.Enable}, err)
+		end(err)
 		if err != nil {
 			verb := "stop"
 			if a.Enable {

@@ -74,18 +74,25 @@ func (s *Service) sessionID(ctx context.Context, req sdk.Request) (id, transport
 	return ci.id, ci.transport
 }
 
-// RecordAction audits something a person did outside MCP — a dashboard or tray control (process
-// start/stop/kill/input, transport switches) — at Security level with actor "dashboard" or "tray",
-// and shows it in the activity feed like a tool call. args is any struct or map of the action's
-// arguments (payloads such as input are summarised like tool arguments: size and sha256 only).
-func (s *Service) RecordAction(actor, action string, args any, err error) {
+// BeginAction audits something a person does outside MCP — a dashboard or tray control (process
+// start/stop/kill/input, transport switches) — with actor "dashboard" or "tray", like a mutating
+// tool call: a Security-level "started" line now, and the outcome line (also shown in the
+// activity feed) when the returned end is called with the action's error. args is a struct of
+// the action's arguments; payloads such as input are summarised like tool arguments (size and
+// sha256 only).
+func (s *Service) BeginAction(actor, action string, args any) (end func(error)) {
 	raw, _ := json.Marshal(args)
-	e := audit.Entry{Time: time.Now().UTC(), Actor: actor, Tool: action, Transport: actor, Outcome: "ok", Args: audit.SummarizeArgs(raw)}
-	if err != nil {
-		e.Outcome, e.Error = "error", err.Error()
+	start := time.Now()
+	e := audit.Entry{Time: start.UTC(), CallID: "a" + strconv.FormatUint(s.callSeq.Add(1), 10), Actor: actor, Tool: action,
+		Transport: actor, Args: audit.SummarizeArgs(raw)}
+	s.audit.Started(context.Background(), e)
+	return func(err error) {
+		e.Outcome, e.DurationMs = "ok", float64(time.Since(start).Microseconds())/1000
+		if err != nil {
+			e.Outcome, e.Error = "error", err.Error()
+		}
+		s.activity.add(s.audit.Record(context.Background(), e, true))
 	}
-	e = s.audit.Record(context.Background(), e, true)
-	s.activity.add(e)
 }
 
 // auditMiddleware records client identity on initialize and audits every tool call: the audit

@@ -252,6 +252,7 @@ func TestFileToolsEdgeCases(t *testing.T) {
 		{map[string]any{"path": "big.min.js", "byte_offset": len(line)}, "byte_offset: "},
 		{map[string]any{"path": "big.min.js", "max_bytes": 5 << 20}, "max_bytes"},
 		{map[string]any{"path": "big.min.js", "byte_offset": 1, "limit": 2}, "pass one pair"},
+		{map[string]any{"path": "big.min.js", "max_bytes": 1}, "max_bytes: 1 is smaller than the UTF-8 character"},
 	} {
 		if e := call(t, cs, "file_read", c.args, nil); !strings.Contains(e, c.want) {
 			t.Errorf("file_read(%v) = %q, want %q", c.args, e, c.want)

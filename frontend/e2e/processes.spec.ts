@@ -77,6 +77,12 @@ describe('processes', () => {
     expect(await page.locator(tid('process-stop')).isDisabled()).toBe(true);
     expect(await page.locator(tid('process-input')).isDisabled()).toBe(true);
     await expect.poll(() => alive(pid)).toBe(false);
+
+    // What the person did here is in the audit trail, and the Activity view shows it as theirs.
+    await dash.open('activity');
+    for (const tool of ['process_start', 'process_input', 'process_stop']) {
+      await page.locator(tid('activity-row', { tool, actor: 'dashboard' })).first().waitFor();
+    }
   });
 
   it('shows a process started by another MCP client live, and kills it', async () => {

@@ -145,6 +145,28 @@ func (f *flushingWriter) Close() error {
 	return f.Flush()
 }
 
+// LineWriter returns w serialised: one Write at a time, each passed on whole in a single call to
+// w. Give the same LineWriter to every logger that shares a stream (the audit echo and the
+// diagnostics logger on stderr), so that with whole-line writes no line is ever split by another.
+// os.File already serialises its writes; a LineWriter also makes any other io.Writer safe to share.
+func LineWriter(w io.Writer) io.Writer {
+	if lw, ok := w.(*lineWriter); ok {
+		return lw
+	}
+	return &lineWriter{w: w}
+}
+
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // Discard returns a Logger that writes nowhere (tests, embedding).
 func Discard() *Logger {
 	l, _ := New(Options{})

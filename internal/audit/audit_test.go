@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -219,4 +220,43 @@ func FuzzSummarizeArgs(f *testing.F) {
 		}
 		_ = SummarizeArgs(json.RawMessage(value)) // arbitrary bytes: never panics
 	})
+}
+
+// A plain io.Writer (not an *os.File) shared by the audit echo and a diagnostics logger through
+// LineWriter: no data race, no split line (run with -race to see the race without it).
+func TestLineWriterSharedByTwoLoggers(t *testing.T) {
+	var buf bytes.Buffer
+	w := LineWriter(&buf)
+	l, err := New(Options{Stderr: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn := slog.New(slog.NewTextHandler(w, nil))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 300 {
+			l.Record(context.Background(), Entry{Tool: "file_write", Outcome: "ok", Args: strings.Repeat("a", 100+i*50)}, true)
+		}
+	})
+	wg.Go(func() {
+		for i := range 1000 {
+			warn.Warn("odd", "i", i)
+		}
+	})
+	wg.Wait()
+	l.Close()
+	var audits, warns int
+	for _, ln := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		switch {
+		case strings.HasPrefix(ln, "{") && json.Valid([]byte(ln)):
+			audits++
+		case strings.HasPrefix(ln, "time=") && !strings.Contains(ln, `"tool"`):
+			warns++
+		default:
+			t.Fatalf("split or mixed line: %.120q", ln)
+		}
+	}
+	if audits != 300 || warns != 1000 {
+		t.Fatalf("%d audit and %d warning lines, want 300 and 1000", audits, warns)
+	}
 }

@@ -327,7 +327,12 @@ func (r *Root) ReadBytes(p string, off int64, max int) (ByteWindow, error) {
 	}
 	buf = buf[:n]
 	if off+int64(n) < size {
-		buf = buf[:utf8Boundary(buf)]
+		if keep := utf8Boundary(buf); keep > 0 {
+			buf = buf[:keep]
+		} else if n > 0 {
+			// Cutting the partial character would return nothing and never advance.
+			return ByteWindow{}, fmt.Errorf("max_bytes: %d is smaller than the UTF-8 character at byte %d of %q; use max_bytes of 4 or more", max, off, p)
+		}
 	}
 	return ByteWindow{Content: string(buf), TotalBytes: size, Next: off + int64(len(buf))}, nil
 }

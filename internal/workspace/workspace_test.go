@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // layout builds:
@@ -358,4 +360,52 @@ func TestPathLimits(t *testing.T) {
 	// At the limits exactly: accepted.
 	ok := strings.Repeat("b", 255)
 	must(t, r.Mkdir(ok))
+}
+
+// FuzzReadBytesWindows: reading a file in byte windows of any size from 0, following Next,
+// reassembles it exactly; for valid UTF-8 every window is valid UTF-8; a window is never empty
+// (an unsplittable character is an error, not a stall).
+func FuzzReadBytesWindows(f *testing.F) {
+	f.Add([]byte("héllo wörld ✓ 𝄞"), uint8(3))
+	f.Add([]byte(strings.Repeat("é", 100)), uint8(1))
+	f.Add([]byte{0xff, 0xfe, 'a'}, uint8(2))
+	dir := f.TempDir()
+	r, err := Open(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, content []byte, size uint8) {
+		if err := os.WriteFile(filepath.Join(dir, "f"), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		max := int(size%16) + 1
+		var got []byte
+		var off int64
+		for steps := 0; ; steps++ {
+			w, err := r.ReadBytes("f", off, max)
+			if err != nil {
+				if max < 4 && strings.Contains(err.Error(), "max_bytes") {
+					return // a character longer than the window: refused, as documented
+				}
+				if len(content) == 0 && off == 0 {
+					t.Fatalf("empty file: %v", err)
+				}
+				t.Fatalf("window at %d of %d: %v", off, len(content), err)
+			}
+			if w.Next <= off && len(content) > 0 {
+				t.Fatalf("window at %d did not advance", off)
+			}
+			if utf8.Valid(content) && !utf8.ValidString(w.Content) {
+				t.Fatalf("window at %d splits a character: %q", off, w.Content)
+			}
+			got = append(got, w.Content...)
+			off = w.Next
+			if off >= w.TotalBytes || steps > len(content) {
+				break
+			}
+		}
+		if !bytes.Equal(got, content) {
+			t.Fatalf("windows reassembled %q, want %q", got, content)
+		}
+	})
 }

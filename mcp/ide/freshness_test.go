@@ -113,3 +113,18 @@ func startAnsweringBackend(t *testing.T, msgType string, reply func(protocol.Mes
 	t.Cleanup(srv.Close)
 	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws"
 }
+
+// An answer the store cannot apply (a malformed session list) is not silently ignored: the read
+// tool says its data is the state last received, and why.
+func TestUnreadableAnswerIsSurfaced(t *testing.T) {
+	url := startAnsweringBackend(t, protocol.TypeSessionList, func(req protocol.Message) protocol.Message {
+		return protocol.Message{Type: protocol.TypeSessionList, RequestID: req.RequestID, Data: json.RawMessage(`{"sessions":"not a list"}`), Timestamp: time.Now()}
+	})
+	sub := startSubsystem(t, nil, url)
+	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	cs := connectTools(t, sub)
+	list := callTool[SessionListOutput](t, cs, "ide_session_list", nil)
+	if !list.BridgeOnline || !strings.Contains(list.Warning, "could not be read") || !strings.Contains(list.Warning, "state last received") {
+		t.Fatalf("session_list with an unreadable answer = %+v", list)
+	}
+}

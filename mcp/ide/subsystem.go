@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,6 +46,11 @@ type Subsystem struct {
 	pub    Publisher // nil: headless, nothing is published
 	store  *Store
 	bridge *Bridge
+
+	// applyErrs holds why an answer to one of our requests could not be applied to the store,
+	// by request ID, until the waiting tool takes it (see ask). Bounded: see handleMessage.
+	applyMu   sync.Mutex
+	applyErrs map[string]error
 }
 
 // New builds the subsystem. pub may be nil (headless): the bridge still
@@ -55,7 +61,7 @@ func New(pub Publisher, opts ...Option) *Subsystem {
 		opt(&cfg)
 	}
 	cfg = cfg.normalized()
-	s := &Subsystem{cfg: cfg, pub: pub, store: NewStore(Limits{})}
+	s := &Subsystem{cfg: cfg, pub: pub, store: NewStore(Limits{}), applyErrs: map[string]error{}}
 	s.bridge = newBridge(cfg, bridgeHooks{
 		onMessage: s.handleMessage,
 		onConnect: s.sendHello,
@@ -92,6 +98,17 @@ func (s *Subsystem) handleMessage(msg protocol.Message) {
 	events, err := s.store.Apply(msg)
 	if err != nil {
 		s.cfg.Logger.Warn("IDE bridge: backend message not applied", "type", msg.Type, "err", err)
+		if msg.RequestID != "" {
+			// The bridge calls this before it hands the answer to the waiting request, so the
+			// tool that asked finds the reason in ask. Entries nobody takes (the tool gave up)
+			// are dropped wholesale past a bound.
+			s.applyMu.Lock()
+			if len(s.applyErrs) >= 256 {
+				clear(s.applyErrs)
+			}
+			s.applyErrs[msg.RequestID] = err
+			s.applyMu.Unlock()
+		}
 	}
 	s.publish(events)
 }
@@ -178,7 +195,18 @@ func (s *Subsystem) ask(ctx context.Context, msgType, sessionID string, payload 
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ResponseWait)
 	defer cancel()
-	return s.bridge.Request(ctx, msg)
+	resp, err := s.bridge.Request(ctx, msg)
+	if err != nil || resp.RequestID == "" {
+		return resp, err
+	}
+	s.applyMu.Lock()
+	applyErr, failed := s.applyErrs[resp.RequestID]
+	delete(s.applyErrs, resp.RequestID)
+	s.applyMu.Unlock()
+	if failed {
+		err = fmt.Errorf("the backend's %s answer could not be read: %w", resp.Type, applyErr)
+	}
+	return resp, err
 }
 
 // notConnected turns ErrNotConnected into a message that says what to do.
@@ -241,7 +269,7 @@ func (s *Subsystem) CreateSession(ctx context.Context, name string) (Session, er
 		// Sent, but no answer in time: the backend is still creating it.
 		return placeholder, nil
 	case err != nil:
-		return Session{}, fmt.Errorf("name %q: %w", name, err)
+		return Session{}, fmt.Errorf("name %q: %w; check ide_session_list, the session may exist", name, err)
 	}
 	if resp.Type != protocol.TypeSession {
 		return Session{}, fmt.Errorf("name %q: the backend answered session_create with a %q message instead of a session; check ide_session_list, the session may exist", name, resp.Type)
