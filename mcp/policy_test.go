@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 )
 
@@ -430,4 +431,41 @@ func TestRootsOverHTTPAskedOncePerSession(t *testing.T) {
 	if len(roots) != 1 || roots[0].Dir != real || roots[0].Status != "approved" || roots[0].Detail != "approved by client" {
 		t.Errorf("registry roots = %+v", roots)
 	}
+}
+
+// A roots client's processes run in its root: exec's default dir is the first root, a relative
+// dir resolves inside it, and process_list shows dirs relative to it.
+func TestRootsForProcessDir(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(root)
+	p, err := policy.Compile(policy.Config{}, policy.RootsConfig{Allow: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := process.New(process.Options{})
+	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithProcessService(procs))
+	cs := connectWith(t, s, "proc-roots", nil, &sdk.Root{URI: fileURI(root)})
+	var out ExecOutput
+	mustCall(t, cs, "exec", map[string]any{"command": "pwd"}, &out)
+	if strings.TrimSpace(out.Stdout) != real {
+		t.Errorf("exec default dir = %q, want the root %q", out.Stdout, real)
+	}
+	mustCall(t, cs, "exec", map[string]any{"command": "pwd", "dir": "sub"}, &out)
+	if strings.TrimSpace(out.Stdout) != filepath.Join(real, "sub") {
+		t.Errorf("exec dir sub = %q", out.Stdout)
+	}
+	if msg := call(t, cs, "exec", map[string]any{"command": "pwd", "dir": s.Workspace().Dir()}, nil); !strings.Contains(msg, "dir:") || !strings.Contains(msg, "outside") {
+		t.Errorf("dir outside the root: %q", msg)
+	}
+	var started ProcessStartOutput
+	mustCall(t, cs, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}, "dir": "sub"}, &started)
+	var list ProcessListOutput
+	mustCall(t, cs, "process_list", map[string]any{}, &list)
+	if len(list.Processes) != 1 || list.Processes[0].Dir != "sub" {
+		t.Errorf("process_list = %+v", list.Processes)
+	}
+	mustCall(t, cs, "process_kill", map[string]any{"id": started.ID}, nil)
 }
