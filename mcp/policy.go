@@ -120,8 +120,14 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				}
 			}
 		}
-		if ss != nil && s.pathTools[creq.Params.Name] && clientHasRoots(ss) {
-			if err := s.prepareRoots(ctx, rd); err != nil {
+		// workspaceFor needs the call's context when it has to ask; the handler gets the same
+		// request pointer.
+		s.callCtx.Store(creq, ctx)
+		defer s.callCtx.Delete(creq)
+		if ss != nil && clientHasRoots(ss) {
+			// Roots are listed for every tool (once per session, again after list_changed);
+			// consent is asked up front for tools that take paths.
+			if err := s.prepareRoots(ctx, rd, s.pathTools[creq.Params.Name]); err != nil {
 				return toolError(err.Error()), nil
 			}
 		}
@@ -162,7 +168,9 @@ func (s *Service) askUser(ctx context.Context, rd *round, id string, a policy.Ap
 		if err == nil {
 			return out, false
 		}
-		s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
+		if !errors.Is(err, errNoQueue) {
+			s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
+		}
 	}
 	return s.approvals.Ask(ctx, a, timeout, tick), false
 }

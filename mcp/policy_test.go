@@ -469,3 +469,50 @@ func TestRootsForProcessDir(t *testing.T) {
 	}
 	mustCall(t, cs, "process_kill", map[string]any{"id": started.ID}, nil)
 }
+
+// A tool whose arguments do not look like paths (so the middleware does not ask up front) still
+// gets its caller's root from workspaceFor: a go-sdk (2026-07-28) client cannot be sent a
+// question from inside the call, so the root is put on the dashboard, and once approved the
+// tool works in it.
+func TestRootAskedFromInsideATool(t *testing.T) {
+	root := t.TempDir()
+	real, _ := filepath.EvalSymlinks(root)
+	s, _ := trustService(t, policy.Config{AskTimeout: "10s"}, policy.RootsConfig{})
+	type in struct {
+		Target string `json:"target" jsonschema:"something to look at"`
+	}
+	type out struct {
+		Dir string `json:"dir"`
+	}
+	sdk.AddTool(s.Server(), &sdk.Tool{Name: "test_where"}, func(_ context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, out, error) {
+		ws, err := s.workspaceFor(req)
+		if err != nil {
+			return nil, out{}, err
+		}
+		return nil, out{Dir: ws.Dir()}, nil
+	})
+	elicited := 0
+	cs := connectWith(t, s, "inner-ask", &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		elicited++
+		return &sdk.ElicitResult{Action: "accept"}, nil
+	}}, &sdk.Root{URI: fileURI(root)})
+	done := make(chan out, 1)
+	go func() {
+		var o out
+		mustCall(t, cs, "test_where", map[string]any{"target": "x"}, &o)
+		done <- o
+	}()
+	a := waitPending(t, s)
+	if a.Kind != policy.KindRoot || a.Root != real || a.Client != "inner-ask" {
+		t.Fatalf("approval = %+v", a)
+	}
+	if err := s.DecideApproval(a.ID, "allow", policy.ByDashboard); err != nil {
+		t.Fatal(err)
+	}
+	if o := <-done; o.Dir != real {
+		t.Errorf("workspace = %q, want the approved root %q", o.Dir, real)
+	}
+	if elicited != 0 {
+		t.Errorf("elicited %d times from inside a call", elicited)
+	}
+}
