@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -514,5 +515,41 @@ func TestRootAskedFromInsideATool(t *testing.T) {
 	}
 	if elicited != 0 {
 		t.Errorf("elicited %d times from inside a call", elicited)
+	}
+}
+
+// Over the Unix socket (the hub's own line framing) a go-sdk client's multi round-trip answers
+// arrive intact: roots listed, a root outside [roots] allow approved by elicitation, then used.
+func TestRootsOverUnixSocket(t *testing.T) {
+	root := t.TempDir()
+	s, _ := trustService(t, policy.Config{AskTimeout: "5s"}, policy.RootsConfig{})
+	sock := filepath.Join(t.TempDir(), "m.sock")
+	tr := s.NewTransports(TransportConfig{UnixPath: sock})
+	if err := tr.Start(TransportUnix); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = tr.StopAll(ctx)
+	})
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "unix-roots", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	c.AddRoots(&sdk.Root{URI: fileURI(root)})
+	cs, err := c.Connect(context.Background(), &sdk.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	mustCall(t, cs, "file_write", map[string]any{"path": "u.txt", "content": "unix"}, nil)
+	if b, err := os.ReadFile(filepath.Join(root, "u.txt")); err != nil || string(b) != "unix" {
+		t.Fatalf("write in the approved root over unix: %v %q", err, b)
 	}
 }
