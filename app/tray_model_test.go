@@ -127,7 +127,7 @@ func TestBuildTrayMenu(t *testing.T) {
 			wantIcon: trayIcon{HubUp: true},
 		},
 		{
-			name:  "approvals waiting: a line above Open dashboard",
+			name: "approvals waiting: a line above Open dashboard",
 			state: trayState{Transports: trayTestTransports(), Sessions: 1, Approvals: 2,
 				NextApproval: trayApproval{ID: "a7", Client: "claude-code", What: "run file_delete", Details: "path: notes.txt"}},
 			wantLabels: []string{
