@@ -84,8 +84,8 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
 		start := time.Now()
-		note := &callNote{}
-		ctx = context.WithValue(ctx, callNoteKey{}, note)
+		note := &callNote{Context: ctx}
+		ctx = note
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.NeedsInput() {

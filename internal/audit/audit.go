@@ -216,11 +216,12 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 		lvl = LevelSecurity
 		e.Level = "SECURITY"
 	}
-	attrs := []slog.Attr{
+	attrs := make([]slog.Attr, 0, 14) // room for the optional fields: one allocation per line
+	attrs = append(attrs,
 		slog.String("tool", e.Tool), slog.String("session", e.Session), slog.String("transport", e.Transport),
 		slog.String("user", e.User), slog.Float64("duration_ms", e.DurationMs), slog.String("outcome", e.Outcome),
 		slog.String("args", e.Args),
-	}
+	)
 	if e.Error != "" {
 		attrs = append(attrs, slog.String("error", e.Error))
 	}
