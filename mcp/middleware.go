@@ -122,8 +122,8 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			id, transport := s.sessionID(ctx, req)
 			s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
 		}
-		note := &callNote{}
-		ctx = context.WithValue(ctx, callNoteKey{}, note)
+		note := &callNote{Context: ctx}
+		ctx = note
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.NeedsInput() {

@@ -35,7 +35,11 @@ func (s *Service) initPolicy() {
 
 // callNote carries what the policy middleware decided to the audit middleware around it, so
 // a call and its decision are one audit line.
+//
+// It is itself the call's context (the parent plus one value), which saves the separate
+// context.WithValue allocation on every call.
 type callNote struct {
+	context.Context
 	mu         sync.Mutex
 	decision   string // allow | deny | ask
 	rule       string
@@ -45,6 +49,14 @@ type callNote struct {
 }
 
 type callNoteKey struct{}
+
+// Value answers the note for callNoteKey and defers everything else to the parent.
+func (n *callNote) Value(key any) any {
+	if _, ok := key.(callNoteKey); ok {
+		return n
+	}
+	return n.Context.Value(key)
+}
 
 func noteFrom(ctx context.Context) *callNote {
 	n, _ := ctx.Value(callNoteKey{}).(*callNote)
@@ -98,16 +110,19 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		ss := creq.Session
-		rd := s.newRound(ctx, creq)
 		pol := s.policy.Policy()
 		d := pol.Decide(creq.Params.Name, clientName(ss), creq.Params.Arguments)
 		note := noteFrom(ctx)
 		note.decision, note.rule = string(d.Action), d.RuleName()
-		switch d.Action {
-		case policy.Deny:
+		if d.Action == policy.Deny {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
 				creq.Params.Name, d.RuleName(), s.policyFile())), nil
-		case policy.Ask:
+		}
+		var rd *round // only calls that ask something need one
+		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ss)) {
+			rd = s.newRound(ctx, creq)
+		}
+		if d.Action == policy.Ask {
 			out, pending := s.askUser(ctx, rd, "switchboard-approve-call", policy.Approval{
 				Kind: policy.KindCall, Tool: creq.Params.Name, Arguments: policy.Summarize(creq.Params.Arguments),
 				Client: clientName(ss), Rule: d.RuleName(),
@@ -120,14 +135,19 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				}
 			}
 		}
-		if ss != nil && s.pathTools[creq.Params.Name] && clientHasRoots(ss) {
-			if err := s.prepareRoots(ctx, rd); err != nil {
+		if ss != nil && clientHasRoots(ss) {
+			// workspaceFor needs the call's context when it has to ask; the handler gets the
+			// same request pointer.
+			s.callCtx.Store(creq, ctx)
+			defer s.callCtx.Delete(creq)
+			// Roots are listed for every tool (once per session, again after list_changed);
+			// consent is asked up front for tools that take paths.
+			if err := s.prepareRoots(ctx, rd, s.pathTools[creq.Params.Name]); err != nil {
 				return toolError(err.Error()), nil
 			}
 		}
-		if rd.needsInput() {
-			note.approval = "input required"
-			return rd.inputRequired()
+		if rd != nil && rd.needsInput() {
+			return rd.inputRequired() // not audited: the client's retry is
 		}
 		return next(ctx, method, req)
 	}
@@ -162,7 +182,9 @@ func (s *Service) askUser(ctx context.Context, rd *round, id string, a policy.Ap
 		if err == nil {
 			return out, false
 		}
-		s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
+		if !errors.Is(err, errNoQueue) {
+			s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
+		}
 	}
 	return s.approvals.Ask(ctx, a, timeout, tick), false
 }

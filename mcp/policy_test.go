@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 )
 
@@ -429,5 +431,125 @@ func TestRootsOverHTTPAskedOncePerSession(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(root)
 	if len(roots) != 1 || roots[0].Dir != real || roots[0].Status != "approved" || roots[0].Detail != "approved by client" {
 		t.Errorf("registry roots = %+v", roots)
+	}
+}
+
+// A roots client's processes run in its root: exec's default dir is the first root, a relative
+// dir resolves inside it, and process_list shows dirs relative to it.
+func TestRootsForProcessDir(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(root)
+	p, err := policy.Compile(policy.Config{}, policy.RootsConfig{Allow: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := process.New(process.Options{})
+	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithProcessService(procs))
+	cs := connectWith(t, s, "proc-roots", nil, &sdk.Root{URI: fileURI(root)})
+	var out ExecOutput
+	mustCall(t, cs, "exec", map[string]any{"command": "pwd"}, &out)
+	if strings.TrimSpace(out.Stdout) != real {
+		t.Errorf("exec default dir = %q, want the root %q", out.Stdout, real)
+	}
+	mustCall(t, cs, "exec", map[string]any{"command": "pwd", "dir": "sub"}, &out)
+	if strings.TrimSpace(out.Stdout) != filepath.Join(real, "sub") {
+		t.Errorf("exec dir sub = %q", out.Stdout)
+	}
+	if msg := call(t, cs, "exec", map[string]any{"command": "pwd", "dir": s.Workspace().Dir()}, nil); !strings.Contains(msg, "dir:") || !strings.Contains(msg, "outside") {
+		t.Errorf("dir outside the root: %q", msg)
+	}
+	var started ProcessStartOutput
+	mustCall(t, cs, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}, "dir": "sub"}, &started)
+	var list ProcessListOutput
+	mustCall(t, cs, "process_list", map[string]any{}, &list)
+	if len(list.Processes) != 1 || list.Processes[0].Dir != "sub" {
+		t.Errorf("process_list = %+v", list.Processes)
+	}
+	mustCall(t, cs, "process_kill", map[string]any{"id": started.ID}, nil)
+}
+
+// A tool whose arguments do not look like paths (so the middleware does not ask up front) still
+// gets its caller's root from workspaceFor: a go-sdk (2026-07-28) client cannot be sent a
+// question from inside the call, so the root is put on the dashboard, and once approved the
+// tool works in it.
+func TestRootAskedFromInsideATool(t *testing.T) {
+	root := t.TempDir()
+	real, _ := filepath.EvalSymlinks(root)
+	s, _ := trustService(t, policy.Config{AskTimeout: "10s"}, policy.RootsConfig{})
+	type in struct {
+		Target string `json:"target" jsonschema:"something to look at"`
+	}
+	type out struct {
+		Dir string `json:"dir"`
+	}
+	sdk.AddTool(s.Server(), &sdk.Tool{Name: "test_where"}, func(_ context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, out, error) {
+		ws, err := s.workspaceFor(req)
+		if err != nil {
+			return nil, out{}, err
+		}
+		return nil, out{Dir: ws.Dir()}, nil
+	})
+	elicited := 0
+	cs := connectWith(t, s, "inner-ask", &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		elicited++
+		return &sdk.ElicitResult{Action: "accept"}, nil
+	}}, &sdk.Root{URI: fileURI(root)})
+	done := make(chan out, 1)
+	go func() {
+		var o out
+		mustCall(t, cs, "test_where", map[string]any{"target": "x"}, &o)
+		done <- o
+	}()
+	a := waitPending(t, s)
+	if a.Kind != policy.KindRoot || a.Root != real || a.Client != "inner-ask" {
+		t.Fatalf("approval = %+v", a)
+	}
+	if err := s.DecideApproval(a.ID, "allow", policy.ByDashboard); err != nil {
+		t.Fatal(err)
+	}
+	if o := <-done; o.Dir != real {
+		t.Errorf("workspace = %q, want the approved root %q", o.Dir, real)
+	}
+	if elicited != 0 {
+		t.Errorf("elicited %d times from inside a call", elicited)
+	}
+}
+
+// Over the Unix socket (the hub's own line framing) a go-sdk client's multi round-trip answers
+// arrive intact: roots listed, a root outside [roots] allow approved by elicitation, then used.
+func TestRootsOverUnixSocket(t *testing.T) {
+	root := t.TempDir()
+	s, _ := trustService(t, policy.Config{AskTimeout: "5s"}, policy.RootsConfig{})
+	sock := filepath.Join(t.TempDir(), "m.sock")
+	tr := s.NewTransports(TransportConfig{UnixPath: sock})
+	if err := tr.Start(TransportUnix); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = tr.StopAll(ctx)
+	})
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "unix-roots", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return &sdk.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	c.AddRoots(&sdk.Root{URI: fileURI(root)})
+	cs, err := c.Connect(context.Background(), &sdk.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	mustCall(t, cs, "file_write", map[string]any{"path": "u.txt", "content": "unix"}, nil)
+	if b, err := os.ReadFile(filepath.Join(root, "u.txt")); err != nil || string(b) != "unix" {
+		t.Fatalf("write in the approved root over unix: %v %q", err, b)
 	}
 }

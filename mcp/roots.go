@@ -146,7 +146,7 @@ func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 // prepareRoots runs before a path-taking tool of a roots client: it lists the roots when they
 // are unknown or changed, and asks about the root the call needs when nobody has yet. Questions
 // for multi round-trip clients are queued on the round.
-func (s *Service) prepareRoots(ctx context.Context, rd *round) error {
+func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) error {
 	ss := rd.ss
 	st := s.rootsOf(ss)
 	st.mu.Lock()
@@ -169,7 +169,7 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round) error {
 		s.setRootsLocked(st, res)
 	}
 	first := firstUsable(st.roots)
-	if first < 0 {
+	if first < 0 || !consent {
 		return nil
 	}
 	idx, err := pickRoot(st.roots, first, rd.req.Params.Arguments)
@@ -230,16 +230,42 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	if req == nil || req.Session == nil || !clientHasRoots(req.Session) {
 		return s.ws, nil
 	}
-	st := s.rootsOf(req.Session)
+	ss := req.Session
+	st := s.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if !st.loaded || st.stale {
+		// The policy middleware lists roots before every call of a roots client, so this is a
+		// call that bypassed it; older clients can still be asked here.
+		if !strict || speaksMRTR(ss) {
+			if !st.loaded {
+				return s.ws, nil
+			}
+		} else {
+			ctx, cancel := s.callContext(req)
+			defer cancel()
+			res, err := ss.ListRoots(ctx, nil)
+			if err != nil {
+				res = &sdk.ListRootsResult{}
+			}
+			s.setRootsLocked(st, res)
+		}
+	}
 	first := firstUsable(st.roots)
-	if !st.loaded || first < 0 {
-		return s.ws, nil // no usable roots (or none listed yet): the hub's workspace
+	if first < 0 {
+		return s.ws, nil // no usable roots: the hub's workspace
 	}
 	idx, err := pickRoot(st.roots, first, req.Params.Arguments)
 	if err != nil {
 		return nil, err
+	}
+	if strict && st.roots[idx].Status == rootPending {
+		// A tool whose arguments did not look like paths to the middleware: ask now. A
+		// 2026-07-28 client cannot be sent a question from inside the call, so the dashboard
+		// and tray get it instead.
+		ctx, cancel := s.callContext(req)
+		defer cancel()
+		s.askRootLocked(ctx, &round{s: s, ctx: ctx, req: req, ss: ss, mrtr: speaksMRTR(ss), noQueue: true}, st, idx)
 	}
 	r := st.roots[idx]
 	switch {
@@ -285,13 +311,16 @@ func (s *Service) computePathTools() {
 			continue
 		}
 		var schema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
 		}
 		if json.Unmarshal(raw, &schema) != nil {
 			continue
 		}
-		for k := range schema.Properties {
-			if isPathKey(k) {
+		for k, p := range schema.Properties {
+			d := strings.ToLower(p.Description)
+			if isPathKey(k) || strings.Contains(d, "path") || strings.Contains(d, "director") || strings.Contains(d, "workspace") || strings.Contains(d, "file://") {
 				s.pathTools[t.Name] = true
 			}
 		}
@@ -402,4 +431,13 @@ func (s *Service) closeRootWorkspaces() error {
 	}
 	s.wsCache = nil
 	return first
+}
+
+// callContext is the context of a running call (the policy middleware records it; a tool handler
+// gets the same request pointer), or a bounded one for a call that did not pass the middleware.
+func (s *Service) callContext(req *sdk.CallToolRequest) (context.Context, context.CancelFunc) {
+	if v, ok := s.callCtx.Load(req); ok {
+		return v.(context.Context), func() {}
+	}
+	return context.WithTimeout(context.Background(), s.policy.Policy().AskTimeout+30*time.Second)
 }

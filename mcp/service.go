@@ -100,6 +100,7 @@ type Service struct {
 	policy    *policy.Store
 	approvals *policy.Broker
 	rounds    roundStates     // multi round-trip state of calls waiting for a client's answers
+	callCtx   sync.Map        // *sdk.CallToolRequest → its context, while the call runs
 	roots     sync.Map        // *sdk.ServerSession → *sessionRoots
 	pathTools map[string]bool // tools with a path-like argument (they need the client's roots)
 	wsMu      sync.Mutex

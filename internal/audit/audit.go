@@ -268,7 +268,7 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 
 // write logs one entry as a JSON line.
 func (l *Logger) write(ctx context.Context, lvl slog.Level, e Entry) {
-	attrs := make([]slog.Attr, 0, 11)
+	attrs := make([]slog.Attr, 0, 16) // room for the optional fields: one allocation per line
 	if e.CallID != "" {
 		attrs = append(attrs, slog.String("call", e.CallID))
 	}

@@ -52,7 +52,8 @@ type RootsConfig struct {
 
 // Rule is a compiled rule.
 type Rule struct {
-	Index  int // 1-based position in the file
+	name   string // String(), built once at Compile
+	Index  int    // 1-based position in the file
 	Spec   RuleSpec
 	tool   glob
 	client glob
@@ -68,6 +69,13 @@ type argGlob struct {
 // String names the rule the way errors and the audit log show it:
 // `rule 2 (tool="exec" args.command="rm*" client="*" → ask)`.
 func (r *Rule) String() string {
+	if r.name != "" {
+		return r.name
+	}
+	return r.describe()
+}
+
+func (r *Rule) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rule %d (tool=%q", r.Index, r.Spec.Tool)
 	for _, a := range r.args {
@@ -164,6 +172,7 @@ func Compile(c Config, roots RootsConfig) (*Policy, error) {
 		} else if r.Action, err = parseAction(spec.Action, field+".action"); err != nil {
 			errs = append(errs, err)
 		}
+		r.name = r.describe()
 		p.Rules = append(p.Rules, r)
 	}
 	for i, dir := range roots.Allow {
@@ -189,6 +198,14 @@ type Decision struct {
 // RuleName is how the decision's source is shown: the rule, or "default policy (allow)".
 func (d Decision) RuleName() string {
 	if d.Rule == nil {
+		switch d.Action { // constants: this runs on every call
+		case Allow:
+			return "default policy (allow)"
+		case Ask:
+			return "default policy (ask)"
+		case Deny:
+			return "default policy (deny)"
+		}
 		return fmt.Sprintf("default policy (%s)", d.Action)
 	}
 	return d.Rule.String()
