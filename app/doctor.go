@@ -89,6 +89,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 		out = append(out, check{name: "data dir", ok: true, detail: cfg.DataDir + " (logs in " + filepath.Join(cfg.LogDir(), "audit.log") + ")"})
 	}
 	out = append(out, socketCheck(cfg.Unix.Path))
+	out = append(out, tokenCheck())
 	out = append(out, ideCheck(ctx, cfg.IDE.URL))
 	if hasDisplay() {
 		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})
