@@ -254,7 +254,17 @@ func TestTCPTokenHandshake(t *testing.T) {
 	}
 
 	const token = "t0ken-for-tests"
-	addr := listen(t, s, TransportTCP, TransportConfig{TCPAddr: "127.0.0.1:0", TCPToken: token, TCPRequireToken: true})
+	tokTr := s.NewTransports(TransportConfig{TCPAddr: "127.0.0.1:0", TCPToken: token, TCPRequireToken: true})
+	if err := tokTr.Start(TransportTCP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tokTr.StopAll(context.Background()) })
+	addr := tokTr.Addr(TransportTCP)
+	for _, st := range tokTr.Status() { // the dashboard shows how clients authenticate
+		if st.Name == TransportTCP && !strings.Contains(st.Auth, "token required") {
+			t.Errorf("tcp status auth = %q", st.Auth)
+		}
+	}
 	auth := func(tok string) string {
 		return `{"jsonrpc":"2.0","method":"switchboard/auth","params":{"token":"` + tok + `"}}`
 	}
