@@ -300,7 +300,12 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageSize))
 			if err != nil {
 				w.Header().Set("Connection", "close")
-				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, HTTPReadTimeout), http.StatusBadRequest)
+				code := http.StatusBadRequest
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					code = http.StatusRequestEntityTooLarge
+				}
+				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, httpReadTimeout), code)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
