@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -308,11 +309,14 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, httpReadTimeout), code)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
 			if r.Header.Get("Mcp-Session-Id") == "" && isDiscover(body) {
 				writeDiscoverUnsupported(w, body, r.Header.Get("Mcp-Protocol-Version"))
 				return
 			}
+			if aliased, repl := aliasHTTPIDs(body); repl != nil {
+				body, w = aliased, &idRestorer{ResponseWriter: w, repl: repl}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
 		r = r.WithContext(withConnInfo(r.Context(), &connInfo{transport: "http", peer: r.RemoteAddr}))
@@ -320,6 +324,92 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	return mux
 }
+
+var httpAliases atomic.Int64
+
+// aliasHTTPIDs gives the requests of a POST body whose ids go-sdk cannot carry (1.5, 1e400,
+// integers beyond 2^53) stand-in string ids, as the line transport does, and returns the
+// replacements that restore the original ids in the response. repl is nil when nothing changed.
+func aliasHTTPIDs(body []byte) ([]byte, *strings.Replacer) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || !bytes.Contains(trimmed, []byte(`"id"`)) {
+		return body, nil
+	}
+	var msgs []map[string]json.RawMessage
+	batch := trimmed[0] == '['
+	if batch {
+		if json.Unmarshal(trimmed, &msgs) != nil {
+			return body, nil
+		}
+	} else {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &m) != nil {
+			return body, nil
+		}
+		msgs = []map[string]json.RawMessage{m}
+	}
+	var pairs []string
+	for _, m := range msgs {
+		id, hasID := m["id"]
+		if _, isReq := m["method"]; !isReq || !hasID || !needsAlias(id) {
+			continue
+		}
+		alias, _ := json.Marshal(aliasPrefix + "http-" + strconv.FormatInt(httpAliases.Add(1), 10))
+		m["id"] = alias
+		pairs = append(pairs, string(alias), string(bytes.TrimSpace(id)))
+	}
+	if pairs == nil {
+		return body, nil
+	}
+	var out []byte
+	var err error
+	if batch {
+		out, err = json.Marshal(msgs)
+	} else {
+		out, err = json.Marshal(msgs[0])
+	}
+	if err != nil {
+		return body, nil
+	}
+	return out, strings.NewReplacer(pairs...)
+}
+
+// needsAlias reports whether a request id cannot pass through go-sdk unchanged.
+func needsAlias(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	switch {
+	case len(id) == 0 || string(id) == "null":
+		return false
+	case id[0] == '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil && strings.HasPrefix(s, aliasPrefix)
+	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		return err != nil || !intLiteral.Match(id) || string(id) == "-0" || n < -1<<53 || n > 1<<53
+	}
+	return false
+}
+
+// idRestorer puts the client's original ids back into a response (JSON or SSE events).
+type idRestorer struct {
+	http.ResponseWriter
+	repl *strings.Replacer
+}
+
+func (w *idRestorer) Write(p []byte) (int, error) {
+	if _, err := w.ResponseWriter.Write([]byte(w.repl.Replace(string(p)))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *idRestorer) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *idRestorer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // isDiscover reports whether a POST body is a single server/discover call.
 func isDiscover(body []byte) bool {
