@@ -431,7 +431,7 @@ func (c *lineConn) cancelled(req *jsonrpc.Request) {
 	if json.Unmarshal(req.Params, &p) != nil {
 		return
 	}
-	rid := p["requestId"]
+	rid := bytes.TrimSpace(p["requestId"])
 	if len(rid) == 0 {
 		return
 	}
