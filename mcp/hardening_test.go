@@ -430,3 +430,26 @@ func TestWindowKeepsSmallCallsConcurrent(t *testing.T) {
 		t.Errorf("%d concurrent 400 ms calls on one connection took %v: they ran (nearly) one after another", MaxInFlight, took)
 	}
 }
+
+// TestCancelledRequestGetsNoReply: after notifications/cancelled the request is not answered (as
+// the spec says), also when its id is one go-sdk cannot carry; the session goes on.
+func TestCancelledRequestGetsNoReply(t *testing.T) {
+	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
+	in := initLine +
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"test_sleep","arguments":{"ms":3000}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5,"reason":"user"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	start := time.Now()
+	lines := rawLines(t, s, in)
+	for _, l := range lines {
+		if strings.Contains(l, `"id":1.5`) || strings.Contains(l, `"id":1,`) {
+			t.Errorf("the cancelled request was answered: %s", l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[1], `"id":2`) {
+		t.Errorf("want the initialize and ping replies only, got:\n%s", strings.Join(lines, "\n"))
+	}
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Errorf("the session waited %v for the cancelled call", took)
+	}
+}
