@@ -93,14 +93,13 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener, transport string) 
 }
 
 // ServeListener is Serve with options. A connection whose first line is not a JSON-RPC message
-// (say, an HTTP request a web page sent to the TCP port) is closed unread. Temporary accept
-// errors — out of descriptors (EMFILE, ENFILE), a connection aborted before it was accepted —
-// are retried with backoff: only ctx ends the listener.
+// (say, an HTTP request a web page sent to the TCP port) is closed unread. Accept errors — out of
+// descriptors (EMFILE, ENFILE), a connection aborted before it was accepted, anything else — are
+// retried with backoff: only ctx (shutdown, the user's toggle) or closing ln ends the listener.
 func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport string, so ServeOptions) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
 	defer stop()
-	var acceptErr error
 	var backoff time.Duration
 	for {
 		conn, err := ln.Accept()
@@ -108,17 +107,21 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				break
 			}
+			// Only shutdown or the user's toggle (which close ln) end a listener. Temporary errors
+			// (out of descriptors, an aborted connection) pass; anything else is retried too,
+			// more slowly, and logged as an error.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 			if temporaryAcceptError(err) {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 				s.logger.Warn("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
-				select {
-				case <-time.After(backoff):
-				case <-ctx.Done():
-				}
-				continue
+			} else {
+				backoff = time.Second
+				s.logger.Error("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
 			}
-			acceptErr = fmt.Errorf("%s accept: %w", transport, err)
-			break
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+			}
+			continue
 		}
 		backoff = 0
 		peer := peerOf(conn)
@@ -136,7 +139,7 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 	}
 	_ = ln.Close()
 	wg.Wait()
-	return acceptErr
+	return nil
 }
 
 // temporaryAcceptError reports accept errors that pass: descriptor or buffer exhaustion and
