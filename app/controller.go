@@ -199,6 +199,11 @@ func (c *Controller) ClientConfig() map[string]any {
 		out["unix"] = map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
 			"command": c.exe, "args": []string{"connect", "--socket", addr}}}}
 	}
+	if addr := c.st.Transports.Addr(mcp.TransportTCP); addr != "" {
+		// connect --tcp sends the TCP token handshake for any stdio client.
+		out["tcp"] = map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
+			"command": c.exe, "args": []string{"connect", "--tcp", addr}}}}
+	}
 	if addr := c.st.Transports.Addr(mcp.TransportHTTP); addr != "" {
 		out["http"] = map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
 			"type": "http", "url": fmt.Sprintf("http://%s/mcp", addr),

@@ -211,6 +211,7 @@ func hostGuard(next http.Handler) http.Handler {
 		}
 		host = strings.Trim(host, "[]")
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			w.Header().Set("Connection", "close")
 			http.Error(w, "dashboard is served on loopback only", http.StatusForbidden)
 			return
 		}

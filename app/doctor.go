@@ -95,6 +95,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	}
 	out = append(out, policyCheck(cfg))
 	out = append(out, socketCheck(cfg.Unix.Path))
+	out = append(out, tokenCheck())
 	if hasDisplay() {
 		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})
 	} else {

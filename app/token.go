@@ -129,3 +129,18 @@ func relayTCP(ctx context.Context, addr, token string, in io.Reader, out io.Writ
 	_, err = io.Copy(out, tc)
 	return err
 }
+
+// tokenCheck is the doctor's view of the client token file.
+func tokenCheck() check {
+	path := config.TokenPath()
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return check{name: "client token", ok: true, detail: path + " not created yet (`switchboard token`, `serve --http/--tcp` or the app create it)"}
+	case err != nil:
+		return check{name: "client token", detail: err.Error(), fix: "make " + path + " readable by you, or `switchboard token --rotate`"}
+	case fi.Mode().Perm()&0o077 != 0:
+		return check{name: "client token", detail: fmt.Sprintf("%s is readable by others (mode %v)", path, fi.Mode().Perm()), fix: "chmod 600 " + path + ", then `switchboard token --rotate` (it may have leaked)"}
+	}
+	return check{name: "client token", ok: true, detail: path + " (mode 0600; `switchboard token` prints it)"}
+}

@@ -194,6 +194,7 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 	cfg := config.Default()
 	cfg.Workspace = t.TempDir()
 	cfg.DataDir = t.TempDir()
+	cfg.TCP.Addr = "127.0.0.1:0"
 	st, err := BuildStack(cfg, "test", stackOptions{withHub: true})
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +261,22 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 	_, err = io.ReadAll(br)
 	if !strings.Contains(status, "401") || err != nil || time.Since(start) > 2*time.Second {
 		t.Errorf("slow unauthenticated body: %q, then %v after %v; want 401 and a close", status, err, time.Since(start))
+	}
+	// The client snippets include TCP through `connect --tcp` (which sends the token handshake);
+	// the API takes the dashboard token with any case of the Bearer scheme.
+	if err := st.Transports.Start(mcp.TransportTCP); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/clientconfig", nil)
+	req.Header.Set("Authorization", "bearer dash-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"connect","--tcp","`+st.Transports.Addr(mcp.TransportTCP)+`"`) {
+		t.Errorf("client config: %d %s", resp.StatusCode, body)
 	}
 	if srv.ReadTimeout == 0 || srv.IdleTimeout == 0 || srv.MaxHeaderBytes == 0 || srv.ReadHeaderTimeout == 0 {
 		t.Errorf("dashboard server timeouts: %+v", srv)

@@ -145,6 +145,7 @@ type callState struct {
 // batchReply collects the replies to one batch; they are written together as one array.
 type batchReply struct {
 	parts     [][]byte
+	held      int // bytes in parts
 	remaining int
 }
 
@@ -256,10 +257,24 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		if len(c.pending) > 0 {
 			p := c.pending[0]
+			if c.batchFull(p) {
+				// The batch's replies, which wait in memory until the whole batch is answered,
+				// already passed the reply budget: the rest of it is refused, not run.
+				c.pending = c.pending[1:]
+				c.failBatchMember(p, fmt.Sprintf("the replies of this batch passed %d MiB before this request ran; send large requests one per line", c.opts.maxQueued>>20))
+				continue
+			}
 			if err := c.admit(ctx, p.msg, p.wire, p.alias, p.batch); err != nil {
 				return nil, err
 			}
 			c.pending = c.pending[1:]
+			if c.batchFull(p) { // the replies that came in while it waited filled the budget
+				c.mu.Lock()
+				delete(c.inflight, idKey(p.msg.(*jsonrpc.Request).ID))
+				c.mu.Unlock()
+				c.failBatchMember(p, fmt.Sprintf("the replies of this batch passed %d MiB before this request ran; send large requests one per line", c.opts.maxQueued>>20))
+				continue
+			}
 			return p.msg, nil
 		}
 		var m lineMsg
@@ -431,7 +446,7 @@ func (c *lineConn) cancelled(req *jsonrpc.Request) {
 	if json.Unmarshal(req.Params, &p) != nil {
 		return
 	}
-	rid := p["requestId"]
+	rid := bytes.TrimSpace(p["requestId"])
 	if len(rid) == 0 {
 		return
 	}
@@ -525,6 +540,34 @@ func (c *lineConn) readBatch(ctx context.Context, data []byte) error {
 	return nil
 }
 
+// batchFull reports whether p is a call of a batch whose held replies passed the reply budget.
+func (c *lineConn) batchFull(p pendingMsg) bool {
+	if p.batch == nil { // only calls of a batch carry it
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return p.batch.held >= int(c.opts.maxQueued)
+}
+
+// failBatchMember answers a batch call with an error instead of running it.
+func (c *lineConn) failBatchMember(p pendingMsg, msg string) {
+	part, err := errorReply(p.wire, jsonrpc.CodeInternalError, msg)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	b := p.batch
+	b.parts = append(b.parts, part)
+	b.held += len(part)
+	b.remaining--
+	done := b.remaining == 0
+	c.mu.Unlock()
+	if done {
+		_ = c.writeLine(joinBatch(b.parts))
+	}
+}
+
 func joinBatch(parts [][]byte) []byte {
 	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
 }
@@ -593,7 +636,9 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		b := st.batch
 		if parts != nil && err == nil {
-			b.parts = append(b.parts, bytes.Join(parts, nil))
+			part := bytes.Join(parts, nil)
+			b.parts = append(b.parts, part)
+			b.held += len(part)
 		}
 		b.remaining--
 		done := b.remaining == 0 && len(b.parts) > 0

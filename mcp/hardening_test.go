@@ -36,7 +36,7 @@ func rawLines(t *testing.T, s *Service, input string) []string {
 	}()
 	var lines []string
 	sc := bufio.NewScanner(outR)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
@@ -254,7 +254,17 @@ func TestTCPTokenHandshake(t *testing.T) {
 	}
 
 	const token = "t0ken-for-tests"
-	addr := listen(t, s, TransportTCP, TransportConfig{TCPAddr: "127.0.0.1:0", TCPToken: token, TCPRequireToken: true})
+	tokTr := s.NewTransports(TransportConfig{TCPAddr: "127.0.0.1:0", TCPToken: token, TCPRequireToken: true})
+	if err := tokTr.Start(TransportTCP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tokTr.StopAll(context.Background()) })
+	addr := tokTr.Addr(TransportTCP)
+	for _, st := range tokTr.Status() { // the dashboard shows how clients authenticate
+		if st.Name == TransportTCP && !strings.Contains(st.Auth, "token required") {
+			t.Errorf("tcp status auth = %q", st.Auth)
+		}
+	}
 	auth := func(tok string) string {
 		return `{"jsonrpc":"2.0","method":"switchboard/auth","params":{"token":"` + tok + `"}}`
 	}
@@ -418,5 +428,69 @@ func TestWindowKeepsSmallCallsConcurrent(t *testing.T) {
 	wg.Wait()
 	if took := time.Since(start); took > time.Duration(MaxInFlight)*400*time.Millisecond/2 {
 		t.Errorf("%d concurrent 400 ms calls on one connection took %v: they ran (nearly) one after another", MaxInFlight, took)
+	}
+}
+
+// TestCancelledRequestGetsNoReply: after notifications/cancelled the request is not answered (as
+// the spec says), also when its id is one go-sdk cannot carry; the session goes on.
+func TestCancelledRequestGetsNoReply(t *testing.T) {
+	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
+	in := initLine +
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"test_sleep","arguments":{"ms":3000}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5,"reason":"user"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	start := time.Now()
+	lines := rawLines(t, s, in)
+	for _, l := range lines {
+		if strings.Contains(l, `"id":1.5`) || strings.Contains(l, `"id":1,`) {
+			t.Errorf("the cancelled request was answered: %s", l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[1], `"id":2`) {
+		t.Errorf("want the initialize and ping replies only, got:\n%s", strings.Join(lines, "\n"))
+	}
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Errorf("the session waited %v for the cancelled call", took)
+	}
+}
+
+// TestLargeBatchIsBounded: a batch's replies wait in memory until the whole batch is answered, so
+// once they pass MaxQueuedReplyBytes the rest of the batch is refused with errors, not run.
+func TestLargeBatchIsBounded(t *testing.T) {
+	s := newTestService(t)
+	big := strings.Repeat("0123456789abcdef", 4<<20/16-1) + "\n"
+	os.WriteFile(filepath.Join(s.Workspace().Dir(), "big.txt"), []byte(big), 0o644)
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 1; i <= 10; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"big.txt"}}}`, i)
+	}
+	b.WriteString("]\n")
+	lines := rawLines(t, s, initWith("2025-03-26")+b.String())
+	if len(lines) != 2 {
+		t.Fatalf("want the initialize reply and one batch reply, got %d lines", len(lines))
+	}
+	var arr []map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(lines[1]), &arr); err != nil || len(arr) != 10 {
+		t.Fatalf("batch reply: %d entries, %v", len(arr), err)
+	}
+	ok, refused := 0, 0
+	for _, r := range arr {
+		switch {
+		case r["result"] != nil:
+			ok++
+		case r["error"] != nil && strings.Contains(string(r["error"]), "one per line"):
+			refused++
+		}
+	}
+	t.Logf("%d answered, %d refused, batch reply %d MiB", ok, refused, len(lines[1])>>20)
+	if ok == 0 || ok > 4 || ok+refused != 10 {
+		t.Errorf("%d answered, %d refused; want a few answered (up to the %d MiB budget) and the rest refused", ok, refused, MaxQueuedReplyBytes>>20)
+	}
+	if len(lines[1]) > 3*MaxQueuedReplyBytes {
+		t.Errorf("batch reply of %d MiB", len(lines[1])>>20)
 	}
 }

@@ -243,3 +243,28 @@ func TestMCPGoClientOverHTTPAndDelete(t *testing.T) {
 		t.Errorf("DELETE without the token: %d, want 401", r.StatusCode)
 	}
 }
+
+// TestHTTPRequestIDsEchoedExactly: over Streamable HTTP too, ids go-sdk cannot carry come back
+// exactly as sent.
+func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
+	s := newTestService(t)
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+	sid := initHTTPSession(t, addr, "s3cret")
+	for _, id := range []string{`1.5`, `1e400`, `12345678901234567890`, `7`, `"x"`} {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"lang_detect","arguments":{"path":"a.go"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer s3cret")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), `"id":`+id+`,`) || !strings.Contains(string(b), `"result"`) {
+			t.Errorf("id %s over HTTP: %d %s", id, resp.StatusCode, b)
+		}
+	}
+}

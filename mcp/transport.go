@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,14 +93,13 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener, transport string) 
 }
 
 // ServeListener is Serve with options. A connection whose first line is not a JSON-RPC message
-// (say, an HTTP request a web page sent to the TCP port) is closed unread. Temporary accept
-// errors — out of descriptors (EMFILE, ENFILE), a connection aborted before it was accepted —
-// are retried with backoff: only ctx ends the listener.
+// (say, an HTTP request a web page sent to the TCP port) is closed unread. Accept errors — out of
+// descriptors (EMFILE, ENFILE), a connection aborted before it was accepted, anything else — are
+// retried with backoff: only ctx (shutdown, the user's toggle) or closing ln ends the listener.
 func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport string, so ServeOptions) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
 	defer stop()
-	var acceptErr error
 	var backoff time.Duration
 	for {
 		conn, err := ln.Accept()
@@ -107,17 +107,21 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				break
 			}
+			// Only shutdown or the user's toggle (which close ln) end a listener. Temporary errors
+			// (out of descriptors, an aborted connection) pass; anything else is retried too,
+			// more slowly, and logged as an error.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 			if temporaryAcceptError(err) {
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 				s.logger.Warn("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
-				select {
-				case <-time.After(backoff):
-				case <-ctx.Done():
-				}
-				continue
+			} else {
+				backoff = time.Second
+				s.logger.Error("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
 			}
-			acceptErr = fmt.Errorf("%s accept: %w", transport, err)
-			break
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+			}
+			continue
 		}
 		backoff = 0
 		peer := peerOf(conn)
@@ -135,7 +139,7 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 	}
 	_ = ln.Close()
 	wg.Wait()
-	return acceptErr
+	return nil
 }
 
 // temporaryAcceptError reports accept errors that pass: descriptor or buffer exhaustion and
@@ -300,14 +304,22 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageSize))
 			if err != nil {
 				w.Header().Set("Connection", "close")
-				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, HTTPReadTimeout), http.StatusBadRequest)
+				code := http.StatusBadRequest
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					code = http.StatusRequestEntityTooLarge
+				}
+				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, httpReadTimeout), code)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
 			if r.Header.Get("Mcp-Session-Id") == "" && isDiscover(body) {
 				writeDiscoverUnsupported(w, body, r.Header.Get("Mcp-Protocol-Version"))
 				return
 			}
+			if aliased, repl := aliasHTTPIDs(body); repl != nil {
+				body, w = aliased, &idRestorer{ResponseWriter: w, repl: repl}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
 		r = r.WithContext(withConnInfo(r.Context(), &connInfo{transport: "http", peer: r.RemoteAddr}))
@@ -315,6 +327,92 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	return mux
 }
+
+var httpAliases atomic.Int64
+
+// aliasHTTPIDs gives the requests of a POST body whose ids go-sdk cannot carry (1.5, 1e400,
+// integers beyond 2^53) stand-in string ids, as the line transport does, and returns the
+// replacements that restore the original ids in the response. repl is nil when nothing changed.
+func aliasHTTPIDs(body []byte) ([]byte, *strings.Replacer) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || !bytes.Contains(trimmed, []byte(`"id"`)) {
+		return body, nil
+	}
+	var msgs []map[string]json.RawMessage
+	batch := trimmed[0] == '['
+	if batch {
+		if json.Unmarshal(trimmed, &msgs) != nil {
+			return body, nil
+		}
+	} else {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &m) != nil {
+			return body, nil
+		}
+		msgs = []map[string]json.RawMessage{m}
+	}
+	var pairs []string
+	for _, m := range msgs {
+		id, hasID := m["id"]
+		if _, isReq := m["method"]; !isReq || !hasID || !needsAlias(id) {
+			continue
+		}
+		alias, _ := json.Marshal(aliasPrefix + "http-" + strconv.FormatInt(httpAliases.Add(1), 10))
+		m["id"] = alias
+		pairs = append(pairs, string(alias), string(bytes.TrimSpace(id)))
+	}
+	if pairs == nil {
+		return body, nil
+	}
+	var out []byte
+	var err error
+	if batch {
+		out, err = json.Marshal(msgs)
+	} else {
+		out, err = json.Marshal(msgs[0])
+	}
+	if err != nil {
+		return body, nil
+	}
+	return out, strings.NewReplacer(pairs...)
+}
+
+// needsAlias reports whether a request id cannot pass through go-sdk unchanged.
+func needsAlias(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	switch {
+	case len(id) == 0 || string(id) == "null":
+		return false
+	case id[0] == '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil && strings.HasPrefix(s, aliasPrefix)
+	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		return err != nil || !intLiteral.Match(id) || string(id) == "-0" || n < -1<<53 || n > 1<<53
+	}
+	return false
+}
+
+// idRestorer puts the client's original ids back into a response (JSON or SSE events).
+type idRestorer struct {
+	http.ResponseWriter
+	repl *strings.Replacer
+}
+
+func (w *idRestorer) Write(p []byte) (int, error) {
+	if _, err := w.ResponseWriter.Write([]byte(w.repl.Replace(string(p)))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *idRestorer) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *idRestorer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // isDiscover reports whether a POST body is a single server/discover call.
 func isDiscover(body []byte) bool {

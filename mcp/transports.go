@@ -40,7 +40,9 @@ type TransportStatus struct {
 	Running bool   `json:"running"`
 	Addr    string `json:"addr"`
 	URL     string `json:"url,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// Auth says how clients authenticate, for the dashboard.
+	Auth  string `json:"auth,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Transports switches the listening transports on and off at run time, so the tray and the
@@ -57,6 +59,7 @@ type Transports struct {
 
 type runningTransport struct {
 	addr   string
+	auth   string
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -141,7 +144,7 @@ func (t *Transports) start(name string) error {
 			cancel()
 			return err
 		}
-		rt.addr = t.cfg.UnixPath
+		rt.addr, rt.auth = t.cfg.UnixPath, "socket mode 0600 (this user only)"
 		serve = func() error { return s.Serve(ctx, ln, TransportUnix) }
 	case TransportTCP:
 		needToken := t.cfg.TCPRequireToken || !loopbackAddr(t.cfg.TCPAddr)
@@ -162,6 +165,10 @@ func (t *Transports) start(name string) error {
 				return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", ln.Addr())
 			}
 			so.Token = t.cfg.TCPToken
+		}
+		rt.auth = "loopback only, no token (first line must be JSON-RPC)"
+		if so.Token != "" {
+			rt.auth = "token required (switchboard/auth handshake; `switchboard token`)"
 		}
 		rt.addr = ln.Addr().String()
 		serve = func() error { return s.ServeListener(ctx, ln, TransportTCP, so) }
@@ -259,10 +266,10 @@ func (t *Transports) Status() []TransportStatus {
 			st.Addr = t.cfg.HubAddr
 		}
 		if rt, ok := t.running[name]; ok {
-			st.Running, st.Addr = true, rt.addr
+			st.Running, st.Addr, st.Auth = true, rt.addr, rt.auth
 		}
 		if name == TransportWS && t.svc.hub != nil && t.svc.hub.Running() {
-			st.Running, st.Addr = true, t.svc.hub.Addr()
+			st.Running, st.Addr, st.Auth = true, t.svc.hub.Addr(), "hub token, Origin allow-list"
 		}
 		if st.Running {
 			switch name {

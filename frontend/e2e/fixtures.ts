@@ -50,7 +50,11 @@ export function useDashboard(spec: string, server: () => SwitchboardInfo = () =>
     context = await browser.newContext({ viewport });
     context.setDefaultTimeout(uiTimeout);
     page = await context.newPage();
-    page.on('console', (m) => consoleLines.push(`${new Date().toISOString()} [${m.type()}] ${m.text()}`));
+    page.on('console', (m) => {
+      consoleLines.push(`${new Date().toISOString()} [${m.type()}] ${m.text()}`);
+      // The dashboard's Content-Security-Policy must not block anything the dashboard does.
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) pageErrors.push(`CSP violation: ${m.text()}`);
+    });
     page.on('pageerror', (e) => {
       consoleLines.push(`${new Date().toISOString()} [pageerror] ${e.stack ?? e.message}`);
       pageErrors.push(e.message);

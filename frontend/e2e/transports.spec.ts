@@ -27,6 +27,8 @@ describe('transports', () => {
     await page.locator(tid('transport-row', { name: 'tcp', running: 'true' })).waitFor();
     await dash.see(tid('transport-tcp-status', { status: 'running' }));
     await expect.poll(() => dash.text(tid('transport-tcp-addr'))).toBe(dash.server.tcpAddr);
+    // How clients authenticate is shown: loopback TCP without a token refuses non-JSON-RPC openers.
+    await expect.poll(() => dash.text(tid('transport-tcp-auth'))).toContain('first line must be JSON-RPC');
     expect(await canConnect(port, host)).toBe(true);
 
     // It is the MCP hub on that port, and the session it serves shows up on the page.

@@ -69,6 +69,8 @@ export interface TransportInfo {
   running: boolean;
   addr: string;
   url?: string;
+  /** How clients authenticate, e.g. "token required (switchboard/auth handshake)". */
+  auth?: string;
   error?: string;
 }
 
