@@ -115,14 +115,18 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		security := s.security[tool]
 		start := time.Now()
+		note := &callNote{Context: ctx}
 		if security {
 			// A mutating call is on record before it runs: if it takes the hub down (exec of
 			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.
-			callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
-			id, transport := s.sessionID(ctx, req)
-			s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
+			// The policy middleware (inside this one) writes the line once the call is allowed
+			// to run, so a refused call or a question back to the client leaves no "started".
+			note.started = func() {
+				callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
+				id, transport := s.sessionID(ctx, req)
+				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
+			}
 		}
-		note := &callNote{Context: ctx}
 		ctx = note
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)

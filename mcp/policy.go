@@ -46,6 +46,7 @@ type callNote struct {
 	approval   string // approved | declined | timed out
 	by         string // client | dashboard | tray | timeout
 	rootChecks []string
+	started    func() // writes the audit "started" line; called once the call is allowed to run
 }
 
 type callNoteKey struct{}
@@ -148,6 +149,9 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		if rd != nil && rd.needsInput() {
 			return rd.inputRequired() // not audited: the client's retry is
+		}
+		if note.started != nil {
+			note.started()
 		}
 		return next(ctx, method, req)
 	}

@@ -68,8 +68,8 @@ func speaksMRTR(ss *sdk.ServerSession) bool {
 // at once (for the Sessions view), newer ones with their next call.
 func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
 	ss := req.Session
-	if ss == nil {
-		return
+	if ss == nil || !clientHasRoots(ss) {
+		return // a client that never declared roots has none to re-read: do not ask it
 	}
 	st := s.rootsOf(ss)
 	st.mu.Lock()
