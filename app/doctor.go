@@ -96,6 +96,11 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	out = append(out, policyCheck(cfg))
 	out = append(out, socketCheck(cfg.Unix.Path))
 	out = append(out, tokenCheck())
+	// A configured IDE token is a secret whichever toolsets are on: warn wherever it would travel
+	// in clear text.
+	if w := ide.PlaintextTokenWarning(cfg.IDE.URL, cfg.IDE.Token); w != "" {
+		out = append(out, check{name: "ide token", optional: true, detail: w, fix: "set [ide] url (or SWITCHBOARD_IDE_URL) to a wss:// URL"})
+	}
 	if hasDisplay() {
 		out = append(out, check{name: "display", ok: true, detail: "graphical session found: the desktop app can open its window"})
 	} else {
@@ -147,11 +152,8 @@ func toolsetChecks(ctx context.Context, cfg config.Config, version string) []che
 	}
 	if served["ide"] {
 		out = append(out, ideCheck(ctx, cfg.IDE.URL))
-		if w := ide.PlaintextTokenWarning(cfg.IDE.URL, cfg.IDE.Token); w != "" {
-			out = append(out, check{name: "ide token", optional: true, detail: w, fix: "set [ide] url (or SWITCHBOARD_IDE_URL) to a wss:// URL"})
-		}
 	}
-	browserUse := "used by webview_launch and the dashboard's end-to-end tests"
+	browserUse := "used by the dashboard's end-to-end tests"
 	if served["browser"] {
 		browserUse = "webview_launch starts it; webview_connect attaches to a Chrome started with --remote-debugging-port=9222"
 	}
