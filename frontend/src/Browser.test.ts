@@ -25,6 +25,8 @@ async function start() {
     kind: 'http',
     bootstrap: async () => ({ hubUrl: 'ws://127.0.0.1:7001/ws', hubToken: 't', version: 'v', workspace: '/w' }),
     transports: async () => ({ transports: [] }),
+    toolsets: async () => ({ toolsets: [] }),
+    approvals: async () => ({ approvals: [], policy: null }),
     setTransport: ok, startProcess: ok, stopProcess: ok, killProcess: ok, sendInput: ok,
     createIDESession: ok, sendChat: ok, clientConfig: ok,
   } as unknown as Control;

@@ -41,6 +41,8 @@ describe('Knowledge view', () => {
       kind: 'http',
       bootstrap: async () => ({ hubUrl: 'ws://127.0.0.1:7001/ws', hubToken: 't', version: 'v', workspace: '/w' }),
       transports: async () => ({ transports: [] }),
+      toolsets: async () => ({ toolsets: [] }),
+      approvals: async () => ({ approvals: [], policy: null }),
       ragCollections: async () => {
         calls.push(['ragCollections']);
         return { collections };
