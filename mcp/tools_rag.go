@@ -76,7 +76,7 @@ func (s *Service) registerRAGTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
 		Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
 			"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, s.ragQuery)
-	tool.Add(server, &sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", false, true),
+	tool.Add(server, &sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", true, true),
 		Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
 			"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
 			"binaries, .gitignore'd paths and files over 1 MiB are skipped. recreate=true rebuilds the collection. Sends progress notifications."}, s.ragIngest)

@@ -338,3 +338,85 @@ func TestRAGHubChannel(t *testing.T) {
 		t.Errorf("final event: %+v", last)
 	}
 }
+
+// TestRAGIngestCancel: a client that cancels rag_ingest stops it promptly; the collection stays
+// usable and a later ingest completes it.
+func TestRAGIngestCancel(t *testing.T) {
+	s, root := newRAGService(t)
+	files := map[string]string{"docs/anchor.md": "# Anchor\n\nzebra giraffe\n"}
+	for i := range 1500 {
+		files["docs/n/"+strconv.Itoa(i)+".md"] = "# N\n\n" + strings.Repeat("filler about topic "+strconv.Itoa(i)+"\n\n", 60)
+	}
+	writeTree(t, root, map[string]string{"docs/anchor.md": files["docs/anchor.md"]})
+	cs := connect(t, s)
+	mustCall(t, cs, "rag_ingest", map[string]any{"path": "docs"}, nil)
+	writeTree(t, root, files)
+
+	progressed := make(chan struct{}, 1)
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	pc, err := sdk.NewClient(&sdk.Implementation{Name: "canceller", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			select { // the first notification comes when the walk is done, before any file is indexed
+			case progressed <- struct{}{}:
+			default:
+			}
+		}}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	params := &sdk.CallToolParams{Name: "rag_ingest", Arguments: map[string]any{"path": "docs"}}
+	params.SetProgressToken("p")
+	done := make(chan error, 1)
+	go func() { _, err := pc.CallTool(cctx, params); done <- err }()
+	select {
+	case <-progressed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress notification")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not end after cancellation")
+	}
+	// The server-side ingest stops too (the dashboard feed says so), and a new ingest is accepted
+	// (one per collection at a time).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l := s.ragFeed.list()
+		if len(l) == 1 && !l[0].Running && strings.Contains(l[0].Error, "ingest cancelled after") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-side ingest was not cancelled: %+v", l)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var e string
+	for {
+		var q RAGQueryOutput
+		if e = call(t, cs, "rag_query", map[string]any{"question": "zebra giraffe", "topK": 1}, &q); e != "" || len(q.Results) != 1 || q.Results[0].Source != "docs/anchor.md" {
+			t.Fatalf("query after cancel: %q %+v", e, q)
+		}
+		var ing RAGIngestOutput
+		e = call(t, cs, "rag_ingest", map[string]any{"path": "docs"}, &ing)
+		if e == "" {
+			if !strings.Contains(ing.Message, "1501 files") {
+				t.Errorf("ingest after cancel: %s", ing.Message)
+			}
+			break
+		}
+		if !strings.Contains(e, "already running") || time.Now().After(deadline) {
+			t.Fatalf("ingest after cancel: %s", e)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -82,3 +82,29 @@ func TestToolsetsAndIDEConfigured(t *testing.T) {
 		t.Errorf("environment: configured = %v, toolsets %v, %v", c.IDEConfigured(), c.Toolsets, err)
 	}
 }
+
+func TestRAGConfig(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(filepath.Join(dir, "absent.toml"))
+	if err == nil {
+		t.Fatal("an explicit missing file must be an error")
+	}
+	file := filepath.Join(dir, "c.toml")
+	os.WriteFile(file, []byte("data_dir = \"/d\"\n[rag]\nembedder = \"ollama\"\nmodel = \"all-minilm\"\ncollection = \"team-docs\"\n"), 0o600)
+	c, err = Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RAG.Backend != "embedded" || c.RAG.Embedder != "ollama" || c.RAG.Model != "all-minilm" || c.RAG.Collection != "team-docs" || c.RAGDir() != "/d/rag" {
+		t.Errorf("rag config: %+v dir %s", c.RAG, c.RAGDir())
+	}
+	t.Setenv("SWITCHBOARD_QDRANT_URL", "qdrant.internal:6334")
+	c, _ = Load(file)
+	if c.RAG.Backend != "qdrant" || c.RAG.URL != "qdrant.internal:6334" {
+		t.Errorf("SWITCHBOARD_QDRANT_URL did not select qdrant: %+v", c.RAG)
+	}
+	d := Default()
+	if d.RAG.Backend != "embedded" || d.RAG.Embedder != "offline" || d.RAG.Collection != "hostuk-docs" {
+		t.Errorf("defaults: %+v", d.RAG)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -42,12 +43,14 @@ type Embedded struct {
 
 type embColl struct {
 	dir     string
+	dict    *termDict
 	writeMu sync.Mutex // one commit at a time
 	loadMu  sync.Mutex
 	snap    atomic.Pointer[embSnap]
 }
 
 type embSnap struct {
+	stamp   manifestStamp // the manifest file this snapshot was read from or written as
 	man     manifest
 	entries map[string]*sourceEntry
 	idx     *index
@@ -73,10 +76,22 @@ type sourceEntry struct {
 	hash   string
 	seg    uint64
 	chunks []Chunk
-	vecs   []float32 // len(chunks)*dim
+	vecs   []float32 // len(chunks)*dim until indexed; then nil and the vectors live in ix
+	ix     *index    // the index holding this source's vectors, from doc base
+	base   int
 	terms  [][]termFreq
 	lens   []float32
 }
+
+// vectorAt returns component d of chunk k's vector.
+func (se *sourceEntry) vectorAt(k, d int) float32 {
+	if se.vecs != nil {
+		return se.vecs[k*se.dimOf()+d]
+	}
+	return se.ix.cols[d][se.base+k]
+}
+
+func (se *sourceEntry) dimOf() int { return len(se.vecs) / max(1, len(se.chunks)) }
 
 // OpenEmbedded opens (creating if needed) the store rooted at dir.
 func OpenEmbedded(dir string) (*Embedded, error) {
@@ -97,7 +112,7 @@ func (e *Embedded) coll(name string) *embColl {
 	defer e.mu.Unlock()
 	c := e.colls[name]
 	if c == nil {
-		c = &embColl{dir: filepath.Join(e.dir, name)}
+		c = &embColl{dir: filepath.Join(e.dir, name), dict: newTermDict()}
 		e.colls[name] = c
 	}
 	return c
@@ -130,6 +145,9 @@ func (e *Embedded) Collections(ctx context.Context) ([]CollectionInfo, error) {
 
 // Meta returns a collection's metadata; ok is false when it does not exist.
 func (e *Embedded) Meta(ctx context.Context, name string) (Meta, bool, error) {
+	if s := e.coll(name).current(); s != nil { // loaded and current: no need to parse the manifest
+		return s.man.Meta, true, nil
+	}
 	man, ok, err := readManifest(filepath.Join(e.dir, name))
 	return man.Meta, ok, err
 }
@@ -160,6 +178,19 @@ func (e *Embedded) Drop(ctx context.Context, name string) error {
 	return os.RemoveAll(c.dir)
 }
 
+// lockDir takes an exclusive advisory lock on dir/lock (flock), waiting for other writers.
+func lockDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
 func readManifest(dir string) (manifest, bool, error) {
 	var m manifest
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
@@ -178,16 +209,49 @@ func readManifest(dir string) (manifest, bool, error) {
 	return m, true, nil
 }
 
-// load returns the collection's in-memory snapshot, reading it from disk on first use.
+// manifestStamp identifies a manifest file version (another process may commit too).
+type manifestStamp struct {
+	mod  time.Time
+	size int64
+	ino  uint64
+}
+
+func stampOf(dir string) (manifestStamp, bool) {
+	fi, err := os.Stat(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return manifestStamp{}, false
+	}
+	st := manifestStamp{mod: fi.ModTime(), size: fi.Size()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st, true
+}
+
+// current returns the snapshot if it still matches the manifest on disk (one stat).
+func (c *embColl) current() *embSnap {
+	s := c.snap.Load()
+	if s == nil {
+		return nil
+	}
+	if st, ok := stampOf(c.dir); !ok || st != s.stamp {
+		return nil
+	}
+	return s
+}
+
+// load returns the collection's in-memory snapshot, reading it from disk on first use and
+// again when another process committed since.
 func (c *embColl) load() (*embSnap, error) {
-	if s := c.snap.Load(); s != nil {
+	if s := c.current(); s != nil {
 		return s, nil
 	}
 	c.loadMu.Lock()
 	defer c.loadMu.Unlock()
-	if s := c.snap.Load(); s != nil {
+	if s := c.current(); s != nil {
 		return s, nil
 	}
+	stamp, _ := stampOf(c.dir)
 	man, ok, err := readManifest(c.dir)
 	if err != nil {
 		return nil, err
@@ -215,25 +279,25 @@ func (c *embColl) load() (*embSnap, error) {
 			return nil, fmt.Errorf("collection %s: %w", filepath.Base(c.dir), err)
 		}
 	}
-	indexAll(sortedEntries(entries))
-	s := &embSnap{man: man, entries: entries, idx: buildIndex(sortedEntries(entries), man.Meta.Dim)}
+	indexAll(sortedEntries(entries), c.dict)
+	s := &embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), man.Meta.Dim, c.dict)}
 	c.snap.Store(s)
 	return s, nil
 }
 
 var errNoCollection = errors.New("no such collection")
 
-func (se *sourceEntry) index() {
+func (se *sourceEntry) index(dict *termDict) {
 	se.terms = make([][]termFreq, len(se.chunks))
 	se.lens = make([]float32, len(se.chunks))
 	var scratch []string
 	for k := range se.chunks {
-		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch)
+		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch, dict)
 	}
 }
 
 // indexAll tokenizes entries' chunks for BM25 on every CPU.
-func indexAll(entries []*sourceEntry) {
+func indexAll(entries []*sourceEntry, dict *termDict) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -246,7 +310,7 @@ func indexAll(entries []*sourceEntry) {
 					return
 				}
 				if entries[i].terms == nil {
-					entries[i].index()
+					entries[i].index(dict)
 				}
 			}
 		}()
@@ -270,7 +334,7 @@ func segPath(dir string, seg uint64) string {
 // cleanOrphans removes temporary files and segments the manifest does not name (left by a
 // process killed before or after its commit point).
 func cleanOrphans(dir string, man manifest) {
-	live := map[string]bool{"manifest.json": true}
+	live := map[string]bool{"manifest.json": true, "lock": true}
 	for _, m := range man.Sources {
 		live[filepath.Base(segPath(dir, m.Segment))] = true
 	}
@@ -304,6 +368,13 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
+	// Another process (e.g. `switchboard call` beside a running hub) may commit to the same
+	// store: writers take an exclusive lock, and load() re-reads a manifest that changed.
+	unlock, err := lockDir(c.dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var old *embSnap
 	if !recreate {
 		s, err := c.load()
@@ -359,7 +430,7 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries); err != nil {
 			return err
 		}
-		indexAll(newEntries)
+		indexAll(newEntries, c.dict)
 		for _, se := range newEntries {
 			entries[se.source] = se
 			man.Sources[se.source] = manifestEntry{Hash: se.hash, Segment: seg, Chunks: len(se.chunks)}
@@ -390,7 +461,8 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 	}); err != nil {
 		return err
 	}
-	c.snap.Store(&embSnap{man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim)})
+	stamp, _ := stampOf(c.dir)
+	c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim, c.dict)})
 	cleanOrphans(c.dir, man)
 	return nil
 }
@@ -462,8 +534,8 @@ func writeSegment(path string, dim int, entries []*sourceEntry) error {
 				str(c.Category)
 				u(uint64(c.ChunkIndex))
 				str(c.Content)
-				for _, x := range e.vecs[k*dim : (k+1)*dim] {
-					binary.LittleEndian.PutUint32(f4[:], math.Float32bits(x))
+				for d := 0; d < dim; d++ {
+					binary.LittleEndian.PutUint32(f4[:], math.Float32bits(e.vectorAt(k, d)))
 					bw.Write(f4[:])
 				}
 			}

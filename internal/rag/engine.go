@@ -472,7 +472,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			for range results {
 			}
 			if ctx.Err() != nil {
-				return res, ctx.Err()
+				return res, cancelled(processed, len(files), ctx.Err())
 			}
 			return res, fmt.Errorf("embedding %s: %w", src, r.err)
 		default:
@@ -496,7 +496,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 		report(false)
 	}
 	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("ingest cancelled after %d of %d files; sources committed so far are complete, the rest keep their previous content: %w", processed, len(files), err)
+		return res, cancelled(processed, len(files), err)
 	}
 	if err := commit(true); err != nil {
 		return res, err
@@ -512,6 +512,10 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	progress.Done, progress.Message = true, res.Message
 	report(true)
 	return res, nil
+}
+
+func cancelled(done, total int, err error) error {
+	return fmt.Errorf("ingest cancelled after %d of %d files; sources committed so far are complete, the rest keep their previous content: %w", done, total, err)
 }
 
 // chunkCount counts stored chunks of the given sources (embedded backend only; others report

@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // index is an immutable in-memory search structure over a collection's live chunks: a BM25
@@ -14,9 +15,49 @@ type index struct {
 	docs     []*Chunk
 	dim      int
 	cols     [][]float32 // cols[d][doc]: column-major, so a sparse query touches only its dims
-	postings map[string][]posting
+	dict     *termDict
+	postings [][]posting // by term ID
 	docLen   []float32
 	avgLen   float32
+}
+
+// termDict numbers a collection's terms; IDs never change, so immutable indexes built at
+// different times can share it.
+type termDict struct {
+	mu  sync.RWMutex
+	ids map[string]uint32
+}
+
+func newTermDict() *termDict { return &termDict{ids: map[string]uint32{}} }
+
+func (d *termDict) id(t string) uint32 {
+	d.mu.RLock()
+	id, ok := d.ids[t]
+	d.mu.RUnlock()
+	if ok {
+		return id
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id, ok := d.ids[t]; ok {
+		return id
+	}
+	id = uint32(len(d.ids))
+	d.ids[strings.Clone(t)] = id
+	return id
+}
+
+func (d *termDict) lookup(t string) (uint32, bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	id, ok := d.ids[t]
+	return id, ok
+}
+
+func (d *termDict) size() int {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return len(d.ids)
 }
 
 type posting struct {
@@ -32,14 +73,14 @@ const (
 	weightSection = 2
 )
 
-// termFreq is one term of a chunk with its weighted frequency.
+// termFreq is one term of a chunk (by ID) with its weighted frequency.
 type termFreq struct {
-	term string
-	tf   float32
+	id uint32
+	tf float32
 }
 
 // chunkTerms returns a chunk's weighted term frequencies and its weighted length.
-func chunkTerms(c *Chunk, scratch []string) ([]termFreq, float32) {
+func chunkTerms(c *Chunk, scratch []string, dict *termDict) ([]termFreq, float32) {
 	counts := map[string]float32{}
 	scratch = tokenize(scratch[:0], c.Content)
 	for _, t := range scratch {
@@ -62,19 +103,20 @@ func chunkTerms(c *Chunk, scratch []string) ([]termFreq, float32) {
 	out := make([]termFreq, 0, len(counts))
 	var n float32
 	for t, f := range counts {
-		out = append(out, termFreq{t, f})
+		out = append(out, termFreq{dict.id(t), f})
 		n += f
 	}
 	return out, n
 }
 
-// buildIndex indexes entries' chunks in order.
-func buildIndex(entries []*sourceEntry, dim int) *index {
+// buildIndex indexes entries' chunks in order. Afterwards the entries' vectors live only in the
+// new index's columns (sourceEntry.vector reads them there).
+func buildIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 	n := 0
 	for _, e := range entries {
 		n += len(e.chunks)
 	}
-	ix := &index{dim: dim, docs: make([]*Chunk, 0, n), docLen: make([]float32, 0, n), postings: map[string][]posting{}}
+	ix := &index{dim: dim, dict: dict, docs: make([]*Chunk, 0, n), docLen: make([]float32, 0, n), postings: make([][]posting, dict.size())}
 	ix.cols = make([][]float32, dim)
 	backing := make([]float32, dim*n)
 	for d := range ix.cols {
@@ -86,15 +128,19 @@ func buildIndex(entries []*sourceEntry, dim int) *index {
 			doc := uint32(len(ix.docs))
 			ix.docs = append(ix.docs, &e.chunks[k])
 			for _, tf := range e.terms[k] {
-				ix.postings[tf.term] = append(ix.postings[tf.term], posting{doc, tf.tf})
+				ix.postings[tf.id] = append(ix.postings[tf.id], posting{doc, tf.tf})
 			}
 			ix.docLen = append(ix.docLen, e.lens[k])
 			total += float64(e.lens[k])
-			v := e.vecs[k*dim : (k+1)*dim]
-			for d, x := range v {
-				ix.cols[d][doc] = x
+			for d := 0; d < dim; d++ {
+				ix.cols[d][doc] = e.vectorAt(k, d)
 			}
 		}
+	}
+	base := 0
+	for _, e := range entries {
+		e.ix, e.base, e.vecs = ix, base, nil
+		base += len(e.chunks)
 	}
 	if n > 0 {
 		ix.avgLen = float32(total / float64(n))
@@ -127,7 +173,11 @@ func (ix *index) bm25(terms []string, m int) []ranked {
 			continue
 		}
 		seen[t] = true
-		ps := ix.postings[t]
+		id, ok := ix.dict.lookup(t)
+		if !ok || int(id) >= len(ix.postings) {
+			continue
+		}
+		ps := ix.postings[id]
 		if len(ps) == 0 {
 			continue
 		}

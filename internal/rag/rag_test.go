@@ -104,6 +104,15 @@ func TestPersistenceAndMismatch(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].Source != "b.md" {
 		t.Fatalf("after reopen: %v %+v", err, hits)
 	}
+	// A commit by another store on the same directory (another process) is seen by store2.
+	fsys["b.md"] = &fstest.MapFile{Data: []byte("# Beta\n\nzeppelin maintenance\n")}
+	if _, err := eng.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = NewEngine(store2, nil).Query(context.Background(), "c", "zeppelin", 1, LexicalOnly)
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Content, "zeppelin") {
+		t.Fatalf("store2 did not see the other store's commit: %v %+v", err, hits)
+	}
 	// Another embedder is refused, naming both and the fix.
 	srv := ollamaServer(t, 8, nil)
 	other := NewEngine(store2, NewOllama(srv.URL, "all-minilm"))
