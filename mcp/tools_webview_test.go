@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -243,6 +244,11 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	if ev.Success || !strings.Contains(ev.Error, "TypeError: bad thing") {
 		t.Fatalf("eval throw: %+v", ev)
 	}
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "'x'.repeat(2 << 20)"}, &ev)
+	if ev.Success || !strings.Contains(ev.Error, "over the 1024 KiB limit") {
+		t.Fatalf("eval huge result: success=%v error=%q", ev.Success, ev.Error)
+	}
+	ev = WebviewEvalOutput{}
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "this is not javascript"}, &ev)
 	if ev.Success || !strings.Contains(ev.Error, "SyntaxError") {
 		t.Fatalf("eval syntax error: %+v", ev)
@@ -734,5 +740,57 @@ func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "40+2"}, &ev)
 	if ev.Result != float64(42) {
 		t.Fatalf("after a cancelled wait: %+v", ev)
+	}
+}
+
+func TestWebviewLaunchErrors(t *testing.T) {
+	needBrowser(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	if e := call(t, cs, "webview_launch", map[string]any{"headless": false}, nil); !strings.HasPrefix(e, "headless: false needs a display") {
+		t.Fatalf("headful without a display: %q", e)
+	}
+	if e := call(t, cs, "webview_launch", map[string]any{"timeout": 0.5}, nil); !strings.HasPrefix(e, "timeout: want a whole number") {
+		t.Fatalf("fractional timeout: %q", e)
+	}
+	if e := call(t, cs, "webview_launch", map[string]any{"timeout": 601}, nil); !strings.HasPrefix(e, "timeout: 601 is out of range") {
+		t.Fatalf("timeout too large: %q", e)
+	}
+	// A configured browser path that does not exist: the error names the setting to fix.
+	w := webview.New(webview.Options{BrowserPath: "/nonexistent/chromium", DataDir: t.TempDir()})
+	s2 := newTestService(t, WithBrowser(w))
+	if e := call(t, connect(t, s2), "webview_launch", map[string]any{}, nil); !strings.Contains(e, "[browser] path") {
+		t.Fatalf("missing browser: %q", e)
+	}
+}
+
+func TestWebviewBrowserCrashIsReported(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	var launch WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	if err := syscall.Kill(-launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var e string
+	for time.Now().Before(deadline) {
+		if e = call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil); strings.Contains(e, "connection was lost") || strings.Contains(e, "not connected") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(e, "connection was lost") && !strings.Contains(e, "not connected") {
+		t.Fatalf("after the browser died: %q", e)
+	}
+	// The hub recovers: a new launch works.
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "1+1"}, &ev)
+	if ev.Result != float64(2) {
+		t.Fatalf("after relaunch: %+v", ev)
 	}
 }
