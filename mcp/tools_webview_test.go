@@ -504,7 +504,37 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 	if ev.Result != "inside" {
 		t.Fatalf("workspace file: %+v", ev)
 	}
-	mustCall(t, cs, "webview_navigate", map[string]any{"url": "about:blank"}, &nav)
+	// A page inside the workspace that links out: the page's own navigation is bounced.
+	linker := filepath.Join(ws, "linker.html")
+	if err := os.WriteFile(linker, []byte(`<a id="out" href="file://`+filepath.Join(outside, "secret.html")+`">out</a>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": "file://" + linker}, &nav)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#out"}, nil)
+	mustCall(t, cs, "webview_console", map[string]any{"clear": true}, nil)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#out"}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	var con WebviewConsoleOutput
+	blocked := false
+	for !blocked && time.Now().Before(deadline) {
+		mustCall(t, cs, "webview_console", map[string]any{}, &con)
+		for _, m := range con.Messages {
+			blocked = blocked || strings.Contains(m.Text, "secret.html blocked by the hub")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !blocked {
+		t.Fatalf("navigation out of the workspace not reported: %+v", con)
+	}
+	for time.Now().Before(deadline) {
+		if mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev); ev.Result == "about:blank" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if ev.Result != "about:blank" {
+		t.Fatalf("the page stayed on %v", ev.Result)
+	}
 }
 
 func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
