@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -822,5 +823,19 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "1+1"}, &ev)
 	if ev.Result != float64(2) {
 		t.Fatalf("after relaunch: %+v", ev)
+	}
+}
+
+func TestBrowserFeedShortensConsoleText(t *testing.T) {
+	long := strings.Repeat("é", 2000) // 4000 bytes of two-byte runes
+	out := feedConsole([]webview.ConsoleMessage{{Type: "log", Text: long}, {Type: "log", Text: "short"}})
+	if len(out) != 2 || out[1].Text != "short" || len(out[0].Text) > browserConsoleText+len("…") || !strings.HasSuffix(out[0].Text, "…") {
+		t.Fatalf("feedConsole: %d messages, first %d bytes", len(out), len(out[0].Text))
+	}
+	if !utf8.ValidString(out[0].Text) {
+		t.Fatal("cut inside a rune")
+	}
+	if b, _ := json.Marshal(feedConsole(nil)); string(b) != "[]" {
+		t.Fatalf("no messages encode as %s", b)
 	}
 }
