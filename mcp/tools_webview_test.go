@@ -50,6 +50,7 @@ const webviewPage = `<!doctype html><html><head><title>Form</title></head><body>
 <p id="status">idle</p>
 <div class="row">a</div><div class="row">b</div>
 <a id="next" href="/next">Next</a>
+<div style="position:relative;height:40px"><button id="hidden-by-overlay">Under</button><div id="overlay" style="position:absolute;inset:0;background:#fff"></div></div>
 <script>setTimeout(function(){ var d=document.createElement('p'); d.id='late'; d.textContent='late'; document.body.appendChild(d); }, 400);</script>
 </body></html>`
 
@@ -220,6 +221,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 		{"webview_click", map[string]any{}, "selector: required"},
 		{"webview_click", map[string]any{"ref": "e999"}, `ref: "e999" is not a ref of the current page`},
 		{"webview_click", map[string]any{"ref": "e1", "selector": "a"}, "selector: give either selector or ref, not both"},
+		{"webview_click", map[string]any{"selector": "#hidden-by-overlay"}, `selector: selector "#hidden-by-overlay" is covered by another element (div#overlay)`},
 		{"webview_type", map[string]any{"selector": "#status", "text": "x"}, "selector: selector \"#status\" cannot take keyboard focus"},
 		{"webview_type", map[string]any{"selector": "#email"}, "text: required"},
 		{"webview_query", map[string]any{"selector": ""}, "selector: required"},
