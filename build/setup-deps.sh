@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential pkg-config            # cgo for the desktop build
   libgtk-3-dev libwebkit2gtk-4.1-dev    # Wails v2 on Debian 12 (tags desktop,production,webkit2_41)
-  chromium                              # dashboard end-to-end tests (playwright-core drives it)
+  chromium                              # browser tools (webview_*) and their tests; dashboard end-to-end tests (playwright-core)
   xvfb xauth dbus dbus-x11 at-spi2-core # desktop smoke test: virtual display and a session bus
   imagemagick x11-apps x11-utils xdotool # screenshots under Xvfb, window lookup (xprop, xwininfo)
   influxdb                              # ml_status tests start a real InfluxDB 1.x (influxd)

@@ -18,7 +18,24 @@ const (
 	browserFeedInterval = 150 * time.Millisecond
 	browserShotWidth    = 480 // CSS pixels; a JPEG of ~10–40 KB
 	browserConsoleTail  = 50
+	browserConsoleText  = 1 << 10 // per message on the hub; webview_console has the full text
 )
+
+// feedConsole shortens messages for the hub, so an event stays small whatever the page logs.
+func feedConsole(msgs []webview.ConsoleMessage) []webview.ConsoleMessage {
+	out := make([]webview.ConsoleMessage, len(msgs))
+	for i, m := range msgs {
+		if len(m.Text) > browserConsoleText {
+			cut := browserConsoleText
+			for cut > 0 && m.Text[cut]&0xC0 == 0x80 {
+				cut--
+			}
+			m.Text = m.Text[:cut] + "…"
+		}
+		out[i] = m
+	}
+	return out
+}
 
 // BrowserFeed is the data of a "browser" snapshot and of each "browser" event. In an event,
 // Console holds only the messages since the previous event; in a snapshot, the last 50.
@@ -51,7 +68,7 @@ func newBrowserFeed(w *webview.Webview, h *hub.Hub) *browserFeed {
 	h.SetSnapshotProvider("browser", func(string) (any, bool) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return BrowserFeed{State: w.State(), Screenshot: f.shot, ShotAt: f.shotAt, Console: w.ConsoleTail(browserConsoleTail, false)}, true
+		return BrowserFeed{State: w.State(), Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(w.ConsoleTail(browserConsoleTail, false))}, true
 	})
 	w.Subscribe(f.onEvent)
 	go f.loop()
@@ -111,12 +128,9 @@ func (f *browserFeed) loop() {
 			f.refreshShot(state.Connected)
 		}
 		f.mu.Lock()
-		ev := BrowserFeed{State: state, Screenshot: f.shot, ShotAt: f.shotAt, Console: f.pending, Dropped: f.dropped}
+		ev := BrowserFeed{State: state, Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(f.pending), Dropped: f.dropped}
 		f.pending, f.dropped = nil, 0
 		f.mu.Unlock()
-		if ev.Console == nil {
-			ev.Console = []webview.ConsoleMessage{}
-		}
 		f.h.Publish("browser", "event", ev)
 	}
 }

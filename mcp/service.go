@@ -206,6 +206,13 @@ func New(opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	s.ws = root
+	if s.browser != nil {
+		// Page-initiated navigations to files are held to the same workspace rule as webview_navigate.
+		s.browser.SetFileGuard(func(u string) error {
+			_, err := webview.CheckURL("url", u, root.Resolve)
+			return err
+		})
+	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -142,6 +143,10 @@ type WebviewTabsInput struct {
 type WebviewTabsOutput struct {
 	Tabs []webview.TabInfo `json:"tabs" jsonschema:"the browser's tabs after the action"`
 }
+
+// maxEvalResultBytes bounds webview_eval's result (the reply carries it twice: as structured
+// content and as text).
+const maxEvalResultBytes = 1 << 20
 
 func (s *Service) registerWebviewTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
@@ -293,6 +298,9 @@ func (s *Service) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in We
 	}
 	if r.Error != "" {
 		return nil, WebviewEvalOutput{Success: false, Error: r.Error}, nil
+	}
+	if b, err := json.Marshal(r.Result); err == nil && len(b) > maxEvalResultBytes {
+		return nil, WebviewEvalOutput{Success: false, Error: fmt.Sprintf("the result is %d KiB of JSON, over the %d KiB limit; return less (e.g. .slice(0, 1000) or a summary)", len(b)>>10, maxEvalResultBytes>>10)}, nil
 	}
 	return nil, WebviewEvalOutput{Success: true, Result: r.Result}, nil
 }

@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +50,7 @@ const webviewPage = `<!doctype html><html><head><title>Form</title></head><body>
 <p id="status">idle</p>
 <div class="row">a</div><div class="row">b</div>
 <a id="next" href="/next">Next</a>
+<div style="position:relative;height:40px"><button id="hidden-by-overlay">Under</button><div id="overlay" style="position:absolute;inset:0;background:#fff"></div></div>
 <script>setTimeout(function(){ var d=document.createElement('p'); d.id='late'; d.textContent='late'; document.body.appendChild(d); }, 400);</script>
 </body></html>`
 
@@ -218,6 +221,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 		{"webview_click", map[string]any{}, "selector: required"},
 		{"webview_click", map[string]any{"ref": "e999"}, `ref: "e999" is not a ref of the current page`},
 		{"webview_click", map[string]any{"ref": "e1", "selector": "a"}, "selector: give either selector or ref, not both"},
+		{"webview_click", map[string]any{"selector": "#hidden-by-overlay"}, `selector: selector "#hidden-by-overlay" is covered by another element (div#overlay)`},
 		{"webview_type", map[string]any{"selector": "#status", "text": "x"}, "selector: selector \"#status\" cannot take keyboard focus"},
 		{"webview_type", map[string]any{"selector": "#email"}, "text: required"},
 		{"webview_query", map[string]any{"selector": ""}, "selector: required"},
@@ -243,6 +247,11 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	if ev.Success || !strings.Contains(ev.Error, "TypeError: bad thing") {
 		t.Fatalf("eval throw: %+v", ev)
 	}
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "'x'.repeat(2 << 20)"}, &ev)
+	if ev.Success || !strings.Contains(ev.Error, "over the 1024 KiB limit") {
+		t.Fatalf("eval huge result: success=%v error=%q", ev.Success, ev.Error)
+	}
+	ev = WebviewEvalOutput{}
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "this is not javascript"}, &ev)
 	if ev.Success || !strings.Contains(ev.Error, "SyntaxError") {
 		t.Fatalf("eval syntax error: %+v", ev)
@@ -498,7 +507,37 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 	if ev.Result != "inside" {
 		t.Fatalf("workspace file: %+v", ev)
 	}
-	mustCall(t, cs, "webview_navigate", map[string]any{"url": "about:blank"}, &nav)
+	// A page inside the workspace that links out: the page's own navigation is bounced.
+	linker := filepath.Join(ws, "linker.html")
+	if err := os.WriteFile(linker, []byte(`<a id="out" href="file://`+filepath.Join(outside, "secret.html")+`">out</a>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": "file://" + linker}, &nav)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#out"}, nil)
+	mustCall(t, cs, "webview_console", map[string]any{"clear": true}, nil)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#out"}, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	var con WebviewConsoleOutput
+	blocked := false
+	for !blocked && time.Now().Before(deadline) {
+		mustCall(t, cs, "webview_console", map[string]any{}, &con)
+		for _, m := range con.Messages {
+			blocked = blocked || strings.Contains(m.Text, "secret.html blocked by the hub")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !blocked {
+		t.Fatalf("navigation out of the workspace not reported: %+v", con)
+	}
+	for time.Now().Before(deadline) {
+		if mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev); ev.Result == "about:blank" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if ev.Result != "about:blank" {
+		t.Fatalf("the page stayed on %v", ev.Result)
+	}
 }
 
 func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
@@ -734,5 +773,71 @@ func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "40+2"}, &ev)
 	if ev.Result != float64(42) {
 		t.Fatalf("after a cancelled wait: %+v", ev)
+	}
+}
+
+func TestWebviewLaunchErrors(t *testing.T) {
+	needBrowser(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	if e := call(t, cs, "webview_launch", map[string]any{"headless": false}, nil); !strings.HasPrefix(e, "headless: false needs a display") {
+		t.Fatalf("headful without a display: %q", e)
+	}
+	if e := call(t, cs, "webview_launch", map[string]any{"timeout": 0.5}, nil); !strings.HasPrefix(e, "timeout: want a whole number") {
+		t.Fatalf("fractional timeout: %q", e)
+	}
+	if e := call(t, cs, "webview_launch", map[string]any{"timeout": 601}, nil); !strings.HasPrefix(e, "timeout: 601 is out of range") {
+		t.Fatalf("timeout too large: %q", e)
+	}
+	// A configured browser path that does not exist: the error names the setting to fix.
+	w := webview.New(webview.Options{BrowserPath: "/nonexistent/chromium", DataDir: t.TempDir()})
+	s2 := newTestService(t, WithBrowser(w))
+	if e := call(t, connect(t, s2), "webview_launch", map[string]any{}, nil); !strings.Contains(e, "[browser] path") {
+		t.Fatalf("missing browser: %q", e)
+	}
+}
+
+func TestWebviewBrowserCrashIsReported(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	var launch WebviewLaunchOutput
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	if err := syscall.Kill(-launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var e string
+	for time.Now().Before(deadline) {
+		if e = call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil); strings.Contains(e, "connection was lost") || strings.Contains(e, "not connected") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(e, "connection was lost") && !strings.Contains(e, "not connected") {
+		t.Fatalf("after the browser died: %q", e)
+	}
+	// The hub recovers: a new launch works.
+	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "1+1"}, &ev)
+	if ev.Result != float64(2) {
+		t.Fatalf("after relaunch: %+v", ev)
+	}
+}
+
+func TestBrowserFeedShortensConsoleText(t *testing.T) {
+	long := strings.Repeat("é", 2000) // 4000 bytes of two-byte runes
+	out := feedConsole([]webview.ConsoleMessage{{Type: "log", Text: long}, {Type: "log", Text: "short"}})
+	if len(out) != 2 || out[1].Text != "short" || len(out[0].Text) > browserConsoleText+len("…") || !strings.HasSuffix(out[0].Text, "…") {
+		t.Fatalf("feedConsole: %d messages, first %d bytes", len(out), len(out[0].Text))
+	}
+	if !utf8.ValidString(out[0].Text) {
+		t.Fatal("cut inside a rune")
+	}
+	if b, _ := json.Marshal(feedConsole(nil)); string(b) != "[]" {
+		t.Fatalf("no messages encode as %s", b)
 	}
 }

@@ -122,6 +122,9 @@ func (w *Webview) Click(ctx context.Context, tg Target) error {
 		if err != nil {
 			return err
 		}
+		if err := notCovered(ctx, t, obj, tg, x, y); err != nil {
+			return err
+		}
 		for _, ev := range []input.DispatchMouseEventParams{
 			{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
 			{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
@@ -157,6 +160,33 @@ func center(ctx context.Context, t *chromedp.Target, obj runtime.RemoteObjectID,
 		return (quad[0] + quad[2] + quad[4] + quad[6]) / 4, (quad[1] + quad[3] + quad[5] + quad[7]) / 4, nil
 	}
 	return 0, 0, fmt.Errorf("%s: %s is not visible (zero size or hidden)", tg.field(), tg)
+}
+
+// hitTest names the element that would receive a click at (x, y) when it is not the target or
+// part of it ("" when the click lands on the target). Elements inside a shadow root or another
+// frame are not checked.
+const hitTest = `function(x, y) {
+	if (this.getRootNode() !== document) return '';
+	const e = document.elementFromPoint(x, y);
+	if (!e || e === this || this.contains(e) || e.contains(this)) return '';
+	if (e.tagName === 'LABEL' && e.control === this) return '';
+	return e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.classList.length ? '.' + [...e.classList].join('.') : '');
+}`
+
+// notCovered refuses a click that another element (an overlay, a cookie banner) would receive.
+func notCovered(ctx context.Context, t *chromedp.Target, obj runtime.RemoteObjectID, tg Target, x, y float64) error {
+	xs, _ := json.Marshal(x)
+	ys, _ := json.Marshal(y)
+	res, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: hitTest, ObjectID: obj,
+		Arguments: []*runtime.CallArgument{{Value: xs}, {Value: ys}}, ReturnByValue: ptr(true)})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+		return nil // the check is a courtesy; the click itself reports real failures
+	}
+	var other string
+	if json.Unmarshal(res.Result.Value, &other) == nil && other != "" {
+		return fmt.Errorf("%s: %s is covered by another element (%s) that would receive the click; close or scroll past it first", tg.field(), tg, other)
+	}
+	return nil
 }
 
 // focusEnd focuses the element and puts the caret at the end of its content, so that typing

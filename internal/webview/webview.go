@@ -68,6 +68,17 @@ type Webview struct {
 
 	subMu sync.Mutex
 	subs  []func(Event)
+
+	guard func(fileURL string) error // see SetFileGuard
+}
+
+// SetFileGuard sets the check for file:// documents the page itself navigates to (a link or a
+// script on an allowed page). A main-frame navigation to a file URL that guard refuses is
+// replaced by about:blank and reported on the console. Call it before connecting.
+func (w *Webview) SetFileGuard(guard func(fileURL string) error) {
+	w.mu.Lock()
+	w.guard = guard
+	w.mu.Unlock()
 }
 
 // New returns a Webview that is not connected yet.
@@ -486,6 +497,16 @@ func (w *Webview) tabEvent(t *tab, ev any) {
 			t.url = e.Frame.URL + e.Frame.URLFragment
 			t.mu.Unlock()
 			w.emit(Event{Kind: "state"})
+			if strings.HasPrefix(strings.ToLower(e.Frame.URL), "file:") {
+				w.mu.Lock()
+				guard := w.guard
+				w.mu.Unlock()
+				if guard != nil {
+					if err := guard(e.Frame.URL); err != nil {
+						go w.bounce(t, e.Frame.URL, err) // the listener must not call the browser
+					}
+				}
+			}
 		}
 	case *page.EventNavigatedWithinDocument:
 		t.mu.Lock()
@@ -497,6 +518,17 @@ func (w *Webview) tabEvent(t *tab, ev any) {
 			w.addConsole(m)
 		}
 	}
+}
+
+// bounce replaces a refused file document with about:blank.
+func (w *Webview) bounce(t *tab, url string, why error) {
+	ctx, cancel := context.WithTimeout(t.ctx, 10*time.Second)
+	defer cancel()
+	_ = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.Navigate, page.NavigateParams{URL: "about:blank"})
+		return err
+	}))
+	w.addConsole(ConsoleMessage{Type: "error", Text: fmt.Sprintf("navigation to %s blocked by the hub: %v", url, why), Timestamp: stamp(0), URL: url})
 }
 
 // browserEvent keeps tab titles and URLs current.
