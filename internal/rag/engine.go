@@ -338,6 +338,9 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			return nil
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return res, cancelled(0, len(files), ctx.Err())
+			}
 			return res, err
 		}
 	}
@@ -489,6 +492,9 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 					cancel()
 					for range results {
 					}
+					if ctx.Err() != nil { // the commit saw the cancellation first
+						return res, cancelled(processed, len(files), ctx.Err())
+					}
 					return res, err
 				}
 			}
@@ -499,6 +505,9 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 		return res, cancelled(processed, len(files), err)
 	}
 	if err := commit(true); err != nil {
+		if ctx.Err() != nil {
+			return res, cancelled(processed, len(files), ctx.Err())
+		}
 		return res, err
 	}
 	// Chunks now stored for the sources under the path.
