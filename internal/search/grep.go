@@ -629,7 +629,14 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 0, 256<<10)
+			bp := bufPool.Get().(*[]byte)
+			buf := (*bp)[:0]
+			defer func() {
+				if cap(buf) <= 4<<20 { // do not keep a huge file's buffer around
+					*bp = buf[:0]
+					bufPool.Put(bp)
+				}
+			}()
 			for j := range jobs {
 				var ms []Match
 				if ctx.Err() == nil {
@@ -722,6 +729,9 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 	}
 	return res, nil
 }
+
+// bufPool keeps read buffers across searches (they grow to the largest file a worker read).
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return &b }}
 
 // portableOnly turns the Linux openat2 path off (tests run both paths).
 var portableOnly bool
