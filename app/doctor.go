@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,6 +101,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	} else {
 		out = append(out, check{name: "desktop build", ok: false, optional: true, detail: "this binary has no desktop UI (built without -tags desktop)", fix: "make build (needs libgtk-3-dev and libwebkit2gtk-4.1-dev: build/setup-deps.sh)"})
 	}
+	out = append(out, gitCheck())
 	for _, bin := range []string{"chromium", "google-chrome", "chromium-browser"} {
 		if p, err := exec.LookPath(bin); err == nil {
 			out = append(out, check{name: "browser", ok: true, detail: p + " (start it with --remote-debugging-port=9222 for the webview tools)"})
@@ -140,4 +142,17 @@ func ideCheck(ctx context.Context, raw string) check {
 	}
 	c.Close()
 	return check{name: "ide backend", ok: true, detail: raw + " reachable"}
+}
+
+// gitCheck: the git_* tools run the system git.
+func gitCheck() check {
+	p, err := exec.LookPath("git")
+	if err != nil {
+		return check{name: "git", optional: true, detail: "git is not on PATH: the git_* tools answer with an error", fix: "apt-get install git"}
+	}
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		return check{name: "git", optional: true, detail: p + " does not run: " + err.Error(), fix: "reinstall git"}
+	}
+	return check{name: "git", ok: true, detail: strings.TrimSpace(string(out)) + " (" + p + ", for the git_* tools)"}
 }
