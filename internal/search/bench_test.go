@@ -60,7 +60,7 @@ func BenchmarkGrepGoroot(b *testing.B) {
 	}
 	for _, tc := range cases {
 		opts := tc.opts
-		opts.MaxResults = 1 << 30
+		opts.MaxResults = MaxMaxResults
 		var ours int
 		b.Run(tc.name+"/switchboard", func(b *testing.B) {
 			cpu0 := selfCPU()

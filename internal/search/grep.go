@@ -21,6 +21,7 @@ import (
 // Defaults for Grep.
 const (
 	DefaultMaxResults   = 200
+	MaxMaxResults       = 10000
 	DefaultMaxLineBytes = 500
 	MaxContext          = 10
 	// MaxFileBytes: larger files are skipped (a generated bundle or a data dump is not what a
@@ -593,8 +594,8 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 	if opts.Context < 0 || opts.Context > MaxContext {
 		return GrepResult{}, &FieldError{"context", fmt.Sprintf("%d is out of range; use 0 to %d lines", opts.Context, MaxContext)}
 	}
-	if opts.MaxResults < 0 {
-		return GrepResult{}, &FieldError{"max_results", "must not be negative"}
+	if opts.MaxResults < 0 || opts.MaxResults > MaxMaxResults {
+		return GrepResult{}, &FieldError{"max_results", fmt.Sprintf("%d is out of range; use 1 to %d (narrow the search with path or glob)", opts.MaxResults, MaxMaxResults)}
 	}
 	if opts.MaxResults == 0 {
 		opts.MaxResults = DefaultMaxResults

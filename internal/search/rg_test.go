@@ -138,7 +138,7 @@ func runGrep(t testing.TB, dir string, opts GrepOptions) ([]hit, GrepResult) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	opts.MaxResults = 1 << 30
+	opts.MaxResults = MaxMaxResults
 	opts.MaxLineBytes = 1 << 20
 	res, err := Grep(context.Background(), root, opts)
 	if err != nil {
