@@ -89,6 +89,7 @@ func genTree(t testing.TB, dir string, seed uint64, files int) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
+	write(".git/info/exclude", "# local excludes\n/keep/*.js\n")
 }
 
 type hit struct {
@@ -279,6 +280,34 @@ func TestFastOpenerConfined(t *testing.T) {
 	for _, rel := range []string{"sub/secret.txt", "../" + filepath.Base(outside) + "/secret.txt", outside + "/secret.txt"} {
 		if b, ok := fast.readFile(rel, nil); ok {
 			t.Errorf("%s read outside the root: %q", rel, b)
+		}
+	}
+}
+
+// The answer does not depend on the number of workers, also when max_results cuts it.
+func TestGrepDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	genTree(t, dir, 11, 200)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var first GrepResult
+	for i, w := range []int{1, 2, 8, 1, 8} {
+		res, err := Grep(context.Background(), root, GrepOptions{Pattern: "foo", Literal: true, MaxResults: 37, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Truncated || len(res.Matches) != 37 {
+			t.Fatalf("workers %d: %d matches, truncated %v", w, len(res.Matches), res.Truncated)
+		}
+		if i == 0 {
+			first = res
+			continue
+		}
+		if fmt.Sprint(res.Matches) != fmt.Sprint(first.Matches) || res.FilesSearched != first.FilesSearched {
+			t.Fatalf("workers %d: different answer", w)
 		}
 	}
 }
