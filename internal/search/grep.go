@@ -84,6 +84,10 @@ type matcher struct {
 	// sign) and ſ (long s); files containing those take the regex path.
 	foldRisk bool
 	perLine  bool // the regex uses \A or \z: run it line by line
+	// before/after: with an exact req taken from the top-level concatenation, the bytes that
+	// may stand right before / after it in a match (nil = any): a cheap test that spares the
+	// regex most candidate lines when the literal is common.
+	before, after *[256]bool
 }
 
 // CompileMatcher validates the pattern. Errors name the field.
@@ -134,9 +138,85 @@ func compileMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) 
 			m.req = []byte(strings.ToLower(lit))
 			m.fold = newFoldFinder(m.req)
 			m.foldRisk = strings.ContainsAny(string(m.req), "ks")
+		} else {
+			m.before, m.after = literalNeighbors(simp, lit)
 		}
 	}
 	return m, nil
+}
+
+// literalNeighbors finds lit as a run of literal parts of the top-level concatenation and
+// returns the byte sets its neighbours must fall in: a part that is a character class, x+ or
+// x{n,} (n >= 1) of one, must match the character touching the literal. Non-ASCII bytes always
+// pass (a multi-byte character is not judged by one byte).
+func literalNeighbors(re *syntax.Regexp, lit string) (before, after *[256]bool) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil, nil
+	}
+	subs := re.Sub
+	for a := 0; a < len(subs); a++ {
+		if subs[a].Op != syntax.OpLiteral || subs[a].Flags&syntax.FoldCase != 0 {
+			continue
+		}
+		run, b := "", a
+		for b < len(subs) && subs[b].Op == syntax.OpLiteral && subs[b].Flags&syntax.FoldCase == 0 {
+			run += string(subs[b].Rune)
+			b++
+		}
+		if run == lit {
+			if a > 0 {
+				before = classBytes(subs[a-1])
+			}
+			if b < len(subs) {
+				after = classBytes(subs[b])
+			}
+			return before, after
+		}
+		a = b - 1
+	}
+	return nil, nil
+}
+
+// classBytes returns the bytes one character matched by re can start or end with, or nil
+// when re is not a single mandatory character class.
+func classBytes(re *syntax.Regexp) *[256]bool {
+	switch re.Op {
+	case syntax.OpPlus:
+		re = re.Sub[0]
+	case syntax.OpRepeat:
+		if re.Min < 1 {
+			return nil
+		}
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpCharClass {
+		return nil
+	}
+	var set [256]bool
+	for c := 0x80; c < 256; c++ {
+		set[c] = true
+	}
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		for c := lo; c <= hi && c < 0x80; c++ {
+			set[c] = true
+		}
+	}
+	return &set
+}
+
+// neighboursOK applies before/after to the literal found at i.
+func (m *matcher) neighboursOK(buf []byte, i int) bool {
+	if m.before != nil && (i == 0 || !m.before[buf[i-1]]) {
+		return false
+	}
+	if j := i + len(m.req); m.after != nil && (j >= len(buf) || !m.after[buf[j]]) {
+		return false
+	}
+	return true
 }
 
 // Unicode versions of Perl classes, as ripgrep (Rust's regex) reads \w, \d and \s; Go's
@@ -434,6 +514,10 @@ func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
 					return
 				}
 				i += pos
+				if !m.neighboursOK(buf, i) {
+					pos = i + 1 // another occurrence on the line may still do
+					continue
+				}
 			}
 			ls, le := lineBounds(buf, i)
 			if loc := m.re.FindIndex(buf[ls:le]); loc != nil {
