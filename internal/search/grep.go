@@ -772,7 +772,7 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 			walkErr <- send(opts.File, root, opts.File)
 			return
 		}
-		walkErr <- Walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents},
+		walkErr <- walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents}, fast,
 			func(rel string, dir *os.Root, name string, isDir bool) error {
 				if isDir || !gf.match(rel) {
 					return nil
