@@ -46,6 +46,7 @@ func BenchmarkGrepGoroot(b *testing.B) {
 		{"literal", GrepOptions{Pattern: "ErrUnexpectedEOF", Literal: true}, []string{"-F", "ErrUnexpectedEOF"}},
 		{"regex-with-literal", GrepOptions{Pattern: `func \w+\(ctx context\.Context`}, []string{`func \w+\(ctx context\.Context`}},
 		{"regex-no-literal", GrepOptions{Pattern: `[A-Z][a-z]+Error\b`}, []string{`[A-Z][a-z]+Error\b`}},
+		{"regex-without-literal", GrepOptions{Pattern: `[a-z][0-9][A-Z][a-z]{3}`}, []string{`[a-z][0-9][A-Z][a-z]{3}`}},
 		{"literal-ignore-case", GrepOptions{Pattern: "errunexpectedeof", Literal: true, IgnoreCase: true}, []string{"-F", "-i", "errunexpectedeof"}},
 	}
 	home := b.TempDir()
