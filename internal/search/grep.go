@@ -87,6 +87,7 @@ type matcher struct {
 	// may stand right before / after it in a match (nil = any): a cheap test that spares the
 	// regex most candidate lines when the literal is common.
 	before, after *[256]bool
+	syn           *syntax.Regexp // the parsed regex, for each worker's line DFA
 }
 
 // CompileMatcher validates the pattern. Errors name the field.
@@ -129,7 +130,7 @@ func compileMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) 
 	if err != nil {
 		return nil, &FieldError{"pattern", "invalid regex: " + err.Error() + "; escape special characters with \\ or set literal: true"}
 	}
-	m := &matcher{re: re}
+	m := &matcher{re: re, syn: parsed.Simplify()}
 	simp := parsed.Simplify()
 	if lit, fold := requiredLiteral(simp); len(lit) >= 2 {
 		m.req = []byte(lit)
@@ -469,7 +470,7 @@ func lineBounds(buf []byte, i int) (int, int) {
 
 // scan calls emit for every matching line of buf with the line's bounds and the match column
 // (0-based). emit returns false to stop.
-func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
+func (m *matcher) scan(buf []byte, d *lineDFA, emit func(ls, le, col int) bool) {
 	switch {
 	case m.lit != nil:
 		pos := 0
@@ -505,7 +506,7 @@ func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
 				}
 			}
 			ls, le := lineBounds(buf, i)
-			if loc := m.re.FindIndex(buf[ls:le]); loc != nil {
+			if loc := m.findInLine(d, buf[ls:le]); loc != nil {
 				if !emit(ls, le, loc[0]) {
 					return
 				}
@@ -516,14 +517,36 @@ func (m *matcher) scan(buf []byte, emit func(ls, le, col int) bool) {
 		// Line by line: Go's regexp backtracks fast on short inputs but falls back to its NFA
 		// on whole files (measured: 17 % more CPU on GOROOT/src), and a line-oriented grep
 		// must not let [^x] or \s match across a line end anyway.
-		m.scanLines(buf, 0, len(buf), emit)
+		m.scanLines(buf, d, 0, len(buf), emit)
 	}
 }
 
 var kelvin, longS = []byte("\u212a"), []byte("\u017f")
 
+// findInLine returns the first match in line: the DFA (when there is one) rules out lines
+// without a match, regexp finds the column on the others.
+func (m *matcher) findInLine(d *lineDFA, line []byte) []int {
+	if d != nil {
+		if matched, ok := d.match(line); ok && !matched {
+			return nil
+		}
+	}
+	return m.re.FindIndex(line)
+}
+
+// newDFA returns a line DFA for one worker (nil for literal searches).
+func (m *matcher) newDFA() *lineDFA {
+	if m.re == nil || m.syn == nil || disableDFA {
+		return nil
+	}
+	return newLineDFA(m.syn)
+}
+
+// disableDFA turns the line DFA off (tests compare both ways).
+var disableDFA bool
+
 // scanLines runs the regex on each line in buf[from:to], ending at a line end.
-func (m *matcher) scanLines(buf []byte, from, to int, emit func(ls, le, col int) bool) bool {
+func (m *matcher) scanLines(buf []byte, d *lineDFA, from, to int, emit func(ls, le, col int) bool) bool {
 	for ls := from; ls <= to && ls < len(buf); {
 		le := bytes.IndexByte(buf[ls:], '\n')
 		if le < 0 {
@@ -531,7 +554,7 @@ func (m *matcher) scanLines(buf []byte, from, to int, emit func(ls, le, col int)
 		} else {
 			le += ls
 		}
-		if loc := m.re.FindIndex(buf[ls:le]); loc != nil {
+		if loc := m.findInLine(d, buf[ls:le]); loc != nil {
 			if !emit(ls, le, loc[0]) {
 				return false
 			}
@@ -689,6 +712,7 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 					bufPool.Put(bp)
 				}
 			}()
+			dfa := m.newDFA()
 			for j := range jobs {
 				var ms []Match
 				if ctx.Err() == nil {
@@ -699,7 +723,7 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 						buf, ok = fast.readFile(j.rel, buf)
 					}
 					if ok {
-						ms = searchBuf(j.rel, buf, m, opts, limit)
+						ms = searchBuf(j.rel, buf, m, dfa, opts, limit)
 					}
 				}
 				if j.f != nil {
@@ -809,13 +833,13 @@ func readAll(f *os.File, buf []byte) ([]byte, bool) {
 
 // searchBuf returns the matches in one file's content, at most limit; binary files (a NUL
 // byte anywhere) have none.
-func searchBuf(rel string, buf []byte, m *matcher, opts GrepOptions, limit int) []Match {
+func searchBuf(rel string, buf []byte, m *matcher, d *lineDFA, opts GrepOptions, limit int) []Match {
 	if bytes.IndexByte(buf, 0) >= 0 {
 		return nil
 	}
 	var out []Match
 	line, lastPos := 1, 0
-	m.scan(buf, func(ls, le, col int) bool {
+	m.scan(buf, d, func(ls, le, col int) bool {
 		line += bytes.Count(buf[lastPos:ls], []byte{'\n'})
 		lastPos = ls
 		mt := Match{Path: rel, Line: line, Column: col + 1, Text: capLine(buf[ls:le], col, opts.MaxLineBytes)}
