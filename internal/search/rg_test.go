@@ -316,3 +316,40 @@ func TestGrepDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Searching a sub-directory honours the ignore files above it, as rg run there does.
+func TestGrepSubdirMatchesRipgrep(t *testing.T) {
+	rg := rgPath(t)
+	dir := t.TempDir()
+	genTree(t, dir, 7, 300)
+	// A rule in the top .gitignore that only bites below src/.
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.log\n/build/\nnode_modules/\n*.tmp\n!keep/*.tmp\nsrc/pkg/deep/\n"), 0o644)
+	sub := filepath.Join(dir, "src")
+	want := runRG(t, rg, sub, "-F", "foo")
+	root, err := os.OpenRoot(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	base, parents := LoadParents(os.DirFS(dir), "src")
+	res, err := Grep(context.Background(), root, GrepOptions{Pattern: "foo", Literal: true, MaxResults: MaxMaxResults, MaxLineBytes: 1 << 20, Base: base, Parents: parents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []hit
+	for _, m := range res.Matches {
+		got = append(got, hit{m.Path, m.Line, m.Column, m.Text})
+	}
+	slices.SortFunc(got, cmpHit)
+	if len(want) == 0 {
+		t.Fatal("rg found nothing")
+	}
+	for _, h := range got {
+		if strings.HasPrefix(h.path, "pkg/deep/") {
+			t.Fatalf("%s searched although the top .gitignore excludes src/pkg/deep/", h.path)
+		}
+	}
+	if !slices.Equal(got, want) {
+		diff(t, got, want)
+	}
+}
