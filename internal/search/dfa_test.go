@@ -47,3 +47,32 @@ func TestLineDFAAgreesWithRegexp(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLineDFA: for any pattern and line, the DFA agrees with regexp (or gives up).
+func FuzzLineDFA(f *testing.F) {
+	f.Add(`\bfoo\B`, "a foo bar")
+	f.Add(`^(a|ab)*c$`, "ababc")
+	f.Add(`(?i)straße`, "STRASSE")
+	f.Add(`[^\n]+x\z`, "abcx")
+	f.Add(`\w+é`, "café")
+	f.Fuzz(func(t *testing.T, pattern, line string) {
+		if len(pattern) > 64 || len(line) > 256 || strings.Contains(line, "\n") {
+			return // the DFA sees single lines only
+		}
+		m, err := compileMatcher(pattern, false, false)
+		if err != nil || m.re == nil {
+			return
+		}
+		d := m.newDFA()
+		if d == nil {
+			return
+		}
+		got, ok := d.match([]byte(line))
+		if !ok {
+			return
+		}
+		if want := m.re.Match([]byte(line)); got != want {
+			t.Fatalf("pattern %q line %q: DFA %v, regexp %v", pattern, line, got, want)
+		}
+	})
+}
