@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -150,6 +151,9 @@ func toolsetChecks(ctx context.Context, cfg config.Config, version string) []che
 	if served["rag"] {
 		out = append(out, ragChecks(ctx, cfg)...)
 	}
+	if served["git"] {
+		out = append(out, gitCheck())
+	}
 	if served["ide"] {
 		out = append(out, ideCheck(ctx, cfg.IDE.URL))
 	}
@@ -199,4 +203,17 @@ func ideCheck(ctx context.Context, raw string) check {
 	}
 	c.Close()
 	return check{name: "ide backend", ok: true, detail: raw + " reachable"}
+}
+
+// gitCheck: the git_* tools run the system git.
+func gitCheck() check {
+	p, err := exec.LookPath("git")
+	if err != nil {
+		return check{name: "git", optional: true, detail: "git is not on PATH: the git_* tools answer with an error", fix: "apt-get install git"}
+	}
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		return check{name: "git", optional: true, detail: p + " does not run: " + err.Error(), fix: "reinstall git"}
+	}
+	return check{name: "git", ok: true, detail: strings.TrimSpace(string(out)) + " (" + p + ", for the git_* tools)"}
 }

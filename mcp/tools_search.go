@@ -27,7 +27,7 @@ type GrepInput struct {
 	Literal        bool   `json:"literal,omitempty" jsonschema:"treat pattern as a plain string (fast path)"`
 	IgnoreCase     bool   `json:"ignore_case,omitempty" jsonschema:"case-insensitive match"`
 	Context        int    `json:"context,omitempty" jsonschema:"lines of context before and after each match (0-10)"`
-	MaxResults     int    `json:"max_results,omitempty" jsonschema:"maximum matches returned (default 200)"`
+	MaxResults     int    `json:"max_results,omitempty" jsonschema:"maximum matches returned (default 200, at most 10000)"`
 	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"also search files excluded by .gitignore/.ignore and hidden files (.git itself never)"`
 }
 
@@ -106,28 +106,39 @@ func joinRel(start, p string) string {
 	return path.Join(start, p)
 }
 
-// progressLoop reports n() every second while a long call runs, when the client asked for
-// progress. The returned stop function ends it.
+// progressInterval is how often a long search reports progress (tests shorten it).
+var progressInterval = time.Second
+
+// progressLoop reports n() every progressInterval while a long call runs, when the client
+// asked for progress. The returned stop function ends it and sends a final report, so a client
+// that asked always hears at least once.
 func progressLoop(ctx context.Context, req *sdk.CallToolRequest, what string, n func() int64) func() {
 	tok := req.Params.GetProgressToken()
 	if tok == nil || req.Session == nil {
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	loopCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	go func() {
-		t := time.NewTicker(time.Second)
+		defer close(done)
+		t := time.NewTicker(progressInterval)
 		defer t.Stop()
 		for {
 			select {
-			case <-ctx.Done():
+			case <-loopCtx.Done():
 				return
 			case <-t.C:
 				v := n()
-				_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(v), Message: fmt.Sprintf("%d %s", v, what)})
+				_ = req.Session.NotifyProgress(loopCtx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(v), Message: fmt.Sprintf("%d %s", v, what)})
 			}
 		}
 	}()
-	return cancel
+	return func() {
+		cancel()
+		<-done
+		v := n()
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(v), Total: float64(v), Message: fmt.Sprintf("done: %d %s", v, what)})
+	}
 }
 
 func fieldErr(err error) error {

@@ -1,11 +1,17 @@
 package mcp
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestFileGrepAndGlob(t *testing.T) {
@@ -98,6 +104,7 @@ func TestFileGrepAndGlob(t *testing.T) {
 		{"file_grep", map[string]any{"pattern": ""}, "pattern: empty"},
 		{"file_grep", map[string]any{"pattern": "x", "glob": "[a"}, "glob: invalid glob"},
 		{"file_grep", map[string]any{"pattern": "x", "context": 99}, "context: 99 is out of range"},
+		{"file_grep", map[string]any{"pattern": "x", "max_results": 1000000}, "max_results: 1000000 is out of range"},
 		{"file_grep", map[string]any{"pattern": "x", "path": "../"}, "path:"},
 		{"file_grep", map[string]any{"pattern": "x", "path": "/etc"}, "outside the workspace"},
 		{"file_glob", map[string]any{"pattern": "{a,b"}, "pattern: invalid glob"},
@@ -126,5 +133,64 @@ func TestFileGrepDoesNotFollowSymlinks(t *testing.T) {
 	}
 	if e := call(t, cs, "file_grep", map[string]any{"pattern": "TOPSECRET", "path": "link"}, nil); !strings.Contains(e, "outside the workspace") {
 		t.Fatalf("path through an outward symlink: %q", e)
+	}
+}
+
+// A client that sends a progress token hears how many files were searched.
+func TestFileGrepProgress(t *testing.T) {
+	old := progressInterval
+	progressInterval = 2 * time.Millisecond
+	t.Cleanup(func() { progressInterval = old })
+	s := newTestService(t, WithSearch())
+	files := map[string]string{}
+	for i := range 2000 {
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%40, i)] = strings.Repeat("some text without the word\n", 20)
+	}
+	writeTree(t, s.Workspace().Dir(), files)
+
+	var mu sync.Mutex
+	var got []*sdk.ProgressNotificationParams
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "p", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, r.Params)
+			mu.Unlock()
+		},
+	}).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &sdk.CallToolParams{Name: "file_grep", Arguments: map[string]any{"pattern": "needle", "literal": true}}
+	params.SetProgressToken("grep-1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		var last *sdk.ProgressNotificationParams
+		if n > 0 {
+			last = got[n-1]
+		}
+		mu.Unlock()
+		if last != nil && strings.HasPrefix(last.Message, "done: 2000 files searched") {
+			if last.ProgressToken != "grep-1" || last.Progress != 2000 {
+				t.Errorf("final progress = %+v", last)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no final progress notification; got %d, last %+v", n, last)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

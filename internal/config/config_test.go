@@ -108,3 +108,20 @@ func TestRAGConfig(t *testing.T) {
 		t.Errorf("defaults: %+v", d.RAG)
 	}
 }
+
+func TestWebAllow(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.toml")
+	os.WriteFile(file, []byte("[web]\nallow = [\"localhost:8080\"]\ntimeout = \"5s\"\n"), 0o600)
+	t.Setenv("SWITCHBOARD_FETCH_ALLOW", " 10.0.0.0/8 , intranet.local ,")
+	c, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Web.Allow, "|") != "localhost:8080|10.0.0.0/8|intranet.local" || c.Web.Timeout.Duration != 5*time.Second {
+		t.Errorf("web = %+v", c.Web)
+	}
+	if Default().Web.Timeout.Duration != 30*time.Second {
+		t.Errorf("default web timeout = %v", Default().Web.Timeout)
+	}
+}

@@ -299,7 +299,9 @@ func applyHunks(old []byte, f *File) ([]byte, []int, error) {
 		if h.OldLines == 0 {
 			expected = h.OldStart // insert after line OldStart
 		}
-		want := expected + delta
+		// Start the search where the header says (shifted like the hunks before), clamped to
+		// the file: a wild line number must not turn into a long search.
+		want := min(max(expected+delta, cur), len(lines))
 		pos := -1
 		if len(oldL) == 0 {
 			pos = min(max(want, cur), len(lines))

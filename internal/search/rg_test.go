@@ -89,6 +89,7 @@ func genTree(t testing.TB, dir string, seed uint64, files int) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
+	write(".git/info/exclude", "# local excludes\n/keep/*.js\n")
 }
 
 type hit struct {
@@ -138,7 +139,7 @@ func runGrep(t testing.TB, dir string, opts GrepOptions) ([]hit, GrepResult) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	opts.MaxResults = 1 << 30
+	opts.MaxResults = MaxMaxResults
 	opts.MaxLineBytes = 1 << 20
 	res, err := Grep(context.Background(), root, opts)
 	if err != nil {
@@ -188,6 +189,9 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 		{"non-space run", GrepOptions{Pattern: `\S+é`}, []string{`\S+é`}},
 		{"digits", GrepOptions{Pattern: `\d+\.\d+`}, []string{`\d+\.\d+`}},
 		{"escaped backslash w", GrepOptions{Pattern: `\\w|foo`}, []string{`\\w|foo`}},
+		{"class before a common literal", GrepOptions{Pattern: `[a-z]+bar\b`}, []string{`[a-z]+bar\b`}},
+		{"class after a literal", GrepOptions{Pattern: `Fix[A-Z]e`}, []string{`Fix[A-Z]e`}},
+		{"unicode class before a literal", GrepOptions{Pattern: `\w+code`}, []string{`\w+code`}},
 		{"inline fold flag", GrepOptions{Pattern: `(?i)todo|fixme`}, []string{`(?i)todo|fixme`}},
 		{"mixed fold literal", GrepOptions{Pattern: `(?i:ret)urn nil`}, []string{`(?i:ret)urn nil`}},
 		{"glob by name", GrepOptions{Pattern: "beta", Glob: "*.go"}, []string{"-g", "*.go", "beta"}},
@@ -198,6 +202,8 @@ func TestGrepMatchesRipgrep(t *testing.T) {
 			want := runRG(t, rg, dir, tc.args...)
 			defer func(v bool) { portableOnly = v }(portableOnly)
 			portableOnly = tc.name == "literal" // one case through the os.Root path as on other systems
+			defer func(v bool) { disableDFA = v }(disableDFA)
+			disableDFA = tc.name == "regex digits" // and one through regexp alone
 			got, res := runGrep(t, dir, tc.opts)
 			if len(want) == 0 {
 				t.Fatalf("rg found nothing for %v; the generated tree should exercise it", tc.args)
@@ -280,5 +286,70 @@ func TestFastOpenerConfined(t *testing.T) {
 		if b, ok := fast.readFile(rel, nil); ok {
 			t.Errorf("%s read outside the root: %q", rel, b)
 		}
+	}
+}
+
+// The answer does not depend on the number of workers, also when max_results cuts it.
+func TestGrepDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	genTree(t, dir, 11, 200)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var first GrepResult
+	for i, w := range []int{1, 2, 8, 1, 8} {
+		res, err := Grep(context.Background(), root, GrepOptions{Pattern: "foo", Literal: true, MaxResults: 37, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Truncated || len(res.Matches) != 37 {
+			t.Fatalf("workers %d: %d matches, truncated %v", w, len(res.Matches), res.Truncated)
+		}
+		if i == 0 {
+			first = res
+			continue
+		}
+		if fmt.Sprint(res.Matches) != fmt.Sprint(first.Matches) || res.FilesSearched != first.FilesSearched {
+			t.Fatalf("workers %d: different answer", w)
+		}
+	}
+}
+
+// Searching a sub-directory honours the ignore files above it, as rg run there does.
+func TestGrepSubdirMatchesRipgrep(t *testing.T) {
+	rg := rgPath(t)
+	dir := t.TempDir()
+	genTree(t, dir, 7, 300)
+	// A rule in the top .gitignore that only bites below src/.
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.log\n/build/\nnode_modules/\n*.tmp\n!keep/*.tmp\nsrc/pkg/deep/\n"), 0o644)
+	sub := filepath.Join(dir, "src")
+	want := runRG(t, rg, sub, "-F", "foo")
+	root, err := os.OpenRoot(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	base, parents := LoadParents(os.DirFS(dir), "src")
+	res, err := Grep(context.Background(), root, GrepOptions{Pattern: "foo", Literal: true, MaxResults: MaxMaxResults, MaxLineBytes: 1 << 20, Base: base, Parents: parents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []hit
+	for _, m := range res.Matches {
+		got = append(got, hit{m.Path, m.Line, m.Column, m.Text})
+	}
+	slices.SortFunc(got, cmpHit)
+	if len(want) == 0 {
+		t.Fatal("rg found nothing")
+	}
+	for _, h := range got {
+		if strings.HasPrefix(h.path, "pkg/deep/") {
+			t.Fatalf("%s searched although the top .gitignore excludes src/pkg/deep/", h.path)
+		}
+	}
+	if !slices.Equal(got, want) {
+		diff(t, got, want)
 	}
 }

@@ -126,6 +126,7 @@ var ErrStop = errors.New("stop walk")
 
 // walker holds the state of one walk.
 type walker struct {
+	fast  *fastOpener
 	opts  WalkOptions
 	nbase int
 	visit func(rel string, dir *os.Root, name string, isDir bool) error
@@ -135,7 +136,19 @@ type walker struct {
 // hidden names as opts says. visit gets the slash path relative to root, the directory handle
 // the entry lives in (valid only during the call) and its name. Symlinks are skipped.
 func Walk(ctx context.Context, root *os.Root, opts WalkOptions, visit func(rel string, dir *os.Root, name string, isDir bool) error) error {
-	w := &walker{opts: opts, visit: visit, nbase: len(opts.Base)}
+	var fast *fastOpener
+	if !portableOnly {
+		if fast = newFastOpener(root); fast != nil {
+			defer fast.close()
+		}
+	}
+	return walk(ctx, root, opts, fast, visit)
+}
+
+// walk is Walk with a given fast opener (nil: list directories through os.Root, whose
+// ReadDir lstat's every entry; the fast path reads the types getdents already reports).
+func walk(ctx context.Context, root *os.Root, opts WalkOptions, fast *fastOpener, visit func(rel string, dir *os.Root, name string, isDir bool) error) error {
+	w := &walker{opts: opts, visit: visit, nbase: len(opts.Base), fast: fast}
 	var set ignoreSet
 	for _, pf := range opts.Parents {
 		ps := parsePatterns(pf.Content, pf.Dir)
@@ -152,6 +165,23 @@ func Walk(ctx context.Context, root *os.Root, opts WalkOptions, visit func(rel s
 	return err
 }
 
+func (w *walker) readDir(d *os.Root, relDir string) ([]fs.DirEntry, error) {
+	if w.fast != nil {
+		if relDir == "" {
+			relDir = "."
+		}
+		if des, err := w.fast.readDir(relDir); err == nil {
+			return des, nil
+		}
+	}
+	f, err := d.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 func readSmall(dir *os.Root, name string) []byte {
 	f, err := dir.Open(name)
 	if err != nil {
@@ -166,14 +196,10 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := d.Open(".")
-	if err != nil {
-		return nil // unreadable directory: skip, as rg does (it warns)
-	}
-	des, err := f.ReadDir(-1)
-	f.Close()
+	relDir := strings.Join(comps[w.nbase:], "/")
+	des, err := w.readDir(d, relDir)
 	if err != nil && len(des) == 0 {
-		return nil
+		return nil // unreadable directory: skip, as rg does (it warns)
 	}
 	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	if !w.opts.IncludeIgnored {
@@ -201,7 +227,6 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 			}
 		}
 	}
-	relDir := strings.Join(comps[w.nbase:], "/")
 	child := make([]string, len(comps)+1)
 	copy(child, comps)
 	for _, de := range des {
