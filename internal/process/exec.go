@@ -150,7 +150,7 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 		Truncated: stdout.Truncated() || stderr.Truncated(),
 	}
 	if runCtx.Err() != nil {
-		if context.Cause(runCtx) == errExecTimeout {
+		if errors.Is(context.Cause(runCtx), errExecTimeout) {
 			res.TimedOut = true
 			return res, nil
 		}
