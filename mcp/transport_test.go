@@ -361,7 +361,7 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("in-flight call never answered")
 	}
-	if _, err := net.Dial("tcp", tr.Config().TCPAddr); err == nil && tr.Addr(TransportTCP) != "" {
+	if _, err := net.Dial("tcp", tr.cfg.TCPAddr); err == nil && tr.Addr(TransportTCP) != "" {
 		t.Error("tcp still accepting after stop")
 	}
 }

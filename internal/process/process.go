@@ -100,7 +100,7 @@ type StartOptions struct {
 	Rows    uint16   // PTY height, default 24
 }
 
-// Info is a snapshot of one process. Its JSON keys are the contract's process_list keys plus the
+// Info is a snapshot of one process. Its JSON keys are process_list's (docs/tools.md) plus the
 // extras the dashboard shows.
 type Info struct {
 	ID           string        `json:"id"`
