@@ -27,7 +27,7 @@ func TestDashboardAndTrayActionsAreAudited(t *testing.T) {
 	post := func(path string, body any) map[string]any {
 		t.Helper()
 		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest("POST", srv.URL+path, bytes.NewReader(b))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, bytes.NewReader(b))
 		req.Header.Set("Authorization", "Bearer dash-token")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -36,7 +36,7 @@ func TestDashboardAndTrayActionsAreAudited(t *testing.T) {
 		defer res.Body.Close()
 		var m map[string]any
 		_ = json.NewDecoder(res.Body).Decode(&m)
-		if res.StatusCode != 200 {
+		if res.StatusCode != http.StatusOK {
 			t.Fatalf("POST %s: %d %v", path, res.StatusCode, m)
 		}
 		return m

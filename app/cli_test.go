@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -133,7 +134,7 @@ func TestServeUnixConnectCallAndSigterm(t *testing.T) {
 	// a tool error exits 2 and names the problem
 	cmd := exec.Command(bin, "call", "file_read", "--socket", sock, "--args", `{"path":"../etc/passwd"}`)
 	out, err = cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "outside the workspace") {
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "outside the workspace") {
 		t.Fatalf("call with escaping path: %v\n%s", err, out)
 	}
 
@@ -211,7 +212,7 @@ func TestServeHTTPKeepsTokenAcrossRestartsAndStdioDefault(t *testing.T) {
 	}
 	// status posts an initialize with the given Authorization header.
 	status := func(auth string) int {
-		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Authorization", auth)

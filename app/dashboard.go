@@ -174,7 +174,7 @@ func (d *dashboardServer) static() http.Handler {
 	if _, err := fs.Stat(d.assets, "index.html"); err != nil { // not built into this binary
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, `<!doctype html><title>Switchboard</title><h1>Switchboard</h1><p>The dashboard has not been built into this binary. Run <code>make build</code> (or <code>cd frontend && npm ci && npm run build</code>, then rebuild).</p>`)
+			_, _ = io.WriteString(w, `<!doctype html><title>Switchboard</title><h1>Switchboard</h1><p>The dashboard has not been built into this binary. Run <code>make build</code> (or <code>cd frontend && npm ci && npm run build</code>, then rebuild).</p>`)
 		})
 	}
 	files := http.FileServerFS(d.assets)

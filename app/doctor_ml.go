@@ -31,10 +31,10 @@ func mlChecks(ctx context.Context, cfg config.Config) []check {
 			continue
 		}
 		fix := "start the server or point the config's [[ml.backends]] url at it"
-		switch {
-		case st.Name == "ollama":
+		switch st.Name {
+		case "ollama":
 			fix = "start `ollama serve`, or set OLLAMA_HOST to where it runs"
-		case st.Name == "openai":
+		case "openai":
 			fix = "check OPENAI_BASE_URL and OPENAI_API_KEY"
 		}
 		out = append(out, check{name: name, optional: true, detail: fmt.Sprintf("%s backend (%s): %s", st.Kind, map[bool]string{true: "default", false: "not default"}[st.Name == def], st.Error), fix: fix})

@@ -162,7 +162,7 @@ func TestToolsetControls(t *testing.T) {
 	srv := httptest.NewServer(newDashboardServer(NewController(st, "test"), "dash-tok").Handler())
 	defer srv.Close()
 	post := func(name, body string) (int, string) {
-		req, _ := http.NewRequest("POST", srv.URL+"/api/toolsets/"+name, strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/toolsets/"+name, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer dash-tok")
 		req.Header.Set("Content-Type", "application/json")
 		res, err := http.DefaultClient.Do(req)

@@ -267,7 +267,7 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 	if err := st.Transports.Start(mcp.TransportTCP); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest("GET", base+"/api/clientconfig", nil)
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/clientconfig", nil)
 	req.Header.Set("Authorization", "bearer dash-token")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -275,7 +275,7 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"connect","--tcp","`+st.Transports.Addr(mcp.TransportTCP)+`"`) {
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"connect","--tcp","`+st.Transports.Addr(mcp.TransportTCP)+`"`) {
 		t.Errorf("client config: %d %s", resp.StatusCode, body)
 	}
 	if srv.ReadTimeout == 0 || srv.IdleTimeout == 0 || srv.MaxHeaderBytes == 0 || srv.ReadHeaderTimeout == 0 {

@@ -233,7 +233,7 @@ func readLine(br *bufio.Reader, max int) (buf []byte, size int, tooLarge bool, e
 				buf = append(buf, frag...)
 			}
 		}
-		if err != bufio.ErrBufferFull {
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return buf, size, tooLarge, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -169,7 +170,7 @@ func listen(t *testing.T, s *Service, name string, cfg TransportConfig) string {
 func readAllWithin(c net.Conn, d time.Duration) (string, bool) {
 	c.SetReadDeadline(time.Now().Add(d))
 	b, err := io.ReadAll(c)
-	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+	if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 		return string(b), false
 	}
 	return string(b), true

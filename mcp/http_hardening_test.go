@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -55,8 +56,8 @@ func slowPost(t *testing.T, addr, path, auth string, limit time.Duration) (strin
 }
 
 func isTimeout(err error) bool {
-	ne, ok := err.(net.Error)
-	return ok && ne.Timeout()
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func withReadTimeout(t *testing.T, d time.Duration) {
@@ -124,7 +125,7 @@ func initHTTPSession(t *testing.T, addr, token string) string {
 	t.Helper()
 	resp := httpDo(t, "POST", "http://"+addr+"/mcp", initBody, map[string]string{"Authorization": "Bearer " + token})
 	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != 200 || sid == "" {
+	if resp.StatusCode != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
 	}
 	httpDo(t, "POST", "http://"+addr+"/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -168,14 +169,14 @@ func TestHTTPCORSAllowedOrigins(t *testing.T) {
 		t.Errorf("preflight from another origin: %d %v", evil.StatusCode, evil.Header)
 	}
 	ok := httpDo(t, "POST", url, initBody, map[string]string{"Origin": "http://localhost:6274", "Authorization": "Bearer s3cret"})
-	if ok.StatusCode != 200 || ok.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" || !strings.Contains(ok.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+	if ok.StatusCode != http.StatusOK || ok.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" || !strings.Contains(ok.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
 		t.Errorf("request from the allowed origin: %d %v", ok.StatusCode, ok.Header)
 	}
 	bad := httpDo(t, "POST", url, initBody, map[string]string{"Origin": "http://evil.example", "Authorization": "Bearer s3cret"})
 	if bad.StatusCode != http.StatusForbidden {
 		t.Errorf("request from another origin with the token: %d, want 403", bad.StatusCode)
 	}
-	if r := httpDo(t, "POST", url, initBody, map[string]string{"Authorization": "bearer s3cret"}); r.StatusCode != 200 {
+	if r := httpDo(t, "POST", url, initBody, map[string]string{"Authorization": "bearer s3cret"}); r.StatusCode != http.StatusOK {
 		t.Errorf("lower-case bearer scheme: %d", r.StatusCode)
 	}
 }
@@ -228,7 +229,7 @@ func TestMCPGoClientOverHTTPAndDelete(t *testing.T) {
 	sid := initHTTPSession(t, addr, "s3cret")
 	hdr := map[string]string{"Authorization": "Bearer s3cret", "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
-	if r := httpDo(t, "POST", url, ping, hdr); r.StatusCode != 200 {
+	if r := httpDo(t, "POST", url, ping, hdr); r.StatusCode != http.StatusOK {
 		t.Fatalf("ping in session: %d", r.StatusCode)
 	}
 	before := len(s.Sessions().List())
@@ -251,7 +252,7 @@ func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
 	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
 	sid := initHTTPSession(t, addr, "s3cret")
 	for _, id := range []string{`1.5`, `1e400`, `12345678901234567890`, `7`, `"x"`} {
-		req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"lang_detect","arguments":{"path":"a.go"}}}`))
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"lang_detect","arguments":{"path":"a.go"}}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Authorization", "Bearer s3cret")
@@ -263,7 +264,7 @@ func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.Contains(string(b), `"id":`+id+`,`) || !strings.Contains(string(b), `"result"`) {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"id":`+id+`,`) || !strings.Contains(string(b), `"result"`) {
 			t.Errorf("id %s over HTTP: %d %s", id, resp.StatusCode, b)
 		}
 	}

@@ -128,7 +128,7 @@ func TestExecProgressAndCancellation(t *testing.T) {
 	rc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
 	waitFor(t, func() bool {
 		for _, pid := range pids {
-			if syscall.Kill(pid, 0) == nil {
+			if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.Signal(0)) == nil {
 				return false
 			}
 		}

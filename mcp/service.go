@@ -4,7 +4,7 @@
 // Every connection gets its own server session on one shared go-sdk Server, so all clients see
 // the same workspace, the same processes and the same WebSocket hub. Tool adapters in this package
 // are thin: they validate input, call a domain package under internal/, and map the result to the
-// contract's output struct.
+// tool's documented output struct (docs/tools.md).
 package mcp
 
 import (
@@ -361,9 +361,6 @@ func (s *Service) Processes() *process.Service { return s.procs }
 
 // Hub returns the WebSocket hub, or nil.
 func (s *Service) Hub() *hub.Hub { return s.hub }
-
-// Audit returns the audit logger.
-func (s *Service) Audit() *audit.Logger { return s.audit }
 
 // Activity returns the most recent tool calls, oldest first.
 func (s *Service) Activity() []audit.Entry { return s.activity.list() }

@@ -13,7 +13,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
-// File, directory and language tools: the 10 built-ins of the contract. Every path goes through
+// File, directory and language tools: the 10 built-ins (docs/tools.md). Every path goes through
 // the workspace sandbox (internal/workspace), which refuses anything outside the root.
 
 type ReadFileInput struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 )
 
-// Process tools: the contract's six (process_start, process_stop, process_kill, process_list,
+// Process tools (docs/tools.md): the core six (process_start, process_stop, process_kill, process_list,
 // process_output, process_input) plus process_wait and exec. Every process belongs to the shared
 // process.Service, so a process one client starts is visible to all clients and the dashboard.
 
@@ -352,7 +352,7 @@ func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, st
 	return f, abs, nil
 }
 
-// processInfo maps a domain record to the contract's ProcessInfo, showing the working directory
+// processInfo maps a domain record to the documented ProcessInfo, showing the working directory
 // relative to the caller's workspace like every other path the tools return (listing never
 // asks the user about roots: a root not approved yet shows the hub's workspace).
 func (s *Service) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {

@@ -67,7 +67,7 @@ func pollOutput(t *testing.T, cs *sdk.ClientSession, id, want string) ProcessOut
 	}
 }
 
-// TestProcessToolsContractKeys pins the JSON keys of the contract's six tools (plus the
+// TestProcessToolsContractKeys pins the JSON keys of the six process tools in docs/tools.md (plus the
 // documented additions) so a renamed field cannot slip through.
 func TestProcessToolsContractKeys(t *testing.T) {
 	_, cs := newProcessTestService(t, process.Options{})

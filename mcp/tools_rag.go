@@ -13,7 +13,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// RAG tools (contract: "RAG — Vector Search"): rag_query searches a collection with hybrid
+// RAG tools (docs/tools.md, "RAG"): rag_query searches a collection with hybrid
 // ranking, rag_ingest indexes workspace files incrementally, rag_collections lists collections.
 // The domain code is internal/rag; the backend (embedded store or Qdrant) and embedder come from
 // the [rag] config section (app/stack.go).

@@ -15,7 +15,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// Browser tools: the contract's ten webview_* tools plus webview_launch, webview_snapshot and
+// Browser tools (docs/tools.md): the ten core webview_* tools plus webview_launch, webview_snapshot and
 // webview_tabs. Every client shares the one webview.Webview (one browser connection).
 
 type WebviewConnectInput struct {

@@ -337,7 +337,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 		t.Fatalf("uncaught exception: %+v", exc)
 	}
 
-	// Navigate, with the contract's output.
+	// Navigate, with the documented output (docs/tools.md).
 	var nav WebviewNavigateOutput
 	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/?x=1"}, &nav)
 	if !nav.Success || nav.URL != srv.URL+"/?x=1" {

@@ -18,7 +18,7 @@ import (
 // tools are registered; the dashboard may already reach it through another server), ws_info reports
 // on it. Channels, frames and auth are documented in internal/hub's package comment.
 
-// defaultWSAddr is the contract's default ":8080", bound to loopback: the hub streams process
+// defaultWSAddr is the documented default ":8080" (docs/tools.md), bound to loopback: the hub streams process
 // output and tool activity, which should not reach other machines unless the caller says so.
 const defaultWSAddr = "127.0.0.1:8080"
 
@@ -82,7 +82,7 @@ func (s *Service) wsStart(_ context.Context, _ *sdk.CallToolRequest, in WSStartI
 	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg, Token: s.hub.Token()}, nil
 }
 
-// wsListenAddr applies the contract default and the loopback rule. defaulted reports that the
+// wsListenAddr applies the documented default and the loopback rule. defaulted reports that the
 // host was filled in (so the message can say it was loopback by default).
 func wsListenAddr(in string) (addr string, defaulted bool, err error) {
 	in = strings.TrimSpace(in)

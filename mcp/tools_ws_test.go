@@ -84,7 +84,7 @@ func TestWSStartDefaultsToLoopback(t *testing.T) {
 			if addr != "" {
 				args["addr"] = addr
 			} else if busy := listenerOn(t, defaultWSAddr); busy {
-				// The contract default port is taken on this machine; the error must say so.
+				// The documented default port is taken on this machine; the error must say so.
 				got := call(t, cs, "ws_start", args, nil)
 				if !strings.Contains(got, "addr: 127.0.0.1:8080 is already in use") {
 					t.Fatalf("ws_start on a busy default port: %q", got)

@@ -276,7 +276,7 @@ func TestHTTPAuthHostOriginAndClient(t *testing.T) {
 	url := "http://" + tr.Addr(TransportHTTP) + "/mcp"
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 	post := func(mod func(*http.Request)) int {
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		mod(req)
@@ -361,7 +361,7 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("in-flight call never answered")
 	}
-	if _, err := net.Dial("tcp", tr.Config().TCPAddr); err == nil && tr.Addr(TransportTCP) != "" {
+	if _, err := net.Dial("tcp", tr.cfg.TCPAddr); err == nil && tr.Addr(TransportTCP) != "" {
 		t.Error("tcp still accepting after stop")
 	}
 }

@@ -93,9 +93,6 @@ func loopbackAddr(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Config returns the configured addresses.
-func (t *Transports) Config() TransportConfig { return t.cfg }
-
 // Set switches one transport on or off.
 func (t *Transports) Set(ctx context.Context, name string, enabled bool) error {
 	if enabled {

@@ -66,7 +66,7 @@ func New(o Options) (*Logger, error) {
 	if o.Stderr != nil {
 		writers = append(writers, o.Stderr)
 	}
-	var w io.Writer = io.Discard
+	w := io.Discard
 	var sink *flushingWriter
 	if len(writers) > 0 {
 		sink = newFlushingWriter(io.MultiWriter(writers...), FlushInterval)

@@ -19,7 +19,7 @@ type Info struct {
 	Extensions []string `json:"extensions" jsonschema:"file extensions that map to this language"`
 }
 
-// listed are the languages lang_list enumerates, in the contract's order.
+// listed are the languages lang_list enumerates, in the order it returns them.
 var listed = []Info{
 	{"typescript", "TypeScript", []string{".ts", ".tsx", ".mts", ".cts"}},
 	{"javascript", "JavaScript", []string{".js", ".jsx", ".mjs", ".cjs"}},
@@ -38,7 +38,7 @@ var listed = []Info{
 	{"shell", "Shell", []string{".sh", ".bash", ".zsh"}},
 }
 
-// extra are detected by Detect but, as in the contract, not enumerated by List.
+// extra are detected by Detect but deliberately not enumerated by List.
 var extra = []Info{
 	{"c", "C", []string{".c", ".h"}},
 	{"cpp", "C++", []string{".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx"}},

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// InfluxDB 1.x defaults (the contract's).
+// InfluxDB 1.x defaults (the documented ones).
 const (
 	DefaultInfluxURL = "http://localhost:8086"
 	DefaultInfluxDB  = "lem"

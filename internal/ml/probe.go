@@ -21,7 +21,7 @@ type Probe struct {
 // Probe categories.
 var ProbeCategories = []string{"reasoning", "math", "coding", "instruction", "knowledge", "safety"}
 
-// Probe settings fixed by the contract.
+// Probe settings, as documented for the ml_* tools (docs/tools.md).
 const (
 	ProbeTemperature = 0.7
 	ProbeMaxTokens   = 2048

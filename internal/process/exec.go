@@ -55,6 +55,9 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	if strings.TrimSpace(o.Command) == "" {
 		return ExecResult{}, ErrNoCommand
 	}
+	if err := checkPlatform(); err != nil {
+		return ExecResult{}, fmt.Errorf("exec %q: %w", o.Command, err)
+	}
 	env, err := mergeEnv(s.opts.BaseEnv, withPWD(o.Dir, o.Env))
 	if err != nil {
 		return ExecResult{}, err
@@ -90,8 +93,8 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	cmd := exec.CommandContext(runCtx, o.Command, o.Args...)
 	cmd.Dir = wd
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	setOwnGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = execWaitDelay // bounds the stdin copy if the command never reads it
 	if o.Stdin != "" {
 		cmd.Stdin = strings.NewReader(o.Stdin)
@@ -147,7 +150,7 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 		Truncated: stdout.Truncated() || stderr.Truncated(),
 	}
 	if runCtx.Err() != nil {
-		if context.Cause(runCtx) == errExecTimeout {
+		if errors.Is(context.Cause(runCtx), errExecTimeout) {
 			res.TimedOut = true
 			return res, nil
 		}

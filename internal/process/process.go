@@ -22,8 +22,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // Status is the lifecycle state of a process.
@@ -102,7 +100,7 @@ type StartOptions struct {
 	Rows    uint16   // PTY height, default 24
 }
 
-// Info is a snapshot of one process. Its JSON keys are the contract's process_list keys plus the
+// Info is a snapshot of one process. Its JSON keys are process_list's (docs/tools.md) plus the
 // extras the dashboard shows.
 type Info struct {
 	ID           string        `json:"id"`
@@ -275,6 +273,9 @@ func (s *Service) Start(ctx context.Context, o StartOptions) (Info, error) {
 	if strings.TrimSpace(o.Command) == "" {
 		return Info{}, ErrNoCommand
 	}
+	if err := checkPlatform(); err != nil {
+		return Info{}, fmt.Errorf("start process %q: %w", o.Command, err)
+	}
 	env, err := mergeEnv(s.opts.BaseEnv, withPWD(o.Dir, o.Env))
 	if err != nil {
 		return Info{}, err
@@ -353,26 +354,14 @@ func (s *Service) launch(p *proc, env []string, o StartOptions) error {
 		if rows == 0 {
 			rows = 24
 		}
-		// pty.StartWithSize puts the child in a new session (so its pgid is its pid) with the
-		// terminal as controlling tty.
-		master, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: cols, Rows: rows})
+		pollable, err := startPTY(cmd, cols, rows)
 		if err != nil {
-			return startError(o.Command, err)
-		}
-		// creack/pty leaves the master in blocking mode (it calls Fd()), and a blocking read
-		// cannot be interrupted by Close. A non-blocking duplicate goes through Go's poller, so
-		// Shutdown can always unblock the reader.
-		pollable, err := pollableDup(master)
-		_ = master.Close()
-		if err != nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-			return fmt.Errorf("start process %q: pty: %w", o.Command, err)
+			return err
 		}
 		p.pty, p.stdin = pollable, pollable
 		p.reads = []*os.File{pollable}
 	} else {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		setOwnGroup(cmd)
 		files, err := pipeFiles(cmd)
 		if err != nil {
 			return fmt.Errorf("start process %q: %w", o.Command, err)
@@ -814,20 +803,20 @@ wait:
 // is not yet reaped (it moved itself to another group), to the leader directly. Once the leader
 // is reaped its PID may be reused, so it is never signalled alone then.
 func (p *proc) signal(sig syscall.Signal) {
-	if err := syscall.Kill(-p.pgid, sig); err == nil {
+	if err := killGroup(p.pgid, sig); err == nil {
 		return
 	}
 	select {
 	case <-p.done:
 	default:
-		_ = syscall.Kill(p.pgid, sig)
+		_ = killPID(p.pgid, sig)
 	}
 }
 
 // signalGroup signals every process in group pgid. ESRCH (already gone) is not an error here.
 func signalGroup(pgid int, sig syscall.Signal) {
 	if pgid > 0 {
-		_ = syscall.Kill(-pgid, sig)
+		_ = killGroup(pgid, sig)
 	}
 }
 
@@ -845,7 +834,7 @@ func awaitGroupGone(pgid int) {
 // also succeeds for zombies awaiting their reaper, which the group's own reaper (init, or us for
 // the leader) will collect; those cannot run and do not count.
 func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); err != nil {
+	if err := killGroup(pgid, 0); err != nil {
 		return false
 	}
 	return groupHasLiveMember(pgid)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package process
 
 import (
@@ -9,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -84,20 +85,6 @@ func waitForOutput(t *testing.T, s *Service, id, want string) string {
 		return strings.Contains(text, want)
 	})
 	return text
-}
-
-// pidGone reports whether pid no longer runs: it does not exist, or it is a zombie waiting for a
-// reaper that is not us (orphans belong to init).
-func pidGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	state, _, ok := parseStat(stat)
-	return ok && (state == 'Z' || state == 'X')
 }
 
 // pidsIn parses one PID per line.

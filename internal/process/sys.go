@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-
-	"golang.org/x/sys/unix"
 )
 
 // pipeSet holds both ends of a process's stdin, stdout and stderr pipes.
@@ -52,45 +50,4 @@ func (ps *pipeSet) closeAll() {
 			_ = f.Close()
 		}
 	}
-}
-
-// pollableDup returns a non-blocking, close-on-exec duplicate of f that Go's poller manages, so
-// reads honour Close and deadlines.
-func pollableDup(f *os.File) (*os.File, error) {
-	var dupErr error
-	fd := -1
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	if err := rc.Control(func(src uintptr) {
-		fd, dupErr = unix.FcntlInt(src, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil {
-		return nil, err
-	}
-	if dupErr != nil {
-		return nil, fmt.Errorf("dup: %w", dupErr)
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = unix.Close(fd)
-		return nil, fmt.Errorf("set non-blocking: %w", err)
-	}
-	// os.NewFile registers a non-blocking descriptor with the poller.
-	return os.NewFile(uintptr(fd), f.Name()), nil
-}
-
-// setWinsize sets the terminal size of a PTY master without switching it to blocking mode
-// (pty.Setsize would, through Fd()).
-func setWinsize(f *os.File, cols, rows uint16) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ioErr error
-	if err := rc.Control(func(fd uintptr) {
-		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows})
-	}); err != nil {
-		return err
-	}
-	return ioErr
 }

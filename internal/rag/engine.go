@@ -23,7 +23,7 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultCollection is the contract's default collection name.
+// DefaultCollection is the default collection name (docs/tools.md).
 const DefaultCollection = "hostuk-docs"
 
 // DefaultMaxFileBytes: files larger than this are skipped during ingestion.

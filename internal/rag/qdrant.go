@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// DefaultQdrantAddr is Qdrant's gRPC port on this machine (the contract's default).
+// DefaultQdrantAddr is Qdrant's gRPC port on this machine (the default in docs/development.md).
 const DefaultQdrantAddr = "localhost:6334"
 
 // Qdrant stores collections in a Qdrant server through its gRPC API (github.com/qdrant/go-client).

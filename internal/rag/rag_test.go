@@ -150,11 +150,11 @@ func ollamaServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Server {
 			Input []string `json:"input"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":"bad json"}`, 400)
+			http.Error(w, `{"error":"bad json"}`, http.StatusBadRequest)
 			return
 		}
 		if req.Model == "missing" {
-			w.WriteHeader(404)
+			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprintf(w, `{"error":"model %q not found, try pulling it first"}`, req.Model)
 			return
 		}
@@ -221,7 +221,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 			return
 		}
 		if r.Header.Get("Authorization") != "Bearer sk-test" {
-			w.WriteHeader(401)
+			w.WriteHeader(http.StatusUnauthorized)
 			w.Write([]byte(`{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`))
 			return
 		}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +29,11 @@ func selfCPU() time.Duration {
 //	go test -run '^$' -bench GrepGoroot -benchtime 10x ./internal/search
 func BenchmarkGrepGoroot(b *testing.B) {
 	rg := rgPath(b)
-	dir := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("no GOROOT source: %v", err)
 	}

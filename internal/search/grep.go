@@ -101,7 +101,7 @@ func compileMatcher(pattern string, literal, ignoreCase bool) (*matcher, error) 
 	if literal && !ignoreCase {
 		return &matcher{lit: []byte(pattern)}, nil
 	}
-	expr := pattern
+	var expr string
 	if literal {
 		expr = regexp.QuoteMeta(pattern)
 	} else {
@@ -716,7 +716,7 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 			for j := range jobs {
 				var ms []Match
 				if ctx.Err() == nil {
-					ok := false
+					var ok bool
 					if j.f != nil {
 						buf, ok = readAll(j.f, buf)
 					} else {

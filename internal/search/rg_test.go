@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -105,7 +106,7 @@ func runRG(t testing.TB, rg, dir string, args ...string) []hit {
 	cmd.Env = rgEnv(t.TempDir())
 	out, err := cmd.Output()
 	if err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 { // 1 = no match
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 1 { // 1 = no match
 			t.Fatalf("rg %v: %v", args, err)
 		}
 	}

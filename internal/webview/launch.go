@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -88,6 +87,9 @@ var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 // startBrowser starts path with a fresh profile under profileRoot and returns it once its
 // DevTools endpoint is listening.
 func startBrowser(ctx context.Context, path, profileRoot string, headless bool) (*browserProc, string, error) {
+	if err := checkPlatform(); err != nil {
+		return nil, "", err
+	}
 	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return nil, "", errors.New("headless: false needs a display, but DISPLAY and WAYLAND_DISPLAY are unset; use headless: true")
 	}
@@ -104,8 +106,8 @@ func startBrowser(ctx context.Context, path, profileRoot string, headless bool) 
 	cmd := exec.Command(path, launchFlags(profile, headless)...)
 	cmd.Env = os.Environ()
 	// Own process group: closing kills the browser and every helper it forked in one signal.
-	// Pdeathsig: if the hub itself dies, the kernel kills the browser.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// On Linux also Pdeathsig: if the hub itself dies, the kernel kills the browser.
+	cmd.SysProcAttr = browserProcAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		_ = os.RemoveAll(profile)
@@ -170,7 +172,7 @@ func (p *browserProc) close() {
 	pgid := p.cmd.Process.Pid
 	// Helpers (zygote, renderers, GPU/utility processes) share the group even after the main
 	// process has gone; one signal to the group ends them all.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	killGroup(pgid)
 	<-p.done
 	waitGroupGone(pgid, 3*time.Second)
 	removeAllRetry(p.profile)
@@ -181,7 +183,7 @@ func (p *browserProc) close() {
 func waitGroupGone(pgid int, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for len(GroupMembers(pgid)) > 0 && time.Now().Before(deadline) {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		killGroup(pgid)
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -230,7 +232,7 @@ func removeStaleProfiles(root string) {
 		}
 		if target, err := os.Readlink(filepath.Join(dir, "SingletonLock")); err == nil {
 			if i := strings.LastIndexByte(target, '-'); i >= 0 {
-				if pid, err := strconv.Atoi(target[i+1:]); err == nil && syscall.Kill(pid, 0) == nil {
+				if pid, err := strconv.Atoi(target[i+1:]); err == nil && pidAlive(pid) {
 					continue // its browser still runs (another hub's)
 				}
 			}

@@ -113,7 +113,6 @@ type renderer struct {
 	nodes   map[accessibility.NodeID]*accessibility.Node
 	b       strings.Builder
 	max     int
-	lines   int
 	dropped int
 	refs    int
 }

@@ -634,7 +634,7 @@ func firstPage(ctx context.Context, wsURL string) (target.ID, error) {
 				ID   string `json:"id"`
 				Type string `json:"type"`
 			}
-			err = json.NewDecoder(resp.Body).Decode(&list)
+			_ = json.NewDecoder(resp.Body).Decode(&list) // an unreadable list reads as "no page yet"
 			resp.Body.Close()
 			for _, t := range list {
 				if t.Type == "page" {

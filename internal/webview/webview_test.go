@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -259,8 +258,8 @@ func TestConnectToRunningBrowser(t *testing.T) {
 	}
 	// Disconnect closes our tab and leaves the browser running.
 	w.Disconnect()
-	if err := syscall.Kill(proc.Pid(), 0); err != nil {
-		t.Fatalf("browser we only connected to was stopped: %v", err)
+	if !pidAlive(proc.Pid()) {
+		t.Fatal("browser we only connected to was stopped")
 	}
 	w2 := New(Options{})
 	defer w2.Close()

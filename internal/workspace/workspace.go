@@ -322,7 +322,7 @@ func (r *Root) ReadBytes(p string, off int64, max int) (ByteWindow, error) {
 	}
 	buf := make([]byte, min(int64(max), size-off))
 	n, err := f.ReadAt(buf, off)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return ByteWindow{}, r.wrap("read", p, err)
 	}
 	buf = buf[:n]

@@ -280,23 +280,3 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
-
-func TestConfigFromEnv(t *testing.T) {
-	t.Setenv(EnvURL, "ws://backend.test:1234/ws")
-	t.Setenv(EnvToken, "tok")
-	cfg := ConfigFromEnv()
-	if cfg.LaravelWSURL != "ws://backend.test:1234/ws" || cfg.Token != "tok" {
-		t.Errorf("ConfigFromEnv = %+v", cfg)
-	}
-	if cfg.ReconnectInterval != 2*time.Second || cfg.MaxReconnectInterval != 30*time.Second || cfg.ResponseWait != 1500*time.Millisecond {
-		t.Errorf("ConfigFromEnv defaults = %+v", cfg)
-	}
-	t.Setenv(EnvURL, "")
-	if got := ConfigFromEnv().LaravelWSURL; got != DefaultLaravelWSURL {
-		t.Errorf("empty %s: url = %q, want default", EnvURL, got)
-	}
-	sub := New(nil, WithConfig(ConfigFromEnv()), WithWorkspaceRoot("/w"), WithResponseWait(time.Second))
-	if sub.cfg.Token != "tok" || sub.cfg.WorkspaceRoot != "/w" || sub.cfg.ResponseWait != time.Second {
-		t.Errorf("options after WithConfig not applied: %+v", sub.cfg)
-	}
-}

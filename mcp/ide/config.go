@@ -5,12 +5,11 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 )
 
-// Environment variables read by ConfigFromEnv.
+// Environment variables that configure the bridge (read by internal/config; named in errors).
 const (
 	EnvURL   = "SWITCHBOARD_IDE_URL"
 	EnvToken = "SWITCHBOARD_IDE_TOKEN"
@@ -62,24 +61,6 @@ func DefaultConfig() Config {
 		ResponseWait:         DefaultResponseWait,
 	}
 }
-
-// ConfigFromEnv returns DefaultConfig overlaid with SWITCHBOARD_IDE_URL and
-// SWITCHBOARD_IDE_TOKEN when they are set and non-empty.
-func ConfigFromEnv() Config {
-	cfg := DefaultConfig()
-	if v := os.Getenv(EnvURL); v != "" {
-		cfg.LaravelWSURL = v
-	}
-	if v := os.Getenv(EnvToken); v != "" {
-		cfg.Token = v
-	}
-	return cfg
-}
-
-// WithConfig replaces the whole configuration (e.g. with ConfigFromEnv());
-// options after it still apply. Zero durations and an empty URL fall back to
-// the defaults.
-func WithConfig(cfg Config) Option { return func(c *Config) { *c = cfg } }
 
 // WithLaravelURL sets the backend's WebSocket URL.
 func WithLaravelURL(url string) Option { return func(c *Config) { c.LaravelWSURL = url } }

@@ -1,7 +1,6 @@
 package ide
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -246,7 +245,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 	}
 	var data any
 	if len(msg.Data) > 0 {
-		data = json.RawMessage(msg.Data)
+		data = msg.Data
 	}
 	return []hubEvent{{Channel: channel, Data: data}}, nil
 }

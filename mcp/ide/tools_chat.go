@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// Contract record types shared with the wire protocol (same JSON keys).
+// Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
 type (
 	Session       = protocol.Session
 	PlanStep      = protocol.PlanStep
@@ -20,7 +20,7 @@ type (
 	ActivityEvent = protocol.ActivityEvent
 )
 
-// ChatMessage is the contract's chat message (the wire form also has an id).
+// ChatMessage is a chat message as the tools return it (the wire form also has an id).
 type ChatMessage struct {
 	Role      string    `json:"role" jsonschema:"user or assistant"`
 	Content   string    `json:"content" jsonschema:"message text (for a reply still streaming, the text so far)"`

@@ -85,7 +85,9 @@ func run(name, bin string, calls, probes int, rssCap int64) (result, error) {
 	}
 	defer os.RemoveAll(dir)
 	ws := filepath.Join(dir, "ws")
-	os.MkdirAll(ws, 0o755)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return r, err
+	}
 	line := strings.Repeat("0123456789abcdef", 63) + "\n" // 1 KiB lines
 	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(strings.Repeat(line, 4096-1)), 0o644); err != nil {
 		return r, err
@@ -103,7 +105,7 @@ func run(name, bin string, calls, probes int, rssCap int64) (result, error) {
 	if err := cmd.Start(); err != nil {
 		return r, err
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	var probe *sdk.ClientSession
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		if probe, err = dial(addr); err == nil {
@@ -155,7 +157,8 @@ func run(name, bin string, calls, probes int, rssCap int64) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	flood.(*net.TCPConn).SetReadBuffer(64 << 10)
+	_ = flood.(*net.TCPConn).SetReadBuffer(64 << 10) // best effort: only a hint to the kernel
+
 	go func() { // ends when flood is closed
 		fmt.Fprintf(flood, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`+"\n"+`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 		for i := 1; i <= calls; i++ {
@@ -173,7 +176,7 @@ func run(name, bin string, calls, probes int, rssCap int64) (result, error) {
 			r.peakRSS = max(r.peakRSS, v)
 			if v > rssCap {
 				r.killed = true
-				cmd.Process.Kill()
+				_ = cmd.Process.Kill()
 				close(stop)
 				return
 			}

@@ -61,7 +61,9 @@ func main() {
 	flag.Parse()
 	if *cpuprofile != "" && *system != "" {
 		f := must(os.Create(*cpuprofile))
-		pprof.StartCPUProfile(f)
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err.Error())
+		}
 		defer pprof.StopCPUProfile()
 	}
 	questions := loadQuestions(*evalFile)
@@ -76,7 +78,9 @@ func main() {
 			fatal("unknown -system " + *system)
 		}
 		r.PeakRSSMB = peakRSSMB()
-		json.NewEncoder(os.Stdout).Encode(r)
+		if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
+			fatal(err.Error())
+		}
 		pprof.StopCPUProfile()
 		return
 	}
@@ -174,7 +178,6 @@ func runChromem(src string, questions []string, reps int) result {
 	}
 	ingest := time.Since(t0)
 	n := len(docs)
-	docs = nil
 	runtime.GC()
 	t2 := time.Now()
 	db2 := must(chromem.NewPersistentDB(dir, false))
@@ -191,7 +194,7 @@ func runChromem(src string, questions []string, reps int) result {
 // walk lists files the way rag.Engine.Ingest does for a tree without .gitignore files.
 func walk(src string) []string {
 	var out []string
-	fs.WalkDir(os.DirFS(src), ".", func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(os.DirFS(src), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -288,7 +291,7 @@ func peakRSSMB() float64 {
 
 func du(dir string) float64 {
 	var n int64
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if info, err := d.Info(); err == nil {
 				n += info.Size()

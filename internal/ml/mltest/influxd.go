@@ -63,8 +63,9 @@ bind-address = %q
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start influxd: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var waitErr error // set before exited is closed
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		select {
@@ -85,8 +86,8 @@ bind-address = %q
 			}
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("influxd exited early (%v):\n%s", err, logs.String())
+		case <-exited:
+			t.Fatalf("influxd exited early (%v):\n%s", waitErr, logs.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

@@ -59,7 +59,7 @@ func Start(apiKey string) (*Server, error) {
 	qdrant.RegisterQdrantServer(s.grpc, &health{})
 	qdrant.RegisterCollectionsServer(s.grpc, &collections{s: s})
 	qdrant.RegisterPointsServer(s.grpc, &points{s: s})
-	go s.grpc.Serve(ln)
+	go func() { _ = s.grpc.Serve(ln) }() // returns when Stop ends the server
 	return s, nil
 }
 

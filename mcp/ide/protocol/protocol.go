@@ -144,7 +144,7 @@ type ErrorData struct {
 	Message string `json:"message"`
 }
 
-// Session is an agent session. Keys match the tool contract's Session.
+// Session is an agent session. Keys match Session in docs/tools.md.
 type Session struct {
 	ID        string    `json:"id" jsonschema:"session identifier (empty while the backend is still creating it)"`
 	Name      string    `json:"name" jsonschema:"human-readable session name"`
@@ -179,7 +179,7 @@ type ChatHistory struct {
 	Messages []ChatMessage `json:"messages"`
 }
 
-// PlanStep is one step of an agent plan. Keys match the tool contract.
+// PlanStep is one step of an agent plan. Keys match docs/tools.md.
 type PlanStep struct {
 	Name   string `json:"name" jsonschema:"step name"`
 	Status string `json:"status" jsonschema:"step status, e.g. pending, running, done, failed"`
@@ -191,7 +191,7 @@ type Plan struct {
 	Steps  []PlanStep `json:"steps"`
 }
 
-// BuildInfo describes a CI build. Keys match the tool contract's BuildInfo.
+// BuildInfo describes a CI build. Keys match BuildInfo in docs/tools.md.
 // Duration is a Go duration string (e.g. "1m2.5s"), empty while running.
 type BuildInfo struct {
 	ID        string    `json:"id" jsonschema:"build identifier"`
@@ -217,7 +217,7 @@ type BuildLog struct {
 	Lines   []string `json:"lines"`
 }
 
-// ActivityEvent is one entry of the activity feed. Keys match the contract.
+// ActivityEvent is one entry of the activity feed. Keys match docs/tools.md.
 type ActivityEvent struct {
 	Type      string    `json:"type" jsonschema:"event category, e.g. session_created, chat, build_started, build_finished"`
 	Message   string    `json:"message" jsonschema:"human-readable description"`
