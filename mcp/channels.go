@@ -10,6 +10,8 @@ import (
 // The IDE subsystem's channels are in package mcp/ide. Every payload is a named struct: the
 // dashboard's TypeScript types are generated from them (`make types`, frontend/src/lib/generated),
 // so a field renamed here fails the frontend's type check instead of silently reading undefined.
+
+// Hub channel names.
 const (
 	ChannelSessions   = "sessions"
 	ChannelActivity   = "activity"

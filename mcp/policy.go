@@ -296,7 +296,7 @@ type ApprovalsSnapshot struct {
 // ApprovalsEvent is one `approvals` channel event: a question added or resolved, or the policy
 // reloaded (Kind "policy").
 type ApprovalsEvent struct {
-	Kind     string           `json:"kind"` // "added" | "resolved" | "policy"
+	Kind     string           `json:"kind" tstype:"'added' | 'resolved' | 'policy'"`
 	Approval *policy.Approval `json:"approval,omitempty"`
 	Outcome  *policy.Outcome  `json:"outcome,omitempty"`
 	Policy   *policy.Status   `json:"policy,omitempty"`

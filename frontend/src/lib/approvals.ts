@@ -1,45 +1,20 @@
 // Approvals: tool calls and MCP roots waiting for the user's answer (hub channel `approvals`),
 // plus the state of the policy file, so the dashboard can say when an edit did not take.
 
+import type * as app from './generated/app';
+import type * as policy from './generated/policy';
 import type { HubMessage } from './types';
 import { upsertById } from './reducers';
 
-export interface Approval {
-  id: string;
-  kind: 'call' | 'root' | string;
-  tool?: string;
-  /** Readable "key: value" lines; payloads are shown by size. */
-  arguments?: string;
-  root?: string;
-  client: string;
-  session?: string;
-  workspace?: string;
-  rule?: string;
-  requestedAt: string;
-  expiresAt: string;
-}
-
-export interface PolicyStatus {
-  path: string;
-  default: 'allow' | 'ask' | 'deny' | string;
-  askTimeout: string;
-  rules: number;
-  rootsAllow: string[];
-  loadedAt: string;
-  /** Why the file on disk is not in force (the last good policy is). */
-  error?: string;
-  errorAt?: string;
-}
+export type Approval = policy.Approval;
+/** The policy file's state; error says why the file on disk is not in force (the last good one is). */
+export type PolicyStatus = policy.Status;
+/** GET /api/approvals and the Approvals binding (the same shape as the channel's snapshot). */
+export type ApprovalList = app.ApprovalList;
 
 export interface ApprovalsState {
   approvals: Approval[];
   policy: PolicyStatus | null;
-}
-
-/** GET /api/approvals and the Approvals binding. */
-export interface ApprovalList {
-  approvals: Approval[];
-  policy: PolicyStatus;
 }
 
 export const initialApprovals: ApprovalsState = { approvals: [], policy: null };

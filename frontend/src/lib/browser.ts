@@ -2,31 +2,15 @@
 // docs/architecture.md). A snapshot replaces the state; an event carries the current state and
 // screenshot plus the console messages since the previous event, which are appended.
 
+import type * as mcp from './generated/mcp';
+import type * as webview from './generated/webview';
 import type { HubMessage } from './types';
 
-export interface BrowserTab {
-  id: string;
-  url: string;
-  title: string;
-  active: boolean;
-}
-
-export interface BrowserConsoleMessage {
-  type: string;
-  text: string;
-  timestamp: string;
-  url?: string;
-  line?: number;
-}
-
-export interface BrowserStatus {
-  connected: boolean;
-  launched: boolean;
-  endpoint?: string;
-  url: string;
-  title: string;
-  tabs: BrowserTab[];
-}
+export type BrowserTab = webview.TabInfo;
+export type BrowserConsoleMessage = webview.ConsoleMessage;
+export type BrowserStatus = webview.State;
+/** The "browser" channel's snapshot and events (mcp.BrowserFeed). */
+export type BrowserFeed = mcp.BrowserFeed;
 
 export interface BrowserState {
   status: BrowserStatus;
