@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 
 .PHONY: all deps sysdeps frontend-deps node-deps frontend build build-headless run test test-go \
-        test-frontend test-e2e test-desktop lint docs bench bench-compare bench-dashboard clean
+        test-frontend test-e2e test-desktop lint docs types bench bench-compare bench-dashboard clean
 
 all: build
 
@@ -45,6 +45,15 @@ run: build
 
 docs:
 	CGO_ENABLED=0 $(GO) run . tools --markdown > docs/tools.md
+
+# The dashboard's TypeScript types, generated from the Go structs by tygo (pinned in build/tools;
+# config build/tygo.yaml). frontend/types_test.go fails when the committed files are stale.
+TYGO := build/bin/tygo
+$(TYGO): build/tools/go.mod build/tools/go.sum
+	cd build/tools && $(GO) build -o ../bin/tygo github.com/gzuidhof/tygo
+types: $(TYGO)
+	rm -f frontend/src/lib/generated/*.ts
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(TYGO) generate --config build/tygo.yaml
 
 # --- tests ---------------------------------------------------------------------------------
 test: deps lint test-go test-frontend test-e2e test-desktop

@@ -4,7 +4,10 @@ module github.com/switchboard-hub/switchboard/build/tools
 
 go 1.26.8
 
-require github.com/golangci/golangci-lint/v2 v2.15.0
+require (
+	github.com/golangci/golangci-lint/v2 v2.15.0
+	github.com/gzuidhof/tygo v0.2.21
+)
 
 require (
 	4d63.com/gocheckcompilerdirectives v1.4.0 // indirect
@@ -103,7 +106,6 @@ require (
 	github.com/gostaticanalysis/comment v1.5.0 // indirect
 	github.com/gostaticanalysis/forcetypeassert v0.2.0 // indirect
 	github.com/gostaticanalysis/nilerr v0.1.2 // indirect
-	github.com/gzuidhof/tygo v0.2.21 // indirect
 	github.com/hashicorp/go-immutable-radix/v2 v2.1.0 // indirect
 	github.com/hashicorp/go-version v1.9.0 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
