@@ -3,7 +3,8 @@
 
 import type * as app from './generated/app';
 import type * as policy from './generated/policy';
-import type { HubMessage } from './types';
+import type * as mcp from './generated/mcp';
+import { payload, type HubMessage } from './types';
 import { upsertById } from './reducers';
 
 export type Approval = policy.Approval;
@@ -19,30 +20,26 @@ export interface ApprovalsState {
 
 export const initialApprovals: ApprovalsState = { approvals: [], policy: null };
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 
 export function reduceApprovals(state: ApprovalsState, msg: HubMessage): ApprovalsState {
-  const d = obj(msg.data);
   if (msg.type === 'snapshot') {
-    return {
-      approvals: Array.isArray(d.approvals) ? (d.approvals as Approval[]) : [],
-      policy: (d.policy as PolicyStatus | undefined) ?? null,
-    };
+    const d = payload<ApprovalList>(msg);
+    return { approvals: Array.isArray(d.approvals) ? d.approvals : [], policy: d.policy ?? null };
   }
   if (msg.type !== 'event') return state;
+  const d = payload<mcp.ApprovalsEvent>(msg);
   switch (d.kind) {
     case 'added': {
-      const a = d.approval as Approval | undefined;
+      const a = d.approval;
       return a?.id ? { ...state, approvals: upsertById(state.approvals, a) } : state;
     }
     case 'resolved': {
-      const a = d.approval as Approval | undefined;
+      const a = d.approval;
       if (!a?.id || !state.approvals.some((x) => x.id === a.id)) return state;
       return { ...state, approvals: state.approvals.filter((x) => x.id !== a.id) };
     }
     case 'policy':
-      return d.policy ? { ...state, policy: d.policy as PolicyStatus } : state;
+      return d.policy ? { ...state, policy: d.policy } : state;
     default:
       return state;
   }

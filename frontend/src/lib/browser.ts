@@ -4,7 +4,7 @@
 
 import type * as mcp from './generated/mcp';
 import type * as webview from './generated/webview';
-import type { HubMessage } from './types';
+import { payload, type HubMessage } from './types';
 
 export type BrowserTab = webview.TabInfo;
 export type BrowserConsoleMessage = webview.ConsoleMessage;
@@ -52,7 +52,7 @@ function status(v: unknown): BrowserStatus {
 
 export function reduceBrowser(state: BrowserState, msg: HubMessage): BrowserState {
   if (msg.type !== 'snapshot' && msg.type !== 'event') return state;
-  const d = obj(msg.data);
+  const d = payload<BrowserFeed>(msg);
   const incoming = arr<BrowserConsoleMessage>(d.console);
   let console = msg.type === 'snapshot' ? incoming : incoming.length ? [...state.console, ...incoming] : state.console;
   if (console.length > BROWSER_CONSOLE_LIMIT) console = console.slice(console.length - BROWSER_CONSOLE_LIMIT);

@@ -16,6 +16,16 @@ import type * as sessions from './generated/sessions';
 /** Envelope of every message the hub sends (type: "event", "snapshot", "subscribed", ...). */
 export type HubMessage = hub.Message;
 
+/**
+ * payload reads a hub message's data as the channel's generated type, so a field renamed in Go
+ * fails the type check where it is read. Every field is optional: the data is not validated, so a
+ * reducer still checks what it uses.
+ */
+export function payload<T>(msg: HubMessage): Partial<T> {
+  const d = msg.data;
+  return d && typeof d === 'object' ? (d as Partial<T>) : {};
+}
+
 // ---- sessions (MCP clients) -----------------------------------------------------------------
 
 export type SessionInfo = sessions.Info;
