@@ -5,6 +5,7 @@ BIN   := build/bin/switchboard
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
+TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps frontend-deps node-deps frontend build build-headless run test test-go \
         test-frontend test-e2e test-desktop lint docs types bench bench-compare bench-dashboard clean
@@ -25,7 +26,7 @@ test/node/node_modules/.installed: test/node/package-lock.json
 	@touch $@
 node-deps: test/node/node_modules/.installed
 
-deps: sysdeps frontend-deps node-deps
+deps: sysdeps frontend-deps node-deps $(TYGO)
 	$(GO) mod download
 
 # --- build ---------------------------------------------------------------------------------
@@ -48,7 +49,6 @@ docs:
 
 # The dashboard's TypeScript types, generated from the Go structs by tygo (pinned in build/tools;
 # config build/tygo.yaml). frontend/types_test.go fails when the committed files are stale.
-TYGO := build/bin/tygo
 $(TYGO): build/tools/go.mod build/tools/go.sum
 	cd build/tools && $(GO) build -o ../bin/tygo github.com/gzuidhof/tygo
 types: $(TYGO)
