@@ -222,9 +222,9 @@ type ClientHeaders struct {
 	Authorization string `json:"Authorization"`
 }
 
-// best is the snippet to hand out when only one is wanted: the Unix socket relay shares this
+// Best is the snippet to hand out when only one is wanted: the Unix socket relay shares this
 // hub's state with stdio-only clients, HTTP needs no relay, stdio (a separate hub) comes last.
-func (c ClientConfig) best() (kind string, s ClientSnippet) {
+func (c ClientConfig) Best() (kind string, s ClientSnippet) {
 	switch {
 	case c.Unix != nil:
 		return mcp.TransportUnix, *c.Unix

@@ -246,7 +246,7 @@ func clientConfigFile(dataDir string) string { return filepath.Join(dataDir, "cl
 // shares this hub's state with stdio-only clients, HTTP needs no relay, stdio starts a
 // separate hub and is the last resort.
 func (c *trayController) copyClientConfig() string {
-	kind, best := c.ctl.ClientConfig().best()
+	kind, best := c.ctl.ClientConfig().Best()
 	text, err := json.MarshalIndent(best, "", "  ")
 	if err != nil {
 		return fmt.Sprintf("Client configuration: %v", err)
