@@ -5,10 +5,11 @@ BIN   := build/bin/switchboard
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
+TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps frontend-deps node-deps frontend build build-headless run test test-go \
         test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
-        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs bench bench-compare bench-dashboard clean
+        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean
 
 all: build
 
@@ -26,7 +27,7 @@ test/node/node_modules/.installed: test/node/package-lock.json
 	@touch $@
 node-deps: test/node/node_modules/.installed
 
-deps: sysdeps frontend-deps node-deps
+deps: sysdeps frontend-deps node-deps $(TYGO)
 	$(GO) mod download
 
 # --- build ---------------------------------------------------------------------------------
@@ -46,6 +47,14 @@ run: build
 
 docs:
 	CGO_ENABLED=0 $(GO) run . tools --markdown > docs/tools.md
+
+# The dashboard's TypeScript types, generated from the Go structs by tygo (pinned in build/tools;
+# config build/tygo.yaml). frontend/types_test.go fails when the committed files are stale.
+$(TYGO): build/tools/go.mod build/tools/go.sum
+	cd build/tools && $(GO) build -o ../bin/tygo github.com/gzuidhof/tygo
+types: $(TYGO)
+	rm -f frontend/src/lib/generated/*.ts
+	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(TYGO) generate --config build/tygo.yaml
 
 # --- tests ---------------------------------------------------------------------------------
 test: deps lint test-go test-frontend test-e2e test-desktop

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
 
 // Controller is what the dashboard may ask of the hub. The desktop window binds it through Wails
@@ -46,10 +47,8 @@ func (c *Controller) Bootstrap() (Bootstrap, error) {
 	return Bootstrap{HubURL: c.st.Hub.URL(), HubToken: c.st.Hub.Token(), Version: c.version, Workspace: c.st.Service.Workspace().Dir()}, nil
 }
 
-// TransportList wraps the transport states.
-type TransportList struct {
-	Transports []mcp.TransportStatus `json:"transports"`
-}
+// TransportList wraps the transport states (the same shape as the "transports" hub channel).
+type TransportList = mcp.TransportsFeed
 
 // Transports lists the four switchable transports.
 func (c *Controller) Transports() TransportList {
@@ -69,10 +68,8 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	return c.Transports(), err
 }
 
-// ToolsetList wraps the toolset states.
-type ToolsetList struct {
-	Toolsets []mcp.ToolsetStatus `json:"toolsets"`
-}
+// ToolsetList wraps the toolset states (the same shape as the "toolsets" hub channel).
+type ToolsetList = mcp.ToolsetFeed
 
 // Toolsets lists every toolset, whether it is served and which registered tools it holds.
 func (c *Controller) Toolsets() ToolsetList {
@@ -162,10 +159,12 @@ func (c *Controller) SendInput(id, input string) error {
 	return err
 }
 
-// CreateIDESession asks the agentic backend for a new session.
-func (c *Controller) CreateIDESession(name string) (any, error) {
+// CreateIDESession asks the agentic backend for a new session. When the backend has not confirmed
+// in time the answer is a record with status "creating" and no id (the real one follows on the
+// ide:sessions channel).
+func (c *Controller) CreateIDESession(name string) (ide.Session, error) {
 	if name == "" {
-		return nil, errors.New("name: required")
+		return ide.Session{}, errors.New("name: required")
 	}
 	end := c.begin("ide_session_create", struct {
 		Name string `json:"name"`
@@ -176,9 +175,9 @@ func (c *Controller) CreateIDESession(name string) (any, error) {
 }
 
 // SendChat sends a chat message to an agent session.
-func (c *Controller) SendChat(sessionID, message string) (any, error) {
+func (c *Controller) SendChat(sessionID, message string) (ide.ChatSendOutput, error) {
 	if sessionID == "" || message == "" {
-		return nil, errors.New("sessionId and message: both required")
+		return ide.ChatSendOutput{}, errors.New("sessionId and message: both required")
 	}
 	end := c.begin("ide_chat_send", struct {
 		SessionID string `json:"sessionId"`
@@ -189,34 +188,77 @@ func (c *Controller) SendChat(sessionID, message string) (any, error) {
 	return res, err
 }
 
-// ClientConfig returns ready-to-paste client configuration for the running transports.
-func (c *Controller) ClientConfig() map[string]any {
-	out := map[string]any{
-		"stdio": map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
-			"command": c.exe, "args": []string{"serve", "--stdio", "--workspace", c.st.Service.Workspace().Dir()}}}},
+// ClientConfig is one ready-to-paste MCP client configuration per running transport (stdio is
+// always there; the others only while their transport runs).
+type ClientConfig struct {
+	Stdio ClientSnippet  `json:"stdio"`
+	Unix  *ClientSnippet `json:"unix,omitempty"`
+	TCP   *ClientSnippet `json:"tcp,omitempty"`
+	HTTP  *ClientSnippet `json:"http,omitempty"`
+}
+
+// ClientSnippet is the {"mcpServers": {"switchboard": {...}}} block clients read.
+type ClientSnippet struct {
+	MCPServers ClientServers `json:"mcpServers"`
+}
+
+// ClientServers holds the one server entry Switchboard contributes.
+type ClientServers struct {
+	Switchboard ClientServer `json:"switchboard"`
+}
+
+// ClientServer is how a client starts (command, args) or reaches (type "http", url, headers)
+// Switchboard.
+type ClientServer struct {
+	Command string         `json:"command,omitempty"`
+	Args    []string       `json:"args,omitempty"`
+	Type    string         `json:"type,omitempty"`
+	URL     string         `json:"url,omitempty"`
+	Headers *ClientHeaders `json:"headers,omitempty"`
+}
+
+// ClientHeaders are the HTTP headers an HTTP client sends.
+type ClientHeaders struct {
+	Authorization string `json:"Authorization"`
+}
+
+// Best is the snippet to hand out when only one is wanted: the Unix socket relay shares this
+// hub's state with stdio-only clients, HTTP needs no relay, stdio (a separate hub) comes last.
+func (c ClientConfig) Best() (kind string, s ClientSnippet) {
+	switch {
+	case c.Unix != nil:
+		return mcp.TransportUnix, *c.Unix
+	case c.HTTP != nil:
+		return mcp.TransportHTTP, *c.HTTP
 	}
+	return "stdio", c.Stdio
+}
+
+func snippet(srv ClientServer) *ClientSnippet {
+	return &ClientSnippet{MCPServers: ClientServers{Switchboard: srv}}
+}
+
+// ClientConfig returns ready-to-paste client configuration for the running transports.
+func (c *Controller) ClientConfig() ClientConfig {
+	out := ClientConfig{Stdio: *snippet(ClientServer{
+		Command: c.exe, Args: []string{"serve", "--stdio", "--workspace", c.st.Service.Workspace().Dir()}})}
 	if addr := c.st.Transports.Addr(mcp.TransportUnix); addr != "" {
-		out["unix"] = map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
-			"command": c.exe, "args": []string{"connect", "--socket", addr}}}}
+		out.Unix = snippet(ClientServer{Command: c.exe, Args: []string{"connect", "--socket", addr}})
 	}
 	if addr := c.st.Transports.Addr(mcp.TransportTCP); addr != "" {
 		// connect --tcp sends the TCP token handshake for any stdio client.
-		out["tcp"] = map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
-			"command": c.exe, "args": []string{"connect", "--tcp", addr}}}}
+		out.TCP = snippet(ClientServer{Command: c.exe, Args: []string{"connect", "--tcp", addr}})
 	}
 	if addr := c.st.Transports.Addr(mcp.TransportHTTP); addr != "" {
-		out["http"] = map[string]any{"mcpServers": map[string]any{"switchboard": map[string]any{
-			"type": "http", "url": fmt.Sprintf("http://%s/mcp", addr),
-			"headers": map[string]string{"Authorization": "Bearer " + c.st.Config.HTTP.Token}}}}
+		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("http://%s/mcp", addr),
+			Headers: &ClientHeaders{Authorization: "Bearer " + c.st.Config.HTTP.Token}})
 	}
 	return out
 }
 
-// ApprovalList is the pending approvals and the policy's state (GET /api/approvals).
-type ApprovalList struct {
-	Approvals []policy.Approval `json:"approvals"`
-	Policy    policy.Status     `json:"policy"`
-}
+// ApprovalList is the pending approvals and the policy's state (GET /api/approvals), the same
+// shape as the "approvals" hub channel's snapshot.
+type ApprovalList = mcp.ApprovalsSnapshot
 
 // Approvals lists the questions waiting for the user.
 func (c *Controller) Approvals() ApprovalList {

@@ -23,6 +23,11 @@ type dashboardServer struct {
 	assets fs.FS
 }
 
+// APIError is the body of every failed /api call.
+type APIError struct {
+	Error string `json:"error"`
+}
+
 func newDashboardServer(ctl *Controller, token string) *dashboardServer {
 	return &dashboardServer{ctl: ctl, token: token, assets: frontend.Dist()}
 }
@@ -33,16 +38,16 @@ func (d *dashboardServer) Handler() http.Handler {
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if !d.authorized(r) {
 				w.Header().Set("Connection", "close") // never wait for the body of a stranger
-				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "missing or wrong dashboard token: open the URL printed at start-up (it carries ?token=)"})
+				writeJSON(w, http.StatusUnauthorized, APIError{Error: "missing or wrong dashboard token: open the URL printed at start-up (it carries ?token=)"})
 				return
 			}
 			if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-				writeJSON(w, http.StatusForbidden, map[string]string{"error": fmt.Sprintf("Origin %q is not allowed", o)})
+				writeJSON(w, http.StatusForbidden, APIError{Error: fmt.Sprintf("Origin %q is not allowed", o)})
 				return
 			}
 			v, err := h(w, r)
 			if err != nil {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				writeJSON(w, http.StatusBadRequest, APIError{Error: err.Error()})
 				return
 			}
 			writeJSON(w, http.StatusOK, v)
@@ -97,7 +102,7 @@ func (d *dashboardServer) Handler() http.Handler {
 		if err := decode(r, &body); err != nil {
 			return nil, err
 		}
-		return map[string]bool{"success": true}, d.ctl.SendInput(r.PathValue("id"), body.Input)
+		return InputResult{Success: true}, d.ctl.SendInput(r.PathValue("id"), body.Input)
 	})
 	api("POST /api/ide/sessions", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		var body struct {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
 
 // App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
@@ -75,15 +76,17 @@ func (a *App) SendInput(id, input string) (InputResult, error) {
 }
 
 // CreateIDESession asks the agentic backend for a new session.
-func (a *App) CreateIDESession(name string) (any, error) { return a.ctl.CreateIDESession(name) }
+func (a *App) CreateIDESession(name string) (ide.Session, error) {
+	return a.ctl.CreateIDESession(name)
+}
 
 // SendChat sends a chat message to an agent session.
-func (a *App) SendChat(sessionID, message string) (any, error) {
+func (a *App) SendChat(sessionID, message string) (ide.ChatSendOutput, error) {
 	return a.ctl.SendChat(sessionID, message)
 }
 
 // ClientConfig returns ready-to-paste client configuration for the running transports.
-func (a *App) ClientConfig() map[string]any { return a.ctl.ClientConfig() }
+func (a *App) ClientConfig() ClientConfig { return a.ctl.ClientConfig() }
 
 // Approvals lists the tool calls and roots waiting for the user's answer.
 func (a *App) Approvals() ApprovalList { return a.ctl.Approvals() }

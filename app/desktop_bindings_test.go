@@ -155,6 +155,34 @@ func TestAppBindingsOnRealStack(t *testing.T) {
 	if _, ok := cfg["unix"]; !ok {
 		t.Errorf("client config lacks the unix snippet: %v", cfg)
 	}
+	// The typed snippets keep the shape clients paste: {"mcpServers":{"switchboard":{...}}}, a
+	// command for stdio-style transports, type/url/headers for HTTP, nothing else.
+	if _, err := a.SetTransport(mcp.TransportHTTP, true); err != nil {
+		t.Fatal(err)
+	}
+	server := func(cfg map[string]any, kind string) map[string]any {
+		t.Helper()
+		snip, _ := cfg[kind].(map[string]any)
+		servers, _ := snip["mcpServers"].(map[string]any)
+		srv, _ := servers["switchboard"].(map[string]any)
+		if len(snip) != 1 || len(servers) != 1 || srv == nil {
+			t.Fatalf("client config %s = %v, want {mcpServers: {switchboard: {...}}}", kind, cfg[kind])
+		}
+		return srv
+	}
+	cfg = bindingJSON(t, a.ClientConfig())
+	if stdio := server(cfg, "stdio"); len(stdio) != 2 || stdio["command"] == "" || stdio["args"].([]any)[0] != "serve" {
+		t.Errorf("stdio snippet = %v, want only command and args", stdio)
+	}
+	httpSrv := server(cfg, "http")
+	hdr, _ := httpSrv["headers"].(map[string]any)
+	if len(httpSrv) != 3 || httpSrv["type"] != "http" || !strings.HasSuffix(httpSrv["url"].(string), "/mcp") ||
+		len(hdr) != 1 || !strings.HasPrefix(hdr["Authorization"].(string), "Bearer ") {
+		t.Errorf("http snippet = %v, want type, url and an Authorization header", httpSrv)
+	}
+	if kind, _ := a.ctl.ClientConfig().Best(); kind != mcp.TransportUnix {
+		t.Errorf("the tray copies the %s snippet, want unix while the socket runs", kind)
+	}
 	if _, err := a.CreateIDESession(""); err == nil {
 		t.Error("CreateIDESession without a name succeeded")
 	}

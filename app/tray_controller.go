@@ -246,18 +246,8 @@ func clientConfigFile(dataDir string) string { return filepath.Join(dataDir, "cl
 // shares this hub's state with stdio-only clients, HTTP needs no relay, stdio starts a
 // separate hub and is the last resort.
 func (c *trayController) copyClientConfig() string {
-	all := c.ctl.ClientConfig()
-	kind := ""
-	for _, k := range []string{"unix", "http", "stdio"} {
-		if _, ok := all[k]; ok {
-			kind = k
-			break
-		}
-	}
-	if kind == "" {
-		return "No client configuration available"
-	}
-	text, err := json.MarshalIndent(all[kind], "", "  ")
+	kind, best := c.ctl.ClientConfig().Best()
+	text, err := json.MarshalIndent(best, "", "  ")
 	if err != nil {
 		return fmt.Sprintf("Client configuration: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 )
@@ -23,15 +24,15 @@ func (s *Service) wireFeeds() {
 		return
 	}
 	s.wireNotesFeed()
-	h.SetSnapshotProvider("sessions", func(string) (any, bool) {
-		return map[string]any{"sessions": s.sessions.List()}, true
+	h.SetSnapshotProvider(ChannelSessions, func(string) (any, bool) {
+		return SessionsSnapshot{Sessions: s.sessions.List()}, true
 	})
-	s.sessions.Subscribe(func(c sessions.Change) { h.Publish("sessions", "event", c) })
+	s.sessions.Subscribe(func(c sessions.Change) { h.Publish(ChannelSessions, hub.TypeEvent, c) })
 
-	h.SetSnapshotProvider("activity", func(string) (any, bool) {
-		return map[string]any{"events": s.activity.list()}, true
+	h.SetSnapshotProvider(ChannelActivity, func(string) (any, bool) {
+		return ActivitySnapshot{Events: s.activity.list()}, true
 	})
-	s.activity.subscribe(func(e audit.Entry) { h.Publish("activity", "event", e) })
+	s.activity.subscribe(func(e audit.Entry) { h.Publish(ChannelActivity, hub.TypeEvent, e) })
 
 	if s.browser != nil {
 		s.browserFeed = newBrowserFeed(s.browser, h)
@@ -40,11 +41,11 @@ func (s *Service) wireFeeds() {
 	if s.procs == nil {
 		return
 	}
-	h.SetSnapshotProvider("processes", func(string) (any, bool) {
-		return map[string]any{"processes": s.procs.List(false)}, true
+	h.SetSnapshotProvider(ChannelProcesses, func(string) (any, bool) {
+		return ProcessesSnapshot{Processes: s.procs.List(false)}, true
 	})
-	h.SetSnapshotProvider("process:", func(channel string) (any, bool) {
-		id := strings.TrimPrefix(channel, "process:")
+	h.SetSnapshotProvider(PrefixProcess, func(channel string) (any, bool) {
+		id := strings.TrimPrefix(channel, PrefixProcess)
 		info, err := s.procs.Get(id)
 		if err != nil {
 			return nil, false
@@ -53,13 +54,13 @@ func (s *Service) wireFeeds() {
 		if err != nil {
 			return nil, false
 		}
-		return map[string]any{"process": info, "output": out.Text, "offset": out.Next}, true
+		return ProcessSnapshot{Process: info, Output: out.Text, Offset: out.Next}, true
 	})
 	co := newOutputCoalescer(func(id, stream string, offset int64, data []byte) {
-		h.Publish("process:"+id, "event", map[string]any{"kind": "output", "stream": stream, "data": string(data), "offset": offset})
+		h.Publish(PrefixProcess+id, hub.TypeEvent, ProcessOutputEvent{Kind: "output", Stream: stream, Data: string(data), Offset: offset})
 	})
 	s.procs.Subscribe(func(ev process.Event) {
-		channel := "process:" + ev.Info.ID
+		channel := PrefixProcess + ev.Info.ID
 		switch ev.Kind {
 		case "output":
 			if ev.Chunk != nil {
@@ -69,8 +70,8 @@ func (s *Service) wireFeeds() {
 			if ev.Kind == "exited" {
 				co.flush(ev.Info.ID) // the last output precedes the exit status
 			}
-			h.Publish("processes", "event", map[string]any{"kind": ev.Kind, "process": ev.Info})
-			h.Publish(channel, "event", map[string]any{"kind": "status", "process": ev.Info})
+			h.Publish(ChannelProcesses, hub.TypeEvent, ProcessesEvent{Kind: ev.Kind, Process: ev.Info})
+			h.Publish(channel, hub.TypeEvent, ProcessStatusEvent{Kind: "status", Process: ev.Info})
 		}
 	})
 }

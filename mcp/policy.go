@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 )
 
@@ -295,7 +296,7 @@ type ApprovalsSnapshot struct {
 // ApprovalsEvent is one `approvals` channel event: a question added or resolved, or the policy
 // reloaded (Kind "policy").
 type ApprovalsEvent struct {
-	Kind     string           `json:"kind"` // "added" | "resolved" | "policy"
+	Kind     string           `json:"kind" tstype:"'added' | 'resolved' | 'policy'"`
 	Approval *policy.Approval `json:"approval,omitempty"`
 	Outcome  *policy.Outcome  `json:"outcome,omitempty"`
 	Policy   *policy.Status   `json:"policy,omitempty"`
@@ -307,14 +308,14 @@ func (s *Service) wireTrustFeeds() {
 	if h == nil {
 		return
 	}
-	h.SetSnapshotProvider("approvals", func(string) (any, bool) {
+	h.SetSnapshotProvider(ChannelApprovals, func(string) (any, bool) {
 		return ApprovalsSnapshot{Approvals: s.approvals.Pending(), Policy: s.policy.Status()}, true
 	})
 	s.approvals.Subscribe(func(c policy.ApprovalChange) {
 		a := c.Approval
-		h.Publish("approvals", "event", ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
+		h.Publish(ChannelApprovals, hub.TypeEvent, ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
 	})
 	s.policy.Subscribe(func(st policy.Status) {
-		h.Publish("approvals", "event", ApprovalsEvent{Kind: "policy", Policy: &st})
+		h.Publish(ChannelApprovals, hub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
@@ -502,7 +503,7 @@ func (m *mlTools) publish(out MLBackendsOutput) {
 	m.last = &out
 	m.mu.Unlock()
 	if changed {
-		m.s.hub.Publish("ml", "event", out)
+		m.s.hub.Publish(ChannelML, hub.TypeEvent, out)
 	}
 }
 
@@ -514,7 +515,7 @@ func (m *mlTools) wireFeed() {
 	}
 	// The snapshot is checked afresh (within the registry's cache): the periodic re-check below
 	// only runs while some client is connected to the hub, so the last list may be old.
-	m.s.hub.SetSnapshotProvider("ml", func(string) (any, bool) {
+	m.s.hub.SetSnapshotProvider(ChannelML, func(string) (any, bool) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		return m.list(ctx), true

@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -285,8 +286,8 @@ func (s *Service) wireToolsetFeed() {
 	if s.hub == nil {
 		return
 	}
-	s.hub.SetSnapshotProvider("toolsets", func(string) (any, bool) {
+	s.hub.SetSnapshotProvider(ChannelToolsets, func(string) (any, bool) {
 		return ToolsetFeed{Toolsets: s.Toolsets()}, true
 	})
-	s.OnToolsetsChange(func(ts []ToolsetStatus) { s.hub.Publish("toolsets", "event", ToolsetFeed{Toolsets: ts}) })
+	s.OnToolsetsChange(func(ts []ToolsetStatus) { s.hub.Publish(ChannelToolsets, hub.TypeEvent, ToolsetFeed{Toolsets: ts}) })
 }

@@ -68,11 +68,11 @@ type runningTransport struct {
 func (s *Service) NewTransports(cfg TransportConfig) *Transports {
 	t := &Transports{svc: s, cfg: cfg, running: map[string]*runningTransport{}, lastErr: map[string]string{}}
 	if s.hub != nil {
-		s.hub.SetSnapshotProvider("transports", func(string) (any, bool) {
-			return map[string]any{"transports": t.Status()}, true
+		s.hub.SetSnapshotProvider(ChannelTransports, func(string) (any, bool) {
+			return TransportsFeed{Transports: t.Status()}, true
 		})
 		t.OnChange(func(st []TransportStatus) {
-			s.hub.Publish("transports", "event", map[string]any{"transports": st})
+			s.hub.Publish(ChannelTransports, hub.TypeEvent, TransportsFeed{Transports: st})
 		})
 		// ws_start can open the hub's listener without going through Transports; the hub tells us.
 		s.hub.OnChange(func(hub.Stats) { t.notify() })

@@ -4,7 +4,10 @@ module github.com/switchboard-hub/switchboard/build/tools
 
 go 1.26.8
 
-require github.com/golangci/golangci-lint/v2 v2.15.0
+require (
+	github.com/golangci/golangci-lint/v2 v2.15.0
+	github.com/gzuidhof/tygo v0.2.21
+)
 
 require (
 	4d63.com/gocheckcompilerdirectives v1.4.0 // indirect

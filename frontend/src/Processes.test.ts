@@ -36,7 +36,7 @@ const $ = (id: string) => document.querySelector(`[data-testid="${id}"]`) as HTM
 const $$ = (id: string) => [...document.querySelectorAll(`[data-testid="${id}"]`)] as HTMLElement[];
 
 function proc(id: string, status: string, extra: Partial<ProcessInfo> = {}): ProcessInfo {
-  return { id, command: 'sh', args: ['-c', 'echo hi'], dir: '/w', status, pid: 4242, exitCode: 0, startedAt: new Date().toISOString(), duration: 1_500_000_000, ...extra };
+  return { id, command: 'sh', args: ['-c', 'echo hi'], dir: '/w', status, pid: 4242, exitCode: 0, startedAt: new Date().toISOString(), duration: 1_500_000_000, pty: false, outputBytes: 0, droppedBytes: 0, ...extra };
 }
 
 async function start(hash = '#processes') {

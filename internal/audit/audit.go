@@ -29,7 +29,7 @@ import (
 )
 
 // LevelSecurity sits between Info and Warn: not a problem, but an action worth an audit trail.
-const LevelSecurity = slog.Level(2)
+const LevelSecurity slog.Level = 2
 
 // Options configure a Logger.
 type Options struct {

@@ -40,7 +40,7 @@ type Root struct {
 
 // Change is a registry notification.
 type Change struct {
-	Kind    string `json:"kind"` // "connected" | "updated" | "disconnected"
+	Kind    string `json:"kind" tstype:"'connected' | 'updated' | 'disconnected'"`
 	Session Info   `json:"session"`
 }
 

@@ -183,7 +183,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 		}
 		st := s.session(msg.SessionID, at)
 		st.plan = &p
-		return []hubEvent{{Channel: "plan:" + msg.SessionID, Data: planSnapshot(msg.SessionID, p)}}, nil
+		return []hubEvent{{Channel: PrefixPlan + msg.SessionID, Data: planFeed(msg.SessionID, p)}}, nil
 	case protocol.TypeBuild:
 		var b protocol.BuildInfo
 		if err := msg.Decode(&b); err != nil {
@@ -305,7 +305,7 @@ func (s *Store) upsertSession(sess protocol.Session, at time.Time) ([]hubEvent, 
 		sess.CreatedAt = at
 	}
 	st.info = &sess
-	return []hubEvent{{Channel: "ide:sessions", Data: map[string]any{"kind": "session", "session": sess}}}, nil
+	return []hubEvent{{Channel: ChannelSessions, Data: SessionEvent{Kind: "session", Session: sess}}}, nil
 }
 
 // upsertMessage adds m to the session's history or replaces the entry with
@@ -363,8 +363,8 @@ func (s *Store) appendDelta(sessionID string, d protocol.ChatDelta, at time.Time
 	}
 	// offset (bytes of the message before this fragment) lets a client that
 	// got the partial message in a snapshot skip a fragment it already has.
-	return []hubEvent{{Channel: "chat:" + sessionID, Data: map[string]any{
-		"kind": "delta", "messageId": d.MessageID, "content": d.Content, "offset": offset,
+	return []hubEvent{{Channel: PrefixChat + sessionID, Data: ChatDeltaEvent{
+		Kind: "delta", MessageID: d.MessageID, Content: d.Content, Offset: offset,
 	}}}
 }
 
@@ -458,8 +458,8 @@ func (s *Store) upsertBuild(in protocol.BuildInfo, at time.Time) ([]hubEvent, er
 		return nil, nil
 	}
 	b.info = merged
-	data := map[string]any{"kind": "build", "build": merged}
-	return []hubEvent{{Channel: "ide:builds", Data: data}, {Channel: "build:" + in.ID, Data: data}}, nil
+	data := BuildEvent{Kind: "build", Build: merged}
+	return []hubEvent{{Channel: ChannelBuilds, Data: data}, {Channel: PrefixBuild + in.ID, Data: data}}, nil
 }
 
 // appendLog adds lines at their position in the build's log. Lines the store
@@ -483,10 +483,10 @@ func (s *Store) appendLog(l protocol.BuildLog, at time.Time) []hubEvent {
 		}
 	}
 	events := make([]hubEvent, 0, len(lines))
-	channel := "build:" + l.BuildID
+	channel := PrefixBuild + l.BuildID
 	for _, line := range lines {
 		b.total++
-		events = append(events, hubEvent{Channel: channel, Data: map[string]any{"kind": "log", "line": line, "n": b.total}})
+		events = append(events, hubEvent{Channel: channel, Data: BuildLogEvent{Kind: "log", Line: line, N: b.total}})
 	}
 	b.lines = append(b.lines, lines...)
 	// Trim in batches: the buffer may hold up to twice the limit, so a busy
@@ -528,15 +528,15 @@ func (s *Store) mergeActivity(in []protocol.ActivityEvent, at time.Time) []hubEv
 }
 
 func chatMessageEvent(sessionID string, m protocol.ChatMessage) hubEvent {
-	return hubEvent{Channel: "chat:" + sessionID, Data: map[string]any{"kind": "message", "message": m}}
+	return hubEvent{Channel: PrefixChat + sessionID, Data: ChatMessageEvent{Kind: "message", Message: m}}
 }
 
 func activityEvent(e protocol.ActivityEvent) hubEvent {
-	return hubEvent{Channel: "ide:activity", Data: map[string]any{"kind": "activity", "event": e}}
+	return hubEvent{Channel: ChannelActivity, Data: ActivityAddedEvent{Kind: "activity", Event: e}}
 }
 
-func planSnapshot(sessionID string, p protocol.Plan) map[string]any {
-	return map[string]any{"sessionId": sessionID, "status": p.Status, "steps": p.Steps}
+func planFeed(sessionID string, p protocol.Plan) PlanFeed {
+	return PlanFeed{SessionID: sessionID, Status: p.Status, Steps: p.Steps}
 }
 
 // ---- queries ----
@@ -804,42 +804,42 @@ func (s *Store) Metrics(period string) DashboardMetrics {
 
 // ---- hub snapshots (data shapes in docs/ide-bridge.md) ----
 
-func (s *Store) sessionsSnapshot() any {
-	return map[string]any{"sessions": s.Sessions()}
+func (s *Store) sessionsSnapshot() SessionsSnapshot {
+	return SessionsSnapshot{Sessions: s.Sessions()}
 }
 
-func (s *Store) chatSnapshot(sessionID string) any {
-	return map[string]any{"sessionId": sessionID, "messages": s.History(sessionID, 0)}
+func (s *Store) chatSnapshot(sessionID string) ChatSnapshot {
+	return ChatSnapshot{SessionID: sessionID, Messages: s.History(sessionID, 0)}
 }
 
-func (s *Store) planSnapshot(sessionID string) any {
+func (s *Store) planSnapshot(sessionID string) PlanFeed {
 	p, ok := s.Plan(sessionID)
 	if !ok {
 		p = protocol.Plan{Status: "unknown", Steps: []protocol.PlanStep{}}
 	}
-	return planSnapshot(sessionID, p)
+	return planFeed(sessionID, p)
 }
 
-func (s *Store) buildsSnapshot() any {
-	return map[string]any{"builds": s.Builds("", 0)}
+func (s *Store) buildsSnapshot() BuildsSnapshot {
+	return BuildsSnapshot{Builds: s.Builds("", 0)}
 }
 
-func (s *Store) buildSnapshot(buildID string) (any, bool) {
+func (s *Store) buildSnapshot(buildID string) (BuildLogSnapshot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.builds[buildID]
 	if !ok {
-		return nil, false
+		return BuildLogSnapshot{}, false
 	}
-	return map[string]any{"build": b.info, "lines": slices.Clone(b.kept(s.limits.LogLinesPerBuild)), "total": b.total}, true
+	return BuildLogSnapshot{Build: b.info, Lines: slices.Clone(b.kept(s.limits.LogLinesPerBuild)), Total: b.total}, true
 }
 
-func (s *Store) activitySnapshot() any {
+func (s *Store) activitySnapshot() ActivitySnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	events := s.activity
 	if len(events) > 500 {
 		events = events[len(events)-500:]
 	}
-	return map[string]any{"events": append([]protocol.ActivityEvent{}, events...)}
+	return ActivitySnapshot{Events: append([]protocol.ActivityEvent{}, events...)}
 }

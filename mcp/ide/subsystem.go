@@ -153,9 +153,9 @@ func (s *Subsystem) registerSnapshots() {
 		})
 	}
 	exact(ChannelBridge, func() any { return s.bridge.Status() })
-	exact(ChannelSessions, s.store.sessionsSnapshot)
-	exact(ChannelBuilds, s.store.buildsSnapshot)
-	exact(ChannelActivity, s.store.activitySnapshot)
+	exact(ChannelSessions, func() any { return s.store.sessionsSnapshot() })
+	exact(ChannelBuilds, func() any { return s.store.buildsSnapshot() })
+	exact(ChannelActivity, func() any { return s.store.activitySnapshot() })
 	s.pub.SetSnapshotProvider(PrefixChat, func(channel string) (any, bool) {
 		id := strings.TrimPrefix(channel, PrefixChat)
 		if id == "" {

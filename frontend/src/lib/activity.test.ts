@@ -4,7 +4,7 @@ import { epochMinute, initialActivity, reduceActivity } from './reducers';
 import type { ActivityEntry } from './types';
 
 function call(tool: string, time: string, extra: Partial<ActivityEntry> = {}): ActivityEntry {
-  return { time, tool, session: 'unix-1', transport: 'unix', level: 'INFO', outcome: 'ok', durationMs: 1, args: '', ...extra };
+  return { time, tool, session: 'unix-1', transport: 'unix', user: '', level: 'INFO', outcome: 'ok', durationMs: 1, args: '', ...extra };
 }
 
 const NOW = Date.parse('2025-03-04T12:30:45Z');

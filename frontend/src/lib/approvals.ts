@@ -1,73 +1,45 @@
 // Approvals: tool calls and MCP roots waiting for the user's answer (hub channel `approvals`),
 // plus the state of the policy file, so the dashboard can say when an edit did not take.
 
-import type { HubMessage } from './types';
+import type * as app from './generated/app';
+import type * as policy from './generated/policy';
+import type * as mcp from './generated/mcp';
+import { payload, type HubMessage } from './types';
 import { upsertById } from './reducers';
 
-export interface Approval {
-  id: string;
-  kind: 'call' | 'root' | string;
-  tool?: string;
-  /** Readable "key: value" lines; payloads are shown by size. */
-  arguments?: string;
-  root?: string;
-  client: string;
-  session?: string;
-  workspace?: string;
-  rule?: string;
-  requestedAt: string;
-  expiresAt: string;
-}
-
-export interface PolicyStatus {
-  path: string;
-  default: 'allow' | 'ask' | 'deny' | string;
-  askTimeout: string;
-  rules: number;
-  rootsAllow: string[];
-  loadedAt: string;
-  /** Why the file on disk is not in force (the last good policy is). */
-  error?: string;
-  errorAt?: string;
-}
+export type Approval = policy.Approval;
+/** The policy file's state; error says why the file on disk is not in force (the last good one is). */
+export type PolicyStatus = policy.Status;
+/** GET /api/approvals and the Approvals binding (the same shape as the channel's snapshot). */
+export type ApprovalList = app.ApprovalList;
 
 export interface ApprovalsState {
   approvals: Approval[];
   policy: PolicyStatus | null;
 }
 
-/** GET /api/approvals and the Approvals binding. */
-export interface ApprovalList {
-  approvals: Approval[];
-  policy: PolicyStatus;
-}
-
 export const initialApprovals: ApprovalsState = { approvals: [], policy: null };
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 
 export function reduceApprovals(state: ApprovalsState, msg: HubMessage): ApprovalsState {
-  const d = obj(msg.data);
   if (msg.type === 'snapshot') {
-    return {
-      approvals: Array.isArray(d.approvals) ? (d.approvals as Approval[]) : [],
-      policy: (d.policy as PolicyStatus | undefined) ?? null,
-    };
+    const d = payload<ApprovalList>(msg);
+    return { approvals: Array.isArray(d.approvals) ? d.approvals : [], policy: d.policy ?? null };
   }
   if (msg.type !== 'event') return state;
+  const d = payload<mcp.ApprovalsEvent>(msg);
   switch (d.kind) {
     case 'added': {
-      const a = d.approval as Approval | undefined;
+      const a = d.approval;
       return a?.id ? { ...state, approvals: upsertById(state.approvals, a) } : state;
     }
     case 'resolved': {
-      const a = d.approval as Approval | undefined;
+      const a = d.approval;
       if (!a?.id || !state.approvals.some((x) => x.id === a.id)) return state;
       return { ...state, approvals: state.approvals.filter((x) => x.id !== a.id) };
     }
     case 'policy':
-      return d.policy ? { ...state, policy: d.policy as PolicyStatus } : state;
+      return d.policy ? { ...state, policy: d.policy } : state;
     default:
       return state;
   }

@@ -2,31 +2,15 @@
 // docs/architecture.md). A snapshot replaces the state; an event carries the current state and
 // screenshot plus the console messages since the previous event, which are appended.
 
-import type { HubMessage } from './types';
+import type * as mcp from './generated/mcp';
+import type * as webview from './generated/webview';
+import { payload, type HubMessage } from './types';
 
-export interface BrowserTab {
-  id: string;
-  url: string;
-  title: string;
-  active: boolean;
-}
-
-export interface BrowserConsoleMessage {
-  type: string;
-  text: string;
-  timestamp: string;
-  url?: string;
-  line?: number;
-}
-
-export interface BrowserStatus {
-  connected: boolean;
-  launched: boolean;
-  endpoint?: string;
-  url: string;
-  title: string;
-  tabs: BrowserTab[];
-}
+export type BrowserTab = webview.TabInfo;
+export type BrowserConsoleMessage = webview.ConsoleMessage;
+export type BrowserStatus = webview.State;
+/** The "browser" channel's snapshot and events (mcp.BrowserFeed). */
+export type BrowserFeed = mcp.BrowserFeed;
 
 export interface BrowserState {
   status: BrowserStatus;
@@ -68,7 +52,7 @@ function status(v: unknown): BrowserStatus {
 
 export function reduceBrowser(state: BrowserState, msg: HubMessage): BrowserState {
   if (msg.type !== 'snapshot' && msg.type !== 'event') return state;
-  const d = obj(msg.data);
+  const d = payload<BrowserFeed>(msg);
   const incoming = arr<BrowserConsoleMessage>(d.console);
   let console = msg.type === 'snapshot' ? incoming : incoming.length ? [...state.console, ...incoming] : state.console;
   if (console.length > BROWSER_CONSOLE_LIMIT) console = console.slice(console.length - BROWSER_CONSOLE_LIMIT);

@@ -4,25 +4,37 @@
 // JSON, so views do not care which one they got.
 
 import type { ApprovalList } from './approvals';
-import type { Bootstrap, ClientConfig, IDESession, ProcessInfo, RAGCollectionList, RAGQueryOutput, ToolsetList, TransportList } from './types';
+import type {
+  Bootstrap,
+  ChatSent,
+  ClientConfig,
+  DecisionResult,
+  IDESession,
+  InputResult,
+  ProcessInfo,
+  RAGCollectionList,
+  RAGQueryOutput,
+  ToolsetList,
+  TransportList,
+} from './types';
 
 export interface Control {
   /** "wails" or "http": which implementation answers (shown in the footer). */
   readonly kind: 'wails' | 'http';
   bootstrap(): Promise<Bootstrap>;
   transports(): Promise<TransportList>;
-  setTransport(name: string, enabled: boolean): Promise<unknown>;
+  setTransport(name: string, enabled: boolean): Promise<TransportList>;
   toolsets(): Promise<ToolsetList>;
   setToolset(name: string, enabled: boolean): Promise<ToolsetList>;
   startProcess(command: string, args: string[]): Promise<ProcessInfo>;
-  stopProcess(id: string): Promise<unknown>;
-  killProcess(id: string): Promise<unknown>;
-  sendInput(id: string, input: string): Promise<unknown>;
-  createIDESession(name: string): Promise<IDESession | { session: IDESession } | unknown>;
-  sendChat(sessionId: string, message: string): Promise<unknown>;
+  stopProcess(id: string): Promise<ProcessInfo>;
+  killProcess(id: string): Promise<ProcessInfo>;
+  sendInput(id: string, input: string): Promise<InputResult>;
+  createIDESession(name: string): Promise<IDESession>;
+  sendChat(sessionId: string, message: string): Promise<ChatSent>;
   clientConfig(): Promise<ClientConfig>;
   approvals(): Promise<ApprovalList>;
-  decideApproval(id: string, decision: 'allow' | 'deny'): Promise<unknown>;
+  decideApproval(id: string, decision: 'allow' | 'deny'): Promise<DecisionResult>;
   ragCollections(): Promise<RAGCollectionList>;
   ragQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
@@ -31,18 +43,18 @@ export interface Control {
 export interface WailsApp {
   Bootstrap(): Promise<Bootstrap>;
   Transports(): Promise<TransportList>;
-  SetTransport(name: string, enabled: boolean): Promise<unknown>;
+  SetTransport(name: string, enabled: boolean): Promise<TransportList>;
   Toolsets(): Promise<ToolsetList>;
   SetToolset(name: string, enabled: boolean): Promise<ToolsetList>;
   StartProcess(command: string, args: string[]): Promise<ProcessInfo>;
-  StopProcess(id: string): Promise<unknown>;
-  KillProcess(id: string): Promise<unknown>;
-  SendInput(id: string, input: string): Promise<unknown>;
-  CreateIDESession(name: string): Promise<unknown>;
-  SendChat(sessionId: string, message: string): Promise<unknown>;
+  StopProcess(id: string): Promise<ProcessInfo>;
+  KillProcess(id: string): Promise<ProcessInfo>;
+  SendInput(id: string, input: string): Promise<InputResult>;
+  CreateIDESession(name: string): Promise<IDESession>;
+  SendChat(sessionId: string, message: string): Promise<ChatSent>;
   ClientConfig(): Promise<ClientConfig>;
   Approvals(): Promise<ApprovalList>;
-  DecideApproval(id: string, decision: string): Promise<unknown>;
+  DecideApproval(id: string, decision: string): Promise<DecisionResult>;
   RAGCollections(): Promise<RAGCollectionList>;
   RAGQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
@@ -172,7 +184,7 @@ export class HttpControl implements Control {
     return this.request<TransportList>('list transports', 'GET', 'api/transports');
   }
   setTransport(name: string, enabled: boolean) {
-    return this.request(`${enabled ? 'enable' : 'disable'} ${name}`, 'POST', `api/transports/${encodeURIComponent(name)}`, { enabled });
+    return this.request<TransportList>(`${enabled ? 'enable' : 'disable'} ${name}`, 'POST', `api/transports/${encodeURIComponent(name)}`, { enabled });
   }
   toolsets() {
     return this.request<ToolsetList>('list toolsets', 'GET', 'api/toolsets');
@@ -184,19 +196,19 @@ export class HttpControl implements Control {
     return this.request<ProcessInfo>(`start ${command}`, 'POST', 'api/processes', { command, args });
   }
   stopProcess(id: string) {
-    return this.request(`stop ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/stop`);
+    return this.request<ProcessInfo>(`stop ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/stop`);
   }
   killProcess(id: string) {
-    return this.request(`kill ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/kill`);
+    return this.request<ProcessInfo>(`kill ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/kill`);
   }
   sendInput(id: string, input: string) {
-    return this.request(`send input to ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/input`, { input });
+    return this.request<InputResult>(`send input to ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/input`, { input });
   }
   createIDESession(name: string) {
-    return this.request('create session', 'POST', 'api/ide/sessions', { name });
+    return this.request<IDESession>('create session', 'POST', 'api/ide/sessions', { name });
   }
   sendChat(sessionId: string, message: string) {
-    return this.request('send chat', 'POST', 'api/ide/chat', { sessionId, message });
+    return this.request<ChatSent>('send chat', 'POST', 'api/ide/chat', { sessionId, message });
   }
   clientConfig() {
     return this.request<ClientConfig>('client configuration', 'GET', 'api/clientconfig');
@@ -205,7 +217,7 @@ export class HttpControl implements Control {
     return this.request<ApprovalList>('list approvals', 'GET', 'api/approvals');
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
-    return this.request(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
+    return this.request<DecisionResult>(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
   }
   ragCollections() {
     return this.request<RAGCollectionList>('list collections', 'GET', 'api/rag/collections');

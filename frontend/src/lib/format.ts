@@ -1,5 +1,7 @@
 // Small formatting and parsing helpers shared by the views.
 
+import type { ProcessInfo } from './types';
+
 /** Go's zero time.Time marshals as 0001-01-01T00:00:00Z; treat it (and junk) as "no time". */
 export function parseTime(t: string | undefined | null): number | null {
   if (!t) return null;
@@ -22,9 +24,8 @@ export function formatDurationMs(ms: number): string {
   return `${m}m${String(sec).padStart(2, '0')}s`;
 }
 
-/** formatGoDuration accepts a Go time.Duration as JSON (nanoseconds) or an already formatted string. */
-export function formatGoDuration(d: number | string | undefined | null): string {
-  if (typeof d === 'string') return d;
+/** formatGoDuration renders a Go time.Duration as JSON encodes it: nanoseconds. */
+export function formatGoDuration(d: number | undefined | null): string {
   if (typeof d !== 'number') return '';
   return formatDurationMs(d / 1e6);
 }
@@ -126,7 +127,7 @@ export function statusTone(status: string | undefined): 'ok' | 'bad' | 'busy' | 
  * processDuration is the runtime to show for a process: a running one's record is only as fresh as
  * its last event, so count from startedAt; an ended one reports its final duration.
  */
-export function processDuration(p: { status: string; startedAt: string; duration: number | string }, now: number): string {
+export function processDuration(p: Pick<ProcessInfo, 'status' | 'startedAt' | 'duration'>, now: number): string {
   const started = parseTime(p.startedAt);
   if (p.status === 'running' && started !== null && now >= started) return formatDurationMs(now - started);
   return formatGoDuration(p.duration);

@@ -1,16 +1,10 @@
 // Hub channel "ml": the inference backends and whether each answered its live check. Every
 // snapshot and event carries the whole list (mcp/tools_ml.go, MLBackendsOutput), so the reducer
 // replaces the state; malformed entries are dropped rather than trusted.
+import type * as mcp from './generated/mcp';
 import type { HubMessage } from './types';
 
-export interface MLBackend {
-  name: string;
-  available: boolean;
-  kind: string;
-  url: string;
-  model?: string;
-  error?: string;
-}
+export type MLBackend = mcp.MLBackendInfo;
 
 export interface MLState {
   backends: MLBackend[];

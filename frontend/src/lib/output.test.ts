@@ -185,7 +185,7 @@ function recordingSink() {
   return { sink, log, statuses };
 }
 
-const p = (status: string): ProcessInfo => ({ id: 'p-1', command: 'sh', args: [], dir: '/', status, pid: 9, exitCode: 0, startedAt: '', duration: 0 });
+const p = (status: string): ProcessInfo => ({ id: 'p-1', command: 'sh', args: [], dir: '/', status, pid: 9, exitCode: 0, startedAt: '', duration: 0, pty: false, outputBytes: 0, droppedBytes: 0 });
 const msg = (type: string, data: unknown): HubMessage => ({ type, channel: 'process:p-1', data, timestamp: '' });
 
 describe('ProcessOutputFeed', () => {

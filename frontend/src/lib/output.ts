@@ -2,7 +2,7 @@
 // de-duplication (ProcessOutputFeed) and per-animation-frame batching with a cap (OutputBatcher),
 // so a process that floods output costs at most one bounded terminal write per frame.
 
-import type { HubMessage, ProcessInfo } from './types';
+import { payload, type HubMessage, type ProcessEvent, type ProcessInfo, type ProcessSnapshot } from './types';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -180,19 +180,20 @@ export class ProcessOutputFeed {
   constructor(private readonly sink: OutputSink) {}
 
   apply(msg: HubMessage): void {
-    const d = (msg.data ?? {}) as Record<string, unknown>;
     if (msg.type === 'snapshot') {
+      const d = payload<ProcessSnapshot>(msg);
       const out = typeof d.output === 'string' ? d.output : '';
       const { text, skipped } = tailText(out, SNAPSHOT_MAX_CHARS);
       this.end = typeof d.offset === 'number' ? d.offset : -1;
       this.sink.reset((skipped > 0 ? skipNotice(skipped) : '') + text);
       if (d.process && typeof d.process === 'object') {
-        this.process = d.process as ProcessInfo;
+        this.process = d.process;
         this.sink.status(this.process);
       }
       return;
     }
     if (msg.type !== 'event') return;
+    const d = payload<ProcessEvent>(msg);
     if (d.kind === 'output' && typeof d.data === 'string') {
       let text = d.data;
       if (typeof d.offset === 'number') {
@@ -207,7 +208,7 @@ export class ProcessOutputFeed {
       return;
     }
     if (d.kind === 'status' && d.process && typeof d.process === 'object') {
-      this.process = d.process as ProcessInfo;
+      this.process = d.process;
       this.sink.status(this.process);
     }
   }

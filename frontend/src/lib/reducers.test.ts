@@ -42,11 +42,11 @@ function session(id: string, calls = 0): SessionInfo {
 }
 
 function proc(id: string, status = 'running'): ProcessInfo {
-  return { id, command: 'sh', args: ['-c', 'true'], dir: '/w', status, pid: 42, exitCode: 0, startedAt: '2025-01-01T00:00:00Z', duration: 0 };
+  return { id, command: 'sh', args: ['-c', 'true'], dir: '/w', status, pid: 42, exitCode: 0, startedAt: '2025-01-01T00:00:00Z', duration: 0, pty: false, outputBytes: 0, droppedBytes: 0 };
 }
 
 function call(tool: string, time: string, extra: Partial<ActivityEntry> = {}): ActivityEntry {
-  return { time, tool, session: 'unix-1', transport: 'unix', level: 'INFO', outcome: 'ok', durationMs: 3, args: '', ...extra };
+  return { time, tool, session: 'unix-1', transport: 'unix', user: '', level: 'INFO', outcome: 'ok', durationMs: 3, args: '', ...extra };
 }
 
 describe('every reducer', () => {

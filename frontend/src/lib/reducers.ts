@@ -3,8 +3,27 @@
 // an "event" is applied on top. Any other message type returns the state unchanged. Reducers never
 // mutate their input, so Svelte's $state.raw sees a new object on every change.
 
+import { payload } from './types';
 import type {
   ActivityEntry,
+  ActivitySnapshot,
+  BuildLogEvent,
+  BuildLogSnapshot,
+  BuildsSnapshot,
+  ChatEvent,
+  ChatSnapshot,
+  IDEActivitySnapshot,
+  IDESessionEvent,
+  IDESessionsSnapshot,
+  ProcessesEvent,
+  ProcessesSnapshot,
+  RAGSnapshot,
+  SessionsEvent,
+  SessionsSnapshot,
+  TodosEvent,
+  TodosSnapshot,
+  ToolsetList,
+  TransportList,
   BridgeStatus,
   BuildInfo,
   ChatMessage,
@@ -63,10 +82,10 @@ export interface SessionsState {
 export const initialSessions: SessionsState = { sessions: [] };
 
 export const reduceSessions: Reducer<SessionsState> = (state, msg) => {
-  const d = obj(msg.data);
-  if (msg.type === 'snapshot') return { sessions: arr<SessionInfo>(d.sessions) };
+  if (msg.type === 'snapshot') return { sessions: arr<SessionInfo>(payload<SessionsSnapshot>(msg).sessions) };
   if (msg.type !== 'event') return state;
-  const s = d.session as SessionInfo | undefined;
+  const d = payload<SessionsEvent>(msg);
+  const s = d.session;
   if (!s || !s.id) return state;
   switch (d.kind) {
     case 'connected':
@@ -89,14 +108,14 @@ export interface TodosState {
 export const initialTodos: TodosState = { lists: {} };
 
 export const reduceTodos: Reducer<TodosState> = (state, msg) => {
-  const d = obj(msg.data);
   if (msg.type === 'snapshot') {
     const lists: Record<string, TodoList> = {};
-    for (const l of arr<TodoList>(d.lists)) if (l && l.session) lists[l.session] = { ...l, items: arr(l.items) };
+    for (const l of arr<TodoList>(payload<TodosSnapshot>(msg).lists)) if (l && l.session) lists[l.session] = { ...l, items: arr(l.items) };
     return { lists };
   }
   if (msg.type !== 'event') return state;
-  const l = d.list as TodoList | undefined;
+  const d = payload<TodosEvent>(msg);
+  const l = d.list;
   if (!l || !l.session) return state;
   switch (d.kind) {
     case 'updated':
@@ -153,7 +172,7 @@ function pruneMinutes(per: Record<number, number>, newest: number): Record<numbe
 
 export const reduceActivity: Reducer<ActivityState> = (state, msg) => {
   if (msg.type === 'snapshot') {
-    const entries = keepLast(arr<ActivityEntry>(obj(msg.data).events), LIMITS.activity);
+    const entries = keepLast(arr<ActivityEntry>(payload<ActivitySnapshot>(msg).events), LIMITS.activity);
     return { entries, perMinute: countMinutes(entries) };
   }
   if (msg.type !== 'event') return state;
@@ -179,9 +198,9 @@ export const initialTransports: TransportsState = { transports: [] };
 /** Snapshot and event carry the same full list. */
 export const reduceTransports: Reducer<TransportsState> = (state, msg) => {
   if (msg.type !== 'snapshot' && msg.type !== 'event') return state;
-  const list = obj(msg.data).transports;
+  const list = payload<TransportList>(msg).transports;
   if (!Array.isArray(list)) return state;
-  return { transports: list as TransportInfo[] };
+  return { transports: list };
 };
 
 // ---- toolsets -------------------------------------------------------------------------------
@@ -194,9 +213,9 @@ export const initialToolsets: ToolsetsState = { toolsets: [] };
 
 export const reduceToolsets: Reducer<ToolsetsState> = (state, msg) => {
   if (msg.type !== 'snapshot' && msg.type !== 'event') return state;
-  const list = obj(msg.data).toolsets;
+  const list = payload<ToolsetList>(msg).toolsets;
   if (!Array.isArray(list)) return state;
-  return { toolsets: list as ToolsetInfo[] };
+  return { toolsets: list };
 };
 
 // ---- processes ------------------------------------------------------------------------------
@@ -208,10 +227,9 @@ export interface ProcessesState {
 export const initialProcesses: ProcessesState = { processes: [] };
 
 export const reduceProcesses: Reducer<ProcessesState> = (state, msg) => {
-  const d = obj(msg.data);
-  if (msg.type === 'snapshot') return { processes: arr<ProcessInfo>(d.processes) };
+  if (msg.type === 'snapshot') return { processes: arr<ProcessInfo>(payload<ProcessesSnapshot>(msg).processes) };
   if (msg.type !== 'event') return state;
-  const p = d.process as ProcessInfo | undefined;
+  const p = payload<ProcessesEvent>(msg).process;
   if (!p || !p.id) return state;
   return { processes: upsertById(state.processes, p) };
 };
@@ -236,10 +254,10 @@ export interface IDESessionsState {
 export const initialIDESessions: IDESessionsState = { sessions: [] };
 
 export const reduceIDESessions: Reducer<IDESessionsState> = (state, msg) => {
-  const d = obj(msg.data);
-  if (msg.type === 'snapshot') return { sessions: arr<IDESession>(d.sessions).filter((s) => s && s.id) };
+  if (msg.type === 'snapshot') return { sessions: arr<IDESession>(payload<IDESessionsSnapshot>(msg).sessions).filter((s) => s && s.id) };
+  const d = payload<IDESessionEvent>(msg);
   if (msg.type !== 'event' || d.kind !== 'session') return state;
-  const s = d.session as IDESession | undefined;
+  const s = d.session;
   // A session without an id is the backend's "creating" placeholder; its real record follows.
   if (!s || !s.id) return state;
   return { sessions: upsertById(state.sessions, s) };
@@ -255,16 +273,17 @@ export interface ChatState {
 export const initialChat: ChatState = { sessionId: '', messages: [] };
 
 export const reduceChat: Reducer<ChatState> = (state, msg) => {
-  const d = obj(msg.data);
   if (msg.type === 'snapshot') {
+    const d = payload<ChatSnapshot>(msg);
     return {
       sessionId: typeof d.sessionId === 'string' ? d.sessionId : state.sessionId,
       messages: keepLast(arr<ChatMessage>(d.messages), LIMITS.chatMessages),
     };
   }
   if (msg.type !== 'event') return state;
+  const d = payload<ChatEvent>(msg);
   if (d.kind === 'message') {
-    const m = d.message as ChatMessage | undefined;
+    const m = d.message;
     if (!m || typeof m !== 'object') return state;
     const final: ChatMessage = { ...m, streaming: false };
     let i = m.id ? state.messages.findIndex((x) => x.id === m.id) : -1;
@@ -317,10 +336,10 @@ export interface BuildsState {
 export const initialBuilds: BuildsState = { builds: [] };
 
 export const reduceBuilds: Reducer<BuildsState> = (state, msg) => {
-  const d = obj(msg.data);
-  if (msg.type === 'snapshot') return { builds: keepLast(arr<BuildInfo>(d.builds), LIMITS.builds) };
+  if (msg.type === 'snapshot') return { builds: keepLast(arr<BuildInfo>(payload<BuildsSnapshot>(msg).builds), LIMITS.builds) };
+  const d = payload<BuildLogEvent>(msg);
   if (msg.type !== 'event' || d.kind !== 'build') return state;
-  const b = d.build as BuildInfo | undefined;
+  const b = d.build;
   if (!b || !b.id) return state;
   return { builds: keepLast(upsertById(state.builds, b), LIMITS.builds) };
 };
@@ -338,20 +357,21 @@ export interface BuildLogState {
 export const initialBuildLog: BuildLogState = { build: null, lines: [], dropped: 0 };
 
 export const reduceBuildLog: Reducer<BuildLogState> = (state, msg) => {
-  const d = obj(msg.data);
   if (msg.type === 'snapshot') {
+    const d = payload<BuildLogSnapshot>(msg);
     const all = arr<string>(d.lines);
     const lines = keepLast(all, LIMITS.buildLogLines);
-    return { build: (d.build as BuildInfo) ?? null, lines, dropped: all.length - lines.length };
+    return { build: d.build ?? null, lines, dropped: all.length - lines.length };
   }
   if (msg.type !== 'event') return state;
+  const d = payload<BuildLogEvent>(msg);
   if (d.kind === 'log' && typeof d.line === 'string') {
     const all = [...state.lines, d.line];
     const lines = keepLast(all, LIMITS.buildLogLines);
     return { ...state, lines, dropped: state.dropped + (all.length - lines.length) };
   }
   if (d.kind === 'build' && d.build && typeof d.build === 'object') {
-    return { ...state, build: d.build as BuildInfo };
+    return { ...state, build: d.build };
   }
   return state;
 };
@@ -366,7 +386,7 @@ export const initialIDEActivity: IDEActivityState = { events: [] };
 
 export const reduceIDEActivity: Reducer<IDEActivityState> = (state, msg) => {
   const d = obj(msg.data);
-  if (msg.type === 'snapshot') return { events: keepLast(arr<IDEActivityEvent>(d.events), LIMITS.ideActivity) };
+  if (msg.type === 'snapshot') return { events: keepLast(arr<IDEActivityEvent>(payload<IDEActivitySnapshot>(msg).events), LIMITS.ideActivity) };
   if (msg.type !== 'event' || d.kind !== 'activity') return state;
   const e = d.event as IDEActivityEvent | undefined;
   if (!e || typeof e !== 'object') return state;
@@ -387,8 +407,8 @@ export const initialRAG: RAGState = { backend: '', embedder: '', model: '', inge
 
 /** Snapshot: backend, embedder and every known ingest; event: one ingest's new state. */
 export const reduceRAG: Reducer<RAGState> = (state, msg) => {
-  const d = obj(msg.data);
   if (msg.type === 'snapshot') {
+    const d = payload<RAGSnapshot>(msg);
     return {
       backend: typeof d.backend === 'string' ? d.backend : '',
       embedder: typeof d.embedder === 'string' ? d.embedder : '',
@@ -396,8 +416,9 @@ export const reduceRAG: Reducer<RAGState> = (state, msg) => {
       ingests: arr<RAGIngest>(d.ingests),
     };
   }
+  const d = payload<RAGIngest>(msg);
   if (msg.type !== 'event' || typeof d.collection !== 'string') return state;
-  const ing = d as unknown as RAGIngest;
+  const ing = d as RAGIngest;
   const i = state.ingests.findIndex((x) => x.collection === ing.collection);
   const ingests = i < 0 ? [...state.ingests, ing] : state.ingests.map((x, k) => (k === i ? ing : x));
   return { ...state, ingests };

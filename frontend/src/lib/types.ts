@@ -1,223 +1,113 @@
-// Wire shapes of the WebSocket hub and the dashboard control API (see docs: hub channels).
-// Keys match the Go JSON tags exactly; optional fields are the ones Go omits when empty.
+// Wire shapes of the WebSocket hub and the dashboard control API, under the names the dashboard
+// uses. They are generated from the Go structs (./generated, `make types`; a Go test fails when
+// those files are stale), so a renamed or retyped Go field breaks the type check here instead of
+// reading `undefined` at run time. Only dashboard-side additions are written by hand.
 
-/** Envelope of every message the hub sends. */
-export interface HubMessage {
-  type: 'event' | 'snapshot' | 'subscribed' | 'unsubscribed' | 'error' | 'pong' | string;
-  channel?: string;
-  data?: unknown;
-  timestamp: string;
+import type * as app from './generated/app';
+import type * as audit from './generated/audit';
+import type * as hub from './generated/hub';
+import type * as ide from './generated/ide';
+import type * as mcp from './generated/mcp';
+import type * as notes from './generated/notes';
+import type * as process from './generated/process';
+import type * as protocol from './generated/protocol';
+import type * as sessions from './generated/sessions';
+
+/** Envelope of every message the hub sends (type: "event", "snapshot", "subscribed", ...). */
+export type HubMessage = hub.Message;
+
+/**
+ * payload reads a hub message's data as the channel's generated type, so a field renamed in Go
+ * fails the type check where it is read. Every field is optional: the data is not validated, so a
+ * reducer still checks what it uses.
+ */
+export function payload<T>(msg: HubMessage): Partial<T> {
+  const d = msg.data;
+  return d && typeof d === 'object' ? (d as Partial<T>) : {};
 }
 
-// ---- sessions -------------------------------------------------------------------------------
+// ---- sessions (MCP clients) -----------------------------------------------------------------
 
-export interface SessionInfo {
-  id: string;
-  transport: string; // "stdio" | "unix" | "tcp" | "http"
-  clientName: string;
-  clientVersion: string;
-  peer: string;
-  connectedAt: string;
-  calls: number;
-  lastCallAt?: string;
-  lastTool?: string;
-  /** MCP roots of clients that declare the roots capability; the first is the workspace. */
-  roots?: SessionRoot[];
-}
-
-export interface SessionRoot {
-  uri: string;
-  name?: string;
-  dir?: string;
-  status: 'granted' | 'approved' | 'declined' | 'pending' | 'invalid' | string;
-  detail?: string;
-}
+export type SessionInfo = sessions.Info;
+export type SessionRoot = sessions.Root;
+export type SessionsSnapshot = mcp.SessionsSnapshot;
+export type SessionsEvent = sessions.Change;
 
 // ---- todos (todo_write lists, one per MCP client session) -------------------------------------
 
-export interface TodoItem {
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed' | string;
-}
-
-export interface TodoList {
-  session: string; // SessionInfo.id
-  items: TodoItem[];
-  updated: string;
-}
+export type TodoItem = notes.TodoItem;
+export type TodoList = notes.TodoList;
+export type TodosSnapshot = mcp.TodosSnapshot;
+export type TodosEvent = notes.TodoChange;
 
 // ---- activity -------------------------------------------------------------------------------
 
-export interface ActivityEntry {
-  time: string;
-  callId?: string; // pairs a mutating call's audit "started" line with its outcome
-  actor?: 'dashboard' | 'tray' | string; // set for dashboard/tray actions (not MCP calls)
-  tool: string;
-  session: string;
-  transport: string;
-  level: 'INFO' | 'SECURITY' | string;
-  outcome: 'ok' | 'error' | string;
-  durationMs: number;
-  args: string;
-  error?: string;
-}
+export type ActivityEntry = audit.Entry;
+export type ActivitySnapshot = mcp.ActivitySnapshot;
 
-// ---- transports -----------------------------------------------------------------------------
+// ---- transports and toolsets ----------------------------------------------------------------
 
-export interface TransportInfo {
-  name: string; // "unix" | "tcp" | "http" | "ws"
-  running: boolean;
-  addr: string;
-  url?: string;
-  /** How clients authenticate, e.g. "token required (switchboard/auth handshake)". */
-  auth?: string;
-  error?: string;
-}
+export type TransportInfo = mcp.TransportStatus;
+export type TransportList = app.TransportList;
+/** One group of tools clients can be served (GET /api/toolsets, hub channel "toolsets"). */
+export type ToolsetInfo = mcp.ToolsetStatus;
+export type ToolsetList = app.ToolsetList;
 
 // ---- processes ------------------------------------------------------------------------------
 
-export interface ProcessInfo {
-  id: string;
-  command: string;
-  args: string[] | null;
-  dir: string;
-  status: string; // "running" | "exited" | "stopped" | "killed" | "failed"
-  pid: number;
-  exitCode: number;
-  startedAt: string;
-  endedAt?: string;
-  /** Go time.Duration: nanoseconds as a JSON number. A string is accepted too. */
-  duration: number | string;
-  pty?: boolean;
-  outputBytes?: number;
-  droppedBytes?: number;
-  error?: string;
-}
+/** duration is a Go time.Duration: nanoseconds. */
+export type ProcessInfo = process.Info;
+export type ProcessesSnapshot = mcp.ProcessesSnapshot;
+export type ProcessesEvent = mcp.ProcessesEvent;
+/** Snapshot of a "process:<id>" channel. */
+export type ProcessSnapshot = mcp.ProcessSnapshot;
+/** Events of a "process:<id>" channel, told apart by kind. */
+export type ProcessEvent = mcp.ProcessOutputEvent | mcp.ProcessStatusEvent;
 
 // ---- IDE bridge -----------------------------------------------------------------------------
 
-export interface BridgeStatus {
-  connected: boolean;
-  url: string;
-  attempts: number;
-  lastError?: string;
-  nextRetryAt?: string;
-}
+export type BridgeStatus = ide.BridgeStatus;
+/** Also CreateIDESession's answer: the backend's record, or status "creating" without an id. */
+export type IDESession = protocol.Session;
+export type IDESessionsSnapshot = ide.SessionsSnapshot;
+export type IDESessionEvent = ide.SessionEvent;
 
-export interface IDESession {
-  id: string;
-  name: string;
-  status: string;
-  createdAt: string;
-}
-
-export interface ChatMessage {
-  id?: string;
-  role: 'user' | 'assistant' | string;
-  content: string;
-  timestamp: string;
+export interface ChatMessage extends protocol.ChatMessage {
   /** Set by the dashboard while deltas are still arriving for this message. */
   streaming?: boolean;
 }
+export type ChatSnapshot = ide.ChatSnapshot;
+export type ChatEvent = ide.ChatMessageEvent | ide.ChatDeltaEvent;
 
-export interface PlanStep {
-  name: string;
-  status: string;
-}
+export type PlanStep = protocol.PlanStep;
+export type PlanState = ide.PlanFeed;
 
-export interface PlanState {
-  sessionId: string;
-  status: string;
-  steps: PlanStep[];
-}
+export type BuildInfo = protocol.BuildInfo;
+export type BuildsSnapshot = ide.BuildsSnapshot;
+export type BuildLogSnapshot = ide.BuildLogSnapshot;
+export type BuildLogEvent = ide.BuildEvent | ide.BuildLogEvent;
 
-export interface BuildInfo {
-  id: string;
-  repo: string;
-  branch: string;
-  status: string;
-  duration: string;
-  startedAt: string;
-}
+export type IDEActivityEvent = protocol.ActivityEvent;
+export type IDEActivitySnapshot = ide.ActivitySnapshot;
 
-export interface IDEActivityEvent {
-  type: string;
-  message: string;
-  timestamp: string;
-}
+export type ChatSent = ide.ChatSendOutput;
 
 // ---- control API ----------------------------------------------------------------------------
 
-export interface Bootstrap {
-  hubUrl: string;
-  hubToken: string;
-  version: string;
-  workspace: string;
-}
-
-export interface TransportList {
-  transports: TransportInfo[];
-}
-
-/** One group of tools clients can be served (GET /api/toolsets, hub channel "toolsets"). */
-export interface ToolsetInfo {
-  name: string;
-  title: string;
-  enabled: boolean;
-  /** Registered tools of the set; empty when this build or config has none. */
-  tools: string[];
-}
-
-export interface ToolsetList {
-  toolsets: ToolsetInfo[];
-}
-
+export type Bootstrap = app.Bootstrap;
 /** GET /api/clientconfig: one ready-to-paste MCP client configuration snippet per transport. */
-export type ClientConfig = Record<string, unknown>;
+export type ClientConfig = app.ClientConfig;
+export type InputResult = app.InputResult;
+export type DecisionResult = app.DecisionResult;
+export type APIError = app.APIError;
 
 // ---- rag (Knowledge view) ---------------------------------------------------------------------
 
 /** One collection as rag_collections with show_stats returns it. */
-export interface RAGCollection {
-  name: string;
-  points_count?: number;
-  status?: string;
-  backend?: string;
-  embedder?: string;
-  model?: string;
-  dimension?: number;
-}
-
-export interface RAGCollectionList {
-  collections: RAGCollection[];
-}
-
-export interface RAGQueryResult {
-  content: string;
-  source: string;
-  section?: string;
-  category?: string;
-  chunkIndex: number;
-  score: number;
-}
-
-export interface RAGQueryOutput {
-  results: RAGQueryResult[];
-  query: string;
-  collection: string;
-  context: string;
-}
-
+export type RAGCollection = mcp.RAGCollectionInfo;
+export type RAGCollectionList = mcp.RAGCollectionsOutput;
+export type RAGQueryResult = mcp.RAGQueryResult;
+export type RAGQueryOutput = mcp.RAGQueryOutput;
 /** One ingest's state on the `rag` hub channel. */
-export interface RAGIngest {
-  collection: string;
-  path: string;
-  files: number;
-  total: number;
-  changed: number;
-  chunks: number;
-  running: boolean;
-  error?: string;
-  message?: string;
-  updated: string;
-}
+export type RAGIngest = mcp.RAGIngestProgress;
+export type RAGSnapshot = mcp.RAGFeedSnapshot;

@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
+)
+
+// Hub channels the service publishes on, and their payloads (documented in docs/architecture.md).
+// The IDE subsystem's channels are in package mcp/ide. Every payload is a named struct: the
+// dashboard's TypeScript types are generated from them (`make types`, frontend/src/lib/generated),
+// so a field renamed here fails the frontend's type check instead of silently reading undefined.
+
+// Hub channel names.
+const (
+	ChannelSessions   = "sessions"
+	ChannelActivity   = "activity"
+	ChannelProcesses  = "processes"
+	PrefixProcess     = "process:" // + process id: one process's output and status
+	ChannelTransports = "transports"
+	ChannelToolsets   = "toolsets"
+	ChannelApprovals  = "approvals"
+	ChannelTodos      = "todos"
+	ChannelML         = "ml"
+	ChannelBrowser    = "browser"
+	ChannelRAG        = "rag"
+)
+
+// SessionsSnapshot is the "sessions" channel's snapshot; its events are sessions.Change.
+type SessionsSnapshot struct {
+	Sessions []sessions.Info `json:"sessions"`
+}
+
+// ActivitySnapshot is the "activity" channel's snapshot (the recent audit entries, oldest first);
+// each event is one audit.Entry.
+type ActivitySnapshot struct {
+	Events []audit.Entry `json:"events"`
+}
+
+// ProcessesSnapshot is the "processes" channel's snapshot.
+type ProcessesSnapshot struct {
+	Processes []process.Info `json:"processes"`
+}
+
+// ProcessesEvent is a "processes" channel event: a process started or exited.
+type ProcessesEvent struct {
+	Kind    string       `json:"kind" tstype:"'started' | 'exited'"`
+	Process process.Info `json:"process"`
+}
+
+// ProcessSnapshot is a "process:<id>" channel's snapshot: the process and the tail of its output.
+type ProcessSnapshot struct {
+	Process process.Info `json:"process"`
+	Output  string       `json:"output"`
+	Offset  int64        `json:"offset"` // byte offset of the end of Output in the whole output
+}
+
+// ProcessOutputEvent is a "process:<id>" event carrying output (Kind "output").
+type ProcessOutputEvent struct {
+	Kind   string `json:"kind" tstype:"'output'"`
+	Stream string `json:"stream" tstype:"'stdout' | 'stderr' | 'pty'"`
+	Data   string `json:"data"`
+	Offset int64  `json:"offset"` // byte offset of Data's first byte in the whole output
+}
+
+// ProcessStatusEvent is a "process:<id>" event telling that the process started or ended
+// (Kind "status").
+type ProcessStatusEvent struct {
+	Kind    string       `json:"kind" tstype:"'status'"`
+	Process process.Info `json:"process"`
+}
+
+// TransportsFeed is the "transports" channel's snapshot and every event: the whole list.
+type TransportsFeed struct {
+	Transports []TransportStatus `json:"transports"`
+}
