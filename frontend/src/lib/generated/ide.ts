@@ -41,11 +41,11 @@ export interface Bridge {
 // source: config.go
 
 /**
- * Environment variables read by ConfigFromEnv.
+ * Environment variables that configure the bridge (read by internal/config; named in errors).
  */
 export const EnvURL = "SWITCHBOARD_IDE_URL";
 /**
- * Environment variables read by ConfigFromEnv.
+ * Environment variables that configure the bridge (read by internal/config; named in errors).
  */
 export const EnvToken = "SWITCHBOARD_IDE_TOKEN";
 /**
@@ -309,23 +309,23 @@ export interface BuildLogsOutput {
 // source: tools_chat.go
 
 /**
- * Contract record types shared with the wire protocol (same JSON keys).
+ * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
  */
 export type Session = protocol.Session;
 /**
- * Contract record types shared with the wire protocol (same JSON keys).
+ * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
  */
 export type PlanStep = protocol.PlanStep;
 /**
- * Contract record types shared with the wire protocol (same JSON keys).
+ * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
  */
 export type BuildInfo = protocol.BuildInfo;
 /**
- * Contract record types shared with the wire protocol (same JSON keys).
+ * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
  */
 export type ActivityEvent = protocol.ActivityEvent;
 /**
- * ChatMessage is the contract's chat message (the wire form also has an id).
+ * ChatMessage is a chat message as the tools return it (the wire form also has an id).
  */
 export interface ChatMessage {
   role: string;

@@ -228,7 +228,7 @@ of clients over stdio, Unix sockets, TCP and Streamable HTTP at once.
 Every connection gets its own server session on one shared go-sdk Server, so all clients see
 the same workspace, the same processes and the same WebSocket hub. Tool adapters in this package
 are thin: they validate input, call a domain package under internal/, and map the result to the
-contract's output struct.
+tool's documented output struct (docs/tools.md).
 */
 
 /**

@@ -102,7 +102,7 @@ export interface StartOptions {
   Rows: number /* uint16 */; // PTY height, default 24
 }
 /**
- * Info is a snapshot of one process. Its JSON keys are the contract's process_list keys plus the
+ * Info is a snapshot of one process. Its JSON keys are process_list's (docs/tools.md) plus the
  * extras the dashboard shows.
  */
 export interface Info {

@@ -236,7 +236,7 @@ export interface ErrorData {
   message: string;
 }
 /**
- * Session is an agent session. Keys match the tool contract's Session.
+ * Session is an agent session. Keys match Session in docs/tools.md.
  */
 export interface Session {
   id: string;
@@ -276,7 +276,7 @@ export interface ChatHistory {
   messages: ChatMessage[];
 }
 /**
- * PlanStep is one step of an agent plan. Keys match the tool contract.
+ * PlanStep is one step of an agent plan. Keys match docs/tools.md.
  */
 export interface PlanStep {
   name: string;
@@ -290,7 +290,7 @@ export interface Plan {
   steps: PlanStep[];
 }
 /**
- * BuildInfo describes a CI build. Keys match the tool contract's BuildInfo.
+ * BuildInfo describes a CI build. Keys match BuildInfo in docs/tools.md.
  * Duration is a Go duration string (e.g. "1m2.5s"), empty while running.
  */
 export interface BuildInfo {
@@ -319,7 +319,7 @@ export interface BuildLog {
   lines: string[];
 }
 /**
- * ActivityEvent is one entry of the activity feed. Keys match the contract.
+ * ActivityEvent is one entry of the activity feed. Keys match docs/tools.md.
  */
 export interface ActivityEvent {
   type: string;
