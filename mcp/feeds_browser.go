@@ -65,7 +65,7 @@ type browserFeed struct {
 
 func newBrowserFeed(w *webview.Webview, h *hub.Hub) *browserFeed {
 	f := &browserFeed{w: w, h: h, kick: make(chan struct{}, 1), done: make(chan struct{}), finished: make(chan struct{})}
-	h.SetSnapshotProvider("browser", func(string) (any, bool) {
+	h.SetSnapshotProvider(ChannelBrowser, func(string) (any, bool) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return BrowserFeed{State: w.State(), Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(w.ConsoleTail(browserConsoleTail, false))}, true
@@ -131,7 +131,7 @@ func (f *browserFeed) loop() {
 		ev := BrowserFeed{State: state, Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(f.pending), Dropped: f.dropped}
 		f.pending, f.dropped = nil, 0
 		f.mu.Unlock()
-		f.h.Publish("browser", "event", ev)
+		f.h.Publish(ChannelBrowser, hub.TypeEvent, ev)
 	}
 }
 
@@ -142,7 +142,7 @@ func (f *browserFeed) refreshShot(connected bool) {
 		f.mu.Unlock()
 		return
 	}
-	if !f.h.HasSubscribers("browser") {
+	if !f.h.HasSubscribers(ChannelBrowser) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

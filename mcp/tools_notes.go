@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/notes"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -238,8 +239,8 @@ func (s *Service) wireNotesFeed() {
 		return
 	}
 	h := s.hub
-	h.SetSnapshotProvider("todos", func(string) (any, bool) {
+	h.SetSnapshotProvider(ChannelTodos, func(string) (any, bool) {
 		return TodosSnapshot{Lists: s.notes.todos.All()}, true
 	})
-	s.notes.todos.Subscribe(func(c notes.TodoChange) { h.Publish("todos", "event", c) })
+	s.notes.todos.Subscribe(func(c notes.TodoChange) { h.Publish(ChannelTodos, hub.TypeEvent, c) })
 }

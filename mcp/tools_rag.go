@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -273,9 +274,9 @@ func (s *Service) wireRAGFeed() {
 	}
 	h := s.hub
 	s.ragFeed.mu.Lock()
-	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish("rag", "event", p) }
+	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish(ChannelRAG, hub.TypeEvent, p) }
 	s.ragFeed.mu.Unlock()
-	h.SetSnapshotProvider("rag", func(string) (any, bool) {
+	h.SetSnapshotProvider(ChannelRAG, func(string) (any, bool) {
 		return RAGFeedSnapshot{Backend: s.rag.Backend.Kind(), Embedder: s.rag.Embedder.Name(), Model: s.rag.Embedder.Model(), Ingests: s.ragFeed.list()}, true
 	})
 }
