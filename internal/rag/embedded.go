@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -178,19 +177,6 @@ func (e *Embedded) Drop(ctx context.Context, name string) error {
 	return os.RemoveAll(c.dir)
 }
 
-// lockDir takes an exclusive advisory lock on dir/lock (flock), waiting for other writers.
-func lockDir(dir string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-}
-
 func readManifest(dir string) (manifest, bool, error) {
 	var m manifest
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
@@ -221,11 +207,7 @@ func stampOf(dir string) (manifestStamp, bool) {
 	if err != nil {
 		return manifestStamp{}, false
 	}
-	st := manifestStamp{mod: fi.ModTime(), size: fi.Size()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = sys.Ino
-	}
-	return st, true
+	return manifestStamp{mod: fi.ModTime(), size: fi.Size(), ino: inode(fi)}, true
 }
 
 // current returns the snapshot if it still matches the manifest on disk (one stat).
