@@ -85,13 +85,12 @@ func TestToolsetsAndIDEConfigured(t *testing.T) {
 
 func TestRAGConfig(t *testing.T) {
 	dir := t.TempDir()
-	c, err := Load(filepath.Join(dir, "absent.toml"))
-	if err == nil {
+	if _, err := Load(filepath.Join(dir, "absent.toml")); err == nil {
 		t.Fatal("an explicit missing file must be an error")
 	}
 	file := filepath.Join(dir, "c.toml")
 	os.WriteFile(file, []byte("data_dir = \"/d\"\n[rag]\nembedder = \"ollama\"\nmodel = \"all-minilm\"\ncollection = \"team-docs\"\n"), 0o600)
-	c, err = Load(file)
+	c, err := Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}

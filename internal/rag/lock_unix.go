@@ -19,7 +19,7 @@ func lockDir(dir string) (func(), error) {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // inode is the file's inode number: a manifest renamed over the old one has a new inode even when
