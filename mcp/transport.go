@@ -257,6 +257,7 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 		SessionTimeout: 30 * time.Minute,
 		Logger:         s.logger,
 	})
+	calls := newHTTPCalls()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
@@ -316,10 +317,17 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 				writeDiscoverUnsupported(w, body, r.Header.Get("Mcp-Protocol-Version"))
 				return
 			}
-			if aliased, repl := aliasHTTPIDs(body); repl != nil {
-				body, w = aliased, &idRestorer{ResponseWriter: w, repl: repl}
+			// Alias ids go-sdk cannot carry, and keep the replies to cancelled calls off the
+			// wire (mcp/httpcancel.go).
+			prepared, repl, inflight, release := calls.prepare(r.Header.Get("Mcp-Session-Id"), body)
+			defer release()
+			if inflight != nil {
+				w = &cancelFilter{ResponseWriter: w, calls: inflight}
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			if repl != nil {
+				w = &idRestorer{ResponseWriter: w, repl: repl}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(prepared))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
 		r = r.WithContext(withConnInfo(r.Context(), &connInfo{transport: "http", peer: r.RemoteAddr}))
@@ -329,53 +337,6 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 }
 
 var httpAliases atomic.Int64
-
-// aliasHTTPIDs gives the requests of a POST body whose ids go-sdk cannot carry (1.5, 1e400,
-// integers beyond 2^53) stand-in string ids, as the line transport does, and returns the
-// replacements that restore the original ids in the response. repl is nil when nothing changed.
-func aliasHTTPIDs(body []byte) ([]byte, *strings.Replacer) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || !bytes.Contains(trimmed, []byte(`"id"`)) {
-		return body, nil
-	}
-	var msgs []map[string]json.RawMessage
-	batch := trimmed[0] == '['
-	if batch {
-		if json.Unmarshal(trimmed, &msgs) != nil {
-			return body, nil
-		}
-	} else {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(trimmed, &m) != nil {
-			return body, nil
-		}
-		msgs = []map[string]json.RawMessage{m}
-	}
-	var pairs []string
-	for _, m := range msgs {
-		id, hasID := m["id"]
-		if _, isReq := m["method"]; !isReq || !hasID || !needsAlias(id) {
-			continue
-		}
-		alias, _ := json.Marshal(aliasPrefix + "http-" + strconv.FormatInt(httpAliases.Add(1), 10))
-		m["id"] = alias
-		pairs = append(pairs, string(alias), string(bytes.TrimSpace(id)))
-	}
-	if pairs == nil {
-		return body, nil
-	}
-	var out []byte
-	var err error
-	if batch {
-		out, err = json.Marshal(msgs)
-	} else {
-		out, err = json.Marshal(msgs[0])
-	}
-	if err != nil {
-		return body, nil
-	}
-	return out, strings.NewReplacer(pairs...)
-}
 
 // needsAlias reports whether a request id cannot pass through go-sdk unchanged.
 func needsAlias(id json.RawMessage) bool {
