@@ -72,7 +72,10 @@ func New(o Options) (*Logger, error) {
 		sink = newFlushingWriter(io.MultiWriter(writers...), FlushInterval)
 		w = sink
 	}
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
+	var h slog.Handler = slog.DiscardHandler // no sink: nothing to format (listeners still run)
+	if sink != nil {
+		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
+	}
 	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
 }
 
@@ -180,10 +183,20 @@ func orDefault(v, d int) int {
 	return v
 }
 
+// levelNames writes every level as a plain string. Left as a slog.Level, the JSON handler
+// encodes it through json.Marshal (Level's MarshalJSON) on every line: a reflection pass that
+// cost ~5% of a trivial tool call's CPU (docs/benchmarks.md, trivial-call latency).
 func levelNames(_ []string, a slog.Attr) slog.Attr {
 	if a.Key == slog.LevelKey {
-		if lvl, ok := a.Value.Any().(slog.Level); ok && lvl == LevelSecurity {
-			a.Value = slog.StringValue("SECURITY")
+		if lvl, ok := a.Value.Any().(slog.Level); ok {
+			switch lvl {
+			case LevelSecurity:
+				a.Value = slog.StringValue("SECURITY")
+			case slog.LevelInfo:
+				a.Value = slog.StringValue("INFO")
+			default:
+				a.Value = slog.StringValue(lvl.String())
+			}
 		}
 	}
 	return a
