@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,6 +27,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/natefinch/lumberjack.v2"
+
+	"github.com/switchboard-hub/switchboard/internal/jsonobj"
 )
 
 // LevelSecurity sits between Info and Warn: not a problem, but an action worth an audit trail.
@@ -358,6 +361,14 @@ func SummarizeArgs(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	if s, ok := summarizeSimple(raw); ok {
+		return s
+	}
+	return summarize(raw)
+}
+
+// summarize is SummarizeArgs for any input.
+func summarize(raw json.RawMessage) string {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return fmt.Sprintf("<%d bytes, not an object, sha256=%s>", len(raw), digest([]byte(raw)))
@@ -400,6 +411,53 @@ func SummarizeArgs(raw json.RawMessage) string {
 		}
 	}
 	return b.String()
+}
+
+// summarizeSimple is SummarizeArgs for the common case, every tool call's: a small object
+// (jsonobj handles it) of short, already compact values that are not payloads. It writes the
+// same summary in one allocation instead of a map, a key slice and a buffer per value; ok is
+// false for anything else.
+func summarizeSimple(raw json.RawMessage) (string, bool) {
+	type member struct{ k, v []byte }
+	var buf [16]member
+	ms := buf[:0]
+	size := 0
+	simple := jsonobj.Members(raw, func(k, v []byte) {
+		if len(ms) == len(buf) || bulkKeys[string(k)] || len(v) > ValueCap || !compact(v) {
+			size = -1 << 40
+			return
+		}
+		ms = append(ms, member{k, v})
+		size += len(k) + len(v) + 2
+	})
+	if !simple || size < 0 || size > SummaryCap {
+		return "", false
+	}
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.k, b.k) })
+	out := make([]byte, 0, size)
+	for i, m := range ms {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(append(append(out, m.k...), '='), m.v...)
+	}
+	return string(out), true
+}
+
+// compact reports whether v (valid JSON) has no whitespace outside its strings.
+func compact(v []byte) bool {
+	in := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // compactJSON returns v without insignificant whitespace (what a client sent, normalised).

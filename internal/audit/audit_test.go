@@ -260,3 +260,35 @@ func TestLineWriterSharedByTwoLoggers(t *testing.T) {
 		t.Fatalf("%d audit and %d warning lines, want 300 and 1000", audits, warns)
 	}
 }
+
+// The fast path of SummarizeArgs must write exactly what the general one writes.
+var summaryCases = []string{
+	`{}`, `{"path":"small.txt"}`, `{"b":1,"a":"x y","c":[1, 2],"d":{"e":null}}`, `{"content":"secret","path":"a"}`,
+	`{"z":"\"quoted\" \\ back","a":-1.5e3}`, `{"a":1,"a":2}`, `{"a\u0062":1}`, `[1]`, `"x"`, `{"é":"ü"}`,
+	`{"long":"` + strings.Repeat("x", ValueCap+10) + `"}`, `{"a" : 1 , "b" :"two"}`,
+}
+
+func TestSummarizeArgsFastPathMatches(t *testing.T) {
+	for _, in := range summaryCases {
+		if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in)); got != want {
+			t.Errorf("%q: fast path %q, general %q", in, got, want)
+		}
+	}
+	if _, ok := summarizeSimple(json.RawMessage(`{"path":"small.txt","limit":5}`)); !ok {
+		t.Error("a plain object of short values must take the fast path")
+	}
+}
+
+func FuzzSummarizeArgsFastPath(f *testing.F) {
+	for _, in := range summaryCases {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if in == "" {
+			return // "" both ways, before either path
+		}
+		if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in)); got != want {
+			t.Errorf("%q: fast path %q, general %q", in, got, want)
+		}
+	})
+}
