@@ -552,28 +552,30 @@ func summarize(raw json.RawMessage) string {
 // same summary in one allocation instead of a map, a key slice and a buffer per value; ok is
 // false for anything else.
 func summarizeSimple(raw json.RawMessage) (string, bool) {
-	type member struct{ k, v []byte }
+	// Members are kept as offsets into raw (a small frame: this runs deep in the call's stack).
+	type member struct{ ks, ke, vs, ve int32 }
 	var buf [16]member
 	ms := buf[:0]
 	size := 0
-	simple := jsonobj.Members(raw, func(k, v []byte) {
+	off := func(b []byte) int32 { return int32(cap(raw) - cap(b)) } // b is a subslice of raw
+	simple := len(raw) < 1<<30 && jsonobj.Members(raw, func(k, v []byte) {
 		if len(ms) == len(buf) || bulkKeys[string(k)] || len(v) > ValueCap || !compact(v) {
 			size = -1 << 40
 			return
 		}
-		ms = append(ms, member{k, v})
+		ms = append(ms, member{off(k), off(k) + int32(len(k)), off(v), off(v) + int32(len(v))})
 		size += len(k) + len(v) + 2
 	})
 	if !simple || size < 0 || size > SummaryCap {
 		return "", false
 	}
-	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.k, b.k) })
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(raw[a.ks:a.ke], raw[b.ks:b.ke]) })
 	out := make([]byte, 0, size)
 	for i, m := range ms {
 		if i > 0 {
 			out = append(out, ' ')
 		}
-		out = append(append(append(out, m.k...), '='), m.v...)
+		out = append(append(append(out, raw[m.ks:m.ke]...), '='), raw[m.vs:m.ve]...)
 	}
 	return string(out), true
 }

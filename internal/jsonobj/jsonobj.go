@@ -11,9 +11,13 @@ import "encoding/json"
 // Members calls fn for each member of the JSON object in data, in order, with the key (the
 // bytes between its quotes) and the value's raw bytes. It returns false, possibly after calling
 // fn for some members, when data is not a JSON object it handles: not an object, invalid JSON,
-// a key with an escape or a non-ASCII byte, or a key that appears twice. At most 64 members.
+// a key with an escape or a non-ASCII byte, a key that appears twice, or more than 32 members.
+//
+// Its frame is kept small (keys remembered as offsets): it runs deep in the handler goroutine
+// of a tool call, which go-sdk starts afresh for every call, and a large frame there made the
+// runtime grow that goroutine's stack once more per call.
 func Members(data []byte, fn func(key, value []byte)) bool {
-	var seen [64][]byte
+	var seen [32]uint64 // start<<32 | end of each key seen
 	n := 0
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -40,11 +44,11 @@ func Members(data []byte, fn func(key, value []byte)) bool {
 		}
 		key := data[ks:ke]
 		for _, k := range seen[:n] {
-			if string(k) == string(key) {
+			if string(data[k>>32:uint32(k)]) == string(key) {
 				return false
 			}
 		}
-		seen[n] = key
+		seen[n] = uint64(ks)<<32 | uint64(ke)
 		n++
 		i = skipSpace(data, ke+1)
 		if i >= len(data) || data[i] != ':' {

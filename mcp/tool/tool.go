@@ -103,7 +103,7 @@ func checkKeys(raw json.RawMessage, known map[string]bool, required []string, pr
 		return fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(props))
 	}
 	var bad string
-	var present [64]bool // required keys seen, by index; tools have far fewer
+	var present [16]bool // required keys seen, by index; tools have fewer (small frame: deep in the call)
 	simple := len(required) <= len(present) && jsonobj.Members(raw, func(k, _ []byte) {
 		if !known[string(k)] {
 			if bad == "" {
