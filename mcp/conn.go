@@ -703,11 +703,30 @@ func (c *lineConn) writeLine(parts ...[]byte) error {
 		return io.ErrClosedPipe
 	default:
 	}
+	if _, vectored := c.w.(net.Conn); !vectored && len(parts) > 1 && n <= smallReply {
+		// Not a socket (stdout): net.Buffers would issue one write per part, so a reply would
+		// leave in four writes and reach the client in pieces. A small one is joined first.
+		bp := replyBufs.Get().(*[]byte)
+		b := (*bp)[:0]
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		b = append(b, '\n')
+		_, err := c.w.Write(b)
+		*bp = b
+		replyBufs.Put(bp)
+		return err
+	}
 	bufs := make(net.Buffers, 0, len(parts)+1)
 	bufs = append(append(bufs, parts...), newline)
 	_, err := bufs.WriteTo(c.w)
 	return err
 }
+
+// smallReply is the largest reply writeLine joins into one buffer for a writer without writev.
+const smallReply = 64 << 10
+
+var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // writeRaw writes a response with the given wire id and result or error.
 func (c *lineConn) writeRaw(wire json.RawMessage, result []byte, e *jsonrpc.Error) {
