@@ -18,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/jsonobj"
 )
 
 // MaxMessageSize caps one inbound JSON-RPC message on every transport.
@@ -701,11 +703,30 @@ func (c *lineConn) writeLine(parts ...[]byte) error {
 		return io.ErrClosedPipe
 	default:
 	}
+	if _, vectored := c.w.(net.Conn); !vectored && len(parts) > 1 && n <= smallReply {
+		// Not a socket (stdout): net.Buffers would issue one write per part, so a reply would
+		// leave in four writes and reach the client in pieces. A small one is joined first.
+		bp := replyBufs.Get().(*[]byte)
+		b := (*bp)[:0]
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		b = append(b, '\n')
+		_, err := c.w.Write(b)
+		*bp = b
+		replyBufs.Put(bp)
+		return err
+	}
 	bufs := make(net.Buffers, 0, len(parts)+1)
 	bufs = append(append(bufs, parts...), newline)
 	_, err := bufs.WriteTo(c.w)
 	return err
 }
+
+// smallReply is the largest reply writeLine joins into one buffer for a writer without writev.
+const smallReply = 64 << 10
+
+var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // writeRaw writes a response with the given wire id and result or error.
 func (c *lineConn) writeRaw(wire json.RawMessage, result []byte, e *jsonrpc.Error) {
@@ -841,6 +862,49 @@ type wireMessage struct {
 	Error   *jsonrpc.Error  `json:"error,omitempty"`
 }
 
+// parseRequest is json.Unmarshal into a wireMessage for the common message, a request or
+// notification of plain keys: its members are sliced out of data in place (data is owned by the
+// caller and not reused) instead of copied, and nothing is decoded twice. ok is false for
+// anything else (responses, null members, a method with escapes or non-ASCII bytes, unknown or
+// differently cased keys, invalid JSON), which is left to encoding/json, so errors and edge
+// cases are unchanged (TestParseRequestMatchesUnmarshal).
+func parseRequest(data []byte) (w wireMessage, ok bool) {
+	simple := true
+	ok = jsonobj.Members(data, func(k, v []byte) {
+		if string(v) == "null" {
+			simple = false
+			return
+		}
+		switch string(k) {
+		case "jsonrpc":
+			if string(v) != `"2.0"` {
+				simple = false
+			}
+			w.Version = "2.0"
+		case "id":
+			w.ID = v
+		case "method":
+			if len(v) < 2 || v[0] != '"' {
+				simple = false
+				return
+			}
+			for _, c := range v[1 : len(v)-1] {
+				if c < 0x20 || c >= 0x80 || c == '\\' || c == '"' {
+					simple = false
+					return
+				}
+			}
+			m := string(v[1 : len(v)-1])
+			w.Method = &m
+		case "params":
+			w.Params = v
+		default:
+			simple = false
+		}
+	})
+	return w, ok && simple && w.Method != nil
+}
+
 // decoded is one message with its id as the client wrote it.
 type decoded struct {
 	msg   jsonrpc.Message
@@ -859,9 +923,12 @@ var intLiteral = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
 // decoder that allocates a 32 KiB buffer per call (twice per message), which made up a quarter of
 // the garbage of a trivial tool call. It also keeps the id as sent.
 func (c *lineConn) decode(data []byte) (decoded, error) {
-	var w wireMessage
-	if err := json.Unmarshal(data, &w); err != nil {
-		return decoded{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	w, ok := parseRequest(data)
+	if !ok {
+		w = wireMessage{}
+		if err := json.Unmarshal(data, &w); err != nil {
+			return decoded{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
 	}
 	if w.Version != "2.0" {
 		return decoded{}, fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.Version)

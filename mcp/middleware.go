@@ -231,7 +231,7 @@ func (a *activityLog) subscribe(fn func(audit.Entry)) {
 type callRecorder struct {
 	store  *metrics.Store
 	logger *slog.Logger
-	queue  chan metrics.Event
+	queue  chan callEvent
 	done   chan struct{}
 	once   sync.Once
 
@@ -241,7 +241,7 @@ type callRecorder struct {
 }
 
 func newCallRecorder(store *metrics.Store, logger *slog.Logger) *callRecorder {
-	r := &callRecorder{store: store, logger: logger, queue: make(chan metrics.Event, 1024), done: make(chan struct{})}
+	r := &callRecorder{store: store, logger: logger, queue: make(chan callEvent, 1024), done: make(chan struct{})}
 	if store == nil {
 		close(r.done)
 		return r
@@ -256,7 +256,7 @@ func (r *callRecorder) run() {
 	defer close(r.done)
 	batch := make([]metrics.Event, 0, 64)
 	for ev := range r.queue {
-		batch = append(batch[:0], ev)
+		batch = append(batch[:0], ev.event())
 	more:
 		for len(batch) < cap(batch) {
 			select {
@@ -264,7 +264,7 @@ func (r *callRecorder) run() {
 				if !ok {
 					break more
 				}
-				batch = append(batch, ev)
+				batch = append(batch, ev.event())
 			default:
 				break more
 			}
@@ -275,13 +275,25 @@ func (r *callRecorder) run() {
 	}
 }
 
+// callEvent is what a tool call queues for its metrics event: the event itself (a map of boxed
+// values) is built by the recorder's goroutine, off the request path.
+type callEvent struct {
+	session, tool, outcome, transport string
+	durationMs                        float64
+	d                                 time.Duration
+}
+
+func (c callEvent) event() metrics.Event {
+	return metrics.Event{Type: toolCallEventType, AgentID: c.session, Duration: c.d, Data: map[string]any{
+		"tool": c.tool, "outcome": c.outcome, "transport": c.transport, "duration_ms": c.durationMs,
+	}}
+}
+
 func (r *callRecorder) record(e audit.Entry, d time.Duration) {
 	if r.store == nil {
 		return
 	}
-	ev := metrics.Event{Type: toolCallEventType, AgentID: e.Session, Duration: d, Data: map[string]any{
-		"tool": e.Tool, "outcome": e.Outcome, "transport": e.Transport, "duration_ms": e.DurationMs,
-	}}
+	ev := callEvent{session: e.Session, tool: e.Tool, outcome: e.Outcome, transport: e.Transport, durationMs: e.DurationMs, d: d}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

@@ -31,7 +31,7 @@ const DrainTimeout = 10 * time.Second
 
 // ServeStdio serves one client over stdin/stdout until the client closes stdin or ctx ends.
 func (s *Service) ServeStdio(ctx context.Context) error {
-	return s.ServeStream(ctx, "stdio", "stdin/stdout", os.Stdin, os.Stdout, nil)
+	return s.ServeStream(ctx, "stdio", "stdin/stdout", pollableStdin(), os.Stdout, nil)
 }
 
 // ServeStream serves one client over a newline-delimited JSON stream. It returns when the client

@@ -388,3 +388,49 @@ func TestEncodeMessageMatchesGoSDK(t *testing.T) {
 		}
 	}
 }
+
+// writeLog records every Write a transport makes.
+type writeLog struct {
+	mu     sync.Mutex
+	w      io.Writer
+	writes []string
+}
+
+func (l *writeLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.writes = append(l.writes, string(p))
+	l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Over a stream without writev (stdio), a small reply leaves in one write: four writes (head,
+// result, tail, newline) made the client read it in pieces.
+func TestStreamSmallReplyIsOneWrite(t *testing.T) {
+	s := newTestService(t)
+	if err := os.WriteFile(filepath.Join(s.ws.Dir(), "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	log := &writeLog{w: outW}
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStream(context.Background(), "test", "pipe", inR, log, outW.Close) }()
+	go func() {
+		io.WriteString(inW, initLine+`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_exists","arguments":{"path":"a.txt"}}}`+"\n")
+		inW.Close()
+	}()
+	if _, err := io.ReadAll(outR); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if len(log.writes) != 2 {
+		t.Fatalf("2 replies took %d writes: %q", len(log.writes), log.writes)
+	}
+	for _, w := range log.writes {
+		if strings.Count(w, "\n") != 1 || !strings.HasSuffix(w, "\n") || !json.Valid([]byte(w)) {
+			t.Errorf("write is not one whole reply line: %q", w)
+		}
+	}
+}

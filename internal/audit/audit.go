@@ -16,16 +16,21 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"gopkg.in/natefinch/lumberjack.v2"
+
+	"github.com/switchboard-hub/switchboard/internal/jsonobj"
 )
 
 // LevelSecurity sits between Info and Warn: not a problem, but an action worth an audit trail.
@@ -72,7 +77,10 @@ func New(o Options) (*Logger, error) {
 		sink = newFlushingWriter(io.MultiWriter(writers...), FlushInterval)
 		w = sink
 	}
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
+	var h slog.Handler = slog.DiscardHandler // no sink: nothing to format (listeners still run)
+	if sink != nil {
+		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
+	}
 	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
 }
 
@@ -180,10 +188,20 @@ func orDefault(v, d int) int {
 	return v
 }
 
+// levelNames writes every level as a plain string. Left as a slog.Level, the JSON handler
+// encodes it through json.Marshal (Level's MarshalJSON) on every line: a reflection pass that
+// cost ~5% of a trivial tool call's CPU (docs/benchmarks.md, trivial-call latency).
 func levelNames(_ []string, a slog.Attr) slog.Attr {
 	if a.Key == slog.LevelKey {
-		if lvl, ok := a.Value.Any().(slog.Level); ok && lvl == LevelSecurity {
-			a.Value = slog.StringValue("SECURITY")
+		if lvl, ok := a.Value.Any().(slog.Level); ok {
+			switch lvl {
+			case LevelSecurity:
+				a.Value = slog.StringValue("SECURITY")
+			case slog.LevelInfo:
+				a.Value = slog.StringValue("INFO")
+			default:
+				a.Value = slog.StringValue(lvl.String())
+			}
 		}
 	}
 	return a
@@ -268,6 +286,142 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 
 // write logs one entry as a JSON line.
 func (l *Logger) write(ctx context.Context, lvl slog.Level, e Entry) {
+	if l.sink == nil {
+		return // nowhere to write (Discard): listeners still get the entry
+	}
+	msg := entryMsg(e)
+	bp := lineBufs.Get().(*[]byte)
+	if line, ok := appendLine((*bp)[:0], time.Now(), lvl, msg, e); ok {
+		_, _ = l.sink.Write(line)
+		*bp = line
+		lineBufs.Put(bp)
+		return
+	}
+	lineBufs.Put(bp)
+	l.log.LogAttrs(ctx, lvl, msg, entryAttrs(e)...)
+}
+
+func entryMsg(e Entry) string {
+	if e.Actor != "" {
+		return "action"
+	}
+	return "tool call"
+}
+
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// appendLine writes e as the JSON line slog's JSONHandler writes for entryAttrs(e) at time t,
+// byte for byte (TestAppendLineMatchesSlog), without slog's per-record machinery, which cost
+// about a tenth of a trivial tool call's CPU: its JSON handler formats every float64 through
+// json.Marshal. ok is false for what only slog renders (a duration outside the plain decimal
+// range, a time outside years 0-9999); the caller then logs through slog.
+func appendLine(b []byte, t time.Time, lvl slog.Level, msg string, e Entry) ([]byte, bool) {
+	d := e.DurationMs
+	if a := math.Abs(d); math.IsNaN(d) || math.IsInf(d, 0) || (a != 0 && (a < 1e-6 || a >= 1e21)) {
+		return b, false
+	}
+	if y := t.Year(); y < 0 || y >= 10000 {
+		return b, false
+	}
+	level := "INFO"
+	switch lvl {
+	case slog.LevelInfo:
+	case LevelSecurity:
+		level = "SECURITY"
+	default:
+		level = lvl.String()
+	}
+	b = append(b, `{"time":"`...)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","level":`...)
+	b = appendJSONString(b, level)
+	b = append(b, `,"msg":`...)
+	b = appendJSONString(b, msg)
+	str := func(k, v string) {
+		b = append(append(append(b, ',', '"'), k...), '"', ':')
+		b = appendJSONString(b, v)
+	}
+	if e.CallID != "" {
+		str("call", e.CallID)
+	}
+	if e.Actor != "" {
+		str("actor", e.Actor)
+	}
+	str("tool", e.Tool)
+	str("session", e.Session)
+	str("transport", e.Transport)
+	str("user", e.User)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendFloat(b, d, 'f', -1, 64)
+	str("outcome", e.Outcome)
+	str("args", e.Args)
+	if e.Error != "" {
+		str("error", e.Error)
+	}
+	if e.Decision != "" {
+		str("decision", e.Decision)
+		str("rule", e.Rule)
+		if e.Approval != "" {
+			str("approval", e.Approval)
+			str("by", e.By)
+		}
+	}
+	if e.Roots != "" {
+		str("roots", e.Roots)
+	}
+	return append(b, '}', '\n'), true
+}
+
+// appendJSONString quotes s as log/slog's JSON handler does: control characters, '"' and '\\'
+// escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped, HTML characters left alone.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(append(b, s[start:i]...), `\u202`...)
+			b = append(b, hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func entryAttrs(e Entry) []slog.Attr {
 	attrs := make([]slog.Attr, 0, 16) // room for the optional fields: one allocation per line
 	if e.CallID != "" {
 		attrs = append(attrs, slog.String("call", e.CallID))
@@ -292,11 +446,7 @@ func (l *Logger) write(ctx context.Context, lvl slog.Level, e Entry) {
 	if e.Roots != "" {
 		attrs = append(attrs, slog.String("roots", e.Roots))
 	}
-	msg := "tool call"
-	if e.Actor != "" {
-		msg = "action"
-	}
-	l.log.LogAttrs(ctx, lvl, msg, attrs...)
+	return attrs
 }
 
 // Started writes a Security-level "started" line for a mutating call before it runs and pushes
@@ -345,6 +495,14 @@ func SummarizeArgs(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	if s, ok := summarizeSimple(raw); ok {
+		return s
+	}
+	return summarize(raw)
+}
+
+// summarize is SummarizeArgs for any input.
+func summarize(raw json.RawMessage) string {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return fmt.Sprintf("<%d bytes, not an object, sha256=%s>", len(raw), digest([]byte(raw)))
@@ -387,6 +545,55 @@ func SummarizeArgs(raw json.RawMessage) string {
 		}
 	}
 	return b.String()
+}
+
+// summarizeSimple is SummarizeArgs for the common case, every tool call's: a small object
+// (jsonobj handles it) of short, already compact values that are not payloads. It writes the
+// same summary in one allocation instead of a map, a key slice and a buffer per value; ok is
+// false for anything else.
+func summarizeSimple(raw json.RawMessage) (string, bool) {
+	// Members are kept as offsets into raw (a small frame: this runs deep in the call's stack).
+	type member struct{ ks, ke, vs, ve int32 }
+	var buf [16]member
+	ms := buf[:0]
+	size := 0
+	off := func(b []byte) int32 { return int32(cap(raw) - cap(b)) } // b is a subslice of raw
+	simple := len(raw) < 1<<30 && jsonobj.Members(raw, func(k, v []byte) {
+		if len(ms) == len(buf) || bulkKeys[string(k)] || len(v) > ValueCap || !compact(v) {
+			size = -1 << 40
+			return
+		}
+		ms = append(ms, member{off(k), off(k) + int32(len(k)), off(v), off(v) + int32(len(v))})
+		size += len(k) + len(v) + 2
+	})
+	if !simple || size < 0 || size > SummaryCap {
+		return "", false
+	}
+	slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(raw[a.ks:a.ke], raw[b.ks:b.ke]) })
+	out := make([]byte, 0, size)
+	for i, m := range ms {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(append(append(out, raw[m.ks:m.ke]...), '='), raw[m.vs:m.ve]...)
+	}
+	return string(out), true
+}
+
+// compact reports whether v (valid JSON) has no whitespace outside its strings.
+func compact(v []byte) bool {
+	in := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // compactJSON returns v without insignificant whitespace (what a client sent, normalised).

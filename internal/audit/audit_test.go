@@ -260,3 +260,85 @@ func TestLineWriterSharedByTwoLoggers(t *testing.T) {
 		t.Fatalf("%d audit and %d warning lines, want 300 and 1000", audits, warns)
 	}
 }
+
+// The fast path of SummarizeArgs must write exactly what the general one writes.
+var summaryCases = []string{
+	`{}`, `{"path":"small.txt"}`, `{"b":1,"a":"x y","c":[1, 2],"d":{"e":null}}`, `{"content":"secret","path":"a"}`,
+	`{"z":"\"quoted\" \\ back","a":-1.5e3}`, `{"a":1,"a":2}`, `{"a\u0062":1}`, `[1]`, `"x"`, `{"é":"ü"}`,
+	`{"long":"` + strings.Repeat("x", ValueCap+10) + `"}`, `{"a" : 1 , "b" :"two"}`,
+}
+
+func TestSummarizeArgsFastPathMatches(t *testing.T) {
+	for _, in := range summaryCases {
+		if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in)); got != want {
+			t.Errorf("%q: fast path %q, general %q", in, got, want)
+		}
+	}
+	if _, ok := summarizeSimple(json.RawMessage(`{"path":"small.txt","limit":5}`)); !ok {
+		t.Error("a plain object of short values must take the fast path")
+	}
+}
+
+func FuzzSummarizeArgsFastPath(f *testing.F) {
+	for _, in := range summaryCases {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if in == "" {
+			return // "" both ways, before either path
+		}
+		if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in)); got != want {
+			t.Errorf("%q: fast path %q, general %q", in, got, want)
+		}
+	})
+}
+
+// appendLine must write exactly the line slog's JSON handler writes for the same entry.
+func TestAppendLineMatchesSlog(t *testing.T) {
+	at := time.Date(2026, 11, 22, 18, 40, 1, 123456789, time.FixedZone("x", 3600))
+	weird := "q\"b\\s\n\r\t\x01\x7f<>&é\u2028\u2029\xff end"
+	entries := []Entry{
+		{Tool: "file_exists", Session: "s1", Transport: "stdio", User: "u", Outcome: "ok", DurationMs: 0.123, Args: "path=\"small.txt\"", Decision: "allow", Rule: "default"},
+		{CallID: "c1", Tool: "exec", Outcome: "started", Args: "command=\"true\""},
+		{CallID: "a2", Actor: "dashboard", Tool: weird, Session: weird, Transport: weird, User: weird, Outcome: "error", Error: weird, Args: weird, DurationMs: 12345.678,
+			Decision: "ask", Rule: weird, Approval: "approved", By: "tray", Roots: weird},
+		{Tool: "t", DurationMs: 0}, {Tool: "t", DurationMs: 1e-6}, {Tool: "t", DurationMs: 999999999999.5},
+	}
+	for _, lvl := range []slog.Level{slog.LevelInfo, LevelSecurity} {
+		for _, e := range entries {
+			checkLine(t, at, lvl, e)
+		}
+	}
+	if _, ok := appendLine(nil, at, slog.LevelInfo, "tool call", Entry{DurationMs: 1e-7}); ok {
+		t.Error("a duration slog writes in exponent form must be left to slog")
+	}
+}
+
+func checkLine(t *testing.T, at time.Time, lvl slog.Level, e Entry) {
+	t.Helper()
+	var want bytes.Buffer
+	h := slog.NewJSONHandler(&want, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
+	r := slog.NewRecord(at, lvl, entryMsg(e), 0)
+	r.AddAttrs(entryAttrs(e)...)
+	if err := h.Handle(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := appendLine(nil, at, lvl, entryMsg(e), e)
+	if !ok {
+		t.Fatalf("%+v: not written", e)
+	}
+	if string(got) != want.String() {
+		t.Errorf("line differs from slog's\n got: %s\nwant: %s", got, want.String())
+	}
+}
+
+func FuzzAppendLine(f *testing.F) {
+	f.Add("file_exists", "path=\"x\"", "boom \u2028 \xff", 0.5)
+	f.Fuzz(func(t *testing.T, tool, args, errText string, d float64) {
+		e := Entry{Tool: tool, Args: args, Error: errText, DurationMs: d, Outcome: "error", Decision: "allow", Rule: tool}
+		if _, ok := appendLine(nil, time.Unix(1e9, 7), slog.LevelInfo, "tool call", e); !ok {
+			return
+		}
+		checkLine(t, time.Unix(1e9, 7), LevelSecurity, e)
+	})
+}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/jsonobj"
 )
 
 // Add registers a typed tool like go-sdk's AddTool, with the same generated schemas, but decodes
@@ -52,24 +54,10 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 			raw = []byte("{}")
 		}
 		// Two cheap passes over a small object: the keys (unknown and required ones), then the
-		// typed value. json.Unmarshal reuses pooled state; a json.Decoder would allocate a
-		// buffer on every call.
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &keys); err != nil {
-			return Error(fmt.Errorf("arguments: must be a JSON object (%v)", err)), nil
-		}
-		for k := range keys {
-			if !known[k] {
-				if len(in.Properties) == 0 {
-					return Error(fmt.Errorf("%s: unknown argument; this tool takes no arguments (send {})", k)), nil
-				}
-				return Error(fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(in.Properties))), nil
-			}
-		}
-		for _, k := range required {
-			if _, ok := keys[k]; !ok {
-				return Error(fmt.Errorf("%s: required; see the tool's input schema", k)), nil
-			}
+		// typed value. The keys are walked in place (jsonobj) when the object is simple; only
+		// unusual ones (escaped keys, duplicates, invalid JSON) are decoded into a map.
+		if err := checkKeys(raw, known, required, in.Properties); err != nil {
+			return Error(err), nil
 		}
 		if err := json.Unmarshal(raw, &args); err != nil {
 			var te *json.UnmarshalTypeError
@@ -104,6 +92,57 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 	}
 	remember(server, t, handler)
 	server.AddTool(t, handler)
+}
+
+// checkKeys refuses unknown arguments and reports the first missing required one.
+func checkKeys(raw json.RawMessage, known map[string]bool, required []string, props map[string]*jsonschema.Schema) error {
+	unknown := func(k string) error {
+		if len(props) == 0 {
+			return fmt.Errorf("%s: unknown argument; this tool takes no arguments (send {})", k)
+		}
+		return fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(props))
+	}
+	var bad string
+	var present [16]bool // required keys seen, by index; tools have fewer (small frame: deep in the call)
+	simple := len(required) <= len(present) && jsonobj.Members(raw, func(k, _ []byte) {
+		if !known[string(k)] {
+			if bad == "" {
+				bad = string(k)
+			}
+			return
+		}
+		for i, r := range required {
+			if r == string(k) {
+				present[i] = true
+			}
+		}
+	})
+	if simple {
+		if bad != "" {
+			return unknown(bad)
+		}
+		for i, k := range required {
+			if !present[i] {
+				return fmt.Errorf("%s: required; see the tool's input schema", k)
+			}
+		}
+		return nil
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return fmt.Errorf("arguments: must be a JSON object (%v)", err)
+	}
+	for k := range keys {
+		if !known[k] {
+			return unknown(k)
+		}
+	}
+	for _, k := range required {
+		if _, ok := keys[k]; !ok {
+			return fmt.Errorf("%s: required; see the tool's input schema", k)
+		}
+	}
+	return nil
 }
 
 // registry keeps every tool Add registered with its handler, per server, so a tool removed from

@@ -1,0 +1,144 @@
+// Package jsonobj walks the top-level members of a small JSON object without decoding it into a
+// map. Tool arguments pass through it on every call (the argument checks of mcp/tool and the
+// audit summary): unmarshaling them into a map[string]json.RawMessage cost about a dozen
+// allocations per call. Anything it does not handle simply (escaped or non-ASCII keys,
+// duplicate keys, invalid JSON) is reported as not simple, and callers fall back to
+// encoding/json, so their behaviour and error messages do not change.
+package jsonobj
+
+import "encoding/json"
+
+// Members calls fn for each member of the JSON object in data, in order, with the key (the
+// bytes between its quotes) and the value's raw bytes. It returns false, possibly after calling
+// fn for some members, when data is not a JSON object it handles: not an object, invalid JSON,
+// a key with an escape or a non-ASCII byte, a key that appears twice, or more than 32 members.
+//
+// Its frame is kept small (keys remembered as offsets): it runs deep in the handler goroutine
+// of a tool call, which go-sdk starts afresh for every call, and a large frame there made the
+// runtime grow that goroutine's stack once more per call.
+func Members(data []byte, fn func(key, value []byte)) bool {
+	var seen [32]uint64 // start<<32 | end of each key seen
+	n := 0
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		ks := i + 1
+		ke := ks
+		for ke < len(data) && data[ke] != '"' {
+			if c := data[ke]; c == '\\' || c < 0x20 || c >= 0x80 {
+				return false
+			}
+			ke++
+		}
+		if ke >= len(data) || n == len(seen) {
+			return false
+		}
+		key := data[ks:ke]
+		for _, k := range seen[:n] {
+			if string(data[k>>32:uint32(k)]) == string(key) {
+				return false
+			}
+		}
+		seen[n] = uint64(ks)<<32 | uint64(ke)
+		n++
+		i = skipSpace(data, ke+1)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		vs := skipSpace(data, i+1)
+		ve, ok := valueEnd(data, vs)
+		if !ok || !json.Valid(data[vs:ve]) {
+			return false
+		}
+		fn(key, data[vs:ve])
+		i = skipSpace(data, ve)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return skipSpace(data, i+1) == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// valueEnd finds the end of the JSON value starting at i (its syntax is checked by json.Valid
+// afterwards): a string up to its closing quote, an object or array up to its matching bracket
+// (brackets inside strings do not count), anything else up to the next delimiter.
+func valueEnd(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				e, ok := stringEnd(data, i)
+				if !ok {
+					return i, false
+				}
+				i = e
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, true
+		}
+		i++
+	}
+	return i, true
+}
+
+// stringEnd returns the index just past the string starting at data[i] == '"'.
+func stringEnd(data []byte, i int) (int, bool) {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return i, false
+}
