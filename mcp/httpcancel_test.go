@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcp
 
 import (
@@ -27,7 +29,7 @@ type sseCall struct {
 // postStream sends body on session sid and reads its response in the background.
 func postStream(t *testing.T, addr, sid, body string) *sseCall {
 	t.Helper()
-	req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer s3cret")

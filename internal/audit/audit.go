@@ -77,7 +77,7 @@ func New(o Options) (*Logger, error) {
 		sink = newFlushingWriter(io.MultiWriter(writers...), FlushInterval)
 		w = sink
 	}
-	var h slog.Handler = slog.DiscardHandler // no sink: nothing to format (listeners still run)
+	h := slog.DiscardHandler // no sink: nothing to format (listeners still run)
 	if sink != nil {
 		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
 	}
