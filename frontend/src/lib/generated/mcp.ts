@@ -186,6 +186,10 @@ export interface BrowserFeed {
 }
 
 //////////
+// source: httpcancel.go
+
+
+//////////
 // source: middleware.go
 
 
