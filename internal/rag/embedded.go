@@ -269,7 +269,7 @@ func (c *embColl) load() (*embSnap, error) {
 		segs[m.Segment] = true
 	}
 	for seg := range segs {
-		err := readSegment(segPath(c.dir, seg), man.Meta.Dim, func(se *sourceEntry) {
+		err := readSegment(segPath(c.dir, seg), man.Meta.Dim, c.dict, func(se *sourceEntry) {
 			if m, ok := man.Sources[se.source]; ok && m.Segment == seg && m.Hash == se.hash {
 				se.seg = seg
 				entries[se.source] = se
@@ -425,12 +425,19 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 				}
 				se.vecs = append(se.vecs, v...)
 			}
+			if len(u.terms) == len(u.Chunks) && len(u.Chunks) > 0 { // computed by the ingest workers
+				se.terms = make([][]termFreq, len(u.Chunks))
+				se.lens = make([]float32, len(u.Chunks))
+				for k := range u.terms {
+					se.terms[k], se.lens[k] = termsOf(u.terms[k], c.dict)
+				}
+			}
 			newEntries = append(newEntries, se)
 		}
-		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries); err != nil {
+		indexAll(newEntries, c.dict) // before writing: the segment stores the BM25 terms
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries, c.dict); err != nil {
 			return err
 		}
-		indexAll(newEntries, c.dict)
 		for _, se := range newEntries {
 			entries[se.source] = se
 			man.Sources[se.source] = manifestEntry{Hash: se.hash, Segment: seg, Chunks: len(se.chunks)}
@@ -441,7 +448,7 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 		seg := man.NextSeg
 		man.NextSeg++
 		all := sortedEntries(entries)
-		if err := writeSegment(segPath(c.dir, seg), meta.Dim, all); err != nil {
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, all, c.dict); err != nil {
 			return err
 		}
 		for _, se := range all {
@@ -495,7 +502,7 @@ func segmentSizes(dir string) map[uint64]int {
 			continue
 		}
 		var hdr [len(segMagic) + 8]byte
-		if _, err := io.ReadFull(f, hdr[:]); err == nil && string(hdr[:len(segMagic)]) == segMagic {
+		if _, err := io.ReadFull(f, hdr[:]); err == nil && (string(hdr[:len(segMagic)]) == segMagic || string(hdr[:len(segMagic)]) == segMagicV1) {
 			out[seg] = int(binary.LittleEndian.Uint64(hdr[len(segMagic):]))
 		}
 		f.Close()
@@ -503,15 +510,40 @@ func segmentSizes(dir string) map[uint64]int {
 	return out
 }
 
-const segMagic = "SBRAGSEG1\n"
+// Segment formats. Version 2 (written now) stores each chunk's BM25 terms, so a reopened
+// collection answers its first query without tokenizing every chunk again; version 1 segments
+// (chunks and vectors only) still open, their terms are computed on load as before, and they
+// are rewritten in version 2 when the collection is next compacted.
+const (
+	segMagic   = "SBRAGSEG2\n"
+	segMagicV1 = "SBRAGSEG1\n"
+)
 
-// writeSegment writes entries as: magic, total chunks (u64), sources (u64), then per source its
-// name, hash and chunk count, per chunk section, category, index, content and dim float32s, and
-// a CRC-32 of everything before it.
-func writeSegment(path string, dim int, entries []*sourceEntry) error {
+// writeSegment writes entries (already indexed: their terms are set) as: magic, total chunks
+// (u64), the segment's term dictionary (count, then each term), sources (count), then per source
+// its name, hash and chunk count, per chunk section, category, index, content, its terms (count,
+// then dictionary position and weighted frequency of each) and dim float32s, and a CRC-32 of
+// everything before it. Integers are uvarints.
+func writeSegment(path string, dim int, entries []*sourceEntry, dict *termDict) error {
 	total := 0
 	for _, e := range entries {
 		total += len(e.chunks)
+	}
+	// The segment's own dictionary: global term ID -> position+1 (0 = not used here).
+	local := make([]uint32, dict.size())
+	var used []uint32
+	for _, e := range entries {
+		for _, ts := range e.terms {
+			for _, t := range ts {
+				if int(t.id) >= len(local) {
+					local = append(local, make([]uint32, int(t.id)+1-len(local))...)
+				}
+				if local[t.id] == 0 {
+					used = append(used, t.id)
+					local[t.id] = uint32(len(used))
+				}
+			}
+		}
 	}
 	return writeFileAtomic(path, func(w io.Writer) error {
 		crc := crc32.NewIEEE()
@@ -523,8 +555,12 @@ func writeSegment(path string, dim int, entries []*sourceEntry) error {
 		var b8 [8]byte
 		binary.LittleEndian.PutUint64(b8[:], uint64(total))
 		bw.Write(b8[:])
+		u(uint64(len(used)))
+		for _, id := range used {
+			str(dict.term(id))
+		}
 		u(uint64(len(entries)))
-		var f4 [4]byte
+		vbuf := make([]byte, 4*dim)
 		for _, e := range entries {
 			str(e.source)
 			str(e.hash)
@@ -534,22 +570,32 @@ func writeSegment(path string, dim int, entries []*sourceEntry) error {
 				str(c.Category)
 				u(uint64(c.ChunkIndex))
 				str(c.Content)
-				for d := 0; d < dim; d++ {
-					binary.LittleEndian.PutUint32(f4[:], math.Float32bits(e.vectorAt(k, d)))
-					bw.Write(f4[:])
+				var ts []termFreq
+				if k < len(e.terms) {
+					ts = e.terms[k]
 				}
+				u(uint64(len(ts)))
+				for _, t := range ts {
+					u(uint64(local[t.id] - 1))
+					u(uint64(t.tf)) // weighted counts are whole numbers
+				}
+				for d := 0; d < dim; d++ {
+					binary.LittleEndian.PutUint32(vbuf[4*d:], math.Float32bits(e.vectorAt(k, d)))
+				}
+				bw.Write(vbuf)
 			}
 		}
 		if err := bw.Flush(); err != nil {
 			return err
 		}
+		var f4 [4]byte
 		binary.LittleEndian.PutUint32(f4[:], crc.Sum32())
 		_, err := w.Write(f4[:])
 		return err
 	})
 }
 
-func readSegment(path string, dim int, fn func(*sourceEntry)) error {
+func readSegment(path string, dim int, dict *termDict, fn func(*sourceEntry)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
@@ -557,8 +603,12 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 	bad := func(why string) error {
 		return fmt.Errorf("segment %s is damaged (%s); re-ingest with recreate=true", filepath.Base(path), why)
 	}
-	if len(data) < len(segMagic)+12 || string(data[:len(segMagic)]) != segMagic {
+	if len(data) < len(segMagic)+12 {
 		return bad("bad header")
+	}
+	v2 := string(data[:len(segMagic)]) == segMagic
+	if !v2 && string(data[:len(segMagicV1)]) != segMagicV1 {
+		return bad("bad header (not a Switchboard segment, or written by a newer version)")
 	}
 	body := data[:len(data)-4]
 	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
@@ -575,15 +625,31 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 		p = p[n:]
 		return x
 	}
-	str := func() string {
+	raw := func() []byte {
 		n := u()
 		if failed || n > uint64(len(p)) {
 			failed = true
-			return ""
+			return nil
 		}
-		s := string(p[:n])
+		b := p[:n]
 		p = p[n:]
-		return s
+		return b
+	}
+	str := func() string { return string(raw()) }
+	var ids []uint32 // segment dictionary position -> global term ID
+	if v2 {
+		nt := u()
+		if failed || nt > uint64(len(p)) {
+			return bad("truncated")
+		}
+		ids = make([]uint32, nt)
+		for i := range ids {
+			b := raw()
+			if failed {
+				return bad("truncated")
+			}
+			ids[i] = dict.idBytes(b)
+		}
 	}
 	nsrc := u()
 	for i := uint64(0); i < nsrc && !failed; i++ {
@@ -594,6 +660,10 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 		}
 		se.chunks = make([]Chunk, nch)
 		se.vecs = make([]float32, int(nch)*dim)
+		if v2 {
+			se.terms = make([][]termFreq, nch)
+			se.lens = make([]float32, nch)
+		}
 		for k := range se.chunks {
 			c := &se.chunks[k]
 			c.Source = se.source
@@ -601,6 +671,24 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 			c.Category = str()
 			c.ChunkIndex = int(u())
 			c.Content = str()
+			if v2 {
+				nt := u()
+				if failed || nt > uint64(len(p)) {
+					return bad("truncated")
+				}
+				ts := make([]termFreq, nt)
+				var n float32
+				for j := range ts {
+					li := u()
+					tf := float32(u())
+					if failed || li >= uint64(len(ids)) {
+						return bad("truncated")
+					}
+					ts[j] = termFreq{ids[li], tf}
+					n += tf
+				}
+				se.terms[k], se.lens[k] = ts, n
+			}
 			if failed || len(p) < 4*dim {
 				return bad("truncated")
 			}

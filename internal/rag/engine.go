@@ -52,6 +52,8 @@ type SourceDoc struct {
 	Hash    string
 	Chunks  []Chunk
 	Vectors [][]float32
+
+	terms [][]termCount // BM25 terms per chunk when ingest computed them (offline embedder)
 }
 
 // Query is a search request to a backend.
@@ -386,9 +388,16 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			defer wg.Done()
 			for j := range jobs {
 				chunks := ChunkFile(j.source, j.content)
-				vecs, err := EmbedChunks(wctx, e.Embedder, chunks)
+				var vecs [][]float32
+				var terms [][]termCount
+				var err error
+				if _, offline := e.Embedder.(Offline); offline {
+					vecs, terms, err = offlineEmbedAndTerms(wctx, chunks)
+				} else {
+					vecs, err = EmbedChunks(wctx, e.Embedder, chunks)
+				}
 				select {
-				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs}, bytes: len(j.content), err: err}:
+				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms}, bytes: len(j.content), err: err}:
 				case <-wctx.Done():
 					return
 				}
