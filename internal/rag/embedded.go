@@ -54,6 +54,7 @@ type embSnap struct {
 	man     manifest
 	entries map[string]*sourceEntry
 	idx     *index
+	stale   bool // idx predates entries (CommitStaged); Publish rebuilds it
 }
 
 type manifest struct {
@@ -81,6 +82,8 @@ type sourceEntry struct {
 	base   int
 	terms  [][]termFreq
 	lens   []float32
+	// pending holds BM25 terms computed during ingest until indexAll numbers them.
+	pending [][]termCount
 }
 
 // vectorAt returns component d of chunk k's vector.
@@ -290,6 +293,13 @@ var errNoCollection = errors.New("no such collection")
 func (se *sourceEntry) index(dict *termDict) {
 	se.terms = make([][]termFreq, len(se.chunks))
 	se.lens = make([]float32, len(se.chunks))
+	if se.pending != nil {
+		for k := range se.chunks {
+			se.terms[k], se.lens[k] = termsOf(se.pending[k], dict)
+		}
+		se.pending = nil
+		return
+	}
 	var scratch []string
 	for k := range se.chunks {
 		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch, dict)
@@ -362,6 +372,30 @@ func (e *Embedded) Search(ctx context.Context, name string, q Query) ([]Hit, err
 // Commit applies one batch atomically: upserted sources replace their previous chunks, deleted
 // sources are removed; with recreate everything else is dropped too and meta replaced.
 func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error {
+	return e.commit(ctx, name, meta, recreate, upserts, deletes, true)
+}
+
+// CommitStaged is Commit without rebuilding the in-memory query index: the commit is durable
+// (on disk, the manifest renamed) but queries keep answering from the previous index, i.e. the
+// previous content, until Publish. Ingest uses it for its intermediate batches, so a large
+// ingest builds the index once instead of once per batch.
+func (e *Embedded) CommitStaged(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error {
+	return e.commit(ctx, name, meta, recreate, upserts, deletes, false)
+}
+
+// Publish rebuilds the query index of a collection after CommitStaged (no-op otherwise).
+func (e *Embedded) Publish(name string) {
+	c := e.coll(name)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	s := c.snap.Load()
+	if s == nil || !s.stale {
+		return
+	}
+	c.snap.Store(&embSnap{stamp: s.stamp, man: s.man, entries: s.entries, idx: buildIndex(sortedEntries(s.entries), s.man.Meta.Dim, c.dict)})
+}
+
+func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string, publish bool) error {
 	c := e.coll(name)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -425,12 +459,8 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 				}
 				se.vecs = append(se.vecs, v...)
 			}
-			if len(u.terms) == len(u.Chunks) && len(u.Chunks) > 0 { // computed by the ingest workers
-				se.terms = make([][]termFreq, len(u.Chunks))
-				se.lens = make([]float32, len(u.Chunks))
-				for k := range u.terms {
-					se.terms[k], se.lens[k] = termsOf(u.terms[k], c.dict)
-				}
+			if len(u.terms) == len(u.Chunks) { // computed by the ingest workers; numbered by indexAll
+				se.pending = u.terms
 			}
 			newEntries = append(newEntries, se)
 		}
@@ -469,7 +499,15 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 		return err
 	}
 	stamp, _ := stampOf(c.dir)
-	c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim, c.dict)})
+	if publish {
+		c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim, c.dict)})
+	} else {
+		idx := &index{dim: meta.Dim, dict: c.dict}
+		if prev := c.snap.Load(); prev != nil && prev.idx.dim == meta.Dim {
+			idx = prev.idx // the previous content; entries not yet indexed keep their own vectors
+		}
+		c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: idx, stale: true})
+	}
 	cleanOrphans(c.dir, man)
 	return nil
 }

@@ -79,6 +79,13 @@ type Backend interface {
 	Close() error
 }
 
+// stagedCommitter is implemented by backends that can commit durably without refreshing their
+// query index (Embedded); ingest uses it for intermediate batches and publishes once at the end.
+type stagedCommitter interface {
+	CommitStaged(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error
+	Publish(name string)
+}
+
 // Engine ties an embedder to a backend.
 type Engine struct {
 	Backend      Backend
@@ -224,7 +231,7 @@ type IngestResult struct {
 }
 
 // batchBytes bounds the content held in memory between commits.
-const batchBytes = 32 << 20
+var batchBytes = 32 << 20 // a variable so tests can force many batches
 
 // Ingest indexes a file or directory (rel, slash-separated, relative to fsys's root).
 // Directory ingests honour .gitignore files from the root down, skip binaries and files over
@@ -437,6 +444,12 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 
 	var batch []SourceDoc
 	var batchSize int
+	staged := false // a CommitStaged has not been published yet
+	defer func() {
+		if staged {
+			e.Backend.(stagedCommitter).Publish(coll)
+		}
+	}()
 	commit := func(final bool) error {
 		var deletes []string
 		if final && st.IsDir() {
@@ -460,7 +473,15 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				meta.Dim = m.Dim
 			}
 		}
-		if err := e.Backend.Commit(ctx, coll, meta, recreate, batch, deletes); err != nil {
+		var err error
+		if sc, ok := e.Backend.(stagedCommitter); ok && !final {
+			err = sc.CommitStaged(ctx, coll, meta, recreate, batch, deletes)
+			staged = true
+		} else {
+			err = e.Backend.Commit(ctx, coll, meta, recreate, batch, deletes)
+			staged = false
+		}
+		if err != nil {
 			return err
 		}
 		recreate, exists = false, true
