@@ -429,7 +429,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			}
 			sum := sha256.Sum256(data)
 			h := hex.EncodeToString(sum[:])
-			if !recreate && known[f] == h {
+			if !opts.Recreate && known[f] == h {
 				results <- done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
 				continue
 			}
@@ -450,7 +450,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			e.Backend.(stagedCommitter).Publish(coll)
 		}
 	}()
-	commit := func(final bool) error {
+	commit := func(batch []SourceDoc, final bool) error {
 		var deletes []string
 		if final && st.IsDir() {
 			prefix := rel + "/"
@@ -485,9 +485,32 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			return err
 		}
 		recreate, exists = false, true
-		batch, batchSize = nil, 0
 		return nil
 	}
+	// Intermediate batches are committed by their own goroutine, in order, while the next batch
+	// is read, chunked and embedded (a commit's segment write and fsyncs used to stall the
+	// pipeline). At most one batch waits for it.
+	commitCh := make(chan []SourceDoc, 1)
+	var commitErr error
+	committerDone := make(chan struct{})
+	go func() {
+		defer close(committerDone)
+		for b := range commitCh {
+			if commitErr != nil {
+				continue // drain
+			}
+			if err := commit(b, false); err != nil {
+				commitErr = err
+				cancel()
+			}
+		}
+	}()
+	var stopOnce sync.Once
+	stopCommitter := func() error {
+		stopOnce.Do(func() { close(commitCh); <-committerDone })
+		return commitErr
+	}
+	defer stopCommitter() // before Publish (defers run last-in first-out)
 	processed := 0
 	for r := range results {
 		processed++
@@ -504,6 +527,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			cancel()
 			for range results {
 			}
+			stopCommitter()
 			if ctx.Err() != nil {
 				return res, cancelled(processed, len(files), ctx.Err())
 			}
@@ -518,23 +542,22 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			batch = append(batch, r.doc)
 			batchSize += r.bytes
 			if batchSize >= batchBytes {
-				if err := commit(false); err != nil {
-					cancel()
-					for range results {
-					}
-					if ctx.Err() != nil { // the commit saw the cancellation first
-						return res, cancelled(processed, len(files), ctx.Err())
-					}
-					return res, err
-				}
+				commitCh <- batch
+				batch, batchSize = nil, 0
 			}
 		}
 		report(false)
 	}
+	if err := stopCommitter(); err != nil {
+		if ctx.Err() != nil { // the commit saw the cancellation first
+			return res, cancelled(processed, len(files), ctx.Err())
+		}
+		return res, err
+	}
 	if err := ctx.Err(); err != nil {
 		return res, cancelled(processed, len(files), err)
 	}
-	if err := commit(true); err != nil {
+	if err := commit(batch, true); err != nil {
 		if ctx.Err() != nil {
 			return res, cancelled(processed, len(files), ctx.Err())
 		}
