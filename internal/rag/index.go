@@ -3,6 +3,7 @@ package rag
 import (
 	"math"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -164,15 +165,35 @@ func buildIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 			}
 			ix.docLen = append(ix.docLen, e.lens[k])
 			total += float64(e.lens[k])
-			for d := 0; d < dim; d++ {
-				ix.cols[d][doc] = e.vectorAt(k, d)
-			}
 		}
 	}
+	// Transpose the vectors into columns, a range of dimensions per CPU.
+	bases := make([]int, len(entries))
 	base := 0
-	for _, e := range entries {
-		e.ix, e.base, e.vecs = ix, base, nil
+	for i, e := range entries {
+		bases[i] = base
 		base += len(e.chunks)
+	}
+	var wg sync.WaitGroup
+	workers := max(1, min(runtime.GOMAXPROCS(0), dim))
+	for w := range workers {
+		lo, hi := w*dim/workers, (w+1)*dim/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, e := range entries {
+				for k := range e.chunks {
+					doc := bases[i] + k
+					for d := lo; d < hi; d++ {
+						ix.cols[d][doc] = e.vectorAt(k, d)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range entries {
+		e.ix, e.base, e.vecs = ix, bases[i], nil
 	}
 	if n > 0 {
 		ix.avgLen = float32(total / float64(n))

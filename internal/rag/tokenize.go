@@ -176,7 +176,7 @@ func splitIdentRunes(w string) []string {
 
 // term stems a lower-case word and drops stop words and one-letter noise.
 func term(w string) string {
-	if len(w) < 2 || stopWords[w] {
+	if len(w) < 2 || (len(w) <= maxStopWord && stopWords[w]) {
 		return ""
 	}
 	return stem(w)
@@ -236,12 +236,18 @@ func stem(w string) string {
 
 func isVowel(b byte) bool { return b == 'a' || b == 'e' || b == 'i' || b == 'o' || b == 'u' }
 
+// maxStopWord is the longest stop word's length: longer words skip the map lookup.
+const maxStopWord = 6
+
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an and are as at be by can could do does did for from has have
 		how i if in into is it its me my of on or our should so than that the their them then there these
 		they this to too was we what when where which while who why will with would you your want need
 		way get got some any use using used just like go`) {
+		if len(w) > maxStopWord {
+			panic("rag: stop word longer than maxStopWord: " + w)
+		}
 		m[w] = true
 	}
 	return m
