@@ -93,6 +93,15 @@ func chunkMarkdown(content string) []Chunk {
 // chunkGo makes one chunk per top-level declaration (with its doc comment); the package clause
 // and imports form the first chunk. Files that do not parse fall back to blank-line blocks.
 func chunkGo(source, content string) []Chunk {
+	if chunks, ok := chunkGoScan(content); ok {
+		return chunks
+	}
+	return chunkGoParsed(source, content)
+}
+
+// chunkGoParsed is chunkGo with go/parser (the reference the scanner is tested against, and the
+// fallback for files without a package clause).
+func chunkGoParsed(source, content string) []Chunk {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, source, content, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {

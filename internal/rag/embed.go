@@ -59,8 +59,13 @@ func (o Offline) Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // fnv32 is a stable hash (vectors are stored on disk, so the hash must not change between runs).
-func fnv32(s string) uint32 {
-	h := uint32(2166136261)
+func fnv32(s string) uint32 { return fnvAdd(fnvBasis, s) }
+
+const fnvBasis = uint32(2166136261)
+
+// fnvAdd continues an FNV-1a hash with s, so fnvAdd(fnvAdd(basis, "t:"), t) == fnv32("t:"+t)
+// without building the string.
+func fnvAdd(h uint32, s string) uint32 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint32(s[i])
 		h *= 16777619
@@ -68,8 +73,20 @@ func fnv32(s string) uint32 {
 	return h
 }
 
-func addFeature(v []float32, key string, w float32) {
-	h := fnv32(key)
+func fnvByte(h uint32, b byte) uint32 {
+	h ^= uint32(b)
+	return h * 16777619
+}
+
+var (
+	fnvTerm    = fnvAdd(fnvBasis, "t:")
+	fnvConcept = fnvAdd(fnvBasis, "c:")
+	fnvGram    = fnvAdd(fnvBasis, "g:")
+)
+
+func addFeature(v []float32, key string, w float32) { addHashed(v, fnv32(key), w) }
+
+func addHashed(v []float32, h uint32, w float32) {
 	idx := h % OfflineDim
 	if h&(1<<31) != 0 {
 		w = -w
@@ -87,18 +104,34 @@ func embedTerms(terms []string, v []float32) []float32 {
 		counts[t]++
 	}
 	for t, c := range counts {
-		w := float32(1 + math.Log(float64(c)))
-		addFeature(v, "t:"+t, w)
-		for _, g := range conceptOf[t] {
-			addFeature(v, "c:"+g, conceptWeight*w)
-		}
-		if len(t) >= 5 {
-			p := "#" + t + "#"
-			for i := 0; i+3 <= len(p); i++ {
-				addFeature(v, "g:"+p[i:i+3], 0.15*w)
+		embedTerm(v, t, c)
+	}
+	return normalizeUnit(v)
+}
+
+// embedTerm adds the features of term t seen c times: the term, its concepts and, for longer
+// terms, the character trigrams of "#t#". Same features as hashing "t:"+t, "c:"+g and
+// "g:"+trigram, without allocating.
+func embedTerm(v []float32, t string, c int) {
+	w := float32(1 + math.Log(float64(c)))
+	addHashed(v, fnvAdd(fnvTerm, t), w)
+	for _, g := range conceptOf[t] {
+		addHashed(v, fnvAdd(fnvConcept, g), conceptWeight*w)
+	}
+	if n := len(t); n >= 5 {
+		at := func(k int) byte {
+			if k == 0 || k == n+1 {
+				return '#'
 			}
+			return t[k-1]
+		}
+		for i := 0; i+3 <= n+2; i++ {
+			addHashed(v, fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), 0.15*w)
 		}
 	}
+}
+
+func normalizeUnit(v []float32) []float32 {
 	var n float64
 	for _, x := range v {
 		n += float64(x) * float64(x)

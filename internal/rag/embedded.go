@@ -53,6 +53,7 @@ type embSnap struct {
 	man     manifest
 	entries map[string]*sourceEntry
 	idx     *index
+	stale   bool // idx predates entries (CommitStaged); Publish rebuilds it
 }
 
 type manifest struct {
@@ -80,6 +81,8 @@ type sourceEntry struct {
 	base   int
 	terms  [][]termFreq
 	lens   []float32
+	// pending holds BM25 terms computed during ingest until indexAll numbers them.
+	pending [][]termCount
 }
 
 // vectorAt returns component d of chunk k's vector.
@@ -251,7 +254,7 @@ func (c *embColl) load() (*embSnap, error) {
 		segs[m.Segment] = true
 	}
 	for seg := range segs {
-		err := readSegment(segPath(c.dir, seg), man.Meta.Dim, func(se *sourceEntry) {
+		err := readSegment(segPath(c.dir, seg), man.Meta.Dim, c.dict, func(se *sourceEntry) {
 			if m, ok := man.Sources[se.source]; ok && m.Segment == seg && m.Hash == se.hash {
 				se.seg = seg
 				entries[se.source] = se
@@ -272,6 +275,13 @@ var errNoCollection = errors.New("no such collection")
 func (se *sourceEntry) index(dict *termDict) {
 	se.terms = make([][]termFreq, len(se.chunks))
 	se.lens = make([]float32, len(se.chunks))
+	if se.pending != nil {
+		for k := range se.chunks {
+			se.terms[k], se.lens[k] = termsOf(se.pending[k], dict)
+		}
+		se.pending = nil
+		return
+	}
 	var scratch []string
 	for k := range se.chunks {
 		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch, dict)
@@ -344,6 +354,30 @@ func (e *Embedded) Search(ctx context.Context, name string, q Query) ([]Hit, err
 // Commit applies one batch atomically: upserted sources replace their previous chunks, deleted
 // sources are removed; with recreate everything else is dropped too and meta replaced.
 func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error {
+	return e.commit(ctx, name, meta, recreate, upserts, deletes, true)
+}
+
+// CommitStaged is Commit without rebuilding the in-memory query index: the commit is durable
+// (on disk, the manifest renamed) but queries keep answering from the previous index, i.e. the
+// previous content, until Publish. Ingest uses it for its intermediate batches, so a large
+// ingest builds the index once instead of once per batch.
+func (e *Embedded) CommitStaged(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error {
+	return e.commit(ctx, name, meta, recreate, upserts, deletes, false)
+}
+
+// Publish rebuilds the query index of a collection after CommitStaged (no-op otherwise).
+func (e *Embedded) Publish(name string) {
+	c := e.coll(name)
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	s := c.snap.Load()
+	if s == nil || !s.stale {
+		return
+	}
+	c.snap.Store(&embSnap{stamp: s.stamp, man: s.man, entries: s.entries, idx: buildIndex(sortedEntries(s.entries), s.man.Meta.Dim, c.dict)})
+}
+
+func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string, publish bool) error {
 	c := e.coll(name)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -407,12 +441,15 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 				}
 				se.vecs = append(se.vecs, v...)
 			}
+			if len(u.terms) == len(u.Chunks) { // computed by the ingest workers; numbered by indexAll
+				se.pending = u.terms
+			}
 			newEntries = append(newEntries, se)
 		}
-		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries); err != nil {
+		indexAll(newEntries, c.dict) // before writing: the segment stores the BM25 terms
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries, c.dict); err != nil {
 			return err
 		}
-		indexAll(newEntries, c.dict)
 		for _, se := range newEntries {
 			entries[se.source] = se
 			man.Sources[se.source] = manifestEntry{Hash: se.hash, Segment: seg, Chunks: len(se.chunks)}
@@ -423,7 +460,7 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 		seg := man.NextSeg
 		man.NextSeg++
 		all := sortedEntries(entries)
-		if err := writeSegment(segPath(c.dir, seg), meta.Dim, all); err != nil {
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, all, c.dict); err != nil {
 			return err
 		}
 		for _, se := range all {
@@ -444,7 +481,15 @@ func (e *Embedded) Commit(ctx context.Context, name string, meta Meta, recreate 
 		return err
 	}
 	stamp, _ := stampOf(c.dir)
-	c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim, c.dict)})
+	if publish {
+		c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim, c.dict)})
+	} else {
+		idx := &index{dim: meta.Dim, dict: c.dict}
+		if prev := c.snap.Load(); prev != nil && prev.idx.dim == meta.Dim {
+			idx = prev.idx // the previous content; entries not yet indexed keep their own vectors
+		}
+		c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: idx, stale: true})
+	}
 	cleanOrphans(c.dir, man)
 	return nil
 }
@@ -477,7 +522,7 @@ func segmentSizes(dir string) map[uint64]int {
 			continue
 		}
 		var hdr [len(segMagic) + 8]byte
-		if _, err := io.ReadFull(f, hdr[:]); err == nil && string(hdr[:len(segMagic)]) == segMagic {
+		if _, err := io.ReadFull(f, hdr[:]); err == nil && (string(hdr[:len(segMagic)]) == segMagic || string(hdr[:len(segMagic)]) == segMagicV1) {
 			out[seg] = int(binary.LittleEndian.Uint64(hdr[len(segMagic):]))
 		}
 		f.Close()
@@ -485,15 +530,40 @@ func segmentSizes(dir string) map[uint64]int {
 	return out
 }
 
-const segMagic = "SBRAGSEG1\n"
+// Segment formats. Version 2 (written now) stores each chunk's BM25 terms, so a reopened
+// collection answers its first query without tokenizing every chunk again; version 1 segments
+// (chunks and vectors only) still open, their terms are computed on load as before, and they
+// are rewritten in version 2 when the collection is next compacted.
+const (
+	segMagic   = "SBRAGSEG2\n"
+	segMagicV1 = "SBRAGSEG1\n"
+)
 
-// writeSegment writes entries as: magic, total chunks (u64), sources (u64), then per source its
-// name, hash and chunk count, per chunk section, category, index, content and dim float32s, and
-// a CRC-32 of everything before it.
-func writeSegment(path string, dim int, entries []*sourceEntry) error {
+// writeSegment writes entries (already indexed: their terms are set) as: magic, total chunks
+// (u64), the segment's term dictionary (count, then each term), sources (count), then per source
+// its name, hash and chunk count, per chunk section, category, index, content, its terms (count,
+// then dictionary position and weighted frequency of each) and dim float32s, and a CRC-32 of
+// everything before it. Integers are uvarints.
+func writeSegment(path string, dim int, entries []*sourceEntry, dict *termDict) error {
 	total := 0
 	for _, e := range entries {
 		total += len(e.chunks)
+	}
+	// The segment's own dictionary: global term ID -> position+1 (0 = not used here).
+	local := make([]uint32, dict.size())
+	var used []uint32
+	for _, e := range entries {
+		for _, ts := range e.terms {
+			for _, t := range ts {
+				if int(t.id) >= len(local) {
+					local = append(local, make([]uint32, int(t.id)+1-len(local))...)
+				}
+				if local[t.id] == 0 {
+					used = append(used, t.id)
+					local[t.id] = uint32(len(used))
+				}
+			}
+		}
 	}
 	return writeFileAtomic(path, func(w io.Writer) error {
 		crc := crc32.NewIEEE()
@@ -505,8 +575,12 @@ func writeSegment(path string, dim int, entries []*sourceEntry) error {
 		var b8 [8]byte
 		binary.LittleEndian.PutUint64(b8[:], uint64(total))
 		bw.Write(b8[:])
+		u(uint64(len(used)))
+		for _, id := range used {
+			str(dict.term(id))
+		}
 		u(uint64(len(entries)))
-		var f4 [4]byte
+		vbuf := make([]byte, 4*dim)
 		for _, e := range entries {
 			str(e.source)
 			str(e.hash)
@@ -516,22 +590,32 @@ func writeSegment(path string, dim int, entries []*sourceEntry) error {
 				str(c.Category)
 				u(uint64(c.ChunkIndex))
 				str(c.Content)
-				for d := 0; d < dim; d++ {
-					binary.LittleEndian.PutUint32(f4[:], math.Float32bits(e.vectorAt(k, d)))
-					bw.Write(f4[:])
+				var ts []termFreq
+				if k < len(e.terms) {
+					ts = e.terms[k]
 				}
+				u(uint64(len(ts)))
+				for _, t := range ts {
+					u(uint64(local[t.id] - 1))
+					u(uint64(t.tf)) // weighted counts are whole numbers
+				}
+				for d := 0; d < dim; d++ {
+					binary.LittleEndian.PutUint32(vbuf[4*d:], math.Float32bits(e.vectorAt(k, d)))
+				}
+				bw.Write(vbuf)
 			}
 		}
 		if err := bw.Flush(); err != nil {
 			return err
 		}
+		var f4 [4]byte
 		binary.LittleEndian.PutUint32(f4[:], crc.Sum32())
 		_, err := w.Write(f4[:])
 		return err
 	})
 }
 
-func readSegment(path string, dim int, fn func(*sourceEntry)) error {
+func readSegment(path string, dim int, dict *termDict, fn func(*sourceEntry)) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("segment %s: %w", filepath.Base(path), err)
@@ -539,8 +623,12 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 	bad := func(why string) error {
 		return fmt.Errorf("segment %s is damaged (%s); re-ingest with recreate=true", filepath.Base(path), why)
 	}
-	if len(data) < len(segMagic)+12 || string(data[:len(segMagic)]) != segMagic {
+	if len(data) < len(segMagic)+12 {
 		return bad("bad header")
+	}
+	v2 := string(data[:len(segMagic)]) == segMagic
+	if !v2 && string(data[:len(segMagicV1)]) != segMagicV1 {
+		return bad("bad header (not a Switchboard segment, or written by a newer version)")
 	}
 	body := data[:len(data)-4]
 	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
@@ -557,15 +645,31 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 		p = p[n:]
 		return x
 	}
-	str := func() string {
+	raw := func() []byte {
 		n := u()
 		if failed || n > uint64(len(p)) {
 			failed = true
-			return ""
+			return nil
 		}
-		s := string(p[:n])
+		b := p[:n]
 		p = p[n:]
-		return s
+		return b
+	}
+	str := func() string { return string(raw()) }
+	var ids []uint32 // segment dictionary position -> global term ID
+	if v2 {
+		nt := u()
+		if failed || nt > uint64(len(p)) {
+			return bad("truncated")
+		}
+		ids = make([]uint32, nt)
+		for i := range ids {
+			b := raw()
+			if failed {
+				return bad("truncated")
+			}
+			ids[i] = dict.idBytes(b)
+		}
 	}
 	nsrc := u()
 	for i := uint64(0); i < nsrc && !failed; i++ {
@@ -576,6 +680,10 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 		}
 		se.chunks = make([]Chunk, nch)
 		se.vecs = make([]float32, int(nch)*dim)
+		if v2 {
+			se.terms = make([][]termFreq, nch)
+			se.lens = make([]float32, nch)
+		}
 		for k := range se.chunks {
 			c := &se.chunks[k]
 			c.Source = se.source
@@ -583,6 +691,24 @@ func readSegment(path string, dim int, fn func(*sourceEntry)) error {
 			c.Category = str()
 			c.ChunkIndex = int(u())
 			c.Content = str()
+			if v2 {
+				nt := u()
+				if failed || nt > uint64(len(p)) {
+					return bad("truncated")
+				}
+				ts := make([]termFreq, nt)
+				var n float32
+				for j := range ts {
+					li := u()
+					tf := float32(u())
+					if failed || li >= uint64(len(ids)) {
+						return bad("truncated")
+					}
+					ts[j] = termFreq{ids[li], tf}
+					n += tf
+				}
+				se.terms[k], se.lens[k] = ts, n
+			}
 			if failed || len(p) < 4*dim {
 				return bad("truncated")
 			}

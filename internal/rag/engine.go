@@ -52,6 +52,8 @@ type SourceDoc struct {
 	Hash    string
 	Chunks  []Chunk
 	Vectors [][]float32
+
+	terms [][]termCount // BM25 terms per chunk when ingest computed them (offline embedder)
 }
 
 // Query is a search request to a backend.
@@ -75,6 +77,13 @@ type Backend interface {
 	Search(ctx context.Context, name string, q Query) ([]Hit, error)
 	Drop(ctx context.Context, name string) error
 	Close() error
+}
+
+// stagedCommitter is implemented by backends that can commit durably without refreshing their
+// query index (Embedded); ingest uses it for intermediate batches and publishes once at the end.
+type stagedCommitter interface {
+	CommitStaged(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error
+	Publish(name string)
 }
 
 // Engine ties an embedder to a backend.
@@ -222,7 +231,7 @@ type IngestResult struct {
 }
 
 // batchBytes bounds the content held in memory between commits.
-const batchBytes = 32 << 20
+var batchBytes = 32 << 20 // a variable so tests can force many batches
 
 // Ingest indexes a file or directory (rel, slash-separated, relative to fsys's root).
 // Directory ingests honour .gitignore files from the root down, skip binaries and files over
@@ -386,9 +395,16 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			defer wg.Done()
 			for j := range jobs {
 				chunks := ChunkFile(j.source, j.content)
-				vecs, err := EmbedChunks(wctx, e.Embedder, chunks)
+				var vecs [][]float32
+				var terms [][]termCount
+				var err error
+				if _, offline := e.Embedder.(Offline); offline {
+					vecs, terms, err = offlineEmbedAndTerms(wctx, chunks)
+				} else {
+					vecs, err = EmbedChunks(wctx, e.Embedder, chunks)
+				}
 				select {
-				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs}, bytes: len(j.content), err: err}:
+				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms}, bytes: len(j.content), err: err}:
 				case <-wctx.Done():
 					return
 				}
@@ -413,7 +429,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			}
 			sum := sha256.Sum256(data)
 			h := hex.EncodeToString(sum[:])
-			if !recreate && known[f] == h {
+			if !opts.Recreate && known[f] == h {
 				results <- done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
 				continue
 			}
@@ -428,7 +444,13 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 
 	var batch []SourceDoc
 	var batchSize int
-	commit := func(final bool) error {
+	staged := false // a CommitStaged has not been published yet
+	defer func() {
+		if staged {
+			e.Backend.(stagedCommitter).Publish(coll)
+		}
+	}()
+	commit := func(batch []SourceDoc, final bool) error {
 		var deletes []string
 		if final && st.IsDir() {
 			prefix := rel + "/"
@@ -451,13 +473,44 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				meta.Dim = m.Dim
 			}
 		}
-		if err := e.Backend.Commit(ctx, coll, meta, recreate, batch, deletes); err != nil {
+		var err error
+		if sc, ok := e.Backend.(stagedCommitter); ok && !final {
+			err = sc.CommitStaged(ctx, coll, meta, recreate, batch, deletes)
+			staged = true
+		} else {
+			err = e.Backend.Commit(ctx, coll, meta, recreate, batch, deletes)
+			staged = false
+		}
+		if err != nil {
 			return err
 		}
 		recreate, exists = false, true
-		batch, batchSize = nil, 0
 		return nil
 	}
+	// Intermediate batches are committed by their own goroutine, in order, while the next batch
+	// is read, chunked and embedded (a commit's segment write and fsyncs used to stall the
+	// pipeline). At most one batch waits for it.
+	commitCh := make(chan []SourceDoc, 1)
+	var commitErr error
+	committerDone := make(chan struct{})
+	go func() {
+		defer close(committerDone)
+		for b := range commitCh {
+			if commitErr != nil {
+				continue // drain
+			}
+			if err := commit(b, false); err != nil {
+				commitErr = err
+				cancel()
+			}
+		}
+	}()
+	var stopOnce sync.Once
+	stopCommitter := func() error {
+		stopOnce.Do(func() { close(commitCh); <-committerDone })
+		return commitErr
+	}
+	defer stopCommitter() // before Publish (defers run last-in first-out)
 	processed := 0
 	for r := range results {
 		processed++
@@ -474,6 +527,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			cancel()
 			for range results {
 			}
+			stopCommitter()
 			if ctx.Err() != nil {
 				return res, cancelled(processed, len(files), ctx.Err())
 			}
@@ -488,23 +542,22 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			batch = append(batch, r.doc)
 			batchSize += r.bytes
 			if batchSize >= batchBytes {
-				if err := commit(false); err != nil {
-					cancel()
-					for range results {
-					}
-					if ctx.Err() != nil { // the commit saw the cancellation first
-						return res, cancelled(processed, len(files), ctx.Err())
-					}
-					return res, err
-				}
+				commitCh <- batch
+				batch, batchSize = nil, 0
 			}
 		}
 		report(false)
 	}
+	if err := stopCommitter(); err != nil {
+		if ctx.Err() != nil { // the commit saw the cancellation first
+			return res, cancelled(processed, len(files), ctx.Err())
+		}
+		return res, err
+	}
 	if err := ctx.Err(); err != nil {
 		return res, cancelled(processed, len(files), err)
 	}
-	if err := commit(true); err != nil {
+	if err := commit(batch, true); err != nil {
 		if ctx.Err() != nil {
 			return res, cancelled(processed, len(files), ctx.Err())
 		}

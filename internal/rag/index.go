@@ -3,6 +3,7 @@ package rag
 import (
 	"math"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -24,8 +25,9 @@ type index struct {
 // termDict numbers a collection's terms; IDs never change, so immutable indexes built at
 // different times can share it.
 type termDict struct {
-	mu  sync.RWMutex
-	ids map[string]uint32
+	mu   sync.RWMutex
+	ids  map[string]uint32
+	strs []string // by ID
 }
 
 func newTermDict() *termDict { return &termDict{ids: map[string]uint32{}} }
@@ -43,8 +45,39 @@ func (d *termDict) id(t string) uint32 {
 		return id
 	}
 	id = uint32(len(d.ids))
-	d.ids[strings.Clone(t)] = id
+	t = strings.Clone(t)
+	d.ids[t] = id
+	d.strs = append(d.strs, t)
 	return id
+}
+
+// idBytes is id for a term read from a segment, without allocating when the term is known.
+func (d *termDict) idBytes(b []byte) uint32 {
+	d.mu.RLock()
+	id, ok := d.ids[string(b)]
+	d.mu.RUnlock()
+	if ok {
+		return id
+	}
+	return d.id(string(b))
+}
+
+// term returns the string of an ID.
+func (d *termDict) term(id uint32) string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.strs[id]
+}
+
+// termsOf numbers a chunk's terms computed during ingest.
+func termsOf(tcs []termCount, dict *termDict) ([]termFreq, float32) {
+	out := make([]termFreq, len(tcs))
+	var n float32
+	for i, tc := range tcs {
+		out[i] = termFreq{dict.id(tc.term), tc.tf}
+		n += tc.tf
+	}
+	return out, n
 }
 
 func (d *termDict) lookup(t string) (uint32, bool) {
@@ -132,15 +165,35 @@ func buildIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 			}
 			ix.docLen = append(ix.docLen, e.lens[k])
 			total += float64(e.lens[k])
-			for d := 0; d < dim; d++ {
-				ix.cols[d][doc] = e.vectorAt(k, d)
-			}
 		}
 	}
+	// Transpose the vectors into columns, a range of dimensions per CPU.
+	bases := make([]int, len(entries))
 	base := 0
-	for _, e := range entries {
-		e.ix, e.base, e.vecs = ix, base, nil
+	for i, e := range entries {
+		bases[i] = base
 		base += len(e.chunks)
+	}
+	var wg sync.WaitGroup
+	workers := max(1, min(runtime.GOMAXPROCS(0), dim))
+	for w := range workers {
+		lo, hi := w*dim/workers, (w+1)*dim/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, e := range entries {
+				for k := range e.chunks {
+					doc := bases[i] + k
+					for d := lo; d < hi; d++ {
+						ix.cols[d][doc] = e.vectorAt(k, d)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range entries {
+		e.ix, e.base, e.vecs = ix, bases[i], nil
 	}
 	if n > 0 {
 		ix.avgLen = float32(total / float64(n))

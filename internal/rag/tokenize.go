@@ -59,7 +59,8 @@ func addWord(dst []string, w string) []string {
 		}
 		return dst
 	}
-	parts := splitIdent(w)
+	var buf [16]string // parts stay on the stack for all but very long identifiers
+	parts := splitIdentInto(buf[:0], w)
 	whole := strings.ToLower(strings.Trim(w, "_"))
 	if len(parts) <= 1 {
 		if t := term(whole); t != "" {
@@ -91,32 +92,23 @@ func simpleLower(w string) bool {
 
 // splitIdent splits at underscores, lower→upper humps, acronym ends (HTTPServer → HTTP Server)
 // and letter/digit boundaries. The parts are substrings of w.
-func splitIdent(w string) []string {
-	ascii := true
+func splitIdent(w string) []string { return splitIdentInto(nil, w) }
+
+// splitIdentInto is splitIdent appending to parts (no closure, so a caller's stack buffer
+// does not escape).
+func splitIdentInto(parts []string, w string) []string {
 	for i := 0; i < len(w); i++ {
 		if w[i] >= utf8.RuneSelf {
-			ascii = false
-			break
+			return append(parts, splitIdentRunes(w)...)
 		}
 	}
-	if !ascii {
-		return splitIdentRunes(w)
-	}
-	var parts []string
 	start := 0
-	flush := func(end int) {
-		if end > start {
-			parts = append(parts, w[start:end])
-		}
-		start = end
-	}
-	isUp := func(c byte) bool { return 'A' <= c && c <= 'Z' }
-	isLow := func(c byte) bool { return 'a' <= c && c <= 'z' }
-	isDig := func(c byte) bool { return '0' <= c && c <= '9' }
 	for k := 0; k < len(w); k++ {
 		c := w[k]
 		if c == '_' {
-			flush(k)
+			if k > start {
+				parts = append(parts, w[start:k])
+			}
 			start = k + 1
 			continue
 		}
@@ -124,18 +116,29 @@ func splitIdent(w string) []string {
 			continue
 		}
 		prev := w[k-1]
+		cut := false
 		switch {
-		case isUp(c) && isLow(prev):
-			flush(k)
-		case isUp(c) && isUp(prev) && k+1 < len(w) && isLow(w[k+1]):
-			flush(k)
-		case isDig(c) != isDig(prev) && prev != '_':
-			flush(k)
+		case isUpByte(c) && isLowByte(prev):
+			cut = true
+		case isUpByte(c) && isUpByte(prev) && k+1 < len(w) && isLowByte(w[k+1]):
+			cut = true
+		case isDigByte(c) != isDigByte(prev) && prev != '_':
+			cut = true
+		}
+		if cut {
+			parts = append(parts, w[start:k])
+			start = k
 		}
 	}
-	flush(len(w))
+	if len(w) > start {
+		parts = append(parts, w[start:])
+	}
 	return parts
 }
+
+func isUpByte(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func isLowByte(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigByte(c byte) bool { return '0' <= c && c <= '9' }
 
 func splitIdentRunes(w string) []string {
 	var parts []string
@@ -173,7 +176,7 @@ func splitIdentRunes(w string) []string {
 
 // term stems a lower-case word and drops stop words and one-letter noise.
 func term(w string) string {
-	if len(w) < 2 || stopWords[w] {
+	if len(w) < 2 || (len(w) <= maxStopWord && stopWords[w]) {
 		return ""
 	}
 	return stem(w)
@@ -233,12 +236,18 @@ func stem(w string) string {
 
 func isVowel(b byte) bool { return b == 'a' || b == 'e' || b == 'i' || b == 'o' || b == 'u' }
 
+// maxStopWord is the longest stop word's length: longer words skip the map lookup.
+const maxStopWord = 6
+
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a an and are as at be by can could do does did for from has have
 		how i if in into is it its me my of on or our should so than that the their them then there these
 		they this to too was we what when where which while who why will with would you your want need
 		way get got some any use using used just like go`) {
+		if len(w) > maxStopWord {
+			panic("rag: stop word longer than maxStopWord: " + w)
+		}
 		m[w] = true
 	}
 	return m

@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -41,6 +42,7 @@ type result struct {
 	Files        int     `json:"files"`
 	Chunks       int     `json:"chunks"`
 	IngestSec    float64 `json:"ingest_s"`
+	IngestCPUSec float64 `json:"ingest_cpu_s"` // user+system CPU of the process during the ingest
 	ChunksPerSec float64 `json:"chunks_per_s"`
 	ReingestSec  float64 `json:"reingest_s,omitempty"`
 	OpenSec      float64 `json:"open_s,omitempty"`
@@ -106,6 +108,8 @@ func main() {
 	fmt.Println("|---|---|---|---|")
 	fmt.Printf("| ingest, total | %.1f s | %.1f s | %.2f× |\n", sb.IngestSec, ch.IngestSec, ch.IngestSec/sb.IngestSec)
 	fmt.Printf("| ingest, chunks/s | %.0f | %.0f | %.2f× |\n", sb.ChunksPerSec, ch.ChunksPerSec, sb.ChunksPerSec/ch.ChunksPerSec)
+	fmt.Printf("| ingest, CPU time (user+sys) | %.1f s | %.1f s | %.2f× |\n", sb.IngestCPUSec, ch.IngestCPUSec, ch.IngestCPUSec/sb.IngestCPUSec)
+	fmt.Printf("| ingest, chunks per CPU-second | %.0f | %.0f | %.2f× |\n", float64(sb.Chunks)/sb.IngestCPUSec, float64(ch.Chunks)/ch.IngestCPUSec, (float64(sb.Chunks)/sb.IngestCPUSec)/(float64(ch.Chunks)/ch.IngestCPUSec))
 	fmt.Printf("| re-ingest of the unchanged tree | %.2f s (%.2f× the first) | n/a | |\n", sb.ReingestSec, sb.ReingestSec/sb.IngestSec)
 	fmt.Printf("| open from disk (first query) | %.1f s | %.1f s | |\n", sb.OpenSec, ch.OpenSec)
 	fmt.Printf("| query p50 (%d queries) | %.2f ms | %.2f ms | %.2f× |\n", sb.Queries, sb.QueryP50ms, ch.QueryP50ms, ch.QueryP50ms/sb.QueryP50ms)
@@ -120,9 +124,11 @@ func runSwitchboard(src string, questions []string, reps int) result {
 	store := must(rag.OpenEmbedded(dir))
 	eng := rag.NewEngine(store, rag.Offline{})
 	ctx := context.Background()
+	cpu0 := cpuSeconds()
 	t0 := time.Now()
 	res := must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
 	ingest := time.Since(t0)
+	ingestCPU := cpuSeconds() - cpu0
 	t1 := time.Now()
 	res2 := must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
 	reingest := time.Since(t1)
@@ -138,7 +144,7 @@ func runSwitchboard(src string, questions []string, reps int) result {
 	lat := measure(questions, reps, func(q string) {
 		must(eng2.Query(ctx, "bench", q, 5, rag.Hybrid))
 	})
-	return result{System: "switchboard", Files: res.Files, Chunks: res.Chunks, IngestSec: ingest.Seconds(), ChunksPerSec: float64(res.Chunks) / ingest.Seconds(),
+	return result{System: "switchboard", Files: res.Files, Chunks: res.Chunks, IngestSec: ingest.Seconds(), IngestCPUSec: ingestCPU, ChunksPerSec: float64(res.Chunks) / ingest.Seconds(),
 		ReingestSec: reingest.Seconds(), OpenSec: open.Seconds(), QueryP50ms: pct(lat, 50), QueryP99ms: pct(lat, 99), Queries: len(lat), DiskMB: du(dir)}
 }
 
@@ -154,6 +160,7 @@ func runChromem(src string, questions []string, reps int) result {
 		}
 		return v[0], nil
 	}
+	cpu0 := cpuSeconds()
 	t0 := time.Now()
 	db := must(chromem.NewPersistentDB(dir, false))
 	col := must(db.CreateCollection("bench", nil, embedFunc))
@@ -177,6 +184,7 @@ func runChromem(src string, questions []string, reps int) result {
 		fatal(err.Error())
 	}
 	ingest := time.Since(t0)
+	ingestCPU := cpuSeconds() - cpu0
 	n := len(docs)
 	runtime.GC()
 	t2 := time.Now()
@@ -187,7 +195,7 @@ func runChromem(src string, questions []string, reps int) result {
 		v := must(embedFunc(ctx, q))
 		must(col2.QueryEmbedding(ctx, v, 5, nil, nil))
 	})
-	return result{System: "chromem-go", Files: nfiles, Chunks: n, IngestSec: ingest.Seconds(), ChunksPerSec: float64(n) / ingest.Seconds(),
+	return result{System: "chromem-go", Files: nfiles, Chunks: n, IngestSec: ingest.Seconds(), IngestCPUSec: ingestCPU, ChunksPerSec: float64(n) / ingest.Seconds(),
 		OpenSec: open.Seconds(), QueryP50ms: pct(lat, 50), QueryP99ms: pct(lat, 99), Queries: len(lat), DiskMB: du(dir)}
 }
 
@@ -273,6 +281,15 @@ func loadQuestions(path string) []string {
 		qs = append(qs, q)
 	}
 	return qs
+}
+
+// cpuSeconds is the process's user+system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func peakRSSMB() float64 {

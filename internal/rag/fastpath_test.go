@@ -1,0 +1,84 @@
+package rag
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestOfflineFastPathMatchesSeparatePasses: ingest's one-pass tokenizing gives the same vectors
+// as EmbedChunks and the same BM25 terms as chunkTerms, for Go, markdown and text sources.
+func TestOfflineFastPathMatchesSeparatePasses(t *testing.T) {
+	ctx := context.Background()
+	var files []string
+	for _, glob := range []string{"*.go", "../../docs/*.md", "testdata/*.tsv"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	if len(files) < 5 {
+		t.Fatalf("only %d files to compare", len(files))
+	}
+	dict := newTermDict()
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := ChunkFile(filepath.ToSlash(f), string(data))
+		want, err := EmbedChunks(ctx, Offline{}, chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, terms, err := offlineEmbedAndTerms(ctx, chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range chunks {
+			n++
+			for d := range want[k] {
+				if math.Abs(float64(want[k][d]-got[k][d])) > 1e-5 {
+					t.Fatalf("%s chunk %d dim %d: vector %v, EmbedChunks %v", f, k, d, got[k][d], want[k][d])
+				}
+			}
+			wt, wl := chunkTerms(&chunks[k], nil, dict)
+			gt, gl := termsOf(terms[k], dict)
+			less := func(a, b termFreq) int { return int(a.id) - int(b.id) }
+			slices.SortFunc(wt, less)
+			slices.SortFunc(gt, less)
+			if !slices.Equal(wt, gt) || wl != gl {
+				t.Fatalf("%s chunk %d: terms %v (len %v), chunkTerms %v (len %v)", f, k, gt, gl, wt, wl)
+			}
+		}
+	}
+	t.Logf("%d files, %d chunks agree", len(files), n)
+}
+
+// TestOfflineHashUnchanged: the allocation-free feature hashing gives the hashes of the
+// original string keys, so vectors stored by hash-v1 collections stay comparable.
+func TestOfflineHashUnchanged(t *testing.T) {
+	for _, term := range []string{"compress", "readfil", "ab", "unmarshal", "héllo"} {
+		if fnvAdd(fnvTerm, term) != fnv32("t:"+term) {
+			t.Fatalf("term %q", term)
+		}
+		v1, v2 := make([]float32, OfflineDim), make([]float32, OfflineDim)
+		embedTerm(v1, term, 2)
+		w := float32(1 + math.Log(2))
+		addFeature(v2, "t:"+term, w)
+		for _, g := range conceptOf[term] {
+			addFeature(v2, "c:"+g, conceptWeight*w)
+		}
+		if len(term) >= 5 {
+			p := "#" + term + "#"
+			for i := 0; i+3 <= len(p); i++ {
+				addFeature(v2, "g:"+p[i:i+3], 0.15*w)
+			}
+		}
+		if !slices.Equal(v1, v2) {
+			t.Fatalf("features of %q differ", term)
+		}
+	}
+}
