@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command rag benchmarks Switchboard's embedded RAG store against chromem-go
 // (github.com/philippgille/chromem-go), the embedded Go vector store a user would pick instead,
 // on the same corpus with the same vectors:
