@@ -1,4 +1,8 @@
-package app
+// Package tray is the desktop app's tray: a controller that owns the tray's state and runs one
+// event loop, a pure state→menu function (model.go), the icons, and — in desktop builds — the
+// fyne.io/systray view and the tray-host monitor. It reaches the hub only through Source, so it
+// knows nothing of how the app is assembled.
+package tray
 
 import (
 	"context"
@@ -11,63 +15,78 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/policy"
-	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
-// trayView shows a menu model. The systray implementation (desktop builds) replaces the whole
+// View shows a menu model. The systray implementation (desktop builds) replaces the whole
 // menu, icon and tooltip; tests record what they were given.
-type trayView interface {
-	Render(m trayMenu)
+type View interface {
+	Render(m Menu)
 }
 
-// desktopShell is what tray actions need from the window toolkit.
-type desktopShell interface {
+// Shell is what tray actions need from the window toolkit.
+type Shell interface {
 	ShowWindow()
 	CopyText(text string) error
 	OpenFolder(path string) error
 	Quit()
 }
 
-// Tray timing. The IDE bridge has no change hook the app can reach, so its status is polled;
-// the poll only re-renders when something changed, which keeps the idle tray at ~0% CPU.
-const (
-	bridgePollInterval = 2 * time.Second
-	noticeLifetime     = 10 * time.Second
-)
+// Source is everything the tray reads from and does to the running hub. The app implements it
+// over its stack; every read is cheap (the controller reads them all on each change).
+type Source interface {
+	Transports() []mcp.TransportStatus
+	// SetTransport starts or stops a transport; it may wait for in-flight calls to drain.
+	SetTransport(ctx context.Context, name string, enable bool) error
+	Sessions() int         // connected MCP client sessions
+	DashboardClients() int // WebSocket hub clients
+	// Bridge is the IDE bridge's state; connected false with lastError "" when there is none.
+	Bridge() (connected bool, lastError string)
+	PendingApprovals() []policy.Approval // oldest first
+	DecideApproval(id string, allow bool) error
+	// ClientConfigs maps a transport kind ("unix", "http", "stdio") to its client snippet.
+	ClientConfigs() map[string]any
+	LogDir() string
+	DataDir() string
+	// Subscribe calls changed (which must not block) whenever anything above may have changed,
+	// until cancel is called.
+	Subscribe(changed func()) (cancel func())
+}
 
-// trayController owns the tray's state. One goroutine (Run) selects on every source of change
-// — transports, hub clients, MCP sessions, the bridge poll, tray-host presence, menu clicks —
+// noticeLifetime is how long the outcome of a tray action stays in the menu.
+const noticeLifetime = 10 * time.Second
+
+// Controller owns the tray's state. One goroutine (Run) selects on every source of change
+// — the Source's change notifications, tray-host presence, menu clicks, finished actions —
 // recomputes the state and, when the model differs from what is shown, renders it whole.
-type trayController struct {
-	st    *Stack
-	ctl   *Controller
-	view  trayView
-	shell desktopShell
+// Nothing is polled: an idle tray does no work.
+type Controller struct {
+	src   Source
+	view  View
+	shell Shell
 
-	clicks chan trayAction // from the view's click forwarders; buffered so a click is not lost while a render runs
-	hostCh chan bool       // tray host presence, from the host monitor
+	clicks chan Action // from the view's click forwarders; buffered so a click is not lost while a render runs
+	hostCh chan bool   // tray host presence, from the host monitor
 
 	hostAvailable atomic.Bool // read by the window's close handler from another goroutine
 
-	bridgePoll time.Duration
-	noticeTTL  time.Duration
+	// NoticeTTL is how long an action's notice is shown (set before Run).
+	NoticeTTL time.Duration
 }
 
-func newTrayController(st *Stack, ctl *Controller, view trayView, shell desktopShell) *trayController {
-	return &trayController{
-		st: st, ctl: ctl, view: view, shell: shell,
-		clicks:     make(chan trayAction, 8),
-		hostCh:     make(chan bool, 1),
-		bridgePoll: bridgePollInterval,
-		noticeTTL:  noticeLifetime,
+// New returns a controller that shows src's state in view and asks shell for window actions.
+func New(src Source, view View, shell Shell) *Controller {
+	return &Controller{
+		src: src, view: view, shell: shell,
+		clicks:    make(chan Action, 8),
+		hostCh:    make(chan bool, 1),
+		NoticeTTL: noticeLifetime,
 	}
 }
 
 // Click queues a menu click; the view's forwarders call it. It gives up when ctx ends.
-func (c *trayController) Click(ctx context.Context, a trayAction) {
+func (c *Controller) Click(ctx context.Context, a Action) {
 	select {
 	case c.clicks <- a:
 	case <-ctx.Done():
@@ -75,7 +94,7 @@ func (c *trayController) Click(ctx context.Context, a trayAction) {
 }
 
 // SetHostAvailable reports tray-host presence; the latest value wins.
-func (c *trayController) SetHostAvailable(ok bool) {
+func (c *Controller) SetHostAvailable(ok bool) {
 	for {
 		select {
 		case c.hostCh <- ok:
@@ -91,29 +110,23 @@ func (c *trayController) SetHostAvailable(ok bool) {
 
 // HostAvailable reports whether a tray host shows our icon, i.e. whether hiding the window
 // leaves the user a way back to it.
-func (c *trayController) HostAvailable() bool { return c.hostAvailable.Load() }
+func (c *Controller) HostAvailable() bool { return c.hostAvailable.Load() }
 
-// snapshot reads the current state from the stack.
-func (c *trayController) snapshot(notice string) trayState {
-	s := trayState{Transports: c.st.Transports.Status(), Sessions: len(c.st.Service.Sessions().List()), Notice: notice}
-	if pending := c.st.Service.Approvals().Pending(); len(pending) > 0 {
+// snapshot reads the current state from the source.
+func (c *Controller) snapshot(notice string) State {
+	s := State{Transports: c.src.Transports(), Sessions: c.src.Sessions(), DashboardClients: c.src.DashboardClients(), Notice: notice}
+	if pending := c.src.PendingApprovals(); len(pending) > 0 {
 		a := pending[0]
 		s.Approvals = len(pending)
-		s.NextApproval = trayApproval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: a.Arguments}
+		s.NextApproval = Approval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: a.Arguments}
 	}
-	if c.st.Hub != nil {
-		s.DashboardClients = c.st.Hub.Stats().Clients
-	}
-	if c.st.IDE != nil {
-		b := c.st.IDE.BridgeStatus()
-		s.BridgeConnected, s.BridgeError = b.Connected, b.LastError
-	}
+	s.BridgeConnected, s.BridgeError = c.src.Bridge()
 	return s
 }
 
 // Run is the tray's event loop; it returns when ctx ends, after the action goroutines it
 // started have finished.
-func (c *trayController) Run(ctx context.Context) {
+func (c *Controller) Run(ctx context.Context) {
 	wake := make(chan struct{}, 1)
 	kick := func() {
 		select {
@@ -121,32 +134,23 @@ func (c *trayController) Run(ctx context.Context) {
 		default: // a wake-up is already pending; it will read the newest state
 		}
 	}
-	// The change callbacks run on the goroutine that made the change: they only kick.
-	// Transports and Hub have no unsubscribe; after Run returns their kick is a no-op send.
-	c.st.Transports.OnChange(func([]mcp.TransportStatus) { kick() })
-	if c.st.Hub != nil {
-		c.st.Hub.OnChange(func(hub.Stats) { kick() })
-	}
-	unsubscribe := c.st.Service.Sessions().Subscribe(func(sessions.Change) { kick() })
-	defer unsubscribe()
-	unsubscribeApprovals := c.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { kick() })
-	defer unsubscribeApprovals()
+	// The change callback runs on the goroutine that made the change: it only kicks.
+	cancel := c.src.Subscribe(kick)
+	defer cancel()
 
 	var actions sync.WaitGroup
 	defer actions.Wait()
 	results := make(chan string, 8) // notices from finished actions
 
-	poll := time.NewTicker(c.bridgePoll)
-	defer poll.Stop()
 	noticeExpiry := time.NewTimer(time.Hour)
 	noticeExpiry.Stop()
 	defer noticeExpiry.Stop()
 
 	notice := ""
-	var shown *trayMenu
+	var shown *Menu
 	render := func() {
-		m := buildTrayMenu(c.snapshot(notice))
-		if shown != nil && trayMenuEqual(*shown, m) {
+		m := BuildMenu(c.snapshot(notice))
+		if shown != nil && menuEqual(*shown, m) {
 			return
 		}
 		c.view.Render(m)
@@ -154,7 +158,7 @@ func (c *trayController) Run(ctx context.Context) {
 	}
 	setNotice := func(n string) {
 		notice = n
-		noticeExpiry.Reset(c.noticeTTL)
+		noticeExpiry.Reset(c.NoticeTTL)
 	}
 	render()
 	for {
@@ -162,7 +166,6 @@ func (c *trayController) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-wake:
-		case <-poll.C:
 		case <-noticeExpiry.C:
 			notice = ""
 		case n := <-results:
@@ -174,7 +177,7 @@ func (c *trayController) Run(ctx context.Context) {
 				c.shell.ShowWindow()
 			}
 		case a := <-c.clicks:
-			if a.Kind == actionQuit {
+			if a.Kind == ActionQuit {
 				c.shell.Quit()
 				continue
 			}
@@ -195,39 +198,32 @@ func (c *trayController) Run(ctx context.Context) {
 
 // do performs one click and returns a notice for the menu ("" for none). Transport switches
 // can wait for in-flight calls to drain, so actions run off the event loop.
-func (c *trayController) do(ctx context.Context, a trayAction) string {
+func (c *Controller) do(ctx context.Context, a Action) string {
 	switch a.Kind {
-	case actionOpenDashboard:
+	case ActionOpenDashboard:
 		c.shell.ShowWindow()
-	case actionToggleTransport:
+	case ActionToggleTransport:
 		tctx, cancel := context.WithTimeout(ctx, mcp.DrainTimeout+2*time.Second)
 		defer cancel()
-		end := c.st.Service.BeginAction("tray", "transport_set", transportArgs{Name: a.Transport, Enabled: a.Enable})
-		err := c.st.Transports.Set(tctx, a.Transport, a.Enable)
-		end(err)
-		if err != nil {
+		if err := c.src.SetTransport(tctx, a.Transport, a.Enable); err != nil {
 			verb := "stop"
 			if a.Enable {
 				verb = "start"
 			}
 			return fmt.Sprintf("Could not %s %s: %s", verb, transportLabel(a.Transport), shorten(err.Error(), 80))
 		}
-	case actionCopyClientConfig:
+	case ActionCopyClientConfig:
 		return c.copyClientConfig()
-	case actionApprove, actionDeny:
-		decision := "allow"
-		if a.Kind == actionDeny {
-			decision = "deny"
-		}
-		if err := c.st.Service.DecideApproval(a.Approval, decision, policy.ByTray); err != nil {
+	case ActionApprove, ActionDeny:
+		if err := c.src.DecideApproval(a.Approval, a.Kind == ActionApprove); err != nil {
 			return "Could not answer: " + shorten(err.Error(), 80)
 		}
-		if a.Kind == actionDeny {
+		if a.Kind == ActionDeny {
 			return "Denied"
 		}
 		return "Allowed"
-	case actionOpenLogs:
-		dir := c.st.Config.LogDir()
+	case ActionOpenLogs:
+		dir := c.src.LogDir()
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Sprintf("Logs folder %s: %v", dir, err)
 		}
@@ -238,15 +234,15 @@ func (c *trayController) do(ctx context.Context, a trayAction) string {
 	return ""
 }
 
-// clientConfigFile is where the tray also saves the copied configuration: an X clipboard
+// ClientConfigFile is where the tray also saves the copied configuration: an X clipboard
 // empties when its owner exits, and a file survives.
-func clientConfigFile(dataDir string) string { return filepath.Join(dataDir, "client-config.json") }
+func ClientConfigFile(dataDir string) string { return filepath.Join(dataDir, "client-config.json") }
 
 // copyClientConfig copies the snippet for the best running transport: the Unix socket relay
 // shares this hub's state with stdio-only clients, HTTP needs no relay, stdio starts a
 // separate hub and is the last resort.
-func (c *trayController) copyClientConfig() string {
-	all := c.ctl.ClientConfig()
+func (c *Controller) copyClientConfig() string {
+	all := c.src.ClientConfigs()
 	kind := ""
 	for _, k := range []string{"unix", "http", "stdio"} {
 		if _, ok := all[k]; ok {
@@ -262,7 +258,7 @@ func (c *trayController) copyClientConfig() string {
 		return fmt.Sprintf("Client configuration: %v", err)
 	}
 	text = append(text, '\n')
-	file := clientConfigFile(c.st.Config.DataDir)
+	file := ClientConfigFile(c.src.DataDir())
 	fileErr := os.WriteFile(file, text, 0o600)
 	if err := c.shell.CopyText(string(text)); err != nil {
 		if fileErr != nil {
@@ -281,8 +277,8 @@ func approvalWhat(a policy.Approval) string {
 	return "run " + a.Tool
 }
 
-// trayMenuEqual compares two models; the view is only asked to render real changes.
-func trayMenuEqual(a, b trayMenu) bool {
+// menuEqual compares two models; the view is only asked to render real changes.
+func menuEqual(a, b Menu) bool {
 	if a.Icon != b.Icon || a.Tooltip != b.Tooltip || len(a.Items) != len(b.Items) {
 		return false
 	}
