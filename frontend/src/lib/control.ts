@@ -111,6 +111,7 @@ export class WailsControl implements Control {
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
     return this.call(`${decision} ${id}`, () => this.app.DecideApproval(id, decision));
+  }
   ragCollections() {
     return this.call('list collections', () => this.app.RAGCollections());
   }
@@ -205,6 +206,7 @@ export class HttpControl implements Control {
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
     return this.request(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
+  }
   ragCollections() {
     return this.request<RAGCollectionList>('list collections', 'GET', 'api/rag/collections');
   }

@@ -44,6 +44,9 @@ describe('durations and times', () => {
     expect(parseTime('2025-01-01T00:00:00Z')).toBe(Date.parse('2025-01-01T00:00:00Z'));
     expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T00:00:12Z'))).toBe('12s ago');
     expect(formatAgo('2025-01-01T00:00:08Z', Date.parse('2025-01-01T00:00:05Z'))).toBe('in 3.0s');
+    // Past a minute: whole minutes, then hours and minutes (the text changes once a minute).
+    expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T00:03:59Z'))).toBe('3m ago');
+    expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T01:02:30Z'))).toBe('1h02m ago');
   });
 
   it('counts a running process from its start, and shows the final duration of an ended one', () => {
