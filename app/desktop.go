@@ -66,10 +66,10 @@ type desktop struct {
 	// The tray is set up on Wails' OnStartup goroutine and torn down after the window closed,
 	// which can overlap when the app quits at once; mu orders the two.
 	mu          sync.Mutex
-	trayStopped bool                           // stopTray ran: startup must not set anything up
+	trayStopped bool                            // stopTray ran: startup must not set anything up
 	tray        atomic.Pointer[tray.Controller] // nil until set up, or when there is no session bus
-	trayStop    func()                         // takes the tray item off the bus
-	trayWG      sync.WaitGroup                 // tray controller, host monitor
+	trayStop    func()                          // takes the tray item off the bus
+	trayWG      sync.WaitGroup                  // tray controller, host monitor
 	trayEnd     context.CancelFunc
 	view        *tray.SystrayView
 }
