@@ -19,7 +19,7 @@ export interface Anchor {
    * 'ago' for formatAgo (seconds under a minute, then minutes), 'duration' for a running duration
    * (seconds up to an hour, then minutes). A time in the future is a countdown: seconds.
    */
-  kind: 'ago' | 'duration';
+  kind: 'ago' | 'duration' | 'countdown';
 }
 
 /** resolution is how often the text of one anchor changes at now (ms); 0 when it has no text. */
@@ -27,7 +27,12 @@ export function resolution(a: Anchor, now: number): number {
   const t = parseTime(a.at);
   if (t === null) return 0;
   const age = now - t;
-  if (age < 0) return SECOND; // a countdown
+  if (a.kind === 'countdown') {
+    // formatCountdown: seconds for the last 10 s, tens of seconds below a minute, then minutes.
+    if (age >= 0) return 0; // "now" until the next change of the data
+    return -age <= 10 * SECOND ? SECOND : -age <= MINUTE ? 10 * SECOND : MINUTE;
+  }
+  if (age < 0) return SECOND; // a countdown shown by formatAgo
   if (a.kind === 'duration') return age < 60 * MINUTE ? SECOND : MINUTE;
   return age < MINUTE ? SECOND : MINUTE;
 }

@@ -51,6 +51,22 @@ export function formatAgo(t: string | undefined | null, now: number): string {
 }
 
 /**
+ * formatCountdown renders a wait for a time in the future, as precise as it needs to be: seconds
+ * for the last 10 s ("in 7s"), tens of seconds below a minute ("in 30s"), then minutes ("in 2m");
+ * "now" once it is due. Rounded up, so it never says less than what is left. A far-off retry
+ * thereby changes its text every 10 s or every minute, not every second (clock.ts).
+ */
+export function formatCountdown(t: string | undefined | null, now: number): string {
+  const ms = parseTime(t);
+  if (ms === null) return '';
+  const left = ms - now;
+  if (left <= 0) return 'now';
+  if (left <= 10_000) return `in ${Math.ceil(left / 1000)}s`;
+  if (left <= 60_000) return `in ${Math.ceil(left / 10_000) * 10}s`;
+  return `in ${Math.ceil(left / 60_000)}m`;
+}
+
+/**
  * splitArgs splits a command-line style string into arguments: whitespace separates, single quotes
  * keep everything literally, double quotes keep spaces and honour \" and \\, a backslash outside
  * quotes escapes the next character. No globbing or variables: the process is started directly,

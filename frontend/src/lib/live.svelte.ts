@@ -174,7 +174,7 @@ export class Dashboard {
       out.push({ at: a.requestedAt, kind: 'ago' }, { at: a.expiresAt, kind: 'ago' });
     }
     const b = this.bridge.value;
-    if (b && !b.connected && b.nextRetryAt) out.push({ at: b.nextRetryAt, kind: 'ago' });
+    if (b && !b.connected && b.nextRetryAt) out.push({ at: b.nextRetryAt, kind: 'countdown' });
     for (const p of this.processes.value.processes) {
       if (p.status === 'running') out.push({ at: p.startedAt, kind: 'duration' });
     }
