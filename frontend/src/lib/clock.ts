@@ -28,9 +28,9 @@ export function resolution(a: Anchor, now: number): number {
   if (t === null) return 0;
   const age = now - t;
   if (a.kind === 'countdown') {
-    // formatCountdown: seconds for the last 10 s, tens of seconds below a minute, then minutes.
+    // formatCountdown: tens of seconds below a minute, then minutes.
     if (age >= 0) return 0; // "now" until the next change of the data
-    return -age <= 10 * SECOND ? SECOND : -age <= MINUTE ? 10 * SECOND : MINUTE;
+    return -age <= MINUTE ? 10 * SECOND : MINUTE;
   }
   if (age < 0) return SECOND; // a countdown shown by formatAgo
   if (a.kind === 'duration') return age < 60 * MINUTE ? SECOND : MINUTE;

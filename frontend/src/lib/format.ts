@@ -51,17 +51,16 @@ export function formatAgo(t: string | undefined | null, now: number): string {
 }
 
 /**
- * formatCountdown renders a wait for a time in the future, as precise as it needs to be: seconds
- * for the last 10 s ("in 7s"), tens of seconds below a minute ("in 30s"), then minutes ("in 2m");
- * "now" once it is due. Rounded up, so it never says less than what is left. A far-off retry
- * thereby changes its text every 10 s or every minute, not every second (clock.ts).
- */
+ * formatCountdown renders a wait for a time in the future in tens of seconds below a minute
+ * ("in 30s", "in 10s" for the last ten) and minutes beyond ("in 2m"); "now" once it is due.
+ * Rounded up, so it never says less than what is left. Its text changes every 10 s at most, so a
+ * retry countdown does not keep the dashboard's clock ticking each second (clock.ts); the view
+ * shows the exact time next to it.
 export function formatCountdown(t: string | undefined | null, now: number): string {
   const ms = parseTime(t);
   if (ms === null) return '';
   const left = ms - now;
   if (left <= 0) return 'now';
-  if (left <= 10_000) return `in ${Math.ceil(left / 1000)}s`;
   if (left <= 60_000) return `in ${Math.ceil(left / 10_000) * 10}s`;
   return `in ${Math.ceil(left / 60_000)}m`;
 }
