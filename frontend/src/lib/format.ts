@@ -56,6 +56,7 @@ export function formatAgo(t: string | undefined | null, now: number): string {
  * Rounded up, so it never says less than what is left. Its text changes every 10 s at most, so a
  * retry countdown does not keep the dashboard's clock ticking each second (clock.ts); the view
  * shows the exact time next to it.
+ */
 export function formatCountdown(t: string | undefined | null, now: number): string {
   const ms = parseTime(t);
   if (ms === null) return '';
