@@ -125,7 +125,7 @@ test-e2e: frontend-deps frontend
 # The desktop flavour: the real systray item on a private bus (cgo), then the smoke test of the
 # built binary under Xvfb with a DBus session and a tray host.
 test-desktop: build
-	CGO_ENABLED=1 $(GO) test -tags $(DESKTOP_TAGS) -count=1 -run Systray ./app
+	CGO_ENABLED=1 $(GO) test -tags $(DESKTOP_TAGS) -count=1 -run Systray ./app/tray
 	bash build/desktop-smoke.sh $(BIN)
 
 # --- benchmarks ----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/frontend"
 	"github.com/switchboard-hub/switchboard/internal/config"
 )
@@ -52,7 +53,7 @@ func runDesktop(parent context.Context, cfg config.Config, version string) error
 }
 
 // desktop is the window, the tray and the glue between them and the stack. It implements
-// desktopShell for the tray's actions.
+// tray.Shell for the tray's actions.
 type desktop struct {
 	st       *Stack
 	ctl      *Controller
@@ -65,12 +66,12 @@ type desktop struct {
 	// The tray is set up on Wails' OnStartup goroutine and torn down after the window closed,
 	// which can overlap when the app quits at once; mu orders the two.
 	mu          sync.Mutex
-	trayStopped bool                           // stopTray ran: startup must not set anything up
-	tray        atomic.Pointer[trayController] // nil until set up, or when there is no session bus
-	trayStop    func()                         // takes the tray item off the bus
-	trayWG      sync.WaitGroup                 // tray controller, host monitor
+	trayStopped bool                            // stopTray ran: startup must not set anything up
+	tray        atomic.Pointer[tray.Controller] // nil until set up, or when there is no session bus
+	trayStop    func()                          // takes the tray item off the bus
+	trayWG      sync.WaitGroup                  // tray controller, host monitor
 	trayEnd     context.CancelFunc
-	view        *systrayView
+	view        *tray.SystrayView
 }
 
 // mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
@@ -110,7 +111,7 @@ func (d *desktop) run(ctx context.Context) error {
 		OnBeforeClose:    d.beforeClose,
 		Bind:             []any{app},
 		Linux: &linux.Options{
-			Icon:             iconPNG(appIcon(), windowIconSize),
+			Icon:             tray.IconPNG(tray.AppIcon(), tray.WindowIconSize),
 			ProgramName:      "switchboard", // WM_CLASS, matched by build/linux/switchboard.desktop
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
@@ -147,26 +148,26 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	if d.trayStopped {
 		return
 	}
-	monitor, err := newTrayHostMonitor(d.logger)
+	monitor, err := tray.NewHostMonitor(d.logger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
 		return
 	}
-	stop, err := startSystray(d.logger)
+	stop, err := tray.StartSystray(d.logger)
 	if err != nil {
-		monitor.conn.Close()
+		monitor.Close()
 		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
 		return
 	}
 	d.trayStop = stop
-	tray := newTrayController(d.st, d.ctl, nil, d)
-	d.view = newSystrayView(trayCtx, tray.Click)
-	tray.view = d.view
-	d.tray.Store(tray)
+	var tc *tray.Controller // the view's click forwarders start with the first render, in tc.Run
+	d.view = tray.NewSystrayView(trayCtx, func(ctx context.Context, a tray.Action) { tc.Click(ctx, a) })
+	tc = tray.New(newTraySource(d.st, d.ctl), d.view, d)
+	d.tray.Store(tc)
 	d.trayWG.Add(2)
 	go func() { // owned by d: trayCtx ends it (stopTray)
 		defer d.trayWG.Done()
-		tray.Run(trayCtx)
+		tc.Run(trayCtx)
 	}()
 	go func() { // owned by d: trayCtx ends it (stopTray)
 		defer d.trayWG.Done()
@@ -176,7 +177,7 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 			} else {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: no tray host (no StatusNotifierWatcher with a registered host on the session bus); closing the window quits")
 			}
-			tray.SetHostAvailable(ok)
+			tc.SetHostAvailable(ok)
 		})
 	}()
 	d.mark("tray item exported")
@@ -203,7 +204,7 @@ func (d *desktop) beforeClose(wctx context.Context) (prevent bool) {
 	if d.quitting.Load() {
 		return false
 	}
-	if tray := d.tray.Load(); tray != nil && tray.HostAvailable() {
+	if tc := d.tray.Load(); tc != nil && tc.HostAvailable() {
 		wailsruntime.WindowHide(wctx)
 		fmt.Fprintln(os.Stderr, "switchboard: desktop: window hidden to the tray (Open dashboard brings it back; Quit exits)")
 		return true

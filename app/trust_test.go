@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
@@ -27,7 +28,7 @@ func TestApprovalThroughTrayAndDashboardAPI(t *testing.T) {
 		c.Policy = policy.Config{AskTimeout: "30s", Rules: []policy.RuleSpec{{Tool: "file_write", Action: "ask"}}}
 	})
 	c, view, shell, ctx := runTray(t, st)
-	view.waitFor(t, "initial menu", menuHas(labelOpenDashboard))
+	view.waitFor(t, "initial menu", menuHas(tray.LabelOpenDashboard))
 
 	srv := httptest.NewServer(newDashboardServer(NewController(st, "test"), "dash-token").Handler())
 	defer srv.Close()
@@ -73,7 +74,7 @@ func TestApprovalThroughTrayAndDashboardAPI(t *testing.T) {
 	}()
 
 	m := view.waitFor(t, "approval in the tray", menuHas("1 waiting for approval"))
-	if it := itemWithPrefix(t, m, "1 waiting"); it.Action.Kind != actionOpenDashboard || !it.Enabled {
+	if it := itemWithPrefix(t, m, "1 waiting"); it.Action.Kind != tray.ActionOpenDashboard || !it.Enabled {
 		t.Errorf("tray item %+v does not open the dashboard", it)
 	}
 	trayClick(t, c, view, ctx, "1 waiting")
@@ -108,7 +109,7 @@ func TestApprovalThroughTrayAndDashboardAPI(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(st.Config.Workspace, "approved.txt")); err != nil || string(b) != "yes" {
 		t.Fatalf("approved write: %v %q", err, b)
 	}
-	view.waitFor(t, "tray item gone", func(m trayMenu) bool { return !menuHas("1 waiting")(m) })
+	view.waitFor(t, "tray item gone", func(m tray.Menu) bool { return !menuHas("1 waiting")(m) })
 	if code, _ := api("POST", "/api/approvals/"+id, "dash-token", map[string]string{"decision": "deny"}); code != 400 {
 		t.Errorf("answering twice: %d", code)
 	}

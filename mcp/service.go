@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -88,7 +89,7 @@ type Service struct {
 	toolsetsSet bool
 	active      map[string]bool // toolsets switched on
 	serving     map[string]bool // registered tools currently on the server
-	onToolsets  func([]ToolsetStatus)
+	onToolsets  listeners.Set[[]ToolsetStatus]
 
 	owners procOwners // which client session started which process
 

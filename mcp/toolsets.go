@@ -152,10 +152,10 @@ func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
 		s.active[n] = true
 	}
 	changed := s.applyToolsetsLocked()
-	out, cb := s.toolsetsLocked(), s.onToolsets
+	out := s.toolsetsLocked()
 	s.toolsetMu.Unlock()
-	if changed && cb != nil {
-		cb(out)
+	if changed {
+		s.onToolsets.Notify(out)
 	}
 	return out, nil
 }
@@ -168,10 +168,10 @@ func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error)
 	s.toolsetMu.Lock()
 	s.active[name] = enabled
 	changed := s.applyToolsetsLocked()
-	out, cb := s.toolsetsLocked(), s.onToolsets
+	out := s.toolsetsLocked()
 	s.toolsetMu.Unlock()
-	if changed && cb != nil {
-		cb(out)
+	if changed {
+		s.onToolsets.Notify(out)
 	}
 	return out, nil
 }
@@ -262,17 +262,10 @@ func (s *Service) initToolsets() {
 
 // OnToolsetsChange registers f to run (with the new state) after every change of the served
 // toolsets, e.g. to start a subsystem's backend connection when its toolset is switched on, or
-// to tell the dashboard. f runs after the change, outside the Service's locks.
-func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	prev := s.onToolsets
-	s.onToolsets = func(ts []ToolsetStatus) {
-		if prev != nil {
-			prev(ts)
-		}
-		f(ts)
-	}
+// to tell the dashboard, until cancel is called. f runs after the change, outside the
+// Service's locks.
+func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) (cancel func()) {
+	return s.onToolsets.Add(f)
 }
 
 // ToolsetFeed is the payload of the dashboard's "toolsets" channel (snapshot and events).

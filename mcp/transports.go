@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"slices"
 	"sync"
 
 	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Transport names, as the dashboard, tray and config use them.
@@ -54,7 +54,7 @@ type Transports struct {
 	mu        sync.Mutex
 	running   map[string]*runningTransport
 	lastErr   map[string]string
-	listeners []func([]TransportStatus)
+	listeners listeners.Set[[]TransportStatus]
 }
 
 type runningTransport struct {
@@ -298,19 +298,11 @@ func (t *Transports) Addr(name string) string {
 	return ""
 }
 
-// OnChange registers fn for status changes (called without locks held).
-func (t *Transports) OnChange(fn func([]TransportStatus)) {
-	t.mu.Lock()
-	t.listeners = append(t.listeners, fn)
-	t.mu.Unlock()
+// OnChange registers fn for status changes (called without locks held) until cancel is called.
+func (t *Transports) OnChange(fn func([]TransportStatus)) (cancel func()) {
+	return t.listeners.Add(fn)
 }
 
 func (t *Transports) notify() {
-	st := t.Status()
-	t.mu.Lock()
-	fns := slices.Clone(t.listeners)
-	t.mu.Unlock()
-	for _, fn := range fns {
-		fn(st)
-	}
+	t.listeners.Notify(t.Status())
 }

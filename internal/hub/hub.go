@@ -10,13 +10,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Message types the hub itself sends. Producers normally use TypeEvent.
@@ -125,8 +125,7 @@ type Hub struct {
 	provMu    sync.RWMutex
 	providers map[string]SnapshotProvider
 
-	changeMu  sync.Mutex
-	listeners []func(Stats)
+	listeners listeners.Set[Stats]
 
 	srvMu     sync.Mutex // guards the own listener: srv, ln, addr, serveDone
 	srv       *http.Server
@@ -247,26 +246,18 @@ func (h *Hub) HasSubscribers(channel string) bool {
 // ws_start), so a tray or a transports feed can refresh. It runs
 // synchronously on the goroutine that caused the change, with no hub lock
 // held (fn may call Stats, Addr, Running); keep it fast.
-func (h *Hub) OnChange(fn func(Stats)) {
+func (h *Hub) OnChange(fn func(Stats)) (cancel func()) {
 	if fn == nil {
-		return
+		return func() {}
 	}
-	h.changeMu.Lock()
-	defer h.changeMu.Unlock()
-	h.listeners = append(h.listeners, fn)
+	return h.listeners.Add(fn)
 }
 
 func (h *Hub) notifyChange() {
-	h.changeMu.Lock()
-	listeners := slices.Clone(h.listeners)
-	h.changeMu.Unlock()
-	if len(listeners) == 0 {
+	if h.listeners.Len() == 0 {
 		return
 	}
-	st := h.Stats()
-	for _, fn := range listeners {
-		fn(st)
-	}
+	h.listeners.Notify(h.Stats())
 }
 
 // Stats returns the current client and channel counts and delivery counters.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Todo statuses.
@@ -44,7 +46,7 @@ type TodoChange struct {
 type Todos struct {
 	mu        sync.Mutex
 	lists     map[string]TodoList
-	listeners []func(TodoChange)
+	listeners listeners.Set[TodoChange]
 }
 
 // NewTodos returns an empty store.
@@ -79,11 +81,8 @@ func (t *Todos) Set(session string, items []TodoItem) (TodoList, error) {
 	l := TodoList{Session: session, Items: append([]TodoItem{}, items...), Updated: time.Now().UTC()}
 	t.mu.Lock()
 	t.lists[session] = l
-	ls := append([]func(TodoChange){}, t.listeners...)
 	t.mu.Unlock()
-	for _, fn := range ls {
-		fn(TodoChange{Kind: "updated", List: l})
-	}
+	t.listeners.Notify(TodoChange{Kind: "updated", List: l})
 	return l, nil
 }
 
@@ -103,12 +102,9 @@ func (t *Todos) Remove(session string) {
 	t.mu.Lock()
 	l, ok := t.lists[session]
 	delete(t.lists, session)
-	ls := append([]func(TodoChange){}, t.listeners...)
 	t.mu.Unlock()
 	if ok {
-		for _, fn := range ls {
-			fn(TodoChange{Kind: "removed", List: l})
-		}
+		t.listeners.Notify(TodoChange{Kind: "removed", List: l})
 	}
 }
 
@@ -124,9 +120,7 @@ func (t *Todos) All() []TodoList {
 	return out
 }
 
-// Subscribe calls fn on every change (from the goroutine that made it).
-func (t *Todos) Subscribe(fn func(TodoChange)) {
-	t.mu.Lock()
-	t.listeners = append(t.listeners, fn)
-	t.mu.Unlock()
+// Subscribe calls fn on every change (from the goroutine that made it) until cancel is called.
+func (t *Todos) Subscribe(fn func(TodoChange)) (cancel func()) {
+	return t.listeners.Add(fn)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // ErrNotConnected is returned by every operation while no browser is connected.
@@ -66,8 +67,7 @@ type Webview struct {
 	conMu   sync.Mutex
 	console []ConsoleMessage
 
-	subMu sync.Mutex
-	subs  []func(Event)
+	subs listeners.Set[Event]
 
 	guard func(fileURL string) error // see SetFileGuard
 }
@@ -92,21 +92,10 @@ func New(opts Options) *Webview {
 	return &Webview{opts: opts}
 }
 
-// Subscribe registers fn for change events. fn must return quickly.
-func (w *Webview) Subscribe(fn func(Event)) {
-	w.subMu.Lock()
-	w.subs = append(w.subs, fn)
-	w.subMu.Unlock()
-}
+// Subscribe registers fn for change events until cancel is called. fn must return quickly.
+func (w *Webview) Subscribe(fn func(Event)) (cancel func()) { return w.subs.Add(fn) }
 
-func (w *Webview) emit(ev Event) {
-	w.subMu.Lock()
-	subs := w.subs
-	w.subMu.Unlock()
-	for _, fn := range subs {
-		fn(ev)
-	}
-}
+func (w *Webview) emit(ev Event) { w.subs.Notify(ev) }
 
 // session is one live connection.
 type session struct {

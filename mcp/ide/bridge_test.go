@@ -280,3 +280,42 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+// OnBridgeStatus tells a subscriber (the tray) about every connection change without polling,
+// and cancel stops it while the bridge keeps retrying.
+func TestOnBridgeStatusSubscription(t *testing.T) {
+	sim := startSim(t, agenticsim.Options{})
+	sub := New(nil, WithLaravelURL(sim.URL()), WithReconnectInterval(10*time.Millisecond),
+		WithMaxReconnectInterval(50*time.Millisecond), WithLogger(quietLogger()))
+	var mu sync.Mutex
+	var seen []BridgeStatus
+	cancel := sub.OnBridgeStatus(func(st BridgeStatus) {
+		mu.Lock()
+		seen = append(seen, st)
+		mu.Unlock()
+	})
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(seen) }
+	last := func() BridgeStatus { mu.Lock(); defer mu.Unlock(); return seen[len(seen)-1] }
+	sub.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		defer c()
+		_ = sub.Shutdown(ctx)
+	})
+	eventually(t, "connected notification", func() bool { return count() > 0 && last().Connected })
+
+	sim.Stop()
+	eventually(t, "disconnected notification", func() bool { return !last().Connected && last().LastError != "" })
+
+	cancel()
+	cancel() // idempotent
+	n := count()
+	// The bridge keeps retrying (status changes every ≤50 ms); none reaches the cancelled callback.
+	time.Sleep(300 * time.Millisecond)
+	if got := count(); got != n {
+		t.Errorf("%d notifications after cancel", got-n)
+	}
+	if a := sub.BridgeStatus().Attempts; a < 2 {
+		t.Errorf("bridge made %d attempts while the subscriber was cancelled; the test proved nothing", a)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
@@ -51,6 +52,8 @@ type Subsystem struct {
 	// by request ID, until the waiting tool takes it (see ask). Bounded: see handleMessage.
 	applyMu   sync.Mutex
 	applyErrs map[string]error
+
+	statusListeners listeners.Set[BridgeStatus]
 }
 
 // New builds the subsystem. pub may be nil (headless): the bridge still
@@ -91,6 +94,13 @@ func (s *Subsystem) Shutdown(ctx context.Context) error { return s.bridge.Stop(c
 // BridgeStatus returns the bridge's connection state.
 func (s *Subsystem) BridgeStatus() BridgeStatus { return s.bridge.Status() }
 
+// OnBridgeStatus calls fn with the new state after every change of the bridge's connection
+// state (connected, disconnected, a dial error, a retry scheduled) until cancel is called. fn
+// runs on the bridge's goroutine, outside its locks, and must not block.
+func (s *Subsystem) OnBridgeStatus(fn func(BridgeStatus)) (cancel func()) {
+	return s.statusListeners.Add(fn)
+}
+
 // Store exposes the state store (read-only use: queries and snapshots).
 func (s *Subsystem) Store() *Store { return s.store }
 
@@ -123,6 +133,7 @@ func (s *Subsystem) publish(events []hubEvent) {
 }
 
 func (s *Subsystem) publishStatus(st BridgeStatus) {
+	s.statusListeners.Notify(st)
 	if s.pub != nil {
 		s.pub.Publish(ChannelBridge, hubEventType, st)
 	}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatDurationMs, formatGoDuration, parseTime, processDuration, splitArgs, statusTone } from './format';
+import { formatAgo, formatCountdown, formatDurationMs, formatGoDuration, parseTime, processDuration, splitArgs, statusTone } from './format';
 
 describe('splitArgs', () => {
   it.each([
@@ -43,6 +43,13 @@ describe('durations and times', () => {
     expect(parseTime('2025-01-01T00:00:00Z')).toBe(Date.parse('2025-01-01T00:00:00Z'));
     expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T00:00:12Z'))).toBe('12s ago');
     expect(formatAgo('2025-01-01T00:00:08Z', Date.parse('2025-01-01T00:00:05Z'))).toBe('in 3.0s');
+    expect(formatCountdown('2025-01-01T00:01:00Z', Date.parse('2025-01-01T00:00:35Z'))).toBe('in 30s');
+    expect(formatCountdown('2025-01-01T00:01:00Z', Date.parse('2025-01-01T00:00:52.5Z'))).toBe('in 10s');
+    expect(formatCountdown('2025-01-01T00:05:00Z', Date.parse('2025-01-01T00:00:52Z'))).toBe('in 5m');
+    expect(formatCountdown('2025-01-01T00:01:00Z', Date.parse('2025-01-01T00:01:01Z'))).toBe('now');
+    // Past a minute: whole minutes, then hours and minutes (the text changes once a minute).
+    expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T00:03:59Z'))).toBe('3m ago');
+    expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T01:02:30Z'))).toBe('1h02m ago');
   });
 
   it('counts a running process from its start, and shows the final duration of an ended one', () => {

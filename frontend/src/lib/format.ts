@@ -37,13 +37,34 @@ export function formatClock(t: string | undefined | null): string {
   return new Date(ms).toLocaleTimeString([], { hour12: false });
 }
 
-/** formatAgo renders how long ago t was relative to now: "12s ago", "3m ago". */
+/**
+ * formatAgo renders how long ago t was relative to now: "12s ago" under a minute, then whole
+ * minutes ("3m ago") and hours with minutes ("1h02m ago"); a future t is a countdown ("in 4.0s").
+ * Past a minute the text changes once a minute, so the dashboard's clock can sleep (clock.ts).
+ */
 export function formatAgo(t: string | undefined | null, now: number): string {
   const ms = parseTime(t);
   if (ms === null) return '';
   const diff = now - ms;
   if (diff < 0) return `in ${formatDurationMs(-diff)}`;
+  if (diff >= 60_000 && diff < 3_600_000) return `${Math.floor(diff / 60_000)}m ago`;
   return `${formatDurationMs(diff)} ago`;
+}
+
+/**
+ * formatCountdown renders a wait for a time in the future in tens of seconds below a minute
+ * ("in 30s", "in 10s" for the last ten) and minutes beyond ("in 2m"); "now" once it is due.
+ * Rounded up, so it never says less than what is left. Its text changes every 10 s at most, so a
+ * retry countdown does not keep the dashboard's clock ticking each second (clock.ts); the view
+ * shows the exact time next to it.
+ */
+export function formatCountdown(t: string | undefined | null, now: number): string {
+  const ms = parseTime(t);
+  if (ms === null) return '';
+  const left = ms - now;
+  if (left <= 0) return 'now';
+  if (left <= 60_000) return `in ${Math.ceil(left / 10_000) * 10}s`;
+  return `in ${Math.ceil(left / 60_000)}m`;
 }
 
 /**

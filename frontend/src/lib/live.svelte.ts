@@ -3,6 +3,7 @@
 
 import { HubClient, type HubStatus, type SocketFactory } from './hub';
 import type { Control } from './control';
+import { nextTickDelay, type Anchor } from './clock';
 import type { Bootstrap, BridgeStatus, HubMessage } from './types';
 import { initialApprovals, reduceApprovals, type ApprovalsState } from './approvals';
 import {
@@ -101,7 +102,7 @@ export interface Notice {
 
 export interface DashboardOptions {
   createSocket?: SocketFactory;
-  /** Clock tick for relative times and the chart; 0 disables the ticker (tests). */
+  /** Finest clock step for relative times (default 1000 ms; the clock is adaptive, see clock.ts); 0 disables it (tests). */
   tickMs?: number;
   backoff?: { initialMs?: number; maxMs?: number; factor?: number };
   /** When channel stores publish; default: the next animation frame. Tests pass a synchronous one. */
@@ -157,30 +158,56 @@ export class Dashboard {
     this.ideActivity = this.channel('ide:activity', reduceIDEActivity, initialIDEActivity);
     this.approvals = this.channel('approvals', reduceApprovals, initialApprovals);
     const tick = opts.tickMs ?? 1000;
-    if (tick > 0) {
-      // The clock only drives relative times on screen: stop it while the page is hidden (window
-      // hidden to the tray, background tab), so an idle hidden dashboard costs no CPU.
-      let h: ReturnType<typeof setInterval> | undefined;
-      const run = () => {
-        if (h === undefined) h = setInterval(() => (this.now = Date.now()), tick);
-      };
-      const pause = () => {
-        if (h !== undefined) clearInterval(h);
-        h = undefined;
-      };
+    if (tick > 0) this.startClock(tick);
+  }
+
+  /**
+   * anchors are the times the views show relative to `now` (see clock.ts): session ages, approval
+   * ages and deadlines, the bridge's next retry, running processes' durations. They come from the
+   * always-on stores, so the clock does not depend on which tab is open.
+   */
+  anchors(): Anchor[] {
+    const out: Anchor[] = [];
+    for (const s of this.sessions.value.sessions) out.push({ at: s.connectedAt, kind: 'ago' });
+    for (const s of this.ideSessions.value.sessions) out.push({ at: s.createdAt, kind: 'ago' });
+    for (const a of this.approvals.value.approvals) {
+      out.push({ at: a.requestedAt, kind: 'ago' }, { at: a.expiresAt, kind: 'ago' });
+    }
+    const b = this.bridge.value;
+    if (b && !b.connected && b.nextRetryAt) out.push({ at: b.nextRetryAt, kind: 'countdown' });
+    for (const p of this.processes.value.processes) {
+      if (p.status === 'running') out.push({ at: p.startedAt, kind: 'duration' });
+    }
+    return out;
+  }
+
+  /**
+   * startClock moves `now` only when something on screen changes with it: every second while a
+   * relative time shows seconds (a fresh session, a countdown, a running process), otherwise at the
+   * next minute (the chart, "3m ago"). An effect re-plans the one pending timer whenever `now` or
+   * any anchor changes. The clock stops while the page is hidden (window hidden to the tray,
+   * background tab), so a hidden dashboard costs no CPU.
+   */
+  private startClock(step: number): void {
+    let visible = $state(typeof document === 'undefined' || !document.hidden);
+    const stop = $effect.root(() => {
+      $effect(() => {
+        if (!visible) return;
+        void this.now; // re-plan after every tick
+        // From the real time: `now` is the last tick, and anchors can change long after it.
+        const delay = nextTickDelay(this.anchors(), Date.now(), step);
+        const h = setTimeout(() => (this.now = Date.now()), delay);
+        return () => clearTimeout(h);
+      });
+    });
+    this.cleanups.push(stop);
+    if (typeof document !== 'undefined') {
       const onVisibility = () => {
-        if (typeof document !== 'undefined' && document.hidden) pause();
-        else {
-          this.now = Date.now();
-          run();
-        }
+        visible = !document.hidden;
+        if (visible) this.now = Date.now();
       };
-      onVisibility();
-      if (typeof document !== 'undefined') {
-        document.addEventListener('visibilitychange', onVisibility);
-        this.cleanups.push(() => document.removeEventListener('visibilitychange', onVisibility));
-      }
-      this.cleanups.push(pause);
+      document.addEventListener('visibilitychange', onVisibility);
+      this.cleanups.push(() => document.removeEventListener('visibilitychange', onVisibility));
     }
   }
 

@@ -1,6 +1,6 @@
 //go:build desktop || bindings
 
-package app
+package tray
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // These tests drive the real fyne.io/systray item on a private session bus, reading it the way a
 // tray host does (StatusNotifierItem properties, com.canonical.dbusmenu). systray keeps its state
 // in package globals and can be started once per process, so one test covers the whole life of
-// the item. Run with: go test -tags desktop,production,webkit2_41 ./app -run Systray
+// the item. Run with: go test -tags desktop,production,webkit2_41 ./app/tray -run Systray
 
 // dbusLayout is com.canonical.dbusmenu's (ia{sv}av) node.
 type dbusLayout struct {
@@ -93,9 +93,9 @@ func labelsOf(items []dbusMenuItem) []string {
 
 func TestSystrayViewOnSessionBus(t *testing.T) {
 	privateSessionBus(t)
-	stop, err := startSystray(slog.New(slog.DiscardHandler))
+	stop, err := StartSystray(slog.New(slog.DiscardHandler))
 	if err != nil {
-		t.Fatalf("startSystray: %v", err)
+		t.Fatalf("StartSystray: %v", err)
 	}
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
@@ -103,12 +103,12 @@ func TestSystrayViewOnSessionBus(t *testing.T) {
 	}
 	defer conn.Close()
 
-	clicks := make(chan trayAction, 4)
+	clicks := make(chan Action, 4)
 	ctx, cancel := context.WithCancel(context.Background())
-	view := newSystrayView(ctx, func(_ context.Context, a trayAction) { clicks <- a })
+	view := NewSystrayView(ctx, func(_ context.Context, a Action) { clicks <- a })
 
-	state := trayState{Transports: trayTestTransports()}
-	model := buildTrayMenu(state)
+	state := State{Transports: trayTestTransports()}
+	model := BuildMenu(state)
 	view.Render(model)
 	items := waitDbusMenu(t, conn, func(items []dbusMenuItem) bool { return len(items) == len(menuLabels(model)) })
 	if got, want := strings.Join(labelsOf(items), "|"), strings.Join(menuLabels(model), "|"); got != want {
@@ -131,8 +131,8 @@ func TestSystrayViewOnSessionBus(t *testing.T) {
 		W, H int32
 		Pix  []byte
 	}
-	if err := dbus.Store([]any{props["IconPixmap"].Value()}, &pixmaps); err != nil || len(pixmaps) != 1 || pixmaps[0].W != trayIconSize {
-		t.Errorf("IconPixmap = %d pixmaps (%v), want one %dpx", len(pixmaps), err, trayIconSize)
+	if err := dbus.Store([]any{props["IconPixmap"].Value()}, &pixmaps); err != nil || len(pixmaps) != 1 || pixmaps[0].W != iconSize {
+		t.Errorf("IconPixmap = %d pixmaps (%v), want one %dpx", len(pixmaps), err, iconSize)
 	}
 
 	// A click from the host arrives as the item's action.
@@ -147,7 +147,7 @@ func TestSystrayViewOnSessionBus(t *testing.T) {
 	}
 	select {
 	case a := <-clicks:
-		if a.Kind != actionToggleTransport || a.Transport != "tcp" || !a.Enable {
+		if a.Kind != ActionToggleTransport || a.Transport != "tcp" || !a.Enable {
 			t.Errorf("click on %q gave %+v", tcp.label, a)
 		}
 	case <-time.After(5 * time.Second):
@@ -156,7 +156,7 @@ func TestSystrayViewOnSessionBus(t *testing.T) {
 
 	// A new state replaces the whole menu: new labels and toggle states, old items gone.
 	state.Transports[1].Running, state.Transports[1].Addr = true, "127.0.0.1:9100"
-	view.Render(buildTrayMenu(state))
+	view.Render(BuildMenu(state))
 	items = waitDbusMenu(t, conn, func(items []dbusMenuItem) bool {
 		for _, it := range items {
 			if it.label == "TCP: 127.0.0.1:9100" && it.toggle == 1 {
@@ -187,9 +187,9 @@ func TestSystrayViewOnSessionBus(t *testing.T) {
 
 func TestStartSystrayWithoutSessionBus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
-	stop, err := startSystray(slog.New(slog.DiscardHandler))
+	stop, err := StartSystray(slog.New(slog.DiscardHandler))
 	if err == nil {
-		t.Fatal("startSystray succeeded without a session bus")
+		t.Fatal("StartSystray succeeded without a session bus")
 	}
 	stop() // must be callable and must not panic (systray's end would, on its nil connection)
 }

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
@@ -62,13 +63,13 @@ func trayTestStack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *
 // recordingView keeps every rendered menu.
 type recordingView struct {
 	mu    sync.Mutex
-	menus []trayMenu
+	menus []tray.Menu
 	more  chan struct{}
 }
 
 func newRecordingView() *recordingView { return &recordingView{more: make(chan struct{}, 1)} }
 
-func (v *recordingView) Render(m trayMenu) {
+func (v *recordingView) Render(m tray.Menu) {
 	v.mu.Lock()
 	v.menus = append(v.menus, m)
 	v.mu.Unlock()
@@ -84,17 +85,17 @@ func (v *recordingView) count() int {
 	return len(v.menus)
 }
 
-func (v *recordingView) last() (trayMenu, bool) {
+func (v *recordingView) last() (tray.Menu, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if len(v.menus) == 0 {
-		return trayMenu{}, false
+		return tray.Menu{}, false
 	}
 	return v.menus[len(v.menus)-1], true
 }
 
 // waitFor waits until the latest rendered menu satisfies ok.
-func (v *recordingView) waitFor(t *testing.T, what string, ok func(trayMenu) bool) trayMenu {
+func (v *recordingView) waitFor(t *testing.T, what string, ok func(tray.Menu) bool) tray.Menu {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -110,8 +111,8 @@ func (v *recordingView) waitFor(t *testing.T, what string, ok func(trayMenu) boo
 	}
 }
 
-func menuHas(prefix string) func(trayMenu) bool {
-	return func(m trayMenu) bool {
+func menuHas(prefix string) func(tray.Menu) bool {
+	return func(m tray.Menu) bool {
 		for _, it := range m.Items {
 			if !it.Separator && strings.HasPrefix(it.Label, prefix) {
 				return true
@@ -174,11 +175,10 @@ func (s *recordingShell) waitEvent(t *testing.T, want string) {
 }
 
 // runTray starts a controller on st and stops it at cleanup; tune adjusts it before it starts.
-func runTray(t *testing.T, st *Stack, tune ...func(*trayController)) (*trayController, *recordingView, *recordingShell, context.Context) {
+func runTray(t *testing.T, st *Stack, tune ...func(*tray.Controller)) (*tray.Controller, *recordingView, *recordingShell, context.Context) {
 	t.Helper()
 	view, shell := newRecordingView(), newRecordingShell()
-	c := newTrayController(st, NewController(st, "test"), view, shell)
-	c.bridgePoll = 20 * time.Millisecond
+	c := tray.New(newTraySource(st, NewController(st, "test")), view, shell)
 	for _, f := range tune {
 		f(c)
 	}
@@ -197,7 +197,7 @@ func runTray(t *testing.T, st *Stack, tune ...func(*trayController)) (*trayContr
 }
 
 // trayClick sends the action of the first item whose label starts with prefix in the latest menu.
-func trayClick(t *testing.T, c *trayController, view *recordingView, ctx context.Context, prefix string) {
+func trayClick(t *testing.T, c *tray.Controller, view *recordingView, ctx context.Context, prefix string) {
 	t.Helper()
 	m, _ := view.last()
 	c.Click(ctx, itemWithPrefix(t, m, prefix).Action)
@@ -231,7 +231,7 @@ func TestTrayTogglesTCP(t *testing.T) {
 func TestTrayCountsSessionsAndShowsIcon(t *testing.T) {
 	st := trayTestStack(t, "")
 	_, view, _, _ := runTray(t, st)
-	view.waitFor(t, "no session", func(m trayMenu) bool { return m.Icon == trayIcon{HubUp: true} })
+	view.waitFor(t, "no session", func(m tray.Menu) bool { return m.Icon == tray.Icon{HubUp: true} })
 
 	conn, err := net.Dial("unix", st.Config.Unix.Path)
 	if err != nil {
@@ -244,12 +244,12 @@ func TestTrayCountsSessionsAndShowsIcon(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect over the Unix socket: %v", err)
 	}
-	m := view.waitFor(t, "one session", func(m trayMenu) bool { return m.Icon.Active })
+	m := view.waitFor(t, "one session", func(m tray.Menu) bool { return m.Icon.Active })
 	if !strings.Contains(m.Tooltip, "1 MCP session ") {
 		t.Errorf("tooltip %q does not count the session", m.Tooltip)
 	}
 	cs.Close()
-	view.waitFor(t, "session gone", func(m trayMenu) bool { return !m.Icon.Active && menuHas("Hub running · 0 MCP sessions")(m) })
+	view.waitFor(t, "session gone", func(m tray.Menu) bool { return !m.Icon.Active && menuHas("Hub running · 0 MCP sessions")(m) })
 }
 
 func TestTrayShowsBridgeOnline(t *testing.T) {
@@ -260,20 +260,20 @@ func TestTrayShowsBridgeOnline(t *testing.T) {
 	t.Cleanup(func() { _ = sim.Close() })
 	st := trayTestStack(t, sim.URL())
 	_, view, _, _ := runTray(t, st)
-	m := view.waitFor(t, "bridge online", func(m trayMenu) bool { return m.Icon.BridgeOnline })
+	m := view.waitFor(t, "bridge online", func(m tray.Menu) bool { return m.Icon.BridgeOnline })
 	if !menuHas("Hub running · 0 MCP sessions · IDE bridge online")(m) {
 		t.Errorf("status line does not say the bridge is online: %q", menuLabels(m))
 	}
 	sim.Stop()
-	view.waitFor(t, "bridge offline after the backend stopped", func(m trayMenu) bool { return !m.Icon.BridgeOnline })
+	view.waitFor(t, "bridge offline after the backend stopped", func(m tray.Menu) bool { return !m.Icon.BridgeOnline })
 }
 
 func TestTrayCopiesClientConfig(t *testing.T) {
 	st := trayTestStack(t, "")
-	c, view, shell, ctx := runTray(t, st, func(c *trayController) { c.noticeTTL = 300 * time.Millisecond })
-	view.waitFor(t, "initial menu", menuHas(labelCopyConfig))
+	c, view, shell, ctx := runTray(t, st, func(c *tray.Controller) { c.NoticeTTL = 300 * time.Millisecond })
+	view.waitFor(t, "initial menu", menuHas(tray.LabelCopyConfig))
 
-	trayClick(t, c, view, ctx, labelCopyConfig)
+	trayClick(t, c, view, ctx, tray.LabelCopyConfig)
 	view.waitFor(t, "copy notice", menuHas("Copied client configuration (Unix socket)"))
 	shell.mu.Lock()
 	copied := strings.Join(shell.copied, "")
@@ -283,19 +283,19 @@ func TestTrayCopiesClientConfig(t *testing.T) {
 			t.Errorf("copied configuration lacks %s:\n%s", want, copied)
 		}
 	}
-	saved, err := os.ReadFile(clientConfigFile(st.Config.DataDir))
+	saved, err := os.ReadFile(tray.ClientConfigFile(st.Config.DataDir))
 	if err != nil || string(saved) != copied {
 		t.Errorf("saved file = %q, %v; want the copied text", saved, err)
 	}
-	view.waitFor(t, "notice expired", func(m trayMenu) bool { return !menuHas("Copied")(m) })
+	view.waitFor(t, "notice expired", func(m tray.Menu) bool { return !menuHas("Copied")(m) })
 }
 
 func TestTrayOpensLogsAndQuits(t *testing.T) {
 	st := trayTestStack(t, "")
 	c, view, shell, ctx := runTray(t, st)
-	view.waitFor(t, "initial menu", menuHas(labelOpenLogs))
+	view.waitFor(t, "initial menu", menuHas(tray.LabelOpenLogs))
 
-	trayClick(t, c, view, ctx, labelOpenLogs)
+	trayClick(t, c, view, ctx, tray.LabelOpenLogs)
 	shell.waitEvent(t, "open")
 	shell.mu.Lock()
 	opened := shell.opened
@@ -307,16 +307,16 @@ func TestTrayOpensLogsAndQuits(t *testing.T) {
 		t.Errorf("logs folder %s: %v", st.Config.LogDir(), err)
 	}
 
-	trayClick(t, c, view, ctx, labelOpenDashboard)
+	trayClick(t, c, view, ctx, tray.LabelOpenDashboard)
 	shell.waitEvent(t, "show")
-	trayClick(t, c, view, ctx, labelQuit)
+	trayClick(t, c, view, ctx, tray.LabelQuit)
 	shell.waitEvent(t, "quit")
 }
 
 func TestTrayHostLossShowsWindow(t *testing.T) {
 	st := trayTestStack(t, "")
 	c, view, shell, _ := runTray(t, st)
-	view.waitFor(t, "initial menu", menuHas(labelQuit))
+	view.waitFor(t, "initial menu", menuHas(tray.LabelQuit))
 	if c.HostAvailable() {
 		t.Fatal("host available before any report: the close button would hide to nowhere")
 	}
@@ -338,8 +338,8 @@ func TestTrayHostLossShowsWindow(t *testing.T) {
 func TestTrayRendersOnlyChanges(t *testing.T) {
 	st := trayTestStack(t, "")
 	_, view, _, _ := runTray(t, st)
-	view.waitFor(t, "initial menu", menuHas(labelQuit))
-	// The bridge poll runs every 20ms here; with nothing changing, nothing is re-rendered.
+	view.waitFor(t, "initial menu", menuHas(tray.LabelQuit))
+	// Nothing polls: with nothing changing, nothing is re-rendered.
 	time.Sleep(50 * time.Millisecond)
 	before := view.count()
 	time.Sleep(200 * time.Millisecond)
@@ -368,4 +368,27 @@ func TestTrayReportsFailedToggle(t *testing.T) {
 	if !menuHas("TCP: off (failed: ")(m) {
 		t.Errorf("TCP item does not carry the failure: %q", menuLabels(m))
 	}
+}
+
+// menuLabels lists the labels of the non-separator items.
+func menuLabels(m tray.Menu) []string {
+	var out []string
+	for _, it := range m.Items {
+		if !it.Separator {
+			out = append(out, it.Label)
+		}
+	}
+	return out
+}
+
+// itemWithPrefix returns the first item whose label starts with prefix.
+func itemWithPrefix(t *testing.T, m tray.Menu, prefix string) tray.Item {
+	t.Helper()
+	for _, it := range m.Items {
+		if !it.Separator && strings.HasPrefix(it.Label, prefix) {
+			return it
+		}
+	}
+	t.Fatalf("no menu item starts with %q; labels: %q", prefix, menuLabels(m))
+	return tray.Item{}
 }

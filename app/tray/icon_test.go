@@ -1,4 +1,4 @@
-package app
+package tray
 
 import (
 	"bytes"
@@ -18,14 +18,14 @@ func iconAt(img *image.NRGBA, x, y float64) color.NRGBA {
 }
 
 func TestRenderIcon(t *testing.T) {
-	for _, v := range trayIconVariants() {
+	for _, v := range iconVariants() {
 		t.Run(v.name(), func(t *testing.T) {
-			img, err := png.Decode(bytes.NewReader(iconPNG(v, trayIconSize)))
+			img, err := png.Decode(bytes.NewReader(IconPNG(v, iconSize)))
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			if b := img.Bounds(); b.Dx() != trayIconSize || b.Dy() != trayIconSize {
-				t.Fatalf("size %v, want %dx%d", b, trayIconSize, trayIconSize)
+			if b := img.Bounds(); b.Dx() != iconSize || b.Dy() != iconSize {
+				t.Fatalf("size %v, want %dx%d", b, iconSize, iconSize)
 			}
 			n := img.(*image.NRGBA)
 			if c := iconAt(n, 0, 0); c.A != 0 {
@@ -55,14 +55,14 @@ func TestRenderIcon(t *testing.T) {
 // iconFiles are the PNGs under build/ that must match what the binary draws.
 func iconFiles() map[string]func() *image.NRGBA {
 	files := map[string]func() *image.NRGBA{
-		"../build/appicon.png": func() *image.NRGBA { return renderIcon(appIcon(), appIconSize) },
+		"../../build/appicon.png": func() *image.NRGBA { return renderIcon(AppIcon(), appIconSize) },
 	}
 	// hicolor theme sizes for the desktop entry's Icon=switchboard.
 	for _, size := range []int{48, 128, 256, 512} {
-		files[fmt.Sprintf("../build/icons/switchboard-%d.png", size)] = func() *image.NRGBA { return renderIcon(appIcon(), size) }
+		files[fmt.Sprintf("../../build/icons/switchboard-%d.png", size)] = func() *image.NRGBA { return renderIcon(AppIcon(), size) }
 	}
-	for _, v := range trayIconVariants() {
-		files[fmt.Sprintf("../build/icons/tray-%s.png", v.name())] = func() *image.NRGBA { return renderIcon(v, trayIconSize) }
+	for _, v := range iconVariants() {
+		files[fmt.Sprintf("../../build/icons/tray-%s.png", v.name())] = func() *image.NRGBA { return renderIcon(v, iconSize) }
 	}
 	return files
 }
@@ -88,7 +88,7 @@ func TestIconFiles(t *testing.T) {
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			t.Errorf("%s: %v (regenerate with SWITCHBOARD_UPDATE_ICONS=1 go test ./app -run TestIconFiles)", path, err)
+			t.Errorf("%s: %v (regenerate with SWITCHBOARD_UPDATE_ICONS=1 go test ./app/tray -run TestIconFiles)", path, err)
 			continue
 		}
 		got, err := png.Decode(f)
@@ -110,7 +110,7 @@ func TestIconFiles(t *testing.T) {
 			}
 		}
 		if diff > 0 {
-			t.Errorf("%s: %d pixels differ from the drawing code (regenerate with SWITCHBOARD_UPDATE_ICONS=1 go test ./app -run TestIconFiles)", path, diff)
+			t.Errorf("%s: %d pixels differ from the drawing code (regenerate with SWITCHBOARD_UPDATE_ICONS=1 go test ./app/tray -run TestIconFiles)", path, diff)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package tray
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
-// The tray follows one rule: state in, whole menu out. trayState is everything the tray shows,
-// buildTrayMenu turns it into a trayMenu, and the systray view replaces the menu it shows with
+// The tray follows one rule: state in, whole menu out. State is everything the tray shows,
+// BuildMenu turns it into a Menu, and the systray view replaces the menu it shows with
 // that model. Nothing patches a menu item in place, so the menu can never drift from the state,
 // and this file (no GTK, no DBus) is where the tray's behaviour is tested.
 
-// trayState is what the tray knows about the running hub.
-type trayState struct {
+// State is what the tray knows about the running hub.
+type State struct {
 	Transports       []mcp.TransportStatus
 	Sessions         int    // connected MCP client sessions (any transport)
 	DashboardClients int    // WebSocket hub clients: the dashboard window and other viewers
@@ -21,26 +21,26 @@ type trayState struct {
 	BridgeError      string // last bridge dial error while offline
 	Notice           string // outcome of the last tray action, shown until it expires
 	Approvals        int    // tool calls and roots waiting for the user's answer
-	NextApproval     trayApproval
+	NextApproval     Approval
 }
 
-// trayApproval is the oldest pending question, answerable from the menu.
-type trayApproval struct {
+// Approval is the oldest pending question, answerable from the menu.
+type Approval struct {
 	ID      string
 	Client  string
 	What    string // "run file_write", "use /srv/x as its workspace"
 	Details string // arguments summary, for the tooltip
 }
 
-// trayIcon is one icon variant. Only the combinations iconVariant returns are rendered.
-type trayIcon struct {
+// Icon is one icon variant. Only the combinations iconVariant returns are rendered.
+type Icon struct {
 	HubUp        bool // at least one MCP transport (Unix socket, TCP, HTTP) is listening
 	BridgeOnline bool // IDE bridge connected
 	Active       bool // at least one MCP session connected
 }
 
 // name is the variant's file-friendly name (build/icons/tray-<name>.png).
-func (i trayIcon) name() string {
+func (i Icon) name() string {
 	switch {
 	case !i.HubUp:
 		return "stopped"
@@ -55,9 +55,9 @@ func (i trayIcon) name() string {
 	}
 }
 
-// trayIconVariants lists every variant the tray can show, for rendering and the icon files.
-func trayIconVariants() []trayIcon {
-	return []trayIcon{
+// iconVariants lists every variant the tray can show, for rendering and the icon files.
+func iconVariants() []Icon {
+	return []Icon{
 		{},
 		{HubUp: true},
 		{HubUp: true, Active: true},
@@ -66,60 +66,60 @@ func trayIconVariants() []trayIcon {
 	}
 }
 
-// trayActionKind says what a menu item does when clicked.
-type trayActionKind int
+// ActionKind says what a menu item does when clicked.
+type ActionKind int
 
 const (
-	actionNone trayActionKind = iota // informational line
-	actionOpenDashboard
-	actionToggleTransport
-	actionCopyClientConfig
-	actionOpenLogs
-	actionQuit
-	actionApprove // answer trayAction.Approval with allow
-	actionDeny    // answer trayAction.Approval with deny
+	ActionNone ActionKind = iota // informational line
+	ActionOpenDashboard
+	ActionToggleTransport
+	ActionCopyClientConfig
+	ActionOpenLogs
+	ActionQuit
+	ActionApprove // answer Action.Approval with allow
+	ActionDeny    // answer Action.Approval with deny
 )
 
-// trayAction is a click, resolved to what it should do.
-type trayAction struct {
-	Kind      trayActionKind
-	Transport string // actionToggleTransport: which transport
-	Enable    bool   // actionToggleTransport: the state to switch to
-	Approval  string // actionApprove, actionDeny: the approval's ID
+// Action is a click, resolved to what it should do.
+type Action struct {
+	Kind      ActionKind
+	Transport string // ActionToggleTransport: which transport
+	Enable    bool   // ActionToggleTransport: the state to switch to
+	Approval  string // ActionApprove, ActionDeny: the approval's ID
 }
 
-// trayItem is one menu line. A zero Action with Enabled=false is a status line.
-type trayItem struct {
+// Item is one menu line. A zero Action with Enabled=false is a status line.
+type Item struct {
 	Label     string
 	Tooltip   string
-	Action    trayAction
+	Action    Action
 	Enabled   bool
 	Checkable bool
 	Checked   bool
 	Separator bool
 }
 
-// trayMenu is the whole tray: icon, tooltip and menu.
-type trayMenu struct {
-	Icon    trayIcon
+// Menu is the whole tray: icon, tooltip and menu.
+type Menu struct {
+	Icon    Icon
 	Tooltip string
-	Items   []trayItem
+	Items   []Item
 }
 
 // Menu labels the smoke test and users look for.
 const (
-	labelOpenDashboard = "Open dashboard"
-	labelCopyConfig    = "Copy client configuration"
-	labelOpenLogs      = "Open logs folder"
-	labelQuit          = "Quit"
+	LabelOpenDashboard = "Open dashboard"
+	LabelCopyConfig    = "Copy client configuration"
+	LabelOpenLogs      = "Open logs folder"
+	LabelQuit          = "Quit"
 )
 
-// trayTransport is a transport as the menu names it.
-type trayTransport struct{ name, label string }
+// transport is a transport as the menu names it.
+type transport struct{ name, label string }
 
-// trayTransportOrder is the order transports appear in the menu, with their menu names.
-func trayTransportOrder() []trayTransport {
-	return []trayTransport{
+// transportOrder is the order transports appear in the menu, with their menu names.
+func transportOrder() []transport {
+	return []transport{
 		{mcp.TransportTCP, "TCP"},
 		{mcp.TransportUnix, "Unix socket"},
 		{mcp.TransportHTTP, "Streamable HTTP"},
@@ -129,7 +129,7 @@ func trayTransportOrder() []trayTransport {
 
 // transportLabel is the human name of a transport ("tcp" → "TCP").
 func transportLabel(name string) string {
-	for _, t := range trayTransportOrder() {
+	for _, t := range transportOrder() {
 		if t.name == name {
 			return t.label
 		}
@@ -139,7 +139,7 @@ func transportLabel(name string) string {
 
 // hubUp reports whether agents can reach the hub: any MCP transport listening. The WebSocket
 // hub only feeds dashboards, so it does not count.
-func (s trayState) hubUp() bool {
+func (s State) hubUp() bool {
 	for _, t := range s.Transports {
 		if t.Running && t.Name != mcp.TransportWS {
 			return true
@@ -149,11 +149,11 @@ func (s trayState) hubUp() bool {
 }
 
 // iconVariant picks the icon for a state.
-func iconVariant(s trayState) trayIcon {
+func iconVariant(s State) Icon {
 	if !s.hubUp() {
-		return trayIcon{}
+		return Icon{}
 	}
-	return trayIcon{HubUp: true, BridgeOnline: s.BridgeConnected, Active: s.Sessions > 0}
+	return Icon{HubUp: true, BridgeOnline: s.BridgeConnected, Active: s.Sessions > 0}
 }
 
 // plural formats a count with its noun: 1 session, 2 sessions.
@@ -165,7 +165,7 @@ func plural(n int, noun string) string {
 }
 
 // statusLine is the one-line summary at the top of the menu and in the tooltip.
-func statusLine(s trayState) string {
+func statusLine(s State) string {
 	var b strings.Builder
 	if s.hubUp() {
 		b.WriteString("Hub running")
@@ -182,9 +182,9 @@ func statusLine(s trayState) string {
 }
 
 // tooltip is the tray tooltip: the status plus what is listening and who watches.
-func tooltip(s trayState) string {
+func tooltip(s State) string {
 	var running []string
-	for _, t := range trayTransportOrder() {
+	for _, t := range transportOrder() {
 		for _, st := range s.Transports {
 			if st.Name == t.name && st.Running {
 				running = append(running, t.label)
@@ -213,12 +213,12 @@ func shorten(s string, n int) string {
 }
 
 // transportItem is the start/stop line of one transport.
-func transportItem(label string, st mcp.TransportStatus) trayItem {
-	it := trayItem{
+func transportItem(label string, st mcp.TransportStatus) Item {
+	it := Item{
 		Enabled:   true,
 		Checkable: true,
 		Checked:   st.Running,
-		Action:    trayAction{Kind: actionToggleTransport, Transport: st.Name, Enable: !st.Running},
+		Action:    Action{Kind: ActionToggleTransport, Transport: st.Name, Enable: !st.Running},
 	}
 	switch {
 	case st.Running:
@@ -237,20 +237,20 @@ func transportItem(label string, st mcp.TransportStatus) trayItem {
 // approvalsLabel is the tray line for pending approvals: "2 waiting for approval".
 func approvalsLabel(n int) string { return fmt.Sprintf("%d waiting for approval", n) }
 
-// buildTrayMenu is the tray's whole behaviour: the menu for a state.
-func buildTrayMenu(s trayState) trayMenu {
-	m := trayMenu{Icon: iconVariant(s), Tooltip: tooltip(s)}
-	add := func(it trayItem) { m.Items = append(m.Items, it) }
-	sep := func() { add(trayItem{Separator: true}) }
+// BuildMenu is the tray's whole behaviour: the menu for a state.
+func BuildMenu(s State) Menu {
+	m := Menu{Icon: iconVariant(s), Tooltip: tooltip(s)}
+	add := func(it Item) { m.Items = append(m.Items, it) }
+	sep := func() { add(Item{Separator: true}) }
 
-	add(trayItem{Label: statusLine(s)})
+	add(Item{Label: statusLine(s)})
 	if s.Notice != "" {
-		add(trayItem{Label: s.Notice})
+		add(Item{Label: s.Notice})
 	}
 	sep()
 	if s.Approvals > 0 {
-		add(trayItem{Label: approvalsLabel(s.Approvals), Tooltip: "Agents are waiting for your approval; open the dashboard to see them all",
-			Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
+		add(Item{Label: approvalsLabel(s.Approvals), Tooltip: "Agents are waiting for your approval; open the dashboard to see them all",
+			Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
 		if a := s.NextApproval; a.ID != "" {
 			who := a.Client
 			if who == "" {
@@ -261,13 +261,13 @@ func buildTrayMenu(s trayState) trayMenu {
 			if a.Details != "" {
 				tip += " — " + shorten(strings.ReplaceAll(a.Details, "\n", "; "), 200)
 			}
-			add(trayItem{Label: "Allow " + q, Tooltip: tip, Enabled: true, Action: trayAction{Kind: actionApprove, Approval: a.ID}})
-			add(trayItem{Label: "Deny " + q, Tooltip: tip, Enabled: true, Action: trayAction{Kind: actionDeny, Approval: a.ID}})
+			add(Item{Label: "Allow " + q, Tooltip: tip, Enabled: true, Action: Action{Kind: ActionApprove, Approval: a.ID}})
+			add(Item{Label: "Deny " + q, Tooltip: tip, Enabled: true, Action: Action{Kind: ActionDeny, Approval: a.ID}})
 		}
 	}
-	add(trayItem{Label: labelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: trayAction{Kind: actionOpenDashboard}})
+	add(Item{Label: LabelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
 	sep()
-	for _, t := range trayTransportOrder() {
+	for _, t := range transportOrder() {
 		for _, st := range s.Transports {
 			if st.Name == t.name {
 				add(transportItem(t.label, st))
@@ -275,9 +275,9 @@ func buildTrayMenu(s trayState) trayMenu {
 		}
 	}
 	sep()
-	add(trayItem{Label: labelCopyConfig, Tooltip: "Copy the MCP client configuration for the running hub to the clipboard", Enabled: true, Action: trayAction{Kind: actionCopyClientConfig}})
-	add(trayItem{Label: labelOpenLogs, Tooltip: "Open the folder with the audit log", Enabled: true, Action: trayAction{Kind: actionOpenLogs}})
+	add(Item{Label: LabelCopyConfig, Tooltip: "Copy the MCP client configuration for the running hub to the clipboard", Enabled: true, Action: Action{Kind: ActionCopyClientConfig}})
+	add(Item{Label: LabelOpenLogs, Tooltip: "Open the folder with the audit log", Enabled: true, Action: Action{Kind: ActionOpenLogs}})
 	sep()
-	add(trayItem{Label: labelQuit, Tooltip: "Stop the hub, its processes and sockets, and exit", Enabled: true, Action: trayAction{Kind: actionQuit}})
+	add(Item{Label: LabelQuit, Tooltip: "Stop the hub, its processes and sockets, and exit", Enabled: true, Action: Action{Kind: ActionQuit}})
 	return m
 }

@@ -1,4 +1,4 @@
-package app
+package tray
 
 import (
 	"context"
@@ -20,9 +20,9 @@ const (
 	snWatcherIface = "org.kde.StatusNotifierWatcher"
 )
 
-// trayHostPresent asks the bus whether a StatusNotifierWatcher is running and says a host is
+// hostPresent asks the bus whether a StatusNotifierWatcher is running and says a host is
 // registered with it.
-func trayHostPresent(ctx context.Context, conn *dbus.Conn) (bool, error) {
+func hostPresent(ctx context.Context, conn *dbus.Conn) (bool, error) {
 	var owned bool
 	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, snWatcherName).Store(&owned); err != nil {
 		return false, fmt.Errorf("ask the bus for %s: %w", snWatcherName, err)
@@ -41,26 +41,29 @@ func trayHostPresent(ctx context.Context, conn *dbus.Conn) (bool, error) {
 	return ok && registered, nil
 }
 
-// trayHostMonitor reports tray-host presence on a private session-bus connection: once at
+// HostMonitor reports tray-host presence on a private session-bus connection: once at
 // start, then whenever the watcher appears, disappears or its hosts change.
-type trayHostMonitor struct {
+type HostMonitor struct {
 	conn   *dbus.Conn
 	logger *slog.Logger
 }
 
-// newTrayHostMonitor connects to the session bus. An error means there is no session bus
+// NewHostMonitor connects to the session bus. An error means there is no session bus
 // (e.g. no DBUS_SESSION_BUS_ADDRESS): no tray is possible at all.
-func newTrayHostMonitor(logger *slog.Logger) (*trayHostMonitor, error) {
+func NewHostMonitor(logger *slog.Logger) (*HostMonitor, error) {
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
 		return nil, fmt.Errorf("connect to the DBus session bus: %w", err)
 	}
-	return &trayHostMonitor{conn: conn, logger: logger}, nil
+	return &HostMonitor{conn: conn, logger: logger}, nil
 }
+
+// Close releases the monitor's bus connection when Run will not be called.
+func (m *HostMonitor) Close() { m.conn.Close() }
 
 // Run calls report with the current presence and then with every change, until ctx ends; it
 // closes the connection before returning.
-func (m *trayHostMonitor) Run(ctx context.Context, report func(bool)) {
+func (m *HostMonitor) Run(ctx context.Context, report func(bool)) {
 	defer m.conn.Close()
 	signals := make(chan *dbus.Signal, 16)
 	m.conn.Signal(signals)
@@ -86,7 +89,7 @@ func (m *trayHostMonitor) Run(ctx context.Context, report func(bool)) {
 	}
 	last, first := false, true
 	check := func() {
-		ok, err := trayHostPresent(ctx, m.conn)
+		ok, err := hostPresent(ctx, m.conn)
 		if err != nil && ctx.Err() == nil {
 			m.logger.Warn("tray: tray host check failed; treating it as absent", "error", err)
 		}

@@ -1,4 +1,4 @@
-package app
+package tray
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func trayTestTransports() []mcp.TransportStatus {
 }
 
 // menuLabels returns the non-separator labels of a menu, in order.
-func menuLabels(m trayMenu) []string {
+func menuLabels(m Menu) []string {
 	var out []string
 	for _, it := range m.Items {
 		if !it.Separator {
@@ -29,7 +29,7 @@ func menuLabels(m trayMenu) []string {
 }
 
 // itemWithPrefix returns the first item whose label starts with prefix.
-func itemWithPrefix(t *testing.T, m trayMenu, prefix string) trayItem {
+func itemWithPrefix(t *testing.T, m Menu, prefix string) Item {
 	t.Helper()
 	for _, it := range m.Items {
 		if !it.Separator && strings.HasPrefix(it.Label, prefix) {
@@ -37,7 +37,7 @@ func itemWithPrefix(t *testing.T, m trayMenu, prefix string) trayItem {
 		}
 	}
 	t.Fatalf("no menu item starts with %q; labels: %q", prefix, menuLabels(m))
-	return trayItem{}
+	return Item{}
 }
 
 func TestBuildTrayMenu(t *testing.T) {
@@ -52,102 +52,102 @@ func TestBuildTrayMenu(t *testing.T) {
 
 	tests := []struct {
 		name         string
-		state        trayState
+		state        State
 		wantLabels   []string
-		wantIcon     trayIcon
+		wantIcon     Icon
 		wantChecked  map[string]bool // label prefix → checked
 		wantTooltip  []string        // substrings
 		wantNoTipSub string
 	}{
 		{
 			name:  "desktop start: unix and ws running",
-			state: trayState{Transports: trayTestTransports(), DashboardClients: 1},
+			state: State{Transports: trayTestTransports(), DashboardClients: 1},
 			wantLabels: []string{
 				"Hub running · 0 MCP sessions · IDE bridge offline",
-				labelOpenDashboard,
+				LabelOpenDashboard,
 				"TCP: off",
 				"Unix socket: /run/user/1000/switchboard/mcp.sock",
 				"Streamable HTTP: off",
 				"WebSocket hub: 127.0.0.1:41234",
-				labelCopyConfig, labelOpenLogs, labelQuit,
+				LabelCopyConfig, LabelOpenLogs, LabelQuit,
 			},
-			wantIcon:    trayIcon{HubUp: true},
+			wantIcon:    Icon{HubUp: true},
 			wantChecked: map[string]bool{"TCP": false, "Unix socket": true, "Streamable HTTP": false, "WebSocket hub": true},
 			wantTooltip: []string{"1 dashboard client", "listening on Unix socket, WebSocket hub", "IDE bridge offline"},
 		},
 		{
 			name:  "everything off: hub stopped",
-			state: trayState{Transports: allOff},
+			state: State{Transports: allOff},
 			wantLabels: []string{
 				"Hub stopped: no MCP transport is listening · 0 MCP sessions · IDE bridge offline",
-				labelOpenDashboard, "TCP: off", "Unix socket: off", "Streamable HTTP: off", "WebSocket hub: off",
-				labelCopyConfig, labelOpenLogs, labelQuit,
+				LabelOpenDashboard, "TCP: off", "Unix socket: off", "Streamable HTTP: off", "WebSocket hub: off",
+				LabelCopyConfig, LabelOpenLogs, LabelQuit,
 			},
-			wantIcon:    trayIcon{},
+			wantIcon:    Icon{},
 			wantTooltip: []string{"listening on nothing"},
 		},
 		{
 			name:     "only the WebSocket hub: agents cannot connect, so the hub counts as stopped",
-			state:    trayState{Transports: onlyWS, Sessions: 0},
-			wantIcon: trayIcon{},
+			state:    State{Transports: onlyWS, Sessions: 0},
+			wantIcon: Icon{},
 		},
 		{
 			name:        "one session, bridge online",
-			state:       trayState{Transports: trayTestTransports(), Sessions: 1, BridgeConnected: true, BridgeError: "old error"},
-			wantIcon:    trayIcon{HubUp: true, BridgeOnline: true, Active: true},
+			state:       State{Transports: trayTestTransports(), Sessions: 1, BridgeConnected: true, BridgeError: "old error"},
+			wantIcon:    Icon{HubUp: true, BridgeOnline: true, Active: true},
 			wantTooltip: []string{"1 MCP session ", "IDE bridge online"},
 			// A stale dial error is not news once the bridge is up.
 			wantNoTipSub: "old error",
 		},
 		{
 			name:        "several sessions, bridge offline with an error",
-			state:       trayState{Transports: trayTestTransports(), Sessions: 3, BridgeError: "dial tcp: connection refused"},
-			wantIcon:    trayIcon{HubUp: true, Active: true},
+			state:       State{Transports: trayTestTransports(), Sessions: 3, BridgeError: "dial tcp: connection refused"},
+			wantIcon:    Icon{HubUp: true, Active: true},
 			wantTooltip: []string{"3 MCP sessions", "bridge: dial tcp: connection refused"},
 		},
 		{
 			name:        "a transport that failed says why",
-			state:       trayState{Transports: tcpFailed},
-			wantIcon:    trayIcon{HubUp: true},
+			state:       State{Transports: tcpFailed},
+			wantIcon:    Icon{HubUp: true},
 			wantChecked: map[string]bool{"TCP: off (failed: listen tcp 127.0.0.1:9100: bind: address already in use)": false},
 		},
 		{
 			name:  "a notice follows the status line",
-			state: trayState{Transports: trayTestTransports(), Notice: "Copied client configuration (Unix socket)"},
+			state: State{Transports: trayTestTransports(), Notice: "Copied client configuration (Unix socket)"},
 			wantLabels: []string{
 				"Hub running · 0 MCP sessions · IDE bridge offline",
 				"Copied client configuration (Unix socket)",
-				labelOpenDashboard,
+				LabelOpenDashboard,
 				"TCP: off",
 				"Unix socket: /run/user/1000/switchboard/mcp.sock",
 				"Streamable HTTP: off",
 				"WebSocket hub: 127.0.0.1:41234",
-				labelCopyConfig, labelOpenLogs, labelQuit,
+				LabelCopyConfig, LabelOpenLogs, LabelQuit,
 			},
-			wantIcon: trayIcon{HubUp: true},
+			wantIcon: Icon{HubUp: true},
 		},
 		{
 			name: "approvals waiting: a line above Open dashboard",
-			state: trayState{Transports: trayTestTransports(), Sessions: 1, Approvals: 2,
-				NextApproval: trayApproval{ID: "a7", Client: "claude-code", What: "run file_delete", Details: "path: notes.txt"}},
+			state: State{Transports: trayTestTransports(), Sessions: 1, Approvals: 2,
+				NextApproval: Approval{ID: "a7", Client: "claude-code", What: "run file_delete", Details: "path: notes.txt"}},
 			wantLabels: []string{
 				"Hub running · 1 MCP session · IDE bridge offline",
 				"2 waiting for approval",
 				"Allow claude-code: run file_delete",
 				"Deny claude-code: run file_delete",
-				labelOpenDashboard,
+				LabelOpenDashboard,
 				"TCP: off",
 				"Unix socket: /run/user/1000/switchboard/mcp.sock",
 				"Streamable HTTP: off",
 				"WebSocket hub: 127.0.0.1:41234",
-				labelCopyConfig, labelOpenLogs, labelQuit,
+				LabelCopyConfig, LabelOpenLogs, LabelQuit,
 			},
-			wantIcon: trayIcon{HubUp: true, Active: true},
+			wantIcon: Icon{HubUp: true, Active: true},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := buildTrayMenu(tc.state)
+			m := BuildMenu(tc.state)
 			if tc.wantLabels != nil {
 				if got := menuLabels(m); strings.Join(got, "\n") != strings.Join(tc.wantLabels, "\n") {
 					t.Errorf("labels:\n got %q\nwant %q", got, tc.wantLabels)
@@ -175,7 +175,7 @@ func TestBuildTrayMenu(t *testing.T) {
 				if it.Separator {
 					continue
 				}
-				if it.Enabled != (it.Action.Kind != actionNone) {
+				if it.Enabled != (it.Action.Kind != ActionNone) {
 					t.Errorf("%q: enabled=%v but action=%v", it.Label, it.Enabled, it.Action.Kind)
 				}
 			}
@@ -190,19 +190,19 @@ func TestBuildTrayMenu(t *testing.T) {
 }
 
 func TestTrayMenuActions(t *testing.T) {
-	m := buildTrayMenu(trayState{Transports: trayTestTransports()})
+	m := BuildMenu(State{Transports: trayTestTransports()})
 	tests := []struct {
 		prefix string
-		want   trayAction
+		want   Action
 	}{
-		{labelOpenDashboard, trayAction{Kind: actionOpenDashboard}},
-		{"TCP", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportTCP, Enable: true}},
-		{"Unix socket", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportUnix, Enable: false}},
-		{"Streamable HTTP", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportHTTP, Enable: true}},
-		{"WebSocket hub", trayAction{Kind: actionToggleTransport, Transport: mcp.TransportWS, Enable: false}},
-		{labelCopyConfig, trayAction{Kind: actionCopyClientConfig}},
-		{labelOpenLogs, trayAction{Kind: actionOpenLogs}},
-		{labelQuit, trayAction{Kind: actionQuit}},
+		{LabelOpenDashboard, Action{Kind: ActionOpenDashboard}},
+		{"TCP", Action{Kind: ActionToggleTransport, Transport: mcp.TransportTCP, Enable: true}},
+		{"Unix socket", Action{Kind: ActionToggleTransport, Transport: mcp.TransportUnix, Enable: false}},
+		{"Streamable HTTP", Action{Kind: ActionToggleTransport, Transport: mcp.TransportHTTP, Enable: true}},
+		{"WebSocket hub", Action{Kind: ActionToggleTransport, Transport: mcp.TransportWS, Enable: false}},
+		{LabelCopyConfig, Action{Kind: ActionCopyClientConfig}},
+		{LabelOpenLogs, Action{Kind: ActionOpenLogs}},
+		{LabelQuit, Action{Kind: ActionQuit}},
 	}
 	for _, tc := range tests {
 		if got := itemWithPrefix(t, m, tc.prefix).Action; got != tc.want {
@@ -212,26 +212,26 @@ func TestTrayMenuActions(t *testing.T) {
 }
 
 func TestTrayApprovalActions(t *testing.T) {
-	m := buildTrayMenu(trayState{Transports: trayTestTransports(), Approvals: 1,
-		NextApproval: trayApproval{ID: "a3", Client: "", What: "use /srv/other as its workspace", Details: ""}})
-	if got := itemWithPrefix(t, m, "Allow ").Action; got != (trayAction{Kind: actionApprove, Approval: "a3"}) {
+	m := BuildMenu(State{Transports: trayTestTransports(), Approvals: 1,
+		NextApproval: Approval{ID: "a3", Client: "", What: "use /srv/other as its workspace", Details: ""}})
+	if got := itemWithPrefix(t, m, "Allow ").Action; got != (Action{Kind: ActionApprove, Approval: "a3"}) {
 		t.Errorf("allow action = %+v", got)
 	}
 	deny := itemWithPrefix(t, m, "Deny ")
-	if deny.Action != (trayAction{Kind: actionDeny, Approval: "a3"}) || deny.Label != "Deny a client: use /srv/other as its workspace" {
+	if deny.Action != (Action{Kind: ActionDeny, Approval: "a3"}) || deny.Label != "Deny a client: use /srv/other as its workspace" {
 		t.Errorf("deny item = %+v", deny)
 	}
 	if !strings.Contains(deny.Tooltip, "a client wants to use /srv/other as its workspace") {
 		t.Errorf("tooltip = %q", deny.Tooltip)
 	}
-	if itemsWith := menuLabels(buildTrayMenu(trayState{Transports: trayTestTransports()})); strings.Contains(strings.Join(itemsWith, "|"), "Allow ") {
+	if itemsWith := menuLabels(BuildMenu(State{Transports: trayTestTransports()})); strings.Contains(strings.Join(itemsWith, "|"), "Allow ") {
 		t.Errorf("allow item without approvals: %q", itemsWith)
 	}
 }
 
 func TestIconVariantNames(t *testing.T) {
 	seen := map[string]bool{}
-	for _, v := range trayIconVariants() {
+	for _, v := range iconVariants() {
 		if seen[v.name()] {
 			t.Errorf("two variants are named %q", v.name())
 		}
@@ -241,11 +241,11 @@ func TestIconVariantNames(t *testing.T) {
 	for _, sessions := range []int{0, 2} {
 		for _, bridge := range []bool{false, true} {
 			for _, tr := range [][]mcp.TransportStatus{nil, trayTestTransports()} {
-				v := iconVariant(trayState{Transports: tr, Sessions: sessions, BridgeConnected: bridge})
+				v := iconVariant(State{Transports: tr, Sessions: sessions, BridgeConnected: bridge})
 				if !seen[v.name()] {
 					t.Errorf("state sessions=%d bridge=%v gives unlisted variant %+v", sessions, bridge, v)
 				}
-				if v != (trayIcon{}) && !v.HubUp {
+				if v != (Icon{}) && !v.HubUp {
 					t.Errorf("variant %+v: only the stopped icon may have HubUp=false", v)
 				}
 			}
@@ -254,17 +254,17 @@ func TestIconVariantNames(t *testing.T) {
 }
 
 func TestTrayMenuEqual(t *testing.T) {
-	a := buildTrayMenu(trayState{Transports: trayTestTransports()})
-	b := buildTrayMenu(trayState{Transports: trayTestTransports()})
-	if !trayMenuEqual(a, b) {
+	a := BuildMenu(State{Transports: trayTestTransports()})
+	b := BuildMenu(State{Transports: trayTestTransports()})
+	if !menuEqual(a, b) {
 		t.Fatal("identical states gave unequal menus")
 	}
-	for name, s := range map[string]trayState{
+	for name, s := range map[string]State{
 		"session":   {Transports: trayTestTransports(), Sessions: 1},
 		"notice":    {Transports: trayTestTransports(), Notice: "x"},
 		"dashboard": {Transports: trayTestTransports(), DashboardClients: 2},
 	} {
-		if trayMenuEqual(a, buildTrayMenu(s)) {
+		if menuEqual(a, BuildMenu(s)) {
 			t.Errorf("%s change: menus compare equal", name)
 		}
 	}

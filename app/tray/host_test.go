@@ -1,4 +1,4 @@
-package app
+package tray
 
 import (
 	"bufio"
@@ -92,7 +92,7 @@ func nextReport(t *testing.T, reports <-chan bool, want bool, what string) {
 
 func TestTrayHostMonitor(t *testing.T) {
 	privateSessionBus(t)
-	m, err := newTrayHostMonitor(slog.New(slog.DiscardHandler))
+	m, err := NewHostMonitor(slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,15 +131,15 @@ func TestTrayHostPresentWithoutWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	ok, err := trayHostPresent(context.Background(), conn)
+	ok, err := hostPresent(context.Background(), conn)
 	if ok || err != nil {
-		t.Fatalf("trayHostPresent = %v, %v; want false, nil", ok, err)
+		t.Fatalf("hostPresent = %v, %v; want false, nil", ok, err)
 	}
 }
 
 func TestTrayHostMonitorWithoutSessionBus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus-here"))
-	if m, err := newTrayHostMonitor(slog.New(slog.DiscardHandler)); err == nil {
+	if m, err := NewHostMonitor(slog.New(slog.DiscardHandler)); err == nil {
 		m.conn.Close()
 		t.Fatal("connected to a bus that does not exist")
 	}

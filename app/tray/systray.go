@@ -1,6 +1,6 @@
 //go:build desktop || bindings
 
-package app
+package tray
 
 import (
 	"context"
@@ -12,27 +12,27 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// systrayView renders tray models with fyne.io/systray (a StatusNotifierItem plus a
+// SystrayView renders tray models with fyne.io/systray (a StatusNotifierItem plus a
 // com.canonical.dbusmenu menu, pure DBus on Linux). Each Render replaces the whole menu.
-type systrayView struct {
+type SystrayView struct {
 	ctx   context.Context // ends the click forwarders
-	click func(context.Context, trayAction)
+	click func(context.Context, Action)
 
 	mu    sync.Mutex
-	icons map[trayIcon][]byte // PNG per variant, drawn on first use
-	wg    sync.WaitGroup      // click forwarders
+	icons map[Icon][]byte // PNG per variant, drawn on first use
+	wg    sync.WaitGroup  // click forwarders
 }
 
-func newSystrayView(ctx context.Context, click func(context.Context, trayAction)) *systrayView {
-	return &systrayView{ctx: ctx, click: click, icons: map[trayIcon][]byte{}}
+func NewSystrayView(ctx context.Context, click func(context.Context, Action)) *SystrayView {
+	return &SystrayView{ctx: ctx, click: click, icons: map[Icon][]byte{}}
 }
 
-func (v *systrayView) icon(i trayIcon) []byte {
+func (v *SystrayView) icon(i Icon) []byte {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	b, ok := v.icons[i]
 	if !ok {
-		b = iconPNG(i, trayIconSize)
+		b = IconPNG(i, iconSize)
 		v.icons[i] = b
 	}
 	return b
@@ -40,7 +40,7 @@ func (v *systrayView) icon(i trayIcon) []byte {
 
 // Render shows m. ResetMenu removes the old items, which closes their ClickedCh and so ends
 // their forwarders.
-func (v *systrayView) Render(m trayMenu) {
+func (v *SystrayView) Render(m Menu) {
 	systray.SetIcon(v.icon(m.Icon))
 	systray.SetTooltip(m.Tooltip)
 	systray.ResetMenu()
@@ -58,7 +58,7 @@ func (v *systrayView) Render(m trayMenu) {
 		if !it.Enabled {
 			mi.Disable()
 		}
-		if it.Action.Kind == actionNone {
+		if it.Action.Kind == ActionNone {
 			continue
 		}
 		v.wg.Add(1)
@@ -68,7 +68,7 @@ func (v *systrayView) Render(m trayMenu) {
 
 // forward turns an item's clicks into actions. systray drops a click when nobody is receiving
 // on ClickedCh, so every actionable item has a goroutine waiting on it.
-func (v *systrayView) forward(clicked <-chan struct{}, a trayAction) {
+func (v *SystrayView) forward(clicked <-chan struct{}, a Action) {
 	defer v.wg.Done()
 	for {
 		select {
@@ -84,16 +84,16 @@ func (v *systrayView) forward(clicked <-chan struct{}, a trayAction) {
 }
 
 // Wait blocks until every forwarder has ended (after ctx is cancelled).
-func (v *systrayView) Wait() { v.wg.Wait() }
+func (v *SystrayView) Wait() { v.wg.Wait() }
 
-// startSystray exports the tray item on the session bus and returns the function that takes it
+// StartSystray exports the tray item on the session bus and returns the function that takes it
 // down. It guards fyne.io/systray's two traps:
 //   - its end function closes the bus connection unconditionally, and panics on the nil
 //     connection left when start could not reach a session bus: so without a bus start is not
 //     called at all, and end runs under recover;
 //   - without a StatusNotifierWatcher it only logs that registration failed and keeps trying
 //     when one appears; the app runs on, and the host monitor keeps the close button quitting.
-func startSystray(logger *slog.Logger) (stop func(), err error) {
+func StartSystray(logger *slog.Logger) (stop func(), err error) {
 	if _, err := dbus.SessionBus(); err != nil {
 		return func() {}, fmt.Errorf("no DBus session bus, so no tray icon: %w", err)
 	}

@@ -1,4 +1,4 @@
-package app
+package tray
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // The icons are drawn in code rather than embedded: every tray variant, the window icon and
 // build/appicon.png come from the same few shapes, at any size, and a test keeps the PNG files
 // under build/ identical to what the binary draws (regenerate them with
-// SWITCHBOARD_UPDATE_ICONS=1 go test ./app -run TestIconFiles).
+// SWITCHBOARD_UPDATE_ICONS=1 go test ./app/tray -run TestIconFiles).
 //
 // The motif is a switchboard: two columns of jacks and a patch cord. The background colour says
 // whether the hub is reachable (grey: no MCP transport; blue: listening; green: listening with
@@ -20,8 +20,8 @@ import (
 
 // Icon sizes: the tray hosts scale the pixmap down; 64 px stays sharp on HiDPI panels.
 const (
-	trayIconSize   = 64
-	windowIconSize = 256
+	iconSize       = 64
+	WindowIconSize = 256
 	appIconSize    = 1024
 )
 
@@ -79,7 +79,7 @@ type layer struct {
 }
 
 // iconLayers is the drawing for one variant.
-func iconLayers(v trayIcon) []layer {
+func iconLayers(v Icon) []layer {
 	bg := colourIdle
 	switch {
 	case !v.HubUp:
@@ -115,7 +115,7 @@ func iconLayers(v trayIcon) []layer {
 
 // renderIcon draws a variant at size×size pixels. Edges are anti-aliased from the distance
 // functions (coverage = distance in pixels, clamped), so one sample per pixel suffices.
-func renderIcon(v trayIcon, size int) *image.NRGBA {
+func renderIcon(v Icon, size int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
 	ls := iconLayers(v)
 	px := 1 / float64(size)
@@ -148,13 +148,13 @@ func renderIcon(v trayIcon, size int) *image.NRGBA {
 	return img
 }
 
-// iconPNG encodes a variant as PNG.
-func iconPNG(v trayIcon, size int) []byte {
+// IconPNG encodes a variant as PNG.
+func IconPNG(v Icon, size int) []byte {
 	var buf bytes.Buffer
 	// Encoding an in-memory NRGBA into a bytes.Buffer cannot fail.
 	_ = png.Encode(&buf, renderIcon(v, size))
 	return buf.Bytes()
 }
 
-// appIcon is the application icon: the hub listening, nobody connected.
-func appIcon() trayIcon { return trayIcon{HubUp: true} }
+// AppIcon is the application icon: the hub listening, nobody connected.
+func AppIcon() Icon { return Icon{HubUp: true} }

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+
+	"github.com/switchboard-hub/switchboard/app/tray"
+	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/ide"
+)
+
+// traySource is the tray's view of the stack (tray.Source): what it shows, what its clicks do,
+// and one change subscription over every part that can change what it shows.
+type traySource struct {
+	st  *Stack
+	ctl *Controller
+}
+
+var _ tray.Source = traySource{}
+
+func newTraySource(st *Stack, ctl *Controller) traySource { return traySource{st: st, ctl: ctl} }
+
+func (s traySource) Transports() []mcp.TransportStatus { return s.st.Transports.Status() }
+
+// SetTransport switches a transport, audited like the dashboard's control ("by tray").
+func (s traySource) SetTransport(ctx context.Context, name string, enable bool) error {
+	end := s.st.Service.BeginAction("tray", "transport_set", transportArgs{Name: name, Enabled: enable})
+	err := s.st.Transports.Set(ctx, name, enable)
+	end(err)
+	return err
+}
+
+func (s traySource) Sessions() int { return len(s.st.Service.Sessions().List()) }
+
+func (s traySource) DashboardClients() int {
+	if s.st.Hub == nil {
+		return 0
+	}
+	return s.st.Hub.Stats().Clients
+}
+
+func (s traySource) Bridge() (bool, string) {
+	if s.st.IDE == nil {
+		return false, ""
+	}
+	b := s.st.IDE.BridgeStatus()
+	return b.Connected, b.LastError
+}
+
+func (s traySource) PendingApprovals() []policy.Approval { return s.st.Service.Approvals().Pending() }
+
+func (s traySource) DecideApproval(id string, allow bool) error {
+	decision := "deny"
+	if allow {
+		decision = "allow"
+	}
+	return s.st.Service.DecideApproval(id, decision, policy.ByTray)
+}
+
+func (s traySource) BestClientConfig() (string, any) {
+	kind, snippet := s.ctl.ClientConfig().Best()
+	return kind, snippet
+}
+func (s traySource) LogDir() string                { return s.st.Config.LogDir() }
+func (s traySource) DataDir() string               { return s.st.Config.DataDir }
+
+// Subscribe registers changed with every part of the stack the tray shows: transports, the
+// dashboard hub's clients, MCP sessions, approvals and the IDE bridge (a push, not a poll).
+func (s traySource) Subscribe(changed func()) (cancel func()) {
+	cancels := []func(){
+		s.st.Transports.OnChange(func([]mcp.TransportStatus) { changed() }),
+		s.st.Service.Sessions().Subscribe(func(sessions.Change) { changed() }),
+		s.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { changed() }),
+	}
+	if s.st.Hub != nil {
+		cancels = append(cancels, s.st.Hub.OnChange(func(hub.Stats) { changed() }))
+	}
+	if s.st.IDE != nil {
+		cancels = append(cancels, s.st.IDE.OnBridgeStatus(func(ide.BridgeStatus) { changed() }))
+	}
+	return func() {
+		for _, c := range cancels {
+			c()
+		}
+	}
+}
