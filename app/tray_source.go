@@ -63,8 +63,8 @@ func (s traySource) BestClientConfig() (string, any) {
 	kind, snippet := s.ctl.ClientConfig().Best()
 	return kind, snippet
 }
-func (s traySource) LogDir() string                { return s.st.Config.LogDir() }
-func (s traySource) DataDir() string               { return s.st.Config.DataDir }
+func (s traySource) LogDir() string  { return s.st.Config.LogDir() }
+func (s traySource) DataDir() string { return s.st.Config.DataDir }
 
 // Subscribe registers changed with every part of the stack the tray shows: transports, the
 // dashboard hub's clients, MCP sessions, approvals and the IDE bridge (a push, not a poll).

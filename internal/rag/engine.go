@@ -510,7 +510,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 		stopOnce.Do(func() { close(commitCh); <-committerDone })
 		return commitErr
 	}
-	defer stopCommitter() // before Publish (defers run last-in first-out)
+	defer func() { _ = stopCommitter() }() // before Publish (defers run last-in first-out); errors are read where they matter
 	processed := 0
 	for r := range results {
 		processed++
@@ -527,7 +527,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			cancel()
 			for range results {
 			}
-			stopCommitter()
+			_ = stopCommitter() // the embedding error below is the one to report
 			if ctx.Err() != nil {
 				return res, cancelled(processed, len(files), ctx.Err())
 			}

@@ -90,10 +90,6 @@ func simpleLower(w string) bool {
 	return true
 }
 
-// splitIdent splits at underscores, lower→upper humps, acronym ends (HTTPServer → HTTP Server)
-// and letter/digit boundaries. The parts are substrings of w.
-func splitIdent(w string) []string { return splitIdentInto(nil, w) }
-
 // splitIdentInto is splitIdent appending to parts (no closure, so a caller's stack buffer
 // does not escape).
 func splitIdentInto(parts []string, w string) []string {

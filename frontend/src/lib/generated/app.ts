@@ -157,17 +157,5 @@ export interface Stack {
 }
 
 //////////
-// source: tray_controller.go
-
-
-//////////
-// source: tray_host.go
-
-
-//////////
-// source: tray_icon.go
-
-
-//////////
-// source: tray_model.go
+// source: tray_source.go
 
