@@ -17,10 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -94,44 +92,6 @@ func NewBackend(name, kind, rawURL, model, apiKey, endpoint string) (*Backend, e
 	u.Path = strings.TrimRight(u.Path, "/")
 	return &Backend{Name: name, Kind: kind, URL: u.String(), Model: model, Endpoint: endpoint, apiKey: apiKey,
 		client: &http.Client{Transport: http.DefaultTransport}}, nil
-}
-
-// OllamaHost resolves OLLAMA_HOST the way the ollama CLI does: "host", "host:port",
-// "scheme://host:port" (and an optional path); a missing port is 11434 (80/443 when the scheme is
-// given as http/https); an empty value is http://localhost:11434.
-func OllamaHost(v string) string {
-	s := strings.Trim(strings.TrimSpace(v), "\"'")
-	if s == "" {
-		return "http://localhost:11434"
-	}
-	defaultPort := "11434"
-	scheme, hostport, ok := strings.Cut(s, "://")
-	switch {
-	case !ok:
-		scheme, hostport = "http", s
-	case scheme == "http":
-		defaultPort = "80"
-	case scheme == "https":
-		defaultPort = "443"
-	}
-	hostport, path, _ := strings.Cut(hostport, "/")
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host, port = "127.0.0.1", defaultPort
-		if ip := net.ParseIP(strings.Trim(hostport, "[]")); ip != nil {
-			host = ip.String()
-		} else if hostport != "" {
-			host = hostport
-		}
-	}
-	if n, err := strconv.ParseInt(port, 10, 32); err != nil || n > 65535 || n < 0 {
-		port = defaultPort
-	}
-	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
-	if path != "" {
-		u.Path = "/" + path
-	}
-	return u.String()
 }
 
 // pingTimeout bounds the live availability check.

@@ -14,29 +14,6 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/ml/mltest"
 )
 
-func TestOllamaHost(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                        "http://localhost:11434",
-		"  ":                      "http://localhost:11434",
-		"example.com":             "http://example.com:11434",
-		"example.com:8080":        "http://example.com:8080",
-		"0.0.0.0":                 "http://0.0.0.0:11434",
-		"10.0.0.5:11500":          "http://10.0.0.5:11500",
-		"http://example.com":      "http://example.com:80",
-		"https://example.com":     "https://example.com:443",
-		"https://example.com:999": "https://example.com:999",
-		"http://[::1]:5000":       "http://[::1]:5000",
-		"[::1]":                   "http://[::1]:11434",
-		`"127.0.0.1:1234"`:        "http://127.0.0.1:1234",
-		"example.com:bogus":       "http://example.com:11434",
-		"http://proxy.lan/ollama": "http://proxy.lan:80/ollama",
-	} {
-		if got := ml.OllamaHost(in); got != want {
-			t.Errorf("OllamaHost(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func f64(v float64) *float64 { return &v }
 
 func newBackend(t *testing.T, kind, url, model, key, endpoint string) *ml.Backend {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/ollama"
 )
 
 // BackendConfig describes a backend in the config file ([[ml.backends]]).
@@ -80,7 +82,7 @@ func NewRegistry(o Options) (*Registry, error) {
 		}
 		r.backends = append(r.backends, b)
 	}
-	b, err := NewBackend("ollama", KindOllama, OllamaHost(getenv("OLLAMA_HOST")), "", "", "")
+	b, err := NewBackend("ollama", KindOllama, ollama.Host(getenv("OLLAMA_HOST")).String(), "", "", "")
 	if err != nil {
 		return nil, fmt.Errorf("OLLAMA_HOST: %w", err)
 	}

@@ -8,14 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/ollama"
 )
 
 // DefaultOllamaModel is the embedding model used with Ollama unless configured.
@@ -23,44 +22,6 @@ const DefaultOllamaModel = "nomic-embed-text"
 
 // DefaultOpenAIModel is the embedding model used with an OpenAI-compatible API unless configured.
 const DefaultOpenAIModel = "text-embedding-3-small"
-
-// OllamaHost resolves OLLAMA_HOST the way the ollama CLI does: empty → http://localhost:11434;
-// "host" → http://host:11434; "host:port"; ":port" → localhost; a URL with scheme keeps it (port
-// defaulting to 80/443 for http/https); a path after the host is kept.
-func OllamaHost(v string) *url.URL {
-	defaultPort := "11434"
-	s := strings.TrimSpace(v)
-	scheme, hostport, ok := strings.Cut(s, "://")
-	switch {
-	case !ok:
-		scheme, hostport = "http", s
-	case scheme == "http":
-		defaultPort = "80"
-	case scheme == "https":
-		defaultPort = "443"
-	}
-	hostport, p, _ := strings.Cut(hostport, "/")
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host, port = "localhost", defaultPort
-		if ip := net.ParseIP(strings.Trim(hostport, "[]")); ip != nil {
-			host = ip.String()
-		} else if hostport != "" {
-			host = hostport
-		}
-	}
-	if host == "" {
-		host = "localhost"
-	}
-	if n, err := strconv.ParseInt(port, 10, 32); err != nil || n > 65535 || n < 0 {
-		port = defaultPort
-	}
-	u := &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
-	if p != "" {
-		u.Path = "/" + p
-	}
-	return u
-}
 
 // httpEmbedder is shared by the Ollama and OpenAI-compatible embedders.
 type httpEmbedder struct {
@@ -89,7 +50,7 @@ func NewOllama(host, model string) *httpEmbedder {
 	if model == "" {
 		model = DefaultOllamaModel
 	}
-	return &httpEmbedder{kind: "ollama", model: model, base: strings.TrimRight(OllamaHost(host).String(), "/"),
+	return &httpEmbedder{kind: "ollama", model: model, base: strings.TrimRight(ollama.Host(host).String(), "/"),
 		client: &http.Client{Timeout: 2 * time.Minute}, batch: 64}
 }
 
