@@ -146,7 +146,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		opts = append(opts, mcp.WithWSHub(st.Hub))
 		pub = st.Hub
 	}
-	st.IDE = ide.New(pub, ide.WithLaravelURL(cfg.IDE.URL), ide.WithToken(cfg.IDE.Token), ide.WithWorkspaceRoot(cfg.Workspace), ide.WithLogger(logger),
+	st.IDE = ide.New(pub, ide.WithBackendURL(cfg.IDE.URL), ide.WithToken(cfg.IDE.Token), ide.WithWorkspaceRoot(cfg.Workspace), ide.WithLogger(logger),
 		ide.WithReconnectInterval(cfg.IDE.ReconnectInterval.Duration), ide.WithMaxReconnectInterval(cfg.IDE.MaxReconnectInterval.Duration),
 		ide.WithResponseWait(cfg.IDE.ResponseWait.Duration))
 	opts = append(opts, mcp.WithSubsystem(st.IDE))

@@ -83,7 +83,7 @@ type bridgeHooks struct {
 type Bridge struct {
 	cfg   Config
 	hooks bridgeHooks
-	url   string // LaravelWSURL with credentials redacted, for messages
+	url   string // BackendURL with credentials redacted, for messages
 
 	// writeMu guards conn/lost and serialises writes: gorilla allows only one
 	// concurrent writer, and Send must not race the read loop swapping conn.
@@ -106,8 +106,8 @@ func newBridge(cfg Config, hooks bridgeHooks) *Bridge {
 	return &Bridge{
 		cfg:     cfg,
 		hooks:   hooks,
-		url:     redactURL(cfg.LaravelWSURL),
-		status:  BridgeStatus{URL: redactURL(cfg.LaravelWSURL)},
+		url:     redactURL(cfg.BackendURL),
+		status:  BridgeStatus{URL: redactURL(cfg.BackendURL)},
 		pending: make(map[string]chan protocol.Message),
 	}
 }
@@ -301,7 +301,7 @@ func (b *Bridge) dial(ctx context.Context) (*websocket.Conn, error) {
 		HandshakeTimeout: handshakeTimeout,
 		TLSClientConfig:  b.cfg.TLSConfig, // wss://; nil = system roots
 	}
-	conn, resp, err := dialer.DialContext(ctx, b.cfg.LaravelWSURL, header)
+	conn, resp, err := dialer.DialContext(ctx, b.cfg.BackendURL, header)
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}

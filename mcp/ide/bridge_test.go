@@ -197,7 +197,7 @@ func TestBridgeBackoffScheduleAndReset(t *testing.T) {
 }
 
 func TestBridgeSendWhileDisconnected(t *testing.T) {
-	sub := New(nil, WithLaravelURL("ws://127.0.0.1:1/ws"), WithLogger(quietLogger()))
+	sub := New(nil, WithBackendURL("ws://127.0.0.1:1/ws"), WithLogger(quietLogger()))
 	err := sub.bridge.Send(protocol.Message{Type: protocol.TypeHello})
 	if err == nil || !strings.Contains(err.Error(), "not connected") {
 		t.Fatalf("Send without a connection: err = %v, want a not-connected error", err)
@@ -209,7 +209,7 @@ func TestBridgeSendWhileDisconnected(t *testing.T) {
 
 func TestBridgeStopsOnContextAndShutdown(t *testing.T) {
 	sim := startSim(t, agenticsim.Options{})
-	sub := New(nil, WithLaravelURL(sim.URL()), WithLogger(quietLogger()), WithReconnectInterval(10*time.Millisecond))
+	sub := New(nil, WithBackendURL(sim.URL()), WithLogger(quietLogger()), WithReconnectInterval(10*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	sub.Start(ctx)
 	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
@@ -285,7 +285,7 @@ func TestRedactURL(t *testing.T) {
 // and cancel stops it while the bridge keeps retrying.
 func TestOnBridgeStatusSubscription(t *testing.T) {
 	sim := startSim(t, agenticsim.Options{})
-	sub := New(nil, WithLaravelURL(sim.URL()), WithReconnectInterval(10*time.Millisecond),
+	sub := New(nil, WithBackendURL(sim.URL()), WithReconnectInterval(10*time.Millisecond),
 		WithMaxReconnectInterval(50*time.Millisecond), WithLogger(quietLogger()))
 	var mu sync.Mutex
 	var seen []BridgeStatus

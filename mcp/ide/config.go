@@ -17,7 +17,7 @@ const (
 
 // Defaults, as in the reference design (plus ResponseWait).
 const (
-	DefaultLaravelWSURL         = "ws://localhost:9876/ws"
+	DefaultBackendURL           = "ws://localhost:9876/ws"
 	DefaultReconnectInterval    = 2 * time.Second
 	DefaultMaxReconnectInterval = 30 * time.Second
 	DefaultResponseWait         = 1500 * time.Millisecond
@@ -25,8 +25,8 @@ const (
 
 // Config configures the IDE subsystem and its bridge to the agentic backend.
 type Config struct {
-	// LaravelWSURL is the backend's WebSocket endpoint.
-	LaravelWSURL string
+	// BackendURL is the backend's WebSocket endpoint.
+	BackendURL string
 	// Token, when set, is sent as "Authorization: Bearer <token>".
 	Token string
 	// WorkspaceRoot is announced to the backend in the hello frame so it can
@@ -55,15 +55,15 @@ type Option func(*Config)
 // DefaultConfig returns the reference defaults.
 func DefaultConfig() Config {
 	return Config{
-		LaravelWSURL:         DefaultLaravelWSURL,
+		BackendURL:           DefaultBackendURL,
 		ReconnectInterval:    DefaultReconnectInterval,
 		MaxReconnectInterval: DefaultMaxReconnectInterval,
 		ResponseWait:         DefaultResponseWait,
 	}
 }
 
-// WithLaravelURL sets the backend's WebSocket URL.
-func WithLaravelURL(url string) Option { return func(c *Config) { c.LaravelWSURL = url } }
+// WithBackendURL sets the backend's WebSocket URL.
+func WithBackendURL(url string) Option { return func(c *Config) { c.BackendURL = url } }
 
 // WithToken sets the bearer token sent to the backend.
 func WithToken(token string) Option { return func(c *Config) { c.Token = token } }
@@ -116,8 +116,8 @@ func withRetryHook(fn func(time.Duration)) Option { return func(c *Config) { c.r
 
 // normalized fills zero fields with defaults so a partly set Config works.
 func (c Config) normalized() Config {
-	if c.LaravelWSURL == "" {
-		c.LaravelWSURL = DefaultLaravelWSURL
+	if c.BackendURL == "" {
+		c.BackendURL = DefaultBackendURL
 	}
 	if c.ReconnectInterval <= 0 {
 		c.ReconnectInterval = DefaultReconnectInterval

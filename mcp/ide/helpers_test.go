@@ -138,7 +138,7 @@ func startSim(t *testing.T, opts agenticsim.Options) *agenticsim.Server {
 func startSubsystem(t *testing.T, pub Publisher, url string, opts ...Option) *Subsystem {
 	t.Helper()
 	all := append([]Option{
-		WithLaravelURL(url),
+		WithBackendURL(url),
 		WithReconnectInterval(10 * time.Millisecond),
 		WithMaxReconnectInterval(50 * time.Millisecond),
 		WithResponseWait(2 * time.Second),

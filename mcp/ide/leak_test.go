@@ -20,7 +20,7 @@ func TestNoGoroutinesLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer sim.Close()
-		sub := New(newRecordingPublisher(), WithLaravelURL(sim.URL()), WithLogger(quietLogger()),
+		sub := New(newRecordingPublisher(), WithBackendURL(sim.URL()), WithLogger(quietLogger()),
 			WithReconnectInterval(5*time.Millisecond), WithMaxReconnectInterval(20*time.Millisecond))
 		sub.Start(context.Background())
 		eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })

@@ -82,7 +82,7 @@ func (s *Subsystem) Name() string { return "ide" }
 // Start launches the bridge's connect loop; it runs until ctx ends or
 // Shutdown is called.
 func (s *Subsystem) Start(ctx context.Context) {
-	if w := PlaintextTokenWarning(s.cfg.LaravelWSURL, s.cfg.Token); w != "" {
+	if w := PlaintextTokenWarning(s.cfg.BackendURL, s.cfg.Token); w != "" {
 		s.cfg.Logger.Warn("IDE bridge: " + w)
 	}
 	s.bridge.Start(ctx)
