@@ -184,7 +184,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 				if !stdio {
-					fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.Hub.Token())
+					fmt.Fprintf(os.Stderr, "switchboard: websocket hub token: %s\n", st.WSHub.Token())
 				}
 			}
 			if fl.Changed("unix") {

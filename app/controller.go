@@ -41,10 +41,10 @@ type Bootstrap struct {
 
 // Bootstrap returns the hub URL and token.
 func (c *Controller) Bootstrap() (Bootstrap, error) {
-	if c.st.Hub == nil || !c.st.Hub.Running() {
+	if c.st.WSHub == nil || !c.st.WSHub.Running() {
 		return Bootstrap{}, errors.New("the WebSocket hub is not running; switch it on (transport ws)")
 	}
-	return Bootstrap{HubURL: c.st.Hub.URL(), HubToken: c.st.Hub.Token(), Version: c.version, Workspace: c.st.Service.Workspace().Dir()}, nil
+	return Bootstrap{HubURL: c.st.WSHub.URL(), HubToken: c.st.WSHub.Token(), Version: c.version, Workspace: c.st.Service.Workspace().Dir()}, nil
 }
 
 // TransportList wraps the transport states (the same shape as the "transports" hub channel).

@@ -146,7 +146,7 @@ func (d *dashboardServer) Handler() http.Handler {
 		return d.ctl.RAGQuery(body.Collection, body.Question, body.TopK)
 	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
-	if h := d.ctl.st.Hub; h != nil {
+	if h := d.ctl.st.WSHub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own
 	}
 	mux.Handle("/", d.static())
@@ -160,7 +160,7 @@ func (d *dashboardServer) Handler() http.Handler {
 func (d *dashboardServer) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		connect := "'self' ws://" + r.Host
-		if h := d.ctl.st.Hub; h != nil {
+		if h := d.ctl.st.WSHub; h != nil {
 			if u := h.URL(); u != "" {
 				connect += " " + u
 			}

@@ -14,13 +14,13 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -30,7 +30,7 @@ import (
 type Stack struct {
 	Config     config.Config
 	Service    *mcp.Service
-	Hub        *hub.Hub
+	WSHub      *wshub.Hub
 	Processes  *process.Service
 	IDE        *ide.Subsystem
 	Transports *mcp.Transports
@@ -142,9 +142,9 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	opts = append(opts, mcp.WithRAG(ragEngine))
 	var pub ide.Publisher
 	if so.withHub {
-		st.Hub = hub.New(hub.Options{Token: cfg.Hub.Token, Logger: logger})
-		opts = append(opts, mcp.WithWSHub(st.Hub))
-		pub = st.Hub
+		st.WSHub = wshub.New(wshub.Options{Token: cfg.Hub.Token, Logger: logger})
+		opts = append(opts, mcp.WithWSHub(st.WSHub))
+		pub = st.WSHub
 	}
 	st.IDE = ide.New(pub, ide.WithBackendURL(cfg.IDE.URL), ide.WithToken(cfg.IDE.Token), ide.WithWorkspaceRoot(cfg.Workspace), ide.WithLogger(logger),
 		ide.WithReconnectInterval(cfg.IDE.ReconnectInterval.Duration), ide.WithMaxReconnectInterval(cfg.IDE.MaxReconnectInterval.Duration),

@@ -230,7 +230,7 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 		h := get(p).Header
 		csp := h.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") ||
-			!strings.Contains(csp, "connect-src 'self' ws://"+ln.Addr().String()) || !strings.Contains(csp, st.Hub.URL()) || !strings.Contains(csp, "script-src 'self';") || strings.Contains(csp, "unsafe-eval") {
+			!strings.Contains(csp, "connect-src 'self' ws://"+ln.Addr().String()) || !strings.Contains(csp, st.WSHub.URL()) || !strings.Contains(csp, "script-src 'self';") || strings.Contains(csp, "unsafe-eval") {
 			t.Errorf("%s: CSP %q", p, csp)
 		}
 		if h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Content-Type-Options") != "nosniff" {

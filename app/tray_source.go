@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/switchboard-hub/switchboard/app/tray"
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -35,10 +35,10 @@ func (s traySource) SetTransport(ctx context.Context, name string, enable bool) 
 func (s traySource) Sessions() int { return len(s.st.Service.Sessions().List()) }
 
 func (s traySource) DashboardClients() int {
-	if s.st.Hub == nil {
+	if s.st.WSHub == nil {
 		return 0
 	}
-	return s.st.Hub.Stats().Clients
+	return s.st.WSHub.Stats().Clients
 }
 
 func (s traySource) Bridge() (bool, string) {
@@ -74,8 +74,8 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 		s.st.Service.Sessions().Subscribe(func(sessions.Change) { changed() }),
 		s.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { changed() }),
 	}
-	if s.st.Hub != nil {
-		cancels = append(cancels, s.st.Hub.OnChange(func(hub.Stats) { changed() }))
+	if s.st.WSHub != nil {
+		cancels = append(cancels, s.st.WSHub.OnChange(func(wshub.Stats) { changed() }))
 	}
 	if s.st.IDE != nil {
 		cancels = append(cancels, s.st.IDE.OnBridgeStatus(func(ide.BridgeStatus) { changed() }))

@@ -12,8 +12,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // vmHWM returns the process's peak resident set size in bytes (Linux).
@@ -41,7 +41,7 @@ func vmHWM(tb testing.TB) int64 {
 func BenchmarkProcessOutput1GBPeakRSS(b *testing.B) {
 	const total = 1 << 30
 	for i := 0; i < b.N; i++ {
-		h := hub.New(hub.Options{})
+		h := wshub.New(wshub.Options{})
 		procs := process.New(process.Options{})
 		s, err := New(WithWorkspaceRoot(b.TempDir()), WithWSHub(h), WithProcessService(procs))
 		if err != nil {

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -67,7 +67,7 @@ var benchConfigs = []struct {
 		return []mcp.Option{
 			mcp.WithAudit(al),
 			mcp.WithLogger(logger),
-			mcp.WithWSHub(hub.New(hub.Options{Logger: logger})),
+			mcp.WithWSHub(wshub.New(wshub.Options{Logger: logger})),
 			mcp.WithProcessService(process.New(process.Options{})),
 		}
 	}},

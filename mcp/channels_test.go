@@ -11,8 +11,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // hubWatcher is a dashboard: a real WebSocket client of the hub. Messages read while waiting for
@@ -29,7 +29,7 @@ type hubFrame struct {
 	Data    map[string]any `json:"data"`
 }
 
-func watchHub(t *testing.T, h *hub.Hub) *hubWatcher {
+func watchHub(t *testing.T, h *wshub.Hub) *hubWatcher {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -85,7 +85,7 @@ func wantKeys(t *testing.T, what string, data map[string]any, keys ...string) {
 // The typed payloads keep the wire shape the dashboard reads: every core channel's snapshot and
 // events, seen by a real WebSocket client, carry exactly the documented keys.
 func TestCoreChannelPayloadShapes(t *testing.T) {
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	s := newTestService(t, WithWSHub(h), WithProcessService(process.New(process.Options{})))
 	cs := connect(t, s)
 	w := watchHub(t, h)
@@ -93,10 +93,10 @@ func TestCoreChannelPayloadShapes(t *testing.T) {
 	for _, c := range []string{ChannelSessions, ChannelActivity, ChannelProcesses, ChannelToolsets} {
 		w.subscribe(c)
 	}
-	wantKeys(t, "sessions snapshot", w.next(hub.TypeSnapshot, ChannelSessions, nil), "sessions")
-	wantKeys(t, "activity snapshot", w.next(hub.TypeSnapshot, ChannelActivity, nil), "events")
-	wantKeys(t, "processes snapshot", w.next(hub.TypeSnapshot, ChannelProcesses, nil), "processes")
-	wantKeys(t, "toolsets snapshot", w.next(hub.TypeSnapshot, ChannelToolsets, nil), "toolsets")
+	wantKeys(t, "sessions snapshot", w.next(wshub.TypeSnapshot, ChannelSessions, nil), "sessions")
+	wantKeys(t, "activity snapshot", w.next(wshub.TypeSnapshot, ChannelActivity, nil), "events")
+	wantKeys(t, "processes snapshot", w.next(wshub.TypeSnapshot, ChannelProcesses, nil), "processes")
+	wantKeys(t, "toolsets snapshot", w.next(wshub.TypeSnapshot, ChannelToolsets, nil), "toolsets")
 
 	var started struct {
 		ID string `json:"id"`
@@ -105,14 +105,14 @@ func TestCoreChannelPayloadShapes(t *testing.T) {
 	if started.ID == "" {
 		t.Fatal("process_start returned no id")
 	}
-	ev := w.next(hub.TypeEvent, ChannelProcesses, func(d map[string]any) bool { return d["kind"] == "started" })
+	ev := w.next(wshub.TypeEvent, ChannelProcesses, func(d map[string]any) bool { return d["kind"] == "started" })
 	wantKeys(t, "processes event", ev, "kind", "process")
 	if p, _ := ev["process"].(map[string]any); p["id"] != started.ID || p["status"] != "running" {
 		t.Errorf("processes event process = %v", p)
 	} else if _, isNumber := p["duration"].(float64); !isNumber {
 		t.Errorf("process duration = %#v, want a number (nanoseconds), as the generated type says", p["duration"])
 	}
-	entry := w.next(hub.TypeEvent, ChannelActivity, func(d map[string]any) bool { return d["tool"] == "process_start" })
+	entry := w.next(wshub.TypeEvent, ChannelActivity, func(d map[string]any) bool { return d["tool"] == "process_start" })
 	for _, k := range []string{"time", "tool", "session", "transport", "level", "outcome", "durationMs", "args"} {
 		if _, ok := entry[k]; !ok {
 			t.Errorf("activity event lacks %q: %v", k, entry)
@@ -121,18 +121,18 @@ func TestCoreChannelPayloadShapes(t *testing.T) {
 
 	channel := PrefixProcess + started.ID
 	w.subscribe(channel)
-	snap := w.next(hub.TypeSnapshot, channel, nil)
+	snap := w.next(wshub.TypeSnapshot, channel, nil)
 	wantKeys(t, "process snapshot", snap, "process", "output", "offset")
 
 	mustCall(t, cs, "process_input", map[string]any{"id": started.ID, "input": "typed\n"}, nil)
-	out := w.next(hub.TypeEvent, channel, func(d map[string]any) bool { return d["kind"] == "output" })
+	out := w.next(wshub.TypeEvent, channel, func(d map[string]any) bool { return d["kind"] == "output" })
 	wantKeys(t, "process output event", out, "kind", "stream", "data", "offset")
 	if out["stream"] != process.StreamStdout || !strings.Contains(out["data"].(string), "got typed") {
 		t.Errorf("output event = %v", out)
 	}
-	status := w.next(hub.TypeEvent, channel, func(d map[string]any) bool { return d["kind"] == "status" })
+	status := w.next(wshub.TypeEvent, channel, func(d map[string]any) bool { return d["kind"] == "status" })
 	wantKeys(t, "process status event", status, "kind", "process")
-	exited := w.next(hub.TypeEvent, ChannelProcesses, func(d map[string]any) bool { return d["kind"] == "exited" })
+	exited := w.next(wshub.TypeEvent, ChannelProcesses, func(d map[string]any) bool { return d["kind"] == "exited" })
 	if p, _ := exited["process"].(map[string]any); p["status"] != string(process.StatusExited) {
 		t.Errorf("exited event = %v", exited)
 	}

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // snapshotOutputBytes is how much process output a new subscriber receives in its snapshot; the
@@ -27,12 +27,12 @@ func (s *Service) wireFeeds() {
 	h.SetSnapshotProvider(ChannelSessions, func(string) (any, bool) {
 		return SessionsSnapshot{Sessions: s.sessions.List()}, true
 	})
-	s.sessions.Subscribe(func(c sessions.Change) { h.Publish(ChannelSessions, hub.TypeEvent, c) })
+	s.sessions.Subscribe(func(c sessions.Change) { h.Publish(ChannelSessions, wshub.TypeEvent, c) })
 
 	h.SetSnapshotProvider(ChannelActivity, func(string) (any, bool) {
 		return ActivitySnapshot{Events: s.activity.list()}, true
 	})
-	s.activity.subscribe(func(e audit.Entry) { h.Publish(ChannelActivity, hub.TypeEvent, e) })
+	s.activity.subscribe(func(e audit.Entry) { h.Publish(ChannelActivity, wshub.TypeEvent, e) })
 
 	if s.browser != nil {
 		s.browserFeed = newBrowserFeed(s.browser, h)
@@ -57,7 +57,7 @@ func (s *Service) wireFeeds() {
 		return ProcessSnapshot{Process: info, Output: out.Text, Offset: out.Next}, true
 	})
 	co := newOutputCoalescer(func(id, stream string, offset int64, data []byte) {
-		h.Publish(PrefixProcess+id, hub.TypeEvent, ProcessOutputEvent{Kind: "output", Stream: stream, Data: string(data), Offset: offset})
+		h.Publish(PrefixProcess+id, wshub.TypeEvent, ProcessOutputEvent{Kind: "output", Stream: stream, Data: string(data), Offset: offset})
 	})
 	s.procs.Subscribe(func(ev process.Event) {
 		channel := PrefixProcess + ev.Info.ID
@@ -70,8 +70,8 @@ func (s *Service) wireFeeds() {
 			if ev.Kind == "exited" {
 				co.flush(ev.Info.ID) // the last output precedes the exit status
 			}
-			h.Publish(ChannelProcesses, hub.TypeEvent, ProcessesEvent{Kind: ev.Kind, Process: ev.Info})
-			h.Publish(channel, hub.TypeEvent, ProcessStatusEvent{Kind: "status", Process: ev.Info})
+			h.Publish(ChannelProcesses, wshub.TypeEvent, ProcessesEvent{Kind: ev.Kind, Process: ev.Info})
+			h.Publish(channel, wshub.TypeEvent, ProcessStatusEvent{Kind: "status", Process: ev.Info})
 		}
 	})
 }

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // The dashboard's Browser view follows the shared browser on the hub channel "browser": the
@@ -49,7 +49,7 @@ type BrowserFeed struct {
 
 type browserFeed struct {
 	w    *webview.Webview
-	h    *hub.Hub
+	h    *wshub.Hub
 	kick chan struct{}
 	done chan struct{}
 	once sync.Once
@@ -63,7 +63,7 @@ type browserFeed struct {
 	finished chan struct{}
 }
 
-func newBrowserFeed(w *webview.Webview, h *hub.Hub) *browserFeed {
+func newBrowserFeed(w *webview.Webview, h *wshub.Hub) *browserFeed {
 	f := &browserFeed{w: w, h: h, kick: make(chan struct{}, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	h.SetSnapshotProvider(ChannelBrowser, func(string) (any, bool) {
 		f.mu.Lock()
@@ -131,7 +131,7 @@ func (f *browserFeed) loop() {
 		ev := BrowserFeed{State: state, Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(f.pending), Dropped: f.dropped}
 		f.pending, f.dropped = nil, 0
 		f.mu.Unlock()
-		f.h.Publish(ChannelBrowser, hub.TypeEvent, ev)
+		f.h.Publish(ChannelBrowser, wshub.TypeEvent, ev)
 	}
 }
 

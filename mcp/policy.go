@@ -9,8 +9,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // WithPolicy enforces a policy store's rules on every tool call and asks questions through
@@ -313,9 +313,9 @@ func (s *Service) wireTrustFeeds() {
 	})
 	s.approvals.Subscribe(func(c policy.ApprovalChange) {
 		a := c.Approval
-		h.Publish(ChannelApprovals, hub.TypeEvent, ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
+		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
 	})
 	s.policy.Subscribe(func(st policy.Status) {
-		h.Publish(ChannelApprovals, hub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
+		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
 	})
 }

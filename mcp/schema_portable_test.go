@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -19,7 +19,7 @@ func TestEverySchemaPortable(t *testing.T) {
 	svc, err := mcp.New(
 		mcp.WithWorkspaceRoot(t.TempDir()),
 		mcp.WithProcessService(process.New(process.Options{})),
-		mcp.WithWSHub(hub.New(hub.Options{})),
+		mcp.WithWSHub(wshub.New(wshub.Options{})),
 		mcp.WithSubsystem(ide.New(nil)),
 	)
 	if err != nil {

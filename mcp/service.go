@@ -22,7 +22,6 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
@@ -31,6 +30,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -64,7 +64,7 @@ type Service struct {
 	audit        *audit.Logger
 	sessions     *sessions.Registry
 	procs        *process.Service
-	hub          *hub.Hub
+	hub          *wshub.Hub
 	metrics      *metrics.Store
 	browser      *webview.Webview
 	browserFeed  *browserFeed
@@ -122,7 +122,7 @@ func WithProcessService(ps *process.Service) Option {
 }
 
 // WithWSHub enables the WebSocket tools and live feeds. The Service shuts it down on Shutdown.
-func WithWSHub(h *hub.Hub) Option {
+func WithWSHub(h *wshub.Hub) Option {
 	return func(s *Service) error { s.hub = h; return nil }
 }
 
@@ -360,8 +360,8 @@ func (s *Service) Workspace() *workspace.Root { return s.ws }
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
 
-// Hub returns the WebSocket hub, or nil.
-func (s *Service) Hub() *hub.Hub { return s.hub }
+// WSHub returns the WebSocket hub, or nil.
+func (s *Service) WSHub() *wshub.Hub { return s.hub }
 
 // Activity returns the most recent tool calls, oldest first.
 func (s *Service) Activity() []audit.Entry { return s.activity.list() }

@@ -7,8 +7,8 @@ import (
 	"net"
 	"sync"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // Transport names, as the dashboard, tray and config use them.
@@ -72,10 +72,10 @@ func (s *Service) NewTransports(cfg TransportConfig) *Transports {
 			return TransportsFeed{Transports: t.Status()}, true
 		})
 		t.OnChange(func(st []TransportStatus) {
-			s.hub.Publish(ChannelTransports, hub.TypeEvent, TransportsFeed{Transports: st})
+			s.hub.Publish(ChannelTransports, wshub.TypeEvent, TransportsFeed{Transports: st})
 		})
 		// ws_start can open the hub's listener without going through Transports; the hub tells us.
-		s.hub.OnChange(func(hub.Stats) { t.notify() })
+		s.hub.OnChange(func(wshub.Stats) { t.notify() })
 	}
 	return t
 }

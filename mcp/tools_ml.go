@@ -11,9 +11,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -503,7 +503,7 @@ func (m *mlTools) publish(out MLBackendsOutput) {
 	m.last = &out
 	m.mu.Unlock()
 	if changed {
-		m.s.hub.Publish(ChannelML, hub.TypeEvent, out)
+		m.s.hub.Publish(ChannelML, wshub.TypeEvent, out)
 	}
 }
 

@@ -12,10 +12,10 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/ml/mltest"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // The ML tools are tested against in-process servers that follow Ollama's and OpenAI's
@@ -420,7 +420,7 @@ func TestMLStatusOnInfluxd(t *testing.T) {
 
 // The dashboard's "ml" channel: a snapshot of the backends, then events when they change.
 func TestMLHubFeed(t *testing.T) {
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	f := newMLFixture(t, MLOptions{FeedInterval: 100 * time.Millisecond}, WithWSHub(h))
 	addr, _, err := h.Start("127.0.0.1:0")
 	if err != nil {
@@ -437,7 +437,7 @@ func TestMLHubFeed(t *testing.T) {
 	read := func(typ string) MLBackendsOutput {
 		t.Helper()
 		for {
-			var m hub.Message
+			var m wshub.Message
 			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 			if err := conn.ReadJSON(&m); err != nil {
 				t.Fatalf("waiting for %s: %v", typ, err)
@@ -453,7 +453,7 @@ func TestMLHubFeed(t *testing.T) {
 			return out
 		}
 	}
-	snap := read(hub.TypeSnapshot)
+	snap := read(wshub.TypeSnapshot)
 	if len(snap.Backends) != 3 || snap.Default != "openai" {
 		t.Fatalf("snapshot %+v", snap)
 	}
@@ -461,7 +461,7 @@ func TestMLHubFeed(t *testing.T) {
 	f.ollama.Close()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		ev := read(hub.TypeEvent)
+		ev := read(wshub.TypeEvent)
 		for _, b := range ev.Backends {
 			if b.Name == "local" && !b.Available {
 				return

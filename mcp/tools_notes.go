@@ -9,8 +9,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/notes"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -242,5 +242,5 @@ func (s *Service) wireNotesFeed() {
 	h.SetSnapshotProvider(ChannelTodos, func(string) (any, bool) {
 		return TodosSnapshot{Lists: s.notes.todos.All()}, true
 	})
-	s.notes.todos.Subscribe(func(c notes.TodoChange) { h.Publish(ChannelTodos, hub.TypeEvent, c) })
+	s.notes.todos.Subscribe(func(c notes.TodoChange) { h.Publish(ChannelTodos, wshub.TypeEvent, c) })
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 func TestMemoryTools(t *testing.T) {
@@ -66,7 +66,7 @@ func TestMemoryTools(t *testing.T) {
 // Each client session has its own todo list; the dashboard's hub channel "todos" carries a
 // snapshot and every change, and a session's list goes away when it disconnects.
 func TestTodoToolsAndHubChannel(t *testing.T) {
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	s := newTestService(t, WithWSHub(h), WithNotes(t.TempDir()))
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -9,8 +9,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -274,7 +274,7 @@ func (s *Service) wireRAGFeed() {
 	}
 	h := s.hub
 	s.ragFeed.mu.Lock()
-	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish(ChannelRAG, hub.TypeEvent, p) }
+	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish(ChannelRAG, wshub.TypeEvent, p) }
 	s.ragFeed.mu.Unlock()
 	h.SetSnapshotProvider(ChannelRAG, func(string) (any, bool) {
 		return RAGFeedSnapshot{Backend: s.rag.Backend.Kind(), Embedder: s.rag.Embedder.Name(), Model: s.rag.Embedder.Model(), Ingests: s.ragFeed.list()}, true

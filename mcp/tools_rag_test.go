@@ -15,7 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 
 	"github.com/switchboard-hub/switchboard/internal/rag"
 )
@@ -279,7 +279,7 @@ func TestRAGIngestProgress(t *testing.T) {
 // TestRAGHubChannel: a dashboard subscribed to the hub's "rag" channel gets the snapshot
 // (backend, embedder) and the ingest's progress events, ending with running=false.
 func TestRAGHubChannel(t *testing.T) {
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	store, err := rag.OpenEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -295,8 +295,8 @@ func TestRAGHubChannel(t *testing.T) {
 	}
 	defer conn.Close()
 	conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"rag"}`))
-	read := func() hub.Message {
-		var m hub.Message
+	read := func() wshub.Message {
+		var m wshub.Message
 		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 		if err := conn.ReadJSON(&m); err != nil {
 			t.Fatal(err)
@@ -306,7 +306,7 @@ func TestRAGHubChannel(t *testing.T) {
 	var snap RAGFeedSnapshot
 	for {
 		m := read()
-		if m.Type == hub.TypeSnapshot {
+		if m.Type == wshub.TypeSnapshot {
 			b, _ := json.Marshal(m.Data)
 			json.Unmarshal(b, &snap)
 			break

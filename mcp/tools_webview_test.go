@@ -23,8 +23,8 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
 // needBrowser skips without Chromium, except under CI=true where a missing browser fails.
@@ -622,7 +622,7 @@ func TestWebviewConnectToRunningBrowser(t *testing.T) {
 
 func TestWebviewDashboardFeed(t *testing.T) {
 	needBrowser(t)
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	s, _ := newBrowserService(t, WithWSHub(h))
 	addr, _, err := h.Start("127.0.0.1:0")
 	if err != nil {
@@ -649,7 +649,7 @@ func TestWebviewDashboardFeed(t *testing.T) {
 	}
 	for {
 		typ, d := read()
-		if typ == hub.TypeSnapshot {
+		if typ == wshub.TypeSnapshot {
 			if d.State.Connected || d.Screenshot != "" {
 				t.Fatalf("snapshot before launch: %+v", d)
 			}

@@ -16,7 +16,7 @@ import (
 
 // WebSocket tools: ws_start opens the hub's own listener (the hub itself always exists when these
 // tools are registered; the dashboard may already reach it through another server), ws_info reports
-// on it. Channels, frames and auth are documented in internal/hub's package comment.
+// on it. Channels, frames and auth are documented in internal/wshub's package comment.
 
 // defaultWSAddr is the documented default ":8080" (docs/tools.md), bound to loopback: the hub streams process
 // output and tool activity, which should not reach other machines unless the caller says so.

@@ -11,12 +11,12 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
-func newHubService(t *testing.T) (*Service, *hub.Hub) {
+func newHubService(t *testing.T) (*Service, *wshub.Hub) {
 	t.Helper()
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	return newTestService(t, WithWSHub(h)), h
 }
 
@@ -63,9 +63,9 @@ func TestWSToolsStartInfoAndRealClient(t *testing.T) {
 	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"demo"}`)); err != nil {
 		t.Fatal(err)
 	}
-	var m hub.Message
+	var m wshub.Message
 	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if err := conn.ReadJSON(&m); err != nil || m.Type != hub.TypeSubscribed {
+	if err := conn.ReadJSON(&m); err != nil || m.Type != wshub.TypeSubscribed {
 		t.Fatalf("subscribe reply %+v, %v", m, err)
 	}
 

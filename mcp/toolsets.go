@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -282,5 +282,5 @@ func (s *Service) wireToolsetFeed() {
 	s.hub.SetSnapshotProvider(ChannelToolsets, func(string) (any, bool) {
 		return ToolsetFeed{Toolsets: s.Toolsets()}, true
 	})
-	s.OnToolsetsChange(func(ts []ToolsetStatus) { s.hub.Publish(ChannelToolsets, hub.TypeEvent, ToolsetFeed{Toolsets: ts}) })
+	s.OnToolsetsChange(func(ts []ToolsetStatus) { s.hub.Publish(ChannelToolsets, wshub.TypeEvent, ToolsetFeed{Toolsets: ts}) })
 }

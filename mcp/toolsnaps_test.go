@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/fetch"
-	"github.com/switchboard-hub/switchboard/internal/hub"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -20,7 +20,7 @@ import (
 // under __toolsnaps__, so a change to a tool's contract shows up in review. Regenerate with
 // UPDATE_TOOLSNAPS=1 go test ./mcp -run TestToolSnapshots.
 func TestToolSnapshots(t *testing.T) {
-	h := hub.New(hub.Options{})
+	h := wshub.New(wshub.Options{})
 	ragStore, err := rag.OpenEmbedded(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

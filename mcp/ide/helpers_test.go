@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
-// recordingPublisher stands in for internal/hub (not yet in the tree when
+// recordingPublisher stands in for internal/wshub (not yet in the tree when
 // these tests were written): it records every publication as JSON, which
 // also proves each payload serialises, and keeps the snapshot providers.
 type recordingPublisher struct {

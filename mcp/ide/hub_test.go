@@ -9,7 +9,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/internal/hub"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
@@ -27,7 +27,7 @@ func (c *hubClient) subscribe(channel string) {
 }
 
 // until reads frames until match accepts one, returning it.
-func (c *hubClient) until(what string, match func(hub.Message, map[string]any) bool) map[string]any {
+func (c *hubClient) until(what string, match func(wshub.Message, map[string]any) bool) map[string]any {
 	c.t.Helper()
 	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
@@ -36,7 +36,7 @@ func (c *hubClient) until(what string, match func(hub.Message, map[string]any) b
 			c.t.Fatalf("waiting for %s: %v", what, err)
 		}
 		var env struct {
-			hub.Message
+			wshub.Message
 			Data json.RawMessage `json:"data"`
 		}
 		if err := json.Unmarshal(raw, &env); err != nil {
@@ -50,10 +50,10 @@ func (c *hubClient) until(what string, match func(hub.Message, map[string]any) b
 	}
 }
 
-// TestRealHubDelivers wires the subsystem to a real internal/hub.Hub and
+// TestRealHubDelivers wires the subsystem to a real internal/wshub.Hub and
 // watches its channels through a WebSocket client, as the dashboard does.
 func TestRealHubDelivers(t *testing.T) {
-	h := hub.New(hub.Options{Token: "hubtok", Logger: quietLogger()})
+	h := wshub.New(wshub.Options{Token: "hubtok", Logger: quietLogger()})
 	if _, _, err := h.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -77,30 +77,30 @@ func TestRealHubDelivers(t *testing.T) {
 	c := &hubClient{t: t, conn: conn}
 
 	c.subscribe(ChannelBridge)
-	c.until("ide:bridge snapshot", func(m hub.Message, d map[string]any) bool {
-		return m.Type == hub.TypeSnapshot && m.Channel == ChannelBridge && d["connected"] == true
+	c.until("ide:bridge snapshot", func(m wshub.Message, d map[string]any) bool {
+		return m.Type == wshub.TypeSnapshot && m.Channel == ChannelBridge && d["connected"] == true
 	})
 
 	c.subscribe(ChannelSessions)
-	c.until("ide:sessions snapshot", func(m hub.Message, d map[string]any) bool {
-		return m.Type == hub.TypeSnapshot && m.Channel == ChannelSessions
+	c.until("ide:sessions snapshot", func(m wshub.Message, d map[string]any) bool {
+		return m.Type == wshub.TypeSnapshot && m.Channel == ChannelSessions
 	})
 	sess := sim.CreateSession("via hub")
-	c.until("session event", func(m hub.Message, d map[string]any) bool {
+	c.until("session event", func(m wshub.Message, d map[string]any) bool {
 		s, _ := d["session"].(map[string]any)
-		return m.Type == hub.TypeEvent && m.Channel == ChannelSessions && d["kind"] == "session" && s["id"] == sess.ID
+		return m.Type == wshub.TypeEvent && m.Channel == ChannelSessions && d["kind"] == "session" && s["id"] == sess.ID
 	})
 
 	c.subscribe(PrefixChat + sess.ID)
-	c.until("chat snapshot", func(m hub.Message, d map[string]any) bool {
-		return m.Type == hub.TypeSnapshot && d["sessionId"] == sess.ID
+	c.until("chat snapshot", func(m wshub.Message, d map[string]any) bool {
+		return m.Type == wshub.TypeSnapshot && d["sessionId"] == sess.ID
 	})
 	if _, err := sub.SendChat(context.Background(), sess.ID, "ping"); err != nil {
 		t.Fatal(err)
 	}
 	var streamed strings.Builder
-	final := c.until("final assistant message", func(m hub.Message, d map[string]any) bool {
-		if m.Channel != PrefixChat+sess.ID || m.Type != hub.TypeEvent {
+	final := c.until("final assistant message", func(m wshub.Message, d map[string]any) bool {
+		if m.Channel != PrefixChat+sess.ID || m.Type != wshub.TypeEvent {
 			return false
 		}
 		if d["kind"] == "delta" {
@@ -115,17 +115,17 @@ func TestRealHubDelivers(t *testing.T) {
 
 	c.subscribe(ChannelBuilds)
 	b := sim.StartBuild("repo", "main", 3, true)
-	c.until("build event", func(m hub.Message, d map[string]any) bool {
+	c.until("build event", func(m wshub.Message, d map[string]any) bool {
 		bi, _ := d["build"].(map[string]any)
-		return m.Channel == ChannelBuilds && m.Type == hub.TypeEvent && bi["id"] == b.ID
+		return m.Channel == ChannelBuilds && m.Type == wshub.TypeEvent && bi["id"] == b.ID
 	})
 	eventually(t, "build finished in store", func() bool {
 		info, _ := sub.Store().Build(b.ID)
 		return info.Status == "success"
 	})
 	c.subscribe(PrefixBuild + b.ID)
-	snap := c.until("build snapshot", func(m hub.Message, d map[string]any) bool {
-		return m.Type == hub.TypeSnapshot && m.Channel == PrefixBuild+b.ID
+	snap := c.until("build snapshot", func(m wshub.Message, d map[string]any) bool {
+		return m.Type == wshub.TypeSnapshot && m.Channel == PrefixBuild+b.ID
 	})
 	if lines, _ := snap["lines"].([]any); len(lines) != 3 || snap["total"] != float64(3) {
 		t.Errorf("build snapshot = %v", snap)

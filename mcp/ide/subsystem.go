@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
-// Publisher is what the subsystem needs from the WebSocket hub (*hub.Hub
+// Publisher is what the subsystem needs from the WebSocket hub (*wshub.Hub
 // satisfies it).
 type Publisher interface {
 	Publish(channel, msgType string, data any)

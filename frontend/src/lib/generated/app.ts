@@ -145,7 +145,7 @@ export interface InputResult {
 export interface Stack {
   Config: unknown /* config.Config */;
   Service?: mcp.Service;
-  Hub?: hub.Hub;
+  WSHub?: hub.Hub;
   Processes?: process.Service;
   IDE?: ide.Subsystem;
   Transports?: mcp.Transports;

@@ -51,7 +51,7 @@ export const EnvToken = "SWITCHBOARD_IDE_TOKEN";
 /**
  * Defaults, as in the reference design (plus ResponseWait).
  */
-export const DefaultLaravelWSURL = "ws://localhost:9876/ws";
+export const DefaultBackendURL = "ws://localhost:9876/ws";
 /**
  * Defaults, as in the reference design (plus ResponseWait).
  */
@@ -69,9 +69,9 @@ export const DefaultResponseWait = 1500 * 1_000_000;
  */
 export interface Config {
   /**
-   * LaravelWSURL is the backend's WebSocket endpoint.
+   * BackendURL is the backend's WebSocket endpoint.
    */
-  LaravelWSURL: string;
+  BackendURL: string;
   /**
    * Token, when set, is sent as "Authorization: Bearer <token>".
    */
@@ -236,7 +236,7 @@ backend. The wire protocol is in package protocol and docs/ide-bridge.md.
 */
 
 /**
- * Publisher is what the subsystem needs from the WebSocket hub (*hub.Hub
+ * Publisher is what the subsystem needs from the WebSocket hub (*wshub.Hub
  * satisfies it).
  */
 export type Publisher = unknown;

@@ -116,7 +116,66 @@ export interface TransportsFeed {
 
 
 //////////
-// source: conn.go
+// source: docs.go
+
+
+//////////
+// source: feeds.go
+
+
+//////////
+// source: feeds_browser.go
+
+/**
+ * BrowserFeed is the data of a "browser" snapshot and of each "browser" event. In an event,
+ * Console holds only the messages since the previous event; in a snapshot, the last 50.
+ */
+export interface BrowserFeed {
+  state: webview.State;
+  screenshot: string; // data:image/jpeg;base64,... or "" (none yet / disconnected)
+  shotAt?: string;
+  console: webview.ConsoleMessage[];
+  dropped?: number /* int */; // console messages left out of this event (too many at once)
+}
+
+//////////
+// source: http.go
+
+/**
+ * HTTPOptions configure the Streamable HTTP endpoint.
+ */
+export interface HTTPOptions {
+  Token: string; // required bearer token
+  /**
+   * AllowedOrigins are browser origins (e.g. "http://localhost:6274", the MCP Inspector) allowed
+   * besides the endpoint's own loopback origins; their CORS preflights are answered.
+   */
+  AllowedOrigins: string[];
+}
+/**
+ * HTTPHeaderTimeout bounds reading a request's headers.
+ */
+export const HTTPHeaderTimeout = 10 * 1_000_000_000;
+/**
+ * HTTPReadTimeout bounds reading a whole request, body included. Long-lived responses (SSE
+ * streams) clear it once the request is read, so it never cuts a stream.
+ */
+export const HTTPReadTimeout = 30 * 1_000_000_000;
+/**
+ * HTTPIdleTimeout closes keep-alive connections that stay idle.
+ */
+export const HTTPIdleTimeout = 2 * 60_000_000_000;
+/**
+ * HTTPMaxHeaderBytes caps a request's headers.
+ */
+export const HTTPMaxHeaderBytes = 64 << 10;
+
+//////////
+// source: httpcancel.go
+
+
+//////////
+// source: linetransport.go
 
 /**
  * MaxMessageSize caps one inbound JSON-RPC message on every transport.
@@ -163,33 +222,6 @@ export const AuthMetaKey = "switchboard/token";
 export const CodeUnauthorized = -32001;
 
 //////////
-// source: docs.go
-
-
-//////////
-// source: feeds.go
-
-
-//////////
-// source: feeds_browser.go
-
-/**
- * BrowserFeed is the data of a "browser" snapshot and of each "browser" event. In an event,
- * Console holds only the messages since the previous event; in a snapshot, the last 50.
- */
-export interface BrowserFeed {
-  state: webview.State;
-  screenshot: string; // data:image/jpeg;base64,... or "" (none yet / disconnected)
-  shotAt?: string;
-  console: webview.ConsoleMessage[];
-  dropped?: number /* int */; // console messages left out of this event (too many at once)
-}
-
-//////////
-// source: httpcancel.go
-
-
-//////////
 // source: middleware.go
 
 
@@ -222,6 +254,23 @@ export interface ApprovalsEvent {
 //////////
 // source: rounds.go
 
+
+//////////
+// source: serve.go
+
+/**
+ * DrainTimeout bounds how long shutdown waits for in-flight calls before closing connections.
+ */
+export const DrainTimeout = 10 * 1_000_000_000;
+/**
+ * ServeOptions tune a listener's connections.
+ */
+export interface ServeOptions {
+  /**
+   * Token, when set, must be presented by each connection's first message (see AuthMethod).
+   */
+  Token: string;
+}
 
 //////////
 // source: service.go
@@ -257,6 +306,66 @@ export type Option = unknown;
  * Service is the hub. Create it with New; it is safe for concurrent use.
  */
 export interface Service {
+}
+
+//////////
+// source: switchable.go
+
+/**
+ * Transport names, as the dashboard, tray and config use them.
+ */
+export const TransportUnix = "unix";
+/**
+ * Transport names, as the dashboard, tray and config use them.
+ */
+export const TransportTCP = "tcp";
+/**
+ * Transport names, as the dashboard, tray and config use them.
+ */
+export const TransportHTTP = "http";
+/**
+ * Transport names, as the dashboard, tray and config use them.
+ */
+export const TransportWS = "ws";
+/**
+ * TransportConfig holds where each switchable transport listens.
+ */
+export interface TransportConfig {
+  UnixPath: string;
+  TCPAddr: string;
+  HTTPAddr: string;
+  HTTPToken: string;
+  HubAddr: string;
+  /**
+   * TCPToken is the token TCP connections present (AuthMethod). It is required when TCP binds
+   * beyond loopback, and on loopback too when TCPRequireToken is set.
+   */
+  TCPToken: string;
+  TCPRequireToken: boolean;
+  /**
+   * HTTPAllowedOrigins are browser origins allowed on the HTTP endpoint besides its own.
+   */
+  HTTPAllowedOrigins: string[];
+}
+/**
+ * TransportStatus is one transport as the dashboard shows it.
+ */
+export interface TransportStatus {
+  name: string;
+  running: boolean;
+  addr: string;
+  url?: string;
+  /**
+   * Auth says how clients authenticate, for the dashboard.
+   */
+  auth?: string;
+  error?: string;
+}
+/**
+ * Transports switches the listening transports on and off at run time, so the tray and the
+ * dashboard can open and close ports without restarting the hub.
+ */
+export interface Transports {
 }
 
 //////////
@@ -1049,109 +1158,4 @@ export interface ToolsetStatus {
  */
 export interface ToolsetFeed {
   toolsets: ToolsetStatus[];
-}
-
-//////////
-// source: transport.go
-
-/**
- * DrainTimeout bounds how long shutdown waits for in-flight calls before closing connections.
- */
-export const DrainTimeout = 10 * 1_000_000_000;
-/**
- * ServeOptions tune a listener's connections.
- */
-export interface ServeOptions {
-  /**
-   * Token, when set, must be presented by each connection's first message (see AuthMethod).
-   */
-  Token: string;
-}
-/**
- * HTTPOptions configure the Streamable HTTP endpoint.
- */
-export interface HTTPOptions {
-  Token: string; // required bearer token
-  /**
-   * AllowedOrigins are browser origins (e.g. "http://localhost:6274", the MCP Inspector) allowed
-   * besides the endpoint's own loopback origins; their CORS preflights are answered.
-   */
-  AllowedOrigins: string[];
-}
-/**
- * HTTPHeaderTimeout bounds reading a request's headers.
- */
-export const HTTPHeaderTimeout = 10 * 1_000_000_000;
-/**
- * HTTPReadTimeout bounds reading a whole request, body included. Long-lived responses (SSE
- * streams) clear it once the request is read, so it never cuts a stream.
- */
-export const HTTPReadTimeout = 30 * 1_000_000_000;
-/**
- * HTTPIdleTimeout closes keep-alive connections that stay idle.
- */
-export const HTTPIdleTimeout = 2 * 60_000_000_000;
-/**
- * HTTPMaxHeaderBytes caps a request's headers.
- */
-export const HTTPMaxHeaderBytes = 64 << 10;
-
-//////////
-// source: transports.go
-
-/**
- * Transport names, as the dashboard, tray and config use them.
- */
-export const TransportUnix = "unix";
-/**
- * Transport names, as the dashboard, tray and config use them.
- */
-export const TransportTCP = "tcp";
-/**
- * Transport names, as the dashboard, tray and config use them.
- */
-export const TransportHTTP = "http";
-/**
- * Transport names, as the dashboard, tray and config use them.
- */
-export const TransportWS = "ws";
-/**
- * TransportConfig holds where each switchable transport listens.
- */
-export interface TransportConfig {
-  UnixPath: string;
-  TCPAddr: string;
-  HTTPAddr: string;
-  HTTPToken: string;
-  HubAddr: string;
-  /**
-   * TCPToken is the token TCP connections present (AuthMethod). It is required when TCP binds
-   * beyond loopback, and on loopback too when TCPRequireToken is set.
-   */
-  TCPToken: string;
-  TCPRequireToken: boolean;
-  /**
-   * HTTPAllowedOrigins are browser origins allowed on the HTTP endpoint besides its own.
-   */
-  HTTPAllowedOrigins: string[];
-}
-/**
- * TransportStatus is one transport as the dashboard shows it.
- */
-export interface TransportStatus {
-  name: string;
-  running: boolean;
-  addr: string;
-  url?: string;
-  /**
-   * Auth says how clients authenticate, for the dashboard.
-   */
-  auth?: string;
-  error?: string;
-}
-/**
- * Transports switches the listening transports on and off at run time, so the tray and the
- * dashboard can open and close ports without restarting the hub.
- */
-export interface Transports {
 }

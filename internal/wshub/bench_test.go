@@ -1,4 +1,4 @@
-package hub
+package wshub
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // batch=off runs are the baseline: plain gorilla/websocket, one write
 // system call per frame.
 //
-//	go test -run '^$' -bench Fanout100 -benchtime 3000x ./internal/hub/
+//	go test -run '^$' -bench Fanout100 -benchtime 3000x ./internal/wshub/
 func BenchmarkFanout100(b *testing.B) {
 	for _, window := range []int{1, 64} {
 		for _, batch := range []bool{true, false} {

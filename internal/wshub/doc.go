@@ -77,4 +77,4 @@
 // The hub also pings each client every
 // Options.PingInterval (default 20s) and drops a client that has sent
 // nothing, not even a pong, for twice that long.
-package hub
+package wshub
