@@ -138,3 +138,21 @@ export function prepareEnv(tmp, workspace) {
   }, null, 2));
   return env;
 }
+
+/**
+ * runMain runs a benchmark's main(): Ctrl-C and a failure both stop every child this library
+ * spawned, so no server outlives the script.
+ */
+export async function runMain(main) {
+  process.on('SIGINT', async () => {
+    await Promise.all([...children].map(stopChild));
+    process.exit(130);
+  });
+  try {
+    await main();
+  } catch (err) {
+    console.error(`bench: ${err?.stack ?? err}`);
+    await Promise.all([...children].map((c) => stopChild(c).catch(() => {})));
+    process.exitCode = 1;
+  }
+}

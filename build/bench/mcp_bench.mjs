@@ -25,7 +25,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { children, LineClient, prepareEnv, spawnServer, stopChild } from './lib.mjs';
+import { children, LineClient, prepareEnv, runMain, spawnServer, stopChild } from './lib.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nodeModules = path.join(repoRoot, 'test', 'node', 'node_modules');
@@ -378,15 +378,4 @@ function writeDocsSection(file, table) {
   process.stderr.write(`bench: wrote the table into ${path.relative(process.cwd(), file)}\n`);
 }
 
-process.on('SIGINT', async () => {
-  await Promise.all([...children].map(stopChild));
-  process.exit(130);
-});
-
-try {
-  await main();
-} catch (err) {
-  console.error(`bench: ${err?.stack ?? err}`);
-  await Promise.all([...children].map(stopChild));
-  process.exitCode = 1;
-}
+await runMain(main);

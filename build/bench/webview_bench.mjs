@@ -26,7 +26,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { children, LineClient, privateEnv, spawnServer, stopChild } from './lib.mjs';
+import { children, LineClient, privateEnv, runMain, spawnServer, stopChild } from './lib.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const nodeModules = path.join(repoRoot, 'test', 'node', 'node_modules');
@@ -270,15 +270,4 @@ function writeDocs(file, md) {
   process.stderr.write(`bench: wrote the table into ${path.relative(process.cwd(), file)}\n`);
 }
 
-process.on('SIGINT', async () => {
-  await Promise.all([...children].map(stopChild));
-  process.exit(130);
-});
-
-try {
-  await main();
-} catch (err) {
-  console.error(`bench: ${err?.stack ?? err}`);
-  await Promise.all([...children].map((c) => stopChild(c).catch(() => {})));
-  process.exitCode = 1;
-}
+await runMain(main);
