@@ -16,6 +16,23 @@ type goLine struct {
 	lastCode int  // end of the last code byte before the line
 }
 
+// Byte classes for scanGoLines' normal state: plain code, blanks, and the bytes it must look at.
+const (
+	gbCode = iota
+	gbSpace
+	gbSpecial // newline, comment start, quotes, brackets
+)
+
+var goByteClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\r") {
+		t[c] = gbSpace
+	}
+	for _, c := range []byte("\n/\"`'{([})]") {
+		t[c] = gbSpecial
+	}
+	return t
+}()
+
 func scanGoLines(s string) ([]goLine, int) {
 	lines := make([]goLine, 0, strings.Count(s, "\n")+1)
 	const (
@@ -36,6 +53,13 @@ func scanGoLines(s string) ([]goLine, int) {
 		c := s[i]
 		switch state {
 		case normal:
+			switch goByteClass[c] { // most bytes: one table load
+			case gbCode:
+				lastCode = i + 1
+				continue
+			case gbSpace:
+				continue
+			}
 			switch c {
 			case '/':
 				if i+1 < len(s) && s[i+1] == '/' {
@@ -64,10 +88,17 @@ func scanGoLines(s string) ([]goLine, int) {
 			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 				lastCode = i + 1
 			}
-		case lineComment:
-			if c == '\n' {
-				state = normal
+		case lineComment: // jump to the end of the line (comments are a good part of Go source)
+			if c != '\n' {
+				j := strings.IndexByte(s[i:], '\n')
+				if j < 0 {
+					i = len(s)
+					continue
+				}
+				i += j
+				c = '\n'
 			}
+			state = normal
 		case blockComment:
 			if c == '*' && i+1 < len(s) && s[i+1] == '/' {
 				state = normal

@@ -81,8 +81,6 @@ type sourceEntry struct {
 	base   int
 	terms  [][]termFreq
 	lens   []float32
-	// pending holds BM25 terms computed during ingest until indexAll numbers them.
-	pending [][]termCount
 }
 
 // vectorAt returns component d of chunk k's vector.
@@ -104,6 +102,10 @@ func OpenEmbedded(dir string) (*Embedded, error) {
 }
 
 func (e *Embedded) Kind() string { return "embedded" }
+
+// termDict returns the dictionary that numbers a collection's BM25 terms (termNumberer), so
+// ingest workers can number the terms they compute.
+func (e *Embedded) termDict(name string) *termDict { return e.coll(name).dict }
 func (e *Embedded) Location() string {
 	return e.dir
 }
@@ -275,13 +277,6 @@ var errNoCollection = errors.New("no such collection")
 func (se *sourceEntry) index(dict *termDict) {
 	se.terms = make([][]termFreq, len(se.chunks))
 	se.lens = make([]float32, len(se.chunks))
-	if se.pending != nil {
-		for k := range se.chunks {
-			se.terms[k], se.lens[k] = termsOf(se.pending[k], dict)
-		}
-		se.pending = nil
-		return
-	}
 	var scratch []string
 	for k := range se.chunks {
 		se.terms[k], se.lens[k] = chunkTerms(&se.chunks[k], scratch, dict)
@@ -426,6 +421,7 @@ func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate 
 		delete(man.Sources, d)
 		delete(entries, d)
 	}
+	var prebuilt func() *index // the new query index, when it is being built already
 	if len(upserts) > 0 {
 		seg := man.NextSeg
 		man.NextSeg++
@@ -434,25 +430,48 @@ func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate 
 			if len(u.Vectors) != len(u.Chunks) {
 				return fmt.Errorf("source %s: %d chunks but %d vectors", u.Source, len(u.Chunks), len(u.Vectors))
 			}
-			se := &sourceEntry{source: u.Source, hash: u.Hash, seg: seg, chunks: u.Chunks, vecs: make([]float32, 0, len(u.Chunks)*meta.Dim)}
+			se := &sourceEntry{source: u.Source, hash: u.Hash, seg: seg, chunks: u.Chunks}
 			for _, v := range u.Vectors {
 				if len(v) != meta.Dim {
 					return fmt.Errorf("source %s: vector of %d dimensions, collection has %d", u.Source, len(v), meta.Dim)
 				}
-				se.vecs = append(se.vecs, v...)
 			}
-			if len(u.terms) == len(u.Chunks) { // computed by the ingest workers; numbered by indexAll
-				se.pending = u.terms
+			if len(u.flat) == len(u.Chunks)*meta.Dim { // the vectors are this array's rows already
+				se.vecs = u.flat
+			} else {
+				se.vecs = make([]float32, 0, len(u.Chunks)*meta.Dim)
+				for _, v := range u.Vectors {
+					se.vecs = append(se.vecs, v...)
+				}
+			}
+			if len(u.terms) == len(u.Chunks) && u.dict == c.dict { // computed and numbered by the ingest workers
+				se.terms, se.lens = u.terms, make([]float32, len(u.terms))
+				for k, ts := range u.terms {
+					for _, t := range ts {
+						se.lens[k] += t.tf
+					}
+				}
 			}
 			newEntries = append(newEntries, se)
 		}
 		indexAll(newEntries, c.dict) // before writing: the segment stores the BM25 terms
-		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries, c.dict); err != nil {
-			return err
-		}
 		for _, se := range newEntries {
 			entries[se.source] = se
 			man.Sources[se.source] = manifestEntry{Hash: se.hash, Segment: seg, Chunks: len(se.chunks)}
+		}
+		if publish { // build the new query index while the segment is written (both only read entries)
+			ready := make(chan *index, 1)
+			all := sortedEntries(entries)
+			go func() { ready <- newIndex(all, meta.Dim, c.dict) }()
+			prebuilt = func() *index {
+				ix := <-ready
+				ready <- ix
+				return ix
+			}
+			defer prebuilt() // an early return still waits: others may change the entries afterwards
+		}
+		if err := writeSegment(segPath(c.dir, seg), meta.Dim, newEntries, c.dict); err != nil {
+			return err
 		}
 	}
 	// Compact when more than half the stored chunks are dead.
@@ -482,7 +501,14 @@ func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate 
 	}
 	stamp, _ := stampOf(c.dir)
 	if publish {
-		c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: buildIndex(sortedEntries(entries), meta.Dim, c.dict)})
+		var idx *index
+		if prebuilt != nil { // same sources in the same order; compaction only copied entries
+			idx = prebuilt()
+			idx.adopt(sortedEntries(entries))
+		} else {
+			idx = buildIndex(sortedEntries(entries), meta.Dim, c.dict)
+		}
+		c.snap.Store(&embSnap{stamp: stamp, man: man, entries: entries, idx: idx})
 	} else {
 		idx := &index{dim: meta.Dim, dict: c.dict}
 		if prev := c.snap.Load(); prev != nil && prev.idx.dim == meta.Dim {
@@ -576,8 +602,8 @@ func writeSegment(path string, dim int, entries []*sourceEntry, dict *termDict) 
 		binary.LittleEndian.PutUint64(b8[:], uint64(total))
 		bw.Write(b8[:])
 		u(uint64(len(used)))
-		for _, id := range used {
-			str(dict.term(id))
+		for _, t := range dict.terms(used) {
+			str(t)
 		}
 		u(uint64(len(entries)))
 		vbuf := make([]byte, 4*dim)
@@ -599,8 +625,14 @@ func writeSegment(path string, dim int, entries []*sourceEntry, dict *termDict) 
 					u(uint64(local[t.id] - 1))
 					u(uint64(t.tf)) // weighted counts are whole numbers
 				}
-				for d := 0; d < dim; d++ {
-					binary.LittleEndian.PutUint32(vbuf[4*d:], math.Float32bits(e.vectorAt(k, d)))
+				if e.vecs != nil { // not yet indexed: the row is contiguous
+					for d, x := range e.vecs[k*dim : (k+1)*dim] {
+						binary.LittleEndian.PutUint32(vbuf[4*d:], math.Float32bits(x))
+					}
+				} else {
+					for d := 0; d < dim; d++ {
+						binary.LittleEndian.PutUint32(vbuf[4*d:], math.Float32bits(e.vectorAt(k, d)))
+					}
 				}
 				bw.Write(vbuf)
 			}

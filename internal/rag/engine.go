@@ -4,12 +4,13 @@
 package rag
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"math"
 	"path"
@@ -53,7 +54,9 @@ type SourceDoc struct {
 	Chunks  []Chunk
 	Vectors [][]float32
 
-	terms [][]termCount // BM25 terms per chunk when ingest computed them (offline embedder)
+	terms [][]termFreq // BM25 terms per chunk when ingest computed them (offline embedder), numbered in dict
+	dict  *termDict
+	flat  []float32 // Vectors' backing array when they are consecutive in it (offline embedder)
 }
 
 // Query is a search request to a backend.
@@ -84,6 +87,12 @@ type Backend interface {
 type stagedCommitter interface {
 	CommitStaged(ctx context.Context, name string, meta Meta, recreate bool, upserts []SourceDoc, deletes []string) error
 	Publish(name string)
+}
+
+// termNumberer is implemented by backends that number BM25 terms in a per-collection dictionary
+// (Embedded): ingest workers using the offline embedder number the terms they compute there.
+type termNumberer interface {
+	termDict(collection string) *termDict
 }
 
 // Engine ties an embedder to a backend.
@@ -388,23 +397,39 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := max(1, runtime.GOMAXPROCS(0))
+	var dict *termDict // numbers the terms the offline embedder's workers compute
+	if tn, ok := e.Backend.(termNumberer); ok {
+		dict = tn.termDict(coll)
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var ow *offlineWorker // the offline embedder's per-worker word cache
+			if _, offline := e.Embedder.(Offline); offline {
+				d := dict
+				if d == nil { // the backend does its own lexical ranking: terms are not kept
+					d = newTermDict()
+				}
+				ow = newOfflineWorker(d)
+			}
 			for j := range jobs {
 				chunks := ChunkFile(j.source, j.content)
 				var vecs [][]float32
-				var terms [][]termCount
+				var terms [][]termFreq
+				var flat []float32
 				var err error
-				if _, offline := e.Embedder.(Offline); offline {
-					vecs, terms, err = offlineEmbedAndTerms(wctx, chunks)
+				if ow != nil {
+					vecs, terms, err = ow.embedAndTerms(wctx, chunks)
+					if len(vecs) > 0 {
+						flat = vecs[0][:len(vecs)*OfflineDim]
+					}
 				} else {
 					vecs, err = EmbedChunks(wctx, e.Embedder, chunks)
 				}
 				select {
-				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms}, bytes: len(j.content), err: err}:
+				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms, dict: dict, flat: flat}, bytes: len(j.content), err: err}:
 				case <-wctx.Done():
 					return
 				}
@@ -414,11 +439,12 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	seen := map[string]bool{}
 	go func() {
 		defer close(jobs)
+		rd := sourceReader{buf: make([]byte, 64<<10), hash: sha256.New()}
 		for _, f := range files {
 			if wctx.Err() != nil {
 				return
 			}
-			data, err := fs.ReadFile(fsys, f)
+			data, sum, err := rd.read(fsys, f)
 			if err != nil {
 				results <- done{doc: SourceDoc{Source: f}, err: errSkip("unreadable")}
 				continue
@@ -427,14 +453,13 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				results <- done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
 				continue
 			}
-			sum := sha256.Sum256(data)
-			h := hex.EncodeToString(sum[:])
+			h := hex.EncodeToString(sum)
 			if !opts.Recreate && known[f] == h {
 				results <- done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
 				continue
 			}
 			select {
-			case jobs <- job{source: f, hash: h, content: string(data)}:
+			case jobs <- job{source: f, hash: h, content: data}:
 			case <-wctx.Done():
 				return
 			}
@@ -636,17 +661,52 @@ func isSkip(err error) bool       { var s skipError; return errors.As(err, &s) }
 
 var errUnchanged = errors.New("unchanged")
 
+// sourceReader reads files for ingest into strings (the chunks' text), hashing them as it goes:
+// one copy of each file and no []byte left behind for the GC, unlike os.ReadFile + string().
+type sourceReader struct {
+	buf  []byte
+	hash hash.Hash
+	sum  []byte
+}
+
+// read returns name's content and its SHA-256 (valid until the next read).
+func (r *sourceReader) read(fsys fs.FS, name string) (string, []byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		b.Grow(int(st.Size()))
+	}
+	r.hash.Reset()
+	for {
+		n, err := f.Read(r.buf)
+		b.Write(r.buf[:n])
+		r.hash.Write(r.buf[:n])
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", nil, err
+		}
+	}
+	r.sum = r.hash.Sum(r.sum[:0])
+	return b.String(), r.sum, nil
+}
+
 // isBinary: a NUL byte in the first 8 KiB, or invalid UTF-8 there.
-func isBinary(data []byte) bool {
+func isBinary(data string) bool {
 	head := data
 	if len(head) > 8192 {
 		head = head[:8192]
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if strings.IndexByte(head, 0) >= 0 {
 		return true
 	}
 	// allow a multi-byte rune cut at the boundary
-	for len(head) > 0 && !utf8.Valid(head) {
+	for len(head) > 0 && !utf8.ValidString(head) {
 		if len(data) > 8192 && len(head) > 8192-4 {
 			head = head[:len(head)-1]
 			continue

@@ -2,33 +2,235 @@ package rag
 
 import (
 	"context"
+	"hash/maphash"
+	"math"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
-// termCount is one BM25 term of a chunk with its weighted frequency, before a collection's
-// dictionary numbers it.
-type termCount struct {
-	term string
-	tf   float32
+// feature is one hashed feature: a vector position and its signed weight at term weight 1.
+type feature struct {
+	idx uint32
+	w   float32
 }
 
-// offlineEmbedAndTerms embeds a source's chunks with the offline embedder exactly as EmbedChunks
-// does and computes their BM25 terms as chunkTerms does, tokenizing every text once for both
-// (ingest's hot path: tokenizing was half the CPU when the embedder and BM25 each did it).
-func offlineEmbedAndTerms(ctx context.Context, chunks []Chunk) ([][]float32, [][]termCount, error) {
+// termFeatures lists the features embedTerm adds for t, in the same order and with the same
+// signs, so that adding f.w*w for each gives embedTerm(v, t, c)'s result bit for bit (w is
+// float32(1+ln c); ±1·w, ±1.0·w and ±float32(0.15)·w are the products embedTerm forms).
+func termFeatures(dst []feature, t string) []feature {
+	add := func(h uint32, w float32) {
+		if h&(1<<31) != 0 {
+			w = -w
+		}
+		dst = append(dst, feature{h % OfflineDim, w})
+	}
+	add(fnvAdd(fnvTerm, t), 1)
+	for _, g := range conceptOf[t] {
+		add(fnvAdd(fnvConcept, g), conceptWeight)
+	}
+	if n := len(t); n >= 5 {
+		at := func(k int) byte {
+			if k == 0 || k == n+1 {
+				return '#'
+			}
+			return t[k-1]
+		}
+		for i := 0; i+3 <= n+2; i++ {
+			add(fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), 0.15)
+		}
+	}
+	return dst
+}
+
+// termWeights[c] is embedTerm's weight for a term seen c times, for small c.
+var termWeights = func() (w [256]float32) {
+	for c := 1; c < len(w); c++ {
+		w[c] = float32(1 + math.Log(float64(c)))
+	}
+	return w
+}()
+
+func termWeight(c int32) float32 {
+	if c < int32(len(termWeights)) {
+		return termWeights[c]
+	}
+	return float32(1 + math.Log(float64(c)))
+}
+
+// wordCacheSets is the number of sets of an offlineWorker's word cache (a power of two): two
+// 64-byte entries each, most recently used first, 2 MiB in all. Words are stored in the entries,
+// so a lookup touches at most two cache lines; a Go map of every distinct word (GOROOT/src has
+// 410k) was slower than recomputing them, its lookups missing the CPU caches. GOROOT/src's 13M
+// words miss this cache about 5% of the time.
+const wordCacheSets = 1 << 14
+
+// offlineWorker embeds chunks with the offline embedder and computes their BM25 terms, as
+// EmbedChunks and chunkTerms would, for one ingest worker goroutine (it is not safe for
+// concurrent use). It tokenizes every text once for both, and it remembers what recent words
+// yield (their terms' IDs in the collection's dictionary) and each term's features, so a word
+// seen again costs a hash and a compare instead of splitting, lower-casing, stemming, numbering
+// and hashing it again.
+type offlineWorker struct {
+	dict    *termDict // numbers BM25 terms: the collection's dictionary
+	seed    maphash.Seed
+	words   [][2]cachedWord // len is a power of two
+	pages   [][]feature     // terms' features for one occurrence (embedTerm with weight 1), featPage each
+	scratch []feature
+	slots   []termSlot // by term ID
+	gen     uint32     // current chunk's generation in slots
+	ids     []uint32   // scratch: a text's term IDs
+	parts   []string
+}
+
+// cachedWord is a word as it appears in text and the IDs of the terms addWord yields for it.
+// Longer words, and words with more terms, are not cached.
+type cachedWord struct {
+	n   uint8 // word length; 0 for an empty entry
+	nt  uint8 // number of terms
+	key [maxCachedWord]byte
+	ids [7]uint32
+}
+
+const maxCachedWord = 34 // an entry is 64 bytes: one cache line
+
+// featSpan locates a term's features: off is page*featPage + offset in the page.
+type featSpan struct{ off, n uint32 }
+
+// featPage is the capacity of a features page (pages never grow, so nothing is copied).
+const featPage = 1 << 16
+
+// termSlot is what a worker keeps per term: its counts in the current chunk and where its
+// features are (together: the features are read right after the counts, from the same line).
+type termSlot struct {
+	gen  uint32   // chunk generation that last touched this term
+	emb  int32    // occurrences in the embedder's text (source, section, content)
+	bm   float32  // weighted BM25 frequency (content, section, file name, directory)
+	feat featSpan // n == 0: not computed yet
+}
+
+// newOfflineWorker returns a worker numbering terms in dict (the collection's, so the numbers
+// are final and a commit need not look every chunk's terms up again).
+func newOfflineWorker(dict *termDict) *offlineWorker {
+	return newOfflineWorkerSets(dict, wordCacheSets)
+}
+
+// newOfflineWorkerSets is newOfflineWorker with a word cache of sets sets (a power of two; tests
+// use a tiny one to exercise eviction).
+func newOfflineWorkerSets(dict *termDict, sets int) *offlineWorker {
+	return &offlineWorker{dict: dict, seed: maphash.MakeSeed(), words: make([][2]cachedWord, sets)}
+}
+
+// wordIDs appends the IDs of the terms addWord yields for w, from the cache when w was seen
+// recently.
+func (ow *offlineWorker) wordIDs(dst []uint32, w string) []uint32 {
+	var set *[2]cachedWord
+	if len(w) <= maxCachedWord {
+		set = &ow.words[maphash.String(ow.seed, w)&uint64(len(ow.words)-1)]
+		if cw := &set[0]; int(cw.n) == len(w) && string(cw.key[:cw.n]) == w {
+			return append(dst, cw.ids[:cw.nt]...)
+		}
+		if cw := &set[1]; int(cw.n) == len(w) && string(cw.key[:cw.n]) == w {
+			dst = append(dst, cw.ids[:cw.nt]...)
+			set[0], set[1] = set[1], set[0] // most recently used first
+			return dst
+		}
+	}
+	ow.parts = addWord(ow.parts[:0], w)
+	start := len(dst)
+	for _, p := range ow.parts {
+		dst = append(dst, ow.dict.id(p))
+	}
+	if set != nil && len(ow.parts) <= len(set[0].ids) {
+		set[1] = set[0] // evict the least recently used
+		cw := &set[0]
+		cw.n, cw.nt = uint8(len(w)), uint8(len(ow.parts))
+		copy(cw.key[:], w)
+		copy(cw.ids[:], dst[start:])
+	}
+	return dst
+}
+
+// features returns the features of the term in slot sl, computing them on first use.
+func (ow *offlineWorker) features(id uint32, sl *termSlot) []feature {
+	if sp := sl.feat; sp.n > 0 {
+		page, off := sp.off/featPage, sp.off%featPage
+		return ow.pages[page][off : off+sp.n]
+	}
+	ow.scratch = termFeatures(ow.scratch[:0], ow.dict.term(id))
+	last := len(ow.pages) - 1
+	if last < 0 || len(ow.pages[last])+len(ow.scratch) > featPage {
+		ow.pages = append(ow.pages, make([]feature, 0, featPage))
+		last++
+	}
+	off := len(ow.pages[last])
+	ow.pages[last] = append(ow.pages[last], ow.scratch...)
+	sl.feat = featSpan{uint32(last*featPage + off), uint32(len(ow.scratch))} // n > 0: every term has its own feature
+	return ow.pages[last][off:]
+}
+
+// tokenize appends the term IDs of s to dst: the terms the package's tokenize yields, numbered.
+func (ow *offlineWorker) tokenize(dst []uint32, s string) []uint32 {
+	i := 0
+	for i < len(s) {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		for j < len(s) {
+			c := s[j]
+			if c < utf8.RuneSelf {
+				if c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') {
+					j++
+					continue
+				}
+				break
+			}
+			r, size = utf8.DecodeRuneInString(s[j:])
+			if !isWordRune(r) {
+				break
+			}
+			j += size
+		}
+		if j-i <= 64 { // longer: hashes and blobs, which addWord drops
+			dst = ow.wordIDs(dst, s[i:j])
+		}
+		i = j
+	}
+	return dst
+}
+
+// count adds emb occurrences and bm weighted frequency to term id in the current chunk, noting
+// id in touched the first time the chunk sees it.
+func (ow *offlineWorker) count(touched []uint32, id uint32, emb int32, bm float32) []uint32 {
+	if int(id) >= len(ow.slots) {
+		ow.slots = append(ow.slots, make([]termSlot, int(id)+1-len(ow.slots)+1024)...)
+	}
+	c := &ow.slots[id]
+	if c.gen != ow.gen {
+		c.gen, c.emb, c.bm = ow.gen, 0, 0
+		touched = append(touched, id)
+	}
+	c.emb += emb
+	c.bm += bm
+	return touched
+}
+
+// embedAndTerms embeds a source's chunks with the offline embedder exactly as EmbedChunks does
+// and computes their BM25 terms as chunkTerms does (numbered in the worker's dictionary).
+func (ow *offlineWorker) embedAndTerms(ctx context.Context, chunks []Chunk) ([][]float32, [][]termFreq, error) {
 	if len(chunks) == 0 {
 		return nil, nil, nil
 	}
-	type count struct {
-		emb int32   // occurrences in the embedder's text (source, section, content)
-		bm  float32 // weighted BM25 frequency (content, section, file name, directory)
-	}
-	counts := make(map[string]count, 256)
 	vecs := make([][]float32, len(chunks))
 	backing := make([]float32, len(chunks)*OfflineDim)
-	terms := make([][]termCount, len(chunks))
-	var scratch, srcT, dirT, fileT []string
+	terms := make([][]termFreq, len(chunks))
+	var srcT, dirT, fileT, touched []uint32
 	lastSource := "\x00"
 	for k := range chunks {
 		if k%256 == 0 && ctx.Err() != nil {
@@ -37,50 +239,49 @@ func offlineEmbedAndTerms(ctx context.Context, chunks []Chunk) ([][]float32, [][
 		c := &chunks[k]
 		if c.Source != lastSource {
 			lastSource = c.Source
-			srcT = tokenize(srcT[:0], c.Source)
+			srcT = ow.tokenize(srcT[:0], c.Source)
 			dir, file := path.Split(c.Source)
 			file = strings.TrimSuffix(file, path.Ext(file))
-			dirT = tokenize(dirT[:0], dir)
-			fileT = tokenize(fileT[:0], file)
+			dirT = ow.tokenize(dirT[:0], dir)
+			fileT = ow.tokenize(fileT[:0], file)
 		}
-		clear(counts)
-		scratch = tokenize(scratch[:0], c.Content)
-		for _, t := range scratch {
-			x := counts[t]
-			x.emb++
-			x.bm++
-			counts[t] = x
+		ow.gen++
+		if ow.gen == 0 { // wrapped: no slot may keep a generation that looks current
+			for i := range ow.slots {
+				ow.slots[i].gen = 0
+			}
+			ow.gen = 1
 		}
-		scratch = tokenize(scratch[:0], c.Section)
-		for _, t := range scratch {
-			x := counts[t]
-			x.emb++
-			x.bm += weightSection
-			counts[t] = x
+		touched = touched[:0]
+		ow.ids = ow.tokenize(ow.ids[:0], c.Content)
+		for _, t := range ow.ids {
+			touched = ow.count(touched, t, 1, 1)
+		}
+		ow.ids = ow.tokenize(ow.ids[:0], c.Section)
+		for _, t := range ow.ids {
+			touched = ow.count(touched, t, 1, weightSection)
 		}
 		for _, t := range srcT {
-			x := counts[t]
-			x.emb++
-			counts[t] = x
+			touched = ow.count(touched, t, 1, 0)
 		}
 		for _, t := range fileT {
-			x := counts[t]
-			x.bm += weightFile
-			counts[t] = x
+			touched = ow.count(touched, t, 0, weightFile)
 		}
 		for _, t := range dirT {
-			x := counts[t]
-			x.bm += weightDir
-			counts[t] = x
+			touched = ow.count(touched, t, 0, weightDir)
 		}
-		v := backing[k*OfflineDim : (k+1)*OfflineDim : (k+1)*OfflineDim]
-		tc := make([]termCount, 0, len(counts))
-		for t, x := range counts {
+		v := backing[k*OfflineDim : (k+1)*OfflineDim] // capacity to the end: ingest uses vecs[0] as the whole array
+		tc := make([]termFreq, 0, len(touched))
+		for _, t := range touched {
+			x := &ow.slots[t]
 			if x.emb > 0 {
-				embedTerm(v, t, int(x.emb))
+				w := termWeight(x.emb)
+				for _, f := range ow.features(t, x) {
+					v[f.idx] += f.w * w
+				}
 			}
 			if x.bm > 0 {
-				tc = append(tc, termCount{t, x.bm})
+				tc = append(tc, termFreq{t, x.bm})
 			}
 		}
 		normalizeUnit(v)

@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,8 +11,15 @@ import (
 )
 
 // TestOfflineFastPathMatchesSeparatePasses: ingest's one-pass tokenizing gives the same vectors
-// as EmbedChunks and the same BM25 terms as chunkTerms, for Go, markdown and text sources.
+// as EmbedChunks and the same BM25 terms as chunkTerms, for Go, markdown and text sources, with
+// the real word cache and with a tiny one that evicts all the time.
 func TestOfflineFastPathMatchesSeparatePasses(t *testing.T) {
+	for _, sets := range []int{wordCacheSets, 4} {
+		t.Run(fmt.Sprintf("%d sets", sets), func(t *testing.T) { testFastPath(t, sets) })
+	}
+}
+
+func testFastPath(t *testing.T, sets int) {
 	ctx := context.Background()
 	var files []string
 	for _, glob := range []string{"*.go", "../../docs/*.md", "testdata/*.tsv"} {
@@ -22,6 +30,7 @@ func TestOfflineFastPathMatchesSeparatePasses(t *testing.T) {
 		t.Fatalf("only %d files to compare", len(files))
 	}
 	dict := newTermDict()
+	ow := newOfflineWorkerSets(dict, sets) // one worker for all files, as in ingest: its caches carry over
 	n := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -33,7 +42,7 @@ func TestOfflineFastPathMatchesSeparatePasses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, terms, err := offlineEmbedAndTerms(ctx, chunks)
+		got, terms, err := ow.embedAndTerms(ctx, chunks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +54,11 @@ func TestOfflineFastPathMatchesSeparatePasses(t *testing.T) {
 				}
 			}
 			wt, wl := chunkTerms(&chunks[k], nil, dict)
-			gt, gl := termsOf(terms[k], dict)
+			gt := slices.Clone(terms[k])
+			var gl float32
+			for _, t := range gt {
+				gl += t.tf
+			}
 			less := func(a, b termFreq) int { return int(a.id) - int(b.id) }
 			slices.SortFunc(wt, less)
 			slices.SortFunc(gt, less)
@@ -79,6 +92,24 @@ func TestOfflineHashUnchanged(t *testing.T) {
 		}
 		if !slices.Equal(v1, v2) {
 			t.Fatalf("features of %q differ", term)
+		}
+	}
+}
+
+// TestTermFeaturesMatchEmbedTerm: the fast path's cached features, scaled by a count's weight,
+// add exactly what embedTerm adds, bit for bit.
+func TestTermFeaturesMatchEmbedTerm(t *testing.T) {
+	for _, term := range []string{"compress", "readfil", "ab", "unmarshal", "héllo", "hash", "x509"} {
+		for _, c := range []int32{1, 2, 7, 300} {
+			want, got := make([]float32, OfflineDim), make([]float32, OfflineDim)
+			embedTerm(want, term, int(c))
+			w := termWeight(c)
+			for _, f := range termFeatures(nil, term) {
+				got[f.idx] += f.w * w
+			}
+			if !slices.Equal(want, got) {
+				t.Fatalf("%q ×%d: features differ from embedTerm", term, c)
+			}
 		}
 	}
 }

@@ -69,15 +69,15 @@ func (d *termDict) term(id uint32) string {
 	return d.strs[id]
 }
 
-// termsOf numbers a chunk's terms computed during ingest.
-func termsOf(tcs []termCount, dict *termDict) ([]termFreq, float32) {
-	out := make([]termFreq, len(tcs))
-	var n float32
-	for i, tc := range tcs {
-		out[i] = termFreq{dict.id(tc.term), tc.tf}
-		n += tc.tf
+// terms returns the strings of ids, under one read lock (ingest workers add terms meanwhile).
+func (d *termDict) terms(ids []uint32) []string {
+	out := make([]string, len(ids))
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	for i, id := range ids {
+		out[i] = d.strs[id]
 	}
-	return out, n
+	return out
 }
 
 func (d *termDict) lookup(t string) (uint32, bool) {
@@ -145,36 +145,45 @@ func chunkTerms(c *Chunk, scratch []string, dict *termDict) ([]termFreq, float32
 // buildIndex indexes entries' chunks in order. Afterwards the entries' vectors live only in the
 // new index's columns (sourceEntry.vector reads them there).
 func buildIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
+	ix := newIndex(entries, dim, dict)
+	ix.adopt(entries)
+	return ix
+}
+
+// newIndex builds an index of entries' chunks in order without changing the entries (so a
+// segment can be written from them meanwhile); adopt then hands their vectors over to it.
+func newIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 	n := 0
 	for _, e := range entries {
 		n += len(e.chunks)
 	}
-	ix := &index{dim: dim, dict: dict, docs: make([]*Chunk, 0, n), docLen: make([]float32, 0, n), postings: make([][]posting, dict.size())}
+	ix := &index{dim: dim, dict: dict, docs: make([]*Chunk, 0, n), docLen: make([]float32, 0, n)}
+	var wg sync.WaitGroup
+	// BM25 postings, on their own goroutine: count each term's documents, then fill one backing
+	// array (appending to 400k growing slices was most of a large index's build time).
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ix.postings = buildPostings(entries, dict.size())
+	}()
+	var total float64
+	for _, e := range entries {
+		for k := range e.chunks {
+			ix.docs = append(ix.docs, &e.chunks[k])
+			ix.docLen = append(ix.docLen, e.lens[k])
+			total += float64(e.lens[k])
+		}
+	}
+	if n > 0 {
+		ix.avgLen = float32(total / float64(n))
+	}
+	// Transpose the vectors into columns, a range of dimensions per CPU.
 	ix.cols = make([][]float32, dim)
 	backing := make([]float32, dim*n)
 	for d := range ix.cols {
 		ix.cols[d] = backing[d*n : (d+1)*n : (d+1)*n]
 	}
-	var total float64
-	for _, e := range entries {
-		for k := range e.chunks {
-			doc := uint32(len(ix.docs))
-			ix.docs = append(ix.docs, &e.chunks[k])
-			for _, tf := range e.terms[k] {
-				ix.postings[tf.id] = append(ix.postings[tf.id], posting{doc, tf.tf})
-			}
-			ix.docLen = append(ix.docLen, e.lens[k])
-			total += float64(e.lens[k])
-		}
-	}
-	// Transpose the vectors into columns, a range of dimensions per CPU.
-	bases := make([]int, len(entries))
-	base := 0
-	for i, e := range entries {
-		bases[i] = base
-		base += len(e.chunks)
-	}
-	var wg sync.WaitGroup
+	bases := ix.bases(entries)
 	workers := max(1, min(runtime.GOMAXPROCS(0), dim))
 	for w := range workers {
 		lo, hi := w*dim/workers, (w+1)*dim/workers
@@ -182,23 +191,80 @@ func buildIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 		go func() {
 			defer wg.Done()
 			for i, e := range entries {
-				for k := range e.chunks {
-					doc := bases[i] + k
+				if len(e.chunks) == 0 {
+					continue
+				}
+				if e.vecs == nil { // already in an index: copy its columns
 					for d := lo; d < hi; d++ {
-						ix.cols[d][doc] = e.vectorAt(k, d)
+						copy(ix.cols[d][bases[i]:bases[i]+len(e.chunks)], e.ix.cols[d][e.base:e.base+len(e.chunks)])
+					}
+					continue
+				}
+				// Rows to columns in blocks of 16 documents, so each column write fills a whole
+				// cache line instead of touching a new line per value.
+				for k0 := 0; k0 < len(e.chunks); k0 += 16 {
+					k1 := min(k0+16, len(e.chunks))
+					for d := lo; d < hi; d++ {
+						col := ix.cols[d][bases[i]+k0 : bases[i]+k1]
+						for k := range col {
+							col[k] = e.vecs[(k0+k)*dim+d]
+						}
 					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	for i, e := range entries {
-		e.ix, e.base, e.vecs = ix, bases[i], nil
-	}
-	if n > 0 {
-		ix.avgLen = float32(total / float64(n))
-	}
 	return ix
+}
+
+// bases returns the first document number of each entry.
+func (ix *index) bases(entries []*sourceEntry) []int {
+	bases := make([]int, len(entries))
+	base := 0
+	for i, e := range entries {
+		bases[i] = base
+		base += len(e.chunks)
+	}
+	return bases
+}
+
+// adopt makes entries read their vectors from ix and drops their own copies.
+func (ix *index) adopt(entries []*sourceEntry) {
+	for i, base := range ix.bases(entries) {
+		e := entries[i]
+		e.ix, e.base, e.vecs = ix, base, nil
+	}
+}
+
+// buildPostings returns each term's postings (by term ID < terms), documents in order.
+func buildPostings(entries []*sourceEntry, terms int) [][]posting {
+	counts := make([]uint32, terms+1)
+	for _, e := range entries {
+		for _, ts := range e.terms {
+			for _, t := range ts {
+				counts[t.id+1]++
+			}
+		}
+	}
+	for i := 1; i < len(counts); i++ { // counts[i] = first posting of term i
+		counts[i] += counts[i-1]
+	}
+	backing := make([]posting, counts[terms])
+	postings := make([][]posting, terms)
+	for id := range postings {
+		postings[id] = backing[counts[id]:counts[id]:counts[id+1]]
+	}
+	doc := uint32(0)
+	for _, e := range entries {
+		for _, ts := range e.terms {
+			for _, t := range ts {
+				postings[t.id] = append(postings[t.id], posting{doc, t.tf})
+			}
+			doc++
+		}
+	}
+	return postings
 }
 
 // ranked is a document with a score, used for the per-ranking candidate lists.

@@ -94,7 +94,8 @@ func newTestEngine(t *testing.T) (*Engine, string) {
 
 func TestPersistenceAndMismatch(t *testing.T) {
 	eng, dir := newTestEngine(t)
-	fsys := fstest.MapFS{"a.md": {Data: []byte("# Alpha\n\nthe alpha release notes\n")}, "b.md": {Data: []byte("# Beta\n\nbeta testing guide\n")}}
+	fsys := fstest.MapFS{"a.md": {Data: []byte("# Alpha\n\nthe alpha release notes\n")}, "b.md": {Data: []byte("# Beta\n\nbeta testing guide\n")},
+		"empty.txt": {Data: nil}} // a source without chunks
 	if _, err := eng.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "c"}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // (github.com/philippgille/chromem-go), the embedded Go vector store a user would pick instead,
 // on the same corpus with the same vectors:
 //
-//	go run ./build/bench/rag [-src $(go env GOROOT)/src] [-queries 5]
+//	go run ./build/bench/rag [-src $(go env GOROOT)/src] [-queries 5] [-runs 3]
 //
 // Each system runs in its own child process (so peak RSS is its own): ingest of every text file
 // under -src (chunked by internal/rag, embedded with the offline embedder), a second ingest of
@@ -39,6 +39,23 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/rag"
 )
 
+// cpuprofile names the file the first ingest's CPU profile goes to ("" for none).
+var cpuprofile string
+
+// profileIngest runs ingest under the CPU profiler when -cpuprofile is set.
+func profileIngest[T any](ingest func() T) T {
+	if cpuprofile == "" {
+		return ingest()
+	}
+	f := must(os.Create(cpuprofile))
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fatal(err.Error())
+	}
+	defer pprof.StopCPUProfile()
+	return ingest()
+}
+
 type result struct {
 	System       string  `json:"system"`
 	Files        int     `json:"files"`
@@ -61,15 +78,9 @@ func main() {
 	system := flag.String("system", "", "run one system (switchboard or chromem) in this process")
 	reps := flag.Int("queries", 5, "repetitions of the query set")
 	evalFile := flag.String("eval", "internal/rag/testdata/eval.tsv", "questions")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the -system run")
+	runs := flag.Int("runs", 3, "runs of each system (alternating); the table shows medians")
+	flag.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the first ingest (with -system switchboard)")
 	flag.Parse()
-	if *cpuprofile != "" && *system != "" {
-		f := must(os.Create(*cpuprofile))
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fatal(err.Error())
-		}
-		defer pprof.StopCPUProfile()
-	}
 	questions := loadQuestions(*evalFile)
 	if *system != "" {
 		var r result
@@ -85,27 +96,36 @@ func main() {
 		if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 			fatal(err.Error())
 		}
-		pprof.StopCPUProfile()
 		return
 	}
 	self := must(os.Executable())
-	var rs []result
-	for _, sys := range []string{"switchboard", "chromem"} {
-		cmd := exec.Command(self, "-system", sys, "-src", *src, "-queries", strconv.Itoa(*reps), "-eval", *evalFile)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			fatal(fmt.Sprintf("%s: %v", sys, err))
+	// Runs alternate between the systems, so a change in machine load hits both alike; the
+	// table shows each figure's median over the runs.
+	byRun := map[string][]result{}
+	for i := range *runs {
+		for _, sys := range []string{"switchboard", "chromem"} {
+			cmd := exec.Command(self, "-system", sys, "-src", *src, "-queries", strconv.Itoa(*reps), "-eval", *evalFile)
+			cmd.Stderr = os.Stderr
+			out, err := cmd.Output()
+			if err != nil {
+				fatal(fmt.Sprintf("%s: %v", sys, err))
+			}
+			var r result
+			if err := json.Unmarshal(out, &r); err != nil {
+				fatal(fmt.Sprintf("%s: %v: %s", sys, err, out))
+			}
+			fmt.Fprintf(os.Stderr, "run %d: %s\n", i+1, bytes.TrimSpace(out))
+			byRun[sys] = append(byRun[sys], r)
 		}
-		var r result
-		if err := json.Unmarshal(out, &r); err != nil {
-			fatal(fmt.Sprintf("%s: %v: %s", sys, err, out))
-		}
-		fmt.Fprintf(os.Stderr, "%s\n", bytes.TrimSpace(out))
-		rs = append(rs, r)
 	}
+	rs := []result{medianResult(byRun["switchboard"]), medianResult(byRun["chromem"])}
 	sb, ch := rs[0], rs[1]
-	fmt.Printf("corpus: %s (%d files, %d chunks), %s, GOMAXPROCS=%d\n\n", *src, sb.Files, sb.Chunks, runtime.Version(), runtime.GOMAXPROCS(0))
+	fmt.Printf("corpus: %s (%d files, %d chunks), %s, GOMAXPROCS=%d, median of %d runs\n", *src, sb.Files, sb.Chunks, runtime.Version(), runtime.GOMAXPROCS(0), *runs)
+	var each []string
+	for _, r := range byRun["switchboard"] {
+		each = append(each, fmt.Sprintf("%.0f", r.ChunksPerSec))
+	}
+	fmt.Printf("Switchboard ingest chunks/s in each run: %s\n\n", strings.Join(each, ", "))
 	fmt.Println("| | Switchboard (embedded, hybrid) | chromem-go v0.7.0 (persistent) | ratio |")
 	fmt.Println("|---|---|---|---|")
 	fmt.Printf("| ingest, total | %.1f s | %.1f s | %.2f× |\n", sb.IngestSec, ch.IngestSec, ch.IngestSec/sb.IngestSec)
@@ -120,6 +140,32 @@ func main() {
 	fmt.Printf("| on disk | %.0f MB | %.0f MB | %.2f× |\n", sb.DiskMB, ch.DiskMB, ch.DiskMB/sb.DiskMB)
 }
 
+// medianResult returns the runs' median of every figure.
+func medianResult(rs []result) result {
+	med := func(f func(result) float64) float64 {
+		xs := make([]float64, len(rs))
+		for i, r := range rs {
+			xs[i] = f(r)
+		}
+		sort.Float64s(xs)
+		if len(xs)%2 == 1 {
+			return xs[len(xs)/2]
+		}
+		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	m := rs[0]
+	m.IngestSec = med(func(r result) float64 { return r.IngestSec })
+	m.IngestCPUSec = med(func(r result) float64 { return r.IngestCPUSec })
+	m.ChunksPerSec = med(func(r result) float64 { return r.ChunksPerSec })
+	m.ReingestSec = med(func(r result) float64 { return r.ReingestSec })
+	m.OpenSec = med(func(r result) float64 { return r.OpenSec })
+	m.QueryP50ms = med(func(r result) float64 { return r.QueryP50ms })
+	m.QueryP99ms = med(func(r result) float64 { return r.QueryP99ms })
+	m.PeakRSSMB = med(func(r result) float64 { return r.PeakRSSMB })
+	m.DiskMB = med(func(r result) float64 { return r.DiskMB })
+	return m
+}
+
 func runSwitchboard(src string, questions []string, reps int) result {
 	dir := must(os.MkdirTemp("", "rag-bench-sb-"))
 	defer os.RemoveAll(dir)
@@ -128,7 +174,9 @@ func runSwitchboard(src string, questions []string, reps int) result {
 	ctx := context.Background()
 	cpu0 := cpuSeconds()
 	t0 := time.Now()
-	res := must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
+	res := profileIngest(func() rag.IngestResult {
+		return must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
+	})
 	ingest := time.Since(t0)
 	ingestCPU := cpuSeconds() - cpu0
 	t1 := time.Now()
