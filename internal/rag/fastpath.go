@@ -2,7 +2,6 @@ package rag
 
 import (
 	"context"
-	"hash/maphash"
 	"math"
 	"path"
 	"strings"
@@ -72,8 +71,7 @@ const wordCacheSets = 1 << 14
 // seen again costs a hash and a compare instead of splitting, lower-casing, stemming, numbering
 // and hashing it again.
 type offlineWorker struct {
-	dict    *termDict // numbers BM25 terms: the collection's dictionary
-	seed    maphash.Seed
+	dict    *termDict       // numbers BM25 terms: the collection's dictionary
 	words   [][2]cachedWord // len is a power of two
 	pages   [][]feature     // terms' features for one occurrence (embedTerm with weight 1), featPage each
 	scratch []feature
@@ -118,15 +116,18 @@ func newOfflineWorker(dict *termDict) *offlineWorker {
 // newOfflineWorkerSets is newOfflineWorker with a word cache of sets sets (a power of two; tests
 // use a tiny one to exercise eviction).
 func newOfflineWorkerSets(dict *termDict, sets int) *offlineWorker {
-	return &offlineWorker{dict: dict, seed: maphash.MakeSeed(), words: make([][2]cachedWord, sets)}
+	return &offlineWorker{dict: dict, words: make([][2]cachedWord, sets)}
 }
 
 // wordIDs appends the IDs of the terms addWord yields for w, from the cache when w was seen
-// recently.
-func (ow *offlineWorker) wordIDs(dst []uint32, w string) []uint32 {
+// recently; h is w's FNV-1a hash.
+func (ow *offlineWorker) wordIDs(dst []uint32, w string, h uint32) []uint32 {
 	var set *[2]cachedWord
 	if len(w) <= maxCachedWord {
-		set = &ow.words[maphash.String(ow.seed, w)&uint64(len(ow.words)-1)]
+		h ^= h >> 16 // FNV's low bits mix poorly: fold the high ones in before masking
+		h *= 0x85ebca6b
+		h ^= h >> 13
+		set = &ow.words[h&uint32(len(ow.words)-1)]
 		if cw := &set[0]; int(cw.n) == len(w) && string(cw.key[:cw.n]) == w {
 			return append(dst, cw.ids[:cw.nt]...)
 		}
@@ -170,40 +171,56 @@ func (ow *offlineWorker) features(id uint32, sl *termSlot) []feature {
 }
 
 // tokenize appends the term IDs of s to dst: the terms the package's tokenize yields, numbered.
+// It hashes each word while finding its end, for the word cache.
 func (ow *offlineWorker) tokenize(dst []uint32, s string) []uint32 {
 	i := 0
 	for i < len(s) {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-		}
-		if !isWordRune(r) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRuneInString(s[i:]); !isWordRune(r) {
 			i += size
 			continue
 		}
-		j := i + size
+		h := fnvBasis
+		j := i
 		for j < len(s) {
 			c := s[j]
 			if c < utf8.RuneSelf {
-				if c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') {
-					j++
-					continue
+				if !asciiWord[c] {
+					break
 				}
-				break
+				h = (h ^ uint32(c)) * 16777619
+				j++
+				continue
 			}
-			r, size = utf8.DecodeRuneInString(s[j:])
+			r, size := utf8.DecodeRuneInString(s[j:])
 			if !isWordRune(r) {
 				break
+			}
+			for _, b := range []byte(s[j : j+size]) {
+				h = (h ^ uint32(b)) * 16777619
 			}
 			j += size
 		}
 		if j-i <= 64 { // longer: hashes and blobs, which addWord drops
-			dst = ow.wordIDs(dst, s[i:j])
+			dst = ow.wordIDs(dst, s[i:j], h)
 		}
 		i = j
 	}
 	return dst
 }
+
+// asciiWord marks the ASCII bytes isWordRune accepts.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
 
 // count adds emb occurrences and bm weighted frequency to term id in the current chunk, noting
 // id in touched the first time the chunk sees it.
