@@ -14,7 +14,9 @@ var version = "dev"
 func main() {
 	// A tool call makes 50-100 KiB of short-lived garbage against a heap of a few MiB, so the
 	// default GOGC=100 collects after a handful of calls. 400 trades a few MiB of memory for a
-	// collector that stays out of the request path (docs/benchmarks.md). GOGC still wins.
+	// collector that stays out of the request path (docs/benchmarks.md). GOGC still wins. The
+	// start-up garbage, which an idle hub would otherwise keep, is given back once the stack is up
+	// (releaseStartupMemory in app/memory.go).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}

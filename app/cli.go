@@ -202,6 +202,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 			}
+			releaseStartupMemory()
 			if stdio {
 				// stdout belongs to the protocol from here on; all logging goes to stderr.
 				err := st.Service.ServeStdio(ctx)
@@ -282,6 +283,7 @@ func servePrivate(parent context.Context, cfg config.Config, version string) err
 		return err
 	}
 	defer st.CloseBounded()
+	releaseStartupMemory()
 	err = st.Service.ServeStdio(ctx)
 	stop()
 	return err

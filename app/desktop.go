@@ -49,8 +49,14 @@ func runDesktop(parent context.Context, cfg config.Config, version string) error
 	}
 	d.st, d.logger = st, st.Logger
 	d.ctl = NewController(st, version)
+	releaseStartupMemory()
 	return d.run(ctx)
 }
+
+// windowSettleDelay is how long after the dashboard's first Bootstrap call the desktop releases
+// the garbage of loading the window (releaseStartupMemory): its first hub snapshots have been sent
+// by then.
+const windowSettleDelay = 3 * time.Second
 
 // desktop is the window, the tray and the glue between them and the stack. It implements
 // tray.Shell for the tray's actions.
@@ -97,7 +103,12 @@ func (d *desktop) run(ctx context.Context) error {
 		}
 	}()
 
-	app := newApp(d.ctl, func() { d.mark("dashboard loaded, first Bootstrap call") })
+	app := newApp(d.ctl, func() {
+		d.mark("dashboard loaded, first Bootstrap call")
+		// Loading the window (assets, bindings, the dashboard's first hub snapshots) leaves a few
+		// MiB more garbage; give it back once the page has settled.
+		time.AfterFunc(windowSettleDelay, releaseStartupMemory)
+	})
 	err := wails.Run(&options.App{
 		Title:            "Switchboard",
 		Width:            1200,

@@ -86,6 +86,7 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 		}
 	}
 	fmt.Fprintf(os.Stderr, "switchboard: dashboard at http://%s/?token=%s\n", ln.Addr(), token)
+	releaseStartupMemory()
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "switchboard: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -11,8 +11,9 @@ export default defineConfig(({ mode }) => ({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    // xterm alone is ~300 kB minified; the dashboard ships as one local bundle, so the default
-    // 500 kB warning only adds noise.
+    // Every view but the Overview is its own chunk, loaded when its tab first opens (App.svelte);
+    // the Processes chunk carries xterm.js (~300 kB minified). Local files, so the default 500 kB
+    // warning only adds noise.
     chunkSizeWarningLimit: 1024,
     // The build shares two cores with other jobs; rolldown's "slow plugin" report is noise here.
     rolldownOptions: { checks: { bundlerTimings: false } },

@@ -7,6 +7,7 @@ import App from './App.svelte';
 import type { Control } from './lib/control';
 import type { Bootstrap } from './lib/types';
 import { SocketRecorder, hubMsg, type FakeSocket } from './test/fakeSocket';
+import { viewShown } from './test/view';
 
 const BOOT: Bootstrap = { hubUrl: 'ws://127.0.0.1:7001/ws', hubToken: 'hub-tok', version: 'v0.9.0', workspace: '/home/u/proj' };
 
@@ -73,6 +74,12 @@ const $$ = (id: string) => [...document.querySelectorAll(`[data-testid="${id}"]`
 function send(sock: FakeSocket, type: string, channel: string, data: unknown) {
   sock.serverSend(hubMsg(type, channel, data, new Date().toISOString()));
   flushSync();
+}
+
+/** Opens a tab and waits for its view (loaded on demand the first time). */
+async function openTab(t: string) {
+  click(`tab-${t}`);
+  await viewShown(t);
 }
 
 function click(id: string) {
@@ -230,7 +237,7 @@ describe('App', () => {
 
   it('filters the activity feed by tool, session and level', async () => {
     const { sock } = await start();
-    click('tab-activity');
+    await openTab('activity');
     expect($('activity-empty')).not.toBeNull();
     const t = new Date().toISOString();
     send(sock, 'snapshot', 'activity', {
@@ -258,7 +265,7 @@ describe('App', () => {
 
   it('IDE sessions: chat history with live deltas, plan steps, sending and creating', async () => {
     const { sock, calls } = await start();
-    click('tab-sessions');
+    await openTab('sessions');
     expect($('ide-sessions-empty')?.textContent).toContain('switchboard dev agentic-sim');
     send(sock, 'snapshot', 'ide:sessions', { sessions: [{ id: 's1', name: 'refactor', status: 'active', createdAt: new Date().toISOString() }] });
     expect($$('ide-session-row')).toHaveLength(1);
@@ -298,7 +305,7 @@ describe('App', () => {
 
   it('MCP session rows come from the sessions channel', async () => {
     const { sock } = await start();
-    click('tab-sessions');
+    await openTab('sessions');
     const s = (id: string, calls: number) => ({ id, transport: 'tcp', clientName: 'cursor', clientVersion: '1', peer: '127.0.0.1:5555', connectedAt: new Date().toISOString(), calls });
     send(sock, 'snapshot', 'sessions', { sessions: [s('tcp-1', 0)] });
     send(sock, 'event', 'sessions', { kind: 'connected', session: s('tcp-2', 0) });
@@ -312,7 +319,7 @@ describe('App', () => {
 
   it('builds: selecting one follows its log live and unsubscribes when another is chosen', async () => {
     const { sock } = await start();
-    click('tab-builds');
+    await openTab('builds');
     expect($('builds-empty')).not.toBeNull();
     const b = (id: string, status: string, startedAt: string) => ({ id, repo: 'core', branch: 'main', status, duration: '', startedAt });
     send(sock, 'snapshot', 'ide:builds', { builds: [b('b1', 'success', '2025-01-01T00:00:00Z'), b('b2', 'running', '2025-01-01T00:01:00Z')] });
@@ -335,22 +342,22 @@ describe('App', () => {
 
   it('a tab remembers what was open in it: back from another tab, the same build is selected', async () => {
     const { sock } = await start();
-    click('tab-builds');
+    await openTab('builds');
     const b = (id: string) => ({ id, repo: 'core', branch: 'main', status: 'running', duration: '', startedAt: '2025-01-01T00:00:00Z' });
     send(sock, 'snapshot', 'ide:builds', { builds: [b('b7')] });
     ($$('build-row')[0] as HTMLElement).click();
     flushSync();
     expect(window.location.hash).toBe('#builds/b7');
-    click('tab-activity');
+    await openTab('activity');
     expect(window.location.hash).toBe('#activity');
-    click('tab-builds');
+    await openTab('builds');
     expect(window.location.hash).toBe('#builds/b7');
     expect($('build-detail')?.dataset.buildId).toBe('b7');
   });
 
   it('reconnects after the hub drops and resubscribes, including the open detail channels', async () => {
     const { sock, rec } = await start();
-    click('tab-builds');
+    await openTab('builds');
     send(sock, 'snapshot', 'ide:builds', { builds: [{ id: 'b1', repo: 'r', branch: 'main', status: 'running', duration: '', startedAt: '2025-01-01T00:00:00Z' }] });
     ($$('build-row')[0] as HTMLElement).click();
     flushSync();
@@ -398,7 +405,7 @@ describe('App', () => {
     expect($('approval-args')?.textContent).toBe('path: notes.txt');
     expect($('approval')?.textContent).toContain('claude-code wants to run file_delete');
     for (const t of ['sessions', 'processes', 'activity']) {
-      click(`tab-${t}`);
+      await openTab(t);
       expect($('approvals-panel')).not.toBeNull();
     }
     send(sock, 'event', 'approvals', { kind: 'added', approval: { id: 'a2', kind: 'root', root: '/srv/other', client: 'cursor', requestedAt: '', expiresAt: soon } });
@@ -418,7 +425,7 @@ describe('App', () => {
 
   it('sessions show each client\'s roots and whether it may use them', async () => {
     const { sock } = await start();
-    click('tab-sessions');
+    await openTab('sessions');
     send(sock, 'snapshot', 'sessions', {
       sessions: [{ id: 'stdio-1', transport: 'stdio', clientName: 'node-client', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
         roots: [{ uri: 'file:///w/a', dir: '/w/a', status: 'granted', detail: 'inside [roots] allow /w' }, { uri: 'file:///x', dir: '/x', status: 'declined' }] }],

@@ -6,6 +6,7 @@ import { flushSync, mount, unmount } from 'svelte';
 import App from './App.svelte';
 import type { Control } from './lib/control';
 import { SocketRecorder, hubMsg } from './test/fakeSocket';
+import { viewShown } from './test/view';
 
 let app: ReturnType<typeof mount> | null = null;
 afterEach(() => {
@@ -38,6 +39,7 @@ async function start() {
   await vi.waitFor(() => expect(rec.sockets).toHaveLength(1));
   rec.last.serverOpen();
   flushSync();
+  await viewShown('browser');
   return rec.last;
 }
 

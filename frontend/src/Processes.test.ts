@@ -7,6 +7,7 @@ import App from './App.svelte';
 import type { Control } from './lib/control';
 import type { ProcessInfo } from './lib/types';
 import { SocketRecorder, hubMsg, type FakeSocket } from './test/fakeSocket';
+import { viewShown } from './test/view';
 
 // jsdom has no matchMedia; xterm asks it for the device pixel ratio. Real browsers have it.
 beforeAll(() => {
@@ -75,6 +76,7 @@ async function start(hash = '#processes') {
   await vi.waitFor(() => expect(rec.sockets).toHaveLength(1));
   rec.last.serverOpen();
   flushSync();
+  await viewShown('processes');
   return { sock: rec.last, calls };
 }
 

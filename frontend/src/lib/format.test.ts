@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatCountdown, formatDurationMs, formatGoDuration, parseTime, processDuration, splitArgs, statusTone } from './format';
+import { formatAgo, formatClock, formatCountdown, formatDurationMs, formatGoDuration, formatHourMinute, parseTime, processDuration, splitArgs, statusTone } from './format';
 
 describe('splitArgs', () => {
   it.each([
@@ -50,6 +50,15 @@ describe('durations and times', () => {
     // Past a minute: whole minutes, then hours and minutes (the text changes once a minute).
     expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T00:03:59Z'))).toBe('3m ago');
     expect(formatAgo('2025-01-01T00:00:00Z', Date.parse('2025-01-01T01:02:30Z'))).toBe('1h02m ago');
+  });
+
+  it('shows clock times as local 24-hour HH:MM:SS and HH:MM, zero-padded', () => {
+    const t = new Date(2025, 0, 2, 3, 4, 5); // local time, whatever the zone
+    expect(formatClock(t.toISOString())).toBe('03:04:05');
+    expect(formatHourMinute(t.getTime())).toBe('03:04');
+    expect(formatClock(new Date(2025, 0, 2, 23, 59, 30).toISOString())).toBe('23:59:30');
+    expect(formatClock('0001-01-01T00:00:00Z')).toBe('');
+    expect(formatClock(undefined)).toBe('');
   });
 
   it('counts a running process from its start, and shows the final duration of an ended one', () => {

@@ -34,7 +34,18 @@ export function formatGoDuration(d: number | undefined | null): string {
 export function formatClock(t: string | undefined | null): string {
   const ms = parseTime(t);
   if (ms === null) return '';
-  return new Date(ms).toLocaleTimeString([], { hour12: false });
+  const d = new Date(ms);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+/** formatHourMinute renders a time (ms since the epoch) as local HH:MM. */
+export function formatHourMinute(ms: number): string {
+  const d = new Date(ms);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
 }
 
 /**

@@ -1,0 +1,11 @@
+// Waiting for App's views in component tests.
+
+import { expect, vi } from 'vitest';
+
+/**
+ * Resolves once App shows the view of `tab`: every view but the Overview is a chunk loaded the
+ * first time its tab opens, so a test that opens one waits for it (main's data-view says which).
+ */
+export async function viewShown(tab: string): Promise<void> {
+  await vi.waitFor(() => expect(document.querySelector('main')?.dataset.view).toBe(tab));
+}
