@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,6 +79,8 @@ type desktop struct {
 	trayWG      sync.WaitGroup                  // tray controller, host monitor
 	trayEnd     context.CancelFunc
 	view        *tray.SystrayView
+
+	webEnv []string // name=value the app set for its web process (dashboardEnv); kept from children it starts
 }
 
 // mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
@@ -103,6 +106,16 @@ func (d *desktop) run(ctx context.Context) error {
 		}
 	}()
 
+	// The window's web process inherits the app's environment: give it the dashboard's
+	// JavaScriptCore options (app/jsc.go). The stack captured the environment of the processes
+	// agents start when it was built, before this; OpenFolder leaves them out explicitly.
+	d.webEnv = dashboardEnv(os.LookupEnv)
+	for _, kv := range d.webEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(name, value); err != nil {
+			d.logger.Warn("desktop: cannot set the web process's JavaScriptCore options", "var", name, "err", err)
+		}
+	}
 	app := newApp(d.ctl, func() {
 		d.mark("dashboard loaded, first Bootstrap call")
 		// Loading the window (assets, bindings, the dashboard's first hub snapshots) leaves a few
@@ -252,6 +265,7 @@ func (d *desktop) CopyText(text string) error {
 // OpenFolder opens a folder in the user's file manager.
 func (d *desktop) OpenFolder(path string) error {
 	cmd := exec.Command("xdg-open", path)
+	cmd.Env = withoutEnv(os.Environ(), d.webEnv)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("xdg-open %s: %w", path, err)
 	}

@@ -269,6 +269,23 @@ else
   fail "Unix socket MCP call failed: $(head -c 300 "$TMP/lang_list.json" 2>/dev/null)"
 fi
 
+# The dashboard's web process runs with JavaScriptCore's optimizing tiers off (app/jsc.go); the
+# processes agents start must not inherit that.
+WEBPROC=""
+for p in $(descendants "$APP_PID"); do
+  [[ $(cat "/proc/$p/comm" 2>/dev/null) == WebKitWebProces* ]] && WEBPROC=$p
+done
+if [[ -n $WEBPROC ]] && tr '\0' '\n' <"/proc/$WEBPROC/environ" | grep -qx 'JSC_useDFGJIT=0'; then
+  if env "${APP_ENV[@]}" "$BINARY" call exec --socket "$SOCK" --args '{"command":"env"}' >"$TMP/exec_env.json" 2>&1 &&
+    grep -q '"exit_code": *0' "$TMP/exec_env.json" && ! grep -q 'JSC_useDFGJIT' "$TMP/exec_env.json"; then
+    pass "web process $WEBPROC has JSC_useDFGJIT=0; a process started through the hub does not"
+  else
+    fail "exec env through the hub: $(head -c 300 "$TMP/exec_env.json" 2>/dev/null)"
+  fi
+else
+  fail "web process (${WEBPROC:-not found}) lacks JSC_useDFGJIT=0"
+fi
+
 # click_until LABEL CHECK ARGS...: clicks the item and waits for CHECK. Menu item IDs change when
 # the menu is rebuilt (a client connecting or leaving changes the status line), so a click can
 # name an item that no longer exists ("systray error: no menu item with ID N"); then the state
