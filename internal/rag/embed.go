@@ -109,14 +109,20 @@ func embedTerms(terms []string, v []float32) []float32 {
 	return normalizeUnit(v)
 }
 
-// embedTerm adds the features of term t seen c times: the term, its concepts and, for longer
-// terms, the character trigrams of "#t#". Same features as hashing "t:"+t, "c:"+g and
-// "g:"+trigram, without allocating.
+// embedTerm adds the features of term t seen c times (termFeatures, scaled by termWeight(c)).
 func embedTerm(v []float32, t string, c int) {
-	w := float32(1 + math.Log(float64(c)))
-	addHashed(v, fnvAdd(fnvTerm, t), w)
+	w := termWeight(int32(c))
+	eachFeature(t, func(h uint32, base float32) { addHashed(v, h, base*w) })
+}
+
+// eachFeature calls fn with the hash and base weight of each feature of term t: the term (1),
+// its concepts (conceptWeight) and, for longer terms, the character trigrams of "#t#" (0.15).
+// Same hashes as hashing "t:"+t, "c:"+g and "g:"+trigram, without allocating. The query path
+// (embedTerm) and ingest's feature cache (termFeatures) both enumerate features here.
+func eachFeature(t string, fn func(h uint32, base float32)) {
+	fn(fnvAdd(fnvTerm, t), 1)
 	for _, g := range conceptOf[t] {
-		addHashed(v, fnvAdd(fnvConcept, g), conceptWeight*w)
+		fn(fnvAdd(fnvConcept, g), conceptWeight)
 	}
 	if n := len(t); n >= 5 {
 		at := func(k int) byte {
@@ -126,7 +132,7 @@ func embedTerm(v []float32, t string, c int) {
 			return t[k-1]
 		}
 		for i := 0; i+3 <= n+2; i++ {
-			addHashed(v, fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), 0.15*w)
+			fn(fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), 0.15)
 		}
 	}
 }

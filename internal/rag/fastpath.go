@@ -14,31 +14,16 @@ type feature struct {
 	w   float32
 }
 
-// termFeatures lists the features embedTerm adds for t, in the same order and with the same
-// signs, so that adding f.w*w for each gives embedTerm(v, t, c)'s result bit for bit (w is
-// float32(1+ln c); ±1·w, ±1.0·w and ±float32(0.15)·w are the products embedTerm forms).
+// termFeatures appends t's features (eachFeature) with their signs applied, so that adding
+// f.w*w for each gives embedTerm(v, t, c)'s result bit for bit (w = termWeight(c); ±base·w is the
+// product embedTerm forms).
 func termFeatures(dst []feature, t string) []feature {
-	add := func(h uint32, w float32) {
+	eachFeature(t, func(h uint32, base float32) {
 		if h&(1<<31) != 0 {
-			w = -w
+			base = -base
 		}
-		dst = append(dst, feature{h % OfflineDim, w})
-	}
-	add(fnvAdd(fnvTerm, t), 1)
-	for _, g := range conceptOf[t] {
-		add(fnvAdd(fnvConcept, g), conceptWeight)
-	}
-	if n := len(t); n >= 5 {
-		at := func(k int) byte {
-			if k == 0 || k == n+1 {
-				return '#'
-			}
-			return t[k-1]
-		}
-		for i := 0; i+3 <= n+2; i++ {
-			add(fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), 0.15)
-		}
-	}
+		dst = append(dst, feature{h % OfflineDim, base})
+	})
 	return dst
 }
 
