@@ -146,6 +146,11 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
+			if len(sc.Bytes()) == 0 {
+				// A store opening the file while another's append is half copied sees no final
+				// newline and adds one (terminateLastLine); the blank line is skipped on read.
+				continue
+			}
 			lines++
 			if !json.Valid(sc.Bytes()) {
 				t.Fatalf("torn line in %s: %q", path, sc.Text())
