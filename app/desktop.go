@@ -80,7 +80,7 @@ type desktop struct {
 	trayEnd     context.CancelFunc
 	view        *tray.SystrayView
 
-	webEnv []string // name=value the app set for its web process (dashboardEnv); kept from children it starts
+	webEnv []string // name=value the app set for its window (dashboardEnv); kept from children it starts
 }
 
 // mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
@@ -106,14 +106,15 @@ func (d *desktop) run(ctx context.Context) error {
 		}
 	}()
 
-	// The window's web process inherits the app's environment: give it the dashboard's
-	// JavaScriptCore options (app/jsc.go). The stack captured the environment of the processes
-	// agents start when it was built, before this; OpenFolder leaves them out explicitly.
+	// GTK, WebKit and the window's web process (which inherits the app's environment) read the
+	// dashboard's window environment (app/window_env.go) when the window starts. The stack captured the
+	// environment of the processes agents start when it was built, before this; OpenFolder leaves
+	// them out explicitly.
 	d.webEnv = dashboardEnv(os.LookupEnv)
 	for _, kv := range d.webEnv {
 		name, value, _ := strings.Cut(kv, "=")
 		if err := os.Setenv(name, value); err != nil {
-			d.logger.Warn("desktop: cannot set the web process's JavaScriptCore options", "var", name, "err", err)
+			d.logger.Warn("desktop: cannot set the window's environment", "var", name, "err", err)
 		}
 	}
 	app := newApp(d.ctl, func() {

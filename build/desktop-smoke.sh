@@ -269,21 +269,25 @@ else
   fail "Unix socket MCP call failed: $(head -c 300 "$TMP/lang_list.json" 2>/dev/null)"
 fi
 
-# The dashboard's web process runs with JavaScriptCore's optimizing tiers off (app/jsc.go); the
-# processes agents start must not inherit that.
+# The dashboard's window starts with its own environment (app/window_env.go): the web process
+# inherits it, so JavaScriptCore's optimizing tiers are off there; the processes agents start must
+# not inherit any of it.
+WINDOW_ENV_RE='^(JSC_useDFGJIT|WEBKIT_DISABLE_DMABUF_RENDERER|GDK_GL)='
 WEBPROC=""
 for p in $(descendants "$APP_PID"); do
   [[ $(cat "/proc/$p/comm" 2>/dev/null) == WebKitWebProces* ]] && WEBPROC=$p
 done
-if [[ -n $WEBPROC ]] && tr '\0' '\n' <"/proc/$WEBPROC/environ" | grep -qx 'JSC_useDFGJIT=0'; then
+if [[ -n $WEBPROC ]] && [[ $(tr '\0' '\n' <"/proc/$WEBPROC/environ" | grep -Ec "$WINDOW_ENV_RE") == 3 ]] &&
+  tr '\0' '\n' <"/proc/$WEBPROC/environ" | grep -qx 'JSC_useDFGJIT=0'; then
   if env "${APP_ENV[@]}" "$BINARY" call exec --socket "$SOCK" --args '{"command":"env"}' >"$TMP/exec_env.json" 2>&1 &&
-    grep -q '"exit_code": *0' "$TMP/exec_env.json" && ! grep -q 'JSC_useDFGJIT' "$TMP/exec_env.json"; then
-    pass "web process $WEBPROC has JSC_useDFGJIT=0; a process started through the hub does not"
+    grep -q '"exit_code": *0' "$TMP/exec_env.json" &&
+    ! sed 's/\\n/\n/g; s/"stdout": *"//' "$TMP/exec_env.json" | grep -Eq "$WINDOW_ENV_RE"; then
+    pass "web process $WEBPROC has the window's environment (JSC_useDFGJIT=0, ...); a process started through the hub does not"
   else
     fail "exec env through the hub: $(head -c 300 "$TMP/exec_env.json" 2>/dev/null)"
   fi
 else
-  fail "web process (${WEBPROC:-not found}) lacks JSC_useDFGJIT=0"
+  fail "web process (${WEBPROC:-not found}) lacks the window's environment: $(tr '\0' '\n' <"/proc/$WEBPROC/environ" 2>/dev/null | grep -E "$WINDOW_ENV_RE" | tr '\n' ' ')"
 fi
 
 # click_until LABEL CHECK ARGS...: clicks the item and waits for CHECK. Menu item IDs change when
