@@ -197,16 +197,18 @@ func chunkBlocks(text, section, category string) []Chunk {
 		}
 		return []Chunk{{Section: section, Category: category, Content: strings.TrimRight(text, "\n")}}
 	}
+	// The chunk being packed is text[lo:hi]: the blocks are consecutive pieces of text, so a chunk
+	// is a substring of the source and packing copies nothing.
 	var chunks []Chunk
-	var cur strings.Builder
+	lo, hi := 0, 0
 	emit := func() {
-		if strings.TrimSpace(cur.String()) != "" {
-			chunks = append(chunks, Chunk{Section: section, Category: category, Content: strings.TrimRight(cur.String(), "\n")})
+		if cur := text[lo:hi]; strings.TrimSpace(cur) != "" {
+			chunks = append(chunks, Chunk{Section: section, Category: category, Content: strings.TrimRight(cur, "\n")})
 		}
-		cur.Reset()
+		lo = hi
 	}
 	for _, block := range splitBlankLines(text) {
-		if cur.Len() > 0 && cur.Len()+len(block) > MaxChunkChars {
+		if hi > lo && hi-lo+len(block) > MaxChunkChars {
 			emit()
 		}
 		for len(block) > MaxChunkChars {
@@ -219,12 +221,12 @@ func chunkBlocks(text, section, category string) []Chunk {
 			} else {
 				cut++
 			}
-			cur.WriteString(block[:cut])
+			hi += cut
 			emit()
 			block = block[cut:]
 		}
-		cur.WriteString(block)
-		if cur.Len() >= minMergeChars*2 {
+		hi += len(block)
+		if hi-lo >= minMergeChars*2 {
 			emit()
 		}
 	}
@@ -234,7 +236,8 @@ func chunkBlocks(text, section, category string) []Chunk {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// splitBlankLines returns the text's blocks, each keeping its trailing blank line(s).
+// splitBlankLines returns the text's blocks, each keeping its trailing blank line(s): consecutive
+// pieces of text, which concatenated give text back (chunkBlocks relies on it).
 func splitBlankLines(text string) []string {
 	var blocks []string
 	start := 0

@@ -1,6 +1,9 @@
 package rag
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Go sources are chunked by top-level declarations found by a lexical scan (comments, strings,
 // raw strings, runes and bracket depth), not by go/parser: parsing whole function bodies was a
@@ -33,8 +36,9 @@ var goByteClass = func() (t [256]uint8) {
 	return t
 }()
 
-func scanGoLines(s string) ([]goLine, int) {
-	lines := make([]goLine, 0, strings.Count(s, "\n")+1)
+// scanGoLines appends the lines of s to dst and returns them with the end of the last code byte.
+func scanGoLines(dst []goLine, s string) ([]goLine, int) {
+	lines := dst
 	const (
 		normal = iota
 		lineComment
@@ -132,6 +136,10 @@ func scanGoLines(s string) ([]goLine, int) {
 	return lines, lastCode
 }
 
+// goLinePool recycles scanGoDecls' line tables: one per Go file, dropped once its declarations
+// are found (an ingest of GOROOT/src allocated ~50 MB of them).
+var goLinePool = sync.Pool{New: func() any { return new([]goLine) }}
+
 type goDecl struct {
 	start, end int // doc comment start, end of the last code byte
 	section    string
@@ -140,7 +148,9 @@ type goDecl struct {
 // scanGoDecls returns the package name and the top-level declarations; ok is false when there
 // is no package clause.
 func scanGoDecls(s string) (pkg string, decls []goDecl, ok bool) {
-	lines, final := scanGoLines(s)
+	buf := goLinePool.Get().(*[]goLine)
+	lines, final := scanGoLines((*buf)[:0], s)
+	defer func() { *buf = lines[:0]; goLinePool.Put(buf) }()
 	text := func(k int) string {
 		end := len(s)
 		if k+1 < len(lines) {
