@@ -136,6 +136,10 @@ export interface InputResult {
 
 
 //////////
+// source: memory_exe.go
+
+
+//////////
 // source: stack.go
 
 /**
