@@ -14,8 +14,9 @@ import (
 // runs every package's initialisation and reflects over every tool's types, touching ~20 MiB of
 // the binary, of which an idle hub uses ~8 MiB; the kernel would keep the rest mapped, and counted
 // in the process's memory, for as long as it runs. MADV_NOHUGEPAGE first, so that what faults back
-// is mapped a page at a time rather than in 2 MiB blocks. Costs one pass over /proc/self/smaps
-// and a few thousand minor faults as code is used again.
+// is not mapped as 2 MiB huge pages again (a large page-cache folio is still mapped whole, which
+// is why the figure depends a little on how the page cache holds the file). Costs one pass over
+// /proc/self/smaps and minor faults as code is used again.
 func releaseExecutablePages() error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -23,7 +24,7 @@ func releaseExecutablePages() error {
 	}
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		return err
+		return fmt.Errorf("reading our own mappings: %w", err)
 	}
 	ranges, err := cleanExecutableRanges(f, exe)
 	f.Close()
