@@ -11,37 +11,61 @@ import (
 // addrRange is a half-open range of virtual addresses, [start, end).
 type addrRange struct{ start, end uintptr }
 
-// cleanExecutableRanges reads /proc/PID/smaps and returns the mappings of the executable exe
-// that can be dropped from the page tables and faulted back from the file later, unchanged: not
-// writable and without anonymous (copy-on-write) pages. A read-only mapping can hold written
-// pages: the dynamic linker writes the relocations of a cgo binary's RELRO segment, then makes it
-// read-only; dropping those would hand the program the file's unrelocated bytes.
-func cleanExecutableRanges(smaps io.Reader, exe string) ([]addrRange, error) {
-	var (
-		out     []addrRange
-		cur     addrRange
-		current bool // the mapping being read is one of exe's, not writable
-	)
+// exeMapping is one mapping of the program's own file, as /proc/PID/smaps describes it.
+type exeMapping struct {
+	addrRange
+	writable bool
+	rssKB    int // resident
+	anonKB   int // copy-on-write pages: written since the file was mapped
+}
+
+// executableMappings reads /proc/PID/smaps and returns the mappings of the file exe.
+func executableMappings(smaps io.Reader, exe string) ([]exeMapping, error) {
+	var out []exeMapping
+	var cur *exeMapping // the mapping being read, when it is one of exe's
 	sc := bufio.NewScanner(smaps)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 {
-			continue
-		}
 		if head, ok := parseMappingHeader(fields); ok {
-			cur, current = head, len(fields) >= 6 && strings.Join(fields[5:], " ") == exe && !strings.Contains(fields[1], "w")
+			cur = nil
+			if len(fields) >= 6 && strings.Join(fields[5:], " ") == exe {
+				out = append(out, exeMapping{addrRange: head, writable: strings.Contains(fields[1], "w")})
+				cur = &out[len(out)-1]
+			}
 			continue
 		}
-		if current && fields[0] == "Anonymous:" && len(fields) >= 2 {
-			if fields[1] == "0" {
-				out = append(out, cur)
-			}
-			current = false
+		if cur == nil || len(fields) < 2 {
+			continue
+		}
+		switch fields[0] {
+		case "Rss:":
+			cur.rssKB, _ = strconv.Atoi(fields[1])
+		case "Anonymous:":
+			cur.anonKB, _ = strconv.Atoi(fields[1])
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading smaps: %w", err)
+	}
+	return out, nil
+}
+
+// cleanExecutableRanges returns the mappings of exe in smaps that can be dropped from the page
+// tables and faulted back from the file later, unchanged: not writable and without anonymous
+// (copy-on-write) pages. A read-only mapping can hold written pages: the dynamic linker writes
+// the relocations of a cgo binary's RELRO segment, then makes it read-only; dropping those would
+// hand the program the file's unrelocated bytes.
+func cleanExecutableRanges(smaps io.Reader, exe string) ([]addrRange, error) {
+	maps, err := executableMappings(smaps, exe)
+	if err != nil {
+		return nil, err
+	}
+	var out []addrRange
+	for _, m := range maps {
+		if !m.writable && m.anonKB == 0 {
+			out = append(out, m.addrRange)
+		}
 	}
 	return out, nil
 }

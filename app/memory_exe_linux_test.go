@@ -18,20 +18,19 @@ func exeResidentKB(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("/proc/self/smaps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Fatal(err)
 	}
-	total, ours := 0, false
-	for _, line := range strings.Split(string(data), "\n") {
-		fields := strings.Fields(line)
-		if _, ok := parseMappingHeader(fields); ok {
-			ours = len(fields) >= 6 && fields[5] == exe && !strings.Contains(fields[1], "w")
-			continue
-		}
-		if ours && len(fields) >= 2 && fields[0] == "Rss:" {
-			kb, _ := strconv.Atoi(fields[1])
-			total += kb
+	defer f.Close()
+	maps, err := executableMappings(f, exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range maps {
+		if !m.writable {
+			total += m.rssKB
 		}
 	}
 	return total
