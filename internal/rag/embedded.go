@@ -83,6 +83,21 @@ type sourceEntry struct {
 	lens   []float32
 }
 
+// consecutiveRows returns the array that holds vecs as its consecutive rows of dim values, or nil
+// when they are not laid out so (the offline embedder's ingest workers fill one array per source).
+func consecutiveRows(vecs [][]float32, dim int) []float32 {
+	if len(vecs) == 0 || dim == 0 || cap(vecs[0]) < len(vecs)*dim {
+		return nil
+	}
+	rows := vecs[0][:len(vecs)*dim]
+	for k, v := range vecs {
+		if len(v) != dim || &v[0] != &rows[k*dim] {
+			return nil
+		}
+	}
+	return rows
+}
+
 // vectorAt returns component d of chunk k's vector.
 func (se *sourceEntry) vectorAt(k, d int) float32 {
 	if se.vecs != nil {
@@ -436,8 +451,8 @@ func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate 
 					return fmt.Errorf("source %s: vector of %d dimensions, collection has %d", u.Source, len(v), meta.Dim)
 				}
 			}
-			if len(u.flat) == len(u.Chunks)*meta.Dim { // the vectors are this array's rows already
-				se.vecs = u.flat
+			if rows := consecutiveRows(u.Vectors, meta.Dim); rows != nil { // adopt the backing array
+				se.vecs = rows
 			} else {
 				se.vecs = make([]float32, 0, len(u.Chunks)*meta.Dim)
 				for _, v := range u.Vectors {

@@ -56,7 +56,6 @@ type SourceDoc struct {
 
 	terms [][]termFreq // BM25 terms per chunk when ingest computed them (offline embedder), numbered in dict
 	dict  *termDict
-	flat  []float32 // Vectors' backing array when they are consecutive in it (offline embedder)
 }
 
 // Query is a search request to a backend.
@@ -418,18 +417,14 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				chunks := ChunkFile(j.source, j.content)
 				var vecs [][]float32
 				var terms [][]termFreq
-				var flat []float32
 				var err error
 				if ow != nil {
 					vecs, terms, err = ow.embedAndTerms(wctx, chunks)
-					if len(vecs) > 0 {
-						flat = vecs[0][:len(vecs)*OfflineDim]
-					}
 				} else {
 					vecs, err = EmbedChunks(wctx, e.Embedder, chunks)
 				}
 				select {
-				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms, dict: dict, flat: flat}, bytes: len(j.content), err: err}:
+				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms, dict: dict}, bytes: len(j.content), err: err}:
 				case <-wctx.Done():
 					return
 				}

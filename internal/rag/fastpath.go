@@ -272,7 +272,7 @@ func (ow *offlineWorker) embedAndTerms(ctx context.Context, chunks []Chunk) ([][
 		for _, t := range dirT {
 			touched = ow.count(touched, t, 0, weightDir)
 		}
-		v := backing[k*OfflineDim : (k+1)*OfflineDim] // capacity to the end: ingest uses vecs[0] as the whole array
+		v := backing[k*OfflineDim : (k+1)*OfflineDim] // capacity to the end: the store adopts the whole array (consecutiveRows)
 		tc := make([]termFreq, 0, len(touched))
 		for _, t := range touched {
 			x := &ow.slots[t]

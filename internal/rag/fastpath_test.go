@@ -113,3 +113,24 @@ func TestTermFeaturesMatchEmbedTerm(t *testing.T) {
 		}
 	}
 }
+
+// TestConsecutiveRows: the store adopts the array an ingest worker filled (no copy of the
+// vectors), and copies vectors laid out any other way.
+func TestConsecutiveRows(t *testing.T) {
+	chunks := ChunkFile("a.go", "package a\n\n// A is a.\nfunc A() {}\n\n// B is b.\nfunc B() {}\n")
+	vecs, _, err := newOfflineWorker(newTermDict()).embedAndTerms(context.Background(), chunks)
+	if err != nil || len(vecs) < 2 {
+		t.Fatalf("embed: %d vectors, %v", len(vecs), err)
+	}
+	rows := consecutiveRows(vecs, OfflineDim)
+	if len(rows) != len(vecs)*OfflineDim || &rows[OfflineDim] != &vecs[1][0] {
+		t.Fatalf("a worker's vectors were not adopted as rows (len %d)", len(rows))
+	}
+	separate := [][]float32{make([]float32, OfflineDim), make([]float32, OfflineDim)}
+	if consecutiveRows(separate, OfflineDim) != nil {
+		t.Fatal("separately allocated vectors taken as one array")
+	}
+	if consecutiveRows([][]float32{vecs[1], vecs[0]}, OfflineDim) != nil {
+		t.Fatal("rows out of order taken as one array")
+	}
+}

@@ -183,7 +183,7 @@ func newIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 	for d := range ix.cols {
 		ix.cols[d] = backing[d*n : (d+1)*n : (d+1)*n]
 	}
-	bases := ix.bases(entries)
+	bases := entryBases(entries)
 	workers := max(1, min(runtime.GOMAXPROCS(0), dim))
 	for w := range workers {
 		lo, hi := w*dim/workers, (w+1)*dim/workers
@@ -218,8 +218,8 @@ func newIndex(entries []*sourceEntry, dim int, dict *termDict) *index {
 	return ix
 }
 
-// bases returns the first document number of each entry.
-func (ix *index) bases(entries []*sourceEntry) []int {
+// entryBases returns the first document number of each entry.
+func entryBases(entries []*sourceEntry) []int {
 	bases := make([]int, len(entries))
 	base := 0
 	for i, e := range entries {
@@ -231,7 +231,7 @@ func (ix *index) bases(entries []*sourceEntry) []int {
 
 // adopt makes entries read their vectors from ix and drops their own copies.
 func (ix *index) adopt(entries []*sourceEntry) {
-	for i, base := range ix.bases(entries) {
+	for i, base := range entryBases(entries) {
 		e := entries[i]
 		e.ix, e.base, e.vecs = ix, base, nil
 	}
