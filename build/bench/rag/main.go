@@ -43,7 +43,7 @@ import (
 var cpuprofile string
 
 // profileIngest runs ingest under the CPU profiler when -cpuprofile is set.
-func profileIngest[T any](ingest func() T) T {
+func profileIngest(ingest func() rag.IngestResult) rag.IngestResult {
 	if cpuprofile == "" {
 		return ingest()
 	}

@@ -34,8 +34,7 @@ export function formatGoDuration(d: number | undefined | null): string {
 export function formatClock(t: string | undefined | null): string {
   const ms = parseTime(t);
   if (ms === null) return '';
-  const d = new Date(ms);
-  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  return `${formatHourMinute(ms)}:${pad2(new Date(ms).getSeconds())}`;
 }
 
 /** formatHourMinute renders a time (ms since the epoch) as local HH:MM. */
