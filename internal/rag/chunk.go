@@ -53,7 +53,7 @@ func chunkMarkdown(content string) []Chunk {
 	var body strings.Builder
 	section := ""
 	flush := func() {
-		chunks = append(chunks, chunkBlocks(body.String(), section, "markdown")...)
+		chunks = appendBlocks(chunks, body.String(), section, "markdown")
 		body.Reset()
 	}
 	inFence := false
@@ -130,23 +130,23 @@ func chunkGoParsed(source, content string) []Chunk {
 			start = off(doc.Pos())
 		}
 		if i == 0 && start > 0 {
-			chunks = append(chunks, chunkBlocks(content[:start], pkgSection, "go")...)
+			chunks = appendBlocks(chunks, content[:start], pkgSection, "go")
 		} else if start > prev && strings.TrimSpace(content[prev:start]) != "" && i > 0 {
 			// free-floating comments between declarations belong to the previous chunk's tail
-			chunks = append(chunks, chunkBlocks(content[prev:start], pkgSection, "go")...)
+			chunks = appendBlocks(chunks, content[prev:start], pkgSection, "go")
 		}
 		end := off(d.End())
 		if end < start || end > len(content) {
 			continue
 		}
-		chunks = append(chunks, chunkBlocks(content[start:end], section, "go")...)
+		chunks = appendBlocks(chunks, content[start:end], section, "go")
 		prev = end
 	}
 	if len(f.Decls) == 0 {
 		return chunkBlocks(content, pkgSection, "go")
 	}
 	if prev < len(content) && strings.TrimSpace(content[prev:]) != "" {
-		chunks = append(chunks, chunkBlocks(content[prev:], pkgSection, "go")...)
+		chunks = appendBlocks(chunks, content[prev:], pkgSection, "go")
 	}
 	return chunks
 }
@@ -191,15 +191,21 @@ func exprString(e ast.Expr) string {
 // chunkBlocks splits text at blank lines and packs consecutive blocks into chunks of at most
 // MaxChunkChars, merging small ones; a block larger than the bound is cut at line ends.
 func chunkBlocks(text, section, category string) []Chunk {
+	return appendBlocks(nil, text, section, category)
+}
+
+// appendBlocks appends chunkBlocks(text, section, category) to chunks. The Go chunker calls it
+// once per declaration: collecting each declaration's chunks in a slice of their own and copying
+// them over made ~30 MB of garbage on GOROOT/src.
+func appendBlocks(chunks []Chunk, text, section, category string) []Chunk {
 	if len(text) <= MaxChunkChars {
 		if strings.TrimSpace(text) == "" {
-			return nil
+			return chunks
 		}
-		return []Chunk{{Section: section, Category: category, Content: strings.TrimRight(text, "\n")}}
+		return append(chunks, Chunk{Section: section, Category: category, Content: strings.TrimRight(text, "\n")})
 	}
 	// The chunk being packed is text[lo:hi]: the blocks are consecutive pieces of text, so a chunk
 	// is a substring of the source and packing copies nothing.
-	var chunks []Chunk
 	lo, hi := 0, 0
 	emit := func() {
 		if cur := text[lo:hi]; strings.TrimSpace(cur) != "" {

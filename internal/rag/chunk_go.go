@@ -300,24 +300,24 @@ func chunkGoScan(content string) ([]Chunk, bool) {
 	if !ok {
 		return nil, false
 	}
-	var chunks []Chunk
+	chunks := make([]Chunk, 0, len(decls)+len(decls)/4+1) // most declarations are one chunk
 	prev := 0
 	pkgSection := "package " + pkg
 	for i, d := range decls {
 		start := d.start
 		if i == 0 && start > 0 {
-			chunks = append(chunks, chunkBlocks(content[:start], pkgSection, "go")...)
+			chunks = appendBlocks(chunks, content[:start], pkgSection, "go")
 		} else if start > prev && strings.TrimSpace(content[prev:start]) != "" && i > 0 {
-			chunks = append(chunks, chunkBlocks(content[prev:start], pkgSection, "go")...)
+			chunks = appendBlocks(chunks, content[prev:start], pkgSection, "go")
 		}
-		chunks = append(chunks, chunkBlocks(content[start:d.end], d.section, "go")...)
+		chunks = appendBlocks(chunks, content[start:d.end], d.section, "go")
 		prev = d.end
 	}
 	if len(decls) == 0 {
 		return chunkBlocks(content, pkgSection, "go"), true
 	}
 	if prev < len(content) && strings.TrimSpace(content[prev:]) != "" {
-		chunks = append(chunks, chunkBlocks(content[prev:], pkgSection, "go")...)
+		chunks = appendBlocks(chunks, content[prev:], pkgSection, "go")
 	}
 	return chunks, true
 }

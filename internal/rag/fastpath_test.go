@@ -12,7 +12,7 @@ import (
 
 // TestOfflineFastPathMatchesSeparatePasses: ingest's one-pass tokenizing gives the same vectors
 // as EmbedChunks and the same BM25 terms as chunkTerms, for Go, markdown and text sources, with
-// the real word cache and with a tiny one that evicts all the time.
+// the real word and term caches and with tiny ones that evict all the time.
 func TestOfflineFastPathMatchesSeparatePasses(t *testing.T) {
 	for _, sets := range []int{wordCacheSets, 4} {
 		t.Run(fmt.Sprintf("%d sets", sets), func(t *testing.T) { testFastPath(t, sets) })
