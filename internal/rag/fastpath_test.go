@@ -105,7 +105,7 @@ func TestTermFeaturesMatchEmbedTerm(t *testing.T) {
 			embedTerm(want, term, int(c))
 			w := termWeight(c)
 			for _, f := range termFeatures(nil, term) {
-				got[f.idx] += f.w * w
+				got[f.pos()] += f.weight() * w
 			}
 			if !slices.Equal(want, got) {
 				t.Fatalf("%q ×%d: features differ from embedTerm", term, c)
