@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -379,19 +380,15 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	}
 	report(true)
 
-	// Pipeline: a reader hashes files and hands changed ones to workers that chunk and embed;
-	// results are committed in batches of about batchBytes.
-	type job struct {
-		source  string
-		hash    string
-		content string
-	}
+	// Pipeline: workers take the files in turn, each reading and hashing its file and chunking
+	// and embedding it when it changed; results are committed in batches of about batchBytes.
+	// (A single reader goroutine feeding the workers used to leave them waiting for files: on
+	// two cores it was one runnable goroutine among four.)
 	type done struct {
 		doc   SourceDoc
 		bytes int
 		err   error
 	}
-	jobs := make(chan job, 64)
 	results := make(chan done, 64)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -400,6 +397,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	if tn, ok := e.Backend.(termNumberer); ok {
 		dict = tn.termDict(coll)
 	}
+	var next atomic.Int64 // the next file to take
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -413,18 +411,35 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				}
 				ow = newOfflineWorker(d)
 			}
-			for j := range jobs {
-				chunks := ChunkFile(j.source, j.content)
-				var vecs [][]float32
-				var terms [][]termFreq
-				var err error
-				if ow != nil {
-					vecs, terms, err = ow.embedAndTerms(wctx, chunks)
-				} else {
-					vecs, err = EmbedChunks(wctx, e.Embedder, chunks)
+			rd := sourceReader{buf: make([]byte, 64<<10), hash: sha256.New()}
+			for wctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				f := files[i]
+				var r done
+				data, sum, err := rd.read(fsys, f)
+				switch h := hex.EncodeToString(sum); {
+				case errors.Is(err, errBinary):
+					r = done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
+				case err != nil:
+					r = done{doc: SourceDoc{Source: f}, err: errSkip("unreadable")}
+				case !opts.Recreate && known[f] == h:
+					r = done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
+				default:
+					chunks := ChunkFile(f, data)
+					var vecs [][]float32
+					var terms [][]termFreq
+					if ow != nil {
+						vecs, terms, err = ow.embedAndTerms(wctx, chunks)
+					} else {
+						vecs, err = EmbedChunks(wctx, e.Embedder, chunks)
+					}
+					r = done{doc: SourceDoc{Source: f, Hash: h, Chunks: chunks, Vectors: vecs, terms: terms, dict: dict}, bytes: len(data), err: err}
 				}
 				select {
-				case results <- done{doc: SourceDoc{Source: j.source, Hash: j.hash, Chunks: chunks, Vectors: vecs, terms: terms, dict: dict}, bytes: len(j.content), err: err}:
+				case results <- r:
 				case <-wctx.Done():
 					return
 				}
@@ -432,34 +447,6 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 		}()
 	}
 	seen := map[string]bool{}
-	go func() {
-		defer close(jobs)
-		rd := sourceReader{buf: make([]byte, 64<<10), hash: sha256.New()}
-		for _, f := range files {
-			if wctx.Err() != nil {
-				return
-			}
-			data, sum, err := rd.read(fsys, f)
-			if errors.Is(err, errBinary) {
-				results <- done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
-				continue
-			}
-			if err != nil {
-				results <- done{doc: SourceDoc{Source: f}, err: errSkip("unreadable")}
-				continue
-			}
-			h := hex.EncodeToString(sum)
-			if !opts.Recreate && known[f] == h {
-				results <- done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
-				continue
-			}
-			select {
-			case jobs <- job{source: f, hash: h, content: data}:
-			case <-wctx.Done():
-				return
-			}
-		}
-	}()
 	go func() { wg.Wait(); close(results) }()
 
 	var batch []SourceDoc
