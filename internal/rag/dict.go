@@ -34,7 +34,7 @@ type dictTable struct {
 
 func newTermDict() *termDict {
 	d := &termDict{}
-	d.table.Store(&dictTable{slots: make([]atomic.Uint64, 1<<10)})
+	d.table.Store(&dictTable{slots: newZeroed[atomic.Uint64](1 << 10)}) // probed before filled
 	d.pages.Store(&[]*[dictPage]string{})
 	return d
 }
@@ -110,7 +110,7 @@ func (d *termDict) insert(tb *dictTable, h, id uint32) {
 
 // grow replaces tb by a table twice its size holding terms 0 to n-1 (the caller holds mu).
 func (d *termDict) grow(tb *dictTable, n uint32) *dictTable {
-	bigger := &dictTable{slots: make([]atomic.Uint64, 2*len(tb.slots))}
+	bigger := &dictTable{slots: newZeroed[atomic.Uint64](2 * len(tb.slots))}
 	for i := range tb.slots {
 		if v := tb.slots[i].Load(); v != 0 {
 			d.insert(bigger, uint32(v>>32), uint32(v)-1)

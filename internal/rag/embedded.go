@@ -461,9 +461,11 @@ func (e *Embedded) commit(ctx context.Context, name string, meta Meta, recreate 
 			if len(u.terms) == len(u.Chunks) && u.dict == c.dict { // computed and numbered by the ingest workers
 				se.terms, se.lens = u.terms, make([]float32, len(u.terms))
 				for k, ts := range u.terms {
+					var n float32
 					for _, t := range ts {
-						se.lens[k] += t.tf
+						n += t.tf
 					}
+					se.lens[k] = n // written, not accumulated: see newZeroed
 				}
 			}
 			newEntries = append(newEntries, se)

@@ -136,7 +136,7 @@ func newOfflineWorker(dict *termDict) *offlineWorker {
 // many entries (512 KiB for wordCacheSets), sets a power of two; tests use tiny ones to exercise
 // eviction.
 func newOfflineWorkerSets(dict *termDict, sets int) *offlineWorker {
-	return &offlineWorker{dict: dict, words: make([][2]cachedWord, sets), terms: make([]cachedTerm, sets)}
+	return &offlineWorker{dict: dict, words: newZeroed[[2]cachedWord](sets), terms: newZeroed[cachedTerm](sets)} // probed before filled
 }
 
 // wordIDs appends the IDs of the terms addWord yields for w, from the cache when w was seen
@@ -275,7 +275,7 @@ const slotPage = 1 << 16
 // slot returns term id's slot, adding pages as the dictionary grows.
 func (ow *offlineWorker) slot(id uint32) *termSlot {
 	for int(id>>16) >= len(ow.slots) {
-		ow.slots = append(ow.slots, make([]termSlot, slotPage))
+		ow.slots = append(ow.slots, newZeroed[termSlot](slotPage)) // count reads a slot before writing it
 	}
 	return &ow.slots[id>>16][id&(slotPage-1)]
 }
@@ -346,6 +346,7 @@ func (ow *offlineWorker) embedAndTerms(ctx context.Context, chunks []Chunk) ([][
 		}
 		v := backing[k*OfflineDim : (k+1)*OfflineDim] // capacity to the end: the store adopts the whole array (consecutiveRows)
 		row := (*[OfflineDim]float32)(v)
+		clear(row[:]) // written before features are added to it (newZeroed): the array is fresh memory
 		tc := make([]termFreq, 0, len(touched))
 		for _, t := range touched {
 			x := ow.slot(t)

@@ -168,7 +168,7 @@ func (ix *index) adopt(entries []*sourceEntry) {
 
 // buildPostings returns each term's postings (by term ID < terms), documents in order.
 func buildPostings(entries []*sourceEntry, terms int) [][]posting {
-	counts := make([]uint32, terms+1)
+	counts := newZeroed[uint32](terms + 1)
 	for _, e := range entries {
 		for _, ts := range e.terms {
 			for _, t := range ts {
@@ -214,7 +214,7 @@ func (ix *index) bm25(terms []string, m int) []ranked {
 		return nil
 	}
 	seen := map[string]bool{}
-	scores := make([]float32, len(ix.docs))
+	scores := newZeroed[float32](len(ix.docs))
 	n := float64(len(ix.docs))
 	for _, t := range terms {
 		if seen[t] {
@@ -243,7 +243,7 @@ func (ix *index) vector(q []float32, m int) []ranked {
 	if len(ix.docs) == 0 || len(q) != ix.dim {
 		return nil
 	}
-	scores := make([]float32, len(ix.docs))
+	scores := newZeroed[float32](len(ix.docs))
 	for d, w := range q {
 		if w == 0 {
 			continue
