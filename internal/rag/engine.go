@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DefaultCollection is the default collection name (docs/tools.md).
@@ -419,7 +420,16 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				}
 				f := files[i]
 				var r done
-				data, sum, err := rd.read(fsys, f)
+				var data string
+				var sum []byte
+				var err error
+				if _, seen := known[f]; seen && !opts.Recreate { // probably unchanged: hash it first
+					if sum, err = rd.hashOnly(fsys, f); err == nil && known[f] != hex.EncodeToString(sum) {
+						data, sum, err = rd.read(fsys, f) // changed: read it again, keeping the text
+					}
+				} else {
+					data, sum, err = rd.read(fsys, f)
+				}
 				switch h := hex.EncodeToString(sum); {
 				case errors.Is(err, errBinary):
 					r = done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
@@ -647,49 +657,80 @@ var errUnchanged = errors.New("unchanged")
 // one copy of each file and no []byte left behind for the GC, unlike os.ReadFile + string().
 type sourceReader struct {
 	buf  []byte
+	head []byte // hashOnly's first bytes, for isBinary
 	hash hash.Hash
 	sum  []byte
 }
 
-// errBinary is sourceReader.read's answer for a binary file (isBinary).
+// errBinary is sourceReader's answer for a binary file (isBinary).
 var errBinary = errors.New("binary")
 
 // read returns name's content and its SHA-256 (valid until the next read), or errBinary as soon
 // as the first 8 KiB show the file is binary: the rest of it is neither read nor hashed
 // (GOROOT/src has 744 binary files, 12.5 MB, among its text).
 func (r *sourceReader) read(fsys fs.FS, name string) (string, []byte, error) {
+	var b strings.Builder
+	sum, err := r.scan(fsys, name, &b)
+	return b.String(), sum, err
+}
+
+// hashOnly is read without keeping the content: re-ingesting an unchanged tree only compares
+// hashes, and keeping every file's text for that allocated as much as the tree (127 MB of fresh
+// memory for GOROOT/src).
+func (r *sourceReader) hashOnly(fsys fs.FS, name string) ([]byte, error) {
+	return r.scan(fsys, name, nil)
+}
+
+// scan hashes name, writing its content to b unless b is nil.
+func (r *sourceReader) scan(fsys fs.FS, name string, b *strings.Builder) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	defer f.Close()
-	var b strings.Builder
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+	if st, err := f.Stat(); err == nil && st.Size() > 0 && b != nil {
 		b.Grow(int(st.Size()))
 	}
 	r.hash.Reset()
+	r.head = r.head[:0]
+	total := 0
 	checked := false // isBinary needs the first 8 KiB and whether there is more
 	for {
 		n, err := f.Read(r.buf)
-		b.Write(r.buf[:n])
+		if b != nil {
+			b.Write(r.buf[:n])
+		} else if len(r.head) <= 8192 {
+			r.head = append(r.head, r.buf[:min(n, 8193-len(r.head))]...)
+		}
 		r.hash.Write(r.buf[:n])
-		if !checked && b.Len() > 8192 {
-			if checked = true; isBinary(b.String()) {
-				return "", nil, errBinary
+		total += n
+		if !checked && total > 8192 {
+			if checked = true; r.binary(b) {
+				return nil, errBinary
 			}
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
-	if !checked && isBinary(b.String()) {
-		return "", nil, errBinary
+	if !checked && r.binary(b) {
+		return nil, errBinary
 	}
 	r.sum = r.hash.Sum(r.sum[:0])
-	return b.String(), r.sum, nil
+	return r.sum, nil
+}
+
+// binary is isBinary of what scan has seen: b's content, or its first 8 KiB and a byte in head.
+func (r *sourceReader) binary(b *strings.Builder) bool {
+	if b != nil {
+		return isBinary(b.String())
+	}
+	// A string view of head, not a copy (8 KiB per file): isBinary keeps nothing, and head is
+	// not written while it runs.
+	return isBinary(unsafe.String(unsafe.SliceData(r.head), len(r.head)))
 }
 
 // isBinary: a NUL byte in the first 8 KiB, or invalid UTF-8 there.

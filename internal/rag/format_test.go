@@ -118,29 +118,34 @@ func TestStagedBatches(t *testing.T) {
 	ask(eng, "uniqword17", "a/f17.md")
 }
 
-// TestSourceReaderBinary: the reader stops at the first 8 KiB of a binary file and agrees with
-// isBinary on the whole file, including a text file with a multi-byte rune across the 8 KiB mark
-// and one with a NUL byte after it.
+// TestSourceReaderBinary: the reader (keeping the text or only hashing it) stops at the first
+// 8 KiB of a binary file and agrees with isBinary on the whole file, including a text file with a
+// multi-byte rune across the 8 KiB mark and one with a NUL byte after it.
 func TestSourceReaderBinary(t *testing.T) {
 	runeAtMark := strings.Repeat("a", 8191) + "é" + strings.Repeat("b", 100<<10)
 	files := fstest.MapFS{
 		"big.bin":      {Data: append([]byte("\x00ELF"), make([]byte, 200<<10)...)},
 		"small.bin":    {Data: []byte("PNG\x00")},
+		"small.txt":    {Data: []byte("package small\n")},
 		"rune.txt":     {Data: []byte(runeAtMark)},
 		"late-nul.txt": {Data: []byte(strings.Repeat("x", 9000) + "\x00" + strings.Repeat("y", 70<<10))},
 		"bad-utf8.txt": {Data: []byte(strings.Repeat("z", 100) + "\xff\xfe" + strings.Repeat("z", 70<<10))},
 	}
 	rd := sourceReader{buf: make([]byte, 64<<10), hash: sha256.New()}
 	for name, f := range files {
+		want := sha256.Sum256(f.Data)
+		wantBinary := isBinary(string(f.Data))
 		data, sum, err := rd.read(files, name)
-		if wantBinary := isBinary(string(f.Data)); wantBinary != errors.Is(err, errBinary) {
+		if wantBinary != errors.Is(err, errBinary) {
 			t.Fatalf("%s: read error %v, isBinary of the whole file %v", name, err, wantBinary)
 		}
-		if err != nil {
-			continue
-		}
-		if want := sha256.Sum256(f.Data); data != string(f.Data) || !bytes.Equal(sum, want[:]) {
+		if err == nil && (data != string(f.Data) || !bytes.Equal(sum, want[:])) {
 			t.Fatalf("%s: content or hash differs from the file's", name)
+		}
+		// hashOnly (re-ingest's first look at a known file) decides and hashes alike.
+		sum, err = rd.hashOnly(files, name)
+		if wantBinary != errors.Is(err, errBinary) || err == nil && !bytes.Equal(sum, want[:]) {
+			t.Fatalf("%s: hashOnly %x, %v; want the file's hash, binary %v", name, sum, err, wantBinary)
 		}
 	}
 }
