@@ -723,7 +723,8 @@ func (r *sourceReader) scan(fsys fs.FS, name string, b *strings.Builder) ([]byte
 	return r.sum, nil
 }
 
-// binary is isBinary of what scan has seen: b's content, or its first 8 KiB and a byte in head.
+// binary is isBinary of what scan has read: b's content, or (hashOnly) the first 8 KiB and one
+// more byte, kept in head.
 func (r *sourceReader) binary(b *strings.Builder) bool {
 	if b != nil {
 		return isBinary(b.String())
