@@ -40,18 +40,20 @@ func newTermDict() *termDict {
 	return d
 }
 
-// dictHash is the hash the table keys a term by (FNV-1a, its high bits folded into the low ones
-// the probe starts from).
-func dictHash(t string) uint32 {
-	h := fnvAdd(fnvBasis, t)
+// mixHash folds an FNV-1a hash's high bits into its low ones, which power-of-two tables (this
+// dictionary's, ingest workers' caches) index by: FNV's low bits mix poorly.
+func mixHash(h uint32) uint32 {
 	h ^= h >> 16
 	h *= 0x85ebca6b
 	h ^= h >> 13
 	return h
 }
 
-// str returns the term numbered id (id < d.n).
-func (d *termDict) str(id uint32) string {
+// dictHash is the hash the table keys a term by.
+func dictHash(t string) uint32 { return mixHash(fnvAdd(fnvBasis, t)) }
+
+// term returns the term numbered id (id < d.size()).
+func (d *termDict) term(id uint32) string {
 	return (*d.pages.Load())[id/dictPage][id%dictPage]
 }
 
@@ -64,7 +66,7 @@ func (d *termDict) find(tb *dictTable, t string, h uint32) (uint32, bool) {
 			return 0, false
 		}
 		if uint32(v>>32) == h {
-			if id := uint32(v) - 1; d.str(id) == t {
+			if id := uint32(v) - 1; d.term(id) == t {
 				return id, true
 			}
 		}
@@ -72,8 +74,10 @@ func (d *termDict) find(tb *dictTable, t string, h uint32) (uint32, bool) {
 }
 
 // id returns t's ID, numbering it if it is new.
-func (d *termDict) id(t string) uint32 {
-	h := dictHash(t)
+func (d *termDict) id(t string) uint32 { return d.idHashed(t, dictHash(t)) }
+
+// idHashed is id for a caller that has t's dictHash already.
+func (d *termDict) idHashed(t string, h uint32) uint32 {
 	if id, ok := d.find(d.table.Load(), t, h); ok {
 		return id
 	}
@@ -92,7 +96,7 @@ func (d *termDict) id(t string) uint32 {
 	}
 	pages[id/dictPage][id%dictPage] = strings.Clone(t)
 	if 2*(int(id)+1) > len(tb.slots) {
-		tb = d.grow(tb, id)
+		tb = d.grow(tb)
 	}
 	d.insert(tb, h, id)
 	d.n.Store(id + 1)
@@ -109,8 +113,8 @@ func (d *termDict) insert(tb *dictTable, h, id uint32) {
 	tb.slots[i].Store(uint64(h)<<32 | uint64(id+1))
 }
 
-// grow replaces tb by a table twice its size holding terms 0 to n-1 (the caller holds mu).
-func (d *termDict) grow(tb *dictTable, n uint32) *dictTable {
+// grow replaces tb by a table twice its size holding the same terms (the caller holds mu).
+func (d *termDict) grow(tb *dictTable) *dictTable {
 	bigger := &dictTable{slots: newZeroed[atomic.Uint64](2 * len(tb.slots))}
 	for i := range tb.slots {
 		if v := tb.slots[i].Load(); v != 0 {
@@ -123,20 +127,18 @@ func (d *termDict) grow(tb *dictTable, n uint32) *dictTable {
 
 // idBytes is id for a term read from a segment, without allocating when the term is known.
 func (d *termDict) idBytes(b []byte) uint32 {
-	if id, ok := d.lookup(string(b)); ok { // the conversion does not allocate: the string does not escape
+	h := dictHash(string(b)) // these conversions do not allocate: the strings do not escape
+	if id, ok := d.find(d.table.Load(), string(b), h); ok {
 		return id
 	}
-	return d.id(string(b))
+	return d.idHashed(string(b), h)
 }
-
-// term returns the string of an ID.
-func (d *termDict) term(id uint32) string { return d.str(id) }
 
 // terms returns the strings of ids.
 func (d *termDict) terms(ids []uint32) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = d.str(id)
+		out[i] = d.term(id)
 	}
 	return out
 }

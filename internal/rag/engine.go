@@ -423,8 +423,8 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				var data string
 				var sum []byte
 				var err error
-				if _, seen := known[f]; seen && !opts.Recreate { // probably unchanged: hash it first
-					if sum, err = rd.hashOnly(fsys, f); err == nil && known[f] != hex.EncodeToString(sum) {
+				if old := known[f]; old != "" && !opts.Recreate { // probably unchanged: hash it first
+					if sum, err = rd.hashOnly(fsys, f); err == nil && hex.EncodeToString(sum) != old {
 						data, sum, err = rd.read(fsys, f) // changed: read it again, keeping the text
 					}
 				} else {

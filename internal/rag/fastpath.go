@@ -144,9 +144,7 @@ func newOfflineWorkerSets(dict *termDict, sets int) *offlineWorker {
 func (ow *offlineWorker) wordIDs(dst []uint32, w string, h uint32) []uint32 {
 	var set *[2]cachedWord
 	if len(w) <= maxCachedWord {
-		h ^= h >> 16 // FNV's low bits mix poorly: fold the high ones in before masking
-		h *= 0x85ebca6b
-		h ^= h >> 13
+		h = mixHash(h)
 		set = &ow.words[h&uint32(len(ow.words)-1)]
 		if cw := &set[0]; int(cw.n) == len(w) && string(cw.key[:cw.n]) == w {
 			return append(dst, cw.ids[:cw.nt]...)
@@ -182,15 +180,12 @@ func (ow *offlineWorker) termID(t string) uint32 {
 	if len(t) > maxCachedTerm {
 		return ow.dict.id(t)
 	}
-	h := fnvAdd(fnvBasis, t)
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
+	h := dictHash(t) // the dictionary's hash too, so a miss does not hash t again
 	ct := &ow.terms[h&uint32(len(ow.terms)-1)]
 	if int(ct.n) == len(t) && string(ct.key[:ct.n]) == t {
 		return ct.id
 	}
-	id := ow.dict.id(t)
+	id := ow.dict.idHashed(t, h)
 	ct.n, ct.id = uint8(len(t)), id
 	copy(ct.key[:], t)
 	return id
@@ -300,7 +295,7 @@ func (ow *offlineWorker) embedAndTerms(ctx context.Context, chunks []Chunk) ([][
 		return nil, nil, nil
 	}
 	vecs := make([][]float32, len(chunks))
-	backing := make([]float32, len(chunks)*OfflineDim)
+	backing := newZeroed[float32](len(chunks) * OfflineDim) // features are added (+=) to its rows
 	terms := make([][]termFreq, len(chunks))
 	var srcT, dirT, fileT, touched []uint32
 	lastSource := "\x00"
@@ -346,7 +341,6 @@ func (ow *offlineWorker) embedAndTerms(ctx context.Context, chunks []Chunk) ([][
 		}
 		v := backing[k*OfflineDim : (k+1)*OfflineDim] // capacity to the end: the store adopts the whole array (consecutiveRows)
 		row := (*[OfflineDim]float32)(v)
-		clear(row[:]) // written before features are added to it (newZeroed): the array is fresh memory
 		tc := make([]termFreq, 0, len(touched))
 		for _, t := range touched {
 			x := ow.slot(t)
