@@ -69,6 +69,7 @@ type desktop struct {
 
 	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
 	quitting atomic.Bool                     // a real quit is under way: let the window close
+	quitOnce sync.Once                       // the one endMainLoop of the process
 
 	// The tray is set up on Wails' OnStartup goroutine and torn down after the window closed,
 	// which can overlap when the app quits at once; mu orders the two.
@@ -164,8 +165,7 @@ func notBuiltHandler() http.Handler {
 // and start the tray's event loop and the tray-host monitor.
 func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	d.wailsCtx.Store(&wctx)
-	if d.quitting.Load() { // a signal arrived before the window existed
-		wailsruntime.Quit(wctx)
+	if d.quitting.Load() { // a signal arrived before the window existed; the quit is queued
 		return
 	}
 	d.mu.Lock()
@@ -223,19 +223,21 @@ func (d *desktop) stopTray() {
 	}
 }
 
-// beforeClose decides what the window's close button does: hide to the tray when a tray host
-// shows our icon (the user can get the window back), quit otherwise. A real quit always closes.
+// beforeClose decides what closing the window does: hide it to the tray when a tray host shows
+// our icon (the user can get the window back), quit otherwise. Wails asks it before every quit of
+// its own: the window's close button, and the SIGINT/SIGTERM handler Wails installs beside ours.
+// It always vetoes Wails' quit, which would call gtk_main_quit off the main thread, and quits
+// through Quit instead, so that one quit, on the main thread, ends the window.
 func (d *desktop) beforeClose(wctx context.Context) (prevent bool) {
-	if d.quitting.Load() {
-		return false
+	if !d.quitting.Load() {
+		if tc := d.tray.Load(); tc != nil && tc.HostAvailable() {
+			wailsruntime.WindowHide(wctx)
+			fmt.Fprintln(os.Stderr, "switchboard: desktop: window hidden to the tray (Open dashboard brings it back; Quit exits)")
+			return true
+		}
 	}
-	if tc := d.tray.Load(); tc != nil && tc.HostAvailable() {
-		wailsruntime.WindowHide(wctx)
-		fmt.Fprintln(os.Stderr, "switchboard: desktop: window hidden to the tray (Open dashboard brings it back; Quit exits)")
-		return true
-	}
-	d.quitting.Store(true)
-	return false
+	d.Quit()
+	return true
 }
 
 // runtimeCtx is Wails' context once the window exists.
@@ -274,11 +276,11 @@ func (d *desktop) OpenFolder(path string) error {
 	return nil
 }
 
-// Quit shuts the app down: the window closes, then runDesktop stops the tray and the stack.
+// Quit shuts the app down: the window closes, then runDesktop stops the tray and the stack. Every
+// way out comes here (tray Quit, a signal, closing the window without a tray host) and may come
+// more than once, but GTK's main loop is ended once. Before the window exists the quit waits for
+// the main loop to start (endMainLoop).
 func (d *desktop) Quit() {
 	d.quitting.Store(true)
-	if wctx := d.runtimeCtx(); wctx != nil {
-		wailsruntime.Quit(wctx)
-	}
-	// Before OnStartup there is no window to close; startup sees quitting and quits at once.
+	d.quitOnce.Do(endMainLoop)
 }

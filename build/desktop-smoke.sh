@@ -459,6 +459,26 @@ else
 fi
 stop_app
 
+# --- run 6: SIGTERM during start-up --------------------------------------------------------------
+# The hub's sockets are up before the window and GTK's main loop: a quit asked for then must wait
+# for the loop instead of getting lost, and must not leave a window nobody asked for.
+echo "== run 6: SIGTERM during start-up, before the window"
+new_env
+LOG6=$TMP/app6.log
+start_app "$LOG6"
+if wait_for 40 test -S "$SOCK"; then
+  kill -TERM "$APP_PID"
+  if wait_for 30 dead "$APP_PID"; then
+    wait "$APP_PID"; rc=$?
+    if ((rc == 0)) && [[ ! -e $SOCK ]]; then pass "SIGTERM during start-up: exit 0, Unix socket removed"; else fail "SIGTERM during start-up: exit $rc, socket left: $([[ -e $SOCK ]] && echo yes || echo no)"; fi
+  else
+    fail "SIGTERM during start-up: still running after 30 s ($(tail -3 "$LOG6" | tr '\n' ' '))"
+  fi
+else
+  fail "run 6: the Unix socket never appeared: $(tail -5 "$LOG6" | tr '\n' ' ')"
+fi
+stop_app
+
 # --- figures -----------------------------------------------------------------------------------
 if ((MEASURE == 1)); then
   echo "== measure: launch times (5 launches), idle CPU and PSS (60 s windows)"
