@@ -344,8 +344,10 @@ func TestRAGHubChannel(t *testing.T) {
 func TestRAGIngestCancel(t *testing.T) {
 	s, root := newRAGService(t)
 	files := map[string]string{"docs/anchor.md": "# Anchor\n\nzebra giraffe\n"}
+	// 12.5k chunks: the ingest runs ~0.2 s, so the cancellation (sent on the first progress
+	// notification) lands while it runs even on a loaded machine; with 1.5k it was done in ~60 ms.
 	for i := range 1500 {
-		files["docs/n/"+strconv.Itoa(i)+".md"] = "# N\n\n" + strings.Repeat("filler about topic "+strconv.Itoa(i)+"\n\n", 60)
+		files["docs/n/"+strconv.Itoa(i)+".md"] = "# N\n\n" + strings.Repeat("filler about topic "+strconv.Itoa(i)+"\n\n", 400)
 	}
 	writeTree(t, root, map[string]string{"docs/anchor.md": files["docs/anchor.md"]})
 	cs := connect(t, s)
