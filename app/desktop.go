@@ -68,8 +68,7 @@ type desktop struct {
 	launched time.Time
 
 	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
-	quitting atomic.Bool                     // a real quit is under way: let the window close
-	quitOnce sync.Once                       // the one endMainLoop of the process
+	quitting atomic.Bool                     // Quit ran: GTK's main loop is ending
 
 	// The tray is set up on Wails' OnStartup goroutine and torn down after the window closed,
 	// which can overlap when the app quits at once; mu orders the two.
@@ -281,6 +280,7 @@ func (d *desktop) OpenFolder(path string) error {
 // more than once, but GTK's main loop is ended once. Before the window exists the quit waits for
 // the main loop to start (endMainLoop).
 func (d *desktop) Quit() {
-	d.quitting.Store(true)
-	d.quitOnce.Do(endMainLoop)
+	if d.quitting.CompareAndSwap(false, true) {
+		endMainLoop()
+	}
 }

@@ -442,18 +442,23 @@ fi
 stop_app
 
 # --- run 5: SIGTERM ----------------------------------------------------------------------------
+# check_sigterm WHAT LOG: SIGTERM to the app; it must exit 0 within 30 s and remove its socket.
+check_sigterm() {
+  kill -TERM "$APP_PID"
+  if wait_for 30 dead "$APP_PID"; then
+    wait "$APP_PID"; rc=$?
+    if ((rc == 0)) && [[ ! -e $SOCK ]]; then pass "$1: exit 0, Unix socket removed"; else fail "$1: exit $rc, socket left: $([[ -e $SOCK ]] && echo yes || echo no)"; fi
+  else
+    fail "$1: still running after 30 s ($(tail -3 "$2" | tr '\n' ' '))"
+  fi
+}
+
 echo "== run 5: SIGTERM shuts down gracefully"
 new_env
 LOG5=$TMP/app5.log
 start_app "$LOG5"
 if wait_window && wait_marker "$LOG5" "dashboard loaded" 40 && [[ -S $SOCK ]]; then
-  kill -TERM "$APP_PID"
-  if wait_for 30 dead "$APP_PID"; then
-    wait "$APP_PID"; rc=$?
-    if ((rc == 0)) && [[ ! -e $SOCK ]]; then pass "SIGTERM: exit 0, Unix socket removed"; else fail "SIGTERM: exit $rc, socket left: $([[ -e $SOCK ]] && echo yes || echo no)"; fi
-  else
-    fail "SIGTERM: still running after 30 s"
-  fi
+  check_sigterm "SIGTERM" "$LOG5"
 else
   fail "run 5: app did not come up: $(tail -5 "$LOG5" | tr '\n' ' ')"
 fi
@@ -467,13 +472,7 @@ new_env
 LOG6=$TMP/app6.log
 start_app "$LOG6"
 if wait_for 40 test -S "$SOCK"; then
-  kill -TERM "$APP_PID"
-  if wait_for 30 dead "$APP_PID"; then
-    wait "$APP_PID"; rc=$?
-    if ((rc == 0)) && [[ ! -e $SOCK ]]; then pass "SIGTERM during start-up: exit 0, Unix socket removed"; else fail "SIGTERM during start-up: exit $rc, socket left: $([[ -e $SOCK ]] && echo yes || echo no)"; fi
-  else
-    fail "SIGTERM during start-up: still running after 30 s ($(tail -3 "$LOG6" | tr '\n' ' '))"
-  fi
+  check_sigterm "SIGTERM during start-up" "$LOG6"
 else
   fail "run 6: the Unix socket never appeared: $(tail -5 "$LOG6" | tr '\n' ' ')"
 fi

@@ -423,7 +423,11 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				var data string
 				var sum []byte
 				var err error
-				if old := known[f]; old != "" && !opts.Recreate { // probably unchanged: hash it first
+				old := known[f] // the stored hash; "" when the file is new or recreate drops it
+				if opts.Recreate {
+					old = ""
+				}
+				if old != "" { // probably unchanged: hash it first
 					if sum, err = rd.hashOnly(fsys, f); err == nil && hex.EncodeToString(sum) != old {
 						data, sum, err = rd.read(fsys, f) // changed: read it again, keeping the text
 					}
@@ -435,7 +439,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 					r = done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
 				case err != nil:
 					r = done{doc: SourceDoc{Source: f}, err: errSkip("unreadable")}
-				case !opts.Recreate && known[f] == h:
+				case old == h:
 					r = done{doc: SourceDoc{Source: f, Hash: h}, err: errUnchanged}
 				default:
 					chunks := ChunkFile(f, data)
