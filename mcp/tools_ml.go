@@ -178,13 +178,16 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 					return
 				case <-t.C:
 				}
+				now := time.Now()
 				mu.Lock()
 				n, c := pieces, chars
 				mu.Unlock()
 				switch {
 				case n != sent:
 					beats = 0
-				case time.Since(lastSend) < progressHeartbeat || beats >= maxBeats:
+				// Half a tick of slack: ticks land a little late under load, and waiting for the
+				// next one would stretch every heartbeat to 1.1 s and more.
+				case now.Sub(lastSend) < progressHeartbeat-progressTick/2 || beats >= maxBeats:
 					continue
 				default:
 					beats++
@@ -198,7 +201,7 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 					p.Total = float64(in.MaxTokens)
 				}
 				_ = req.Session.NotifyProgress(pctx, p)
-				sent, lastSend = n, time.Now()
+				sent, lastSend = n, now // from the tick, so a slow send does not push the next heartbeat later
 			}
 		}()
 	}
