@@ -131,7 +131,16 @@ func TestPolicyDenyAskAndDashboardApproval(t *testing.T) {
 		}
 	}()
 	a := waitPending(t, s)
-	time.Sleep(1300 * time.Millisecond) // a progress tick is due every second
+	// A progress tick is due every second; poll rather than sleep a fixed time, which a loaded
+	// machine can overrun.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		progressMu.Lock()
+		n := len(progressMsgs)
+		progressMu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
 	progressMu.Lock()
 	if len(progressMsgs) == 0 || !strings.Contains(progressMsgs[0], "waiting for the user to approve this call") {
 		t.Errorf("progress while waiting: %q", progressMsgs)
