@@ -414,7 +414,8 @@ func TestMountedInAnotherServer(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
-	h := newHub(t, Options{PingInterval: 100 * time.Millisecond})
+	// 250 ms leaves a loaded machine half a second to answer each ping.
+	h := newHub(t, Options{PingInterval: 250 * time.Millisecond})
 	u := startHub(t, h)
 
 	t.Run("application ping gets pong", func(t *testing.T) {
@@ -431,15 +432,15 @@ func TestPing(t *testing.T) {
 			return conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
 		})
 		// Control frames are handled inside Read; read until well past the
-		// pong wait (200ms) to prove answered pings keep the connection.
-		_ = conn.SetReadDeadline(time.Now().Add(700 * time.Millisecond))
+		// pong wait (500ms) to prove answered pings keep the connection.
+		_ = conn.SetReadDeadline(time.Now().Add(1600 * time.Millisecond))
 		_, _, err := conn.ReadMessage()
 		var netErr interface{ Timeout() bool }
 		if !errors.As(err, &netErr) || !netErr.Timeout() {
 			t.Fatalf("read ended with %v, want our own read timeout (connection should stay up)", err)
 		}
 		if pings.Load() < 3 {
-			t.Fatalf("got %d pings in 700ms at a 100ms interval", pings.Load())
+			t.Fatalf("got %d pings in 1600ms at a 250ms interval", pings.Load())
 		}
 	})
 
