@@ -84,8 +84,9 @@ func mustCall(t *testing.T, cs *sdk.ClientSession, tool string, args any, out an
 	}
 }
 
-// sleepSubsystem adds a tool that takes a while, for in-flight and shutdown tests.
-type sleepSubsystem struct{}
+// sleepSubsystem adds a tool that takes a while, for in-flight and shutdown tests. When
+// started is set, each call sends on it as it begins, so a test knows the call is in flight.
+type sleepSubsystem struct{ started chan<- struct{} }
 
 func (sleepSubsystem) Name() string { return "test-sleep" }
 
@@ -96,9 +97,12 @@ type sleepOutput struct {
 	Slept int `json:"slept"`
 }
 
-func (sleepSubsystem) RegisterTools(server *sdk.Server) {
+func (ss sleepSubsystem) RegisterTools(server *sdk.Server) {
 	sdk.AddTool(server, &sdk.Tool{Name: "test_sleep", Description: "sleep", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in sleepInput) (*sdk.CallToolResult, sleepOutput, error) {
+			if ss.started != nil {
+				ss.started <- struct{}{}
+			}
 			select {
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
 			case <-ctx.Done():

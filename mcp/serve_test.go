@@ -328,7 +328,8 @@ func TestHTTPAuthHostOriginAndClient(t *testing.T) {
 }
 
 func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
-	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
+	started := make(chan struct{}, 1)
+	s := newTestService(t, WithSubsystem(sleepSubsystem{started: started}))
 	tr := s.NewTransports(TransportConfig{TCPAddr: "127.0.0.1:0"})
 	if err := tr.Start(TransportTCP); err != nil {
 		t.Fatal(err)
@@ -339,15 +340,11 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 		var out sleepOutput
 		result <- call(t, cs, "test_sleep", map[string]any{"ms": 400}, &out) + fmt.Sprint(out.Slept)
 	}()
-	waitFor(t, func() bool {
-		for _, si := range s.Sessions().List() {
-			if si.Transport == "tcp" {
-				return true
-			}
-		}
-		return false
-	}, "tcp session")
-	time.Sleep(100 * time.Millisecond) // the call is in flight
+	select {
+	case <-started: // the call is in flight
+	case <-time.After(10 * time.Second):
+		t.Fatal("test_sleep never started")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := tr.Stop(ctx, TransportTCP); err != nil {
