@@ -112,17 +112,27 @@ func embedTerms(terms []string, v []float32) []float32 {
 // embedTerm adds the features of term t seen c times (termFeatures, scaled by termWeight(c)).
 func embedTerm(v []float32, t string, c int) {
 	w := termWeight(int32(c))
-	eachFeature(t, func(h uint32, base float32) { addHashed(v, h, base*w) })
+	eachFeature(t, func(h uint32, class int) { addHashed(v, h, featureBases[class]*w) })
 }
 
-// eachFeature calls fn with the hash and base weight of each feature of term t: the term (1),
-// its concepts (conceptWeight) and, for longer terms, the character trigrams of "#t#" (0.15).
-// Same hashes as hashing "t:"+t, "c:"+g and "g:"+trigram, without allocating. The query path
-// (embedTerm) and ingest's feature cache (termFeatures) both enumerate features here.
-func eachFeature(t string, fn func(h uint32, base float32)) {
-	fn(fnvAdd(fnvTerm, t), 1)
+// Feature classes: the kinds of feature eachFeature enumerates, indexes into featureBases.
+const (
+	featTerm = iota
+	featConcept
+	featTrigram
+)
+
+// featureBases[c] is the base weight of a feature of class c.
+var featureBases = [...]float32{featTerm: 1, featConcept: conceptWeight, featTrigram: 0.15}
+
+// eachFeature calls fn with the hash and class of each feature of term t: the term, its
+// concepts and, for longer terms, the character trigrams of "#t#". Same hashes as hashing
+// "t:"+t, "c:"+g and "g:"+trigram, without allocating. The query path (embedTerm) and ingest's
+// feature cache (termFeatures) both enumerate features here.
+func eachFeature(t string, fn func(h uint32, class int)) {
+	fn(fnvAdd(fnvTerm, t), featTerm)
 	for _, g := range conceptOf[t] {
-		fn(fnvAdd(fnvConcept, g), conceptWeight)
+		fn(fnvAdd(fnvConcept, g), featConcept)
 	}
 	if n := len(t); n >= 5 {
 		at := func(k int) byte {
@@ -132,7 +142,7 @@ func eachFeature(t string, fn func(h uint32, base float32)) {
 			return t[k-1]
 		}
 		for i := 0; i+3 <= n+2; i++ {
-			fn(fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), 0.15)
+			fn(fnvByte(fnvByte(fnvByte(fnvGram, at(i)), at(i+1)), at(i+2)), featTrigram)
 		}
 	}
 }

@@ -420,7 +420,7 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				}
 				f := files[i]
 				var r done
-				var data string
+				var data, h string
 				var sum []byte
 				var err error
 				old := known[f] // the stored hash; "" when the file is new or recreate drops it
@@ -428,13 +428,16 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 					old = ""
 				}
 				if old != "" { // probably unchanged: hash it first
-					if sum, err = rd.hashOnly(fsys, f); err == nil && hex.EncodeToString(sum) != old {
-						data, sum, err = rd.read(fsys, f) // changed: read it again, keeping the text
+					if sum, err = rd.hashOnly(fsys, f); err == nil {
+						h = hex.EncodeToString(sum)
 					}
-				} else {
-					data, sum, err = rd.read(fsys, f)
 				}
-				switch h := hex.EncodeToString(sum); {
+				if old == "" || (err == nil && h != old) { // new or changed: read it, keeping the text
+					if data, sum, err = rd.read(fsys, f); err == nil {
+						h = hex.EncodeToString(sum)
+					}
+				}
+				switch {
 				case errors.Is(err, errBinary):
 					r = done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
 				case err != nil:

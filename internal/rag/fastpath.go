@@ -14,9 +14,6 @@ import (
 // a sixth of an ingest's CPU.
 type feature uint16
 
-// featureBases are the base weights eachFeature gives: term, concept, trigram.
-var featureBases = [...]float32{1, conceptWeight, 0.15}
-
 // featureWeights[c] is the weight of features of class c: featureBases[c&3], negated when c&4.
 var featureWeights = func() (w [8]float32) {
 	for c, b := range featureBases {
@@ -35,14 +32,7 @@ func (f feature) weight() float32 { return featureWeights[(f>>8)&7] }
 // f.weight()*w for each gives embedTerm(v, t, c)'s result bit for bit (w = termWeight(c);
 // ±base·w is the product embedTerm forms).
 func termFeatures(dst []feature, t string) []feature {
-	eachFeature(t, func(h uint32, base float32) {
-		c := 0
-		for c < len(featureBases) && featureBases[c] != base {
-			c++
-		}
-		if c == len(featureBases) {
-			panic("rag: eachFeature gave a base weight missing from featureBases")
-		}
+	eachFeature(t, func(h uint32, c int) {
 		if h&(1<<31) != 0 {
 			c |= 4
 		}
@@ -269,10 +259,10 @@ const slotPage = 1 << 16
 
 // slot returns term id's slot, adding pages as the dictionary grows.
 func (ow *offlineWorker) slot(id uint32) *termSlot {
-	for int(id>>16) >= len(ow.slots) {
+	for int(id/slotPage) >= len(ow.slots) {
 		ow.slots = append(ow.slots, newZeroed[termSlot](slotPage)) // count reads a slot before writing it
 	}
-	return &ow.slots[id>>16][id&(slotPage-1)]
+	return &ow.slots[id/slotPage][id%slotPage]
 }
 
 // count adds emb occurrences and bm weighted frequency to term id in the current chunk, noting
