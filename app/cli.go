@@ -252,10 +252,10 @@ exits with status 1, so the client reports the lost server.`,
 				if err != nil {
 					return err
 				}
-				return relayTCP(cmd.Context(), tcpAddr, token, os.Stdin, os.Stdout)
+				return relay(cmd.Context(), "tcp", tcpAddr, token, os.Stdin, os.Stdout)
 			}
 			path := orString(socket, cfg.Unix.Path)
-			err = relay(cmd.Context(), path, os.Stdin, os.Stdout)
+			err = relay(cmd.Context(), "unix", path, "", os.Stdin, os.Stdout)
 			var nh errNoHub
 			if !errors.As(err, &nh) {
 				return err
@@ -289,27 +289,45 @@ func servePrivate(parent context.Context, cfg config.Config, version string) err
 	return err
 }
 
-// relay copies in → socket and socket → out. When in ends it half-closes the socket, so the hub
-// sees EOF but still delivers every reply, and returns once the hub has closed its side. If the
-// hub closes first (stopped or crashed while the client is still talking) relay returns an error.
-func relay(ctx context.Context, path string, in io.Reader, out io.Writer) error {
+// relay copies in → the hub's socket (Unix, or TCP with the client token) and the hub → out. It
+// first tells the hub the directory it was started in (mcp.RelayMethod), which becomes the
+// client's workspace where the hub's rules allow. When in ends it half-closes the socket, so the
+// hub sees EOF, delivers the replies it can within its grace and closes; relay returns then. If
+// the hub closes first (stopped or crashed while the client is still talking) relay returns an
+// error.
+func relay(ctx context.Context, network, addr, token string, in io.Reader, out io.Writer) error {
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", path)
+	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		if network == "unix" && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
 			return errNoHub{err: err}
 		}
-		return fmt.Errorf("connect to hub at %s: %w; start it with `switchboard` or `switchboard serve --unix`", path, err)
+		if network == "tcp" {
+			return fmt.Errorf("connect to hub at tcp %s: %w; start it with `switchboard serve --tcp %s`", addr, err, addr)
+		}
+		return fmt.Errorf("connect to hub at %s: %w; start it with `switchboard` or `switchboard serve --unix`", addr, err)
 	}
-	uc := conn.(*net.UnixConn)
-	defer uc.Close()
+	type halfCloser interface {
+		net.Conn
+		CloseWrite() error
+	}
+	hc := conn.(halfCloser)
+	defer hc.Close()
+	var hello []byte
+	if token != "" {
+		hello = authLine(token)
+	}
+	hello = append(hello, relayLine()...)
+	if _, err := hc.Write(hello); err != nil {
+		return fmt.Errorf("hub at %s: %w", addr, err)
+	}
 	inDone := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(uc, in)
+	go func() { // owned by relay: ends when in ends or the connection closes
+		_, _ = io.Copy(hc, in)
 		close(inDone)
-		_ = uc.CloseWrite()
+		_ = hc.CloseWrite()
 	}()
-	_, err = io.Copy(out, uc)
+	_, err = io.Copy(out, hc)
 	select {
 	case <-inDone:
 		return err
@@ -318,7 +336,17 @@ func relay(ctx context.Context, path string, in io.Reader, out io.Writer) error 
 	if err == nil {
 		err = errors.New("connection closed")
 	}
-	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", path, err)
+	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", addr, err)
+}
+
+// relayLine is the mcp.RelayMethod notification naming the relay's working directory.
+func relayLine() []byte {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcp.RelayMethod, "params": map[string]any{"cwd": wd}})
+	return append(b, '\n')
 }
 
 func newCallCommand(g *globalFlags, version string) *cobra.Command {

@@ -188,6 +188,9 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	d.view = tray.NewSystrayView(trayCtx, func(ctx context.Context, a tray.Action) { tc.Click(ctx, a) })
 	tc = tray.New(newTraySource(d.st, d.ctl), d.view, d)
 	d.tray.Store(tc)
+	// The tray's approval items answer questions while a tray host shows them.
+	removePresence := d.st.Service.Approvals().AddPresence(tc.HostAvailable)
+	context.AfterFunc(trayCtx, removePresence)
 	d.trayWG.Add(2)
 	go func() { // owned by d: trayCtx ends it (stopTray)
 		defer d.trayWG.Done()

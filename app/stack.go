@@ -131,6 +131,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithGit(),
 		mcp.WithWebFetch(fetcher),
 		mcp.WithNotes(cfg.DataDir),
+		mcp.WithHubState(hubStateDirs(cfg)...),
 	}
 	ragEngine, err := buildRAG(cfg)
 	if err != nil {
@@ -302,4 +303,19 @@ func ragEmbedder(c config.RAG) (rag.Embedder, error) {
 		return rag.NewOpenAI(c.EmbedderURL, "", c.Model), nil
 	}
 	return nil, fmt.Errorf("config [rag] embedder: %q is not an embedder; use \"offline\", \"ollama\" or \"openai\"", c.Embedder)
+}
+
+// hubStateDirs are the hub's own directories: its config file's directory, its data directory
+// and the Unix socket's directory. A client's root or relay directory that touches one of them is
+// its workspace only with the user's consent.
+func hubStateDirs(cfg config.Config) []string {
+	var dirs []string
+	if cfg.Path != "" {
+		dirs = append(dirs, filepath.Dir(cfg.Path))
+	}
+	dirs = append(dirs, cfg.DataDir)
+	if cfg.Unix.Path != "" {
+		dirs = append(dirs, filepath.Dir(cfg.Unix.Path))
+	}
+	return dirs
 }

@@ -1,16 +1,12 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -102,32 +98,6 @@ func tcpToken(cfg config.Config) (string, error) {
 func authLine(token string) []byte {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcp.AuthMethod, "params": map[string]string{"token": token}})
 	return append(b, '\n')
-}
-
-// relayTCP is relay over TCP: it sends the handshake (when a token is known) before the client's
-// first byte, then copies both ways; when in ends it half-closes, so every reply still arrives.
-func relayTCP(ctx context.Context, addr, token string, in io.Reader, out io.Writer) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("connect to hub at tcp %s: %w; start it with `switchboard serve --tcp %s`", addr, err, addr)
-	}
-	tc := conn.(*net.TCPConn)
-	defer tc.Close()
-	if token != "" {
-		if _, err := tc.Write(authLine(token)); err != nil {
-			return err
-		}
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, _ = io.Copy(tc, in)
-		_ = tc.CloseWrite()
-	}()
-	_, err = io.Copy(out, tc)
-	return err
 }
 
 // tokenCheck is the doctor's view of the client token file.

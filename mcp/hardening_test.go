@@ -49,6 +49,35 @@ func rawLines(t *testing.T, s *Service, input string) []string {
 	return lines
 }
 
+// rawLinesUntil is rawLines for a client that keeps its input open until it has read want
+// lines, as real clients do: a client that closes its input gets only EOFGrace for its replies.
+func rawLinesUntil(t *testing.T, s *Service, input string, want int) []string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeStream(context.Background(), "test", "pipe", inR, outW, func() error { return outW.Close() })
+	}()
+	go io.WriteString(inW, input)
+	var lines []string
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for len(lines) < want && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	inW.Close()
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStream did not return after the client closed its input")
+	}
+	return lines
+}
+
 func initWith(version string) string {
 	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
@@ -470,7 +499,7 @@ func TestLargeBatchIsBounded(t *testing.T) {
 		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"big.txt"}}}`, i)
 	}
 	b.WriteString("]\n")
-	lines := rawLines(t, s, initWith("2025-03-26")+b.String())
+	lines := rawLinesUntil(t, s, initWith("2025-03-26")+b.String(), 2)
 	if len(lines) != 2 {
 		t.Fatalf("want the initialize reply and one batch reply, got %d lines", len(lines))
 	}

@@ -197,18 +197,22 @@ func isDiscover(body []byte) bool {
 	return json.Unmarshal(body, &m) == nil && m.Method == "server/discover"
 }
 
-// writeDiscoverUnsupported answers a server/discover that arrives without a session.
+// writeDiscoverUnsupported answers a server/discover that arrives without a session with -32601
+// (method not found): the one answer on which every client SDK we test falls back to the
+// initialize handshake.
 //
 // The endpoint is go-sdk's stateful StreamableHTTPHandler, which serves the session-based
-// protocol revisions (up to 2025-11-25) but rejects the sessionless 2026-07-28 revision with
-// 400 "unsupported protocol version" — except server/discover, which go-sdk v1.8.0 exempts from
-// that rejection and answers successfully, listing only the legacy versions. go-sdk's own client
-// reads that list and falls back to initialize; mark3labs/mcp-go v1.2 takes any successful
-// discover as agreement to 2026-07-28, and every later request fails. So we answer discover the
-// way go-sdk answers every other 2026-07-28 request here: error -32022 (unsupported protocol
-// version) naming the versions this endpoint serves, on which every client falls back to the
-// initialize handshake.
-func writeDiscoverUnsupported(w http.ResponseWriter, body []byte, requested string) {
+// protocol revisions (up to 2025-11-25). go-sdk v1.8.0 answers a sessionless discover
+// successfully, listing only those versions; mark3labs/mcp-go v1.2 takes any successful discover
+// as agreement to 2026-07-28, and every later request fails. Answered with -32022 (unsupported
+// protocol version), the Vercel AI SDK treats the error as final and never connects. -32601 is
+// what a server from before 2026-07-28 answers, and the AI SDK, go-sdk and mcp-go all fall back
+// from it (app/clients_test.go, mcp/http_hardening_test.go).
+//
+// A stateless 2026-07-28 endpoint (go-sdk's Stateless mode) would make every request its own
+// session: no Sessions-view entry that lasts, no per-session workspace, approvals or
+// subscriptions — the things this hub is for — so the session-based revisions stay.
+func writeDiscoverUnsupported(w http.ResponseWriter, body []byte, _ string) {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
@@ -216,18 +220,11 @@ func writeDiscoverUnsupported(w http.ResponseWriter, body []byte, requested stri
 	if len(m.ID) == 0 {
 		m.ID = json.RawMessage("null")
 	}
-	var legacy []string
-	for _, v := range sdk.SupportedProtocolVersions() {
-		if v < "2026-07-28" {
-			legacy = append(legacy, v)
-		}
-	}
-	data, _ := json.Marshal(sdk.UnsupportedProtocolVersionData{Supported: legacy, Requested: requested})
 	reply := struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", m.ID, jsonrpc.Error{Code: sdk.CodeUnsupportedProtocolVersion, Message: "this endpoint serves session-based protocol versions; use initialize", Data: data}}
+	}{"2.0", m.ID, jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "server/discover is not served on this endpoint: it serves the session-based protocol versions; use initialize"}}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(reply)
 }

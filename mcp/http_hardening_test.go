@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -268,4 +269,36 @@ func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
 			t.Errorf("id %s over HTTP: %d %s", id, resp.StatusCode, b)
 		}
 	}
+}
+
+// TestHTTPDiscoverFallsBack: a sessionless server/discover gets -32601 (method not found), the
+// answer on which the Vercel AI SDK, go-sdk and mcp-go all fall back to initialize (-32022 made
+// the AI SDK give up; app/clients_test.go drives the AI SDK itself).
+func TestHTTPDiscoverFallsBack(t *testing.T) {
+	s := newTestService(t)
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+	req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{}}`))
+	for k, v := range map[string]string{"Authorization": "Bearer s3cret", "Mcp-Protocol-Version": "2026-07-28",
+		"Content-Type": "application/json", "Accept": "application/json, text/event-stream"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reply struct {
+		ID    string `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil {
+		t.Fatal(err)
+	}
+	if reply.ID != "d1" || reply.Error.Code != -32601 || !strings.Contains(reply.Error.Message, "initialize") {
+		t.Errorf("discover answered %+v", reply)
+	}
+	initHTTPSession(t, addr, "s3cret") // and initialize still works
 }

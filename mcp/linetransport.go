@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,6 +54,16 @@ const (
 // params._meta["switchboard/token"].
 const AuthMethod = "switchboard/auth"
 
+// RelayMethod is the notification `switchboard connect` sends before its client's first message:
+//
+//	{"jsonrpc":"2.0","method":"switchboard/relay","params":{"cwd":"/home/me/project"}}
+//
+// The directory the client started the relay in becomes the client's workspace where the
+// hub's rules allow (policy.AutoGrant), so clients that send no MCP roots still work in their own
+// project. It is read on socket connections only, before the first request; later ones are
+// ignored. It is a claim like an MCP root, judged by the same rules, never a credential.
+const RelayMethod = "switchboard/relay"
+
 // AuthMetaKey is the initialize params._meta key that may carry the token instead of AuthMethod.
 const AuthMetaKey = "switchboard/token"
 
@@ -73,6 +84,11 @@ type lineOptions struct {
 	token string
 	// reject is told why a connection was closed unserved (for the log).
 	reject func(reason string)
+	// onRelay is told the directory a connect relay announced (RelayMethod).
+	onRelay func(cwd string)
+	// onInputClosed is called once when the client's input ends (EOF or a read error), before
+	// the connection waits for the replies it still owes.
+	onInputClosed func()
 	// maxInFlight and maxQueued override MaxInFlight and MaxQueuedReplyBytes (tests).
 	maxInFlight int
 	maxQueued   int64
@@ -142,6 +158,10 @@ type callState struct {
 	alias     bool            // the server sees a stand-in id; replies carry wire instead
 	batch     *batchReply     // set when the request came in a batch
 	cancelled bool            // the client cancelled it: no reply is sent (MCP cancellation)
+	// listen: a subscriptions/listen stream. It is answered only when it ends, so it never
+	// counts as work owed: neither against the window nor as a reason to keep a closed or
+	// draining connection open.
+	listen bool
 }
 
 // batchReply collects the replies to one batch; they are written together as one array.
@@ -185,6 +205,7 @@ type lineConn struct {
 	window    int    // requests this connection may have running (1..maxInFlight)
 	sawBig    bool   // a reply above BigReply was written (memory worth returning at close)
 	initKey   string // id of the initialize request
+	admitted  bool   // a request has been handed to the server
 	protocol  string // protocol version the session negotiated
 }
 
@@ -290,10 +311,18 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case m = <-c.incoming:
 		}
 		if m.err != nil {
-			if errors.Is(m.err, io.EOF) {
-				return nil, c.waitIdle(ctx, io.EOF)
+			// The client closed its input (or it broke): the replies being computed still
+			// go out, but only for EOFGrace. A client that is gone cannot be waiting for
+			// them, and a client that merely closed its input after its last request gets
+			// them in time unless the call is long (go-sdk #1061 dropped them all).
+			err := m.err
+			if errors.Is(err, io.EOF) {
+				err = io.EOF
 			}
-			return nil, c.waitIdle(ctx, m.err)
+			if c.opts.onInputClosed != nil {
+				c.opts.onInputClosed()
+			}
+			return nil, c.waitIdleFor(ctx, err, EOFGrace)
 		}
 		first := !c.seen
 		c.seen = true
@@ -326,6 +355,10 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if req.IsCall() {
 				c.writeRaw(d.wire, []byte(`{}`), nil)
 			}
+			continue
+		}
+		if req, ok := d.msg.(*jsonrpc.Request); ok && c.opts.socket && req.Method == RelayMethod {
+			c.relayHello(req, d.wire)
 			continue
 		}
 		if first && c.opts.token != "" {
@@ -390,6 +423,23 @@ func (c *lineConn) authenticate(d decoded) (consumed bool, err error) {
 	return false, c.rejectConn("TCP authentication failed: " + reason)
 }
 
+// relayHello takes a RelayMethod message: its directory counts only before the first request.
+func (c *lineConn) relayHello(req *jsonrpc.Request, wire json.RawMessage) {
+	if req.IsCall() {
+		c.writeRaw(wire, []byte(`{}`), nil)
+	}
+	c.mu.Lock()
+	started := c.admitted
+	c.mu.Unlock()
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	if started || c.opts.onRelay == nil || json.Unmarshal(req.Params, &p) != nil || p.Cwd == "" {
+		return
+	}
+	c.opts.onRelay(p.Cwd)
+}
+
 // admit registers a request before it is handed to the server, first waiting while the
 // connection has MaxInFlight requests running or MaxQueuedReplyBytes of unread replies: the
 // request stays unread meanwhile, and so does everything the client sends after it.
@@ -409,7 +459,8 @@ func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.Raw
 		busy := c.active() >= min(c.window, c.opts.maxInFlight) || c.queued >= c.opts.maxQueued
 		if !busy {
 			key := idKey(req.ID)
-			c.inflight[key] = &callState{wire: wire, alias: alias, batch: batch}
+			c.inflight[key] = &callState{wire: wire, alias: alias, batch: batch, listen: req.Method == "subscriptions/listen"}
+			c.admitted = true
 			if req.Method == "initialize" {
 				c.initKey = key
 			}
@@ -433,7 +484,7 @@ func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.Raw
 func (c *lineConn) active() int {
 	n := 0
 	for _, st := range c.inflight {
-		if !st.cancelled {
+		if !st.cancelled && !st.listen {
 			n++
 		}
 	}
@@ -574,8 +625,22 @@ func joinBatch(parts [][]byte) []byte {
 	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
 }
 
+// EOFGrace bounds how long a connection whose client closed its input keeps answering the
+// requests it already handed to the server: a stdio hub whose client went away ends within a
+// second, whatever is still running.
+const EOFGrace = 750 * time.Millisecond
+
 // waitIdle blocks until every request handed out has been answered, then returns err.
-func (c *lineConn) waitIdle(ctx context.Context, err error) error {
+func (c *lineConn) waitIdle(ctx context.Context, err error) error { return c.waitIdleFor(ctx, err, 0) }
+
+// waitIdleFor is waitIdle that gives up after limit (0: no limit).
+func (c *lineConn) waitIdleFor(ctx context.Context, err error, limit time.Duration) error {
+	var expired <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		expired = t.C
+	}
 	for {
 		c.mu.Lock()
 		n := c.active()
@@ -586,6 +651,8 @@ func (c *lineConn) waitIdle(ctx context.Context, err error) error {
 		select {
 		case <-c.wake:
 		case <-c.closed:
+			return err
+		case <-expired:
 			return err
 		case <-ctx.Done():
 			return ctx.Err()

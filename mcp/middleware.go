@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
+	sbtool "github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // connInfo travels in the context of every request of one connection. Transports put it there
@@ -27,6 +28,18 @@ type connInfo struct {
 	mu    sync.Mutex
 	id    string // session registry ID; set at accept (sockets) or lazily (HTTP)
 	named bool   // client name/version recorded
+	relay string // the directory a connect relay announced (RelayMethod), "" when none
+}
+
+// relayDir is the directory the connection's relay announced, "" when none.
+func relayDir(ctx context.Context) string {
+	ci, _ := ctx.Value(connInfoKey{}).(*connInfo)
+	if ci == nil {
+		return ""
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	return ci.relay
 }
 
 type connInfoKey struct{}
@@ -141,9 +154,14 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			Tool: tool, Args: args}
 		if err != nil {
 			e.Outcome, e.Error = "error", err.Error()
-		} else if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
-			e.Outcome = "error"
-			e.Error = errorText(r)
+		} else if r, ok := res.(*sdk.CallToolResult); ok {
+			if r.IsError {
+				e.Outcome = "error"
+				e.Error = errorText(r)
+			}
+			if ig, ok := r.Meta[sbtool.IgnoredMetaKey].([]string); ok {
+				e.Ignored = strings.Join(ig, ", ")
+			}
 		}
 		note.mu.Lock()
 		e.Decision, e.Rule, e.Approval, e.By = note.decision, note.rule, note.approval, note.by

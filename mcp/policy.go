@@ -112,6 +112,9 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		ss := creq.Session
+		if cwd := relayDir(ctx); cwd != "" && ss != nil {
+			s.noteRelay(ctx, creq, cwd)
+		}
 		pol := s.policy.Policy()
 		d := pol.Decide(creq.Params.Name, clientName(ss), creq.Params.Arguments)
 		note := noteFrom(ctx)
@@ -244,13 +247,17 @@ func (s *Service) elicitApproval(ctx context.Context, rd *round, id string, a po
 	case !ok:
 		return policy.Outcome{}, false, nil
 	case err != nil && ctx.Err() == nil && ectx.Err() != nil:
-		return policy.Outcome{By: policy.ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout)}, true, nil
+		return policy.Outcome{By: policy.ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout), Dismissed: true}, true, nil
 	case err != nil && ctx.Err() != nil:
-		return policy.Outcome{Reason: "the call was cancelled while waiting for approval"}, true, nil
+		return policy.Outcome{Reason: "the call was cancelled while waiting for approval", Dismissed: true}, true, nil
 	case err != nil:
 		return policy.Outcome{}, true, err
 	case res.Action == "accept":
 		return policy.Outcome{Approved: true, By: policy.ByClient}, true, nil
+	case res.Action == "cancel":
+		// The prompt was dismissed (or the client could not show it: Claude Code in -p mode
+		// answers cancel at once). Nobody said no, so nothing is remembered.
+		return policy.Outcome{By: policy.ByClient, Reason: "the prompt was dismissed (the client answered cancel)", Dismissed: true}, true, nil
 	}
 	return policy.Outcome{By: policy.ByClient, Reason: "the client answered " + res.Action}, true, nil
 }

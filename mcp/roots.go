@@ -16,14 +16,22 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
-// A client that declares the roots capability works in its own roots instead of the hub's
-// workspace: relative paths resolve against its first root, absolute paths are accepted inside
-// any of its roots. A root inside a [roots] allow directory is granted; any other root is put to
-// the user once per session (the same ask flow as policy questions) before a call may use it.
+// Each session works in one workspace, chosen in this order:
+//   - a client that declares the roots capability works in its roots: relative paths resolve
+//     against its first root, absolute paths are accepted inside any of its roots;
+//   - a client that came through `switchboard connect` works in the directory it started the
+//     relay in (RelayMethod);
+//   - every other client works in the hub's workspace.
+//
+// A root or relay directory is used without asking where users expect it (policy.AutoGrant: the
+// hub's workspace, [roots] allow, the relay's directory, projects in the home directory) and
+// asked about where consent protects something (the home itself, ~/.ssh and other hidden home
+// directories, the hub's own state, anything outside the home). Only a real answer is
+// remembered for the session: a dismissed prompt, or nobody able to answer, refuses that call.
 
 // Root statuses (sessions.Root.Status).
 const (
-	rootGranted  = "granted"  // inside a [roots] allow directory
+	rootGranted  = "granted"  // granted without asking (policy.AutoGrant says why)
 	rootApproved = "approved" // the user said yes for this session
 	rootDeclined = "declined" // the user said no (or did not answer in time)
 	rootPending  = "pending"  // not needed by a call yet, so not asked yet
@@ -39,6 +47,47 @@ type sessionRoots struct {
 	regID   string
 	roots   []sessions.Root
 	answers map[string]sessions.Root // by Dir: decisions survive a re-listing
+	relay   *sessions.Root           // the connect relay's directory, nil when none
+}
+
+// grounds are what AutoGrant judges a session's directories against.
+func (s *Service) grounds(st *sessionRoots) policy.Grounds {
+	g := policy.Grounds{Workspace: s.ws.Dir(), Home: s.home, HubState: s.hubState}
+	if st != nil && st.relay != nil {
+		g.Relay = st.relay.Dir
+	}
+	return g
+}
+
+// noteRelay records, once per session, the directory its connect relay announced.
+func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd string) {
+	st := s.rootsOf(req.Session)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.relay != nil {
+		return
+	}
+	r := sessions.Root{URI: "file://" + cwd}
+	dir, err := policy.RootDir(r.URI)
+	switch {
+	case err != nil:
+		r.Status, r.Detail = rootInvalid, err.Error()
+	default:
+		r.Dir = dir
+		g := s.grounds(nil)
+		if why := policy.Protected(dir, g); why != "" {
+			// A client started in the home directory (or /, as desktop apps start their
+			// servers) did not choose a project: it works in the hub's workspace.
+			r.Status, r.Detail = rootPending, why
+		} else {
+			r.Status, r.Detail = rootGranted, "the directory the client started in"
+		}
+	}
+	st.relay = &r
+	if st.regID == "" {
+		st.regID, _ = s.sessionID(ctx, req)
+	}
+	s.publishRoots(st)
 }
 
 func clientHasRoots(ss *sdk.ServerSession) bool {
@@ -117,6 +166,7 @@ func (s *Service) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
 // setRootsLocked classifies a roots/list answer. Earlier answers for the same directory stand.
 func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 	pol := s.policy.Policy()
+	g := s.grounds(st)
 	var list []sessions.Root
 	for _, r := range res.Roots {
 		if r == nil {
@@ -131,10 +181,10 @@ func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 			e.Dir = dir
 			if prev, ok := st.answers[dir]; ok {
 				e.Status, e.Detail = prev.Status, prev.Detail
-			} else if allow, ok := pol.RootGranted(dir); ok {
-				e.Status, e.Detail = rootGranted, "inside [roots] allow "+allow
+			} else if why, ok := pol.AutoGrant(dir, g); ok {
+				e.Status, e.Detail = rootGranted, why
 			} else {
-				e.Status = rootPending
+				e.Status, e.Detail = rootPending, why
 			}
 		}
 		list = append(list, e)
@@ -177,7 +227,7 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) err
 		return err
 	}
 	if st.roots[idx].Status == rootPending {
-		s.askRootLocked(ctx, rd, st, idx)
+		return s.askRootLocked(ctx, rd, st, idx)
 	}
 	return nil
 }
@@ -191,10 +241,33 @@ func firstUsable(roots []sessions.Root) int {
 	return -1
 }
 
+// publishRoots shows the session's roots, relay directory and workspace on the dashboard.
 func (s *Service) publishRoots(st *sessionRoots) {
-	if st.regID != "" {
-		s.sessions.SetRoots(st.regID, st.roots)
+	if st.regID == "" {
+		return
 	}
+	s.sessions.SetRoots(st.regID, st.roots)
+	dir, from := s.ws.Dir(), policy.FromHub
+	if i := firstUsable(st.roots); i >= 0 {
+		dir, from = st.roots[i].Dir, policy.FromRoot
+	} else if usable(st.relay) {
+		dir, from = st.relay.Dir, policy.FromRelay
+	}
+	s.sessions.SetWorkspace(st.regID, st.relay, dir, from)
+}
+
+// usable reports whether a session may work in r.
+func usable(r *sessions.Root) bool {
+	return r != nil && (r.Status == rootGranted || r.Status == rootApproved)
+}
+
+// relayWorkspace is the workspace of a session without usable roots: its relay's directory when
+// it may use it, else the hub's.
+func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
+	if st != nil && usable(st.relay) {
+		return s.openWorkspace(st.relay.Dir)
+	}
+	return s.ws, nil
 }
 
 // workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
@@ -210,16 +283,23 @@ func (s *Service) workspaceFor(req *sdk.CallToolRequest) (*workspace.Root, error
 // displayWorkspace is the directory a session's relative paths resolve against, without asking
 // anyone: for messages and listings.
 func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
-	if ss == nil || !clientHasRoots(ss) {
+	if ss == nil {
 		return s.ws.Dir()
 	}
-	st := s.rootsOf(ss)
+	v, ok := s.roots.Load(ss)
+	if !ok {
+		return s.ws.Dir()
+	}
+	st := v.(*sessionRoots)
 	if !st.mu.TryLock() {
 		return s.ws.Dir() // a question about roots is open; do not wait for it
 	}
 	defer st.mu.Unlock()
-	if i := firstUsable(st.roots); i >= 0 {
+	if i := firstUsable(st.roots); i >= 0 && clientHasRoots(ss) {
 		return st.roots[i].Dir
+	}
+	if usable(st.relay) {
+		return st.relay.Dir
 	}
 	return s.ws.Dir()
 }
@@ -227,10 +307,20 @@ func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
 // resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
 func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
-	if req == nil || req.Session == nil || !clientHasRoots(req.Session) {
+	if req == nil || req.Session == nil {
 		return s.ws, nil
 	}
 	ss := req.Session
+	if !clientHasRoots(ss) {
+		v, ok := s.roots.Load(ss)
+		if !ok {
+			return s.ws, nil // no roots, no relay: the hub's workspace
+		}
+		st := v.(*sessionRoots)
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return s.relayWorkspace(st)
+	}
 	st := s.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -253,7 +343,7 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	}
 	first := firstUsable(st.roots)
 	if first < 0 {
-		return s.ws, nil // no usable roots: the hub's workspace
+		return s.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
 	}
 	idx, err := pickRoot(st.roots, first, req.Params.Arguments)
 	if err != nil {
@@ -265,7 +355,9 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 		// and tray get it instead.
 		ctx, cancel := s.callContext(req)
 		defer cancel()
-		s.askRootLocked(ctx, &round{s: s, ctx: ctx, req: req, ss: ss, mrtr: speaksMRTR(ss), noQueue: true}, st, idx)
+		if err := s.askRootLocked(ctx, &round{s: s, ctx: ctx, req: req, ss: ss, mrtr: speaksMRTR(ss), noQueue: true}, st, idx); err != nil {
+			return nil, err
+		}
 	}
 	r := st.roots[idx]
 	switch {
@@ -274,19 +366,26 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	case !strict:
 		return s.ws, nil
 	case r.Status == rootDeclined:
-		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, add it or a parent directory to [roots] allow in %s, or reconnect and approve it", r.Dir, r.Detail, s.policyFile())
+		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, s.policyFile())
 	}
 	return nil, fmt.Errorf("workspace: the client's root %s has not been approved yet; call again to be asked", r.Dir)
 }
 
-// askRootLocked puts one root to the user and records the answer for the session.
-func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) {
+// askRootLocked puts one root to the user and records a real answer for the session. A prompt
+// that was dismissed, or that nobody could answer, is not remembered: the call fails with how to
+// allow the root, and the next call asks again.
+func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) error {
 	r := &st.roots[idx]
 	pol := s.policy.Policy()
+	why := r.Detail
 	out, pending := s.askUser(ctx, rd, "switchboard-approve-root", policy.Approval{Kind: policy.KindRoot, Root: r.Dir,
-		Client: clientName(rd.ss), Workspace: r.Dir, Tool: rd.req.Params.Name, Rule: "MCP root outside [roots] allow"}, pol.AskTimeout)
-	if pending || (ctx.Err() != nil && !out.Approved) {
-		return // asked as an input request, or the call went away: nothing to remember yet
+		Client: clientName(rd.ss), Workspace: r.Dir, Tool: rd.req.Params.Name, Rule: "MCP root needs consent: " + why}, pol.AskTimeout)
+	if pending {
+		return nil // asked as an input request
+	}
+	if !out.Approved && out.Dismissed {
+		noteFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
+		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, s.policyFile())
 	}
 	if out.Approved {
 		r.Status, r.Detail = rootApproved, "approved by "+out.By
@@ -299,6 +398,54 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 	st.answers[r.Dir] = *r
 	noteFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
 	s.publishRoots(st)
+	return nil
+}
+
+// GrantWorkspace answers, for one session, whether it may use dir (one of its roots or its relay
+// directory) as its workspace: the dashboard's grant and revoke. The answer stands for the
+// session, like one given to a prompt.
+func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) error {
+	if sessionID == "" || dir == "" {
+		return fmt.Errorf("session and dir: both required; the Sessions view lists each session's roots")
+	}
+	var found *sessionRoots
+	s.roots.Range(func(_, v any) bool {
+		st := v.(*sessionRoots)
+		st.mu.Lock()
+		match := st.regID == sessionID
+		st.mu.Unlock()
+		if match {
+			found = st
+		}
+		return !match
+	})
+	if found == nil {
+		return fmt.Errorf("session %q: not connected, or it has neither roots nor a relay directory", sessionID)
+	}
+	st := found
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	status, detail := rootDeclined, "revoked on the "+by
+	if allow {
+		status, detail = rootApproved, "granted on the "+by
+	}
+	hit := false
+	for i := range st.roots {
+		if st.roots[i].Dir == dir {
+			st.roots[i].Status, st.roots[i].Detail = status, detail
+			st.answers[dir] = st.roots[i]
+			hit = true
+		}
+	}
+	if st.relay != nil && st.relay.Dir == dir {
+		st.relay.Status, st.relay.Detail = status, detail
+		hit = true
+	}
+	if !hit {
+		return fmt.Errorf("dir: %s is not a root or the relay directory of session %s", dir, sessionID)
+	}
+	s.publishRoots(st)
+	return nil
 }
 
 // computePathTools records which tools take a path-like argument: only they need the client's

@@ -35,6 +35,14 @@ func (s *Service) serveStream(ctx context.Context, transport, peer string, r io.
 	ci := &connInfo{transport: transport, peer: peer}
 	ci.id = s.sessions.Add(transport, peer)
 	defer s.sessions.Remove(ci.id)
+	o.onRelay = func(cwd string) {
+		ci.mu.Lock()
+		ci.relay = cwd
+		ci.mu.Unlock()
+	}
+	// A client whose input ended can no longer use an answer: its questions leave the
+	// dashboard now, not when its calls end.
+	o.onInputClosed = func() { s.approvals.Withdraw(ci.id, "withdrawn: the client's connection closed") }
 	lt := &lineTransport{r: r, w: w, closeFn: closeFn, opts: o}
 	ss, err := s.server.Connect(withConnInfo(ctx, ci), lt, nil)
 	if err != nil {

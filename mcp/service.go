@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -104,6 +105,8 @@ type Service struct {
 	callCtx   sync.Map        // *sdk.CallToolRequest → its context, while the call runs
 	roots     sync.Map        // *sdk.ServerSession → *sessionRoots
 	pathTools map[string]bool // tools with a path-like argument (they need the client's roots)
+	home      string          // the user's home directory, symlinks resolved ("" when unknown)
+	hubState  []string        // the hub's own config, data and runtime directories (WithHubState)
 	wsMu      sync.Mutex
 	wsCache   map[string]*workspace.Root // root directory → its sandbox
 
@@ -180,6 +183,24 @@ func WithServerOptions(f func(*sdk.ServerOptions)) Option {
 	return func(s *Service) error { s.serverOpts = append(s.serverOpts, f); return nil }
 }
 
+// WithHubState names the hub's own directories (config, data, runtime). A client's root or relay
+// directory that is, contains or lies in one of them is never its workspace without consent.
+func WithHubState(dirs ...string) Option {
+	return func(s *Service) error {
+		for _, d := range dirs {
+			if d == "" {
+				continue
+			}
+			d = filepath.Clean(d)
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				d = real
+			}
+			s.hubState = append(s.hubState, d)
+		}
+		return nil
+	}
+}
+
 // WithVersion sets the version announced to clients.
 func WithVersion(v string) Option {
 	return func(s *Service) error { s.version = v; return nil }
@@ -225,6 +246,22 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
 	s.initPolicy()
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		if real, err := filepath.EvalSymlinks(home); err == nil {
+			home = real
+		}
+		s.home = filepath.Clean(home)
+	}
+	// A session's questions end with it: its client can no longer use an answer, and an
+	// approval left on the dashboard would let a click run a dead client's call.
+	s.sessions.Subscribe(func(c sessions.Change) {
+		if c.Kind == "disconnected" {
+			s.approvals.Withdraw(c.Session.ID, "withdrawn: the client's session "+c.Session.ID+" ended")
+		}
+	})
+	if s.hub != nil {
+		s.approvals.AddPresence(func() bool { return s.hub.HasSubscribers(ChannelApprovals) })
+	}
 
 	serverOpts := &sdk.ServerOptions{
 		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.

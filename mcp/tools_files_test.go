@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,7 +113,6 @@ func TestFileToolErrorsNameFieldAndFix(t *testing.T) {
 		{"file_read", map[string]any{"path": "f.txt", "offset": -1}, []string{"offset"}},
 		{"file_read", map[string]any{"path": 5}, []string{"path: want a string, got a JSON number"}},
 		{"file_read", map[string]any{"path": "f.txt", "limit": "ten"}, []string{"limit: want a whole number"}},
-		{"file_read", map[string]any{"path": "f.txt", "bogus": true}, []string{"bogus: unknown argument", "byte_offset, limit, max_bytes, offset, path"}},
 	}
 	for _, c := range cases {
 		got := call(t, cs, c.tool, c.args, nil)
@@ -311,5 +312,45 @@ func TestFileToolsEdgeCases(t *testing.T) {
 		if e := call(t, cs, c.tool, c.args, nil); !strings.Contains(e, "PATH_MAX") && !strings.Contains(e, "NAME_MAX") {
 			t.Errorf("%s with an over-long path: %q", c.tool, e)
 		}
+	}
+}
+
+// TestUnknownArgumentIgnoredWithWarning: an argument a tool does not take (Gemini CLI adds
+// wait_for_previous to every call) no longer fails the call: it runs, the result carries a warning
+// naming the argument and the tool's real ones, and the audit line records it.
+func TestUnknownArgumentIgnoredWithWarning(t *testing.T) {
+	s := newTestService(t)
+	cs := connect(t, s)
+	mustCall(t, cs, "file_write", map[string]any{"path": "g.txt", "content": "hello", "wait_for_previous": true}, nil)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_read", Arguments: map[string]any{"path": "g.txt", "bogus": 1, "wait_for_previous": false}})
+	if err != nil || res.IsError {
+		t.Fatalf("file_read with extra arguments: %v %+v", err, res)
+	}
+	var warn string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok && strings.HasPrefix(tc.Text, "warning:") {
+			warn = tc.Text
+		}
+	}
+	for _, w := range []string{"bogus", "wait_for_previous", "byte_offset, limit, max_bytes, offset, path"} {
+		if !strings.Contains(warn, w) {
+			t.Errorf("warning %q lacks %q", warn, w)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(res.StructuredContent), "hello") {
+		t.Errorf("file_read ignored more than the unknown arguments: %v", res.StructuredContent)
+	}
+	found := false
+	for _, e := range s.Activity() {
+		if e.Tool == "file_read" && e.Ignored == "bogus, wait_for_previous" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("audit lacks the ignored arguments: %+v", s.Activity())
+	}
+	// Wrong types and missing required keys still fail, naming the field.
+	if got := call(t, cs, "file_read", map[string]any{"wait_for_previous": true}, nil); !strings.Contains(got, "path: required") {
+		t.Errorf("missing path with an extra argument: %q", got)
 	}
 }

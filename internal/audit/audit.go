@@ -260,6 +260,8 @@ type Entry struct {
 	Approval string `json:"approval,omitempty"` // approved | declined | timed out
 	By       string `json:"by,omitempty"`       // client | dashboard | tray | timeout
 	Roots    string `json:"roots,omitempty"`
+	// Ignored names the arguments the call sent that the tool does not take (it ran without them).
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // Record logs e (filling User) and hands it to listeners.

@@ -18,6 +18,7 @@ const (
 	ByDashboard = "dashboard" // the dashboard (window, headless page or its /api)
 	ByTray      = "tray"      // the tray menu
 	ByTimeout   = "timeout"   // nobody: ask_timeout passed
+	ByNobody    = "nobody"    // nobody could answer: no dashboard or tray was open
 )
 
 // Kinds of question.
@@ -46,6 +47,9 @@ type Outcome struct {
 	Approved bool   `json:"approved"`
 	By       string `json:"by"`               // ByClient, ByDashboard, ByTray, ByTimeout, or "" when the caller gave up
 	Reason   string `json:"reason,omitempty"` // why it was not approved
+	// Dismissed: nobody decided — the prompt was cancelled, nobody could answer, the time ran
+	// out or the session ended. A refusal for this call, never one to remember.
+	Dismissed bool `json:"dismissed,omitempty"`
 }
 
 // Result is the audit word for an outcome: "approved", "declined" or "timed out".
@@ -55,6 +59,10 @@ func (o Outcome) Result() string {
 		return "approved"
 	case o.By == ByTimeout:
 		return "timed out"
+	case o.By == ByNobody:
+		return "unanswerable"
+	case o.Dismissed:
+		return "dismissed"
 	}
 	return "declined"
 }
@@ -74,6 +82,7 @@ type Broker struct {
 	pending   map[string]*waiter
 	listeners map[int]func(ApprovalChange)
 	nextL     int
+	presence  map[int]func() bool
 }
 
 type waiter struct {
@@ -83,7 +92,61 @@ type waiter struct {
 
 // NewBroker returns an empty broker.
 func NewBroker() *Broker {
-	return &Broker{pending: map[string]*waiter{}, listeners: map[int]func(ApprovalChange){}}
+	return &Broker{pending: map[string]*waiter{}, listeners: map[int]func(ApprovalChange){}, presence: map[int]func() bool{}}
+}
+
+// UnattendedWait is how long a question waits when nobody is there to answer it (no dashboard
+// page, no tray) before it fails: long enough for a dashboard that is just opening, short
+// enough that no client hangs on a consent nobody can give.
+const UnattendedWait = 3 * time.Second
+
+// AddPresence registers a way a person can answer questions — the tray while it has a host, the
+// dashboard while a page is subscribed — as a function that says whether it is there now.
+// remove unregisters it.
+func (b *Broker) AddPresence(present func() bool) (remove func()) {
+	b.mu.Lock()
+	id := b.nextL
+	b.nextL++
+	b.presence[id] = present
+	b.mu.Unlock()
+	return func() { b.mu.Lock(); delete(b.presence, id); b.mu.Unlock() }
+}
+
+// Attended reports whether anyone can answer a question now.
+func (b *Broker) Attended() bool {
+	b.mu.Lock()
+	fns := make([]func() bool, 0, len(b.presence))
+	for _, fn := range b.presence {
+		fns = append(fns, fn)
+	}
+	b.mu.Unlock()
+	for _, fn := range fns {
+		if fn() {
+			return true
+		}
+	}
+	return false
+}
+
+// Withdraw ends every question of a session (its client disconnected): the calls waiting on
+// them are refused with reason, and the dashboard shows them resolved as withdrawn. An answer
+// given later finds nothing to approve.
+func (b *Broker) Withdraw(session, reason string) {
+	if session == "" {
+		return
+	}
+	b.mu.Lock()
+	var ws []*waiter
+	for id, w := range b.pending {
+		if w.a.Session == session {
+			delete(b.pending, id)
+			ws = append(ws, w)
+		}
+	}
+	b.mu.Unlock()
+	for _, w := range ws {
+		w.done <- Outcome{Reason: reason, Dismissed: true}
+	}
 }
 
 // ErrUnknownApproval is returned by Decide for an ID that is not (or no longer) pending.
@@ -120,6 +183,14 @@ func (b *Broker) Ask(ctx context.Context, a Approval, timeout time.Duration, tic
 		defer t.Stop()
 		tc = t.C
 	}
+	// Nobody to ask: check again every quarter second for UnattendedWait, then give up.
+	var unattended <-chan time.Time
+	var alone time.Duration
+	if !b.Attended() {
+		t := time.NewTicker(UnattendedWait / 12)
+		defer t.Stop()
+		unattended = t.C
+	}
 	var out Outcome
 wait:
 	for {
@@ -127,11 +198,20 @@ wait:
 		case out = <-w.done:
 			break wait
 		case <-timer.C:
-			out = Outcome{By: ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout)}
+			out = Outcome{By: ByTimeout, Reason: fmt.Sprintf("no answer within %s (policy.ask_timeout)", timeout), Dismissed: true}
 			break wait
 		case <-ctx.Done():
-			out = Outcome{Reason: "the call was cancelled while waiting for approval"}
+			out = Outcome{Reason: "the call was cancelled while waiting for approval", Dismissed: true}
 			break wait
+		case <-unattended:
+			if b.Attended() {
+				unattended = nil // someone opened the dashboard: wait for their answer
+				continue
+			}
+			if alone += UnattendedWait / 12; alone >= UnattendedWait {
+				out = Outcome{By: ByNobody, Reason: "nobody could answer: the client cannot show questions (no MCP elicitation) and no dashboard or tray is open", Dismissed: true}
+				break wait
+			}
 		case <-tc:
 			tick(time.Since(a.RequestedAt))
 		}

@@ -3,11 +3,13 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -283,11 +285,54 @@ func TestBrokerAnswersTimeoutAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-added; cancel() }()
-	if o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil); o.Approved || o.Result() != "declined" {
+	if o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil); o.Approved || o.Result() != "dismissed" || !o.Dismissed {
 		t.Errorf("cancelled outcome = %+v", o)
 	}
 	if l := b.Pending(); len(l) != 0 {
 		t.Errorf("left pending: %+v", l)
+	}
+}
+
+// TestBrokerUnattendedAndWithdrawn: a question nobody can answer fails within UnattendedWait,
+// not ask_timeout; one that a dashboard can answer waits; a session's questions are withdrawn
+// when it ends, and a late answer finds nothing.
+func TestBrokerUnattendedAndWithdrawn(t *testing.T) {
+	b := NewBroker()
+	start := time.Now()
+	o := b.Ask(context.Background(), Approval{Kind: KindCall, Tool: "x"}, time.Minute, nil)
+	if took := time.Since(start); o.Approved || o.By != ByNobody || !o.Dismissed || o.Result() != "unanswerable" || took > UnattendedWait+2*time.Second {
+		t.Errorf("unattended outcome = %+v after %s", o, took)
+	}
+
+	var present atomic.Bool
+	remove := b.AddPresence(present.Load)
+	defer remove()
+	added := make(chan Approval, 4)
+	b.Subscribe(func(c ApprovalChange) {
+		if c.Kind == "added" {
+			added <- c.Approval
+		}
+	})
+	// Someone opens the dashboard while the question waits: it waits for their answer.
+	done := make(chan Outcome, 1)
+	go func() { done <- b.Ask(context.Background(), Approval{Kind: KindCall, Session: "s1"}, time.Minute, nil) }()
+	a := <-added
+	present.Store(true)
+	select {
+	case o := <-done:
+		t.Fatalf("gave up although a dashboard opened: %+v", o)
+	case <-time.After(UnattendedWait + time.Second):
+	}
+	b.Withdraw("other", "withdrawn")
+	if len(b.Pending()) != 1 {
+		t.Fatal("another session's withdrawal took this question")
+	}
+	b.Withdraw("s1", "withdrawn: the client disconnected")
+	if o := <-done; o.Approved || !o.Dismissed || !strings.Contains(o.Reason, "disconnected") {
+		t.Errorf("withdrawn outcome = %+v", o)
+	}
+	if err := b.Decide(a.ID, true, ByDashboard); !errors.Is(err, ErrUnknownApproval) {
+		t.Errorf("a withdrawn question could still be approved: %v", err)
 	}
 }
 
@@ -354,4 +399,54 @@ func TestBrokerRefusesBeyondMaxPending(t *testing.T) {
 	}
 	cancel()
 	wg.Wait()
+}
+
+func TestAutoGrant(t *testing.T) {
+	p, err := Compile(Config{}, RootsConfig{Allow: []string{"/srv/shared"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Grounds{Workspace: "/home/u/hubws", Relay: "/opt/proj", Home: "/home/u",
+		HubState: []string{"/home/u/.config/switchboard", "/var/lib/sbdata"}}
+	cases := []struct {
+		dir  string
+		ok   bool
+		want string
+	}{
+		{"/home/u/hubws", true, "hub's workspace"},
+		{"/home/u/hubws/sub", true, "hub's workspace"},
+		{"/srv/shared/x", true, "[roots] allow"},
+		{"/opt/proj", true, "started in"},
+		{"/opt/proj/pkg", true, "started in"},
+		{"/home/u/src/app", true, "project directory"},
+		{"/home/u", false, "home directory or above"},
+		{"/home", false, "home directory or above"},
+		{"/", false, "home directory or above"},
+		{"/home/u/.ssh", false, "~/.ssh"},
+		{"/home/u/.aws/sub", false, "~/.aws"},
+		{"/home/u/.config", false, "~/.config"},
+		{"/var/lib/sbdata/rag", false, "hub's own state"},
+		{"/var/lib", false, "hub's own state"},
+		{"/tmp/x", false, "outside your home"},
+		{"/home/u2/src", false, "outside your home"},
+		{"/home/uu/src", false, "outside your home"},
+		{"/opt/proj-evil", false, "outside your home"},
+		{"/home/u/src/.hidden", true, "project directory"},
+	}
+	for _, c := range cases {
+		why, ok := p.AutoGrant(c.dir, g)
+		if ok != c.ok || !strings.Contains(why, c.want) {
+			t.Errorf("AutoGrant(%s) = %q, %v; want %v and %q", c.dir, why, ok, c.ok, c.want)
+		}
+	}
+	// A relay started in the home directory, or in /, grants nothing by itself.
+	for _, relay := range []string{"/home/u", "/"} {
+		g := Grounds{Relay: relay, Home: "/home/u"}
+		if why, ok := p.AutoGrant("/etc", g); ok {
+			t.Errorf("relay %s granted /etc: %s", relay, why)
+		}
+		if Protected(relay, g) == "" {
+			t.Errorf("relay directory %s is not protected", relay)
+		}
+	}
 }

@@ -89,3 +89,70 @@ func RootDir(uri string) (string, error) {
 	}
 	return real, nil
 }
+
+// Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
+const (
+	FromRoot  = "root"  // the client's MCP root
+	FromRelay = "relay" // the directory the client started `switchboard connect` in
+	FromHub   = "hub"   // the hub's own workspace
+)
+
+// Grounds are what a directory is judged against when a client wants it as its workspace.
+type Grounds struct {
+	Workspace string   // the hub's workspace
+	Relay     string   // the connect relay's working directory, "" when the client has none
+	Home      string   // the user's home directory, "" when unknown
+	HubState  []string // the hub's own config, data and runtime directories
+}
+
+// AutoGrant decides whether dir (absolute, clean, symlinks resolved) may become a session's
+// workspace without asking anyone, and says why either way. Granted without asking:
+//   - the hub's workspace or a directory inside it, and directories inside [roots] allow: the
+//     user chose those;
+//   - the relay's directory or one inside it, and any directory below the home directory: where
+//     users keep their projects;
+//
+// unless the directory is one that only consent may open: the home directory itself or any
+// directory above it (/ included), a hidden directory directly in the home (~/.ssh, ~/.gnupg,
+// ~/.aws, ~/.config, ~/.local, … — where programs keep settings and credentials) or anything
+// inside one, and any directory that is, contains or lies inside the hub's own state. Every
+// other directory (outside the home, such as /srv/x or /tmp/x) is asked about.
+func (p *Policy) AutoGrant(dir string, g Grounds) (reason string, ok bool) {
+	if g.Workspace != "" && Within(g.Workspace, dir) {
+		return "inside the hub's workspace " + g.Workspace, true
+	}
+	if allow, ok := p.RootGranted(dir); ok {
+		return "inside [roots] allow " + allow, true
+	}
+	if why := Protected(dir, g); why != "" {
+		return why, false
+	}
+	if g.Relay != "" && Within(g.Relay, dir) && Protected(g.Relay, g) == "" {
+		return "inside the directory the client started in (" + g.Relay + ")", true
+	}
+	if g.Home != "" && dir != g.Home && Within(g.Home, dir) {
+		return "a project directory in your home", true
+	}
+	return dir + " is outside your home directory", false
+}
+
+// Protected says why dir may become a workspace only with the user's consent, or "" when
+// nothing protects it (see AutoGrant).
+func Protected(dir string, g Grounds) string {
+	if g.Home != "" {
+		if Within(dir, g.Home) {
+			return dir + " is your home directory or above it"
+		}
+		rel, err := filepath.Rel(g.Home, dir)
+		if err == nil && strings.HasPrefix(rel, ".") && rel != "." && !strings.HasPrefix(rel, "..") {
+			first, _, _ := strings.Cut(rel, string(filepath.Separator))
+			return dir + " is in ~/" + first + ", where programs keep settings and credentials"
+		}
+	}
+	for _, s := range g.HubState {
+		if s != "" && (Within(s, dir) || Within(dir, s)) {
+			return dir + " holds the hub's own state (" + s + ")"
+		}
+	}
+	return ""
+}

@@ -27,6 +27,13 @@ type Info struct {
 	// Roots are the client's MCP roots (clients that declare the roots capability), in the
 	// client's order: the first one is where relative paths resolve.
 	Roots []Root `json:"roots,omitempty"`
+	// Relay is the directory the client started `switchboard connect` in, with whether the
+	// session may use it; nil when the client came another way.
+	Relay *Root `json:"relay,omitempty"`
+	// Workspace is where the session's relative paths resolve, and WorkspaceFrom where that
+	// came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
+	Workspace     string `json:"workspace,omitempty"`
+	WorkspaceFrom string `json:"workspaceFrom,omitempty" tstype:"'root' | 'relay' | 'hub'"`
 }
 
 // Root is one MCP root of a session and whether the session may use it.
@@ -80,6 +87,15 @@ func (r *Registry) SetClient(id, name, version string) {
 func (r *Registry) SetRoots(id string, roots []Root) {
 	roots = append([]Root{}, roots...)
 	r.update(id, func(i *Info) { i.Roots = roots })
+}
+
+// SetWorkspace records the session's relay directory and its workspace.
+func (r *Registry) SetWorkspace(id string, relay *Root, dir, from string) {
+	if relay != nil {
+		c := *relay
+		relay = &c
+	}
+	r.update(id, func(i *Info) { i.Relay, i.Workspace, i.WorkspaceFrom = relay, dir, from })
 }
 
 // CountCall records a tool call.

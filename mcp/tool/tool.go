@@ -56,7 +56,8 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		// Two cheap passes over a small object: the keys (unknown and required ones), then the
 		// typed value. The keys are walked in place (jsonobj) when the object is simple; only
 		// unusual ones (escaped keys, duplicates, invalid JSON) are decoded into a map.
-		if err := checkKeys(raw, known, required, in.Properties); err != nil {
+		ignored, err := checkKeys(raw, known, required)
+		if err != nil {
 			return Error(err), nil
 		}
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -68,7 +69,11 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		}
 		res, outv, err := h(ctx, req, args)
 		if err != nil {
-			return Error(err), nil
+			res = Error(err)
+			if ignored != nil {
+				warnIgnored(ctx, req, res, ignored, in.Properties)
+			}
+			return res, nil
 		}
 		if fillOut {
 			// The schema promises arrays and objects, never null (see Portable).
@@ -88,27 +93,28 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		if res.Content == nil {
 			res.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
 		}
+		if ignored != nil {
+			warnIgnored(ctx, req, res, ignored, in.Properties)
+		}
 		return res, nil
 	}
 	remember(server, t, handler)
 	server.AddTool(t, handler)
 }
 
-// checkKeys refuses unknown arguments and reports the first missing required one.
-func checkKeys(raw json.RawMessage, known map[string]bool, required []string, props map[string]*jsonschema.Schema) error {
-	unknown := func(k string) error {
-		if len(props) == 0 {
-			return fmt.Errorf("%s: unknown argument; this tool takes no arguments (send {})", k)
-		}
-		return fmt.Errorf("%s: unknown argument; this tool takes %s", k, keyList(props))
-	}
-	var bad string
+// IgnoredMetaKey is the result _meta key listing the arguments a call sent that the tool does
+// not take (the audit log records them).
+const IgnoredMetaKey = "switchboard/ignoredArguments"
+
+// checkKeys returns the arguments the tool does not take and reports the first missing required
+// one. Unknown arguments are not an error: real clients add their own (Gemini CLI sends
+// wait_for_previous with every call), and refusing them breaks every call such a client makes.
+// They are ignored and named in a warning (warnIgnored).
+func checkKeys(raw json.RawMessage, known map[string]bool, required []string) (ignored []string, err error) {
 	var present [16]bool // required keys seen, by index; tools have fewer (small frame: deep in the call)
 	simple := len(required) <= len(present) && jsonobj.Members(raw, func(k, _ []byte) {
 		if !known[string(k)] {
-			if bad == "" {
-				bad = string(k)
-			}
+			ignored = append(ignored, string(k))
 			return
 		}
 		for i, r := range required {
@@ -118,31 +124,59 @@ func checkKeys(raw json.RawMessage, known map[string]bool, required []string, pr
 		}
 	})
 	if simple {
-		if bad != "" {
-			return unknown(bad)
-		}
 		for i, k := range required {
 			if !present[i] {
-				return fmt.Errorf("%s: required; see the tool's input schema", k)
+				return nil, fmt.Errorf("%s: required; see the tool's input schema", k)
 			}
 		}
-		return nil
+		return ignored, nil
 	}
+	ignored = nil
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &keys); err != nil {
-		return fmt.Errorf("arguments: must be a JSON object (%v)", err)
+		return nil, fmt.Errorf("arguments: must be a JSON object (%v)", err)
 	}
 	for k := range keys {
 		if !known[k] {
-			return unknown(k)
+			ignored = append(ignored, k)
 		}
 	}
+	slices.Sort(ignored)
 	for _, k := range required {
 		if _, ok := keys[k]; !ok {
-			return fmt.Errorf("%s: required; see the tool's input schema", k)
+			return nil, fmt.Errorf("%s: required; see the tool's input schema", k)
 		}
 	}
-	return nil
+	return ignored, nil
+}
+
+// warnIgnored tells the client which arguments were ignored: a warning line in the result
+// (what models and most clients show), a logging notification (clients that show server logs)
+// and the result's _meta (for the audit log).
+func warnIgnored(ctx context.Context, req *sdk.CallToolRequest, res *sdk.CallToolResult, ignored []string, props map[string]*jsonschema.Schema) {
+	takes := "no arguments"
+	if len(props) > 0 {
+		takes = keyList(props)
+	}
+	msg := fmt.Sprintf("warning: %s ignored %s %s: not an argument of this tool (it takes %s)",
+		req.Params.Name, plural(len(ignored), "argument", "arguments"), strings.Join(ignored, ", "), takes)
+	res.Content = append(res.Content, &sdk.TextContent{Text: msg})
+	if res.Meta == nil {
+		res.Meta = sdk.Meta{}
+	}
+	res.Meta[IgnoredMetaKey] = ignored
+	if req.Session != nil {
+		// The session's level (logging/setLevel), not the call's: go-sdk reads a per-request
+		// level from the call's context, which clients that set a session level leave empty.
+		_ = req.Session.Log(context.Background(), &sdk.LoggingMessageParams{Level: "warning", Logger: "switchboard", Data: msg})
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // registry keeps every tool Add registered with its handler, per server, so a tool removed from

@@ -487,7 +487,9 @@ async function main() {
       });
 
       if (only.has('unix-relay')) {
-        const transport = new StdioClientTransport({ command: bin, args: ['connect', '--socket', sock], env, stderr: 'pipe' });
+        // The client starts the relay in its project, as editors do: the relay's directory is
+        // the session's workspace (here the hub's own, so both suites see the same files).
+        const transport = new StdioClientTransport({ command: bin, args: ['connect', '--socket', sock], env, stderr: 'pipe', cwd: workspace });
         await withClient('unix-relay', transport, async (client) => {
           await runSuite('unix (via switchboard connect)', client, workspace, 'relay');
           await runProtocolChecks('unix (via switchboard connect)', client, workspace, 'relay');

@@ -61,6 +61,10 @@ export interface Entry {
   approval?: string; // approved | declined | timed out
   by?: string; // client | dashboard | tray | timeout
   roots?: string;
+  /**
+   * Ignored names the arguments the call sent that the tool does not take (it ran without them).
+   */
+  ignored?: string;
 }
 /**
  * Caps for SummarizeArgs. A value up to ValueCap bytes is kept whole; a longer one keeps its

@@ -213,6 +213,15 @@ export const MaxBatch = 32;
  */
 export const AuthMethod = "switchboard/auth";
 /**
+ * RelayMethod is the notification `switchboard connect` sends before its client's first message:
+ * 	{"jsonrpc":"2.0","method":"switchboard/relay","params":{"cwd":"/home/me/project"}}
+ * The directory the client started the relay in becomes the client's workspace where the
+ * hub's rules allow (policy.AutoGrant), so clients that send no MCP roots still work in their own
+ * project. It is read on socket connections only, before the first request; later ones are
+ * ignored. It is a claim like an MCP root, judged by the same rules, never a credential.
+ */
+export const RelayMethod = "switchboard/relay";
+/**
  * AuthMetaKey is the initialize params._meta key that may carry the token instead of AuthMethod.
  */
 export const AuthMetaKey = "switchboard/token";
@@ -220,6 +229,12 @@ export const AuthMetaKey = "switchboard/token";
  * CodeUnauthorized is the JSON-RPC error code for a missing or wrong TCP token.
  */
 export const CodeUnauthorized = -32001;
+/**
+ * EOFGrace bounds how long a connection whose client closed its input keeps answering the
+ * requests it already handed to the server: a stdio hub whose client went away ends within a
+ * second, whatever is still running.
+ */
+export const EOFGrace = 750 * 1_000_000;
 
 //////////
 // source: middleware.go

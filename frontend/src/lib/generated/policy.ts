@@ -20,6 +20,10 @@ export const ByTray = "tray"; // the tray menu
  */
 export const ByTimeout = "timeout"; // nobody: ask_timeout passed
 /**
+ * Who answered a question. The audit log records one of these with every approval.
+ */
+export const ByNobody = "nobody"; // nobody could answer: no dashboard or tray was open
+/**
  * Kinds of question.
  */
 export const KindCall = "call"; // may this tool call run?
@@ -50,6 +54,11 @@ export interface Outcome {
   approved: boolean;
   by: string; // ByClient, ByDashboard, ByTray, ByTimeout, or "" when the caller gave up
   reason?: string; // why it was not approved
+  /**
+   * Dismissed: nobody decided — the prompt was cancelled, nobody could answer, the time ran
+   * out or the session ended. A refusal for this call, never one to remember.
+   */
+  dismissed?: boolean;
 }
 /**
  * ApprovalChange is a broker notification.
@@ -64,6 +73,12 @@ export interface ApprovalChange {
  */
 export interface Broker {
 }
+/**
+ * UnattendedWait is how long a question waits when nobody is there to answer it (no dashboard
+ * page, no tray) before it fails: long enough for a dashboard that is just opening, short
+ * enough that no client hangs on a consent nobody can give.
+ */
+export const UnattendedWait = 3 * 1_000_000_000;
 /**
  * MaxPending caps the open questions: a client flooding the hub with calls that ask cannot grow
  * the dashboard's list without bound; beyond it, calls are refused at once.
@@ -151,6 +166,31 @@ export interface Policy {
 export interface Decision {
   Action: Action;
   Rule?: Rule; // nil when the default decided
+}
+
+//////////
+// source: roots.go
+
+/**
+ * Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
+ */
+export const FromRoot = "root"; // the client's MCP root
+/**
+ * Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
+ */
+export const FromRelay = "relay"; // the directory the client started `switchboard connect` in
+/**
+ * Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
+ */
+export const FromHub = "hub"; // the hub's own workspace
+/**
+ * Grounds are what a directory is judged against when a client wants it as its workspace.
+ */
+export interface Grounds {
+  Workspace: string; // the hub's workspace
+  Relay: string; // the connect relay's working directory, "" when the client has none
+  Home: string; // the user's home directory, "" when unknown
+  HubState: string[]; // the hub's own config, data and runtime directories
 }
 
 //////////

@@ -28,6 +28,17 @@ export interface Info {
    * client's order: the first one is where relative paths resolve.
    */
   roots?: Root[];
+  /**
+   * Relay is the directory the client started `switchboard connect` in, with whether the
+   * session may use it; nil when the client came another way.
+   */
+  relay?: Root;
+  /**
+   * Workspace is where the session's relative paths resolve, and WorkspaceFrom where that
+   * came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
+   */
+  workspace?: string;
+  workspaceFrom?: 'root' | 'relay' | 'hub';
 }
 /**
  * Root is one MCP root of a session and whether the session may use it.

@@ -1,0 +1,95 @@
+package app
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stdioHub starts `serve --stdio` and opens a session the way Claude Code does: initialize, then
+// a subscriptions/listen stream that stays open. It returns once the listen is acknowledged.
+func stdioHub(t *testing.T, extra ...string) (cmd *exec.Cmd, stdin io.WriteCloser, out *bufio.Scanner) {
+	t.Helper()
+	cmd = exec.Command(binary(t), "serve", "--stdio", "--workspace", t.TempDir())
+	cmd.Env = testEnv(t)
+	stdin, _ = cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"listener","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`,
+	}
+	lines = append(lines, extra...)
+	if _, err := io.WriteString(stdin, strings.Join(lines, "\n")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	out = bufio.NewScanner(stdout)
+	out.Buffer(make([]byte, 1<<20), 1<<20)
+	for out.Scan() {
+		if strings.Contains(out.Text(), "subscriptions/acknowledged") {
+			return cmd, stdin, out
+		}
+	}
+	t.Fatalf("the hub never acknowledged the listen request (%v)", out.Err())
+	return
+}
+
+// exitWithin waits for the hub to exit and returns its exit code, failing after limit.
+func exitWithin(t *testing.T, cmd *exec.Cmd, limit time.Duration) (code int, took time.Duration) {
+	t.Helper()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), time.Since(start)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, time.Since(start)
+	case <-time.After(limit):
+		t.Fatalf("the hub was still running %s later", limit)
+	}
+	return -1, 0
+}
+
+// TestStdioHubEndsWhenClientCloses: a client that goes away (stdin EOF) ends its stdio hub within
+// a second with exit code 0, even with a subscriptions/listen stream and a long call still open.
+func TestStdioHubEndsWhenClientCloses(t *testing.T) {
+	long := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep","args":["30"]}}}`
+	for name, extra := range map[string][]string{"listen only": nil, "listen and a long call": {long}} {
+		t.Run(name, func(t *testing.T) {
+			cmd, stdin, _ := stdioHub(t, extra...)
+			time.Sleep(50 * time.Millisecond) // let the long call start (without it the test proves less, never more)
+			stdin.Close()
+			// 1 s is the promise; the margin is for a loaded machine's process exit.
+			if code, took := exitWithin(t, cmd, 3*time.Second); code != 0 || took > 1500*time.Millisecond {
+				t.Errorf("exit code %d after %s; want 0 within about 1 s of stdin closing", code, took)
+			}
+		})
+	}
+}
+
+// TestStdioHubSIGTERMWithOnlySubscriptions: SIGTERM with only a listen stream open exits 0 at
+// once instead of waiting out the drain and failing with "server is closing".
+func TestStdioHubSIGTERMWithOnlySubscriptions(t *testing.T) {
+	cmd, _, _ := stdioHub(t)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, took := exitWithin(t, cmd, 8*time.Second); code != 0 || took > 3*time.Second {
+		t.Errorf("exit code %d after %s; want 0 well within the 10 s drain", code, took)
+	}
+}
