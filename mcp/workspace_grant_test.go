@@ -230,7 +230,9 @@ func TestApprovalsWithdrawnWhenClientGoes(t *testing.T) {
 	})
 
 	cs, conn := dialHubConn(t, sock, "", sdk.NewClient(&sdk.Implementation{Name: "leaver", Version: "1"}, bare()))
-	go func() { _, _ = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "late.txt", "content": "x"}}) }()
+	go func() {
+		_, _ = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "late.txt", "content": "x"}})
+	}()
 	a := waitPending(t, s)
 	if si := sessionNamed(t, s, "leaver"); a.Session != si.ID {
 		t.Errorf("approval names session %q, want the caller's %q", a.Session, si.ID)
