@@ -2,14 +2,18 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
@@ -116,7 +120,11 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			s.noteRelay(ctx, creq, cwd)
 		}
 		pol := s.policy.Policy()
-		d := pol.Decide(creq.Params.Name, clientName(ss), creq.Params.Arguments)
+		args := creq.Params.Arguments
+		if names := pol.ArgNames(creq.Params.Name, clientName(ss)); len(names) > 0 {
+			args = s.canonicalPathArgs(creq, names, args)
+		}
+		d := pol.Decide(creq.Params.Name, clientName(ss), args)
 		note := noteFrom(ctx)
 		note.decision, note.rule = string(d.Action), d.RuleName()
 		if d.Action == policy.Deny {
@@ -325,4 +333,87 @@ func (s *Service) wireTrustFeeds() {
 	s.policy.Subscribe(func(st policy.Status) {
 		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
 	})
+}
+
+// canonicalPathArgs rewrites the path arguments among names to their canonical spelling
+// (workspace.Canonical: workspace-relative, cleaned, symlinks resolved), so a rule on
+// "src/*" matches "./src/a", "x/../src/a", the absolute path and a link into src alike. Only
+// the policy sees the rewritten arguments; the tool gets what the client sent.
+func (s *Service) canonicalPathArgs(req *sdk.CallToolRequest, names []string, raw json.RawMessage) json.RawMessage {
+	var vals map[string]json.RawMessage
+	if !slices.ContainsFunc(names, isPathKey) || json.Unmarshal(raw, &vals) != nil {
+		return raw
+	}
+	ws, err := s.resolveWorkspace(req, false)
+	if err != nil {
+		return raw
+	}
+	canon := func(p string) string {
+		if c, err := ws.Canonical(p); err == nil {
+			return c
+		}
+		return p
+	}
+	changed := false
+	for _, k := range names {
+		v, ok := vals[k]
+		if !ok || !isPathKey(k) {
+			continue
+		}
+		var one string
+		var many []string
+		switch {
+		case json.Unmarshal(v, &one) == nil:
+			vals[k], _ = json.Marshal(canon(one))
+		case json.Unmarshal(v, &many) == nil:
+			for i := range many {
+				many[i] = canon(many[i])
+			}
+			vals[k], _ = json.Marshal(many)
+		default:
+			continue
+		}
+		changed = true
+	}
+	if !changed {
+		return raw
+	}
+	out, err := json.Marshal(vals)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// walkSkip is what a walking tool (file_grep, file_glob, rag_ingest) leaves out of its results:
+// the hub's own state, and files that the policy's path rules deny or hold for approval for this
+// tool or for file_read (reading a file's content through a search is reading it). nil when
+// nothing needs leaving out, so an ordinary walk pays nothing.
+func (s *Service) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
+	pol := s.policy.Policy()
+	client := clientName(req.Session)
+	type check struct{ tool, arg string }
+	var checks []check
+	for _, t := range []string{req.Params.Name, "file_read"} {
+		for _, n := range pol.ArgNames(t, client) {
+			if isPathKey(n) {
+				checks = append(checks, check{t, n})
+			}
+		}
+	}
+	if len(checks) == 0 && !ws.HasProtected() {
+		return nil
+	}
+	return func(rel string, isDir bool) bool {
+		if ws.ProtectedRel(filepath.FromSlash(rel)) {
+			return true
+		}
+		for _, c := range checks {
+			arg, _ := json.Marshal(map[string]string{c.arg: rel})
+			if d := pol.Decide(c.tool, client, arg); d.Action != policy.Allow {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -560,6 +560,7 @@ func (s *Service) openWorkspace(dir string) (*workspace.Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: root %s: %w", dir, err)
 	}
+	w.Protect(s.hubState...)
 	if s.wsCache == nil {
 		s.wsCache = map[string]*workspace.Root{}
 	}

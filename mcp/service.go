@@ -227,6 +227,7 @@ func New(opts ...Option) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	root.Protect(s.hubState...) // the hub's own files stay off limits even inside the workspace
 	s.ws = root
 	if s.browser != nil {
 		// Page-initiated navigations to files are held to the same workspace rule as webview_navigate.

@@ -64,6 +64,24 @@ func (s *Service) filePatch(_ context.Context, req *sdk.CallToolRequest, in Patc
 	if err != nil {
 		return nil, PatchOutput{}, err
 	}
+	// Every file the patch touches is held to what a file tool naming it would be: the hub's
+	// own state is off limits and the policy's path rules apply to each (a patch is a way of
+	// reaching many files in one call).
+	skip := s.walkSkip(req, ws)
+	for _, f := range files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if p == "" {
+				continue
+			}
+			c, err := ws.Canonical(p)
+			if err != nil {
+				return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
+			}
+			if skip != nil && skip(c, false) {
+				return nil, PatchOutput{}, fmt.Errorf("patch: %s: the policy in %s does not allow %s to change this file; edit the path rule to allow it", p, s.policyFile(), req.Params.Name)
+			}
+		}
+	}
 	root, err := os.OpenRoot(ws.Dir())
 	if err != nil {
 		return nil, PatchOutput{}, fmt.Errorf("workspace: %w", err)

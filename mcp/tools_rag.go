@@ -147,7 +147,11 @@ func (s *Service) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RA
 		token = req.Params.GetProgressToken()
 	}
 	var notifyMu sync.Mutex
-	res, err := s.rag.Ingest(ctx, ws.FS(), filepath.ToSlash(rel), rag.IngestOptions{
+	fsys := ws.FS()
+	if skip := s.walkSkip(req, ws); skip != nil {
+		fsys = ws.FilteredFS(skip)
+	}
+	res, err := s.rag.Ingest(ctx, fsys, filepath.ToSlash(rel), rag.IngestOptions{
 		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond,
 		Progress: func(p rag.Progress) {
 			s.ragFeed.update(p)

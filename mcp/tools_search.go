@@ -160,7 +160,8 @@ func (s *Service) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in Gre
 	}
 	defer root.Close()
 	opts := search.GrepOptions{Pattern: in.Pattern, Literal: in.Literal, IgnoreCase: in.IgnoreCase,
-		Context: in.Context, MaxResults: in.MaxResults, Glob: in.Glob, File: file, IncludeIgnored: in.IncludeIgnored}
+		Context: in.Context, MaxResults: in.MaxResults, Glob: in.Glob, File: file, IncludeIgnored: in.IncludeIgnored,
+		Skip: s.walkSkip(req, ws)}
 	base := rel
 	if file != "" {
 		base = path.Dir(rel)
@@ -197,7 +198,7 @@ func (s *Service) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in Glo
 	if file != "" {
 		return nil, GlobOutput{}, fmt.Errorf("path: %q is a file; give the directory to match under", in.Path)
 	}
-	opts := search.GlobOptions{Pattern: in.Pattern, IncludeIgnored: in.IncludeIgnored}
+	opts := search.GlobOptions{Pattern: in.Pattern, IncludeIgnored: in.IncludeIgnored, Skip: s.walkSkip(req, ws)}
 	opts.Base, opts.Parents = search.LoadParents(ws.FS(), rel)
 	res, err := search.Glob(ctx, root, opts)
 	if err != nil {

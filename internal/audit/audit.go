@@ -292,15 +292,25 @@ func (l *Logger) write(ctx context.Context, lvl slog.Level, e Entry) {
 		return // nowhere to write (Discard): listeners still get the entry
 	}
 	msg := entryMsg(e)
+	// The line is stamped with the entry's time — when the call arrived — not when it is
+	// written: a call that waited two minutes for approval started when it was asked for.
+	t := e.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
 	bp := lineBufs.Get().(*[]byte)
-	if line, ok := appendLine((*bp)[:0], time.Now(), lvl, msg, e); ok {
+	if line, ok := appendLine((*bp)[:0], t, lvl, msg, e); ok {
 		_, _ = l.sink.Write(line)
 		*bp = line
 		lineBufs.Put(bp)
 		return
 	}
 	lineBufs.Put(bp)
-	l.log.LogAttrs(ctx, lvl, msg, entryAttrs(e)...)
+	if h := l.log.Handler(); h.Enabled(ctx, lvl) {
+		r := slog.NewRecord(t, lvl, msg, 0)
+		r.AddAttrs(entryAttrs(e)...)
+		_ = h.Handle(ctx, r)
+	}
 }
 
 func entryMsg(e Entry) string {

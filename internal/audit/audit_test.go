@@ -172,6 +172,24 @@ func TestStartedIsWrittenAtOnce(t *testing.T) {
 	}
 }
 
+// TestLinesStampedWhenTheCallArrived: an entry is written with its own time (when the call
+// arrived), so the "started" line of a call that waited for approval says when it was asked for,
+// not when the wait ended.
+func TestLinesStampedWhenTheCallArrived(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.log")
+	l, err := New(Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	arrived := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	l.Started(context.Background(), Entry{Time: arrived, CallID: "c9", Tool: "file_write"})
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), `"time":"2026-11-25T08:00:00Z"`) {
+		t.Fatalf("started line not stamped with the arrival: %q", b)
+	}
+}
+
 func TestBufferedLinesReachTheFileWithinTheFlushInterval(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "audit.log")
 	l, err := New(Options{File: file})

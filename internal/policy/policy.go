@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -292,4 +293,22 @@ func argString(raw json.RawMessage) (s string, present bool) {
 		return strings.Join(parts, " "), true
 	}
 	return "", false
+}
+
+// ArgNames lists the argument names the rules that apply to tool and client match on, without
+// duplicates (nil when no such rule tests an argument). The hub canonicalises just those
+// arguments before Decide, so a path rule sees one spelling of a path.
+func (p *Policy) ArgNames(tool, client string) []string {
+	var names []string
+	for _, r := range p.Rules {
+		if len(r.args) == 0 || !r.tool.match(tool) || !r.client.match(client) {
+			continue
+		}
+		for _, a := range r.args {
+			if !slices.Contains(names, a.name) {
+				names = append(names, a.name)
+			}
+		}
+	}
+	return names
 }

@@ -19,7 +19,8 @@ type GlobOptions struct {
 	IncludeIgnored bool
 	Base           []string // see WalkOptions
 	Parents        []IgnoreFile
-	Max            int // default DefaultMaxGlob
+	Max            int                               // default DefaultMaxGlob
+	Skip           func(rel string, isDir bool) bool // see WalkOptions
 }
 
 // GlobResult lists matching files, sorted.
@@ -53,7 +54,7 @@ func Glob(ctx context.Context, root *os.Root, opts GlobOptions) (GlobResult, err
 	}
 	pattern := strings.TrimPrefix(opts.Pattern, "./")
 	var res GlobResult
-	err := Walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents},
+	err := Walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents, Skip: opts.Skip},
 		func(rel string, _ *os.Root, _ string, isDir bool) error {
 			if isDir {
 				return nil

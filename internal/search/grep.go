@@ -47,6 +47,7 @@ type GrepOptions struct {
 	Workers        int // default GOMAXPROCS
 	// Searched, when set, counts files searched as the search goes (for progress reports).
 	Searched *atomic.Int64
+	Skip     func(rel string, isDir bool) bool // see WalkOptions
 }
 
 // Match is one matching line.
@@ -763,7 +764,7 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 			walkErr <- send(opts.File, root, opts.File)
 			return
 		}
-		walkErr <- walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents}, fast,
+		walkErr <- walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents, Skip: opts.Skip}, fast,
 			func(rel string, dir *os.Root, name string, isDir bool) error {
 				if isDir || !gf.match(rel) {
 					return nil

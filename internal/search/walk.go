@@ -33,6 +33,10 @@ type WalkOptions struct {
 	Base []string
 	// Parents are ignore files of directories above the walk's start, outermost first.
 	Parents []IgnoreFile
+	// Skip, when set, leaves out entries whatever IncludeIgnored says: the hub's own state and
+	// paths the policy denies. It gets the slash path relative to the workspace root (Base
+	// prefixed) and whether the entry is a directory (a skipped directory is not entered).
+	Skip func(rel string, isDir bool) bool
 }
 
 // LoadParents reads the ignore files of every directory from the top of fsys down to, but not
@@ -241,6 +245,12 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 		}
 		if name == ".git" && isDir {
 			continue
+		}
+		if w.opts.Skip != nil {
+			child[len(comps)] = name
+			if w.opts.Skip(strings.Join(child[:len(comps)+1], "/"), isDir) {
+				continue
+			}
 		}
 		if !w.opts.IncludeIgnored {
 			if name[0] == '.' {

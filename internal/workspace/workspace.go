@@ -36,6 +36,7 @@ type Root struct {
 	root         *os.Root
 	maxReadBytes int64
 	tmpSeq       atomic.Uint64
+	protected    []string // the hub's own state inside the root, relative (Protect)
 }
 
 // Open opens dir as a workspace root. dir must exist and be a directory.
@@ -95,6 +96,9 @@ func (r *Root) rel(p string) (string, error) {
 	clean := filepath.Clean(p)
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%q: %w; \"..\" may not climb above the root", p, ErrOutside)
+	}
+	if err := r.guardState(p, clean); err != nil {
+		return "", err
 	}
 	return clean, nil
 }
@@ -655,6 +659,9 @@ func (r *Root) List(p string) ([]Entry, error) {
 	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
 	out := make([]Entry, 0, len(des))
 	for _, de := range des {
+		if len(r.protected) > 0 && r.ProtectedRel(filepath.Join(rel, de.Name())) {
+			continue // the hub's own state is not shown
+		}
 		e := Entry{Name: de.Name(), Path: path.Join(filepath.ToSlash(p), de.Name()), IsDir: de.IsDir()}
 		if !e.IsDir {
 			if info, err := de.Info(); err == nil {
@@ -682,4 +689,10 @@ func (r *Root) Mkdir(p string) error {
 }
 
 // FS exposes the workspace as a read-only fs.FS confined to the root (for ingestion and walking).
-func (r *Root) FS() fs.FS { return r.root.FS() }
+// The hub's own state (Protect) is left out of it.
+func (r *Root) FS() fs.FS {
+	if len(r.protected) == 0 {
+		return r.root.FS()
+	}
+	return guardedFS{fsys: r.root.FS(), r: r}
+}

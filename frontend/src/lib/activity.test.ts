@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketEntries, distinct, filterActivity, minuteBuckets } from './activity';
+import { bucketEntries, distinct, emptyFilter, filterActivity, minuteBuckets } from './activity';
 import { epochMinute, initialActivity, reduceActivity } from './reducers';
 import type { ActivityEntry } from './types';
 
@@ -65,11 +65,22 @@ describe('filterActivity', () => {
   });
 
   it('returns at most limit rows, the newest ones', () => {
-    const many = Array.from({ length: 800 }, (_, i) => call('t', `${i}`));
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const many = Array.from({ length: 800 }, (_, i) => call('t', at(i)));
     const rows = filterActivity(many, { tool: '', session: '', level: '' }, 500);
     expect(rows).toHaveLength(500);
-    expect(rows[0].time).toBe('799');
-    expect(rows[499].time).toBe('300');
+    expect(rows[0].time).toBe(at(799));
+    expect(rows[499].time).toBe(at(300));
+  });
+
+  it('orders rows by when each call arrived, not when it finished', () => {
+    // The feed gets a call when it ends: one that waited for approval comes after later calls.
+    const feed = [
+      call('fast', '2026-11-25T10:00:02Z'),
+      call('approved', '2026-11-25T10:00:00Z'),
+      call('later', '2026-11-25T10:00:03Z'),
+    ];
+    expect(filterActivity(feed, emptyFilter).map((e) => e.tool)).toEqual(['later', 'fast', 'approved']);
   });
 
   it('distinct lists the values for the drop-downs', () => {

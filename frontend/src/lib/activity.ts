@@ -48,13 +48,15 @@ export interface ActivityFilter {
 export const emptyFilter: ActivityFilter = { tool: '', session: '', level: '', text: '' };
 
 /**
- * filterActivity returns the matching entries newest first, at most `limit` of them (rendering
- * thousands of rows would make the view sluggish; the feed only keeps 500 anyway).
+ * filterActivity returns the matching entries newest first by the time each call arrived (the
+ * feed receives them as they finish, so a call that waited for approval arrives late), at most
+ * `limit` of them (rendering thousands of rows would make the view sluggish; the feed only keeps
+ * 500 anyway).
  */
 export function filterActivity(entries: ActivityEntry[], f: ActivityFilter, limit = 500): ActivityEntry[] {
   const text = (f.text ?? '').trim().toLowerCase();
   const out: ActivityEntry[] = [];
-  for (let i = entries.length - 1; i >= 0 && out.length < limit; i--) {
+  for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
     if (f.tool && e.tool !== f.tool) continue;
     if (f.session && e.session !== f.session) continue;
@@ -62,7 +64,13 @@ export function filterActivity(entries: ActivityEntry[], f: ActivityFilter, limi
     if (text && !`${e.tool} ${e.args ?? ''} ${e.error ?? ''}`.toLowerCase().includes(text)) continue;
     out.push(e);
   }
-  return out;
+  // Stable: entries with the same (or an unparsable) time keep the newest-finished-first order.
+  const at = (e: ActivityEntry) => {
+    const t = Date.parse(e.time);
+    return Number.isFinite(t) ? t : -Infinity;
+  };
+  out.sort((a, b) => at(b) - at(a));
+  return out.slice(0, limit);
 }
 
 /** distinct returns the sorted distinct non-empty values of key, for filter drop-downs. */

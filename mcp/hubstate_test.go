@@ -1,0 +1,149 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/rag"
+)
+
+// TestHubStateOffLimits: a hub whose workspace contains its own state (started in the home
+// directory) keeps every tool away from it — the policy file, the token and the audit log can't
+// be read, written, edited, renamed, deleted, patched, listed, grepped, globbed or ingested, by
+// any spelling of the path, a symlink included.
+func TestHubStateOffLimits(t *testing.T) {
+	ws := t.TempDir()
+	cfgDir := filepath.Join(ws, ".config", "switchboard")
+	dataDir := filepath.Join(ws, ".local", "share", "switchboard")
+	writeTree(t, ws, map[string]string{
+		".config/switchboard/config.toml":         "[policy]\ndefault = \"deny\"\nSECRET-POLICY\n",
+		".config/switchboard/token":               "SECRET-TOKEN\n",
+		".local/share/switchboard/logs/audit.log": "SECRET-AUDIT\n",
+		".config/other/settings":                  "not the hub's\n",
+		"notes.txt":                               "ordinary file\n",
+	})
+	if err := os.Symlink(cfgDir, filepath.Join(ws, "cfglink")); err != nil {
+		t.Fatal(err)
+	}
+	store, err := rag.OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithWorkspaceRoot(ws), WithHubState(cfgDir, dataDir), WithSearch(), WithPatch(),
+		WithRAG(rag.NewEngine(store, rag.Offline{})))
+	cs := connect(t, s)
+
+	spellings := []string{
+		".config/switchboard/config.toml",
+		"./.config/switchboard/config.toml",
+		"x/../.config/switchboard/config.toml",
+		filepath.Join(ws, ".config/switchboard/config.toml"),
+		"cfglink/config.toml",
+		".config/switchboard/token",
+		".local/share/switchboard/logs/audit.log",
+	}
+	for _, p := range spellings {
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"file_read", map[string]any{"path": p}},
+			{"file_write", map[string]any{"path": p, "content": "[policy]\ndefault = \"allow\"\n"}},
+			{"file_edit", map[string]any{"path": p, "old_string": "deny", "new_string": "allow"}},
+			{"file_delete", map[string]any{"path": p}},
+			{"file_rename", map[string]any{"oldPath": p, "newPath": "stolen.txt"}},
+			{"file_rename", map[string]any{"oldPath": "notes.txt", "newPath": p}},
+			{"file_exists", map[string]any{"path": p}},
+			{"file_grep", map[string]any{"pattern": "SECRET", "path": p}},
+			{"rag_ingest", map[string]any{"path": p}},
+		} {
+			if msg := call(t, cs, c.tool, c.args, nil); !strings.Contains(msg, "Switchboard's own state") {
+				t.Errorf("%s %v: %q, want a refusal naming the hub's own state", c.tool, c.args, msg)
+			}
+		}
+	}
+	for _, dir := range []string{".config/switchboard", ".local/share/switchboard/logs", "cfglink"} {
+		if msg := call(t, cs, "dir_list", map[string]any{"path": dir}, nil); !strings.Contains(msg, "Switchboard's own state") {
+			t.Errorf("dir_list %s: %q", dir, msg)
+		}
+	}
+	// Listings and walks leave it out, even with include_ignored.
+	var list ListDirectoryOutput
+	mustCall(t, cs, "dir_list", map[string]any{"path": ".config"}, &list)
+	for _, e := range list.Entries {
+		if e.Name == "switchboard" {
+			t.Errorf("dir_list .config shows the hub's config directory: %+v", list.Entries)
+		}
+	}
+	var grep GrepOutput
+	mustCall(t, cs, "file_grep", map[string]any{"pattern": "SECRET", "include_ignored": true}, &grep)
+	if len(grep.Matches) != 0 {
+		t.Errorf("file_grep over the workspace found the hub's secrets: %+v", grep.Matches)
+	}
+	var glob GlobOutput
+	mustCall(t, cs, "file_glob", map[string]any{"pattern": "**", "include_ignored": true}, &glob)
+	for _, p := range glob.Paths {
+		if strings.Contains(p, "switchboard") {
+			t.Errorf("file_glob lists %s", p)
+		}
+	}
+	if !strings.Contains(strings.Join(glob.Paths, " "), ".config/other/settings") {
+		t.Errorf("file_glob lost files that are not the hub's: %v", glob.Paths)
+	}
+	mustCall(t, cs, "rag_ingest", map[string]any{"path": "."}, nil)
+	var q RAGQueryOutput
+	mustCall(t, cs, "rag_query", map[string]any{"question": "SECRET-TOKEN SECRET-POLICY SECRET-AUDIT"}, &q)
+	for _, r := range q.Results {
+		if strings.Contains(r.Source, "switchboard") || strings.Contains(r.Content, "SECRET") {
+			t.Errorf("rag_ingest indexed the hub's state: %+v", r)
+		}
+	}
+	// A patch that touches the policy file is refused too.
+	patch := "--- a/.config/switchboard/config.toml\n+++ b/.config/switchboard/config.toml\n@@ -1,2 +1,2 @@\n [policy]\n-default = \"deny\"\n+default = \"allow\"\n"
+	if msg := call(t, cs, "file_patch", map[string]any{"patch": patch}, nil); !strings.Contains(msg, "Switchboard's own state") {
+		t.Errorf("file_patch of the policy file: %q", msg)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfgDir, "config.toml")); !strings.Contains(string(b), `default = "deny"`) {
+		t.Fatalf("the policy file changed: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "logs", "audit.log")); err != nil {
+		t.Fatalf("the audit log is gone: %v", err)
+	}
+	mustCall(t, cs, "file_read", map[string]any{"path": "notes.txt"}, nil)
+}
+
+// TestPolicyPathRulesSeeCanonicalPaths: a path rule matches the workspace-relative, cleaned,
+// symlink-resolved path whatever spelling the agent uses, and also limits the tools that reach
+// those files by walking (file_grep, file_glob over ".").
+func TestPolicyPathRulesSeeCanonicalPaths(t *testing.T) {
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{{Tool: "file_*", Args: map[string]string{"path": "src/*"}, Action: "deny"}}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithSearch())
+	ws := s.Workspace().Dir()
+	writeTree(t, ws, map[string]string{"src/keep.txt": "TOPSECRET\n", "docs/readme.txt": "public\n"})
+	if err := os.Symlink(filepath.Join(ws, "src"), filepath.Join(ws, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	for _, spelling := range []string{"src/keep.txt", "./src/keep.txt", "x/../src/keep.txt", filepath.Join(ws, "src/keep.txt"), "alias/keep.txt", "src//keep.txt"} {
+		if msg := call(t, cs, "file_read", map[string]any{"path": spelling}, nil); !strings.Contains(msg, "denied by rule 1") {
+			t.Errorf("file_read %s: %q, want the rule's denial", spelling, msg)
+		}
+	}
+	var grep GrepOutput
+	mustCall(t, cs, "file_grep", map[string]any{"pattern": "TOPSECRET|public", "path": "."}, &grep)
+	if len(grep.Matches) != 1 || grep.Matches[0].Path != "docs/readme.txt" {
+		t.Errorf("file_grep over . returned %+v; want only docs/readme.txt", grep.Matches)
+	}
+	var glob GlobOutput
+	mustCall(t, cs, "file_glob", map[string]any{"pattern": "**/*.txt"}, &glob)
+	if strings.Join(glob.Paths, " ") != "docs/readme.txt" {
+		t.Errorf("file_glob returned %v", glob.Paths)
+	}
+	mustCall(t, cs, "file_read", map[string]any{"path": "./docs/../docs/readme.txt"}, nil)
+}
