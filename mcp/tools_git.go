@@ -150,7 +150,7 @@ func (s *Service) registerGitTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
 		Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, s.gitBranch)
 	tool.Add(server, &sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
-		Description: "Stage files for the next commit."}, s.gitAdd)
+		Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, s.gitAdd)
 	tool.Add(server, &sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
 		Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, s.gitCommit)
 }
