@@ -423,3 +423,42 @@ func TestScratchOutsideWorkspace(t *testing.T) {
 		t.Errorf("scratch directory left behind: %v", ents)
 	}
 }
+
+// Nested repositories whose .git leads outside: git would read that repository's HEAD (and
+// git_diff would print it as the submodule commit), so status, diff and add refuse them.
+func TestNestedRepositoryOutsideRefused(t *testing.T) {
+	r, ws := workspace(t)
+	ctx := context.Background()
+	other := filepath.Join(t.TempDir(), "other")
+	initRepo(t, other)
+	secret := plain(t, other, "rev-parse", "HEAD")
+	proj := filepath.Join(ws, "proj")
+	initRepo(t, proj)
+
+	// An untracked nested repository: git add . would record the outside HEAD.
+	write(t, proj, "nest/.git", "gitdir: "+filepath.Join(other, ".git")+"\n")
+	err := r.Add(ctx, proj, []string{"."})
+	wantPathErr(t, "add . with a nested .git outside", err, "proj/nest/.git points git at", "outside the workspace")
+	if err := r.Add(ctx, proj, []string{"f.txt"}); err != nil {
+		t.Errorf("add of a path that does not contain it: %v", err)
+	}
+
+	// A submodule in the index whose checkout's .git now leads outside.
+	plain(t, proj, "update-index", "--add", "--cacheinfo", "160000,"+secret+",sub")
+	plain(t, proj, "commit", "-qm", "submodule")
+	write(t, proj, "sub/.git", "gitdir: "+filepath.Join(other, ".git")+"\n")
+	_, err = r.Status(ctx, proj)
+	wantPathErr(t, "status", err, "proj/sub/.git points git at")
+	d, err := r.Diff(ctx, proj, DiffOptions{Ref: "HEAD"})
+	wantPathErr(t, "diff", err, "proj/sub/.git points git at")
+	if strings.Contains(d.Diff, secret) {
+		t.Error("the outside HEAD was printed")
+	}
+	// Staged diffs and history do not look into the checkout.
+	if _, err := r.Diff(ctx, proj, DiffOptions{Staged: true}); err != nil {
+		t.Error(err)
+	}
+	if _, err := r.Log(ctx, proj, LogOptions{}); err != nil {
+		t.Error(err)
+	}
+}

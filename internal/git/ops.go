@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -80,6 +82,9 @@ const submoduleFlag = "--ignore-submodules=dirty"
 func (p *Repo) Status(ctx context.Context) (Status, error) {
 	if p.WorkTree == "" {
 		return Status{}, bareErr(p)
+	}
+	if _, err := p.checkNested(ctx, nil, false); err != nil {
+		return Status{}, notRepo(err)
 	}
 	out, _, err := p.git(ctx, nil, 8<<20, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", submoduleFlag)
 	if err != nil {
@@ -175,6 +180,11 @@ func (r *Runner) Diff(ctx context.Context, dir string, o DiffOptions) (DiffResul
 func (p *Repo) Diff(ctx context.Context, o DiffOptions) (DiffResult, error) {
 	if p.WorkTree == "" && !o.Staged && o.Ref == "" {
 		return DiffResult{}, bareErr(p)
+	}
+	if !o.Staged && p.WorkTree != "" { // against the work tree: submodule HEADs are read
+		if _, err := p.checkNested(ctx, o.Paths, false); err != nil {
+			return DiffResult{}, notRepo(err)
+		}
 	}
 	args := append([]string{"diff"}, diffFlags...)
 	if o.Staged {
@@ -494,7 +504,7 @@ func (p *Repo) Add(ctx context.Context, paths []string) error {
 	if p.WorkTree == "" {
 		return bareErr(p)
 	}
-	links, err := p.gitlinks(ctx, paths)
+	links, err := p.checkNested(ctx, paths, true)
 	if err != nil {
 		return notRepo(err)
 	}
@@ -529,45 +539,98 @@ func (p *Repo) Add(ctx context.Context, paths []string) error {
 	return nil
 }
 
-// gitlinks returns the submodules (index entries of mode 160000) under paths, by their path
-// from the top of the work tree. The index is streamed, not held, so a huge one costs no
-// memory.
+// gitlinks returns the submodules (index entries of mode 160000) under paths (relative to
+// Dir; nil for the whole work tree), by their path from the top of the work tree.
 func (p *Repo) gitlinks(ctx context.Context, paths []string) (map[string]bool, error) {
-	w := &gitlinkWriter{links: map[string]bool{}}
+	cwd, paths := p.scope(paths)
+	links := map[string]bool{}
+	w := &recordWriter{fn: func(rec []byte) {
+		// "mode oid stage\tpath"
+		if meta, path, ok := bytes.Cut(rec, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
+			links[string(path)] = true
+		}
+	}}
 	args := append([]string{"ls-files", "--stage", "-z", "--full-name", "--"}, paths...)
-	if err := p.r.execTo(ctx, p.Dir, p.env, nil, w, args...); err != nil {
+	if err := p.r.execTo(ctx, cwd, p.env, nil, w, args...); err != nil {
 		return nil, err
 	}
-	w.record(w.partial)
-	return w.links, nil
+	w.flush()
+	return links, nil
 }
 
-// gitlinkWriter picks gitlinks out of `ls-files --stage -z` output: "mode oid stage\tpath\0".
-type gitlinkWriter struct {
-	links   map[string]bool
+// checkNested refuses nested repositories under paths whose .git leads outside the workspace
+// (a .git file or symlink): git reads their HEAD to compare or record a submodule commit, and
+// would print it. Submodules in the index are checked; with untracked, so are the untracked
+// repositories git add would record as submodules. It returns the submodules in the index.
+func (p *Repo) checkNested(ctx context.Context, paths []string, untracked bool) (map[string]bool, error) {
+	indexed, err := p.gitlinks(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	links := maps.Clone(indexed)
+	if untracked {
+		w := &recordWriter{fn: func(rec []byte) {
+			// Untracked repositories are listed as "dir/"; everything else is a file.
+			if len(rec) > 1 && rec[len(rec)-1] == '/' {
+				links[string(rec[:len(rec)-1])] = true
+			}
+		}}
+		cwd, paths := p.scope(paths)
+		args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--"}, paths...)
+		if err := p.r.execTo(ctx, cwd, p.env, nil, w, args...); err != nil {
+			return nil, err
+		}
+		w.flush()
+	}
+	for _, l := range sortedKeys(links) {
+		d := filepath.Join(p.WorkTree, filepath.FromSlash(l))
+		dotgit := filepath.Join(d, ".git")
+		if _, err := os.Lstat(dotgit); err != nil {
+			continue // not checked out: git reads nothing there
+		}
+		if _, err := p.gitDirAt(d, dotgit); err != nil {
+			return nil, err
+		}
+	}
+	return indexed, nil
+}
+
+// scope turns paths relative to Dir into a directory to run in and pathspecs; no paths means
+// the whole work tree.
+func (p *Repo) scope(paths []string) (string, []string) {
+	if len(paths) == 0 {
+		return p.WorkTree, []string{"."}
+	}
+	return p.Dir, paths
+}
+
+// recordWriter streams NUL-terminated records to fn, so a huge listing costs no memory.
+type recordWriter struct {
+	fn      func([]byte)
 	partial []byte
 }
 
-func (w *gitlinkWriter) Write(b []byte) (int, error) {
+func (w *recordWriter) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, 0)
 		if i < 0 {
-			if len(w.partial) < 1<<16 { // a path is at most PATH_MAX; more is not a gitlink record
+			if len(w.partial) < 1<<16 { // a path is at most PATH_MAX; longer is no record of ours
 				w.partial = append(w.partial, b...)
 			}
 			break
 		}
-		w.record(append(w.partial, b[:i]...))
+		w.fn(append(w.partial, b[:i]...))
 		w.partial = w.partial[:0]
 		b = b[i+1:]
 	}
 	return n, nil
 }
 
-func (w *gitlinkWriter) record(rec []byte) {
-	if meta, path, ok := bytes.Cut(rec, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
-		w.links[string(path)] = true
+func (w *recordWriter) flush() {
+	if len(w.partial) > 0 {
+		w.fn(w.partial)
+		w.partial = nil
 	}
 }
 
