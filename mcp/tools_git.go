@@ -13,7 +13,9 @@ import (
 )
 
 // Git tools: the system git through internal/git (argument vectors, validated refs, paths
-// after "--", no pager/editor/prompt/hooks, no hub secrets in its environment).
+// after "--", no hub secrets in its environment). The repository may have been written by an
+// agent: git.Runner.Open confines it to the workspace and runs git with the hub's own
+// configuration, so nothing in .git/config, attributes or hooks runs a program.
 
 type GitStatusInput struct {
 	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
@@ -148,32 +150,37 @@ func (s *Service) registerGitTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
 		Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, s.gitBranch)
 	tool.Add(server, &sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
-		Description: "Stage files for the next commit."}, s.gitAdd)
+		Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, s.gitAdd)
 	tool.Add(server, &sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
 		Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, s.gitCommit)
 }
 
-// gitRepo resolves the repository directory of a call and a Runner confined to its workspace.
-func (s *Service) gitRepo(req *sdk.CallToolRequest, p string) (*git.Runner, string, string, error) {
+// gitRepo opens the repository of a call, located and verified inside the caller's
+// workspace, and returns it with the workspace root. The caller closes the repository.
+func (s *Service) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p string) (*git.Repo, string, error) {
 	ws, err := s.workspaceFor(req)
 	if err != nil {
-		return nil, "", "", err
+		return nil, "", err
 	}
 	if p == "" {
 		p = "."
 	}
 	dir, err := ws.Resolve(p)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("path: %w", err)
+		return nil, "", fmt.Errorf("path: %w", err)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, "", "", fmt.Errorf("path: %q is not a directory; give the repository directory", p)
+		return nil, "", fmt.Errorf("path: %q is not a directory; give the repository directory", p)
 	}
 	r, err := git.New(ws.Dir())
 	if err != nil {
-		return nil, "", "", err
+		return nil, "", err
 	}
-	return r, dir, ws.Dir(), nil
+	repo, err := r.Open(ctx, dir)
+	if err != nil {
+		return nil, "", gitErr(err)
+	}
+	return repo, ws.Dir(), nil
 }
 
 func gitErr(err error) error {
@@ -201,11 +208,12 @@ func fileChanges(in []git.FileChange) []GitFileChange {
 }
 
 func (s *Service) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in GitStatusInput) (*sdk.CallToolResult, GitStatusOutput, error) {
-	r, dir, _, err := s.gitRepo(req, in.Path)
+	repo, _, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitStatusOutput{}, err
 	}
-	st, err := r.Status(ctx, dir)
+	defer repo.Close()
+	st, err := repo.Status(ctx)
 	if err != nil {
 		return nil, GitStatusOutput{}, gitErr(err)
 	}
@@ -213,14 +221,15 @@ func (s *Service) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in Gi
 }
 
 func (s *Service) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitDiffInput) (*sdk.CallToolResult, GitDiffOutput, error) {
-	r, dir, root, err := s.gitRepo(req, in.Path)
+	repo, root, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitDiffOutput{}, err
 	}
-	if err := git.CheckPaths("paths", in.Paths, root, dir); err != nil {
+	defer repo.Close()
+	if err := git.CheckPaths("paths", in.Paths, root, repo.Dir); err != nil {
 		return nil, GitDiffOutput{}, err
 	}
-	d, err := r.Diff(ctx, dir, git.DiffOptions{Staged: in.Staged, Ref: in.Ref, Paths: in.Paths})
+	d, err := repo.Diff(ctx, git.DiffOptions{Staged: in.Staged, Ref: in.Ref, Paths: in.Paths})
 	if err != nil {
 		return nil, GitDiffOutput{}, gitErr(err)
 	}
@@ -236,17 +245,18 @@ func commits(in []git.Commit) []GitCommit {
 }
 
 func (s *Service) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLogInput) (*sdk.CallToolResult, GitLogOutput, error) {
-	r, dir, root, err := s.gitRepo(req, in.Path)
+	repo, root, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitLogOutput{}, err
 	}
+	defer repo.Close()
 	if in.MaxCount < 0 {
 		return nil, GitLogOutput{}, errors.New("max_count: must be positive")
 	}
-	if err := git.CheckPaths("paths", in.Paths, root, dir); err != nil {
+	if err := git.CheckPaths("paths", in.Paths, root, repo.Dir); err != nil {
 		return nil, GitLogOutput{}, err
 	}
-	cs, err := r.Log(ctx, dir, git.LogOptions{MaxCount: in.MaxCount, Ref: in.Ref, Paths: in.Paths})
+	cs, err := repo.Log(ctx, git.LogOptions{MaxCount: in.MaxCount, Ref: in.Ref, Paths: in.Paths})
 	if err != nil {
 		return nil, GitLogOutput{}, gitErr(err)
 	}
@@ -254,14 +264,15 @@ func (s *Service) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLo
 }
 
 func (s *Service) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitShowInput) (*sdk.CallToolResult, GitShowOutput, error) {
-	r, dir, _, err := s.gitRepo(req, in.Path)
+	repo, _, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitShowOutput{}, err
 	}
+	defer repo.Close()
 	if in.Ref == "" {
 		return nil, GitShowOutput{}, errors.New("ref: empty; give a commit such as HEAD or a hash from git_log")
 	}
-	res, err := r.Show(ctx, dir, in.Ref)
+	res, err := repo.Show(ctx, in.Ref)
 	if err != nil {
 		return nil, GitShowOutput{}, gitErr(err)
 	}
@@ -269,24 +280,25 @@ func (s *Service) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitS
 }
 
 func (s *Service) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in GitBranchInput) (*sdk.CallToolResult, GitBranchOutput, error) {
-	r, dir, _, err := s.gitRepo(req, in.Path)
+	repo, _, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitBranchOutput{}, err
 	}
+	defer repo.Close()
 	var out GitBranchOutput
 	if in.Create != "" {
-		if err := r.CreateBranch(ctx, dir, in.Create); err != nil {
+		if err := repo.CreateBranch(ctx, in.Create); err != nil {
 			return nil, GitBranchOutput{}, gitErr(err)
 		}
 		out.Created = in.Create
 	}
 	if in.Checkout != "" {
-		if err := r.Checkout(ctx, dir, in.Checkout); err != nil {
+		if err := repo.Checkout(ctx, in.Checkout); err != nil {
 			return nil, GitBranchOutput{}, gitErr(err)
 		}
 		out.CheckedOut = in.Checkout
 	}
-	bs, err := r.Branches(ctx, dir)
+	bs, err := repo.Branches(ctx)
 	if err != nil {
 		return nil, GitBranchOutput{}, gitErr(err)
 	}
@@ -301,17 +313,18 @@ func (s *Service) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in Gi
 }
 
 func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAddInput) (*sdk.CallToolResult, GitAddOutput, error) {
-	r, dir, root, err := s.gitRepo(req, in.Path)
+	repo, root, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitAddOutput{}, err
 	}
-	if err := git.CheckPaths("paths", in.Paths, root, dir); err != nil {
+	defer repo.Close()
+	if err := git.CheckPaths("paths", in.Paths, root, repo.Dir); err != nil {
 		return nil, GitAddOutput{}, err
 	}
-	if err := r.Add(ctx, dir, in.Paths); err != nil {
+	if err := repo.Add(ctx, in.Paths); err != nil {
 		return nil, GitAddOutput{}, gitErr(err)
 	}
-	st, err := r.Status(ctx, dir)
+	st, err := repo.Status(ctx)
 	if err != nil {
 		return nil, GitAddOutput{}, gitErr(err)
 	}
@@ -325,11 +338,12 @@ func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAd
 }
 
 func (s *Service) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
-	r, dir, _, err := s.gitRepo(req, in.Path)
+	repo, _, err := s.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitCommitOutput{}, err
 	}
-	c, err := r.Commit(ctx, dir, in.Message)
+	defer repo.Close()
+	c, err := repo.Commit(ctx, in.Message)
 	if err != nil {
 		return nil, GitCommitOutput{}, gitErr(err)
 	}

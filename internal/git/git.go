@@ -1,7 +1,11 @@
 // Package git runs the system git for the git_* tools: argument vectors only (never a shell),
 // every user value checked before it reaches the command line (refs against git's ref rules and
-// a revision allow-list, paths only after "--" and as literal pathspecs), no pager, editor,
-// credential prompt, hook or fsmonitor, and an environment without the hub's secrets. Results
+// a revision allow-list, paths only after "--" and as literal pathspecs), and an environment
+// without the hub's secrets. The repository is treated as hostile, since an agent can write
+// any file in it: git runs with a git dir, work tree and object directory the hub located and
+// verified inside the workspace (repo.go), and with a configuration the hub builds from an
+// allow-list instead of the repository's own (config.go), so no config, include, attributes
+// file or hook in the repository can make git run a program or leave the workspace. Results
 // are parsed into structs. It imports nothing from MCP.
 package git
 
@@ -10,9 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -21,9 +25,12 @@ import (
 type Runner struct {
 	Bin     string
 	Timeout time.Duration
-	// Ceiling: git never looks for a repository above this directory (GIT_CEILING_DIRECTORIES),
-	// so a workspace inside a larger repository does not reach it.
+	// Ceiling is the workspace root: the repository is looked for no higher, and its git dir,
+	// work tree and everything they point at must resolve inside it.
 	Ceiling string
+	// TempDir holds each call's scratch directory (the hub's config file for git); "" means
+	// os.TempDir(). It must lie outside the workspace.
+	TempDir string
 	baseEnv []string
 }
 
@@ -56,7 +63,8 @@ func secretName(k string) bool {
 }
 
 // SafeEnv returns env without secrets and without any GIT_* variable (GIT_DIR, GIT_CONFIG_*
-// and friends would redirect or reconfigure git), then git's settings for unattended use.
+// and friends would redirect or reconfigure git), then git's settings for unattended use: no
+// system or global config file, no system attributes file, no prompt, pager or editor.
 func SafeEnv(env []string) []string {
 	out := make([]string, 0, len(env)+16)
 	for _, kv := range env {
@@ -67,24 +75,11 @@ func SafeEnv(env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	cfg := [][2]string{
-		{"core.pager", "cat"},
-		{"core.fsmonitor", "false"},    // a repo's fsmonitor setting names a program to run
-		{"core.hooksPath", os.DevNull}, // hooks would run code written into .git/hooks
-		{"color.ui", "false"},
-		{"log.showSignature", "false"},
-		{"commit.gpgSign", "false"},
-		{"core.quotePath", "false"},
-	}
-	out = append(out,
+	return append(out,
 		"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_PAGER=cat", "PAGER=cat",
 		"GIT_EDITOR=true", "EDITOR=true", "VISUAL=true", "GIT_SEQUENCE_EDITOR=true",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "GIT_LITERAL_PATHSPECS=1", "LC_ALL=C",
-		fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(cfg)))
-	for i, c := range cfg {
-		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, c[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, c[1]))
-	}
-	return out
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_ATTR_NOSYSTEM=1",
+		"GIT_OPTIONAL_LOCKS=0", "GIT_LITERAL_PATHSPECS=1", "LC_ALL=C")
 }
 
 // Error is a git command that failed; Stderr is git's message.
@@ -102,34 +97,44 @@ func (e *Error) Error() string {
 	return "git " + e.Args[0] + ": " + msg
 }
 
-// run executes git in dir with args and optional stdin. Output beyond limit bytes is cut and
-// reported by truncated.
-func (r *Runner) run(ctx context.Context, dir string, stdin []byte, limit int, args ...string) (out []byte, truncated bool, err error) {
+// exec runs git in dir with env, args and optional stdin. Output beyond limit bytes is cut
+// and reported by truncated. Callers build env: Repo.git for repository commands,
+// listConfig for reading config files.
+func (r *Runner) exec(ctx context.Context, dir string, env []string, stdin []byte, limit int, args ...string) (out []byte, truncated bool, err error) {
+	stdout := &capWriter{limit: limit}
+	err = r.execTo(ctx, dir, env, stdin, stdout, args...)
+	var ge *Error
+	if err != nil && !errors.As(err, &ge) {
+		return nil, false, err
+	}
+	return stdout.buf.Bytes(), stdout.cut, err
+}
+
+// execTo is exec with stdout streamed to w.
+func (r *Runner) execTo(ctx context.Context, dir string, env []string, stdin []byte, w io.Writer, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.Bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(r.baseEnv[:len(r.baseEnv):len(r.baseEnv)], "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.Ceiling))
+	cmd.Env = env
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
-	stdout := &capWriter{limit: limit}
 	var stderr capWriter
 	stderr.limit = 64 << 10
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	cmd.Stdout, cmd.Stderr = w, &stderr
 	cmd.WaitDelay = 2 * time.Second
-	err = cmd.Run()
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return nil, false, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+			return fmt.Errorf("git %s: %w", args[0], ctx.Err())
 		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return stdout.buf.Bytes(), stdout.cut, &Error{Args: args, Code: ee.ExitCode(), Stderr: stderr.buf.String()}
+			return &Error{Args: args, Code: ee.ExitCode(), Stderr: stderr.buf.String()}
 		}
-		return nil, false, fmt.Errorf("git %s: %w", args[0], err)
+		return fmt.Errorf("git %s: %w", args[0], err)
 	}
-	return stdout.buf.Bytes(), stdout.cut, nil
+	return nil
 }
 
 // capWriter keeps the first limit bytes and drops the rest (so git never blocks on a pipe).

@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -55,7 +59,34 @@ func describe(x, y byte) string {
 
 // Status runs git status (porcelain v2) in dir.
 func (r *Runner) Status(ctx context.Context, dir string) (Status, error) {
-	out, _, err := r.run(ctx, dir, nil, 8<<20, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
+	return with(ctx, r, dir, (*Repo).Status)
+}
+
+// with opens the repository containing dir, runs op on it and closes it.
+func with[T any](ctx context.Context, r *Runner, dir string, op func(*Repo, context.Context) (T, error)) (T, error) {
+	p, err := r.Open(ctx, dir)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer p.Close()
+	return op(p, ctx)
+}
+
+// submoduleFlag keeps status and diff from running git inside submodules: a dirty check
+// there would read the submodule's own config (its filters, fsmonitor, ...). Submodule
+// commits that differ are still reported.
+const submoduleFlag = "--ignore-submodules=dirty"
+
+// Status runs git status (porcelain v2).
+func (p *Repo) Status(ctx context.Context) (Status, error) {
+	if p.WorkTree == "" {
+		return Status{}, bareErr(p)
+	}
+	if _, err := p.checkNested(ctx, nil, false); err != nil {
+		return Status{}, notRepo(err)
+	}
+	out, _, err := p.git(ctx, nil, 8<<20, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", submoduleFlag)
 	if err != nil {
 		return Status{}, notRepo(err)
 	}
@@ -138,10 +169,23 @@ type DiffOptions struct {
 	Paths  []string
 }
 
-var diffFlags = []string{"--no-color", "--no-ext-diff", "--no-textconv", "-M"}
+var diffFlags = []string{"--no-color", "--no-ext-diff", "--no-textconv", "-M", submoduleFlag}
 
-// Diff runs git diff. Revisions are checked before they reach the command line.
+// Diff runs git diff in dir. Revisions are checked before they reach the command line.
 func (r *Runner) Diff(ctx context.Context, dir string, o DiffOptions) (DiffResult, error) {
+	return with(ctx, r, dir, func(p *Repo, ctx context.Context) (DiffResult, error) { return p.Diff(ctx, o) })
+}
+
+// Diff runs git diff.
+func (p *Repo) Diff(ctx context.Context, o DiffOptions) (DiffResult, error) {
+	if p.WorkTree == "" && !o.Staged && o.Ref == "" {
+		return DiffResult{}, bareErr(p)
+	}
+	if !o.Staged && p.WorkTree != "" { // against the work tree: submodule HEADs are read
+		if _, err := p.checkNested(ctx, o.Paths, false); err != nil {
+			return DiffResult{}, notRepo(err)
+		}
+	}
 	args := append([]string{"diff"}, diffFlags...)
 	if o.Staged {
 		args = append(args, "--cached")
@@ -151,17 +195,17 @@ func (r *Runner) Diff(ctx context.Context, dir string, o DiffOptions) (DiffResul
 		if err := CheckRevision("ref", o.Ref, true); err != nil {
 			return DiffResult{}, err
 		}
-		if err := r.verifyRange(ctx, dir, "ref", o.Ref); err != nil {
+		if err := p.verifyRange(ctx, "ref", o.Ref); err != nil {
 			return DiffResult{}, err
 		}
 		revs = []string{o.Ref}
 	}
 	tail := append(append(revs, "--"), o.Paths...)
-	out, cut, err := r.run(ctx, dir, nil, MaxOutput, append(args, tail...)...)
+	out, cut, err := p.git(ctx, nil, MaxOutput, append(args, tail...)...)
 	if err != nil {
 		return DiffResult{}, notRepo(err)
 	}
-	num, _, err := r.run(ctx, dir, nil, 8<<20, append(append(append([]string{"diff"}, diffFlags...), stagedFlag(o.Staged)...), append([]string{"--numstat", "-z"}, tail...)...)...)
+	num, _, err := p.git(ctx, nil, 8<<20, append(append(append([]string{"diff"}, diffFlags...), stagedFlag(o.Staged)...), append([]string{"--numstat", "-z"}, tail...)...)...)
 	if err != nil {
 		return DiffResult{}, notRepo(err)
 	}
@@ -207,7 +251,7 @@ func parseNumstat(b []byte) []FileChange {
 }
 
 // verifyRange checks that every revision in a rev or range names a commit.
-func (r *Runner) verifyRange(ctx context.Context, dir, field, rev string) error {
+func (p *Repo) verifyRange(ctx context.Context, field, rev string) error {
 	sides := []string{rev}
 	for _, sep := range []string{"...", ".."} {
 		if a, b, ok := strings.Cut(rev, sep); ok {
@@ -219,19 +263,25 @@ func (r *Runner) verifyRange(ctx context.Context, dir, field, rev string) error 
 		if s == "" {
 			continue
 		}
-		if _, err := r.ResolveCommit(ctx, dir, field, s); err != nil {
+		if _, err := p.ResolveCommit(ctx, field, s); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// ResolveCommit returns the full hash of a revision, or an "unknown revision" field error.
+// ResolveCommit returns the full hash of a revision in the repository containing dir, or an
+// "unknown revision" field error.
 func (r *Runner) ResolveCommit(ctx context.Context, dir, field, rev string) (string, error) {
+	return with(ctx, r, dir, func(p *Repo, ctx context.Context) (string, error) { return p.ResolveCommit(ctx, field, rev) })
+}
+
+// ResolveCommit returns the full hash of a revision, or an "unknown revision" field error.
+func (p *Repo) ResolveCommit(ctx context.Context, field, rev string) (string, error) {
 	if err := CheckRevision(field, rev, false); err != nil {
 		return "", err
 	}
-	out, _, err := r.run(ctx, dir, nil, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, _, err := p.git(ctx, nil, 4096, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && ge.Code == 1 {
@@ -281,8 +331,13 @@ type LogOptions struct {
 // MaxLog is the largest max_count.
 const MaxLog = 500
 
-// Log lists commits, newest first.
+// Log lists commits of the repository containing dir, newest first.
 func (r *Runner) Log(ctx context.Context, dir string, o LogOptions) ([]Commit, error) {
+	return with(ctx, r, dir, func(p *Repo, ctx context.Context) ([]Commit, error) { return p.Log(ctx, o) })
+}
+
+// Log lists commits, newest first.
+func (p *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	if o.MaxCount <= 0 {
 		o.MaxCount = 20
 	}
@@ -294,13 +349,13 @@ func (r *Runner) Log(ctx context.Context, dir string, o LogOptions) ([]Commit, e
 		if err := CheckRevision("ref", o.Ref, true); err != nil {
 			return nil, err
 		}
-		if err := r.verifyRange(ctx, dir, "ref", o.Ref); err != nil {
+		if err := p.verifyRange(ctx, "ref", o.Ref); err != nil {
 			return nil, err
 		}
 		args = append(args, o.Ref)
 	}
 	args = append(append(args, "--"), o.Paths...)
-	out, _, err := r.run(ctx, dir, nil, 16<<20, args...)
+	out, _, err := p.git(ctx, nil, 16<<20, args...)
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "does not have any commits") {
@@ -319,16 +374,21 @@ type ShowResult struct {
 	Truncated bool         `json:"truncated"`
 }
 
-// Show returns a commit's metadata, full message and patch.
+// Show returns a commit's metadata, full message and patch from the repository containing dir.
 func (r *Runner) Show(ctx context.Context, dir, ref string) (ShowResult, error) {
+	return with(ctx, r, dir, func(p *Repo, ctx context.Context) (ShowResult, error) { return p.Show(ctx, ref) })
+}
+
+// Show returns a commit's metadata, full message and patch.
+func (p *Repo) Show(ctx context.Context, ref string) (ShowResult, error) {
 	if ref == "" {
 		ref = "HEAD"
 	}
-	hash, err := r.ResolveCommit(ctx, dir, "ref", ref)
+	hash, err := p.ResolveCommit(ctx, "ref", ref)
 	if err != nil {
 		return ShowResult{}, err
 	}
-	meta, _, err := r.run(ctx, dir, nil, 1<<20, "log", "-1", "--no-color", logFormat, hash, "--")
+	meta, _, err := p.git(ctx, nil, 1<<20, "log", "-1", "--no-color", logFormat, hash, "--")
 	if err != nil {
 		return ShowResult{}, err
 	}
@@ -337,11 +397,11 @@ func (r *Runner) Show(ctx context.Context, dir, ref string) (ShowResult, error) 
 		return ShowResult{}, fmt.Errorf("git log: unexpected output for %s", hash)
 	}
 	show := append([]string{"show"}, diffFlags...)
-	out, cut, err := r.run(ctx, dir, nil, MaxOutput, append(show, "--format=", "--patch", hash, "--")...)
+	out, cut, err := p.git(ctx, nil, MaxOutput, append(show, "--format=", "--patch", hash, "--")...)
 	if err != nil {
 		return ShowResult{}, err
 	}
-	num, _, err := r.run(ctx, dir, nil, 8<<20, append(show, "--format=", "--numstat", "-z", hash, "--")...)
+	num, _, err := p.git(ctx, nil, 8<<20, append(show, "--format=", "--numstat", "-z", hash, "--")...)
 	if err != nil {
 		return ShowResult{}, err
 	}
@@ -356,9 +416,14 @@ type Branch struct {
 	Current  bool   `json:"current"`
 }
 
-// Branches lists local branches.
+// Branches lists the local branches of the repository containing dir.
 func (r *Runner) Branches(ctx context.Context, dir string) ([]Branch, error) {
-	out, _, err := r.run(ctx, dir, nil, 4<<20, "for-each-ref", "--format=%(refname:short)%00%(objectname)%00%(upstream:short)%00%(HEAD)", "refs/heads/")
+	return with(ctx, r, dir, (*Repo).Branches)
+}
+
+// Branches lists local branches.
+func (p *Repo) Branches(ctx context.Context) ([]Branch, error) {
+	out, _, err := p.git(ctx, nil, 4<<20, "for-each-ref", "--format=%(refname:short)%00%(objectname)%00%(upstream:short)%00%(HEAD)", "refs/heads/")
 	if err != nil {
 		return nil, notRepo(err)
 	}
@@ -373,15 +438,21 @@ func (r *Runner) Branches(ctx context.Context, dir string) ([]Branch, error) {
 	return bs, nil
 }
 
-// CreateBranch creates name at HEAD.
+// CreateBranch creates name at HEAD in the repository containing dir.
 func (r *Runner) CreateBranch(ctx context.Context, dir, name string) error {
+	_, err := with(ctx, r, dir, func(p *Repo, ctx context.Context) (struct{}, error) { return struct{}{}, p.CreateBranch(ctx, name) })
+	return err
+}
+
+// CreateBranch creates name at HEAD.
+func (p *Repo) CreateBranch(ctx context.Context, name string) error {
 	if err := CheckRefName("create", name); err != nil {
 		return err
 	}
-	if _, _, err := r.run(ctx, dir, nil, 4096, "check-ref-format", "--branch", name); err != nil {
+	if _, _, err := p.git(ctx, nil, 4096, "check-ref-format", "--branch", name); err != nil {
 		return &FieldError{"create", fmt.Sprintf("%q is not a valid branch name (git check-ref-format)", name)}
 	}
-	if _, _, err := r.run(ctx, dir, nil, 4096, "branch", "--end-of-options", name); err != nil {
+	if _, _, err := p.git(ctx, nil, 4096, "branch", "--end-of-options", name); err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "already exists") {
 			return &FieldError{"create", fmt.Sprintf("branch %q already exists; pass it as checkout to switch to it", name)}
@@ -391,12 +462,22 @@ func (r *Runner) CreateBranch(ctx context.Context, dir, name string) error {
 	return nil
 }
 
-// Checkout switches to a branch (or detaches at a commit).
+// Checkout switches the repository containing dir to a branch (or detaches at a commit).
 func (r *Runner) Checkout(ctx context.Context, dir, rev string) error {
-	if _, err := r.ResolveCommit(ctx, dir, "checkout", rev); err != nil {
+	_, err := with(ctx, r, dir, func(p *Repo, ctx context.Context) (struct{}, error) { return struct{}{}, p.Checkout(ctx, rev) })
+	return err
+}
+
+// Checkout switches to a branch (or detaches at a commit). Without --recurse-submodules and
+// with diff.ignoreSubmodules=dirty it does not run git inside submodules.
+func (p *Repo) Checkout(ctx context.Context, rev string) error {
+	if _, err := p.ResolveCommit(ctx, "checkout", rev); err != nil {
 		return err
 	}
-	if _, _, err := r.run(ctx, dir, nil, 64<<10, "checkout", "--quiet", "--no-guess", rev, "--"); err != nil {
+	if p.WorkTree == "" {
+		return bareErr(p)
+	}
+	if _, _, err := p.git(ctx, nil, 64<<10, "checkout", "--quiet", "--no-guess", rev, "--"); err != nil {
 		var ge *Error
 		if errors.As(err, &ge) {
 			return &FieldError{"checkout", strings.TrimSpace(ge.Stderr)}
@@ -406,12 +487,49 @@ func (r *Runner) Checkout(ctx context.Context, dir, rev string) error {
 	return nil
 }
 
-// Add stages paths.
+// Add stages paths in the repository containing dir.
 func (r *Runner) Add(ctx context.Context, dir string, paths []string) error {
+	_, err := with(ctx, r, dir, func(p *Repo, ctx context.Context) (struct{}, error) { return struct{}{}, p.Add(ctx, paths) })
+	return err
+}
+
+// Add stages paths. Submodules (gitlinks in the index) under them are left out: for each one
+// git add runs `git status` inside the submodule to see whether it is dirty, and that git
+// reads the submodule's own config and attributes, which the hub does not control. Naming a
+// submodule itself is refused with that reason.
+func (p *Repo) Add(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
 		return &FieldError{"paths", `empty; list the files to stage, or ["."] for everything`}
 	}
-	if _, _, err := r.run(ctx, dir, nil, 64<<10, append([]string{"add", "--"}, paths...)...); err != nil {
+	if p.WorkTree == "" {
+		return bareErr(p)
+	}
+	links, err := p.checkNested(ctx, paths, true)
+	if err != nil {
+		return notRepo(err)
+	}
+	for _, u := range paths {
+		top := u
+		if !filepath.IsAbs(u) {
+			top = filepath.Join(p.Dir, u)
+		}
+		rel, err := filepath.Rel(p.WorkTree, top)
+		if err != nil {
+			continue // not in the work tree: git reports it
+		}
+		if links[filepath.ToSlash(rel)] {
+			return &FieldError{"paths", fmt.Sprintf("%q is a submodule; git_add does not stage submodule commits, because git would run inside the submodule under the submodule's own configuration (stage it with git in a terminal)", u)}
+		}
+	}
+	// Magic pathspecs for this one command: every given path literal, every submodule excluded.
+	args := []string{"add", "--"}
+	for _, u := range paths {
+		args = append(args, ":(literal)"+u)
+	}
+	for _, l := range sortedKeys(links) {
+		args = append(args, ":(top,literal,exclude)"+l)
+	}
+	if _, _, err := p.gitEnv(ctx, []string{"GIT_LITERAL_PATHSPECS=0"}, nil, 64<<10, args...); err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "did not match any files") {
 			return &FieldError{"paths", strings.TrimSpace(ge.Stderr)}
@@ -419,6 +537,115 @@ func (r *Runner) Add(ctx context.Context, dir string, paths []string) error {
 		return notRepo(err)
 	}
 	return nil
+}
+
+// gitlinks returns the submodules (index entries of mode 160000) under paths (relative to
+// Dir; nil for the whole work tree), by their path from the top of the work tree.
+func (p *Repo) gitlinks(ctx context.Context, paths []string) (map[string]bool, error) {
+	cwd, paths := p.scope(paths)
+	links := map[string]bool{}
+	w := &recordWriter{fn: func(rec []byte) {
+		// "mode oid stage\tpath"
+		if meta, path, ok := bytes.Cut(rec, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
+			links[string(path)] = true
+		}
+	}}
+	args := append([]string{"ls-files", "--stage", "-z", "--full-name", "--"}, paths...)
+	if err := p.r.execTo(ctx, cwd, p.env, nil, w, args...); err != nil {
+		return nil, err
+	}
+	w.flush()
+	return links, nil
+}
+
+// checkNested refuses nested repositories under paths whose .git leads outside the workspace
+// (a .git file or symlink): git reads their HEAD to compare or record a submodule commit, and
+// would print it. Submodules in the index are checked; with untracked, so are the untracked
+// repositories git add would record as submodules. It returns the submodules in the index.
+func (p *Repo) checkNested(ctx context.Context, paths []string, untracked bool) (map[string]bool, error) {
+	indexed, err := p.gitlinks(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	links := maps.Clone(indexed)
+	if untracked {
+		w := &recordWriter{fn: func(rec []byte) {
+			// Untracked repositories are listed as "dir/"; everything else is a file.
+			if len(rec) > 1 && rec[len(rec)-1] == '/' {
+				links[string(rec[:len(rec)-1])] = true
+			}
+		}}
+		cwd, paths := p.scope(paths)
+		args := append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--"}, paths...)
+		if err := p.r.execTo(ctx, cwd, p.env, nil, w, args...); err != nil {
+			return nil, err
+		}
+		w.flush()
+	}
+	for _, l := range sortedKeys(links) {
+		d := filepath.Join(p.WorkTree, filepath.FromSlash(l))
+		dotgit := filepath.Join(d, ".git")
+		if _, err := os.Lstat(dotgit); err != nil {
+			continue // not checked out: git reads nothing there
+		}
+		if _, err := p.gitDirAt(d, dotgit); err != nil {
+			return nil, err
+		}
+	}
+	return indexed, nil
+}
+
+// scope turns paths relative to Dir into a directory to run in and pathspecs; no paths means
+// the whole work tree.
+func (p *Repo) scope(paths []string) (string, []string) {
+	if len(paths) == 0 {
+		return p.WorkTree, []string{"."}
+	}
+	return p.Dir, paths
+}
+
+// recordWriter streams NUL-terminated records to fn, so a huge listing costs no memory.
+type recordWriter struct {
+	fn      func([]byte)
+	partial []byte
+}
+
+func (w *recordWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			if len(w.partial) < 1<<16 { // a path is at most PATH_MAX; longer is no record of ours
+				w.partial = append(w.partial, b...)
+			}
+			break
+		}
+		w.fn(append(w.partial, b[:i]...))
+		w.partial = w.partial[:0]
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+func (w *recordWriter) flush() {
+	if len(w.partial) > 0 {
+		w.fn(w.partial)
+		w.partial = nil
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// bareErr refuses a work-tree operation on a repository without one.
+func bareErr(p *Repo) error {
+	return &FieldError{"path", fmt.Sprintf("%s is a git directory without a work tree; give the directory of a checkout", p.c.show(p.GitDir))}
 }
 
 // CommitResult is a new commit.
@@ -429,15 +656,20 @@ type CommitResult struct {
 	Files   int    `json:"files"`
 }
 
-// Commit records the index with message (read from stdin, never parsed as options).
+// Commit records the index of the repository containing dir with message.
 func (r *Runner) Commit(ctx context.Context, dir, message string) (CommitResult, error) {
+	return with(ctx, r, dir, func(p *Repo, ctx context.Context) (CommitResult, error) { return p.Commit(ctx, message) })
+}
+
+// Commit records the index with message (read from stdin, never parsed as options).
+func (p *Repo) Commit(ctx context.Context, message string) (CommitResult, error) {
 	if strings.TrimSpace(message) == "" {
 		return CommitResult{}, &FieldError{"message", "empty; describe the change"}
 	}
 	if strings.IndexByte(message, 0) >= 0 {
 		return CommitResult{}, &FieldError{"message", "contains a NUL byte"}
 	}
-	if _, _, err := r.run(ctx, dir, []byte(message), 64<<10, "commit", "--quiet", "--cleanup=strip", "--file=-"); err != nil {
+	if _, _, err := p.git(ctx, []byte(message), 64<<10, "commit", "--quiet", "--cleanup=strip", "--file=-"); err != nil {
 		var ge *Error
 		if errors.As(err, &ge) {
 			s := ge.Stderr
@@ -451,7 +683,7 @@ func (r *Runner) Commit(ctx context.Context, dir, message string) (CommitResult,
 		}
 		return CommitResult{}, notRepo(err)
 	}
-	out, _, err := r.run(ctx, dir, nil, 1<<20, "log", "-1", "--no-color", logFormat, "HEAD", "--")
+	out, _, err := p.git(ctx, nil, 1<<20, "log", "-1", "--no-color", logFormat, "HEAD", "--")
 	if err != nil {
 		return CommitResult{}, err
 	}
@@ -460,10 +692,10 @@ func (r *Runner) Commit(ctx context.Context, dir, message string) (CommitResult,
 		return CommitResult{}, errors.New("git log: no commit after commit")
 	}
 	res := CommitResult{Hash: cs[0].Hash, Subject: cs[0].Subject}
-	if st, err := r.Status(ctx, dir); err == nil {
+	if st, err := p.Status(ctx); err == nil {
 		res.Branch = st.Branch
 	}
-	if num, _, err := r.run(ctx, dir, nil, 8<<20, "show", "--format=", "--numstat", "-z", "--no-ext-diff", "--no-textconv", "HEAD", "--"); err == nil {
+	if num, _, err := p.git(ctx, nil, 8<<20, "show", "--format=", "--numstat", "-z", "--no-ext-diff", "--no-textconv", "HEAD", "--"); err == nil {
 		res.Files = len(parseNumstat(num))
 	}
 	return res, nil
