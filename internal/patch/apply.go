@@ -5,10 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // MaxFileBytes is the largest file a patch may change.
@@ -110,16 +113,34 @@ func readRegular(root *os.Root, p string) ([]byte, fs.FileMode, error) {
 		return nil, 0, &ApplyError{File: p, Msg: "is a symlink; patch the file it points to"}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, &ApplyError{File: p, Msg: "is not a regular file"}
+		return nil, 0, &ApplyError{File: p, Msg: "is a " + workspace.KindOf(st.Mode()) + ", not a regular file; patches change regular files only"}
 	}
-	if st.Size() > MaxFileBytes {
-		return nil, 0, &ApplyError{File: p, Msg: fmt.Sprintf("is %d bytes, over the %d byte limit", st.Size(), MaxFileBytes)}
+	// The Lstat above only gives the early, precise answers; what is read is decided on the
+	// opened handle (non-blocking open, fstat), since the file may be swapped for a FIFO between
+	// the two and a plain open of a FIFO never returns.
+	f, fst, err := workspace.OpenInRoot(root, p)
+	if err != nil {
+		var nr *workspace.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, 0, &ApplyError{File: p, Msg: "is a " + workspace.KindOf(nr.Mode) + ", not a regular file; patches change regular files only"}
+		}
+		return nil, 0, &ApplyError{File: p, Msg: err.Error()}
 	}
-	b, err := root.ReadFile(p)
+	defer f.Close()
+	if !fst.Mode().IsRegular() {
+		return nil, 0, &ApplyError{File: p, Msg: "is a " + workspace.KindOf(fst.Mode()) + ", not a regular file; patches change regular files only"}
+	}
+	if fst.Size() > MaxFileBytes {
+		return nil, 0, &ApplyError{File: p, Msg: fmt.Sprintf("is %d bytes, over the %d byte limit", fst.Size(), MaxFileBytes)}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, 0, &ApplyError{File: p, Msg: err.Error()}
 	}
-	return b, st.Mode().Perm(), nil
+	if len(b) > MaxFileBytes {
+		return nil, 0, &ApplyError{File: p, Msg: fmt.Sprintf("grew over the %d byte limit while being read", MaxFileBytes)}
+	}
+	return b, fst.Mode().Perm(), nil
 }
 
 func mustNotExist(root *os.Root, p string) error {

@@ -48,6 +48,15 @@ func Open(dir string) (*Root, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	// os.OpenRoot opens without O_NONBLOCK and would hang on a FIFO, so the path is checked with
+	// a non-blocking open first. The root is then opened by name, not through the checked handle
+	// (OpenRootPath), so that os.Root's file names, which show up in errors, read as the workspace
+	// path; the window between the two is only open to whoever controls the workspace's own parent.
+	f, err := os.OpenFile(abs, os.O_RDONLY|oNonblock|oDirectory, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w; give an existing directory", abs, err)
+	}
+	f.Close()
 	r, err := os.OpenRoot(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %q: %w", abs, err)
@@ -173,14 +182,9 @@ func (r *Root) OpenDir(p string) (*os.File, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("open directory", p, rel)
 	if err != nil {
-		return nil, "", r.wrap("open directory", p, err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, "", r.wrap("open directory", p, err)
+		return nil, "", err
 	}
 	if !st.IsDir() {
 		f.Close()
@@ -202,15 +206,11 @@ func (r *Root) ReadFile(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("read", p, rel)
 	if err != nil {
-		return "", r.wrap("read", p, err)
+		return "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", r.wrap("read", p, err)
-	}
 	if st.IsDir() {
 		return "", fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
@@ -234,12 +234,12 @@ func (r *Root) ReadLines(p string, offset, limit int) (ReadResult, error) {
 	if err != nil {
 		return ReadResult{}, err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("read", p, rel)
 	if err != nil {
-		return ReadResult{}, r.wrap("read", p, err)
+		return ReadResult{}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	if st.IsDir() {
 		return ReadResult{}, fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -304,15 +304,11 @@ func (r *Root) ReadBytes(p string, off int64, max int) (ByteWindow, error) {
 	if err != nil {
 		return ByteWindow{}, err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("read", p, rel)
 	if err != nil {
-		return ByteWindow{}, r.wrap("read", p, err)
+		return ByteWindow{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ByteWindow{}, r.wrap("read", p, err)
-	}
 	if st.IsDir() {
 		return ByteWindow{}, fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
@@ -380,6 +376,12 @@ func (r *Root) WriteFile(p string, content []byte) error {
 	if st, err := r.root.Lstat(rel); err == nil {
 		if st.IsDir() {
 			return fmt.Errorf("write %q: is a directory", p)
+		}
+		// The write itself would not block (the content goes to a new temp file renamed over
+		// the target), but silently replacing a FIFO or socket some program listens on is not
+		// what a file write means; the agent can delete it first if that is what it wants.
+		if !st.Mode().IsRegular() {
+			return NotRegular("write", p, st.Mode())
 		}
 		mode = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -596,7 +598,7 @@ func (r *Root) guardMovedLinks(oldPath, oldRel, newRel string, st fs.FileInfo) e
 	if !st.IsDir() {
 		return nil
 	}
-	return fs.WalkDir(r.root.FS(), filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(safeFS{r.root}, filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
@@ -636,15 +638,11 @@ func (r *Root) List(p string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("list", p, rel)
 	if err != nil {
-		return nil, r.wrap("list", p, err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, r.wrap("list", p, err)
-	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("list %q: not a directory; use file_read", p)
 	}
@@ -682,4 +680,5 @@ func (r *Root) Mkdir(p string) error {
 }
 
 // FS exposes the workspace as a read-only fs.FS confined to the root (for ingestion and walking).
-func (r *Root) FS() fs.FS { return r.root.FS() }
+// Its opens never block on special files (safeFS).
+func (r *Root) FS() fs.FS { return safeFS{r.root} }
