@@ -5,9 +5,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -200,5 +203,114 @@ func TestHardeningSpecialFiles(t *testing.T) {
 	var rd ReadFileOutput
 	if e := callWithin(t, cs, d, "file_read", map[string]any{"path": "docs/guide.md"}, &rd); e != "" || !strings.Contains(rd.Content, "archive") {
 		t.Errorf("read after edit: %q %q", e, rd.Content)
+	}
+}
+
+// TestHardeningTempFilesHidden: a write's temp file in the tree (live, of this hub) is never
+// part of dir_list, file_glob, file_grep or rag_ingest results, include_ignored or not.
+func TestHardeningTempFilesHidden(t *testing.T) {
+	root := t.TempDir()
+	// Temp files of this hub's writes, in progress (this PID: the sweep keeps them), and one of
+	// PID 1, alive but not a switchboard (a reused PID: the start-up sweep removes it).
+	pid := strconv.Itoa(os.Getpid())
+	tmp := ".a.txt.switchboard-" + pid + "-99.tmp"
+	writeTree(t, root, map[string]string{
+		"a.txt":    "needle in a\n",
+		"sub/b.md": "# B\n\nneedle in b\n",
+		tmp:        "needle in a temp\n",
+		"sub/.b.md.switchboard-" + pid + "-7.tmp": "# Half\n\nneedle in a half-written file\n",
+		"sub/.c.md.switchboard-1-7.tmp":           "needle of a reused PID\n",
+	})
+	store, err := rag.OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithWorkspaceRoot(root), WithSearch(), WithRAG(rag.NewEngine(store, rag.Offline{})))
+	cs := connect(t, s)
+	const d = 10 * time.Second
+	for _, p := range []string{".", "sub"} {
+		var ls ListDirectoryOutput
+		if e := callWithin(t, cs, d, "dir_list", map[string]any{"path": p}, &ls); e != "" {
+			t.Fatal(e)
+		}
+		for _, e := range ls.Entries {
+			if strings.Contains(e.Name, "switchboard-") {
+				t.Errorf("dir_list %s shows %s", p, e.Name)
+			}
+		}
+	}
+	for _, ign := range []bool{false, true} {
+		var gl GlobOutput
+		if e := callWithin(t, cs, d, "file_glob", map[string]any{"pattern": "**", "include_ignored": ign}, &gl); e != "" {
+			t.Fatal(e)
+		}
+		if !slices.Equal(gl.Paths, []string{"a.txt", "sub/b.md"}) {
+			t.Errorf("glob (include_ignored %v) = %v", ign, gl.Paths)
+		}
+		var g GrepOutput
+		if e := callWithin(t, cs, d, "file_grep", map[string]any{"pattern": "needle", "include_ignored": ign}, &g); e != "" {
+			t.Fatal(e)
+		}
+		if len(g.Matches) != 2 || g.Matches[0].Path != "a.txt" || g.Matches[1].Path != "sub/b.md" {
+			t.Errorf("grep (include_ignored %v) = %+v", ign, g.Matches)
+		}
+	}
+	var ing RAGIngestOutput
+	if e := callWithin(t, cs, d, "rag_ingest", map[string]any{"path": "."}, &ing); e != "" {
+		t.Fatal(e)
+	}
+	if !strings.Contains(ing.Message, "2 files") || strings.Contains(ing.Message, "switchboard-") {
+		t.Errorf("ingest: %s", ing.Message)
+	}
+	var q RAGQueryOutput
+	if e := callWithin(t, cs, d, "rag_query", map[string]any{"question": "needle half-written temp", "topK": 10}, &q); e != "" {
+		t.Fatal(e)
+	}
+	for _, r := range q.Results {
+		if strings.Contains(r.Source, "switchboard-") {
+			t.Errorf("a temp file was indexed: %+v", r)
+		}
+	}
+	waitFor(t, func() bool {
+		_, err := os.Stat(filepath.Join(root, "sub", ".c.md.switchboard-1-7.tmp"))
+		return errors.Is(err, fs.ErrNotExist)
+	}, "the sweep of a non-switchboard PID's temp file")
+	for _, p := range []string{tmp, "sub/.b.md.switchboard-" + pid + "-7.tmp"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("this hub's temp file was removed: %v", err)
+		}
+	}
+}
+
+// TestHardeningTempFilesSweptOnStart: a new hub on a workspace removes the temp files that a
+// killed hub's writes left (PID of a process that has exited), without delaying New.
+func TestHardeningTempFilesSweptOnStart(t *testing.T) {
+	root := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := dead.Process.Pid
+	left := filepath.Join(root, "deep", "er", ".report.md.switchboard-"+strconv.Itoa(pid)+"-3.tmp")
+	writeTree(t, root, map[string]string{
+		"deep/er/report.md": "old content\n",
+		"deep/er/.report.md.switchboard-" + strconv.Itoa(pid) + "-3.tmp": "half of the new content",
+		"deep/er/.report.md.switchboard-old-0123456789ab":                "a file_patch backup: never swept",
+	})
+	s := newTestService(t, WithWorkspaceRoot(root))
+	waitFor(t, func() bool {
+		_, err := os.Stat(left)
+		return errors.Is(err, fs.ErrNotExist)
+	}, "the leftover temp file to be swept")
+	for _, p := range []string{"deep/er/report.md", "deep/er/.report.md.switchboard-old-0123456789ab"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	// Shutdown stops a sweep still running (none here) and returns.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

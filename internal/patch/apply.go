@@ -366,11 +366,14 @@ func applyHunks(old []byte, f *File) ([]byte, []int, error) {
 // renameFn is os.Root.Rename; tests replace it to make the commit fail half-way.
 var renameFn = func(root *os.Root, from, to string) error { return root.Rename(from, to) }
 
-func tempName(p, tag string) string {
+// backupName names the backup of a file the commit replaces or removes: a hard link to
+// the original, or the original itself moved aside when linking fails, so it is not a
+// workspace temp file (workspace.TempName) that a sweep may delete. Staged new contents are.
+func backupName(p string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	dir, base := path.Split(p)
-	return dir + "." + base + ".switchboard-" + tag + "-" + hex.EncodeToString(b[:])
+	return dir + "." + base + ".switchboard-old-" + hex.EncodeToString(b[:])
 }
 
 // commit stages every new content in a temp file beside its target, moves every file to be
@@ -407,7 +410,9 @@ func commit(root *os.Root, plans []*plan) (err error) {
 				undo = append(undo, func() { _ = root.Remove(d) })
 			}
 		}
-		tmp := tempName(pl.write, "new")
+		// Named as file_write's temp files: hidden from listings and swept after a kill.
+		dir, base := path.Split(pl.write)
+		tmp := dir + workspace.TempName(base)
 		fh, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, pl.mode)
 		if err != nil {
 			return &ApplyError{File: pl.write, Msg: "cannot stage: " + err.Error()}
@@ -437,7 +442,7 @@ func commit(root *os.Root, plans []*plan) (err error) {
 		default:
 			continue
 		}
-		bak := tempName(p, "old")
+		bak := backupName(p)
 		if lerr := root.Link(p, bak); lerr == nil {
 			baks = append(baks, bak)
 			if pl.res.Action != "modify" {

@@ -246,6 +246,9 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 		if !isDir && !t.IsRegular() {
 			continue // sockets, devices, fifos (opens check again: the entry may be swapped)
 		}
+		if !isDir && workspace.IsTempName(name) {
+			continue // a write's temp file, live or left by a killed hub: never a result
+		}
 		if name == ".git" && isDir {
 			continue
 		}

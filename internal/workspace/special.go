@@ -179,7 +179,8 @@ func (r *Root) openRead(op, p, rel string) (*os.File, fs.FileInfo, error) {
 }
 
 // safeFS is the workspace as an fs.FS for walkers (RAG ingest, ignore-file loading): every open
-// goes through OpenInRoot, so a FIFO in the tree is refused instead of hanging the walk.
+// goes through OpenInRoot, so a FIFO in the tree is refused instead of hanging the walk, and
+// directory listings leave out the temp files of writes (IsTempName), live or interrupted.
 type safeFS struct{ root *os.Root }
 
 func (s safeFS) Open(name string) (fs.File, error) {
@@ -194,8 +195,10 @@ func (s safeFS) Open(name string) (fs.File, error) {
 }
 
 // ReadDir lists a directory through a non-blocking open (os.Root's FS opens it by name with a
-// plain open, which a directory swapped for a FIFO would hang), sorted.
-func (s safeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+// plain open, which a directory swapped for a FIFO would hang), sorted, without temp files.
+func (s safeFS) ReadDir(name string) ([]fs.DirEntry, error) { return s.readDir(name, true) }
+
+func (s safeFS) readDir(name string, hideTemps bool) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
@@ -208,6 +211,9 @@ func (s safeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
 	}
 	des, err := f.ReadDir(-1)
+	if hideTemps {
+		des = slices.DeleteFunc(des, func(de fs.DirEntry) bool { return !de.IsDir() && IsTempName(de.Name()) })
+	}
 	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return des, err
 }

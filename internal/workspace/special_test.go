@@ -3,10 +3,13 @@
 package workspace
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -152,4 +155,184 @@ func closeIf(c interface{ Close() error }) {
 func isNilFile(c any) bool {
 	f, ok := c.(*os.File)
 	return ok && f == nil
+}
+
+func TestTempNames(t *testing.T) {
+	n := TempName("report.txt")
+	pid, ok := tempPID(n)
+	if !ok || pid != os.Getpid() || !strings.HasPrefix(n, ".report.txt.switchboard-") || !strings.HasSuffix(n, ".tmp") {
+		t.Fatalf("TempName = %q (pid %d, %v)", n, pid, ok)
+	}
+	if TempName("a") == TempName("a") {
+		t.Error("two TempNames are equal")
+	}
+	for _, name := range []string{".a.switchboard-1-2.tmp", ".a.b.switchboard-123-0.tmp", "..env.switchboard-9-9.tmp"} {
+		if !IsTempName(name) {
+			t.Errorf("IsTempName(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"a.switchboard-1-2.tmp", ".switchboard-1-2.tmp", ".a.switchboard-1.tmp", ".a.switchboard-x-2.tmp",
+		".a.switchboard-1-2.tmp.bak", ".a.switchboard-old-0123abcd", "..switchboard-9-9.tmp", ".a.switchboard-0-2.tmp", ".a.tmp", "notes.tmp", ".a.switchboard--2.tmp"} {
+		if IsTempName(name) {
+			t.Errorf("IsTempName(%q) = true", name)
+		}
+	}
+}
+
+func TestTempFilesHiddenFromListings(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644))
+	tmp := "." + "a.txt" + tempMarker + strconv.Itoa(os.Getpid()) + "-77.tmp" // as a write in progress
+	must(t, os.WriteFile(filepath.Join(dir, tmp), []byte("partial"), 0o644))
+	r, err := Open(dir)
+	must(t, err)
+	defer r.Close()
+	es, err := r.List(".")
+	must(t, err)
+	if len(es) != 1 || es[0].Name != "a.txt" {
+		t.Errorf("List = %+v", es)
+	}
+	des, err := fs.ReadDir(r.FS(), ".")
+	must(t, err)
+	if len(des) != 1 || des[0].Name() != "a.txt" {
+		t.Errorf("FS ReadDir = %v", des)
+	}
+	// Our own PID's temp file is a live write: the sweep keeps it.
+	res, err := r.SweepTemps(context.Background(), 0)
+	must(t, err)
+	if len(res.Removed) != 0 {
+		t.Errorf("swept a live write's temp file: %v", res.Removed)
+	}
+}
+
+// TestHelperKilledWriter is the child of TestSweepRemovesKilledWritersTemp: it starts a large
+// write and stops between writing the temp file and renaming it, printing the temp file's path,
+// until it is killed.
+func TestHelperKilledWriter(t *testing.T) {
+	dir := os.Getenv("SWITCHBOARD_TEST_KILLED_WRITER")
+	if dir == "" {
+		t.Skip("helper process for TestSweepRemovesKilledWritersTemp")
+	}
+	r, err := Open(dir)
+	must(t, err)
+	testHookWritten = func(tmp string) {
+		os.Stdout.WriteString("TEMP=" + tmp + "\n")
+		select {} // killed here
+	}
+	_ = r.WriteFile("sub/big.bin", make([]byte, 32<<20))
+	t.Fatal("the write returned; the test hook should have stopped it")
+}
+
+func TestSweepRemovesKilledWritersTemp(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("keep"), 0o644))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKilledWriter$")
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_TEST_KILLED_WRITER="+dir)
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	cmd.Stderr = os.Stderr
+	must(t, cmd.Start())
+	defer cmd.Process.Kill()
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if s, ok := strings.CutPrefix(sc.Text(), "TEMP="); ok {
+				line <- s
+				return
+			}
+		}
+		close(line)
+	}()
+	var tmp string
+	select {
+	case tmp = <-line:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the child did not start its write")
+	}
+	if tmp == "" {
+		t.Fatal("the child ended without writing")
+	}
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	st, err := os.Stat(tmp)
+	if err != nil || st.Size() != 32<<20 {
+		t.Fatalf("the killed write's temp file: %v %v", st, err)
+	}
+	if !IsTempName(filepath.Base(tmp)) || filepath.Dir(tmp) != filepath.Join(dir, "sub") {
+		t.Fatalf("temp file %q is not named as TempName makes them", tmp)
+	}
+
+	// A live process that is not switchboard holds another PID: its "temp files" are stale too
+	// (the PID was reused). Our own PID's are a live write and stay.
+	sleeper := exec.Command("sleep", "60")
+	must(t, sleeper.Start())
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	reused := filepath.Join(dir, "."+"r.txt"+tempMarker+strconv.Itoa(sleeper.Process.Pid)+"-1.tmp")
+	mine := filepath.Join(dir, TempName("m.txt"))
+	must(t, os.WriteFile(reused, nil, 0o644))
+	must(t, os.WriteFile(mine, nil, 0o644))
+
+	r, err := Open(dir) // a new start on the same tree
+	must(t, err)
+	defer r.Close()
+	if es, err := r.List("sub"); err != nil || len(es) != 0 {
+		t.Errorf("List(sub) before the sweep shows %+v %v", es, err)
+	}
+	done := make(chan struct{})
+	var res SweepResult
+	var serr error
+	r.StartSweep(func(sr SweepResult, err error) { res, serr = sr, err; close(done) })
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sweep did not finish")
+	}
+	must(t, serr)
+	if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed write's temp file is still there: %v", err)
+	}
+	if _, err := os.Stat(reused); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a reused PID's temp file is still there: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("this process's temp file was removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "big.bin")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the interrupted write landed: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "keep.txt")); err != nil || string(b) != "keep" {
+		t.Errorf("keep.txt: %q %v", b, err)
+	}
+	if len(res.Removed) != 2 || res.Partial {
+		t.Errorf("sweep result %+v", res)
+	}
+}
+
+func TestSweepBoundedAndStoppedByClose(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 50 {
+		must(t, os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)), nil, 0o644))
+	}
+	r, err := Open(dir)
+	must(t, err)
+	res, err := r.SweepTemps(context.Background(), 10)
+	must(t, err)
+	if !res.Partial || res.Entries != 10 {
+		t.Errorf("bounded sweep: %+v", res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.SweepTemps(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled sweep: %v", err)
+	}
+	r.StartSweep(nil)
+	done := make(chan struct{})
+	go func() { r.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not stop the sweep")
+	}
+	r.StartSweep(nil) // after Close: nothing starts
 }

@@ -19,7 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
+	"sync"
 )
 
 // DefaultMaxReadBytes is the largest file Read returns whole. Larger files must be read in line
@@ -35,7 +35,11 @@ type Root struct {
 	dir          string // absolute, symlinks resolved
 	root         *os.Root
 	maxReadBytes int64
-	tmpSeq       atomic.Uint64
+
+	sweepMu     sync.Mutex // guards the background sweep (temp.go)
+	sweepCancel func()
+	sweepDone   chan struct{}
+	closed      bool
 }
 
 // Open opens dir as a workspace root. dir must exist and be a directory.
@@ -75,8 +79,11 @@ func (r *Root) SetMaxReadBytes(n int64) {
 // Dir returns the absolute workspace directory.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the directory handle.
-func (r *Root) Close() error { return r.root.Close() }
+// Close stops a running temp-file sweep (StartSweep) and releases the directory handle.
+func (r *Root) Close() error {
+	r.stopSweep()
+	return r.root.Close()
+}
 
 // rel turns a client path into a clean path relative to the root, refusing what can never be
 // inside it. The kernel-level walk of os.Root still guards every component (symlinks included).
@@ -392,7 +399,9 @@ func (r *Root) WriteFile(p string, content []byte) error {
 			return r.wrap("write", p, err)
 		}
 	}
-	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.switchboard-%d-%d.tmp", filepath.Base(rel), os.Getpid(), r.tmpSeq.Add(1)))
+	// A kill between here and the rename leaves tmp behind: its name (TempName) hides it from
+	// every listing and lets the next start's sweep remove it (temp.go).
+	tmp := filepath.Join(filepath.Dir(rel), TempName(filepath.Base(rel)))
 	f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return r.wrap("write", p, err)
@@ -406,6 +415,9 @@ func (r *Root) WriteFile(p string, content []byte) error {
 	if _, err := f.Write(content); err != nil {
 		f.Close()
 		return r.wrap("write", p, err)
+	}
+	if testHookWritten != nil {
+		testHookWritten(filepath.Join(r.dir, tmp))
 	}
 	// Chmod explicitly: the umask may have narrowed the mode given to OpenFile.
 	if err := f.Chmod(mode); err != nil {
@@ -598,7 +610,7 @@ func (r *Root) guardMovedLinks(oldPath, oldRel, newRel string, st fs.FileInfo) e
 	if !st.IsDir() {
 		return nil
 	}
-	return fs.WalkDir(safeFS{r.root}, filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(safeRawFS{r.root}, filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
@@ -653,6 +665,9 @@ func (r *Root) List(p string) ([]Entry, error) {
 	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
 	out := make([]Entry, 0, len(des))
 	for _, de := range des {
+		if !de.IsDir() && IsTempName(de.Name()) {
+			continue // a write in progress or an interrupted one (temp.go)
+		}
 		e := Entry{Name: de.Name(), Path: path.Join(filepath.ToSlash(p), de.Name()), IsDir: de.IsDir()}
 		if !e.IsDir {
 			if info, err := de.Info(); err == nil {
@@ -680,5 +695,9 @@ func (r *Root) Mkdir(p string) error {
 }
 
 // FS exposes the workspace as a read-only fs.FS confined to the root (for ingestion and walking).
-// Its opens never block on special files (safeFS).
+// Its opens never block on special files (safeFS) and its listings leave out temp files.
 func (r *Root) FS() fs.FS { return safeFS{r.root} }
+
+// testHookWritten, when set (tests only), runs after WriteFile has written a temp file's content
+// and before it is synced and renamed, with the temp file's host path.
+var testHookWritten func(tmp string)
