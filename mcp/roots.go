@@ -565,6 +565,7 @@ func (s *Service) openWorkspace(dir string) (*workspace.Root, error) {
 		s.wsCache = map[string]*workspace.Root{}
 	}
 	s.wsCache[dir] = w
+	s.sweepWorkspace(w)
 	return w, nil
 }
 

@@ -319,7 +319,23 @@ func New(opts ...Option) (*Service, error) {
 	s.wireTrustFeeds()
 	s.watchOwnedProcesses()
 	s.wireRAGFeed()
+	s.sweepWorkspace(root)
 	return s, nil
+}
+
+// sweepWorkspace removes, in the background, the temp files that writes interrupted by a kill
+// left in w (workspace.Root.StartSweep: bounded, owned by w, stopped by its Close in Shutdown).
+// In the background because a walk of a large tree would delay the hub's first answer, and
+// nothing waits for it: the temp files are hidden from every listing meanwhile.
+func (s *Service) sweepWorkspace(w *workspace.Root) {
+	w.StartSweep(func(res workspace.SweepResult, err error) {
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			s.logger.Warn("workspace: sweep of interrupted writes' temp files stopped", "dir", w.Dir(), "entries", res.Entries, "removed", len(res.Removed), "err", err)
+		case len(res.Removed) > 0 || res.Partial:
+			s.logger.Info("workspace: swept temp files of interrupted writes", "dir", w.Dir(), "removed", res.Removed, "entries", res.Entries, "partial", res.Partial)
+		}
+	})
 }
 
 // applyToolPolicy lists what was registered, removes what read-only mode or the disabled list

@@ -89,9 +89,14 @@ func searchStart(ws *workspace.Root, field, p string) (root *os.Root, file, rel 
 	}
 	dir := real
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			// The early answer; Grep decides again on the handle it opens (the stat is by name).
+			return nil, "", "", fmt.Errorf("%s: %w", field, workspace.NotRegular("search", p, st.Mode()))
+		}
 		dir, file = filepath.Dir(real), filepath.Base(real)
 	}
-	root, err = os.OpenRoot(dir)
+	// Not os.OpenRoot: it would hang on a directory swapped for a FIFO since the stat.
+	root, err = workspace.OpenRootPath(dir)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("%s: %w", field, err)
 	}
@@ -172,6 +177,9 @@ func (s *Service) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in Gre
 	stop := progressLoop(ctx, req, "files searched", searched.Load)
 	res, err := search.Grep(ctx, root, opts)
 	stop()
+	if nr := (*workspace.NotRegularError)(nil); errors.As(err, &nr) {
+		nr.Op, nr.Path = "search", in.Path // Grep knows only the name within its directory
+	}
 	if err != nil {
 		return nil, GrepOutput{}, fieldErr(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // Limits for memory notes.
@@ -139,16 +142,23 @@ func (m *Memory) Read(key string) (Note, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p := m.path(key)
-	b, err := os.ReadFile(p)
+	// Opened without blocking and checked on the handle: the store is the hub's, but any program
+	// on the machine (an agent's process) could put a FIFO there, and a plain open of one would
+	// hang memory_read and, through m.mu, every later note call.
+	f, st, err := workspace.OpenPath(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Note{}, &FieldError{"key", fmt.Sprintf("no note %q; call memory_read without a key to list them", key)}
 	}
 	if err != nil {
-		return Note{}, err
+		return Note{}, fmt.Errorf("memory note %q: %w", key, err)
 	}
-	st, err := os.Stat(p)
+	defer f.Close()
+	if !st.Mode().IsRegular() {
+		return Note{}, fmt.Errorf("memory note %q: %s is a %s, not a regular file; remove it from the store", key, p, workspace.KindOf(st.Mode()))
+	}
+	b, err := io.ReadAll(f)
 	if err != nil {
-		return Note{}, err
+		return Note{}, fmt.Errorf("memory note %q: %w", key, err)
 	}
 	return Note{NoteInfo: NoteInfo{Key: key, Size: st.Size(), Updated: st.ModTime().UTC()}, Content: string(b)}, nil
 }

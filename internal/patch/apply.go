@@ -5,10 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // MaxFileBytes is the largest file a patch may change.
@@ -110,16 +113,34 @@ func readRegular(root *os.Root, p string) ([]byte, fs.FileMode, error) {
 		return nil, 0, &ApplyError{File: p, Msg: "is a symlink; patch the file it points to"}
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, &ApplyError{File: p, Msg: "is not a regular file"}
+		return nil, 0, &ApplyError{File: p, Msg: "is a " + workspace.KindOf(st.Mode()) + ", not a regular file; patches change regular files only"}
 	}
-	if st.Size() > MaxFileBytes {
-		return nil, 0, &ApplyError{File: p, Msg: fmt.Sprintf("is %d bytes, over the %d byte limit", st.Size(), MaxFileBytes)}
+	// The Lstat above only gives the early, precise answers; what is read is decided on the
+	// opened handle (non-blocking open, fstat), since the file may be swapped for a FIFO between
+	// the two and a plain open of a FIFO never returns.
+	f, fst, err := workspace.OpenInRoot(root, p)
+	if err != nil {
+		var nr *workspace.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, 0, &ApplyError{File: p, Msg: "is a " + workspace.KindOf(nr.Mode) + ", not a regular file; patches change regular files only"}
+		}
+		return nil, 0, &ApplyError{File: p, Msg: err.Error()}
 	}
-	b, err := root.ReadFile(p)
+	defer f.Close()
+	if !fst.Mode().IsRegular() {
+		return nil, 0, &ApplyError{File: p, Msg: "is a " + workspace.KindOf(fst.Mode()) + ", not a regular file; patches change regular files only"}
+	}
+	if fst.Size() > MaxFileBytes {
+		return nil, 0, &ApplyError{File: p, Msg: fmt.Sprintf("is %d bytes, over the %d byte limit", fst.Size(), MaxFileBytes)}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, 0, &ApplyError{File: p, Msg: err.Error()}
 	}
-	return b, st.Mode().Perm(), nil
+	if len(b) > MaxFileBytes {
+		return nil, 0, &ApplyError{File: p, Msg: fmt.Sprintf("grew over the %d byte limit while being read", MaxFileBytes)}
+	}
+	return b, fst.Mode().Perm(), nil
 }
 
 func mustNotExist(root *os.Root, p string) error {
@@ -345,11 +366,14 @@ func applyHunks(old []byte, f *File) ([]byte, []int, error) {
 // renameFn is os.Root.Rename; tests replace it to make the commit fail half-way.
 var renameFn = func(root *os.Root, from, to string) error { return root.Rename(from, to) }
 
-func tempName(p, tag string) string {
+// backupName names the backup of a file the commit replaces or removes: a hard link to
+// the original, or the original itself moved aside when linking fails, so it is not a
+// workspace temp file (workspace.TempName) that a sweep may delete. Staged new contents are.
+func backupName(p string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	dir, base := path.Split(p)
-	return dir + "." + base + ".switchboard-" + tag + "-" + hex.EncodeToString(b[:])
+	return dir + "." + base + ".switchboard-old-" + hex.EncodeToString(b[:])
 }
 
 // commit stages every new content in a temp file beside its target, moves every file to be
@@ -386,7 +410,9 @@ func commit(root *os.Root, plans []*plan) (err error) {
 				undo = append(undo, func() { _ = root.Remove(d) })
 			}
 		}
-		tmp := tempName(pl.write, "new")
+		// Named as file_write's temp files: hidden from listings and swept after a kill.
+		dir, base := path.Split(pl.write)
+		tmp := dir + workspace.TempName(base)
 		fh, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, pl.mode)
 		if err != nil {
 			return &ApplyError{File: pl.write, Msg: "cannot stage: " + err.Error()}
@@ -416,7 +442,7 @@ func commit(root *os.Root, plans []*plan) (err error) {
 		default:
 			continue
 		}
-		bak := tempName(p, "old")
+		bak := backupName(p)
 		if lerr := root.Link(p, bak); lerr == nil {
 			baks = append(baks, bak)
 			if pl.res.Action != "modify" {

@@ -6,10 +6,13 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 func gitBin(t *testing.T) string {
@@ -240,7 +243,7 @@ func TestApplyRollsBackMidCommit(t *testing.T) {
 	t.Cleanup(func() { renameFn = orig })
 	n := 0
 	renameFn = func(root *os.Root, from, to string) error {
-		if strings.Contains(from, "switchboard-new") {
+		if workspace.IsTempName(path.Base(from)) { // a staged new content
 			n++
 			if n == 2 { // the second staged file fails to land
 				return errors.New("injected failure")

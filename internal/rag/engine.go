@@ -24,6 +24,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // DefaultCollection is the default collection name (docs/tools.md).
@@ -290,6 +292,11 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	}
 	skip := func(p, why string) { res.Skipped = append(res.Skipped, p+" ("+why+")") }
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			// Named directly, a FIFO, socket or device is an error; a directory walk below
+			// skips them. (scan checks the opened handle again: this stat is by name.)
+			return res, fmt.Errorf("path: %w", workspace.NotRegular("ingest", rel, st.Mode()))
+		}
 		if st.Size() > maxBytes {
 			return res, fmt.Errorf("path: %s is %d bytes, over the %d-byte limit for ingestion; split it or ingest a smaller file", rel, st.Size(), maxBytes)
 		}
@@ -440,6 +447,8 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 				switch {
 				case errors.Is(err, errBinary):
 					r = done{doc: SourceDoc{Source: f}, err: errSkip("binary")}
+				case errors.Is(err, workspace.ErrNotRegular):
+					r = done{doc: SourceDoc{Source: f}, err: errSkip("not a regular file")}
 				case err != nil:
 					r = done{doc: SourceDoc{Source: f}, err: errSkip("unreadable")}
 				case old == h:
@@ -688,14 +697,23 @@ func (r *sourceReader) hashOnly(fsys fs.FS, name string) ([]byte, error) {
 	return r.scan(fsys, name, nil)
 }
 
-// scan hashes name, writing its content to b unless b is nil.
+// scan hashes name, writing its content to b unless b is nil. fsys.Open must not block on a
+// FIFO (workspace.Root.FS opens without blocking and refuses special files); what is read is
+// then decided on the opened handle, since the walk's entry type may be stale by now.
 func (r *sourceReader) scan(fsys fs.FS, name string, b *strings.Builder) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > 0 && b != nil {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, workspace.NotRegular("ingest", name, st.Mode())
+	}
+	if st.Size() > 0 && b != nil {
 		b.Grow(int(st.Size()))
 	}
 	r.hash.Reset()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"regexp/syntax"
@@ -16,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // Defaults for Grep.
@@ -688,6 +691,22 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 	}
 	limit := opts.MaxResults + 1 // one more than returned tells "truncated"
 
+	// A file named by the caller is opened here, before any worker starts, so that a special
+	// file is refused with an error (a walk skips them silently) and a failure to open it is
+	// reported rather than counted as a file without matches.
+	var named *os.File
+	if opts.File != "" {
+		f, st, err := workspace.OpenInRoot(root, opts.File)
+		if err != nil {
+			return GrepResult{}, fmt.Errorf("path: %w", err)
+		}
+		if st.IsDir() {
+			f.Close()
+			return GrepResult{}, &FieldError{"path", fmt.Sprintf("%q is a directory; name a file or search the directory without File", opts.File)}
+		}
+		named = f
+	}
+
 	var fast *fastOpener
 	if !portableOnly {
 		fast = newFastOpener(root)
@@ -744,8 +763,15 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 		send := func(rel string, dir *os.Root, name string) error {
 			var f *os.File
 			if fast == nil {
+				// Non-blocking and checked on the opened handle: a file swapped for a FIFO
+				// after the walk listed it is skipped, not waited on.
+				var st fs.FileInfo
 				var err error
-				if f, err = dir.Open(name); err != nil {
+				if f, st, err = workspace.OpenInRoot(dir, name); err != nil {
+					return nil
+				}
+				if !st.Mode().IsRegular() {
+					f.Close()
 					return nil
 				}
 			}
@@ -760,8 +786,13 @@ func Grep(ctx context.Context, root *os.Root, opts GrepOptions) (GrepResult, err
 				return ErrStop
 			}
 		}
-		if opts.File != "" {
-			walkErr <- send(opts.File, root, opts.File)
+		if named != nil {
+			select {
+			case jobs <- grepJob{0, opts.File, named}:
+			case <-ctx.Done():
+				named.Close()
+			}
+			walkErr <- nil
 			return
 		}
 		walkErr <- walk(ctx, root, WalkOptions{IncludeIgnored: opts.IncludeIgnored, Base: opts.Base, Parents: opts.Parents, Skip: opts.Skip}, fast,

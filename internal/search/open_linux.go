@@ -72,6 +72,13 @@ func (o *fastOpener) readFile(rel string, buf []byte) ([]byte, bool) {
 		return buf, false
 	}
 	defer unix.Close(fd)
+	// The walk saw a regular file, but it may have been swapped since: decide on the handle.
+	// O_NONBLOCK stays set; Linux ignores it for regular files. The size also lets a file over
+	// the cap be skipped unread.
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > MaxFileBytes {
+		return buf, false
+	}
 	buf = buf[:0]
 	for {
 		if len(buf) == cap(buf) {

@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // WalkOptions select what a walk visits.
@@ -186,12 +188,17 @@ func (w *walker) readDir(d *os.Root, relDir string) ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
+// readSmall reads an ignore file; one that is not a regular file (a FIFO named .gitignore would
+// hang a plain open) counts as absent.
 func readSmall(dir *os.Root, name string) []byte {
-	f, err := dir.Open(name)
+	f, st, err := workspace.OpenInRoot(dir, name)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if !st.Mode().IsRegular() {
+		return nil
+	}
 	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
 	return b
 }
@@ -241,7 +248,10 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 		}
 		isDir := de.IsDir()
 		if !isDir && !t.IsRegular() {
-			continue // sockets, devices, fifos
+			continue // sockets, devices, fifos (opens check again: the entry may be swapped)
+		}
+		if !isDir && workspace.IsTempName(name) {
+			continue // a write's temp file, live or left by a killed hub: never a result
 		}
 		if name == ".git" && isDir {
 			continue
@@ -272,7 +282,9 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 			return err
 		}
 		if isDir {
-			sub, err := d.OpenRoot(name)
+			// Not d.OpenRoot: it opens without O_NONBLOCK, so a directory swapped for a FIFO
+			// after it was listed would hang the walk in open(2).
+			sub, err := workspace.OpenRootIn(d, name)
 			if err != nil {
 				continue
 			}

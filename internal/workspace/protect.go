@@ -97,7 +97,7 @@ var ErrFiltered = errors.New("is left out by the policy")
 // FilteredFS is FS with the entries skip names left out as well (slash paths relative to the
 // root): for walks that must honour the policy's path rules.
 func (r *Root) FilteredFS(skip func(rel string, isDir bool) bool) fs.FS {
-	return guardedFS{fsys: r.root.FS(), r: r, skip: skip}
+	return guardedFS{fsys: safeFS{r.root}, r: r, skip: skip}
 }
 
 func (g guardedFS) check(op, name string) error {

@@ -19,7 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
+	"sync"
 )
 
 // DefaultMaxReadBytes is the largest file Read returns whole. Larger files must be read in line
@@ -35,8 +35,12 @@ type Root struct {
 	dir          string // absolute, symlinks resolved
 	root         *os.Root
 	maxReadBytes int64
-	tmpSeq       atomic.Uint64
 	protected    []string // the hub's own state inside the root, relative (Protect)
+
+	sweepMu     sync.Mutex // guards the background sweep (temp.go)
+	sweepCancel func()
+	sweepDone   chan struct{}
+	closed      bool
 }
 
 // Open opens dir as a workspace root. dir must exist and be a directory.
@@ -49,6 +53,15 @@ func Open(dir string) (*Root, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	// os.OpenRoot opens without O_NONBLOCK and would hang on a FIFO, so the path is checked with
+	// a non-blocking open first. The root is then opened by name, not through the checked handle
+	// (OpenRootPath), so that os.Root's file names, which show up in errors, read as the workspace
+	// path; the window between the two is only open to whoever controls the workspace's own parent.
+	f, err := os.OpenFile(abs, os.O_RDONLY|oNonblock|oDirectory, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w; give an existing directory", abs, err)
+	}
+	f.Close()
 	r, err := os.OpenRoot(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %q: %w", abs, err)
@@ -67,8 +80,11 @@ func (r *Root) SetMaxReadBytes(n int64) {
 // Dir returns the absolute workspace directory.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the directory handle.
-func (r *Root) Close() error { return r.root.Close() }
+// Close stops a running temp-file sweep (StartSweep) and releases the directory handle.
+func (r *Root) Close() error {
+	r.stopSweep()
+	return r.root.Close()
+}
 
 // rel turns a client path into a clean path relative to the root, refusing what can never be
 // inside it. The kernel-level walk of os.Root still guards every component (symlinks included).
@@ -177,14 +193,9 @@ func (r *Root) OpenDir(p string) (*os.File, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("open directory", p, rel)
 	if err != nil {
-		return nil, "", r.wrap("open directory", p, err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, "", r.wrap("open directory", p, err)
+		return nil, "", err
 	}
 	if !st.IsDir() {
 		f.Close()
@@ -206,15 +217,11 @@ func (r *Root) ReadFile(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("read", p, rel)
 	if err != nil {
-		return "", r.wrap("read", p, err)
+		return "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", r.wrap("read", p, err)
-	}
 	if st.IsDir() {
 		return "", fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
@@ -238,12 +245,12 @@ func (r *Root) ReadLines(p string, offset, limit int) (ReadResult, error) {
 	if err != nil {
 		return ReadResult{}, err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("read", p, rel)
 	if err != nil {
-		return ReadResult{}, r.wrap("read", p, err)
+		return ReadResult{}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	if st.IsDir() {
 		return ReadResult{}, fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -308,15 +315,11 @@ func (r *Root) ReadBytes(p string, off int64, max int) (ByteWindow, error) {
 	if err != nil {
 		return ByteWindow{}, err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("read", p, rel)
 	if err != nil {
-		return ByteWindow{}, r.wrap("read", p, err)
+		return ByteWindow{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ByteWindow{}, r.wrap("read", p, err)
-	}
 	if st.IsDir() {
 		return ByteWindow{}, fmt.Errorf("read %q: is a directory; use dir_list", p)
 	}
@@ -385,6 +388,12 @@ func (r *Root) WriteFile(p string, content []byte) error {
 		if st.IsDir() {
 			return fmt.Errorf("write %q: is a directory", p)
 		}
+		// The write itself would not block (the content goes to a new temp file renamed over
+		// the target), but silently replacing a FIFO or socket some program listens on is not
+		// what a file write means; the agent can delete it first if that is what it wants.
+		if !st.Mode().IsRegular() {
+			return NotRegular("write", p, st.Mode())
+		}
 		mode = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return r.wrap("write", p, err)
@@ -394,7 +403,9 @@ func (r *Root) WriteFile(p string, content []byte) error {
 			return r.wrap("write", p, err)
 		}
 	}
-	tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.switchboard-%d-%d.tmp", filepath.Base(rel), os.Getpid(), r.tmpSeq.Add(1)))
+	// A kill between here and the rename leaves tmp behind: its name (TempName) hides it from
+	// every listing and lets the next start's sweep remove it (temp.go).
+	tmp := filepath.Join(filepath.Dir(rel), TempName(filepath.Base(rel)))
 	f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return r.wrap("write", p, err)
@@ -408,6 +419,9 @@ func (r *Root) WriteFile(p string, content []byte) error {
 	if _, err := f.Write(content); err != nil {
 		f.Close()
 		return r.wrap("write", p, err)
+	}
+	if testHookWritten != nil {
+		testHookWritten(filepath.Join(r.dir, tmp))
 	}
 	// Chmod explicitly: the umask may have narrowed the mode given to OpenFile.
 	if err := f.Chmod(mode); err != nil {
@@ -600,7 +614,7 @@ func (r *Root) guardMovedLinks(oldPath, oldRel, newRel string, st fs.FileInfo) e
 	if !st.IsDir() {
 		return nil
 	}
-	return fs.WalkDir(r.root.FS(), filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(safeRawFS{r.root}, filepath.ToSlash(oldRel), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
@@ -640,15 +654,11 @@ func (r *Root) List(p string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := r.root.Open(rel)
+	f, st, err := r.openRead("list", p, rel)
 	if err != nil {
-		return nil, r.wrap("list", p, err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, r.wrap("list", p, err)
-	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("list %q: not a directory; use file_read", p)
 	}
@@ -659,6 +669,9 @@ func (r *Root) List(p string) ([]Entry, error) {
 	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
 	out := make([]Entry, 0, len(des))
 	for _, de := range des {
+		if !de.IsDir() && IsTempName(de.Name()) {
+			continue // a write in progress or an interrupted one (temp.go)
+		}
 		if len(r.protected) > 0 && r.ProtectedRel(filepath.Join(rel, de.Name())) {
 			continue // the hub's own state is not shown
 		}
@@ -689,10 +702,15 @@ func (r *Root) Mkdir(p string) error {
 }
 
 // FS exposes the workspace as a read-only fs.FS confined to the root (for ingestion and walking).
-// The hub's own state (Protect) is left out of it.
+// Its opens never block on special files (safeFS), its listings leave out temp files, and the
+// hub's own state (Protect) is left out of it.
 func (r *Root) FS() fs.FS {
 	if len(r.protected) == 0 {
-		return r.root.FS()
+		return safeFS{r.root}
 	}
-	return guardedFS{fsys: r.root.FS(), r: r}
+	return guardedFS{fsys: safeFS{r.root}, r: r}
 }
+
+// testHookWritten, when set (tests only), runs after WriteFile has written a temp file's content
+// and before it is synced and renamed, with the temp file's host path.
+var testHookWritten func(tmp string)
