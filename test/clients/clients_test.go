@@ -46,6 +46,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(wrapEnv) != "" {
+		os.Exit(stdioWrapper())
+	}
 	dir, err := os.MkdirTemp("", "switchboard-clients-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -159,6 +162,7 @@ type server struct {
 	env       map[string]string
 	url       string
 	token     string
+	events    string // stdio: the wrapper's event file
 }
 
 // startHub runs `switchboard serve` with the given listener flags until the test ends and
@@ -224,14 +228,21 @@ func hubFor(t *testing.T, transport, bin, workspace string, dirs hubDirs) server
 		startHub(t, bin, workspace, dirs, []string{"--unix", sock}, regexp.MustCompile(`unix listening on (\S+)`))
 		return server{transport: transport, command: bin, args: []string{"connect", "--socket", sock}, env: dirs.env()}
 	case "stdio":
-		if dump := os.Getenv("SWITCHBOARD_MATRIX_DUMP"); dump != "" {
-			// Debugging: keep what the client sends the hub (initialize, capabilities, calls).
-			_ = os.MkdirAll(dump, 0o755)
-			in := filepath.Join(dump, strings.ReplaceAll(t.Name(), "/", "_")+"-mcp-in.jsonl")
-			return server{transport: transport, command: "/bin/sh", env: dirs.env(),
-				args: []string{"-c", `tee "$0" | exec "$1" serve --stdio --workspace "$2"`, in, bin, workspace}}
+		// The CLI starts the hub through stdioWrapper (this test binary), which records when the
+		// hub's stdin closed, which signals came and when the hub exited.
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
 		}
-		return server{transport: transport, command: bin, args: []string{"serve", "--stdio", "--workspace", workspace}, env: dirs.env()}
+		events := filepath.Join(t.TempDir(), "stdio-events")
+		env := dirs.env()
+		env[wrapEnv], env[wrapBinEnv] = events, bin
+		if dump := os.Getenv("SWITCHBOARD_MATRIX_DUMP"); dump != "" {
+			_ = os.MkdirAll(dump, 0o755)
+			env[wrapDumpEnv] = filepath.Join(dump, strings.ReplaceAll(t.Name(), "/", "_")+"-mcp-in.jsonl")
+		}
+		return server{transport: transport, command: self, env: env, events: events,
+			args: []string{"serve", "--stdio", "--workspace", workspace}}
 	case "http":
 		token := "matrix-" + randomHex(t, 16)
 		got := startHub(t, bin, workspace, dirs, []string{"--http", "127.0.0.1:0", "--token", token}, regexp.MustCompile(`http listening on (\S+)`))
@@ -487,6 +498,9 @@ func runRow(t *testing.T, c client, transport string) {
 	checkScript(t, r.model, nonce, r.workspace, fail)
 	if leftover != "" {
 		fail("processes the CLI started still run 5 s after it exited (a stdio hub must exit when its stdin closes):\n%s", leftover)
+	}
+	if r.srv.events != "" {
+		checkStdioExit(t, r.srv.events, fail)
 	}
 }
 

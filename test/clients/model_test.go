@@ -370,7 +370,7 @@ func (m *modelStub) gemini(w http.ResponseWriter, r *http.Request, body []byte, 
 			name, _ := fr["name"].(string)
 			resp, _ := fr["response"].(map[string]any)
 			_, isErr := resp["error"]
-			results = append(results, toolResult{Name: name, Text: flatten(fr), IsError: isErr})
+			results = append(results, toolResult{Name: name, Text: flatten(resp), IsError: isErr})
 		}
 	}
 	name, args, text, ok := m.next(tools, results)
