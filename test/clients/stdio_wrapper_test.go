@@ -46,6 +46,7 @@ func stdioWrapper() int {
 		fmt.Fprintf(events, "%d %s\n", time.Since(start).Milliseconds(), what)
 	}
 	hub := exec.Command(os.Getenv(wrapBinEnv), os.Args[1:]...)
+	dump := os.Getenv(wrapDumpEnv)
 	for _, k := range []string{wrapEnv, wrapBinEnv, wrapDumpEnv} {
 		_ = os.Unsetenv(k)
 	}
@@ -84,7 +85,7 @@ func stdioWrapper() int {
 	}()
 	go func() {
 		var src io.Reader = os.Stdin
-		if dump := os.Getenv(wrapDumpEnv); dump != "" {
+		if dump != "" {
 			if f, err := os.Create(dump); err == nil {
 				defer f.Close()
 				src = io.TeeReader(os.Stdin, f)
