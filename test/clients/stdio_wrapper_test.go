@@ -1,8 +1,9 @@
-//go:build unix
+//go:build linux
 
 package clients_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -98,7 +99,7 @@ func stdioWrapper() int {
 	}()
 	err = hub.Wait()
 	record("hub-exited " + strconv.Quote(fmt.Sprint(err)))
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		return ee.ExitCode()
 	}
 	return 0
