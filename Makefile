@@ -7,8 +7,8 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 TYGO  := build/bin/tygo
 
-.PHONY: all deps sysdeps frontend-deps node-deps frontend build build-headless run test test-go \
-        test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
+.PHONY: all deps sysdeps frontend-deps node-deps client-deps frontend build build-headless run test test-go \
+        test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
         lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean
 
 all: build
@@ -27,7 +27,15 @@ test/node/node_modules/.installed: test/node/package-lock.json
 	@touch $@
 node-deps: test/node/node_modules/.installed
 
-deps: sysdeps frontend-deps node-deps $(TYGO)
+# The client matrix (test/clients): Claude Code, Gemini CLI, Codex and the AI SDK MCP client,
+# pinned in their own npm project so test/node stays lean (~1 GB: the CLIs ship native binaries).
+# No install scripts run (test/clients/.npmrc); see docs/clients.md.
+test/clients/node_modules/.installed: test/clients/package-lock.json
+	cd test/clients && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+client-deps: test/clients/node_modules/.installed
+
+deps: sysdeps frontend-deps node-deps client-deps $(TYGO)
 	$(GO) mod download
 
 # --- build ---------------------------------------------------------------------------------
@@ -112,9 +120,14 @@ lint-golangci: $(GOLANGCI_LINT)
 	@CGO_ENABLED=0 $(GOLANGCI_LINT) run ./...
 
 # Go unit + integration tests, pure Go (no GTK needed). The node-driven integration tests
-# (TypeScript SDK client, MCP conformance suite) run here too once test/node is installed.
-test-go: node-deps frontend
+# (TypeScript SDK client, MCP conformance suite) run here too once test/node is installed, and
+# the client matrix (test/clients: real agent CLIs) once test/clients is.
+test-go: node-deps client-deps frontend
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m ./...
+
+# Just the client matrix (docs/clients.md); CLIENTS=claude-code,gemini-cli/http narrows it.
+test-clients: client-deps
+	SWITCHBOARD_MATRIX=$(CLIENTS) CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -v ./test/clients
 
 test-frontend: frontend-deps
 	cd frontend && npm test
