@@ -35,6 +35,7 @@ function fakeControl(overrides: Partial<Control> = {}) {
     clientConfig: rec('clientConfig', { unix: { mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } } }),
     approvals: rec('approvals', { approvals: [], policy: null }),
     decideApproval: rec('decideApproval', { id: 'a1', decision: 'allow' }),
+    grantWorkspace: rec('grantWorkspace', { sessionId: 'stdio-1', dir: '/x', allow: true, status: 'approved' }),
     ragCollections: rec('ragCollections', { collections: [] }),
     ragQuery: rec('ragQuery', { results: [], query: '', collection: '', context: '' }),
     ...overrides,
