@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
@@ -277,6 +278,47 @@ func (c *Controller) DecideApproval(id, decision string) (DecisionResult, error)
 		return DecisionResult{}, err
 	}
 	return DecisionResult{ID: id, Decision: decision}, nil
+}
+
+// WorkspaceGrant is GrantWorkspace's answer: the session, the directory and its new status
+// ("approved" after a grant, "declined" after a revoke). The Sessions view follows the change
+// live on the "sessions" hub channel.
+type WorkspaceGrant struct {
+	SessionID string `json:"sessionId"`
+	Dir       string `json:"dir"`
+	Allow     bool   `json:"allow"`
+	Status    string `json:"status"`
+}
+
+type workspaceGrantArgs struct {
+	Session string `json:"session"`
+	Dir     string `json:"dir"`
+}
+
+// GrantWorkspace grants (allow) or revokes, for one session, one of its MCP roots or its relay
+// directory (by: the dashboard), audited as workspace_grant or workspace_revoke. The answer holds
+// for that session, like one given to a prompt.
+func (c *Controller) GrantWorkspace(sessionID, dir string, allow bool) (WorkspaceGrant, error) {
+	switch {
+	case sessionID == "":
+		return WorkspaceGrant{}, errors.New("session: required, the id of a connected MCP client session (the Sessions view lists them)")
+	case dir == "":
+		return WorkspaceGrant{}, errors.New("dir: required, one of the session's roots or its relay directory")
+	case !filepath.IsAbs(dir):
+		return WorkspaceGrant{}, fmt.Errorf("dir: %q is not an absolute path; use the directory the Sessions view shows", dir)
+	}
+	dir = filepath.Clean(dir)
+	action, status := "workspace_revoke", "declined"
+	if allow {
+		action, status = "workspace_grant", "approved"
+	}
+	end := c.begin(action, workspaceGrantArgs{Session: sessionID, Dir: dir})
+	err := c.st.Service.GrantWorkspace(sessionID, dir, allow, policy.ByDashboard)
+	end(err)
+	if err != nil {
+		return WorkspaceGrant{}, err
+	}
+	return WorkspaceGrant{SessionID: sessionID, Dir: dir, Allow: allow, Status: status}, nil
 }
 
 // RAGCollections lists the RAG collections with their counts, backend and embedder (the

@@ -133,6 +133,19 @@ func (d *dashboardServer) Handler() http.Handler {
 		}
 		return d.ctl.DecideApproval(r.PathValue("id"), body.Decision)
 	})
+	api("POST /api/sessions/{id}/workspace", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Dir   string `json:"dir"`
+			Allow *bool  `json:"allow"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("%v; want {\"dir\": \"/path\", \"allow\": true|false}", err)
+		}
+		if body.Allow == nil {
+			return nil, fmt.Errorf("allow: required, true to grant the directory or false to revoke it")
+		}
+		return d.ctl.GrantWorkspace(r.PathValue("id"), body.Dir, *body.Allow)
+	})
 	api("GET /api/rag/collections", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.RAGCollections() })
 	api("POST /api/rag/query", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		var body struct {

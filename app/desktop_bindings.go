@@ -96,6 +96,11 @@ func (a *App) DecideApproval(id, decision string) (DecisionResult, error) {
 	return a.ctl.DecideApproval(id, decision)
 }
 
+// GrantWorkspace grants (allow) or revokes one session's root or relay directory.
+func (a *App) GrantWorkspace(sessionID, dir string, allow bool) (WorkspaceGrant, error) {
+	return a.ctl.GrantWorkspace(sessionID, dir, allow)
+}
+
 // RAGCollections lists the RAG collections with their counts, backend and embedder.
 func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.RAGCollections() }
 

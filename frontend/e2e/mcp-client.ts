@@ -10,6 +10,12 @@ export interface ClientInfo {
   version: string;
 }
 
+/** An MCP root the client declares (roots capability) and lists when the server asks. */
+export interface ClientRoot {
+  uri: string;
+  name?: string;
+}
+
 export class McpClient {
   private nextId = 1;
   private buf = '';
@@ -19,7 +25,10 @@ export class McpClient {
   /** Methods of the notifications received, in order (e.g. notifications/tools/list_changed). */
   readonly notifications: string[] = [];
 
-  private constructor(private readonly sock: net.Socket) {
+  private constructor(
+    private readonly sock: net.Socket,
+    private readonly roots: ClientRoot[] | undefined,
+  ) {
     sock.setEncoding('utf8');
     sock.on('data', (chunk: string) => this.onData(chunk));
     const fail = (err: Error) => {
@@ -31,17 +40,24 @@ export class McpClient {
     sock.on('close', () => fail(new Error('MCP connection closed')));
   }
 
-  /** Connects and completes the initialize handshake. */
-  static async connect(target: { path: string } | { host: string; port: number }, info: ClientInfo): Promise<McpClient> {
+  /**
+   * Connects and completes the initialize handshake. With roots, the client declares the roots
+   * capability and answers roots/list with them (the hub lists them right after initialized).
+   */
+  static async connect(
+    target: { path: string } | { host: string; port: number },
+    info: ClientInfo,
+    opts: { roots?: ClientRoot[] } = {},
+  ): Promise<McpClient> {
     const sock = await new Promise<net.Socket>((resolve, reject) => {
       const s = net.connect(target as net.NetConnectOpts);
       s.once('connect', () => resolve(s));
       s.once('error', reject);
     });
-    const client = new McpClient(sock);
+    const client = new McpClient(sock, opts.roots);
     const init = (await client.request('initialize', {
       protocolVersion: '2025-06-18',
-      capabilities: {},
+      capabilities: opts.roots ? { roots: { listChanged: false } } : {},
       clientInfo: info,
     })) as { serverInfo?: { name?: string; version?: string } };
     client.serverInfo = init.serverInfo ?? {};
@@ -111,6 +127,7 @@ export class McpClient {
       // A request from the server (e.g. ping): answer so it never waits on us.
       if (msg.id !== undefined) {
         if (msg.method === 'ping') this.write({ jsonrpc: '2.0', id: msg.id, result: {} });
+        else if (msg.method === 'roots/list' && this.roots) this.write({ jsonrpc: '2.0', id: msg.id, result: { roots: this.roots } });
         else this.write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `${msg.method}: not supported by the e2e client` } });
       }
       else this.notifications.push(msg.method);

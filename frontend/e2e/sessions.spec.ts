@@ -1,5 +1,10 @@
-// Sessions view: MCP client sessions come and go live; IDE agent sessions created through the API
-// appear; a chat message shows at once and the simulator's reply streams in word by word.
+// Sessions view: MCP client sessions come and go live; each shows its workspace and roots, and a
+// root that needs consent is granted and revoked from the page; IDE agent sessions created
+// through the API appear; a chat message shows at once and the simulator's reply streams in word
+// by word.
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, recording, startRecording, tid, useDashboard } from './fixtures';
 import { McpClient } from './mcp-client';
@@ -62,6 +67,50 @@ describe('sessions', () => {
     }
     await dash.page.locator(tid('session-row'), { hasText: clientName }).waitFor({ state: 'detached' });
     expect(await dash.page.locator(tid('session-todos')).count()).toBe(0);
+  });
+
+  it("shows a client's workspace and a root that needs consent; Grant and Revoke change it live", async () => {
+    await dash.open('sessions');
+    // Outside the hub's (temporary) home directory: a root there needs the user's consent.
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-root-')));
+    const clientName = `e2e-roots-${Date.now()}`;
+    const client = await McpClient.connect({ path: dash.server.socket }, { name: clientName, version: '1.0.0' }, {
+      roots: [{ uri: `file://${root}`, name: 'e2e project' }],
+    });
+    try {
+      const row = dash.page.locator(tid('session-row', { transport: 'unix' }), { hasText: clientName });
+      await row.waitFor();
+      const id = (await row.getAttribute('data-session-id'))!;
+
+      // Its workspace is its first root, labelled as coming from there; the root waits for consent
+      // and says why.
+      const ws = dash.page.locator(tid('session-workspace', { 'session-id': id, from: 'root' }));
+      await ws.waitFor();
+      expect(await ws.locator(tid('session-workspace-dir')).textContent()).toBe(root);
+      expect(await ws.locator(tid('session-workspace-from')).textContent()).toBe('MCP root');
+      const entry = ws.locator(tid('session-root', { dir: root }));
+      await ws.locator(tid('session-root', { dir: root, status: 'pending' })).waitFor();
+      expect(await entry.locator(tid('workspace-detail')).textContent()).toContain('outside your home directory');
+      expect(await entry.locator(tid('workspace-revoke')).count()).toBe(0);
+
+      // Grant: the hub's sessions channel brings the new status; the client may now work there.
+      await entry.locator(tid('workspace-grant')).click();
+      await ws.locator(tid('session-root', { dir: root, status: 'approved' })).waitFor();
+      expect(await entry.locator(tid('workspace-detail')).textContent()).toBe('granted on the dashboard');
+      await client.callTool('file_write', { path: 'granted.txt', content: 'written in the root' });
+      expect(readFileSync(path.join(root, 'granted.txt'), 'utf8')).toBe('written in the root');
+
+      // Revoke: declined for this session, offered again as Grant; the next call is refused.
+      await entry.locator(tid('workspace-revoke')).click();
+      await ws.locator(tid('session-root', { dir: root, status: 'declined' })).waitFor();
+      await entry.locator(tid('workspace-grant')).waitFor();
+      await expect(client.callTool('file_read', { path: 'granted.txt' })).rejects.toThrow(/declined/);
+      expect(await dash.page.locator(tid('control-error')).count()).toBe(0);
+    } finally {
+      await client.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+    await dash.page.locator(tid('session-row'), { hasText: clientName }).waitFor({ state: 'detached' });
   });
 
   it('shows an IDE session created through the API, and streams the agent reply to a chat message', async () => {

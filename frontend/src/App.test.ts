@@ -35,6 +35,7 @@ function fakeControl(overrides: Partial<Control> = {}) {
     clientConfig: rec('clientConfig', { unix: { mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } } }),
     approvals: rec('approvals', { approvals: [], policy: null }),
     decideApproval: rec('decideApproval', { id: 'a1', decision: 'allow' }),
+    grantWorkspace: rec('grantWorkspace', { sessionId: 'stdio-1', dir: '/x', allow: true, status: 'approved' }),
     ragCollections: rec('ragCollections', { collections: [] }),
     ragQuery: rec('ragQuery', { results: [], query: '', collection: '', context: '' }),
     ...overrides,
@@ -423,16 +424,59 @@ describe('App', () => {
     expect($('policy-error')?.textContent).toContain('policy.rules[1].action');
   });
 
-  it('sessions show each client\'s roots and whether it may use them', async () => {
-    const { sock } = await start();
+  it('sessions show each client\'s workspace, roots and relay directory, with Grant and Revoke', async () => {
+    const { sock, calls } = await start();
     await openTab('sessions');
     send(sock, 'snapshot', 'sessions', {
-      sessions: [{ id: 'stdio-1', transport: 'stdio', clientName: 'node-client', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
-        roots: [{ uri: 'file:///w/a', dir: '/w/a', status: 'granted', detail: 'inside [roots] allow /w' }, { uri: 'file:///x', dir: '/x', status: 'declined' }] }],
+      sessions: [
+        { id: 'stdio-1', transport: 'stdio', clientName: 'node-client', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
+          workspace: '/w/a', workspaceFrom: 'root',
+          roots: [{ uri: 'file:///w/a', dir: '/w/a', status: 'granted', detail: 'inside [roots] allow /w' }, { uri: 'file:///x', dir: '/x', status: 'declined', detail: 'declined by dashboard' }] },
+        { id: 'unix-2', transport: 'unix', clientName: 'codex', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
+          workspace: '/home/u/proj', workspaceFrom: 'hub',
+          relay: { uri: 'file:///home/u', dir: '/home/u', status: 'pending', detail: 'your home directory itself' } },
+      ],
     });
+    const ws = $$('session-workspace');
+    expect(ws.map((w) => w.dataset.from)).toEqual(['root', 'hub']);
+    expect(ws[0].querySelector('[data-testid="session-workspace-dir"]')?.textContent).toBe('/w/a');
+    expect(ws[0].querySelector('[data-testid="session-workspace-from"]')?.textContent).toBe('MCP root');
+    expect(ws[1].querySelector('[data-testid="session-workspace-from"]')?.textContent).toBe('hub workspace');
     const roots = $$('session-root');
     expect(roots.map((r) => r.dataset.status)).toEqual(['granted', 'declined']);
     expect(roots[0].textContent).toContain('/w/a');
     expect(roots[0].textContent).toContain('workspace');
+    expect(roots[0].textContent).toContain('inside [roots] allow /w');
+    expect(roots[0].querySelector('[data-testid="workspace-revoke"]')).not.toBeNull();
+    expect(roots[1].querySelector('[data-testid="workspace-grant"]')).not.toBeNull();
+    const relay = $$('session-relay');
+    expect(relay).toHaveLength(1);
+    expect(relay[0].textContent).toContain('your home directory itself');
+
+    (roots[1].querySelector('[data-testid="workspace-grant"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['grantWorkspace', 'stdio-1', '/x', true]));
+    (roots[0].querySelector('[data-testid="workspace-revoke"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['grantWorkspace', 'stdio-1', '/w/a', false]));
+    (relay[0].querySelector('[data-testid="workspace-grant"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['grantWorkspace', 'unix-2', '/home/u', true]));
+
+    // The new status arrives on the sessions channel.
+    send(sock, 'event', 'sessions', { kind: 'updated', session: { id: 'unix-2', transport: 'unix', clientName: 'codex', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
+      workspace: '/home/u', workspaceFrom: 'relay', relay: { uri: 'file:///home/u', dir: '/home/u', status: 'approved', detail: 'granted on the dashboard' } } });
+    const after = $$('session-relay')[0];
+    expect(after.dataset.status).toBe('approved');
+    expect(after.querySelector('[data-testid="workspace-revoke"]')).not.toBeNull();
+    expect($$('session-workspace')[1].querySelector('[data-testid="session-workspace-from"]')?.textContent).toBe('connect directory');
+  });
+
+  it('a failed grant shows its error as a notice', async () => {
+    const { sock } = await start({ grantWorkspace: async () => { throw new Error('grant /x: HTTP 400: dir: /x is not a root or the relay directory of session stdio-1'); } });
+    await openTab('sessions');
+    send(sock, 'snapshot', 'sessions', {
+      sessions: [{ id: 'stdio-1', transport: 'stdio', clientName: 'c', clientVersion: '1', peer: '', connectedAt: '', calls: 0,
+        workspace: '/x', workspaceFrom: 'root', roots: [{ uri: 'file:///x', dir: '/x', status: 'pending', detail: '/x is outside your home directory' }] }],
+    });
+    ($('workspace-grant') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect($('control-error')?.textContent).toContain('dir: /x is not a root'));
   });
 });

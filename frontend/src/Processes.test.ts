@@ -65,6 +65,7 @@ async function start(hash = '#processes') {
     clientConfig: rec1('clientConfig'),
     approvals: rec1('approvals'),
     decideApproval: rec1('decideApproval'),
+    grantWorkspace: rec1('grantWorkspace'),
     ragCollections: rec1('ragCollections', { collections: [] }),
     ragQuery: rec1('ragQuery'),
   };

@@ -49,6 +49,11 @@ beforeAll(async () => {
     if (req.url === '/api/bootstrap') return send(200, { hubUrl: 'ws://127.0.0.1:1/ws', hubToken: 'h', version: 'v1', workspace: '/w' });
     if (req.url === '/api/processes' && req.method === 'POST') return send(200, { id: 'proc-1', command: 'sh', status: 'running' });
     if (req.url === '/api/processes/proc%2F9/stop') return send(404, { error: 'id: no process "proc/9"; call process_list to see known IDs' });
+    if (req.url === '/api/sessions/gone/workspace') return send(400, { error: 'session "gone": not connected, or it has neither roots nor a relay directory' });
+    if (req.url?.startsWith('/api/sessions/') && req.method === 'POST') {
+      const b = JSON.parse(raw) as { dir: string; allow: boolean };
+      return send(200, { sessionId: decodeURIComponent(req.url.split('/')[3]), dir: b.dir, allow: b.allow, status: b.allow ? 'approved' : 'declined' });
+    }
     if (req.url === '/api/broken') {
       res.writeHead(500);
       res.end('plain failure');
@@ -135,6 +140,18 @@ describe('HttpControl against a real server', () => {
     ]);
   });
 
+  it('grants and revokes a session workspace with POST /api/sessions/{id}/workspace', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    expect(await c.grantWorkspace('unix/3', '/srv/x', true)).toEqual({ sessionId: 'unix/3', dir: '/srv/x', allow: true, status: 'approved' });
+    expect((await c.grantWorkspace('unix-3', '/srv/x', false)).status).toBe('declined');
+    expect(seen.map((s) => [s.method, s.url, s.body, s.contentType])).toEqual([
+      ['POST', '/api/sessions/unix%2F3/workspace', { dir: '/srv/x', allow: true }, 'application/json'],
+      ['POST', '/api/sessions/unix-3/workspace', { dir: '/srv/x', allow: false }, 'application/json'],
+    ]);
+    await expect(c.grantWorkspace('gone', '/srv/x', true)).rejects.toThrow('grant /srv/x: HTTP 400: session "gone": not connected');
+  });
+
   it('turns an error reply into an Error naming the action and the server message', async () => {
     const c = new HttpControl(base, 'tok-1');
     await expect(c.stopProcess('proc/9')).rejects.toThrow('stop proc/9: HTTP 404: id: no process "proc/9"; call process_list to see known IDs');
@@ -191,6 +208,7 @@ describe('WailsControl', () => {
       ClientConfig: rec('ClientConfig', { unix: {} }),
       RAGCollections: rec('RAGCollections', { collections: [] }),
       RAGQuery: rec('RAGQuery', { results: [] }),
+      GrantWorkspace: rec('GrantWorkspace', { sessionId: 'unix-1', dir: '/srv/x', allow: true, status: 'approved' }),
     } as WailsApp;
     const c = createControl({ go: { app: { App: app } }, location: { href: 'wails://wails/' } });
     expect((await c.bootstrap()).hubUrl).toBe('ws://x/ws');
@@ -203,6 +221,8 @@ describe('WailsControl', () => {
     await c.createIDESession('n');
     await c.sendChat('s', 'm');
     await c.clientConfig();
+    expect((await c.grantWorkspace('unix-1', '/srv/x', true)).status).toBe('approved');
+    await c.grantWorkspace('unix-1', '/srv/x', false);
     expect(calls).toEqual([
       ['Bootstrap'],
       ['Transports'],
@@ -214,6 +234,8 @@ describe('WailsControl', () => {
       ['CreateIDESession', 'n'],
       ['SendChat', 's', 'm'],
       ['ClientConfig'],
+      ['GrantWorkspace', 'unix-1', '/srv/x', true],
+      ['GrantWorkspace', 'unix-1', '/srv/x', false],
     ]);
   });
 
@@ -226,5 +248,15 @@ describe('WailsControl', () => {
     } as unknown as WailsApp;
     const c = new WailsControl(app);
     await expect(c.stopProcess('p-9')).rejects.toThrow('stop p-9: id: no process "p-9"; call process_list to see known IDs');
+  });
+
+  it('names the directory when a grant fails', async () => {
+    const app = {
+      Bootstrap: async () => ({}),
+      GrantWorkspace: async () => {
+        throw 'dir: /x is not a root or the relay directory of session unix-1';
+      },
+    } as unknown as WailsApp;
+    await expect(new WailsControl(app).grantWorkspace('unix-1', '/x', true)).rejects.toThrow('grant /x: dir: /x is not a root or the relay directory of session unix-1');
   });
 });

@@ -16,6 +16,7 @@ import type {
   RAGQueryOutput,
   ToolsetList,
   TransportList,
+  WorkspaceGrant,
 } from './types';
 
 export interface Control {
@@ -35,6 +36,8 @@ export interface Control {
   clientConfig(): Promise<ClientConfig>;
   approvals(): Promise<ApprovalList>;
   decideApproval(id: string, decision: 'allow' | 'deny'): Promise<DecisionResult>;
+  /** Grants (allow) or revokes, for one MCP client session, one of its roots or its relay directory. */
+  grantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<WorkspaceGrant>;
   ragCollections(): Promise<RAGCollectionList>;
   ragQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
@@ -55,6 +58,7 @@ export interface WailsApp {
   ClientConfig(): Promise<ClientConfig>;
   Approvals(): Promise<ApprovalList>;
   DecideApproval(id: string, decision: string): Promise<DecisionResult>;
+  GrantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<WorkspaceGrant>;
   RAGCollections(): Promise<RAGCollectionList>;
   RAGQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
 }
@@ -123,6 +127,9 @@ export class WailsControl implements Control {
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
     return this.call(`${decision} ${id}`, () => this.app.DecideApproval(id, decision));
+  }
+  grantWorkspace(sessionId: string, dir: string, allow: boolean) {
+    return this.call(`${allow ? 'grant' : 'revoke'} ${dir}`, () => this.app.GrantWorkspace(sessionId, dir, allow));
   }
   ragCollections() {
     return this.call('list collections', () => this.app.RAGCollections());
@@ -218,6 +225,9 @@ export class HttpControl implements Control {
   }
   decideApproval(id: string, decision: 'allow' | 'deny') {
     return this.request<DecisionResult>(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
+  }
+  grantWorkspace(sessionId: string, dir: string, allow: boolean) {
+    return this.request<WorkspaceGrant>(`${allow ? 'grant' : 'revoke'} ${dir}`, 'POST', `api/sessions/${encodeURIComponent(sessionId)}/workspace`, { dir, allow });
   }
   ragCollections() {
     return this.request<RAGCollectionList>('list collections', 'GET', 'api/rag/collections');

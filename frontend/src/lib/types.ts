@@ -99,6 +99,8 @@ export type Bootstrap = app.Bootstrap;
 export type ClientConfig = app.ClientConfig;
 export type InputResult = app.InputResult;
 export type DecisionResult = app.DecisionResult;
+/** GrantWorkspace's answer (POST /api/sessions/{id}/workspace). */
+export type WorkspaceGrant = app.WorkspaceGrant;
 export type APIError = app.APIError;
 
 // ---- rag (Knowledge view) ---------------------------------------------------------------------

@@ -93,6 +93,17 @@ export interface DecisionResult {
   id: string;
   decision: string;
 }
+/**
+ * WorkspaceGrant is GrantWorkspace's answer: the session, the directory and its new status
+ * ("approved" after a grant, "declined" after a revoke). The Sessions view follows the change
+ * live on the "sessions" hub channel.
+ */
+export interface WorkspaceGrant {
+  sessionId: string;
+  dir: string;
+  allow: boolean;
+  status: string;
+}
 
 //////////
 // source: dashboard.go
