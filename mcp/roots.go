@@ -87,6 +87,7 @@ func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd s
 	if st.regID == "" {
 		st.regID, _ = s.sessionID(ctx, req)
 	}
+	s.holdGranted(st)
 	s.publishRoots(st)
 }
 
@@ -190,6 +191,7 @@ func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 		list = append(list, e)
 	}
 	st.roots, st.loaded, st.stale = list, true, false
+	s.holdGranted(st)
 	s.publishRoots(st)
 }
 
@@ -256,6 +258,24 @@ func (s *Service) publishRoots(st *sessionRoots) {
 	s.sessions.SetWorkspace(st.regID, st.relay, dir, from)
 }
 
+// holdGranted opens (and caches) the workspace of every usable root and relay directory of st
+// as soon as it is granted, so the directory used is the one that was judged, by handle; a
+// directory that cannot be opened that way becomes invalid.
+func (s *Service) holdGranted(st *sessionRoots) {
+	hold := func(r *sessions.Root) {
+		if !usable(r) {
+			return
+		}
+		if _, err := s.openWorkspace(r.Dir); err != nil {
+			r.Status, r.Detail = rootInvalid, err.Error()
+		}
+	}
+	for i := range st.roots {
+		hold(&st.roots[i])
+	}
+	hold(st.relay)
+}
+
 // usable reports whether a session may work in r.
 func usable(r *sessions.Root) bool {
 	return r != nil && (r.Status == rootGranted || r.Status == rootApproved)
@@ -264,8 +284,14 @@ func usable(r *sessions.Root) bool {
 // relayWorkspace is the workspace of a session without usable roots: its relay's directory when
 // it may use it, else the hub's.
 func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
-	if st != nil && usable(st.relay) {
+	switch {
+	case st == nil || st.relay == nil:
+	case usable(st.relay):
 		return s.openWorkspace(st.relay.Dir)
+	case st.relay.Status == rootDeclined:
+		// The user revoked it: falling back to the hub's workspace would put this client's
+		// writes somewhere it does not expect.
+		return nil, fmt.Errorf("workspace: the directory this client started in (%s) was revoked for this session (%s); grant it again on the dashboard's Sessions view, or reconnect from another directory", st.relay.Dir, st.relay.Detail)
 	}
 	return s.ws, nil
 }
@@ -397,6 +423,7 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 	}
 	st.answers[r.Dir] = *r
 	noteFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
+	s.holdGranted(st)
 	s.publishRoots(st)
 	return nil
 }
@@ -444,6 +471,7 @@ func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) e
 	if !hit {
 		return fmt.Errorf("dir: %s is not a root or the relay directory of session %s", dir, sessionID)
 	}
+	s.holdGranted(st)
 	s.publishRoots(st)
 	return nil
 }
@@ -556,7 +584,9 @@ func (s *Service) openWorkspace(dir string) (*workspace.Root, error) {
 	if w, ok := s.wsCache[dir]; ok {
 		return w, nil
 	}
-	w, err := workspace.Open(dir)
+	// The directory was judged by its resolved name; OpenExact refuses it if that name no longer
+	// leads there, and the handle is what every later call uses (grants hold handles, not names).
+	w, err := workspace.OpenExact(dir)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: root %s: %w", dir, err)
 	}

@@ -190,8 +190,19 @@ func TestRelayDirectoryIsTheWorkspace(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(project, "r.txt")); err != nil || string(b) != "relay" {
 		t.Fatalf("write did not land in the relay's directory: %v", err)
 	}
-	if si := sessionNamed(t, s, "codex"); si.Workspace != project || si.WorkspaceFrom != policy.FromRelay || si.Relay == nil || si.Relay.Status != rootGranted {
+	si := sessionNamed(t, s, "codex")
+	if si.Workspace != project || si.WorkspaceFrom != policy.FromRelay || si.Relay == nil || si.Relay.Status != rootGranted {
 		t.Errorf("Sessions view: %+v relay %+v", si, si.Relay)
+	}
+	// Revoked on the dashboard: calls are refused, not quietly moved to the hub's workspace.
+	if err := s.GrantWorkspace(si.ID, project, false, policy.ByDashboard); err != nil {
+		t.Fatal(err)
+	}
+	if msg := call(t, cs, "file_write", map[string]any{"path": "r2.txt", "content": "x"}, nil); !strings.Contains(msg, "revoked") {
+		t.Errorf("after revoking the relay directory: %q", msg)
+	}
+	if _, err := os.Stat(filepath.Join(s.Workspace().Dir(), "r2.txt")); err == nil {
+		t.Error("a revoked relay client's write landed in the hub's workspace")
 	}
 
 	for _, dir := range []string{home, "/"} {
@@ -252,5 +263,72 @@ func TestApprovalsWithdrawnWhenClientGoes(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // a late write would have happened by now (proves less on a slow machine, never more)
 	if _, err := os.Stat(filepath.Join(s.Workspace().Dir(), "late.txt")); err == nil {
 		t.Error("the dead client's call ran")
+	}
+}
+
+// TestGrantedRootHeldByHandle: a root is opened when it is granted, and calls use that handle. A
+// root directory swapped for a symlink to somewhere else after roots/list does not move the
+// session's sandbox there.
+func TestGrantedRootHeldByHandle(t *testing.T) {
+	s, sock, home := workspaceHub(t)
+	project := filepath.Join(home, "proj")
+	outside := filepath.Join(home, "elsewhere")
+	mkdirs(t, project, outside)
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	dec := json.NewDecoder(conn)
+	send := func(v string) {
+		if _, err := conn.Write([]byte(v + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() map[string]any {
+		conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// A 2025-11-25 client with roots: the hub lists them right after initialized.
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"swapper","version":"1"}}}`)
+	next()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req := next()
+	if req["method"] != "roots/list" {
+		t.Fatalf("want roots/list, got %v", req)
+	}
+	id, _ := json.Marshal(req["id"])
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"roots":[{"uri":"` + fileURI(project) + `"}]}}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		si := sessionNamed(t, s, "swapper")
+		if len(si.Roots) == 1 && si.Roots[0].Status == rootGranted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("root never granted: %+v", si.Roots)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The swap: the granted directory moves away and a symlink to another directory takes its name.
+	if err := os.Rename(project, project+".orig"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, project); err != nil {
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_write","arguments":{"path":"x.txt","content":"where?"}}}`)
+	for {
+		m := next()
+		if m["id"] == float64(1) {
+			break
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Fatal("the write followed the swapped-in symlink out of the granted directory")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -177,4 +178,33 @@ func (r *Root) Canonical(p string) (string, error) {
 		rest = filepath.Join(filepath.Base(probe), rest)
 		probe = parent
 	}
+}
+
+// OpenExact opens dir (absolute, clean, symlinks resolved: the directory a decision was made
+// about) as a workspace, and makes sure the directory opened is dir itself: a path component
+// swapped for a symlink between the decision and the open is refused instead of becoming the
+// workspace. The returned root works by handle from then on, whatever later happens to the name.
+// Where the kernel cannot name an open directory (no /proc) it is Open with a re-check.
+func OpenExact(dir string) (*Root, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|oNonblock|oDirectory, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %q: %w; give an existing directory", dir, err)
+	}
+	defer f.Close()
+	if got := openedPath(f); got != "" && got != dir {
+		return nil, fmt.Errorf("open workspace %q: it now leads to %s (a symlink was swapped in); refusing it", dir, got)
+	}
+	rr, err := reopenRoot(f)
+	if err != nil {
+		r, err := Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		if r.dir != dir {
+			r.Close()
+			return nil, fmt.Errorf("open workspace %q: it now leads to %s (a symlink was swapped in); refusing it", dir, r.dir)
+		}
+		return r, nil
+	}
+	return &Root{dir: dir, root: rr, maxReadBytes: DefaultMaxReadBytes}, nil
 }

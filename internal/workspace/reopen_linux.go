@@ -22,3 +22,15 @@ func reopenRoot(f *os.File) (*os.Root, error) {
 	}
 	return r, oerr
 }
+
+// openedPath is the kernel's name for the directory f refers to (/proc/self/fd/N), "" when it
+// cannot say.
+func openedPath(f *os.File) string {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return ""
+	}
+	var p string
+	_ = rc.Control(func(fd uintptr) { p, _ = os.Readlink("/proc/self/fd/" + strconv.Itoa(int(fd))) })
+	return p
+}
