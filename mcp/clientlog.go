@@ -80,6 +80,9 @@ func (s *Service) watchOwnedProcesses() {
 // exit event came first) is reported at once.
 func (s *Service) ownProcess(id string, ss *sdk.ServerSession) {
 	s.owners.set(id, ss)
+	if ss != nil {
+		s.startedBy.Store(id, ss) // for the session's scoped hub token (wsToken); never taken
+	}
 	if info, err := s.procs.Get(id); err == nil && info.Status != process.StatusRunning {
 		if ss := s.owners.take(id); ss != nil {
 			go s.reportEnd(ss, info)

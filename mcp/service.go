@@ -93,6 +93,10 @@ type Service struct {
 	onToolsets  listeners.Set[[]ToolsetStatus]
 
 	owners procOwners // which client session started which process
+	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
+	// session's scoped hub token may stream (tools_ws.go); wsTokens: a session's token.
+	startedBy sync.Map
+	wsTokens  sync.Map // *sdk.ServerSession → string
 
 	activity *activityLog
 	recorder *callRecorder

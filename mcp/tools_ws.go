@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -30,7 +31,7 @@ type WSStartOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the server started or was already running"`
 	Addr    string `json:"addr" jsonschema:"address the server is bound to"`
 	Message string `json:"message" jsonschema:"status message with the full WebSocket URL"`
-	Token   string `json:"token" jsonschema:"the hub token to present when connecting (?token= or Authorization: Bearer); it allows subscribing to the hub's read-only channels and nothing else"`
+	Token   string `json:"token" jsonschema:"this client's token to present when connecting (?token= or Authorization: Bearer): it subscribes to the processes this client started (process:ID) and the shared processes, toolsets, ml and rag channels, nothing else"`
 }
 
 type WSInfoInput struct{}
@@ -53,7 +54,7 @@ func (s *Service) registerWSTools(server *sdk.Server) {
 		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, s.wsInfo)
 }
 
-func (s *Service) wsStart(_ context.Context, _ *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
+func (s *Service) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
 	addr, defaulted, err := wsListenAddr(in.Addr)
 	if err != nil {
 		return nil, WSStartOutput{}, err
@@ -79,7 +80,52 @@ func (s *Service) wsStart(_ context.Context, _ *sdk.CallToolRequest, in WSStartI
 		msg = fmt.Sprintf("WebSocket server started at %s, listening on %s: reachable from other machines", url, bound)
 	}
 	msg += "; connect with the token field of this result as ?token= or Authorization: Bearer"
-	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg, Token: s.hub.Token()}, nil
+	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg, Token: s.wsToken(req)}, nil
+}
+
+// wsScopeShared are the hub channels any client's token may stream: what every client sees
+// through its own tools anyway.
+var wsScopeShared = map[string]bool{ChannelProcesses: true, ChannelToolsets: true, ChannelML: true, ChannelRAG: true}
+
+// wsToken is the calling session's hub token: it streams the session's own processes
+// (process:ID of processes it started) and the shared channels, not other sessions' calls
+// (activity), sessions, approvals or todos — those are the user's, on the dashboard's token. One
+// token per session, revoked when the session ends. A call without a session (the CLI's
+// in-process hub) gets the hub token: the user runs it.
+func (s *Service) wsToken(req *sdk.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return s.hub.Token()
+	}
+	ss := req.Session
+	if v, ok := s.wsTokens.Load(ss); ok {
+		return v.(string)
+	}
+	token, revoke := s.hub.ScopedToken(wshub.Scope{
+		Allow: func(ch string) bool {
+			if id, ok := strings.CutPrefix(ch, PrefixProcess); ok {
+				v, ok := s.startedBy.Load(id)
+				return ok && v.(*sdk.ServerSession) == ss
+			}
+			return wsScopeShared[ch]
+		},
+		Refusal: "a token from ws_start streams the processes this client started (process:ID) and the shared processes, toolsets, ml and rag channels; other sessions' activity, approvals and todos are shown on the dashboard",
+	})
+	if prev, loaded := s.wsTokens.LoadOrStore(ss, token); loaded {
+		revoke()
+		return prev.(string)
+	}
+	go func() { // owned by the session: ends with it
+		_ = ss.Wait()
+		revoke()
+		s.wsTokens.Delete(ss)
+		s.startedBy.Range(func(k, v any) bool {
+			if v.(*sdk.ServerSession) == ss {
+				s.startedBy.Delete(k)
+			}
+			return true
+		})
+	}()
+	return token
 }
 
 // wsListenAddr applies the documented default and the loopback rule. defaulted reports that the

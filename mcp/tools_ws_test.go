@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
@@ -48,8 +49,8 @@ func TestWSToolsStartInfoAndRealClient(t *testing.T) {
 
 	// A real WebSocket client through the listener ws_start opened, with the token ws_start
 	// returned (an agent has no other tool to get it); without it the hub refuses.
-	if start.Token == "" || start.Token != h.Token() || !strings.Contains(start.Message, "token field") {
-		t.Fatalf("ws_start must return the token it tells clients to use: %+v", start)
+	if start.Token == "" || start.Token == h.Token() || !strings.Contains(start.Message, "token field") {
+		t.Fatalf("ws_start must return this client's own token (not the dashboard's): %+v", start)
 	}
 	if c, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(url, nil); err == nil {
 		c.Close()
@@ -60,7 +61,7 @@ func TestWSToolsStartInfoAndRealClient(t *testing.T) {
 		t.Fatalf("dial %s: %v", url, err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"demo"}`)); err != nil {
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"processes"}`)); err != nil {
 		t.Fatal(err)
 	}
 	var m wshub.Message
@@ -163,5 +164,58 @@ func TestWSToolsNeedAHub(t *testing.T) {
 		if strings.HasPrefix(tool.Name, "ws_") {
 			t.Fatalf("%s registered without a hub", tool.Name)
 		}
+	}
+}
+
+// TestWSTokenScopedToTheSession: the token ws_start hands a client streams the processes it
+// started and the shared channels, never other sessions' calls, approvals or processes; the
+// dashboard's (hub) token still reaches everything.
+func TestWSTokenScopedToTheSession(t *testing.T) {
+	h := wshub.New(wshub.Options{})
+	s := newTestService(t, WithWSHub(h), WithProcessService(process.New(process.Options{})))
+	mine, other := connect(t, s), connect(t, s)
+	var start WSStartOutput
+	mustCall(t, mine, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &start)
+	var again WSStartOutput
+	mustCall(t, mine, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &again)
+	if again.Token != start.Token {
+		t.Error("a second ws_start of the same session gave another token")
+	}
+	var p1, p2 ProcessStartOutput
+	mustCall(t, mine, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}}, &p1)
+	mustCall(t, other, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}}, &p2)
+
+	url := "ws://" + start.Addr + "/ws"
+	try := func(token, channel string) string {
+		t.Helper()
+		conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(url, http.Header{"Authorization": {"Bearer " + token}})
+		if err != nil {
+			t.Fatalf("dial: %v", err)
+		}
+		defer conn.Close()
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"`+channel+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+		var m wshub.Message
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("%s: %v", channel, err)
+		}
+		if m.Type == wshub.TypeError {
+			return fmt.Sprint(m.Data)
+		}
+		return m.Type
+	}
+	for ch, want := range map[string]string{
+		"processes": wshub.TypeSubscribed, PrefixProcess + p1.ID: wshub.TypeSubscribed,
+		PrefixProcess + p2.ID: "not open to this token", ChannelActivity: "not open to this token",
+		ChannelApprovals: "not open to this token", ChannelSessions: "not open to this token", ChannelTodos: "not open to this token",
+	} {
+		if got := try(start.Token, ch); !strings.Contains(got, want) {
+			t.Errorf("client token, %s: %q, want %q", ch, got, want)
+		}
+	}
+	if got := try(h.Token(), ChannelActivity); got != wshub.TypeSubscribed {
+		t.Errorf("dashboard token, activity: %q", got)
 	}
 }

@@ -20,7 +20,8 @@ type client struct {
 	batch        *batchConn // conn's transport, for coalescing queued frames
 	id           uint64     // set by register
 	remote       string
-	viaOwnServer bool // connected through Hub.Start's listener; Stop drops it
+	viaOwnServer bool   // connected through Hub.Start's listener; Stop drops it
+	scope        *Scope // nil: every channel (the hub token); else a scoped token's limits
 
 	send       chan []byte   // bounded queue of encoded frames
 	closeReq   chan struct{} // closed to ask the writer for a clean close

@@ -113,6 +113,8 @@ type Hub struct {
 	log       *slog.Logger
 	token     string
 	tokenHash [32]byte
+	scopesMu  sync.Mutex
+	scopes    map[[32]byte]*Scope // scoped tokens (ScopedToken), by SHA-256
 	allowed   map[string]struct{}
 	upgrader  websocket.Upgrader
 
@@ -375,6 +377,10 @@ func (h *Hub) removeSubscriberLocked(channel string, c *client) {
 // buffer until the snapshot is queued, which gives the ordering guarantee
 // without calling the provider under a hub lock.
 func (h *Hub) subscribe(c *client, channel string) {
+	if c.scope != nil && !c.scope.Allow(channel) {
+		c.sendError(channel, fmt.Sprintf("channel: %q is not open to this token: %s", channel, c.scope.Refusal))
+		return
+	}
 	h.mu.Lock()
 	if c.subs == nil { // unregistered meanwhile
 		h.mu.Unlock()

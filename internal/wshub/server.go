@@ -31,7 +31,8 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, viaOwnServer bool) {
 		http.Error(w, fmt.Sprintf("origin: %q is not allowed to use this hub; add it to the hub's allowed origins", r.Header.Get("Origin")), http.StatusForbidden)
 		return
 	}
-	if !h.tokenValid(r) {
+	scope, ok := h.tokenScope(r)
+	if !ok {
 		w.Header().Set("Connection", "close") // never wait for the body of a stranger
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard-hub"`)
 		http.Error(w, "token: missing or wrong; pass ?token=<hub token> or the header Authorization: Bearer <hub token>", http.StatusUnauthorized)
@@ -56,6 +57,7 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, viaOwnServer bool) {
 		batch = nil
 	}
 	c := newClient(h, conn, batch, r.RemoteAddr, viaOwnServer)
+	c.scope = scope
 	if !h.register(c) {
 		_ = conn.WriteControl(websocket.CloseMessage,
 			websocket.FormatCloseMessage(websocket.CloseGoingAway, "hub shutting down"), time.Now().Add(closeWait))
@@ -76,9 +78,10 @@ func (h *Hub) serve(w http.ResponseWriter, r *http.Request, viaOwnServer bool) {
 	h.log.Debug("hub: client disconnected", "client", c.id, "remote", c.remote)
 }
 
-// tokenValid compares SHA-256 digests in constant time, so neither the
-// token's content nor its length leaks through timing.
-func (h *Hub) tokenValid(r *http.Request) bool {
+// tokenScope checks r's token: the hub token allows every channel (scope nil), a scoped token
+// (ScopedToken) the channels its scope allows. Digests are compared in constant time, so
+// neither a token's content nor its length leaks through timing.
+func (h *Hub) tokenScope(r *http.Request) (scope *Scope, ok bool) {
 	got := r.URL.Query().Get("token")
 	if auth := r.Header.Get("Authorization"); got == "" && auth != "" {
 		const prefix = "bearer "
@@ -87,10 +90,47 @@ func (h *Hub) tokenValid(r *http.Request) bool {
 		}
 	}
 	if got == "" {
-		return false
+		return nil, false
 	}
 	sum := sha256.Sum256([]byte(got))
-	return subtle.ConstantTimeCompare(sum[:], h.tokenHash[:]) == 1
+	if subtle.ConstantTimeCompare(sum[:], h.tokenHash[:]) == 1 {
+		return nil, true
+	}
+	h.scopesMu.Lock()
+	defer h.scopesMu.Unlock()
+	for d, sc := range h.scopes {
+		if subtle.ConstantTimeCompare(sum[:], d[:]) == 1 {
+			return sc, true
+		}
+	}
+	return nil, false
+}
+
+// Scope limits what a scoped token may subscribe to.
+type Scope struct {
+	// Allow says whether a channel may be subscribed to.
+	Allow func(channel string) bool
+	// Refusal explains a refused channel to the client (what the token is for, how to get more).
+	Refusal string
+}
+
+// ScopedToken returns a new token that connects like the hub token but subscribes only to the
+// channels sc allows: what the hub hands an MCP client (ws_start), so one agent cannot watch
+// other sessions' calls. revoke invalidates it (connections already open keep their scope).
+func (h *Hub) ScopedToken(sc Scope) (token string, revoke func()) {
+	token = randomToken()
+	d := sha256.Sum256([]byte(token))
+	h.scopesMu.Lock()
+	if h.scopes == nil {
+		h.scopes = map[[32]byte]*Scope{}
+	}
+	h.scopes[d] = &sc
+	h.scopesMu.Unlock()
+	return token, func() {
+		h.scopesMu.Lock()
+		delete(h.scopes, d)
+		h.scopesMu.Unlock()
+	}
 }
 
 func (h *Hub) originAllowed(r *http.Request) bool {
