@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/rag"
@@ -146,4 +149,31 @@ func TestPolicyPathRulesSeeCanonicalPaths(t *testing.T) {
 		t.Errorf("file_glob returned %v", glob.Paths)
 	}
 	mustCall(t, cs, "file_read", map[string]any{"path": "./docs/../docs/readme.txt"}, nil)
+}
+
+// panicSubsystem adds a tool whose handler panics, standing in for a bug in a tool or in a
+// library it calls (the Qdrant client, a parser).
+type panicSubsystem struct{}
+
+func (panicSubsystem) Name() string { return "test-panic" }
+
+func (panicSubsystem) RegisterTools(server *sdk.Server) {
+	sdk.AddTool(server, &sdk.Tool{Name: "test_panic", Description: "panics", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, struct{}, error) {
+			var m map[string]int
+			m["boom"]++ // assignment to a nil map
+			return nil, struct{}{}, nil
+		})
+}
+
+// TestPanicInAToolEndsOnlyThatCall: a panic while handling a call becomes that call's error; the
+// session and every other client keep being served.
+func TestPanicInAToolEndsOnlyThatCall(t *testing.T) {
+	s := newTestService(t, WithSubsystem(panicSubsystem{}))
+	cs, other := connect(t, s), connect(t, s)
+	if msg := call(t, cs, "test_panic", map[string]any{}, nil); !strings.Contains(msg, "internal error") || !strings.Contains(msg, "still running") {
+		t.Errorf("panicking tool: %q", msg)
+	}
+	mustCall(t, cs, "lang_list", map[string]any{}, nil)
+	mustCall(t, other, "lang_list", map[string]any{}, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -335,4 +336,30 @@ func (r *callRecorder) close() {
 		}
 	})
 	<-r.done
+}
+
+// recoverMiddleware is the outermost receiving middleware: a panic while handling a request — in
+// a tool handler or in a library it calls (the Qdrant client, chromedp's callers, a parser) —
+// becomes an error for that one request, logged with its stack, instead of ending the process
+// and every client's session with it.
+func (s *Service) recoverMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			name := method
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil {
+				name = p.Name
+			}
+			s.logger.Error("recovered from a panic while handling a request; the hub keeps serving", "method", method, "name", name, "panic", r, "stack", string(debug.Stack()))
+			if method == "tools/call" {
+				res, err = toolError(fmt.Sprintf("%s: internal error (%v); the hub is still running — this is a bug in Switchboard, please report it with the hub's log", name, r)), nil
+				return
+			}
+			res, err = nil, fmt.Errorf("%s: internal error (%v); the hub is still running", method, r)
+		}()
+		return next(ctx, method, req)
+	}
 }

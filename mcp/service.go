@@ -318,6 +318,7 @@ func New(opts ...Option) (*Service, error) {
 	s.computePathTools()
 	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
+	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.wireFeeds()
 	s.wireToolsetFeed()
 	s.wireTrustFeeds()

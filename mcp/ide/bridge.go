@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -377,6 +378,23 @@ func keepalive(conn *websocket.Conn, lost <-chan struct{}) {
 	}
 }
 
+// apply hands one backend message to the hub's state. A panic while applying it (a message
+// shaped in a way the hub's code did not expect) ends this connection with an error — the bridge
+// reconnects — instead of taking the whole hub and every client down.
+func (b *Bridge) apply(msg protocol.Message) (err error) {
+	if b.hooks.onMessage == nil {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b.cfg.Logger.Error("IDE bridge: a backend message broke the hub's handler; dropping the connection", "type", msg.Type, "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("IDE bridge: a %q message from the backend could not be applied (%v); reconnecting", msg.Type, r)
+		}
+	}()
+	b.hooks.onMessage(msg)
+	return nil
+}
+
 func (b *Bridge) readLoop(conn *websocket.Conn) error {
 	extend := func() { _ = conn.SetReadDeadline(time.Now().Add(readIdleTimeout)) }
 	extend()
@@ -393,8 +411,8 @@ func (b *Bridge) readLoop(conn *websocket.Conn) error {
 			b.cfg.Logger.Warn("IDE bridge: ignoring malformed frame", "err", err, "bytes", len(data))
 			continue
 		}
-		if b.hooks.onMessage != nil {
-			b.hooks.onMessage(msg)
+		if err := b.apply(msg); err != nil {
+			return err
 		}
 		if msg.RequestID != "" {
 			b.pendingMu.Lock()
