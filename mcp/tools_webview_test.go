@@ -24,6 +24,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
@@ -841,5 +842,33 @@ func TestBrowserFeedShortensConsoleText(t *testing.T) {
 	}
 	if b, _ := json.Marshal(feedConsole(nil)); string(b) != "[]" {
 		t.Fatalf("no messages encode as %s", b)
+	}
+}
+
+// A DevTools endpoint that sends Page.frameNavigated with "frame": null (chromedp v0.23.0
+// dereferences it on its own goroutine) costs that one connection, not the hub: webview_connect
+// fails with the reason, the other tools say why there is no connection, and the hub keeps
+// serving (a panic would have ended this test binary).
+func TestWebviewConnectHostileEndpoint(t *testing.T) {
+	srv, err := fakecdp.Start(fakecdp.Options{Inject: []fakecdp.Inject{{After: "Page.enable",
+		Message: `{"method":"Page.frameNavigated","sessionId":"{session}","params":{"frame":null,"type":"Navigation"}}`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	e := call(t, cs, "webview_connect", map[string]any{"debug_url": srv.URL, "timeout": 5}, nil)
+	if !strings.HasPrefix(e, "debug_url: ") || !strings.Contains(e, "malformed Page.frameNavigated (params.frame is null but required)") {
+		t.Fatalf("webview_connect to a hostile endpoint: %q", e)
+	}
+	if e := call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil); !strings.Contains(e, "not connected") {
+		t.Fatalf("after the refused connection: %q", e)
+	}
+	// The hub still answers.
+	var st WebviewStatusOutput
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
+	if !st.Success {
+		t.Fatalf("disconnect: %+v", st)
 	}
 }

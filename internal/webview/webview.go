@@ -26,7 +26,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
@@ -61,8 +60,9 @@ type Event struct {
 type Webview struct {
 	opts Options
 
-	mu sync.Mutex
-	st *session // nil while not connected
+	mu   sync.Mutex
+	st   *session // nil while not connected
+	lost error    // why the last connection ended on its own, until the next connect/disconnect
 
 	conMu   sync.Mutex
 	console []ConsoleMessage
@@ -103,6 +103,7 @@ type session struct {
 	rootCancel context.CancelFunc
 	allocStop  context.CancelFunc
 	browser    *chromedp.Browser
+	alloc      *guardAllocator // why the transport closed the connection, if it did
 	timeout    time.Duration
 	endpoint   string
 	proc       *browserProc // set when launched by us
@@ -136,16 +137,33 @@ func (w *Webview) Connected() bool {
 // sess returns the live session, or ErrNotConnected (also when the browser went away).
 func (w *Webview) sess() (*session, error) {
 	w.mu.Lock()
-	st := w.st
+	st, lost := w.st, w.lost
 	w.mu.Unlock()
 	if st == nil {
+		if lost != nil {
+			return nil, lost
+		}
 		return nil, ErrNotConnected
 	}
 	if st.rootCtx.Err() != nil {
 		w.dropLost(st)
-		return nil, errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")
+		return nil, st.lostError()
 	}
 	return st, nil
+}
+
+// lostErr is ErrNotConnected with the reason the connection ended.
+type lostErr struct{ error }
+
+func (e lostErr) Is(target error) bool { return target == ErrNotConnected }
+func (e lostErr) Unwrap() error        { return e.error }
+
+// lostError says why the connection ended: the browser broke the protocol, or it went away.
+func (st *session) lostError() error {
+	if v := st.alloc.violation(); v != nil {
+		return lostErr{fmt.Errorf("the browser connection was closed: %w; call webview_launch, or webview_connect to a real Chrome", v)}
+	}
+	return lostErr{errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")}
 }
 
 // dropLost forgets a session whose browser has gone, releasing what is left of it.
@@ -153,6 +171,7 @@ func (w *Webview) dropLost(st *session) {
 	w.mu.Lock()
 	if w.st == st {
 		w.st = nil
+		w.lost = st.lostError()
 	}
 	w.mu.Unlock()
 	st.shutdown(2 * time.Second)
@@ -248,7 +267,7 @@ func (w *Webview) Launch(ctx context.Context, o LaunchOptions) (LaunchInfo, erro
 func (w *Webview) install(st *session) {
 	w.mu.Lock()
 	old := w.st
-	w.st = st
+	w.st, w.lost = st, nil
 	w.mu.Unlock()
 	if old != nil { // a concurrent Connect/Launch won the race before us; keep the newest
 		old.shutdown(5 * time.Second)
@@ -258,9 +277,12 @@ func (w *Webview) install(st *session) {
 
 // open connects chromedp to wsURL and attaches to firstTarget (or a new tab when empty).
 func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration, proc *browserProc, firstTarget target.ID) (*session, error) {
-	allocCtx, allocStop := remote.NewAllocator(context.Background(), wsURL, remote.NoModifyURL, remote.WithDialTimeout(timeout))
-	rootCtx, rootCancel := chromedp.NewContext(allocCtx)
-	st := &session{rootCtx: rootCtx, rootCancel: rootCancel, allocStop: allocStop, timeout: timeout,
+	allocCtx, allocStop, alloc := newGuardedAllocator(context.Background(), wsURL, timeout)
+	// chromedp logs to the standard logger by default; what a DevTools endpoint sends must not
+	// reach the hub's stderr (in stdio mode that is the client's log).
+	quiet := func(string, ...any) {}
+	rootCtx, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(quiet), chromedp.WithErrorf(quiet))
+	st := &session{rootCtx: rootCtx, rootCancel: rootCancel, allocStop: allocStop, alloc: alloc, timeout: timeout,
 		endpoint: wsURL, proc: proc, tabs: map[target.ID]*tab{}}
 	// ListenBrowser allocates the browser connection without opening a tab. The context of this
 	// first call carries the connection's lifetime, so it has no timeout; the dial has one.
@@ -269,26 +291,34 @@ func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration,
 		allocStop()
 		return nil, err
 	}
+	// A message the transport refused ends the connection; say so instead of a bare
+	// "context canceled" from whichever call was under way.
+	fail := func(err error) error {
+		if v := alloc.violation(); v != nil {
+			return v
+		}
+		return err
+	}
 	st.browser = chromedp.FromContext(rootCtx).Browser
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, err := cdp.Call(actx, st.browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		st.shutdown(time.Second)
-		return nil, err
+		return nil, fail(err)
 	}
 	owned := false
 	if firstTarget == "" {
 		res, err := cdp.Call(actx, st.browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
 		if err != nil {
 			st.shutdown(time.Second)
-			return nil, err
+			return nil, fail(err)
 		}
 		firstTarget, owned = res.TargetID, true
 	}
 	t, err := w.attach(actx, st, firstTarget, owned || proc != nil)
 	if err != nil {
 		st.shutdown(time.Second)
-		return nil, err
+		return nil, fail(err)
 	}
 	st.active = t.id
 	return st, nil
@@ -305,7 +335,17 @@ func (w *Webview) attach(ctx context.Context, st *session, id target.ID, owned b
 	// The first Run attaches; its context is the tab's lifetime, so it must not carry the
 	// timeout. Bound the wait from outside instead.
 	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(t.ctx) }()
+	go func() {
+		defer func() {
+			// chromedp dereferences the browser's replies on this goroutine (e.g. the frame
+			// tree); the transport checks them, this is the backstop.
+			if r := recover(); r != nil {
+				st.rootCancel()
+				errc <- fmt.Errorf("%w (%v)", errPanic, r)
+			}
+		}()
+		errc <- chromedp.Do(t.ctx)
+	}()
 	select {
 	case err := <-errc:
 		if err != nil {
@@ -330,7 +370,7 @@ func (w *Webview) attach(ctx context.Context, st *session, id target.ID, owned b
 func (w *Webview) Disconnect() bool {
 	w.mu.Lock()
 	st := w.st
-	w.st = nil
+	w.st, w.lost = nil, nil
 	w.mu.Unlock()
 	if st == nil {
 		return false
@@ -429,7 +469,20 @@ func (w *Webview) runOn(ctx context.Context, st *session, tb *tab, timeout time.
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	err := chromedp.Do(rctx, chromedp.Func(fn))
+	err := func() (err error) {
+		defer func() {
+			// fn and chromedp read the browser's replies on this goroutine. The transport has
+			// checked them, but a panic here must end this connection, not the hub.
+			if r := recover(); r != nil {
+				st.rootCancel()
+				err = fmt.Errorf("%w (%v)", errPanic, r)
+			}
+		}()
+		return chromedp.Do(rctx, chromedp.Func(fn))
+	}()
+	if errors.Is(err, errPanic) {
+		return err
+	}
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -438,7 +491,7 @@ func (w *Webview) runOn(ctx context.Context, st *session, tb *tab, timeout time.
 			return fmt.Errorf("timed out after %s; the page did not answer in time (raise timeout in webview_connect/webview_launch, or check the page)", timeout)
 		case tb.ctx.Err() != nil:
 			if st.rootCtx.Err() != nil {
-				return errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")
+				return st.lostError()
 			}
 			return errors.New("the tab was closed; pick another with webview_tabs {\"action\":\"list\"} and select it")
 		}
