@@ -872,3 +872,60 @@ func TestWebviewConnectHostileEndpoint(t *testing.T) {
 		t.Fatalf("disconnect: %+v", st)
 	}
 }
+
+// webview_connect only talks to DevTools endpoints, and says nothing about what else listens:
+// every address that is not one gets the same error (no status line, no body, no header), a
+// redirect is not followed, and the websocket URL an endpoint reports cannot send the dial to
+// another host or port.
+func TestWebviewConnectIsNoPortOracle(t *testing.T) {
+	fake, err := fakecdp.Start(fakecdp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect/json/version":
+			http.Redirect(w, r, fake.URL+"/json/version", http.StatusFound)
+		case "/json/version": // a "browser" that points the dial at the fake one
+			fmt.Fprintf(w, `{"webSocketDebuggerUrl":"ws://%s/devtools/browser/fake"}`, strings.TrimPrefix(fake.URL, "http://"))
+		default:
+			w.Header().Set("Server", "InternalSecretService/4.2")
+			w.WriteHeader(http.StatusTeapot)
+			fmt.Fprint(w, "internal banner: secret-token-123")
+		}
+	}))
+	defer other.Close()
+	banner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "InternalSecretService/4.2")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, "internal banner: secret-token-123")
+	}))
+	defer banner.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, fake.URL+"/json/version", http.StatusFound)
+	}))
+	defer redirect.Close()
+
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	for _, u := range []string{
+		banner.URL,       // an HTTP service with an error status and a banner
+		redirect.URL,     // redirects to a real (fake) endpoint: not followed
+		other.URL,        // reports a websocket URL on another port: the dial stays on this one
+		closedPortURL(t), // nothing listens
+		"ws://" + strings.TrimPrefix(banner.URL, "http://") + "/devtools/browser/x", // not a websocket
+	} {
+		want := "debug_url: no Chrome DevTools endpoint at " + u + "; start Chrome with --remote-debugging-port=9222, or call webview_launch to start the hub's own Chromium"
+		if e := call(t, cs, "webview_connect", map[string]any{"debug_url": u, "timeout": 5}, nil); e != want {
+			t.Errorf("webview_connect %s:\n got %q\nwant %q", u, e, want)
+		}
+	}
+	if n := fake.Hits(); n != 0 {
+		t.Fatalf("the endpoint behind a redirect or a reported websocket URL was contacted %d times", n)
+	}
+	// The fake endpoint itself is a DevTools endpoint: connecting works.
+	var st WebviewStatusOutput
+	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": fake.URL, "timeout": 5}, &st)
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
+}

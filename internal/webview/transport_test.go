@@ -2,6 +2,7 @@ package webview
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -146,4 +147,20 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// The DevTools HTTP client never uses a proxy from the environment (a loopback address could
+// otherwise be fetched by a proxy elsewhere) and never follows a redirect.
+func TestDevtoolsClientIsConfined(t *testing.T) {
+	tr, ok := devtoolsClient.Transport.(*http.Transport)
+	if !ok || tr.Proxy != nil {
+		t.Fatalf("transport %T with a proxy func", devtoolsClient.Transport)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	if devtoolsClient.CheckRedirect == nil || devtoolsClient.CheckRedirect(req, nil) != http.ErrUseLastResponse {
+		t.Fatal("redirects are followed")
+	}
+	if devtoolsClient.Timeout <= 0 || devtoolsClient.Timeout > 30*time.Second {
+		t.Fatalf("timeout %s", devtoolsClient.Timeout)
+	}
 }

@@ -11,11 +11,8 @@ package webview
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,7 +200,14 @@ func (w *Webview) Connect(ctx context.Context, o ConnectOptions) (string, error)
 	}
 	st, err := w.open(ctx, wsURL, o.Timeout, nil, "")
 	if err != nil {
-		return "", fmt.Errorf("debug_url: could not connect to %s: %w", o.DebugURL, err)
+		// Only a browser that broke the protocol is worth naming; anything else (a refused
+		// websocket, a service that is not Chrome) reads the same, so that webview_connect
+		// cannot be used to learn what listens where.
+		var perr *ProtocolError
+		if errors.As(err, &perr) {
+			return "", fmt.Errorf("debug_url: could not connect to %s: %w", o.DebugURL, err)
+		}
+		return "", noDevTools(o.DebugURL)
 	}
 	w.install(st)
 	return fmt.Sprintf("Connected to %s (timeout %s)", o.DebugURL, o.Timeout), nil
@@ -622,72 +626,4 @@ func (w *Webview) forgetTab(st *session, id target.ID) {
 		t.cancel()
 	}
 	w.emit(Event{Kind: "state"})
-}
-
-// resolveDevTools turns a DevTools address into the browser's websocket URL.
-func resolveDevTools(ctx context.Context, raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("debug_url: %q is not a URL; give e.g. http://127.0.0.1:9222", raw)
-	}
-	switch u.Scheme {
-	case "ws", "wss":
-		if strings.Contains(u.Path, "/devtools/browser/") {
-			return u.String(), nil
-		}
-		u.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
-	case "http", "https":
-	default:
-		return "", fmt.Errorf("debug_url: scheme %q is not supported; give http://host:port or ws://host:port/devtools/browser/<id>", u.Scheme)
-	}
-	v := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/json/version"}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.String(), nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("debug_url: Chrome is not reachable at %s (%v); start it with --remote-debugging-port, or use webview_launch", u.Host, err)
-	}
-	defer resp.Body.Close()
-	var info struct {
-		WS string `json:"webSocketDebuggerUrl"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("debug_url: %s answered %s, not a DevTools endpoint", v.String(), resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || info.WS == "" {
-		return "", fmt.Errorf("debug_url: %s is not a DevTools endpoint (no webSocketDebuggerUrl)", v.String())
-	}
-	return info.WS, nil
-}
-
-// firstPage returns the id of a page target of the browser at wsURL, from its HTTP endpoint.
-func firstPage(ctx context.Context, wsURL string) (target.ID, error) {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return "", err
-	}
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+u.Host+"/json/list", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			var list []struct {
-				ID   string `json:"id"`
-				Type string `json:"type"`
-			}
-			_ = json.NewDecoder(resp.Body).Decode(&list) // an unreadable list reads as "no page yet"
-			resp.Body.Close()
-			for _, t := range list {
-				if t.Type == "page" {
-					return target.ID(t.ID), nil
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("no page target appeared: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

@@ -46,6 +46,7 @@ type Server struct {
 	opts Options
 	wg   sync.WaitGroup
 	mu   sync.Mutex
+	hits int
 	seen []string
 	conn []*websocket.Conn
 }
@@ -63,7 +64,12 @@ func Start(opts Options) (*Server, error) {
 		fmt.Fprintf(w, `{"Browser":"FakeChrome/1.0","Protocol-Version":"1.3","webSocketDebuggerUrl":"ws://%s/devtools/browser/fake"}`, r.Host)
 	})
 	mux.HandleFunc("/devtools/browser/fake", s.serveWS)
-	s.srv = &http.Server{Handler: mux}
+	s.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits++
+		s.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	})}
 	s.wg.Go(func() { _ = s.srv.Serve(ln) })
 	return s, nil
 }
@@ -73,6 +79,13 @@ func (s *Server) Methods() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.seen...)
+}
+
+// Hits counts the HTTP requests (the websocket handshake included) the server has had.
+func (s *Server) Hits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits
 }
 
 // Close stops the server and drops its connections.
