@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -66,16 +67,8 @@ type Webview struct {
 
 	subs listeners.Set[Event]
 
-	guard func(fileURL string) error // see SetFileGuard
-}
-
-// SetFileGuard sets the check for file:// documents the page itself navigates to (a link or a
-// script on an allowed page). A main-frame navigation to a file URL that guard refuses is
-// replaced by about:blank and reported on the console. Call it before connecting.
-func (w *Webview) SetFileGuard(guard func(fileURL string) error) {
-	w.mu.Lock()
-	w.guard = guard
-	w.mu.Unlock()
+	filesMu   sync.RWMutex
+	fileRoots []FileRoot // see AllowFiles
 }
 
 // New returns a Webview that is not connected yet.
@@ -105,9 +98,15 @@ type session struct {
 	endpoint   string
 	proc       *browserProc // set when launched by us
 
-	mu     sync.Mutex // guards tabs and active
-	tabs   map[target.ID]*tab
-	active target.ID
+	mu          sync.Mutex // guards tabs, active and preexisting
+	tabs        map[target.ID]*tab
+	active      target.ID
+	preexisting map[target.ID]bool // targets open before the file guard was installed
+
+	guardMu     sync.Mutex // guards guardClosed and guardWG.Add against shutdown's Wait
+	guardClosed bool
+	guardWG     sync.WaitGroup // the workers answering paused requests (guard.go)
+	guardSem    chan struct{}
 }
 
 // tab is one attached page target.
@@ -287,7 +286,8 @@ func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration,
 	quiet := func(string, ...any) {}
 	rootCtx, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(quiet), chromedp.WithErrorf(quiet))
 	st := &session{rootCtx: rootCtx, rootCancel: rootCancel, allocStop: allocStop, alloc: alloc, timeout: timeout,
-		endpoint: wsURL, proc: proc, tabs: map[target.ID]*tab{}}
+		endpoint: wsURL, proc: proc, tabs: map[target.ID]*tab{}, preexisting: map[target.ID]bool{},
+		guardSem: make(chan struct{}, maxGuardWorkers)}
 	// ListenBrowser allocates the browser connection without opening a tab. The context of this
 	// first call carries the connection's lifetime, so it has no timeout; the dial has one.
 	if err := chromedp.ListenBrowser(rootCtx, func(ev any) { w.browserEvent(st, ev) }); err != nil {
@@ -306,6 +306,15 @@ func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration,
 	st.browser = chromedp.FromContext(rootCtx).Browser
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The guard comes first: no tab is attached, and nothing navigated by us, before every
+	// file:// load of the browser goes through the hub.
+	if err := w.guardBrowser(actx, st); err != nil {
+		st.shutdown(time.Second)
+		if v := alloc.violation(); v != nil {
+			return nil, v
+		}
+		return nil, err
+	}
 	if _, err := cdp.Call(actx, st.browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		st.shutdown(time.Second)
 		return nil, fail(err)
@@ -405,6 +414,7 @@ func (st *session) shutdown(grace time.Duration) {
 		// Close the tabs we opened and wait until the browser has destroyed them: Chrome answers
 		// CloseTarget first, and a close still under way when the connection drops can be lost.
 		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		st.unguardBrowser(ctx)
 		gone := cdp.Events(ctx, st.browser, target.TargetDestroyed)
 		waiting := map[target.ID]bool{}
 		for _, t := range tabs {
@@ -432,6 +442,10 @@ func (st *session) shutdown(grace time.Duration) {
 	}
 	st.rootCancel()
 	st.allocStop()
+	st.guardMu.Lock()
+	st.guardClosed = true
+	st.guardMu.Unlock()
+	st.guardWG.Wait() // their calls end with the connection's context
 	if st.proc != nil {
 		for _, t := range tabs {
 			t.cancel()
@@ -543,13 +557,13 @@ func (w *Webview) tabEvent(t *tab, ev any) {
 			t.url = e.Frame.URL + e.Frame.URLFragment
 			t.mu.Unlock()
 			w.emit(Event{Kind: "state"})
-			if strings.HasPrefix(strings.ToLower(e.Frame.URL), "file:") {
-				w.mu.Lock()
-				guard := w.guard
-				w.mu.Unlock()
-				if guard != nil {
-					if err := guard(e.Frame.URL); err != nil {
-						go w.bounce(t, e.Frame.URL, err) // the listener must not call the browser
+			// The load itself was refused by the file guard (guard.go), so this document is
+			// Chrome's error page; leave it for about:blank so the tab holds nothing of it.
+			for _, u := range []string{e.Frame.URL, e.Frame.UnreachableURL} {
+				if strings.HasPrefix(strings.ToLower(u), "file:") {
+					if err := w.fileAllowed(u); err != nil {
+						go w.bounce(t, u, err) // the listener must not call the browser
+						break
 					}
 				}
 			}
@@ -581,6 +595,9 @@ func (w *Webview) bounce(t *tab, url string, why error) {
 func (w *Webview) browserEvent(st *session, ev any) {
 	var info *target.Info
 	switch e := ev.(type) {
+	case *fetch.EventRequestPaused:
+		w.paused(st, e)
+		return
 	case *target.EventTargetInfoChanged:
 		info = e.TargetInfo
 	case *target.EventTargetDestroyed:
