@@ -307,72 +307,116 @@ const maxWalkDepth = 20000
 var cdpPkg = reflect.TypeFor[cdp.Frame]().PkgPath()
 
 func walkRequired(method, path string, v reflect.Value, depth int) *ProtocolError {
+	if field, detail := nullIn(v, depth); detail != "" {
+		return &ProtocolError{Method: method, Field: path + field, Detail: detail}
+	}
+	return nil
+}
+
+// nullIn finds the first forbidden null under v and returns its path below v and what is wrong
+// ("" when there is none). The path is built only on the way out of a find: building it for
+// every field visited cost more than the decode itself on large replies.
+func nullIn(v reflect.Value, depth int) (string, string) {
 	if depth > maxWalkDepth {
-		return &ProtocolError{Method: method, Field: path, Detail: "is nested too deeply"}
+		return "", "is nested too deeply"
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {
-			return nil // a required null is reported by the struct holding it
+			return "", "" // a required null is reported by the struct holding it
 		}
-		return walkRequired(method, path, v.Elem(), depth+1)
+		return nullIn(v.Elem(), depth+1)
 	case reflect.Struct:
-		t := v.Type()
-		if !fromCDProto(t) {
-			return nil
+		for _, f := range fieldsOf(v.Type()) {
+			fv := v.Field(f.index)
+			if fv.Kind() == reflect.Pointer && fv.IsNil() {
+				if f.required {
+					return "." + f.name, "is null but required"
+				}
+				continue
+			}
+			if p, d := nullIn(fv, depth+1); d != "" {
+				return "." + f.name + p, d
+			}
 		}
+	case reflect.Slice, reflect.Array:
+		if !holdsStructs(v.Type().Elem()) {
+			return "", ""
+		}
+		for i := 0; i < v.Len(); i++ {
+			e := v.Index(i)
+			if e.Kind() == reflect.Pointer && e.IsNil() {
+				return fmt.Sprintf("[%d]", i), "is null"
+			}
+			if p, d := nullIn(e, depth+1); d != "" {
+				return fmt.Sprintf("[%d]", i) + p, d
+			}
+		}
+	case reflect.Map:
+		if !holdsStructs(v.Type().Elem()) {
+			return "", ""
+		}
+		it := v.MapRange()
+		for it.Next() {
+			e := it.Value()
+			if e.Kind() == reflect.Pointer && e.IsNil() {
+				return fmt.Sprintf("[%v]", it.Key()), "is null"
+			}
+			if p, d := nullIn(e, depth+1); d != "" {
+				return fmt.Sprintf("[%v]", it.Key()) + p, d
+			}
+		}
+	}
+	return "", ""
+}
+
+// walkField is a field of a protocol struct that can hold a null: a pointer, or a struct, list
+// or map that can hold one.
+type walkField struct {
+	index    int
+	name     string // in the protocol (JSON)
+	required bool   // no omitempty/omitzero: null is a violation
+}
+
+// walkFields caches fieldsOf per type; reading the tags of every field of every node of a large
+// reply cost twice the decode.
+var walkFields sync.Map // reflect.Type → []walkField
+
+// fieldsOf lists the fields of struct type t worth a look (none for types outside cdproto).
+func fieldsOf(t reflect.Type) []walkField {
+	if fs, ok := walkFields.Load(t); ok {
+		return fs.([]walkField)
+	}
+	var out []walkField
+	if fromCDProto(t) {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if !f.IsExported() {
 				continue
 			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch f.Type.Kind() {
+			case reflect.Pointer, reflect.Struct:
+			case reflect.Slice, reflect.Array, reflect.Map:
+				if !holdsStructs(f.Type.Elem()) {
+					continue
+				}
+			default:
+				continue // strings, numbers, booleans hold no null
+			}
+			tag := f.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
 			if name == "-" {
 				continue
 			}
 			if name == "" {
 				name = f.Name
 			}
-			fv := v.Field(i)
-			required := !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero")
-			if required && fv.Kind() == reflect.Pointer && fv.IsNil() {
-				return &ProtocolError{Method: method, Field: path + "." + name, Detail: "is null but required"}
-			}
-			if err := walkRequired(method, path+"."+name, fv, depth+1); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		if !holdsStructs(v.Type().Elem()) {
-			return nil
-		}
-		for i := 0; i < v.Len(); i++ {
-			e := v.Index(i)
-			p := fmt.Sprintf("%s[%d]", path, i)
-			if e.Kind() == reflect.Pointer && e.IsNil() {
-				return &ProtocolError{Method: method, Field: p, Detail: "is null"}
-			}
-			if err := walkRequired(method, p, e, depth+1); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		if !holdsStructs(v.Type().Elem()) {
-			return nil
-		}
-		it := v.MapRange()
-		for it.Next() {
-			e := it.Value()
-			p := fmt.Sprintf("%s[%v]", path, it.Key())
-			if e.Kind() == reflect.Pointer && e.IsNil() {
-				return &ProtocolError{Method: method, Field: p, Detail: "is null"}
-			}
-			if err := walkRequired(method, p, e, depth+1); err != nil {
-				return err
-			}
+			out = append(out, walkField{index: i, name: name,
+				required: f.Type.Kind() == reflect.Pointer && !strings.Contains(tag, "omitempty") && !strings.Contains(tag, "omitzero")})
 		}
 	}
-	return nil
+	walkFields.Store(t, out)
+	return out
 }
 
 // fromCDProto reports whether t is a protocol type (cdproto's packages), the only structs worth

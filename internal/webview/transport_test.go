@@ -2,6 +2,7 @@ package webview
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -162,5 +165,46 @@ func TestDevtoolsClientIsConfined(t *testing.T) {
 	}
 	if devtoolsClient.Timeout <= 0 || devtoolsClient.Timeout > 30*time.Second {
 		t.Fatalf("timeout %s", devtoolsClient.Timeout)
+	}
+}
+
+// BenchmarkCheckReply measures what the protocol check adds per message: the second decode of
+// a screenshot reply (2 MiB of PNG, base64) and of a 5000-node accessibility tree.
+func BenchmarkCheckReply(b *testing.B) {
+	png := strings.Repeat("AAAA", 2<<20/3) // base64 of 2 MiB
+	var ax strings.Builder
+	ax.WriteString(`{"nodes":[`)
+	for i := 0; i < 5000; i++ {
+		if i > 0 {
+			ax.WriteByte(',')
+		}
+		fmt.Fprintf(&ax, `{"nodeId":"%d","ignored":false,"role":{"type":"role","value":"button"},"name":{"type":"computedString","value":"Button %d"},"childIds":["%d"],"backendDOMNodeId":%d}`, i, i, i+1, i+1)
+	}
+	ax.WriteString(`]}`)
+	for _, c := range []struct {
+		name, method, result string
+	}{
+		{"screenshot", "Page.captureScreenshot", `{"data":"` + png + `"}`},
+		{"axtree", "Accessibility.getFullAXTree", ax.String()},
+	} {
+		// The decode chromedp does anyway, for the ratio.
+		b.Run(c.name+"/chromedp-decode", func(b *testing.B) {
+			b.SetBytes(int64(len(c.result)))
+			for b.Loop() {
+				if _, err := cdproto.UnmarshalMessage(&cdproto.Message{Method: cdproto.MethodType(c.method), Result: jsonv2.Value(c.result)}, chromedp.DefaultUnmarshalOptions); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/check", func(b *testing.B) {
+			c0 := newCheckedConn(nil)
+			b.SetBytes(int64(len(c.result)))
+			for b.Loop() {
+				c0.pending[1] = c.method
+				if _, err := c0.check(&cdproto.Message{ID: 1, Result: jsonv2.Value(c.result)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
