@@ -234,11 +234,10 @@ func New(opts ...Option) (*Service, error) {
 	root.Protect(s.hubState...) // the hub's own files stay off limits even inside the workspace
 	s.ws = root
 	if s.browser != nil {
-		// Page-initiated navigations to files are held to the same workspace rule as webview_navigate.
-		s.browser.SetFileGuard(func(u string) error {
-			_, err := webview.CheckURL("url", u, root.Resolve)
-			return err
-		})
+		// The browser may show the files of the hub's workspace (and of a client's root once a
+		// webview call of that client has used it, see checkURL); the hub serves every file://
+		// load of the browser from these, whatever asked for it (a tool, a link, a frame).
+		s.browser.AllowFiles(root)
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -176,7 +176,8 @@ func (s *Service) registerWebviewTools(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "webview_snapshot", Annotations: tool.OpenWorld(tool.ReadOnly("Page snapshot")),
 		Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, s.webviewSnapshot)
 	tool.Add(server, &sdk.Tool{Name: "webview_tabs", Annotations: tool.OpenWorld(tool.Write("Browser tabs", false, false)),
-		Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab."}, s.webviewTabs)
+		Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab. " +
+			"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, s.webviewTabs)
 }
 
 func webviewSeconds(field string, v int, def time.Duration) (time.Duration, error) {
@@ -195,7 +196,13 @@ func (s *Service) checkURL(req *sdk.CallToolRequest, field, raw string) (string,
 	if err != nil {
 		return "", err
 	}
-	return webview.CheckURL(field, raw, ws.Resolve)
+	u, err := webview.CheckURL(field, raw, ws.Resolve)
+	if err == nil && strings.HasPrefix(u, "file:") {
+		// A client with roots opens a file of its own root: the browser (shared by all
+		// clients) may then load that root's files too, as it does the hub's workspace.
+		s.browser.AllowFiles(ws)
+	}
+	return u, err
 }
 
 func (s *Service) webviewConnect(ctx context.Context, _ *sdk.CallToolRequest, in WebviewConnectInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {

@@ -3,14 +3,19 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image/png"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,6 +29,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/webview"
+	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
@@ -842,4 +848,445 @@ func TestBrowserFeedShortensConsoleText(t *testing.T) {
 	if b, _ := json.Marshal(feedConsole(nil)); string(b) != "[]" {
 		t.Fatalf("no messages encode as %s", b)
 	}
+}
+
+// A DevTools endpoint that sends Page.frameNavigated with "frame": null (chromedp v0.23.0
+// dereferences it on its own goroutine) costs that one connection, not the hub: webview_connect
+// fails with the reason, the other tools say why there is no connection, and the hub keeps
+// serving (a panic would have ended this test binary).
+func TestWebviewConnectHostileEndpoint(t *testing.T) {
+	srv, err := fakecdp.Start(fakecdp.Options{Inject: []fakecdp.Inject{{After: "Page.enable",
+		Message: `{"method":"Page.frameNavigated","sessionId":"{session}","params":{"frame":null,"type":"Navigation"}}`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	e := call(t, cs, "webview_connect", map[string]any{"debug_url": srv.URL, "timeout": 5}, nil)
+	if !strings.HasPrefix(e, "debug_url: ") || !strings.Contains(e, "malformed Page.frameNavigated (params.frame is null but required)") {
+		t.Fatalf("webview_connect to a hostile endpoint: %q", e)
+	}
+	if e := call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil); !strings.Contains(e, "not connected") {
+		t.Fatalf("after the refused connection: %q", e)
+	}
+	// The hub still answers.
+	var st WebviewStatusOutput
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
+	if !st.Success {
+		t.Fatalf("disconnect: %+v", st)
+	}
+}
+
+// webview_connect only talks to DevTools endpoints, and says nothing about what else listens:
+// every address that is not one gets the same error (no status line, no body, no header), a
+// redirect is not followed, and the websocket URL an endpoint reports cannot send the dial to
+// another host or port.
+func TestWebviewConnectIsNoPortOracle(t *testing.T) {
+	fake, err := fakecdp.Start(fakecdp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect/json/version":
+			http.Redirect(w, r, fake.URL+"/json/version", http.StatusFound)
+		case "/json/version": // a "browser" that points the dial at the fake one
+			fmt.Fprintf(w, `{"webSocketDebuggerUrl":"ws://%s/devtools/browser/fake"}`, strings.TrimPrefix(fake.URL, "http://"))
+		default:
+			w.Header().Set("Server", "InternalSecretService/4.2")
+			w.WriteHeader(http.StatusTeapot)
+			fmt.Fprint(w, "internal banner: secret-token-123")
+		}
+	}))
+	defer other.Close()
+	banner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "InternalSecretService/4.2")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, "internal banner: secret-token-123")
+	}))
+	defer banner.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, fake.URL+"/json/version", http.StatusFound)
+	}))
+	defer redirect.Close()
+
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	for _, u := range []string{
+		banner.URL,       // an HTTP service with an error status and a banner
+		redirect.URL,     // redirects to a real (fake) endpoint: not followed
+		other.URL,        // reports a websocket URL on another port: the dial stays on this one
+		closedPortURL(t), // nothing listens
+		"ws://" + strings.TrimPrefix(banner.URL, "http://") + "/devtools/browser/x", // not a websocket
+	} {
+		want := "debug_url: no Chrome DevTools endpoint at " + u + "; start Chrome with --remote-debugging-port=9222, or call webview_launch to start the hub's own Chromium"
+		if e := call(t, cs, "webview_connect", map[string]any{"debug_url": u, "timeout": 5}, nil); e != want {
+			t.Errorf("webview_connect %s:\n got %q\nwant %q", u, e, want)
+		}
+	}
+	if n := fake.Hits(); n != 0 {
+		t.Fatalf("the endpoint behind a redirect or a reported websocket URL was contacted %d times", n)
+	}
+	// The fake endpoint itself is a DevTools endpoint: connecting works.
+	var st WebviewStatusOutput
+	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": fake.URL, "timeout": 5}, &st)
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
+}
+
+// fileGuardFixture is a workspace page that reaches for files outside the workspace by every
+// route a page has, and the files it reaches for. Outside content is marked: the text
+// TOPSECRET and the colour pure red; the workspace's own image is pure blue.
+type fileGuardFixture struct {
+	ws, outside string
+}
+
+const (
+	redSVG  = `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="300"><rect width="300" height="300" fill="#ff0000"/></svg>`
+	blueSVG = `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#0000ff"/></svg>`
+)
+
+func newFileGuardFixture(t *testing.T, ws string) fileGuardFixture {
+	t.Helper()
+	outside := t.TempDir()
+	files := map[string]string{
+		filepath.Join(outside, "secret.html"): `<title>TOPSECRET-TITLE</title><body style="margin:0;background:#ff0000"><p>TOPSECRET-BODY</p>`,
+		filepath.Join(outside, "red.svg"):     redSVG,
+		filepath.Join(outside, "s.js"):        `window.LEAK = 'TOPSECRET-JS';`,
+		filepath.Join(outside, "s.css"):       `body { background: #ff0000 !important; }`,
+		filepath.Join(ws, "blue.svg"):         blueSVG,
+		filepath.Join(ws, "routes.html"): `<!doctype html><title>Routes</title><body style="margin:0;background:#fff">
+<img id="ok" src="blue.svg" width="100" height="100">
+<img id="img" src="file://` + outside + `/red.svg" width="300" height="300">
+<img id="linkimg" src="link.svg" width="300" height="300">
+<iframe id="frame" src="file://` + outside + `/secret.html" style="width:300px;height:300px;border:0"></iframe>
+<iframe id="linkframe" src="link.html" style="width:300px;height:300px;border:0"></iframe>
+<link rel="stylesheet" href="file://` + outside + `/s.css">
+<script src="file://` + outside + `/s.js"></script>
+<p><a id="pop" target="_blank" href="file://` + outside + `/secret.html">popup link</a>
+<button id="open" onclick="window.open('file://` + outside + `/secret.html?window-open')">window.open</button></p>
+</body>`,
+	}
+	for p, c := range files {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Symlinks inside the workspace that lead out of it.
+	for link, target := range map[string]string{"link.svg": "red.svg", "link.html": "secret.html"} {
+		if err := os.Symlink(filepath.Join(outside, target), filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fileGuardFixture{ws: ws, outside: outside}
+}
+
+// screenshotColours counts the pure red and pure blue pixels of the active tab's viewport.
+func screenshotColours(t *testing.T, cs *sdk.ClientSession) (red, blue int) {
+	t.Helper()
+	var shot WebviewScreenshotOutput
+	mustCall(t, cs, "webview_screenshot", map[string]any{"format": "png"}, &shot)
+	data, err := base64.StdEncoding.DecodeString(shot.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			switch {
+			case r>>8 > 240 && g>>8 < 16 && bl>>8 < 16:
+				red++
+			case r>>8 < 16 && g>>8 < 16 && bl>>8 > 240:
+				blue++
+			}
+		}
+	}
+	return red, blue
+}
+
+// The browser shows nothing from outside the workspace by any route a workspace page has:
+// subresources (images, scripts, styles), iframes, symlinks that lead out, popups from a link
+// or window.open. The popups cannot be selected, and the tab list hides what they show.
+func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	fx := newFileGuardFixture(t, s.Workspace().Dir())
+	mustCall(t, cs, "webview_launch", map[string]any{"url": "file://" + filepath.Join(fx.ws, "routes.html")}, nil)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#open"}, nil)
+
+	// The workspace image is served; every outside load failed.
+	var ev WebviewEvalOutput
+	probe := `new Promise(r => { const done = () => r({
+		ok: document.getElementById('ok').naturalWidth,
+		img: document.getElementById('img').naturalWidth,
+		linkimg: document.getElementById('linkimg').naturalWidth,
+		leak: window.LEAK || null,
+		bg: getComputedStyle(document.body).backgroundColor,
+	}); document.readyState === 'complete' ? done() : addEventListener('load', done); })`
+	mustCall(t, cs, "webview_eval", map[string]any{"script": probe}, &ev)
+	got, _ := json.Marshal(ev.Result)
+	if string(got) != `{"bg":"rgb(255, 255, 255)","img":0,"leak":null,"linkimg":0,"ok":100}` {
+		t.Fatalf("loads from the workspace page: %s", got)
+	}
+	// Nothing outside is rendered: no red in the viewport (the two images, the two frames and
+	// the stylesheet would all paint it), the workspace's blue is.
+	if red, blue := screenshotColours(t, cs); red > 0 || blue == 0 {
+		t.Fatalf("screenshot: %d red pixels from outside the workspace, %d blue from inside", red, blue)
+	}
+	var snap WebviewSnapshotOutput
+	mustCall(t, cs, "webview_snapshot", map[string]any{}, &snap)
+	if strings.Contains(snap.Snapshot, "TOPSECRET") {
+		t.Fatalf("snapshot shows outside content:\n%s", snap.Snapshot)
+	}
+
+	// Popups: a target=_blank link and window.open, both with a real click.
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#pop"}, nil)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#open"}, nil)
+	var tabs WebviewTabsOutput
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
+		if len(tabs.Tabs) == 3 && tabs.Tabs[0].URL != "" && tabs.Tabs[1].URL != "" && tabs.Tabs[2].URL != "" {
+			break // both popups have committed (to the error page of the refused load)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(tabs.Tabs) != 3 {
+		t.Fatalf("popups did not open: %+v", tabs)
+	}
+	if b, _ := json.Marshal(tabs); strings.Contains(string(b), "TOPSECRET") || strings.Contains(string(b), fx.outside) {
+		t.Fatalf("the tab list shows outside content or paths: %s", b)
+	}
+	for _, tb := range tabs.Tabs {
+		if tb.Active {
+			continue
+		}
+		if tb.URL != "file:///(outside the workspace)" || tb.Title != "" {
+			t.Errorf("popup listed as %+v", tb)
+		}
+		e := call(t, cs, "webview_tabs", map[string]any{"action": "select", "id": tb.ID}, nil)
+		if !strings.HasPrefix(e, "id: tab "+tb.ID+" cannot be selected: it shows a local file outside the workspace;") {
+			t.Errorf("selecting popup %s: %q", tb.ID, e)
+		}
+	}
+	// The tools still act on the workspace page.
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.title"}, &ev)
+	if ev.Result != "Routes" {
+		t.Fatalf("active tab after refused selects: %+v", ev)
+	}
+	var con WebviewConsoleOutput
+	mustCall(t, cs, "webview_console", map[string]any{}, &con)
+	blocked := map[string]bool{}
+	for _, m := range con.Messages {
+		for _, name := range []string{"red.svg", "s.js", "s.css", "secret.html", "link.svg", "link.html"} {
+			if strings.Contains(m.Text, name+" blocked by the hub") || strings.Contains(m.Text, name+"?window-open blocked by the hub") {
+				blocked[name] = true
+			}
+		}
+	}
+	if len(blocked) != 6 {
+		t.Fatalf("console reports blocked loads of %v; messages: %+v", blocked, con.Messages)
+	}
+}
+
+// A workspace directory is listed (the hub serves file:// loads, so it renders the listing), and
+// the listing's links stay in the workspace.
+func TestWebviewFileGuardServesWorkspaceDirectories(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	cs := connect(t, s)
+	ws := s.Workspace().Dir()
+	if err := os.Mkdir(filepath.Join(ws, "sub dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "sub dir", "a&b.html"), []byte("<title>AB</title><p id=x>in sub</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, cs, "webview_launch", map[string]any{"url": "file://" + ws + "/sub%20dir/"}, nil)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "a"}, nil)
+	var ev WebviewEvalOutput
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "[...document.querySelectorAll('li a')].map(a => a.textContent + ' ' + a.href).join('|')"}, &ev)
+	want := ".. file://" + ws + "/|a&b.html file://" + ws + "/sub%20dir/a&b.html"
+	if ev.Result != want {
+		t.Fatalf("listing: %q, want %q", ev.Result, want)
+	}
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "li:nth-child(2) a"}, nil)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#x"}, nil)
+	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.getElementById('x').textContent"}, &ev)
+	if ev.Result != "in sub" {
+		t.Fatalf("page from the listing: %+v", ev)
+	}
+}
+
+// Downloads are denied: a page's download link or a download response writes nothing (a
+// launched Chromium would otherwise save into $HOME/Downloads), and pages cannot read the
+// browser's own DevTools endpoint (its /json/list shows every tab).
+func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
+	needBrowser(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home) // the launched browser's default download directory is $HOME/Downloads
+	name := fmt.Sprintf("switchboard-download-%d.txt", time.Now().UnixNano())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/dl" {
+			w.Header().Set("Content-Disposition", "attachment; filename="+name)
+			fmt.Fprint(w, "downloaded")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<a id="attach" href="/dl">attachment</a> <a id="data" download="%s" href="data:text/plain,hello">data</a>`, name)
+	}))
+	defer srv.Close()
+	s, w := newBrowserService(t)
+	cs := connect(t, s)
+	mustCall(t, cs, "webview_launch", map[string]any{"url": srv.URL + "/"}, nil)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#data"}, nil)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#attach"}, nil)
+	mustCall(t, cs, "webview_click", map[string]any{"selector": "#data"}, nil)
+	_ = call(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/dl"}, nil) // a download, not a document
+	time.Sleep(2 * time.Second)                                                      // a download would have finished by now
+	cwd, _ := os.Getwd()
+	for _, dir := range []string{home, s.Workspace().Dir(), cwd} {
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && strings.HasPrefix(d.Name(), strings.TrimSuffix(name, ".txt")) {
+				t.Errorf("downloaded: %s", p)
+			}
+			return nil
+		})
+	}
+
+	endpoint := w.State().Endpoint
+	port := endpoint[strings.LastIndexByte(endpoint[:strings.Index(endpoint, "/devtools/")], ':')+1 : strings.Index(endpoint, "/devtools/")]
+	for _, u := range []string{"http://127.0.0.1:" + port + "/json/list", "http://localhost:" + port + "/json/version"} {
+		_ = call(t, cs, "webview_navigate", map[string]any{"url": u}, nil)
+		var ev WebviewEvalOutput
+		mustCall(t, cs, "webview_eval", map[string]any{"script": "document.documentElement.innerText"}, &ev)
+		if text, _ := ev.Result.(string); strings.Contains(text, "webSocketDebuggerUrl") || strings.Contains(text, "devtools") {
+			t.Fatalf("a page read the DevTools endpoint %s: %q", u, text)
+		}
+	}
+}
+
+// In a browser the hub only connects to, tabs that were open before it came cannot be vouched
+// for: one on a file outside the workspace is listed without its title or path and refused, and
+// one on a workspace file is refused too (what it loaded was not served by the hub).
+func TestWebviewConnectedBrowserKeepsItsOwnFileTabs(t *testing.T) {
+	needBrowser(t)
+	s, _ := newBrowserService(t)
+	fx := newFileGuardFixture(t, s.Workspace().Dir())
+	// The user's browser, started with a tab on a file outside the workspace and one inside it.
+	host, pid := startUserChromium(t, "file://"+filepath.Join(fx.outside, "secret.html"), "file://"+filepath.Join(fx.ws, "blue.svg"))
+
+	cs := connect(t, s)
+	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": "http://" + host, "timeout": 10}, nil)
+	var tabs WebviewTabsOutput
+	mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
+	if b, _ := json.Marshal(tabs); len(tabs.Tabs) != 3 || strings.Contains(string(b), "TOPSECRET") || strings.Contains(string(b), fx.outside) {
+		t.Fatalf("tabs: %s", b)
+	}
+	refusals := map[string]string{}
+	for _, tb := range tabs.Tabs {
+		if !tb.Active {
+			refusals[tb.URL] = call(t, cs, "webview_tabs", map[string]any{"action": "select", "id": tb.ID}, nil)
+		}
+	}
+	if e := refusals["file:///(outside the workspace)"]; !strings.Contains(e, "cannot be selected: it shows a local file outside the workspace;") {
+		t.Errorf("the user's tab outside the workspace: %q (%v)", e, refusals)
+	}
+	if e := refusals["file://"+filepath.Join(fx.ws, "blue.svg")]; !strings.Contains(e, "cannot be selected: it was open before the hub connected") {
+		t.Errorf("the user's tab on a workspace file: %q (%v)", e, refusals)
+	}
+	// The hub's own tab is fine, and a workspace file opened through it is served.
+	var nav WebviewNavigateOutput
+	mustCall(t, cs, "webview_navigate", map[string]any{"url": "file://" + filepath.Join(fx.ws, "routes.html")}, &nav)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#open"}, nil)
+	if red, blue := screenshotColours(t, cs); red > 0 || blue == 0 {
+		t.Fatalf("screenshot in the connected browser: %d red, %d blue pixels", red, blue)
+	}
+	mustCall(t, cs, "webview_disconnect", map[string]any{}, nil)
+	if len(processGroup(pid)) == 0 {
+		t.Fatal("disconnect stopped the user's browser")
+	}
+}
+
+// startUserChromium starts Chromium the way a user would for webview_connect (its own DevTools
+// port, no hub involved), with a tab for each of urls, and returns its DevTools host:port and
+// process group. It is killed when the test ends.
+func startUserChromium(t *testing.T, urls ...string) (string, int) {
+	t.Helper()
+	path, err := webview.FindBrowser(os.Getenv("SWITCHBOARD_BROWSER"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + t.TempDir()}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox")
+	}
+	cmd := exec.Command(path, append(args, urls[0])...) // headless Chromium takes one start URL
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if i := strings.Index(sc.Text(), "DevTools listening on ws://"); i >= 0 {
+				found <- strings.Split(strings.TrimPrefix(sc.Text()[i:], "DevTools listening on ws://"), "/")[0]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case host := <-found:
+		for _, u := range urls[1:] { // the others as a user's tool would open them
+			req, _ := http.NewRequest(http.MethodPut, "http://"+host+"/json/new?"+u, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		// Wait until every tab has loaded its document.
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			resp, err := http.Get("http://" + host + "/json/list")
+			if err == nil {
+				var list []struct{ Type, Title, URL string }
+				_ = json.NewDecoder(resp.Body).Decode(&list)
+				resp.Body.Close()
+				loaded := 0
+				for _, tb := range list {
+					if tb.Type == "page" && tb.URL != "" && tb.Title != "" && tb.Title != tb.URL {
+						loaded++
+					}
+				}
+				if loaded >= len(urls) {
+					return host, pid
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatal("the user's browser did not load its tabs")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the user's browser did not open its DevTools port")
+	}
+	return "", 0
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -14,8 +15,8 @@ import (
 // TabInfo describes one page tab of the browser.
 type TabInfo struct {
 	ID     string `json:"id" jsonschema:"tab id, for select and close"`
-	URL    string `json:"url" jsonschema:"the tab's URL"`
-	Title  string `json:"title" jsonschema:"the tab's title"`
+	URL    string `json:"url" jsonschema:"the tab's URL; file:///(outside the workspace) for a local file outside the workspace"`
+	Title  string `json:"title" jsonschema:"the tab's title; empty for a local file outside the workspace"`
 	Active bool   `json:"active" jsonschema:"whether the browser tools act on this tab"`
 }
 
@@ -39,10 +40,20 @@ func (w *Webview) Tabs(ctx context.Context) ([]TabInfo, error) {
 		if t.Type != "page" {
 			continue
 		}
-		out = append(out, TabInfo{ID: string(t.TargetID), URL: t.URL, Title: t.Title, Active: t.TargetID == active})
+		info := TabInfo{ID: string(t.TargetID), URL: t.URL, Title: t.Title, Active: t.TargetID == active}
+		if strings.HasPrefix(strings.ToLower(t.URL), "file:") && w.fileAllowed(t.URL) != nil {
+			// A tab on a file outside the workspace (a blocked popup, or the user's own tab in
+			// a browser we connected to): its title can be the file's content, its path says
+			// what exists outside; neither is the agent's to read.
+			info.URL, info.Title = hiddenFileURL, ""
+		}
+		out = append(out, info)
 	}
 	return out, nil
 }
+
+// hiddenFileURL stands in for the URL of a tab on a local file outside the workspace.
+const hiddenFileURL = "file:///(outside the workspace)"
 
 // NewTab opens a tab at rawURL (already checked; "" = about:blank) and makes it active.
 func (w *Webview) NewTab(ctx context.Context, rawURL string) error {
@@ -80,16 +91,31 @@ func (w *Webview) SelectTab(ctx context.Context, id string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, st.timeout)
 	defer cancel()
-	if err := w.checkPage(ctx, st, id); err != nil {
+	info, err := w.checkPage(ctx, st, id)
+	if err != nil {
 		return err
+	}
+	// Refused before anything attaches to the tab: no tool may read it.
+	if err := w.tabAllowed(info.URL); err != nil {
+		return fmt.Errorf("id: tab %s cannot be selected: %v; the browser tools act only on http(s) pages, about:blank and files inside the workspace", id, err)
 	}
 	tid := target.ID(id)
 	st.mu.Lock()
 	_, known := st.tabs[tid]
 	st.mu.Unlock()
 	if !known {
-		if _, err := w.attach(ctx, st, tid, st.proc != nil); err != nil {
+		tb, err := w.attach(ctx, st, tid, st.proc != nil)
+		if err != nil {
 			return err
+		}
+		// A tab we have not watched (a popup, the user's own tab) may hold frames the URL does
+		// not show; look at them before a tool can.
+		if err := w.checkFrames(ctx, st, tb); err != nil {
+			st.mu.Lock()
+			delete(st.tabs, tid)
+			st.mu.Unlock()
+			tb.cancel() // detaches (closes it in a browser we launched)
+			return fmt.Errorf("id: tab %s cannot be selected: %v; the browser tools act only on http(s) pages, about:blank and files inside the workspace", id, err)
 		}
 	}
 	_, _ = cdp.Call(ctx, st.browser, target.ActivateTarget, target.ActivateTargetParams{TargetID: tid})
@@ -144,11 +170,10 @@ func (w *Webview) CloseTab(ctx context.Context, id string) error {
 	needActive := st.active == ""
 	st.mu.Unlock()
 	if needActive {
+		// The first tab the policy lets the tools act on; none (only refused tabs are left)
+		// leaves no active tab, and the tools say to open one.
 		for _, other := range tabs {
-			if other.ID != id {
-				if err := w.SelectTab(ctx, other.ID); err != nil {
-					return err
-				}
+			if other.ID != id && w.SelectTab(ctx, other.ID) == nil {
 				break
 			}
 		}
@@ -157,20 +182,20 @@ func (w *Webview) CloseTab(ctx context.Context, id string) error {
 	return nil
 }
 
-func (w *Webview) checkPage(ctx context.Context, st *session, id string) error {
+func (w *Webview) checkPage(ctx context.Context, st *session, id string) (*target.Info, error) {
 	res, err := cdp.Call(ctx, st.browser, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, t := range res.TargetInfos {
 		if string(t.TargetID) == id {
 			if t.Type != "page" {
-				return fmt.Errorf("id: %s is a %s, not a page tab", id, t.Type)
+				return nil, fmt.Errorf("id: %s is a %s, not a page tab", id, t.Type)
 			}
-			return nil
+			return t, nil
 		}
 	}
-	return fmt.Errorf("id: no tab %q; list them with webview_tabs {\"action\":\"list\"}", id)
+	return nil, fmt.Errorf("id: no tab %q; list them with webview_tabs {\"action\":\"list\"}", id)
 }
 
 // State is what the dashboard shows about the browser.

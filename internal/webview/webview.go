@@ -11,11 +11,8 @@ package webview
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,10 +20,10 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
@@ -61,24 +58,17 @@ type Event struct {
 type Webview struct {
 	opts Options
 
-	mu sync.Mutex
-	st *session // nil while not connected
+	mu   sync.Mutex
+	st   *session // nil while not connected
+	lost error    // why the last connection ended on its own, until the next connect/disconnect
 
 	conMu   sync.Mutex
 	console []ConsoleMessage
 
 	subs listeners.Set[Event]
 
-	guard func(fileURL string) error // see SetFileGuard
-}
-
-// SetFileGuard sets the check for file:// documents the page itself navigates to (a link or a
-// script on an allowed page). A main-frame navigation to a file URL that guard refuses is
-// replaced by about:blank and reported on the console. Call it before connecting.
-func (w *Webview) SetFileGuard(guard func(fileURL string) error) {
-	w.mu.Lock()
-	w.guard = guard
-	w.mu.Unlock()
+	filesMu   sync.RWMutex
+	fileRoots []FileRoot // see AllowFiles
 }
 
 // New returns a Webview that is not connected yet.
@@ -103,13 +93,20 @@ type session struct {
 	rootCancel context.CancelFunc
 	allocStop  context.CancelFunc
 	browser    *chromedp.Browser
+	alloc      *guardAllocator // why the transport closed the connection, if it did
 	timeout    time.Duration
 	endpoint   string
 	proc       *browserProc // set when launched by us
 
-	mu     sync.Mutex // guards tabs and active
-	tabs   map[target.ID]*tab
-	active target.ID
+	mu          sync.Mutex // guards tabs, active and preexisting
+	tabs        map[target.ID]*tab
+	active      target.ID
+	preexisting map[target.ID]bool // targets open before the file guard was installed
+
+	guardMu     sync.Mutex // guards guardClosed and guardWG.Add against shutdown's Wait
+	guardClosed bool
+	guardWG     sync.WaitGroup // the workers answering paused requests (guard.go)
+	guardSem    chan struct{}
 }
 
 // tab is one attached page target.
@@ -136,16 +133,33 @@ func (w *Webview) Connected() bool {
 // sess returns the live session, or ErrNotConnected (also when the browser went away).
 func (w *Webview) sess() (*session, error) {
 	w.mu.Lock()
-	st := w.st
+	st, lost := w.st, w.lost
 	w.mu.Unlock()
 	if st == nil {
+		if lost != nil {
+			return nil, lost
+		}
 		return nil, ErrNotConnected
 	}
 	if st.rootCtx.Err() != nil {
 		w.dropLost(st)
-		return nil, errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")
+		return nil, st.lostError()
 	}
 	return st, nil
+}
+
+// lostErr is ErrNotConnected with the reason the connection ended.
+type lostErr struct{ error }
+
+func (e lostErr) Is(target error) bool { return target == ErrNotConnected }
+func (e lostErr) Unwrap() error        { return e.error }
+
+// lostError says why the connection ended: the browser broke the protocol, or it went away.
+func (st *session) lostError() error {
+	if v := st.alloc.violation(); v != nil {
+		return lostErr{fmt.Errorf("the browser connection was closed: %w; call webview_launch, or webview_connect to a real Chrome", v)}
+	}
+	return lostErr{errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")}
 }
 
 // dropLost forgets a session whose browser has gone, releasing what is left of it.
@@ -153,6 +167,7 @@ func (w *Webview) dropLost(st *session) {
 	w.mu.Lock()
 	if w.st == st {
 		w.st = nil
+		w.lost = st.lostError()
 	}
 	w.mu.Unlock()
 	st.shutdown(2 * time.Second)
@@ -184,7 +199,14 @@ func (w *Webview) Connect(ctx context.Context, o ConnectOptions) (string, error)
 	}
 	st, err := w.open(ctx, wsURL, o.Timeout, nil, "")
 	if err != nil {
-		return "", fmt.Errorf("debug_url: could not connect to %s: %w", o.DebugURL, err)
+		// Only a browser that broke the protocol is worth naming; anything else (a refused
+		// websocket, a service that is not Chrome) reads the same, so that webview_connect
+		// cannot be used to learn what listens where.
+		var perr *ProtocolError
+		if errors.As(err, &perr) {
+			return "", fmt.Errorf("debug_url: could not connect to %s: %w", o.DebugURL, err)
+		}
+		return "", noDevTools(o.DebugURL)
 	}
 	w.install(st)
 	return fmt.Sprintf("Connected to %s (timeout %s)", o.DebugURL, o.Timeout), nil
@@ -248,7 +270,7 @@ func (w *Webview) Launch(ctx context.Context, o LaunchOptions) (LaunchInfo, erro
 func (w *Webview) install(st *session) {
 	w.mu.Lock()
 	old := w.st
-	w.st = st
+	w.st, w.lost = st, nil
 	w.mu.Unlock()
 	if old != nil { // a concurrent Connect/Launch won the race before us; keep the newest
 		old.shutdown(5 * time.Second)
@@ -258,10 +280,14 @@ func (w *Webview) install(st *session) {
 
 // open connects chromedp to wsURL and attaches to firstTarget (or a new tab when empty).
 func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration, proc *browserProc, firstTarget target.ID) (*session, error) {
-	allocCtx, allocStop := remote.NewAllocator(context.Background(), wsURL, remote.NoModifyURL, remote.WithDialTimeout(timeout))
-	rootCtx, rootCancel := chromedp.NewContext(allocCtx)
-	st := &session{rootCtx: rootCtx, rootCancel: rootCancel, allocStop: allocStop, timeout: timeout,
-		endpoint: wsURL, proc: proc, tabs: map[target.ID]*tab{}}
+	allocCtx, allocStop, alloc := newGuardedAllocator(context.Background(), wsURL, timeout)
+	// chromedp logs to the standard logger by default; what a DevTools endpoint sends must not
+	// reach the hub's stderr (in stdio mode that is the client's log).
+	quiet := func(string, ...any) {}
+	rootCtx, rootCancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(quiet), chromedp.WithErrorf(quiet))
+	st := &session{rootCtx: rootCtx, rootCancel: rootCancel, allocStop: allocStop, alloc: alloc, timeout: timeout,
+		endpoint: wsURL, proc: proc, tabs: map[target.ID]*tab{}, preexisting: map[target.ID]bool{},
+		guardSem: make(chan struct{}, maxGuardWorkers)}
 	// ListenBrowser allocates the browser connection without opening a tab. The context of this
 	// first call carries the connection's lifetime, so it has no timeout; the dial has one.
 	if err := chromedp.ListenBrowser(rootCtx, func(ev any) { w.browserEvent(st, ev) }); err != nil {
@@ -269,26 +295,43 @@ func (w *Webview) open(ctx context.Context, wsURL string, timeout time.Duration,
 		allocStop()
 		return nil, err
 	}
+	// A message the transport refused ends the connection; say so instead of a bare
+	// "context canceled" from whichever call was under way.
+	fail := func(err error) error {
+		if v := alloc.violation(); v != nil {
+			return v
+		}
+		return err
+	}
 	st.browser = chromedp.FromContext(rootCtx).Browser
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The guard comes first: no tab is attached, and nothing navigated by us, before every
+	// file:// load of the browser goes through the hub.
+	if err := w.guardBrowser(actx, st); err != nil {
+		st.shutdown(time.Second)
+		if v := alloc.violation(); v != nil {
+			return nil, v
+		}
+		return nil, err
+	}
 	if _, err := cdp.Call(actx, st.browser, target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		st.shutdown(time.Second)
-		return nil, err
+		return nil, fail(err)
 	}
 	owned := false
 	if firstTarget == "" {
 		res, err := cdp.Call(actx, st.browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
 		if err != nil {
 			st.shutdown(time.Second)
-			return nil, err
+			return nil, fail(err)
 		}
 		firstTarget, owned = res.TargetID, true
 	}
 	t, err := w.attach(actx, st, firstTarget, owned || proc != nil)
 	if err != nil {
 		st.shutdown(time.Second)
-		return nil, err
+		return nil, fail(err)
 	}
 	st.active = t.id
 	return st, nil
@@ -305,7 +348,17 @@ func (w *Webview) attach(ctx context.Context, st *session, id target.ID, owned b
 	// The first Run attaches; its context is the tab's lifetime, so it must not carry the
 	// timeout. Bound the wait from outside instead.
 	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(t.ctx) }()
+	go func() {
+		defer func() {
+			// chromedp dereferences the browser's replies on this goroutine (e.g. the frame
+			// tree); the transport checks them, this is the backstop.
+			if r := recover(); r != nil {
+				st.rootCancel()
+				errc <- fmt.Errorf("%w (%v)", errPanic, r)
+			}
+		}()
+		errc <- chromedp.Do(t.ctx)
+	}()
 	select {
 	case err := <-errc:
 		if err != nil {
@@ -330,7 +383,7 @@ func (w *Webview) attach(ctx context.Context, st *session, id target.ID, owned b
 func (w *Webview) Disconnect() bool {
 	w.mu.Lock()
 	st := w.st
-	w.st = nil
+	w.st, w.lost = nil, nil
 	w.mu.Unlock()
 	if st == nil {
 		return false
@@ -361,6 +414,7 @@ func (st *session) shutdown(grace time.Duration) {
 		// Close the tabs we opened and wait until the browser has destroyed them: Chrome answers
 		// CloseTarget first, and a close still under way when the connection drops can be lost.
 		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		st.unguardBrowser(ctx)
 		gone := cdp.Events(ctx, st.browser, target.TargetDestroyed)
 		waiting := map[target.ID]bool{}
 		for _, t := range tabs {
@@ -388,6 +442,10 @@ func (st *session) shutdown(grace time.Duration) {
 	}
 	st.rootCancel()
 	st.allocStop()
+	st.guardMu.Lock()
+	st.guardClosed = true
+	st.guardMu.Unlock()
+	st.guardWG.Wait() // their calls end with the connection's context
 	if st.proc != nil {
 		for _, t := range tabs {
 			t.cancel()
@@ -429,7 +487,20 @@ func (w *Webview) runOn(ctx context.Context, st *session, tb *tab, timeout time.
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	err := chromedp.Do(rctx, chromedp.Func(fn))
+	err := func() (err error) {
+		defer func() {
+			// fn and chromedp read the browser's replies on this goroutine. The transport has
+			// checked them, but a panic here must end this connection, not the hub.
+			if r := recover(); r != nil {
+				st.rootCancel()
+				err = fmt.Errorf("%w (%v)", errPanic, r)
+			}
+		}()
+		return chromedp.Do(rctx, chromedp.Func(fn))
+	}()
+	if errors.Is(err, errPanic) {
+		return err
+	}
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -438,7 +509,7 @@ func (w *Webview) runOn(ctx context.Context, st *session, tb *tab, timeout time.
 			return fmt.Errorf("timed out after %s; the page did not answer in time (raise timeout in webview_connect/webview_launch, or check the page)", timeout)
 		case tb.ctx.Err() != nil:
 			if st.rootCtx.Err() != nil {
-				return errors.New("the browser connection was lost (the browser closed or crashed); call webview_launch or webview_connect again")
+				return st.lostError()
 			}
 			return errors.New("the tab was closed; pick another with webview_tabs {\"action\":\"list\"} and select it")
 		}
@@ -486,13 +557,13 @@ func (w *Webview) tabEvent(t *tab, ev any) {
 			t.url = e.Frame.URL + e.Frame.URLFragment
 			t.mu.Unlock()
 			w.emit(Event{Kind: "state"})
-			if strings.HasPrefix(strings.ToLower(e.Frame.URL), "file:") {
-				w.mu.Lock()
-				guard := w.guard
-				w.mu.Unlock()
-				if guard != nil {
-					if err := guard(e.Frame.URL); err != nil {
-						go w.bounce(t, e.Frame.URL, err) // the listener must not call the browser
+			// The load itself was refused by the file guard (guard.go), so this document is
+			// Chrome's error page; leave it for about:blank so the tab holds nothing of it.
+			for _, u := range []string{e.Frame.URL, e.Frame.UnreachableURL} {
+				if strings.HasPrefix(strings.ToLower(u), "file:") {
+					if err := w.fileAllowed(u); err != nil {
+						go w.bounce(t, u, err) // the listener must not call the browser
+						break
 					}
 				}
 			}
@@ -524,6 +595,9 @@ func (w *Webview) bounce(t *tab, url string, why error) {
 func (w *Webview) browserEvent(st *session, ev any) {
 	var info *target.Info
 	switch e := ev.(type) {
+	case *fetch.EventRequestPaused:
+		w.paused(st, e)
+		return
 	case *target.EventTargetInfoChanged:
 		info = e.TargetInfo
 	case *target.EventTargetDestroyed:
@@ -569,72 +643,4 @@ func (w *Webview) forgetTab(st *session, id target.ID) {
 		t.cancel()
 	}
 	w.emit(Event{Kind: "state"})
-}
-
-// resolveDevTools turns a DevTools address into the browser's websocket URL.
-func resolveDevTools(ctx context.Context, raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("debug_url: %q is not a URL; give e.g. http://127.0.0.1:9222", raw)
-	}
-	switch u.Scheme {
-	case "ws", "wss":
-		if strings.Contains(u.Path, "/devtools/browser/") {
-			return u.String(), nil
-		}
-		u.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
-	case "http", "https":
-	default:
-		return "", fmt.Errorf("debug_url: scheme %q is not supported; give http://host:port or ws://host:port/devtools/browser/<id>", u.Scheme)
-	}
-	v := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/json/version"}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.String(), nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("debug_url: Chrome is not reachable at %s (%v); start it with --remote-debugging-port, or use webview_launch", u.Host, err)
-	}
-	defer resp.Body.Close()
-	var info struct {
-		WS string `json:"webSocketDebuggerUrl"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("debug_url: %s answered %s, not a DevTools endpoint", v.String(), resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil || info.WS == "" {
-		return "", fmt.Errorf("debug_url: %s is not a DevTools endpoint (no webSocketDebuggerUrl)", v.String())
-	}
-	return info.WS, nil
-}
-
-// firstPage returns the id of a page target of the browser at wsURL, from its HTTP endpoint.
-func firstPage(ctx context.Context, wsURL string) (target.ID, error) {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return "", err
-	}
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+u.Host+"/json/list", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			var list []struct {
-				ID   string `json:"id"`
-				Type string `json:"type"`
-			}
-			_ = json.NewDecoder(resp.Body).Decode(&list) // an unreadable list reads as "no page yet"
-			resp.Body.Close()
-			for _, t := range list {
-				if t.Type == "page" {
-					return target.ID(t.ID), nil
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("no page target appeared: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
