@@ -60,4 +60,20 @@ describe('approvals', () => {
       await client.close();
     }
   });
+
+  it('a question says which session asked, and is withdrawn the moment its client goes away', async () => {
+    await dash.open('overview');
+    const client = await McpClient.connect({ path: dash.server.socket }, { name: 'e2e-leaving', version: '1' });
+    const pending = client.request('tools/call', { name: 'file_write', arguments: { path: 'approve-e2e/gone.txt', content: 'x' } }, 60_000);
+    pending.catch(() => {}); // the connection closes under it
+    const item = dash.page.locator(tid('approval'), { hasText: 'e2e-leaving wants to run file_write' });
+    await item.waitFor();
+    expect(await item.locator(tid('approval-session')).textContent()).toMatch(/^unix-\d+/);
+    await client.close();
+    const gone = dash.page.locator(tid('approval-withdrawn'), { hasText: 'e2e-leaving' });
+    await gone.waitFor();
+    expect(await gone.textContent()).toContain("client's connection closed");
+    await dash.gone(tid('approvals-panel'));
+    expect(existsSync(path.join(dash.server.workspace, 'approve-e2e', 'gone.txt'))).toBe(false);
+  });
 });

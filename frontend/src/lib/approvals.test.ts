@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalTitle, initialApprovals, reduceApprovals, type Approval } from './approvals';
+import { approvalTitle, initialApprovals, recentWithdrawn, reduceApprovals, WithdrawnShownMs, type Approval } from './approvals';
 
 const a1: Approval = { id: 'a1', kind: 'call', tool: 'file_delete', arguments: 'path: x', client: 'c', requestedAt: '', expiresAt: '' };
 const a2: Approval = { id: 'a2', kind: 'root', root: '/home/u/p', client: 'c', requestedAt: '', expiresAt: '' };
@@ -19,6 +19,22 @@ describe('reduceApprovals', () => {
     s = reduceApprovals(s, ev({ kind: 'policy', policy: { path: '/c.toml', default: 'deny', askTimeout: '2m0s', rules: 1, rootsAllow: [], loadedAt: '', error: 'policy.default: bad' } }));
     expect(s.policy?.error).toBe('policy.default: bad');
     expect(s.approvals).toHaveLength(1);
+  });
+
+  it('remembers questions withdrawn because their client went away, for a while', () => {
+    let s = reduceApprovals(initialApprovals, ev({ kind: 'added', approval: { ...a1, session: 'unix-3' } }));
+    const at = '2026-11-25T10:00:00Z';
+    s = reduceApprovals(s, { type: 'event', channel: 'approvals', timestamp: at,
+      data: { kind: 'resolved', approval: { ...a1, session: 'unix-3' }, outcome: { approved: false, by: '', reason: "withdrawn: the client's connection closed", dismissed: true } } });
+    expect(s.approvals).toHaveLength(0);
+    expect(s.withdrawn.map((w) => [w.approval.session, w.reason])).toEqual([['unix-3', "withdrawn: the client's connection closed"]]);
+    const t = Date.parse(at);
+    expect(recentWithdrawn(s, t + 1000)).toHaveLength(1);
+    expect(recentWithdrawn(s, t + WithdrawnShownMs + 1)).toHaveLength(0);
+    // An answered question is not "withdrawn".
+    s = reduceApprovals(s, ev({ kind: 'added', approval: a2 }));
+    s = reduceApprovals(s, ev({ kind: 'resolved', approval: a2, outcome: { approved: true, by: 'dashboard' } }));
+    expect(s.withdrawn).toHaveLength(1);
   });
 
   it('titles calls and roots', () => {

@@ -13,18 +13,32 @@ export type PolicyStatus = policy.Status;
 /** GET /api/approvals and the Approvals binding (the same shape as the channel's snapshot). */
 export type ApprovalList = app.ApprovalList;
 
+/** A question that ended because its client went away, shown for a while as withdrawn. */
+export interface Withdrawn {
+  approval: Approval;
+  reason: string;
+  /** Epoch ms when the hub withdrew it. */
+  at: number;
+}
+
 export interface ApprovalsState {
   approvals: Approval[];
   policy: PolicyStatus | null;
+  /** The most recent withdrawn questions, newest first (at most MaxWithdrawn). */
+  withdrawn: Withdrawn[];
 }
 
-export const initialApprovals: ApprovalsState = { approvals: [], policy: null };
+export const initialApprovals: ApprovalsState = { approvals: [], policy: null, withdrawn: [] };
+
+/** How many withdrawn questions the panel remembers, and for how long it shows them. */
+export const MaxWithdrawn = 5;
+export const WithdrawnShownMs = 60_000;
 
 
 export function reduceApprovals(state: ApprovalsState, msg: HubMessage): ApprovalsState {
   if (msg.type === 'snapshot') {
     const d = payload<ApprovalList>(msg);
-    return { approvals: Array.isArray(d.approvals) ? d.approvals : [], policy: d.policy ?? null };
+    return { approvals: Array.isArray(d.approvals) ? d.approvals : [], policy: d.policy ?? null, withdrawn: state.withdrawn ?? [] };
   }
   if (msg.type !== 'event') return state;
   const d = payload<mcp.ApprovalsEvent>(msg);
@@ -36,7 +50,13 @@ export function reduceApprovals(state: ApprovalsState, msg: HubMessage): Approva
     case 'resolved': {
       const a = d.approval;
       if (!a?.id || !state.approvals.some((x) => x.id === a.id)) return state;
-      return { ...state, approvals: state.approvals.filter((x) => x.id !== a.id) };
+      const next = { ...state, approvals: state.approvals.filter((x) => x.id !== a.id) };
+      const reason = d.outcome?.reason ?? '';
+      if (reason.startsWith('withdrawn')) {
+        const at = Date.parse(msg.timestamp);
+        next.withdrawn = [{ approval: a, reason, at: Number.isFinite(at) ? at : Date.now() }, ...(state.withdrawn ?? [])].slice(0, MaxWithdrawn);
+      }
+      return next;
     }
     case 'policy':
       return d.policy ? { ...state, policy: d.policy } : state;
@@ -49,4 +69,9 @@ export function reduceApprovals(state: ApprovalsState, msg: HubMessage): Approva
 export function approvalTitle(a: Approval): string {
   if (a.kind === 'root') return `use ${a.root ?? 'a directory'} as its workspace`;
   return `run ${a.tool ?? 'a tool'}`;
+}
+
+/** recentWithdrawn is what the panel shows: questions withdrawn within WithdrawnShownMs of now. */
+export function recentWithdrawn(state: ApprovalsState, now: number): Withdrawn[] {
+  return (state.withdrawn ?? []).filter((w) => now - w.at < WithdrawnShownMs);
 }

@@ -130,3 +130,16 @@ export interface Hub {
 //////////
 // source: server.go
 
+/**
+ * Scope limits what a scoped token may subscribe to.
+ */
+export interface Scope {
+  /**
+   * Allow says whether a channel may be subscribed to.
+   */
+  Allow: unknown;
+  /**
+   * Refusal explains a refused channel to the client (what the token is for, how to get more).
+   */
+  Refusal: string;
+}

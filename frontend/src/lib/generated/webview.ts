@@ -56,6 +56,29 @@ export interface ConsoleMessage {
 }
 
 //////////
+// source: devtools.go
+
+
+//////////
+// source: files.go
+
+/**
+ * FileRoot is a directory whose files the browser may show: its absolute real path and a
+ * read-only view of it confined to it (symlinks that lead out refused by the kernel-level walk).
+ * *workspace.Root satisfies it.
+ */
+export type FileRoot = unknown;
+/**
+ * MaxFileBytes is the largest local file the browser is given (it travels base64-encoded in
+ * one DevTools message, which Chrome caps at 100 MiB).
+ */
+export const MaxFileBytes = 32 << 20;
+
+//////////
+// source: guard.go
+
+
+//////////
 // source: launch.go
 
 
@@ -112,6 +135,19 @@ export interface State {
   url: string;
   title: string;
   tabs: TabInfo[];
+}
+
+//////////
+// source: transport.go
+
+/**
+ * ProtocolError is why a browser connection was closed: the browser sent a message that breaks
+ * the DevTools protocol in a way chromedp cannot survive.
+ */
+export interface ProtocolError {
+  Method: string; // the event or the command of the reply
+  Field: string; // the JSON path of the offending field
+  Detail: string;
 }
 
 //////////
