@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -91,5 +94,55 @@ func TestStdioHubSIGTERMWithOnlySubscriptions(t *testing.T) {
 	}
 	if code, took := exitWithin(t, cmd, 8*time.Second); code != 0 || took > 3*time.Second {
 		t.Errorf("exit code %d after %s; want 0 well within the 10 s drain", code, took)
+	}
+}
+
+// TestRelayExitsWhenItsClientGoes: a client dies while its call waits for approval. Its
+// `switchboard connect` relay exits within a second or two (not after ask_timeout), and the
+// hub's question is withdrawn, not left for someone to click Allow on a dead client's call.
+func TestRelayExitsWhenItsClientGoes(t *testing.T) {
+	bin := binary(t)
+	env := testEnv(t)
+	ws := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("[policy]\nask_timeout = \"120s\"\n[[policy.rules]]\ntool = \"file_write\"\naction = \"ask\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(shortDir(t), "hub.sock")
+	serve := exec.Command(bin, "--config", cfg, "serve", "--unix", sock, "--no-hub", "--workspace", ws)
+	serve.Env = env
+	stderrPipe, _ := serve.StderrPipe()
+	var w lineWatcher
+	go w.run(stderrPipe)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
+	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
+
+	connect := exec.Command(bin, "connect", "--socket", sock)
+	connect.Env = env
+	connect.Dir = ws
+	stdin, _ := connect.StdinPipe()
+	stdout, _ := connect.StdoutPipe()
+	if err := connect.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = connect.Process.Kill() }()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doomed","version":"1"}}}`+"\n")
+	r := bufio.NewReader(stdout)
+	if line, err := r.ReadString('\n'); err != nil || !strings.Contains(line, `"serverInfo"`) {
+		t.Fatalf("initialize through connect: %q %v", line, err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_write","arguments":{"path":"late.txt","content":"x"}}}`+"\n")
+	time.Sleep(200 * time.Millisecond) // let the question be asked (proves less on a slow machine, never more)
+	stdin.Close()                      // the client dies
+	code, took := exitWithin(t, connect, 10*time.Second)
+	if code != 0 || took > 2500*time.Millisecond {
+		t.Errorf("relay exit %d after %s; want 0 within about a second of its client going away", code, took)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "late.txt")); err == nil {
+		t.Error("the dead client's call ran")
 	}
 }
