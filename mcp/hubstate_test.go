@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,4 +177,63 @@ func TestPanicInAToolEndsOnlyThatCall(t *testing.T) {
 	}
 	mustCall(t, cs, "lang_list", map[string]any{}, nil)
 	mustCall(t, other, "lang_list", map[string]any{}, nil)
+}
+
+// TestPolicyPathRulesLimitGit: git tools over a directory honour a path rule as file tools do:
+// git_status and git_diff leave the denied files out, git_add of "." does not stage them, and
+// naming one is refused.
+func TestPolicyPathRulesLimitGit(t *testing.T) {
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{
+		{Tool: "file_*", Args: map[string]string{"path": "secrets/*"}, Action: "deny"},
+	}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithGit())
+	ws := s.Workspace().Dir()
+	gitInit(t, ws)
+	writeTree(t, ws, map[string]string{"secrets/key.txt": "TOPSECRET v1\n", "app.txt": "v1\n"})
+	cs := connect(t, s)
+	mustCall(t, cs, "git_add", map[string]any{"paths": []string{"app.txt"}}, nil)
+	mustCall(t, cs, "git_commit", map[string]any{"message": "app"}, nil)
+
+	var st GitStatusOutput
+	mustCall(t, cs, "git_status", map[string]any{}, &st)
+	for _, f := range st.Files {
+		if strings.HasPrefix(f.Path, "secrets/") {
+			t.Errorf("git_status shows %s", f.Path)
+		}
+	}
+	var add GitAddOutput
+	mustCall(t, cs, "git_add", map[string]any{"paths": []string{"."}}, &add)
+	for _, f := range add.Staged {
+		if strings.HasPrefix(f.Path, "secrets/") {
+			t.Errorf("git_add . staged %s", f.Path)
+		}
+	}
+	if msg := call(t, cs, "git_add", map[string]any{"paths": []string{"secrets/key.txt"}}, nil); !strings.Contains(msg, "does not allow git_add") {
+		t.Errorf("git_add of a denied file: %q", msg)
+	}
+	// A denied file the user committed: its changes are not shown by git_diff or git_show.
+	cmd := exec.Command("git", "add", "-A")
+	cmd.Dir = ws
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	cmd = exec.Command("git", "commit", "-qm", "user commits the secret")
+	cmd.Dir = ws
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	writeTree(t, ws, map[string]string{"secrets/key.txt": "TOPSECRET v2\n", "app.txt": "v2\n"})
+	var d GitDiffOutput
+	mustCall(t, cs, "git_diff", map[string]any{}, &d)
+	if strings.Contains(d.Diff, "TOPSECRET") || !strings.Contains(d.Diff, "+v2") || len(d.Files) != 1 {
+		t.Errorf("git_diff:\n%s\nfiles %+v", d.Diff, d.Files)
+	}
+	var show GitShowOutput
+	mustCall(t, cs, "git_show", map[string]any{"ref": "HEAD"}, &show)
+	if strings.Contains(show.Diff, "TOPSECRET") {
+		t.Errorf("git_show prints the denied file:\n%s", show.Diff)
+	}
 }

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -183,6 +187,60 @@ func (s *Service) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p strin
 	return repo, ws.Dir(), nil
 }
 
+// gitSkip is walkSkip for a repository's files: it takes paths relative to the repository at
+// dir and says whether the policy (or the hub's own state) keeps them from this call. nil when
+// nothing is kept back.
+func (s *Service) gitSkip(req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
+	ws, err := s.resolveWorkspace(req, false)
+	if err != nil {
+		return nil
+	}
+	skip := s.walkSkip(req, ws)
+	if skip == nil {
+		return nil
+	}
+	prefix, err := filepath.Rel(ws.Dir(), dir)
+	if err != nil || strings.HasPrefix(prefix, "..") {
+		return nil
+	}
+	return func(repoRel string) bool {
+		return skip(path.Clean(path.Join(filepath.ToSlash(prefix), repoRel)), false)
+	}
+}
+
+// withoutSkipped drops the sections of a unified diff (and the per-file counts) of files the
+// call may not see, so git_diff and git_show do not print what file_read would refuse.
+func withoutSkipped(diff string, files []git.FileChange, skip func(string) bool) (string, []git.FileChange) {
+	if skip == nil {
+		return diff, files
+	}
+	kept := files[:0:0]
+	for _, f := range files {
+		if !skip(f.Path) {
+			kept = append(kept, f)
+		}
+	}
+	var b strings.Builder
+	keep := true
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		if rest, ok := strings.CutPrefix(line, "diff --git "); ok {
+			keep = true
+			for _, f := range strings.Fields(strings.TrimSpace(rest)) {
+				if p, ok := strings.CutPrefix(f, "a/"); ok && skip(p) {
+					keep = false
+				}
+				if p, ok := strings.CutPrefix(f, "b/"); ok && skip(p) {
+					keep = false
+				}
+			}
+		}
+		if keep {
+			b.WriteString(line)
+		}
+	}
+	return b.String(), kept
+}
+
 func gitErr(err error) error {
 	var fe *git.FieldError
 	if errors.As(err, &fe) {
@@ -217,6 +275,9 @@ func (s *Service) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in Gi
 	if err != nil {
 		return nil, GitStatusOutput{}, gitErr(err)
 	}
+	if skip := s.gitSkip(req, repo.Dir); skip != nil {
+		st.Files = slices.DeleteFunc(st.Files, func(f git.FileStatus) bool { return skip(f.Path) || (f.OrigPath != "" && skip(f.OrigPath)) })
+	}
 	return nil, GitStatusOutput{Branch: st.Branch, Commit: st.Commit, Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Files: fileStatuses(st.Files), Clean: st.Clean}, nil
 }
 
@@ -233,6 +294,7 @@ func (s *Service) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitD
 	if err != nil {
 		return nil, GitDiffOutput{}, gitErr(err)
 	}
+	d.Diff, d.Files = withoutSkipped(d.Diff, d.Files, s.gitSkip(req, repo.Dir))
 	return nil, GitDiffOutput{Diff: d.Diff, Files: fileChanges(d.Files), Truncated: d.Truncated}, nil
 }
 
@@ -276,6 +338,7 @@ func (s *Service) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitS
 	if err != nil {
 		return nil, GitShowOutput{}, gitErr(err)
 	}
+	res.Diff, res.Files = withoutSkipped(res.Diff, res.Files, s.gitSkip(req, repo.Dir))
 	return nil, GitShowOutput{Commit: GitCommit(res.Commit), Diff: res.Diff, Files: fileChanges(res.Files), Truncated: res.Truncated}, nil
 }
 
@@ -321,8 +384,20 @@ func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAd
 	if err := git.CheckPaths("paths", in.Paths, root, repo.Dir); err != nil {
 		return nil, GitAddOutput{}, err
 	}
-	if err := repo.Add(ctx, in.Paths); err != nil {
-		return nil, GitAddOutput{}, gitErr(err)
+	paths := in.Paths
+	filtered := false
+	if skip := s.gitSkip(req, repo.Dir); skip != nil && len(in.Paths) > 0 {
+		// Stage what the paths cover file by file, leaving out what the policy keeps from this
+		// call: `git add .` must not stage a file that file_read would refuse.
+		if paths, err = s.gitAddable(ctx, repo, in.Paths, skip); err != nil {
+			return nil, GitAddOutput{}, err
+		}
+		filtered = true
+	}
+	if !filtered || len(paths) > 0 {
+		if err := repo.Add(ctx, paths); err != nil {
+			return nil, GitAddOutput{}, gitErr(err)
+		}
 	}
 	st, err := repo.Status(ctx)
 	if err != nil {
@@ -335,6 +410,28 @@ func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAd
 		}
 	}
 	return nil, out, nil
+}
+
+// gitAddable expands the paths of a git_add into the changed files they cover, without those
+// skip keeps back. A path named exactly that skip keeps back is an error.
+func (s *Service) gitAddable(ctx context.Context, repo *git.Repo, paths []string, skip func(string) bool) ([]string, error) {
+	st, err := repo.Status(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	var out []string
+	for _, p := range paths {
+		clean := path.Clean(filepath.ToSlash(p))
+		if clean != "." && skip(clean) {
+			return nil, fmt.Errorf("paths: %s: the policy in %s does not allow git_add to reach this file; edit the path rule to allow it", p, s.policyFile())
+		}
+		for _, f := range st.Files {
+			if (clean == "." || f.Path == clean || strings.HasPrefix(f.Path, clean+"/")) && !skip(f.Path) && !slices.Contains(out, f.Path) {
+				out = append(out, f.Path)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (s *Service) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
