@@ -14,13 +14,17 @@ import (
 
 // hostileQdrant answers the Qdrant API with what a broken or hostile server could send: null
 // entries in lists, missing results, a point without payload or id.
-type hostileQdrant struct{ qdrant.UnimplementedQdrantServer }
+type hostileQdrant struct {
+	qdrant.UnimplementedQdrantServer
+}
 
 func (hostileQdrant) HealthCheck(context.Context, *qdrant.HealthCheckRequest) (*qdrant.HealthCheckReply, error) {
 	return &qdrant.HealthCheckReply{}, nil
 }
 
-type hostileCollections struct{ qdrant.UnimplementedCollectionsServer }
+type hostileCollections struct {
+	qdrant.UnimplementedCollectionsServer
+}
 
 func (hostileCollections) List(context.Context, *qdrant.ListCollectionsRequest) (*qdrant.ListCollectionsResponse, error) {
 	return &qdrant.ListCollectionsResponse{Collections: []*qdrant.CollectionDescription{nil, {Name: "hostuk-docs"}}}, nil
@@ -34,7 +38,9 @@ func (hostileCollections) CollectionExists(context.Context, *qdrant.CollectionEx
 	return &qdrant.CollectionExistsResponse{}, nil
 }
 
-type hostilePoints struct{ qdrant.UnimplementedPointsServer }
+type hostilePoints struct {
+	qdrant.UnimplementedPointsServer
+}
 
 func (hostilePoints) Query(context.Context, *qdrant.QueryPoints) (*qdrant.QueryResponse, error) {
 	return &qdrant.QueryResponse{Result: []*qdrant.ScoredPoint{nil, {}, {Payload: map[string]*qdrant.Value{"content": nil, "source": {}}}}}, nil
