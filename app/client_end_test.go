@@ -109,16 +109,8 @@ func TestRelayExitsWhenItsClientGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(shortDir(t), "hub.sock")
-	serve := exec.Command(bin, "--config", cfg, "serve", "--unix", sock, "--no-hub", "--workspace", ws)
-	serve.Env = env
-	stderrPipe, _ := serve.StderrPipe()
-	var w lineWatcher
-	go w.run(stderrPipe)
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
+	serve := startUnixHub(t, bin, env, "--config", cfg, "serve", "--unix", sock, "--no-hub", "--workspace", ws)
 	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
-	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
 
 	connect := exec.Command(bin, "connect", "--socket", sock)
 	connect.Env = env
@@ -145,4 +137,19 @@ func TestRelayExitsWhenItsClientGoes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "late.txt")); err == nil {
 		t.Error("the dead client's call ran")
 	}
+}
+
+// startUnixHub starts `switchboard ARGS` (a serve with --unix) and returns once it listens.
+func startUnixHub(t *testing.T, bin string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	serve := exec.Command(bin, args...)
+	serve.Env = env
+	stderrPipe, _ := serve.StderrPipe()
+	var w lineWatcher
+	go w.run(stderrPipe)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
+	return serve
 }

@@ -225,16 +225,8 @@ func TestConnectReportsHubGoingAway(t *testing.T) {
 	bin := binary(t)
 	env := testEnv(t)
 	sock := filepath.Join(shortDir(t), "hub.sock")
-	serve := exec.Command(bin, "serve", "--unix", sock, "--no-hub", "--workspace", t.TempDir())
-	serve.Env = env
-	stderrPipe, _ := serve.StderrPipe()
-	var w lineWatcher
-	go w.run(stderrPipe)
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
+	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--no-hub", "--workspace", t.TempDir())
 	defer serve.Process.Kill()
-	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
 
 	connect := exec.Command(bin, "connect", "--socket", sock)
 	connect.Env = env

@@ -25,32 +25,12 @@ import (
 // wrote until it closed the stream, byte for byte.
 func rawLines(t *testing.T, s *Service, input string) []string {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- s.ServeStream(context.Background(), "test", "pipe", inR, outW, func() error { return outW.Close() })
-	}()
-	go func() {
-		io.WriteString(inW, input)
-		inW.Close()
-	}()
-	var lines []string
-	sc := bufio.NewScanner(outR)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStream did not return after the client closed its input")
-	}
-	return lines
+	return rawLinesUntil(t, s, input, 0)
 }
 
 // rawLinesUntil is rawLines for a client that keeps its input open until it has read want
 // lines, as real clients do: a client that closes its input gets only EOFGrace for its replies.
+// With want 0 the input closes right after the last request.
 func rawLinesUntil(t *testing.T, s *Service, input string, want int) []string {
 	t.Helper()
 	inR, inW := io.Pipe()
@@ -59,14 +39,24 @@ func rawLinesUntil(t *testing.T, s *Service, input string, want int) []string {
 	go func() {
 		done <- s.ServeStream(context.Background(), "test", "pipe", inR, outW, func() error { return outW.Close() })
 	}()
-	go io.WriteString(inW, input)
+	enough := make(chan struct{})
+	if want == 0 {
+		close(enough)
+	}
+	go func() {
+		io.WriteString(inW, input)
+		<-enough
+		inW.Close()
+	}()
 	var lines []string
 	sc := bufio.NewScanner(outR)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for len(lines) < want && sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
-	inW.Close()
+	if want > 0 {
+		close(enough)
+	}
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
