@@ -277,7 +277,7 @@ func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
 func TestHTTPDiscoverFallsBack(t *testing.T) {
 	s := newTestService(t)
 	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
-	req, _ := http.NewRequest("POST", "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{}}`))
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{}}`))
 	for k, v := range map[string]string{"Authorization": "Bearer s3cret", "Mcp-Protocol-Version": "2026-07-28",
 		"Content-Type": "application/json", "Accept": "application/json, text/event-stream"} {
 		req.Header.Set(k, v)

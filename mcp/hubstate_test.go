@@ -161,9 +161,7 @@ func (panicSubsystem) Name() string { return "test-panic" }
 func (panicSubsystem) RegisterTools(server *sdk.Server) {
 	sdk.AddTool(server, &sdk.Tool{Name: "test_panic", Description: "panics", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, struct{}, error) {
-			var m map[string]int
-			m["boom"]++ // assignment to a nil map
-			return nil, struct{}{}, nil
+			panic("a handler bug") // what a nil map or pointer in a library would raise
 		})
 }
 

@@ -80,7 +80,7 @@ func quoteC(s string) string {
 			b.WriteByte(c)
 		default:
 			if c < 0x20 || c > 0x7e {
-				b.WriteString(fmt.Sprintf("\\%03o", c))
+				fmt.Fprintf(&b, "\\%03o", c)
 			} else {
 				b.WriteByte(c)
 			}

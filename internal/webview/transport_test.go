@@ -2,6 +2,7 @@ package webview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -160,7 +161,7 @@ func TestDevtoolsClientIsConfined(t *testing.T) {
 		t.Fatalf("transport %T with a proxy func", devtoolsClient.Transport)
 	}
 	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
-	if devtoolsClient.CheckRedirect == nil || devtoolsClient.CheckRedirect(req, nil) != http.ErrUseLastResponse {
+	if devtoolsClient.CheckRedirect == nil || !errors.Is(devtoolsClient.CheckRedirect(req, nil), http.ErrUseLastResponse) {
 		t.Fatal("redirects are followed")
 	}
 	if devtoolsClient.Timeout <= 0 || devtoolsClient.Timeout > 30*time.Second {

@@ -163,7 +163,7 @@ func TestTempNames(t *testing.T) {
 	if !ok || pid != os.Getpid() || !strings.HasPrefix(n, ".report.txt.switchboard-") || !strings.HasSuffix(n, ".tmp") {
 		t.Fatalf("TempName = %q (pid %d, %v)", n, pid, ok)
 	}
-	if TempName("a") == TempName("a") {
+	if first, second := TempName("a"), TempName("a"); first == second {
 		t.Error("two TempNames are equal")
 	}
 	for _, name := range []string{".a.switchboard-1-2.tmp", ".a.b.switchboard-123-0.tmp", "..env.switchboard-9-9.tmp"} {

@@ -339,7 +339,7 @@ func claudeCode(t *testing.T) client {
 	}
 	return client{name: "claude-code", prepare: func(t *testing.T, r *run) ([]string, []string) {
 		need(t, bin, "Claude Code (npm @anthropic-ai/claude-code)")
-		entry := map[string]any{}
+		var entry map[string]any
 		if r.srv.url != "" {
 			entry = map[string]any{"type": "http", "url": r.srv.url, "headers": map[string]string{"Authorization": "Bearer " + r.srv.token}}
 		} else {
