@@ -210,9 +210,10 @@ func WithVersion(v string) Option {
 	return func(s *Service) error { s.version = v; return nil }
 }
 
-// New builds the Service and registers its tools: the 10 built-in file, directory and language
-// tools, then metrics, WebSocket (with a hub) and process (with a process service) tools, then
-// each subsystem's tools in order.
+// New builds the Service and registers its tools: the file, directory and language tools, then
+// metrics, then each group its options configured (search, patch, git, web, notes, WebSocket with
+// a hub, processes with a process service, RAG, ML, browser), then each subsystem's tools in
+// order.
 func New(opts ...Option) (*Service, error) {
 	s := &Service{version: "dev", activity: newActivityLog(500)}
 	for _, o := range opts {

@@ -293,6 +293,16 @@ type MLSemanticScores struct {
 type MLScoreOutput struct {
 	Heuristic *MLHeuristicScores `json:"heuristic,omitempty" jsonschema:"heuristic scores (present when requested)"`
 	Semantic  *MLSemanticScores  `json:"semantic,omitempty" jsonschema:"LLM judge scores (present when requested)"`
+	// Content is the contract's content suite, which this tool does not run (ml_probe does): the
+	// key is in the schema so clients written against the contract find it, and it is never set.
+	Content *MLContentScores `json:"content,omitempty" jsonschema:"content scores: never filled by this tool (the content suite runs in ml_probe)"`
+}
+
+// MLContentScores is the shape of the contract's content scores, as ml_probe reports them: how
+// many capability probes passed.
+type MLContentScores struct {
+	Passed int `json:"passed" jsonschema:"probes that passed"`
+	Total  int `json:"total" jsonschema:"probes run"`
 }
 
 func (m *mlTools) score(ctx context.Context, _ *sdk.CallToolRequest, in MLScoreInput) (*sdk.CallToolResult, MLScoreOutput, error) {

@@ -692,6 +692,19 @@ export interface MLSemanticScores {
 export interface MLScoreOutput {
   heuristic?: MLHeuristicScores;
   semantic?: MLSemanticScores;
+  /**
+   * Content is the contract's content suite, which this tool does not run (ml_probe does): the
+   * key is in the schema so clients written against the contract find it, and it is never set.
+   */
+  content?: MLContentScores;
+}
+/**
+ * MLContentScores is the shape of the contract's content scores, as ml_probe reports them: how
+ * many capability probes passed.
+ */
+export interface MLContentScores {
+  passed: number /* int */;
+  total: number /* int */;
 }
 export interface MLProbeInput {
   backend?: string;
