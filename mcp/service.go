@@ -212,8 +212,8 @@ func WithVersion(v string) Option {
 
 // New builds the Service and registers its tools: the file, directory and language tools, then
 // metrics, then each group its options configured (search, patch, git, web, notes, WebSocket with
-// a hub, processes with a process service, RAG, ML, browser), then each subsystem's tools in
-// order.
+// a hub, processes with a process service, RAG, browser), then each subsystem's tools in order
+// (ML, IDE, …).
 func New(opts ...Option) (*Service, error) {
 	s := &Service{version: "dev", activity: newActivityLog(500)}
 	for _, o := range opts {
