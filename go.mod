@@ -25,6 +25,7 @@ require (
 	github.com/wailsapp/wails/v2 v2.16.0
 	golang.org/x/net v0.57.0
 	golang.org/x/sys v0.47.0
+	golang.org/x/term v0.45.0
 	google.golang.org/grpc v1.78.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )

@@ -386,7 +386,7 @@ func (ch Change) Diff() string {
 		from = "/dev/null"
 	}
 	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(ch.Old)), B: difflib.SplitLines(string(ch.New)),
+		A: lines(ch.Old), B: lines(ch.New),
 		FromFile: from, ToFile: ch.Path, Context: 3,
 	})
 	return d
@@ -494,4 +494,17 @@ func (ch Change) Apply(now time.Time) (backup string, err error) {
 		return backup, err
 	}
 	return backup, os.Rename(tmp.Name(), target)
+}
+
+// lines splits text after each newline; a last line without one gets a marker, as in diff(1).
+func lines(text []byte) []string {
+	if len(text) == 0 {
+		return nil
+	}
+	out := strings.SplitAfter(string(text), "\n")
+	if out[len(out)-1] == "" {
+		return out[:len(out)-1]
+	}
+	out[len(out)-1] += "\n\\ No newline at end of file\n"
+	return out
 }
