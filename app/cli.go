@@ -90,7 +90,7 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version),
-		newTokenCommand(g), newPolicyCommand(g))
+		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g))
 	return root
 }
 

@@ -1,0 +1,510 @@
+// Package clientconf finds the MCP clients installed for a user and adds, checks or removes
+// Switchboard's server entry in each client's own configuration file — JSON, JSON with
+// comments (JSONC) or TOML — changing nothing else in the file: other servers, comments, key
+// order, indentation and trailing commas stay byte for byte. Writes are atomic (a temporary
+// file renamed over the original, with the original's mode) and keep a backup of the original.
+package clientconf
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// ServerName is the key Switchboard's entry has in every client's server list.
+const ServerName = "switchboard"
+
+// Scope is where a client's configuration lives: the user's, or the project's (the current
+// directory).
+type Scope string
+
+const (
+	ScopeUser    Scope = "user"
+	ScopeProject Scope = "project"
+)
+
+// Env is the user's environment: HOME, XDG_CONFIG_HOME, the project directory and how to look
+// up a command on PATH.
+type Env struct {
+	Home, ConfigHome, Project string
+	Getenv                    func(string) string
+	LookPath                  func(string) (string, error)
+}
+
+// OSEnv is the running process's environment.
+func OSEnv() (Env, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Env{}, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return Env{}, err
+	}
+	cfg := os.Getenv("XDG_CONFIG_HOME")
+	if cfg == "" || !filepath.IsAbs(cfg) {
+		cfg = filepath.Join(home, ".config")
+	}
+	return Env{Home: home, ConfigHome: cfg, Project: wd, Getenv: os.Getenv, LookPath: lookPath}, nil
+}
+
+func lookPath(name string) (string, error) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fs.ErrNotExist
+}
+
+func (e Env) getenv(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// Entry is the stdio server Switchboard writes: the relay to the running hub.
+type Entry struct {
+	Command string
+	Args    []string
+}
+
+type format int
+
+const (
+	formatJSON format = iota
+	formatTOML
+)
+
+// Client is one MCP client and where and how it keeps its servers.
+type Client struct {
+	Name, Display string
+	format        format
+	dialect       jsonDialect
+	container     string // the JSON member holding the servers
+	typ           string // "type" the client wants on a stdio entry ("" = none)
+	bins          []string
+	dirs          func(Env) []string
+	paths         map[Scope]func(Env) string
+}
+
+// Scopes lists the scopes the client has a file for.
+func (c Client) Scopes() []Scope {
+	var out []Scope
+	for _, s := range []Scope{ScopeUser, ScopeProject} {
+		if c.paths[s] != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Path is the client's configuration file for scope.
+func (c Client) Path(env Env, scope Scope) (string, error) {
+	p := c.paths[scope]
+	if p == nil {
+		var have []string
+		for _, s := range c.Scopes() {
+			have = append(have, string(s))
+		}
+		return "", fmt.Errorf("%s has no %s configuration (scopes: %s)", c.Display, scope, strings.Join(have, ", "))
+	}
+	return p(env), nil
+}
+
+// Format names the file format, for people.
+func (c Client) Format() string {
+	switch {
+	case c.format == formatTOML:
+		return "TOML"
+	case c.dialect.trailingCommas:
+		return "JSONC (comments, trailing commas)"
+	case c.dialect.comments:
+		return "JSON with comments"
+	}
+	return "JSON"
+}
+
+// Installed reports whether the client's configuration directory exists or its command is on PATH.
+func (c Client) Installed(env Env) bool {
+	for _, d := range c.dirs(env) {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	if env.LookPath != nil {
+		for _, b := range c.bins {
+			if _, err := env.LookPath(b); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func jsonEntry(typ string, e Entry) any {
+	return struct {
+		Type    string   `json:"type,omitempty"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}{typ, e.Command, e.Args}
+}
+
+func jsonc(commas bool) jsonDialect { return jsonDialect{comments: true, trailingCommas: commas} }
+
+var strictJSON = jsonDialect{}
+
+// Clients is every client Switchboard configures, in the order `switchboard clients list` shows.
+func Clients() []Client {
+	cfg := func(parts ...string) func(Env) string {
+		return func(e Env) string { return filepath.Join(append([]string{e.ConfigHome}, parts...)...) }
+	}
+	home := func(parts ...string) func(Env) string {
+		return func(e Env) string { return filepath.Join(append([]string{e.Home}, parts...)...) }
+	}
+	project := func(parts ...string) func(Env) string {
+		return func(e Env) string { return filepath.Join(append([]string{e.Project}, parts...)...) }
+	}
+	dirs := func(fns ...func(Env) string) func(Env) []string {
+		return func(e Env) []string {
+			out := make([]string, len(fns))
+			for i, f := range fns {
+				out[i] = f(e)
+			}
+			return out
+		}
+	}
+	claudeDir := func(e Env) string {
+		if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return d
+		}
+		return filepath.Join(e.Home, ".claude")
+	}
+	codexHome := func(e Env) string {
+		if d := e.getenv("CODEX_HOME"); d != "" {
+			return d
+		}
+		return filepath.Join(e.Home, ".codex")
+	}
+	return []Client{
+		{Name: "claude-desktop", Display: "Claude Desktop", format: formatJSON, dialect: strictJSON, container: "mcpServers",
+			bins: []string{"claude-desktop"}, dirs: dirs(cfg("Claude")),
+			paths: map[Scope]func(Env) string{ScopeUser: cfg("Claude", "claude_desktop_config.json")}},
+		// Claude Code keeps user-scope servers in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json
+		// when set), a file it rewrites itself; project scope is .mcp.json.
+		{Name: "claude-code", Display: "Claude Code", format: formatJSON, dialect: strictJSON, container: "mcpServers", typ: "stdio",
+			bins: []string{"claude"}, dirs: dirs(claudeDir),
+			paths: map[Scope]func(Env) string{
+				ScopeUser: func(e Env) string {
+					if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+						return filepath.Join(d, ".claude.json")
+					}
+					return filepath.Join(e.Home, ".claude.json")
+				},
+				ScopeProject: project(".mcp.json")}},
+		{Name: "cursor", Display: "Cursor", format: formatJSON, dialect: strictJSON, container: "mcpServers",
+			bins: []string{"cursor"}, dirs: dirs(home(".cursor"), cfg("Cursor")),
+			paths: map[Scope]func(Env) string{ScopeUser: home(".cursor", "mcp.json"), ScopeProject: project(".cursor", "mcp.json")}},
+		{Name: "vscode", Display: "VS Code", format: formatJSON, dialect: jsonc(true), container: "servers", typ: "stdio",
+			bins: []string{"code"}, dirs: dirs(cfg("Code")),
+			paths: map[Scope]func(Env) string{ScopeUser: cfg("Code", "User", "mcp.json"), ScopeProject: project(".vscode", "mcp.json")}},
+		{Name: "windsurf", Display: "Windsurf", format: formatJSON, dialect: strictJSON, container: "mcpServers",
+			bins: []string{"windsurf"}, dirs: dirs(home(".codeium", "windsurf")),
+			paths: map[Scope]func(Env) string{ScopeUser: home(".codeium", "windsurf", "mcp_config.json")}},
+		{Name: "zed", Display: "Zed", format: formatJSON, dialect: jsonc(true), container: "context_servers",
+			bins: []string{"zed", "zeditor"}, dirs: dirs(cfg("zed")),
+			paths: map[Scope]func(Env) string{ScopeUser: cfg("zed", "settings.json")}},
+		// Gemini CLI strips comments (strip-json-comments) and then JSON.parse: no trailing commas.
+		{Name: "gemini-cli", Display: "Gemini CLI", format: formatJSON, dialect: jsonc(false), container: "mcpServers",
+			bins: []string{"gemini"}, dirs: dirs(home(".gemini")),
+			paths: map[Scope]func(Env) string{ScopeUser: home(".gemini", "settings.json"), ScopeProject: project(".gemini", "settings.json")}},
+		{Name: "codex", Display: "Codex", format: formatTOML,
+			bins: []string{"codex"}, dirs: dirs(codexHome),
+			paths: map[Scope]func(Env) string{ScopeUser: func(e Env) string { return filepath.Join(codexHome(e), "config.toml") }}},
+	}
+}
+
+// Lookup finds a client by name.
+func Lookup(name string) (Client, error) {
+	var names []string
+	for _, c := range Clients() {
+		if c.Name == name {
+			return c, nil
+		}
+		names = append(names, c.Name)
+	}
+	return Client{}, fmt.Errorf("unknown client %q; one of: %s", name, strings.Join(names, ", "))
+}
+
+// State is how a client's configuration stands towards this hub.
+type State string
+
+const (
+	NotInstalled State = "not installed"
+	NotSetUp     State = "not set up"
+	Connected    State = "connected to this hub"
+	Different    State = "set up differently"
+	Unreadable   State = "cannot read the config"
+)
+
+// Status is one client's state in one scope.
+type Status struct {
+	Client Client
+	Scope  Scope
+	Path   string
+	State  State
+	Detail string // the entry found when set up differently, or why the file cannot be read
+}
+
+// inspect returns the entry under ServerName in data (nil when there is none).
+func (c Client) inspect(data []byte, what string) (map[string]any, error) {
+	if c.format == formatTOML {
+		return tomlInspect(data, ServerName, what)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, nil
+	}
+	return jsonInspect(data, c.dialect, c.container, ServerName, what)
+}
+
+// entryMatches reports whether a decoded entry starts this hub's relay: the same command (the
+// same file, also when written as a name found on PATH) and the same arguments. Other keys
+// (env, trust, approval settings) are the user's and do not matter.
+func entryMatches(got map[string]any, want Entry) bool {
+	if got == nil {
+		return false
+	}
+	cmd, _ := got["command"].(string)
+	if !sameCommand(cmd, want.Command) {
+		return false
+	}
+	args, _ := got["args"].([]any)
+	return reflect.DeepEqual(args, toAny(want.Args))
+}
+
+func sameCommand(got, want string) bool {
+	if got == want {
+		return true
+	}
+	if got == "" {
+		return false
+	}
+	if !filepath.IsAbs(got) {
+		p, err := lookPath(got)
+		if err != nil {
+			return false
+		}
+		got = p
+	}
+	a, err1 := os.Stat(got)
+	b, err2 := os.Stat(want)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+func describe(got map[string]any) string {
+	if u, ok := got["url"].(string); ok {
+		return "url " + u
+	}
+	if u, ok := got["httpUrl"].(string); ok {
+		return "url " + u
+	}
+	cmd, _ := got["command"].(string)
+	parts := []string{cmd}
+	if args, ok := got["args"].([]any); ok {
+		for _, a := range args {
+			parts = append(parts, fmt.Sprint(a))
+		}
+	}
+	return strings.TrimSpace(strings.Join(parts, " "))
+}
+
+// Check returns the client's state in scope for the entry want.
+func (c Client) Check(env Env, scope Scope, want Entry) Status {
+	st := Status{Client: c, Scope: scope}
+	path, err := c.Path(env, scope)
+	if err != nil {
+		st.State, st.Detail = Unreadable, err.Error()
+		return st
+	}
+	st.Path = path
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if scope == ScopeUser && !c.Installed(env) {
+			st.State = NotInstalled
+		} else {
+			st.State = NotSetUp
+		}
+		return st
+	case err != nil:
+		st.State, st.Detail = Unreadable, err.Error()
+		return st
+	}
+	got, err := c.inspect(data, path)
+	switch {
+	case err != nil:
+		st.State, st.Detail = Unreadable, err.Error()
+	case got == nil:
+		st.State = NotSetUp
+	case entryMatches(got, want):
+		st.State = Connected
+	default:
+		st.State, st.Detail = Different, describe(got)
+	}
+	return st
+}
+
+// Change is an edit of one configuration file, computed but not yet written.
+type Change struct {
+	Path     string
+	Old, New []byte
+	Exists   bool
+	Mode     fs.FileMode
+}
+
+// Empty reports whether the change changes nothing.
+func (ch Change) Empty() bool {
+	return ch.Exists && string(ch.Old) == string(ch.New) || !ch.Exists && ch.New == nil
+}
+
+// Diff is the change as a unified diff.
+func (ch Change) Diff() string {
+	from := ch.Path
+	if !ch.Exists {
+		from = "/dev/null"
+	}
+	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: lines(ch.Old), B: lines(ch.New),
+		FromFile: from, ToFile: ch.Path, Context: 3,
+	})
+	return d
+}
+
+// Plan computes the edit that connects (e != nil) or disconnects (e == nil) the client in
+// scope. A file that does not parse as the client reads it is refused, with the line.
+func (c Client) Plan(env Env, scope Scope, e *Entry) (Change, error) {
+	path, err := c.Path(env, scope)
+	if err != nil {
+		return Change{}, err
+	}
+	ch := Change{Path: path, Mode: 0o600}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if e == nil {
+			return ch, nil
+		}
+	case err != nil:
+		return ch, err
+	default:
+		st, err := os.Stat(path)
+		if err != nil {
+			return ch, err
+		}
+		ch.Exists, ch.Old, ch.Mode = true, data, st.Mode().Perm()
+	}
+	if c.format == formatTOML {
+		ch.New, err = tomlSet(data, ServerName, e, path)
+		return ch, err
+	}
+	var entry any
+	if e != nil {
+		entry = jsonEntry(c.typ, *e)
+		if got, err := c.inspect(data, path); err != nil {
+			return ch, err
+		} else if entryMatches(got, *e) {
+			ch.New = data // connected already (maybe with the user's own extra keys)
+			return ch, nil
+		}
+	}
+	ch.New, err = jsonSet(data, c.dialect, c.container, ServerName, entry, path)
+	if err != nil {
+		return ch, err
+	}
+	if err := checkJSONEdit(data, ch.New, c.dialect, c.container, ServerName, entry, path); err != nil {
+		return ch, err
+	}
+	return ch, nil
+}
+
+// Apply writes the change: the original is copied to PATH.switchboard-backup-TIMESTAMP first
+// (returned; "" for a new file), then the new content goes to a temporary file in the same
+// directory with the original's mode and is renamed over the original.
+func (ch Change) Apply(now time.Time) (backup string, err error) {
+	if ch.Empty() {
+		return "", nil
+	}
+	dir := filepath.Dir(ch.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if ch.Exists {
+		cur, err := os.ReadFile(ch.Path)
+		if err != nil {
+			return "", err
+		}
+		if string(cur) != string(ch.Old) {
+			return "", fmt.Errorf("%s changed while switchboard was editing it (the client rewrote it?); nothing written, run this again", ch.Path)
+		}
+		backup = ch.Path + ".switchboard-backup-" + now.Format("20060102-150405")
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			backup = fmt.Sprintf("%s.switchboard-backup-%s-%d", ch.Path, now.Format("20060102-150405"), i)
+		}
+		if err := os.WriteFile(backup, ch.Old, ch.Mode); err != nil {
+			return "", fmt.Errorf("backup: %w", err)
+		}
+	}
+	target := ch.Path
+	if p, err := filepath.EvalSymlinks(ch.Path); err == nil {
+		target = p // a symlinked config (dotfiles repo) stays a symlink
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".switchboard-*")
+	if err != nil {
+		return backup, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(ch.New); err != nil {
+		tmp.Close()
+		return backup, err
+	}
+	if err := tmp.Chmod(ch.Mode); err != nil {
+		tmp.Close()
+		return backup, err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return backup, err
+	}
+	if err := tmp.Close(); err != nil {
+		return backup, err
+	}
+	return backup, os.Rename(tmp.Name(), target)
+}
+
+// lines splits text after each newline; a last line without one gets a marker, as in diff(1).
+func lines(text []byte) []string {
+	if len(text) == 0 {
+		return nil
+	}
+	out := strings.SplitAfter(string(text), "\n")
+	if out[len(out)-1] == "" {
+		return out[:len(out)-1]
+	}
+	out[len(out)-1] += "\n\\ No newline at end of file\n"
+	return out
+}
