@@ -9,7 +9,8 @@ TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps frontend-deps node-deps client-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
-        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean
+        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean \
+        install uninstall package test-package
 
 all: build
 
@@ -52,6 +53,20 @@ build-headless: frontend
 
 run: build
 	./$(BIN) $(ARGS)
+
+# --- install / package ---------------------------------------------------------------------
+# `make install`: the desktop binary, its menu entry and icons under PREFIX (default ~/.local, no
+# root needed; PREFIX=/usr/local as root), DESTDIR for staging. build/install.sh does the work and
+# writes PREFIX/share/switchboard/install-manifest.txt; `make uninstall` removes what it lists.
+# BIN=path installs another binary; a missing $(BIN) is built first.
+PREFIX  ?= $(HOME)/.local
+DESTDIR ?=
+install:
+	@if [ ! -x "$(BIN)" ]; then $(MAKE) build; fi
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN="$(BIN)" bash build/install.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash build/install.sh uninstall
 
 docs:
 	CGO_ENABLED=0 $(GO) run . tools --markdown > docs/tools.md
