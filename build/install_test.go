@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,7 +220,7 @@ func checkInstall(t *testing.T, destdir, prefix string, before []string) {
 			added = append(added, p)
 		}
 	}
-	if strings.Join(added, "\n") != strings.Join(listed, "\n") {
+	if !slices.Equal(added, listed) {
 		t.Errorf("manifest lists\n  %s\nthe install added\n  %s", strings.Join(listed, "\n  "), strings.Join(added, "\n  "))
 	}
 }
@@ -257,7 +258,7 @@ func TestInstallUninstall(t *testing.T) {
 	run(t, env, "bash", "install.sh", "install")
 	checkInstall(t, "", prefix, before)
 	run(t, env, "bash", "install.sh", "uninstall")
-	if after := tree(t, prefix); strings.Join(after, "\n") != strings.Join(before, "\n") {
+	if after := tree(t, prefix); !slices.Equal(after, before) {
 		t.Errorf("after uninstall the prefix holds\n  %s\nwant what was there before\n  %s", strings.Join(after, "\n  "), strings.Join(before, "\n  "))
 	}
 }
@@ -276,7 +277,7 @@ func TestInstallDestdir(t *testing.T) {
 	run(t, nil, mk, append(args, "uninstall")...)
 	// DESTDIR/usr/local was made for the install but is PREFIX itself, which the manifest never
 	// records; nothing else may be left.
-	if after := tree(t, destdir); strings.Join(after, " ") != "usr/ usr/local/" {
+	if after := tree(t, destdir); !slices.Equal(after, []string{"usr/", "usr/local/"}) {
 		t.Errorf("after uninstall DESTDIR holds %q, want only usr/ usr/local/", after)
 	}
 }
