@@ -9,7 +9,8 @@ TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps frontend-deps node-deps client-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
-        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean
+        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean \
+        install uninstall package test-package
 
 all: build
 
@@ -53,6 +54,34 @@ build-headless: frontend
 run: build
 	./$(BIN) $(ARGS)
 
+# --- install / package ---------------------------------------------------------------------
+# `make install`: the desktop binary, its menu entry and icons under PREFIX (default ~/.local, no
+# root needed; PREFIX=/usr/local as root), DESTDIR for staging. build/install.sh does the work and
+# writes PREFIX/share/switchboard/install-manifest.txt; `make uninstall` removes what it lists.
+# BIN=path installs another binary; a missing $(BIN) is built first.
+PREFIX  ?= $(HOME)/.local
+DESTDIR ?=
+install:
+	@if [ ! -x "$(BIN)" ]; then $(MAKE) build; fi
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN="$(BIN)" bash build/install.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash build/install.sh uninstall
+
+# `make package`: build/dist/switchboard_<version>_<arch>.deb and .rpm of the desktop build, made by
+# nfpm (pinned in build/tools/nfpm, built into build/bin) from build/nfpm.yaml; build/package.sh
+# stages the files with build/install.sh (PREFIX=/usr) and generates the man page.
+NFPM := build/bin/nfpm
+$(NFPM): build/tools/nfpm/go.mod build/tools/nfpm/go.sum
+	cd build/tools/nfpm && $(GO) build -o ../../bin/nfpm github.com/goreleaser/nfpm/v2/cmd/nfpm
+
+package: build $(NFPM)
+	VERSION="$(VERSION)" BIN="$(BIN)" NFPM="$(NFPM)" bash build/package.sh
+
+# Installs the .deb with apt-get (root), runs `switchboard version` and `doctor`, removes it.
+test-package: package
+	bash build/test-package.sh
+
 docs:
 	CGO_ENABLED=0 $(GO) run . tools --markdown > docs/tools.md
 
@@ -65,7 +94,7 @@ types: $(TYGO)
 	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(TYGO) generate --config build/tygo.yaml
 
 # --- tests ---------------------------------------------------------------------------------
-test: deps lint test-go test-frontend test-e2e test-desktop
+test: deps lint test-go test-frontend test-e2e test-desktop test-package
 	@echo "make test: all suites passed"
 
 # --- lint ----------------------------------------------------------------------------------
@@ -95,9 +124,10 @@ lint-fmt:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed (run gofmt -w on these):"; echo "$$unformatted"; exit 1; fi
 
 lint-mod:
-	@echo "lint: go mod tidy -diff (. and build/tools)"
+	@echo "lint: go mod tidy -diff (., build/tools and build/tools/nfpm)"
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum not tidy: run 'go mod tidy'"; exit 1; }
 	@cd build/tools && $(GO) mod tidy -diff || { echo "build/tools/go.mod not tidy: run 'cd build/tools && go mod tidy'"; exit 1; }
+	@cd build/tools/nfpm && $(GO) mod tidy -diff || { echo "build/tools/nfpm/go.mod not tidy: run 'cd build/tools/nfpm && go mod tidy'"; exit 1; }
 
 # Linux (with and without the desktop tags), then the other systems the code must build on.
 # Separate targets, so `make -j4 lint` vets them side by side.
@@ -155,4 +185,4 @@ bench-dashboard: frontend-deps frontend
 	node frontend/e2e/bench/flood.mjs
 
 clean:
-	rm -rf build/bin frontend/dist/* build/test-artifacts
+	rm -rf build/bin build/dist frontend/dist/* build/test-artifacts

@@ -13,6 +13,7 @@ PACKAGES=(
   imagemagick x11-apps x11-utils xdotool # screenshots under Xvfb, window lookup (xprop, xwininfo)
   influxdb                              # ml_status tests start a real InfluxDB 1.x (influxd)
   ripgrep git                           # file_grep is compared and benchmarked against rg; git_* tools run git
+  desktop-file-utils                    # desktop-file-validate checks the installed and packaged menu entry (build/install_test.go)
 )
 
 missing=()
