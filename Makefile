@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 TYGO  := build/bin/tygo
 
-.PHONY: all deps sysdeps frontend-deps node-deps client-deps frontend build build-headless run test test-go \
+.PHONY: all deps sysdeps sysdeps-build frontend-deps node-deps client-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
         lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean \
         install uninstall package test-package
@@ -17,6 +17,10 @@ all: build
 # --- dependencies --------------------------------------------------------------------------
 sysdeps:
 	@bash build/setup-deps.sh
+
+# Only what building and running need (make build, make run); `make test` installs the rest.
+sysdeps-build:
+	@bash build/setup-deps.sh --build
 
 frontend/node_modules/.installed: frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
@@ -44,7 +48,7 @@ frontend: frontend-deps
 	cd frontend && npm run build
 
 # The desktop binary: Wails window + tray, dashboard embedded. Needs GTK/WebKit dev packages.
-build: sysdeps frontend
+build: sysdeps-build frontend
 	CGO_ENABLED=1 $(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 # A pure-Go binary without the desktop UI (serve, connect, call, headless dashboard).
