@@ -335,13 +335,14 @@ func (s *Service) wireTrustFeeds() {
 	})
 }
 
-// canonicalPathArgs rewrites the path arguments among names to their canonical spelling
+// canonicalPathArgs rewrites the declared path arguments among names to their canonical spelling
 // (workspace.Canonical: workspace-relative, cleaned, symlinks resolved), so a rule on
 // "src/*" matches "./src/a", "x/../src/a", the absolute path and a link into src alike. Only
 // the policy sees the rewritten arguments; the tool gets what the client sent.
 func (s *Service) canonicalPathArgs(req *sdk.CallToolRequest, names []string, raw json.RawMessage) json.RawMessage {
+	declared := s.pathArgs[req.Params.Name]
 	var vals map[string]json.RawMessage
-	if !slices.ContainsFunc(names, isPathKey) || json.Unmarshal(raw, &vals) != nil {
+	if !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(declared, n) }) || json.Unmarshal(raw, &vals) != nil {
 		return raw
 	}
 	ws, err := s.resolveWorkspace(req, false)
@@ -357,7 +358,7 @@ func (s *Service) canonicalPathArgs(req *sdk.CallToolRequest, names []string, ra
 	changed := false
 	for _, k := range names {
 		v, ok := vals[k]
-		if !ok || !isPathKey(k) {
+		if !ok || !slices.Contains(declared, k) {
 			continue
 		}
 		var one string
@@ -396,7 +397,7 @@ func (s *Service) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(re
 	var checks []check
 	for _, t := range []string{req.Params.Name, "file_read"} {
 		for _, n := range pol.ArgNames(t, client) {
-			if isPathKey(n) {
+			if slices.Contains(s.pathArgs[t], n) {
 				checks = append(checks, check{t, n})
 			}
 		}

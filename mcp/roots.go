@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // Each session works in one workspace, chosen in this order:
@@ -224,7 +225,7 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) err
 	if first < 0 || !consent {
 		return nil
 	}
-	idx, err := pickRoot(st.roots, first, rd.req.Params.Arguments)
+	idx, err := pickRoot(st.roots, first, rd.req.Params.Arguments, s.pathArgs[rd.req.Params.Name])
 	if err != nil {
 		return err
 	}
@@ -371,7 +372,7 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	if first < 0 {
 		return s.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
 	}
-	idx, err := pickRoot(st.roots, first, req.Params.Arguments)
+	idx, err := pickRoot(st.roots, first, req.Params.Arguments, s.pathArgs[req.Params.Name])
 	if err != nil {
 		return nil, err
 	}
@@ -476,44 +477,30 @@ func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) e
 	return nil
 }
 
-// computePathTools records which tools take a path-like argument: only they need the client's
-// roots, so a roots client is never asked about a root for, say, lang_list.
+// computePathTools records, from each tool's declaration (tool.Add: fields tagged
+// workspace:"path", or an embedded tool.InWorkspace), which tools work in the caller's workspace
+// — only they need a roots client's consent — and which of their arguments are workspace paths.
+// The declaration decides, never an argument's name or description.
 func (s *Service) computePathTools() {
 	s.pathTools = map[string]bool{}
+	s.pathArgs = map[string][]string{}
 	for _, t := range s.tools {
-		raw, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			continue
+		r, ok := tool.Lookup(s.server, t.Name)
+		if !ok {
+			continue // registered outside tool.Add (test fixtures): no declaration, no paths
 		}
-		var schema struct {
-			Properties map[string]struct {
-				Description string `json:"description"`
-			} `json:"properties"`
+		if r.Workspace {
+			s.pathTools[t.Name] = true
 		}
-		if json.Unmarshal(raw, &schema) != nil {
-			continue
-		}
-		for k, p := range schema.Properties {
-			d := strings.ToLower(p.Description)
-			if isPathKey(k) || strings.Contains(d, "path") || strings.Contains(d, "director") || strings.Contains(d, "workspace") || strings.Contains(d, "file://") {
-				s.pathTools[t.Name] = true
-			}
+		if len(r.PathArgs) > 0 {
+			s.pathArgs[t.Name] = r.PathArgs
 		}
 	}
-}
-
-// pathKeys are the argument names that carry paths, across every tool group.
-func isPathKey(k string) bool {
-	switch k {
-	case "path", "paths", "oldPath", "newPath", "dir", "cwd", "file", "files", "root", "directory", "source", "destination":
-		return true
-	}
-	return strings.HasSuffix(k, "Path") || strings.HasSuffix(k, "_path") || strings.HasSuffix(k, "Dir") || strings.HasSuffix(k, "_dir")
 }
 
 // pickRoot chooses the root a call needs: the one containing its absolute path arguments, else
 // the first. Absolute paths in two different roots are refused (one call, one workspace).
-func pickRoot(roots []sessions.Root, first int, raw json.RawMessage) (int, error) {
+func pickRoot(roots []sessions.Root, first int, raw json.RawMessage, pathArgs []string) (int, error) {
 	var args map[string]any
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &args)
@@ -550,7 +537,7 @@ func pickRoot(roots []sessions.Root, first int, raw json.RawMessage) (int, error
 		return nil
 	}
 	for k, v := range args {
-		if !isPathKey(k) {
+		if !slices.Contains(pathArgs, k) {
 			continue
 		}
 		switch x := v.(type) {

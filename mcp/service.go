@@ -105,12 +105,13 @@ type Service struct {
 	// Trust (mcp/policy.go, mcp/roots.go): rules, pending questions, per-session roots.
 	policy    *policy.Store
 	approvals *policy.Broker
-	rounds    roundStates     // multi round-trip state of calls waiting for a client's answers
-	callCtx   sync.Map        // *sdk.CallToolRequest → its context, while the call runs
-	roots     sync.Map        // *sdk.ServerSession → *sessionRoots
-	pathTools map[string]bool // tools with a path-like argument (they need the client's roots)
-	home      string          // the user's home directory, symlinks resolved ("" when unknown)
-	hubState  []string        // the hub's own config, data and runtime directories (WithHubState)
+	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
+	callCtx   sync.Map            // *sdk.CallToolRequest → its context, while the call runs
+	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
+	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
+	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Add, workspace:"path")
+	home      string              // the user's home directory, symlinks resolved ("" when unknown)
+	hubState  []string            // the hub's own config, data and runtime directories (WithHubState)
 	wsMu      sync.Mutex
 	wsCache   map[string]*workspace.Root // root directory → its sandbox
 

@@ -17,7 +17,7 @@ import (
 // the workspace sandbox (internal/workspace), which refuses anything outside the root.
 
 type ReadFileInput struct {
-	Path   string `json:"path" jsonschema:"path to the file, relative to the workspace root"`
+	Path   string `json:"path" jsonschema:"path to the file, relative to the workspace root" workspace:"path"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (0-based); with offset or limit the file is read as a window of lines"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of lines to return; use with offset for files above the whole-read size limit"`
 	// A byte window, for files whose lines are too long for line windows (minified code, data).
@@ -37,7 +37,7 @@ type ReadFileOutput struct {
 }
 
 type WriteFileInput struct {
-	Path    string `json:"path" jsonschema:"destination path, relative to the workspace root; parents are created"`
+	Path    string `json:"path" jsonschema:"destination path, relative to the workspace root; parents are created" workspace:"path"`
 	Content string `json:"content" jsonschema:"content to write; replaces the file atomically"`
 }
 
@@ -47,7 +47,7 @@ type WriteFileOutput struct {
 }
 
 type EditFileInput struct {
-	Path       string `json:"path" jsonschema:"path to an existing file"`
+	Path       string `json:"path" jsonschema:"path to an existing file" workspace:"path"`
 	OldString  string `json:"old_string" jsonschema:"exact text to find; must not be empty"`
 	NewString  string `json:"new_string" jsonschema:"replacement text (may be empty to delete)"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence; default replaces the first only"`
@@ -60,7 +60,7 @@ type EditFileOutput struct {
 }
 
 type DeleteFileInput struct {
-	Path string `json:"path" jsonschema:"file or empty directory to delete"`
+	Path string `json:"path" jsonschema:"file or empty directory to delete" workspace:"path"`
 }
 
 type DeleteFileOutput struct {
@@ -69,8 +69,8 @@ type DeleteFileOutput struct {
 }
 
 type RenameFileInput struct {
-	OldPath string `json:"oldPath" jsonschema:"current path"`
-	NewPath string `json:"newPath" jsonschema:"destination path; parents are created"`
+	OldPath string `json:"oldPath" jsonschema:"current path" workspace:"path"`
+	NewPath string `json:"newPath" jsonschema:"destination path; parents are created" workspace:"path"`
 }
 
 type RenameFileOutput struct {
@@ -80,7 +80,7 @@ type RenameFileOutput struct {
 }
 
 type FileExistsInput struct {
-	Path string `json:"path" jsonschema:"path to check"`
+	Path string `json:"path" jsonschema:"path to check" workspace:"path"`
 }
 
 type FileExistsOutput struct {
@@ -90,7 +90,7 @@ type FileExistsOutput struct {
 }
 
 type ListDirectoryInput struct {
-	Path string `json:"path" jsonschema:"directory path, relative to the workspace root (\".\" for the root)"`
+	Path string `json:"path" jsonschema:"directory path, relative to the workspace root (\".\" for the root)" workspace:"path"`
 }
 
 type DirectoryEntry struct {
@@ -106,7 +106,7 @@ type ListDirectoryOutput struct {
 }
 
 type CreateDirectoryInput struct {
-	Path string `json:"path" jsonschema:"directory path to create (like mkdir -p)"`
+	Path string `json:"path" jsonschema:"directory path to create (like mkdir -p)" workspace:"path"`
 }
 
 type CreateDirectoryOutput struct {

@@ -22,7 +22,7 @@ import (
 // configuration, so nothing in .git/config, attributes or hooks runs a program.
 
 type GitStatusInput struct {
-	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 }
 
 type GitFileStatus struct {
@@ -44,7 +44,7 @@ type GitStatusOutput struct {
 }
 
 type GitDiffInput struct {
-	Path   string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path   string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Staged bool     `json:"staged,omitempty" jsonschema:"diff the index against HEAD (what git_commit would record) instead of the working tree against the index"`
 	Ref    string   `json:"ref,omitempty" jsonschema:"compare with this revision or range: HEAD~1, main, main...feature, a1b2c3d..HEAD"`
 	Paths  []string `json:"paths,omitempty" jsonschema:"limit to these files or directories (relative to the repository)"`
@@ -64,7 +64,7 @@ type GitDiffOutput struct {
 }
 
 type GitLogInput struct {
-	Path     string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path     string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	MaxCount int      `json:"max_count,omitempty" jsonschema:"commits to return (default 20, at most 500)"`
 	Ref      string   `json:"ref,omitempty" jsonschema:"start from this revision or range instead of HEAD (main, v1.0..HEAD)"`
 	Paths    []string `json:"paths,omitempty" jsonschema:"only commits touching these paths"`
@@ -84,7 +84,7 @@ type GitLogOutput struct {
 }
 
 type GitShowInput struct {
-	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Ref  string `json:"ref" jsonschema:"commit to show: a hash, branch, tag or HEAD~N"`
 }
 
@@ -96,7 +96,7 @@ type GitShowOutput struct {
 }
 
 type GitBranchInput struct {
-	Path     string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path     string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Create   string `json:"create,omitempty" jsonschema:"create a branch with this name at HEAD"`
 	Checkout string `json:"checkout,omitempty" jsonschema:"switch to this branch (or commit; after create, the new branch); refuses when local changes would be overwritten"`
 }
@@ -116,7 +116,7 @@ type GitBranchOutput struct {
 }
 
 type GitAddInput struct {
-	Path  string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path  string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Paths []string `json:"paths" jsonschema:"files or directories to stage, relative to the repository; [\".\"] for everything (literal paths, no globs)"`
 }
 
@@ -125,7 +125,7 @@ type GitAddOutput struct {
 }
 
 type GitCommitInput struct {
-	Path    string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace"`
+	Path    string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Message string `json:"message" jsonschema:"commit message: subject line, blank line, body"`
 }
 

@@ -23,7 +23,7 @@ import (
 type ProcessStartInput struct {
 	Command string   `json:"command" jsonschema:"executable to run: a name looked up in PATH, or a path"`
 	Args    []string `json:"args,omitempty" jsonschema:"command-line arguments"`
-	Dir     string   `json:"dir,omitempty" jsonschema:"working directory relative to the workspace root; default the root"`
+	Dir     string   `json:"dir,omitempty" jsonschema:"working directory relative to the workspace root; default the root" workspace:"path"`
 	Env     []string `json:"env,omitempty" jsonschema:"additional environment variables as KEY=VALUE"`
 	PTY     bool     `json:"pty,omitempty" jsonschema:"run on a pseudo-terminal (for programs that need a TTY); output is then one combined stream"`
 }
@@ -112,7 +112,7 @@ type ProcessWaitOutput struct {
 type ExecInput struct {
 	Command string   `json:"command" jsonschema:"executable to run: a name looked up in PATH, or a path; no shell is involved, use sh -c for pipes"`
 	Args    []string `json:"args,omitempty" jsonschema:"command-line arguments"`
-	Dir     string   `json:"dir,omitempty" jsonschema:"working directory relative to the workspace root; default the root"`
+	Dir     string   `json:"dir,omitempty" jsonschema:"working directory relative to the workspace root; default the root" workspace:"path"`
 	Env     []string `json:"env,omitempty" jsonschema:"additional environment variables as KEY=VALUE"`
 	Timeout int      `json:"timeout,omitempty" jsonschema:"seconds before the command and everything it started is killed, 1 to 600; default 60"`
 	Stdin   string   `json:"stdin,omitempty" jsonschema:"text fed to the command's stdin; default none (end of file)"`

@@ -42,7 +42,7 @@ type RAGQueryOutput struct {
 }
 
 type RAGIngestInput struct {
-	Path       string `json:"path" jsonschema:"file or directory to ingest, relative to the workspace"`
+	Path       string `json:"path" jsonschema:"file or directory to ingest, relative to the workspace" workspace:"path"`
 	Collection string `json:"collection,omitempty" jsonschema:"target collection; default hostuk-docs (or [rag] collection in the config)"`
 	Recreate   bool   `json:"recreate,omitempty" jsonschema:"drop the collection's existing content first and rebuild it (also the fix when the collection was built with another embedder)"`
 }

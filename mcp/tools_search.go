@@ -22,7 +22,7 @@ import (
 
 type GrepInput struct {
 	Pattern        string `json:"pattern" jsonschema:"regular expression (RE2 syntax, as ripgrep) or, with literal, a plain string; matched line by line"`
-	Path           string `json:"path,omitempty" jsonschema:"file or directory to search, relative to the workspace root (default \".\")"`
+	Path           string `json:"path,omitempty" jsonschema:"file or directory to search, relative to the workspace root (default \".\")" workspace:"path"`
 	Glob           string `json:"glob,omitempty" jsonschema:"only search files matching this glob: without a slash it matches the file name (\"*.go\"), with one the path relative to path (\"cmd/**/*.go\")"`
 	Literal        bool   `json:"literal,omitempty" jsonschema:"treat pattern as a plain string (fast path)"`
 	IgnoreCase     bool   `json:"ignore_case,omitempty" jsonschema:"case-insensitive match"`
@@ -48,7 +48,7 @@ type GrepOutput struct {
 
 type GlobInput struct {
 	Pattern        string `json:"pattern" jsonschema:"glob relative to path: * ? [abc] {a,b} and ** for any number of directories, e.g. \"**/*.go\""`
-	Path           string `json:"path,omitempty" jsonschema:"directory to match under, relative to the workspace root (default \".\")"`
+	Path           string `json:"path,omitempty" jsonschema:"directory to match under, relative to the workspace root (default \".\")" workspace:"path"`
 	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"also list files excluded by .gitignore/.ignore and hidden files"`
 }
 

@@ -41,6 +41,7 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 	Portable(in)
 	Portable(out)
 	t.InputSchema, t.OutputSchema = in, out
+	ws := declaredWorkspace(reflect.TypeFor[In]())
 	fillOut := hasNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
 	required := in.Required
 	known := make(map[string]bool, len(in.Properties))
@@ -98,8 +99,57 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		}
 		return res, nil
 	}
-	remember(server, t, handler)
+	remember(server, Registered{Tool: t, Handler: handler, Workspace: ws.uses, PathArgs: ws.paths})
 	server.AddTool(t, handler)
+}
+
+// InWorkspace, embedded in a tool's input type, declares that the tool works in the caller's
+// workspace although no argument names a path (file_patch's patch text, notes, a browser
+// navigation to a file:// URL): a roots client is asked about its root before such a call runs.
+type InWorkspace struct{}
+
+// A field tagged `workspace:"path"` (a string or a list of strings) holds paths in the caller's
+// workspace. The declaration, not the argument's name or description, decides that the tool
+// needs the caller's workspace (root consent), which arguments policy path rules match in
+// canonical form, and which absolute paths pick a root. Paths relative to something else (a
+// repository's pathspecs) and names that are only inspected (lang_detect) are not tagged.
+const workspaceTag = "workspace"
+
+type workspaceDecl struct {
+	uses  bool
+	paths []string
+}
+
+// declaredWorkspace reads an input type's declarations: fields tagged workspace:"path" (by
+// their JSON name) and an embedded InWorkspace.
+func declaredWorkspace(t reflect.Type) workspaceDecl {
+	var d workspaceDecl
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return d
+	}
+	for f := range t.Fields() {
+		if f.Anonymous && f.Type == reflect.TypeFor[InWorkspace]() {
+			d.uses = true
+			continue
+		}
+		switch f.Tag.Get(workspaceTag) {
+		case "":
+			continue
+		case "path":
+		default:
+			panic(fmt.Sprintf("field %s: workspace tag %q: the only declaration is workspace:\"path\"", f.Name, f.Tag.Get(workspaceTag)))
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			name = f.Name
+		}
+		d.paths = append(d.paths, name)
+		d.uses = true
+	}
+	return d
 }
 
 // IgnoredMetaKey is the result _meta key listing the arguments a call sent that the tool does
@@ -192,13 +242,17 @@ type serverTools struct {
 type Registered struct {
 	Tool    *sdk.Tool
 	Handler sdk.ToolHandler
+	// Workspace: the tool works in the caller's workspace (a path argument or InWorkspace).
+	Workspace bool
+	// PathArgs are the arguments declared as workspace paths (workspace:"path"), by JSON name.
+	PathArgs []string
 }
 
-func remember(server *sdk.Server, t *sdk.Tool, h sdk.ToolHandler) {
+func remember(server *sdk.Server, r Registered) {
 	v, _ := registry.LoadOrStore(server, &serverTools{m: map[string]Registered{}})
 	st := v.(*serverTools)
 	st.mu.Lock()
-	st.m[t.Name] = Registered{Tool: t, Handler: h}
+	st.m[r.Tool.Name] = r
 	st.mu.Unlock()
 }
 
