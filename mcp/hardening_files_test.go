@@ -4,7 +4,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -42,30 +41,7 @@ func callWithin(t *testing.T, cs *sdk.ClientSession, d time.Duration, tool strin
 	if err != nil {
 		t.Fatalf("%s(%v): protocol error: %v", tool, args, err)
 	}
-	if res.IsError {
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(*sdk.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String()
-	}
-	if out != nil {
-		decode(t, tool, res.StructuredContent, out)
-	}
-	return ""
-}
-
-func decode(t *testing.T, tool string, v any, out any) {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("%s: decode %s: %v", tool, b, err)
-	}
+	return resultOf(t, tool, res, out)
 }
 
 // mkSocket leaves a Unix socket file at path, held by a real listener until the test ends.

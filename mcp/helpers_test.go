@@ -55,6 +55,13 @@ func call(t *testing.T, cs *sdk.ClientSession, tool string, args any, out any) (
 	if err != nil {
 		t.Fatalf("%s: protocol error: %v", tool, err)
 	}
+	return resultOf(t, tool, res, out)
+}
+
+// resultOf is what call returns for a result: the error text of an isError result, else ""
+// with the structured content decoded into out (if non-nil).
+func resultOf(t *testing.T, tool string, res *sdk.CallToolResult, out any) (errText string) {
+	t.Helper()
 	if res.IsError {
 		var b strings.Builder
 		for _, c := range res.Content {
