@@ -158,6 +158,21 @@ func (d *dashboardServer) Handler() http.Handler {
 		}
 		return d.ctl.RAGQuery(body.Collection, body.Question, body.TopK)
 	})
+	api("GET /api/clients", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ListClients() })
+	api("POST /api/clients/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Scope  string `json:"scope"`
+			Action string `json:"action"`
+			DryRun bool   `json:"dryRun"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("%v; want {\"scope\": \"user\"|\"project\", \"action\": \"connect\"|\"disconnect\", \"dryRun\": true|false}", err)
+		}
+		if body.DryRun {
+			return d.ctl.PreviewClient(r.PathValue("name"), body.Scope, body.Action)
+		}
+		return d.ctl.ApplyClient(r.PathValue("name"), body.Scope, body.Action)
+	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
 	if h := d.ctl.st.WSHub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own

@@ -101,6 +101,19 @@ func (a *App) GrantWorkspace(sessionID, dir string, allow bool) (WorkspaceGrant,
 	return a.ctl.GrantWorkspace(sessionID, dir, allow)
 }
 
+// ListClients lists every known MCP client with its state in each scope (the Clients view).
+func (a *App) ListClients() (ClientList, error) { return a.ctl.ListClients() }
+
+// PreviewClient shows, without writing, the edit that connects or disconnects a client.
+func (a *App) PreviewClient(name, scope, action string) (ClientChange, error) {
+	return a.ctl.PreviewClient(name, scope, action)
+}
+
+// ApplyClient writes that edit, keeping a backup.
+func (a *App) ApplyClient(name, scope, action string) (ClientChange, error) {
+	return a.ctl.ApplyClient(name, scope, action)
+}
+
 // RAGCollections lists the RAG collections with their counts, backend and embedder.
 func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.RAGCollections() }
 

@@ -200,6 +200,8 @@ export interface SwitchboardInfo {
   /** The hub's Unix socket (MCP clients connect here). */
   socket: string;
   workspace: string;
+  /** The hub's temporary HOME (its XDG_CONFIG_HOME is HOME/.config): MCP clients' files go here. */
+  home: string;
   /** The TCP transport's configured address (off at start). */
   tcpAddr: string;
 }
@@ -243,6 +245,7 @@ export class Switchboard {
       token: dash[2],
       socket: unix[1],
       workspace,
+      home: this.home,
       tcpAddr,
     };
     return this.info;

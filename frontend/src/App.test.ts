@@ -38,6 +38,9 @@ function fakeControl(overrides: Partial<Control> = {}) {
     grantWorkspace: rec('grantWorkspace', { sessionId: 'stdio-1', dir: '/x', allow: true, status: 'approved' }),
     ragCollections: rec('ragCollections', { collections: [] }),
     ragQuery: rec('ragQuery', { results: [], query: '', collection: '', context: '' }),
+    listClients: rec('listClients', { clients: [], project: '/home/u/proj' }),
+    previewClient: rec('previewClient', {}),
+    applyClient: rec('applyClient', {}),
     ...overrides,
   };
   return { control, calls };
@@ -478,5 +481,94 @@ describe('App', () => {
     });
     ($('workspace-grant') as HTMLButtonElement).click();
     await vi.waitFor(() => expect($('control-error')?.textContent).toContain('dir: /x is not a root'));
+  });
+
+  it('clients: lists each client per scope; Connect previews the diff and writes only after confirming', async () => {
+    let connected = false;
+    const listFor = () => ({
+      project: '/home/u/proj',
+      clients: [
+        {
+          name: 'cursor', display: 'Cursor', format: 'JSON', installed: true,
+          scopes: [
+            { scope: 'user', path: '/home/u/.cursor/mcp.json', exists: true, state: connected ? 'connected to this hub' : 'not set up' },
+            { scope: 'project', path: '/home/u/proj/.cursor/mcp.json', exists: false, state: 'not set up' },
+          ],
+        },
+        { name: 'codex', display: 'Codex', format: 'TOML', installed: false, scopes: [{ scope: 'user', path: '/home/u/.codex/config.toml', exists: false, state: 'not installed' }] },
+      ],
+    });
+    const diff = '--- /home/u/.cursor/mcp.json\n+++ /home/u/.cursor/mcp.json\n@@ -1,2 +1,7 @@\n {\n+  "mcpServers": {\n+    "switchboard": {}\n+  }\n }\n';
+    const calls: unknown[][] = [];
+    await start({
+      listClients: async () => {
+        calls.push(['listClients']);
+        return listFor();
+      },
+      previewClient: async (name, scope, action) => {
+        calls.push(['previewClient', name, scope, action]);
+        return { client: name, display: 'Cursor', scope, action, path: '/home/u/.cursor/mcp.json', diff, changed: true, applied: false, state: 'not set up', message: 'Write /home/u/.cursor/mcp.json?' };
+      },
+      applyClient: async (name, scope, action) => {
+        calls.push(['applyClient', name, scope, action]);
+        connected = true;
+        const backup = '/home/u/.cursor/mcp.json.switchboard-backup-20260101-120000';
+        return { client: name, display: 'Cursor', scope, action, path: '/home/u/.cursor/mcp.json', diff, changed: true, applied: true, backup, state: 'connected to this hub', message: `Wrote /home/u/.cursor/mcp.json (the previous version is in ${backup}).` };
+      },
+    });
+    await openTab('clients');
+    await vi.waitFor(() => expect($$('client-row')).toHaveLength(3));
+    const row = (client: string, scope: string) => document.querySelector(`[data-testid="client-row"][data-client="${client}"][data-scope="${scope}"]`) as HTMLElement;
+    expect(row('cursor', 'user').querySelector('[data-testid="client-path"]')?.textContent).toBe('/home/u/.cursor/mcp.json');
+    expect(row('cursor', 'user').querySelector('[data-testid="client-state"]')?.textContent).toBe('not set up');
+    expect(row('cursor', 'user').querySelector('[data-testid="client-installed"]')?.textContent).toBe('installed');
+    expect(row('codex', 'user').querySelector('[data-testid="client-installed"]')?.textContent).toBe('not found');
+    expect(row('codex', 'user').dataset.state).toBe('not installed');
+    expect($('clients-project')?.textContent).toBe('/home/u/proj');
+
+    (row('cursor', 'user').querySelector('[data-testid="client-connect"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect($('client-preview')).not.toBeNull());
+    expect($('client-diff')?.textContent).toContain('+    "switchboard": {}');
+    expect($('client-diff')?.querySelectorAll('.add')).toHaveLength(3);
+    expect(calls.filter((c) => c[0] === 'applyClient')).toEqual([]); // nothing written before confirming
+
+    // Cancel closes the preview without writing.
+    click('client-cancel');
+    expect($('client-preview')).toBeNull();
+    (row('cursor', 'user').querySelector('[data-testid="client-connect"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect($('client-confirm')).not.toBeNull());
+    click('client-confirm');
+    await vi.waitFor(() => expect($('client-backup')?.textContent).toBe('/home/u/.cursor/mcp.json.switchboard-backup-20260101-120000'));
+    expect($('client-result-state')?.textContent).toBe('connected to this hub');
+    expect($('client-preview')).toBeNull();
+    await vi.waitFor(() => expect(row('cursor', 'user').dataset.state).toBe('connected to this hub'));
+    expect(row('cursor', 'user').querySelector('[data-testid="client-connect"]')).toBeNull();
+    expect(row('cursor', 'user').querySelector('[data-testid="client-disconnect"]')).not.toBeNull();
+    expect(calls).toEqual([
+      ['listClients'],
+      ['previewClient', 'cursor', 'user', 'connect'],
+      ['previewClient', 'cursor', 'user', 'connect'],
+      ['applyClient', 'cursor', 'user', 'connect'],
+      ['listClients'],
+    ]);
+    expect($('clients-connected')?.textContent).toBe('1 connected');
+  });
+
+  it('clients: a file that does not parse shows its line as a notice, and no preview', async () => {
+    await start({
+      listClients: async () => ({
+        project: '/w',
+        clients: [{ name: 'windsurf', display: 'Windsurf', format: 'JSON', installed: true, scopes: [{ scope: 'user', path: '/h/w.json', exists: true, state: 'cannot read the config', detail: '/h/w.json: line 3: a comment' }] }],
+      }),
+      previewClient: async () => {
+        throw new Error("preview connect windsurf (user): HTTP 400: /h/w.json: line 3: a comment, which this client's JSON parser does not accept; remove it and run this again");
+      },
+    });
+    await openTab('clients');
+    await vi.waitFor(() => expect($('client-state')?.textContent).toBe('cannot read the config'));
+    expect($('client-detail')?.textContent).toContain('line 3: a comment');
+    click('client-connect');
+    await vi.waitFor(() => expect($('control-error')?.textContent).toContain('line 3: a comment, which this client'));
+    expect($('client-preview')).toBeNull();
   });
 });

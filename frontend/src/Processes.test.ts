@@ -68,6 +68,9 @@ async function start(hash = '#processes') {
     grantWorkspace: rec1('grantWorkspace'),
     ragCollections: rec1('ragCollections', { collections: [] }),
     ragQuery: rec1('ragQuery'),
+    listClients: rec1('listClients', { clients: [], project: '/w' }),
+    previewClient: rec1('previewClient'),
+    applyClient: rec1('applyClient'),
   };
   window.location.hash = hash;
   app = mount(App, {

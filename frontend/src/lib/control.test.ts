@@ -54,6 +54,14 @@ beforeAll(async () => {
       const b = JSON.parse(raw) as { dir: string; allow: boolean };
       return send(200, { sessionId: decodeURIComponent(req.url.split('/')[3]), dir: b.dir, allow: b.allow, status: b.allow ? 'approved' : 'declined' });
     }
+    if (req.url === '/api/clients' && req.method === 'GET') return send(200, { project: '/w', clients: [{ name: 'cursor', display: 'Cursor', format: 'JSON', installed: true, scopes: [] }] });
+    if (req.url === '/api/clients/windsurf') {
+      return send(400, { error: "/h/.codeium/windsurf/mcp_config.json: line 3: a comment, which this client's JSON parser does not accept; remove it and run this again" });
+    }
+    if (req.url?.startsWith('/api/clients/') && req.method === 'POST') {
+      const b = JSON.parse(raw) as { scope: string; action: string; dryRun: boolean };
+      return send(200, { client: req.url.split('/')[3], scope: b.scope, action: b.action, changed: true, applied: !b.dryRun, diff: '', path: '', display: '', state: '', message: '' });
+    }
     if (req.url === '/api/broken') {
       res.writeHead(500);
       res.end('plain failure');
@@ -152,6 +160,22 @@ describe('HttpControl against a real server', () => {
     await expect(c.grantWorkspace('gone', '/srv/x', true)).rejects.toThrow('grant /srv/x: HTTP 400: session "gone": not connected');
   });
 
+  it('lists, previews (dryRun) and applies client edits with /api/clients', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    expect((await c.listClients()).clients[0].name).toBe('cursor');
+    expect((await c.previewClient('cursor', 'user', 'connect')).changed).toBe(true);
+    expect((await c.applyClient('gemini-cli', 'project', 'disconnect')).applied).toBe(true);
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['GET', '/api/clients', undefined],
+      ['POST', '/api/clients/cursor', { scope: 'user', action: 'connect', dryRun: true }],
+      ['POST', '/api/clients/gemini-cli', { scope: 'project', action: 'disconnect', dryRun: false }],
+    ]);
+    await expect(c.previewClient('windsurf', 'user', 'connect')).rejects.toThrow(
+      'preview connect windsurf (user): HTTP 400: /h/.codeium/windsurf/mcp_config.json: line 3: a comment',
+    );
+  });
+
   it('turns an error reply into an Error naming the action and the server message', async () => {
     const c = new HttpControl(base, 'tok-1');
     await expect(c.stopProcess('proc/9')).rejects.toThrow('stop proc/9: HTTP 404: id: no process "proc/9"; call process_list to see known IDs');
@@ -248,6 +272,34 @@ describe('WailsControl', () => {
     } as unknown as WailsApp;
     const c = new WailsControl(app);
     await expect(c.stopProcess('p-9')).rejects.toThrow('stop p-9: id: no process "p-9"; call process_list to see known IDs');
+  });
+
+  it('passes client edits to the bound methods and names the client when one fails', async () => {
+    const calls: unknown[][] = [];
+    const app = {
+      Bootstrap: async () => ({}),
+      ListClients: async () => {
+        calls.push(['ListClients']);
+        return { clients: [], project: '/w' };
+      },
+      PreviewClient: async (...a: unknown[]) => {
+        calls.push(['PreviewClient', ...a]);
+        return { changed: true };
+      },
+      ApplyClient: async (...a: unknown[]) => {
+        calls.push(['ApplyClient', ...a]);
+        throw '/h/.cursor/mcp.json does not parse: invalid character';
+      },
+    } as unknown as WailsApp;
+    const c = new WailsControl(app);
+    expect((await c.listClients()).project).toBe('/w');
+    expect((await c.previewClient('cursor', 'project', 'connect')).changed).toBe(true);
+    await expect(c.applyClient('cursor', 'user', 'connect')).rejects.toThrow('connect cursor (user): /h/.cursor/mcp.json does not parse');
+    expect(calls).toEqual([
+      ['ListClients'],
+      ['PreviewClient', 'cursor', 'project', 'connect'],
+      ['ApplyClient', 'cursor', 'user', 'connect'],
+    ]);
   });
 
   it('names the directory when a grant fails', async () => {

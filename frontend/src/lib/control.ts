@@ -7,7 +7,11 @@ import type { ApprovalList } from './approvals';
 import type {
   Bootstrap,
   ChatSent,
+  ClientAction,
+  ClientChange,
   ClientConfig,
+  ClientList,
+  ClientScopeName,
   DecisionResult,
   IDESession,
   InputResult,
@@ -40,6 +44,12 @@ export interface Control {
   grantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<WorkspaceGrant>;
   ragCollections(): Promise<RAGCollectionList>;
   ragQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
+  /** Every known MCP client with its state in each scope (the Clients view). */
+  listClients(): Promise<ClientList>;
+  /** The edit that connects or disconnects a client, as a unified diff; nothing is written. */
+  previewClient(name: string, scope: ClientScopeName, action: ClientAction): Promise<ClientChange>;
+  /** Writes that edit (computed again from the file as it is), keeping a backup. */
+  applyClient(name: string, scope: ClientScopeName, action: ClientAction): Promise<ClientChange>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -61,6 +71,9 @@ export interface WailsApp {
   GrantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<WorkspaceGrant>;
   RAGCollections(): Promise<RAGCollectionList>;
   RAGQuery(collection: string, question: string, topK: number): Promise<RAGQueryOutput>;
+  ListClients(): Promise<ClientList>;
+  PreviewClient(name: string, scope: string, action: string): Promise<ClientChange>;
+  ApplyClient(name: string, scope: string, action: string): Promise<ClientChange>;
 }
 
 export interface WindowLike {
@@ -136,6 +149,15 @@ export class WailsControl implements Control {
   }
   ragQuery(collection: string, question: string, topK: number) {
     return this.call('query', () => this.app.RAGQuery(collection, question, topK));
+  }
+  listClients() {
+    return this.call('list clients', () => this.app.ListClients());
+  }
+  previewClient(name: string, scope: ClientScopeName, action: ClientAction) {
+    return this.call(`preview ${action} ${name} (${scope})`, () => this.app.PreviewClient(name, scope, action));
+  }
+  applyClient(name: string, scope: ClientScopeName, action: ClientAction) {
+    return this.call(`${action} ${name} (${scope})`, () => this.app.ApplyClient(name, scope, action));
   }
 }
 
@@ -234,6 +256,15 @@ export class HttpControl implements Control {
   }
   ragQuery(collection: string, question: string, topK: number) {
     return this.request<RAGQueryOutput>('query', 'POST', 'api/rag/query', { collection, question, topK });
+  }
+  listClients() {
+    return this.request<ClientList>('list clients', 'GET', 'api/clients');
+  }
+  previewClient(name: string, scope: ClientScopeName, action: ClientAction) {
+    return this.request<ClientChange>(`preview ${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, dryRun: true });
+  }
+  applyClient(name: string, scope: ClientScopeName, action: ClientAction) {
+    return this.request<ClientChange>(`${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, dryRun: false });
   }
 }
 

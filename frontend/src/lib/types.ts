@@ -102,6 +102,14 @@ export type DecisionResult = app.DecisionResult;
 /** GrantWorkspace's answer (POST /api/sessions/{id}/workspace). */
 export type WorkspaceGrant = app.WorkspaceGrant;
 export type APIError = app.APIError;
+/** GET /api/clients: every known MCP client and its state per scope (the Clients view). */
+export type ClientList = app.ClientList;
+export type ClientInfo = app.ClientInfo;
+export type ClientScope = app.ClientScope;
+/** POST /api/clients/{name}: a previewed (dryRun) or applied edit of a client's config file. */
+export type ClientChange = app.ClientChange;
+export type ClientScopeName = 'user' | 'project';
+export type ClientAction = 'connect' | 'disconnect';
 
 // ---- rag (Knowledge view) ---------------------------------------------------------------------
 

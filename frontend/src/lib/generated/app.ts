@@ -106,6 +106,82 @@ export interface WorkspaceGrant {
 }
 
 //////////
+// source: controller_clients.go
+
+/**
+ * ClientList is ListClients' answer: every MCP client Switchboard knows, in the CLI's order.
+ */
+export interface ClientList {
+  clients: ClientInfo[];
+  /**
+   * Project is the directory whose project-scope files are listed (the hub's workspace).
+   */
+  project: string;
+}
+/**
+ * ClientInfo is one MCP client: whether it is installed and its state in each scope it has.
+ */
+export interface ClientInfo {
+  name: string; // e.g. "cursor", as `switchboard clients connect NAME` takes it
+  display: string; // e.g. "Cursor"
+  format: string; // the file format Switchboard accepts, for people
+  installed: boolean;
+  scopes: ClientScope[];
+}
+/**
+ * ClientScope is a client's configuration file in one scope and how it stands towards this hub.
+ */
+export interface ClientScope {
+  scope: string; // "user" or "project"
+  path: string;
+  exists: boolean;
+  /**
+   * State is one of "not installed", "not set up", "connected to this hub", "set up
+   * differently", "cannot read the config".
+   */
+  state: string;
+  /**
+   * Detail is the entry found when set up differently, or why the file cannot be read.
+   */
+  detail?: string;
+}
+/**
+ * ClientChange is PreviewClient's and ApplyClient's answer: the edit of one client's file.
+ */
+export interface ClientChange {
+  client: string;
+  display: string;
+  scope: string;
+  action: string; // "connect" or "disconnect"
+  path: string;
+  /**
+   * Diff is the change as a unified diff (what `switchboard clients connect --dry-run` prints);
+   * empty when nothing would change.
+   */
+  diff: string;
+  /**
+   * Changed: the edit changes the file (a preview), or changed it (after apply).
+   */
+  changed: boolean;
+  /**
+   * Applied is true when the file was written.
+   */
+  applied: boolean;
+  /**
+   * Backup is where the previous version was copied ("" for a new file or no write).
+   */
+  backup?: string;
+  /**
+   * State is the client's state in this scope: now for a preview, after the write for apply.
+   */
+  state: string;
+  /**
+   * Message says what happened, or would happen, in a sentence.
+   */
+  message: string;
+}
+
+//////////
 // source: dashboard.go
 
 /**

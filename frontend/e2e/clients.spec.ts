@@ -1,0 +1,94 @@
+// Clients view: every MCP client with its config file and state in the hub's temporary HOME.
+// Gemini CLI's settings (comments, another server) are connected from the page — the preview
+// shows the diff first and nothing is written until confirmed — then the state reads "connected
+// to this hub", the backup is shown, and Disconnect restores the file. A file the client could
+// not read shows its line. One screenshot of the view goes to docs/clients-view.png.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { api, tid, useDashboard } from './fixtures';
+import { repoDir } from './settings';
+
+const dash = useDashboard('clients');
+
+const geminiSettings = `{
+  // picked in /settings
+  "theme": "GitHub",
+  "mcpServers": {
+    "fs": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv"] }
+  }
+}
+`;
+
+describe('clients', () => {
+  it('connects Gemini CLI after showing the diff, shows the backup, and disconnects it', async () => {
+    const home = dash.server.home;
+    const gemini = path.join(home, '.gemini', 'settings.json');
+    mkdirSync(path.dirname(gemini), { recursive: true });
+    writeFileSync(gemini, geminiSettings);
+    // Windsurf reads strict JSON: a comment makes a file it cannot read.
+    const windsurf = path.join(home, '.codeium', 'windsurf', 'mcp_config.json');
+    mkdirSync(path.dirname(windsurf), { recursive: true });
+    writeFileSync(windsurf, '{\n  // mine\n  "mcpServers": {}\n}\n');
+
+    await dash.open('clients');
+    const page = dash.page;
+    const row = page.locator(tid('client-row', { client: 'gemini-cli', scope: 'user' }));
+    await row.waitFor();
+    expect(await row.locator(tid('client-path')).textContent()).toBe(gemini);
+    expect(await row.getAttribute('data-state')).toBe('not set up');
+    expect(await row.locator(tid('client-installed')).getAttribute('data-installed')).toBe('true');
+    // Every client is listed, with project-scope rows for the hub's workspace.
+    for (const name of ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'zed', 'gemini-cli', 'codex']) {
+      await page.locator(tid('client-row', { client: name, scope: 'user' })).waitFor();
+    }
+    expect(await page.locator(tid('client-row', { client: 'gemini-cli', scope: 'project' })).locator(tid('client-path')).textContent()).toBe(
+      path.join(dash.server.workspace, '.gemini', 'settings.json'),
+    );
+    const broken = page.locator(tid('client-row', { client: 'windsurf', scope: 'user', state: 'cannot read the config' }));
+    expect(await broken.locator(tid('client-detail')).textContent()).toContain('a comment, which this client');
+
+    // Connect: the preview shows the diff; nothing is written yet.
+    await row.locator(tid('client-connect')).click();
+    const preview = page.locator(tid('client-preview', { client: 'gemini-cli', action: 'connect', changed: 'true' }));
+    await preview.waitFor();
+    const diff = (await preview.locator(tid('client-diff')).textContent()) ?? '';
+    expect(diff).toContain(`--- ${gemini}`);
+    expect(diff).toContain('+    "switchboard": {');
+    expect(diff).toContain('"connect"');
+    expect(readFileSync(gemini, 'utf8')).toBe(geminiSettings);
+    await page.screenshot({ path: path.join(repoDir, 'docs', 'clients-view.png'), fullPage: true });
+
+    // Confirm: written with a backup of the original; the row reads connected.
+    await preview.locator(tid('client-confirm')).click();
+    const result = page.locator(tid('client-result', { client: 'gemini-cli', action: 'connect', applied: 'true' }));
+    await result.waitFor();
+    const backup = (await result.locator(tid('client-backup')).textContent()) ?? '';
+    expect(backup).toContain(`${gemini}.switchboard-backup-`);
+    expect(readFileSync(backup, 'utf8')).toBe(geminiSettings);
+    await page.locator(tid('client-row', { client: 'gemini-cli', scope: 'user', state: 'connected to this hub' })).waitFor();
+    expect(await row.locator(tid('client-state')).textContent()).toBe('connected to this hub');
+    const written = readFileSync(gemini, 'utf8');
+    expect(written).toContain('// picked in /settings');
+    expect(written).toContain('server-filesystem');
+    // The API agrees with the page.
+    const list = await api<{ clients: { name: string; scopes: { scope: string; state: string }[] }[] }>(dash.server, 'GET', '/api/clients');
+    expect(list.clients.find((c) => c.name === 'gemini-cli')?.scopes.find((s) => s.scope === 'user')?.state).toBe('connected to this hub');
+
+    // Disconnect: previewed, confirmed, the entry is gone and the state is back.
+    await row.locator(tid('client-disconnect')).click();
+    const undo = page.locator(tid('client-preview', { client: 'gemini-cli', action: 'disconnect', changed: 'true' }));
+    await undo.waitFor();
+    expect(await undo.locator(tid('client-diff')).textContent()).toContain('-    "switchboard": {');
+    await undo.locator(tid('client-confirm')).click();
+    await page.locator(tid('client-result', { client: 'gemini-cli', action: 'disconnect', applied: 'true' })).waitFor();
+    await page.locator(tid('client-row', { client: 'gemini-cli', scope: 'user', state: 'not set up' })).waitFor();
+    expect(readFileSync(gemini, 'utf8')).not.toContain('switchboard');
+    expect(await page.locator(tid('control-error')).count()).toBe(0);
+
+    // The broken file: Connect is refused with the line and the fix, as a notice.
+    await broken.locator(tid('client-connect')).click();
+    await page.locator(tid('control-error'), { hasText: 'line 3: a comment' }).waitFor();
+    expect(await page.locator(tid('client-preview')).count()).toBe(0);
+  });
+});
