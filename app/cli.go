@@ -69,12 +69,14 @@ func (g *globalFlags) load() (config.Config, error) {
 // NewRootCommand builds the command tree.
 func NewRootCommand(version string) *cobra.Command {
 	g := &globalFlags{}
+	var lo launchOptions
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "A desktop MCP hub: one set of tools shared by every AI client",
 		Long: `Switchboard hosts an MCP hub that AI clients reach over stdio, a Unix socket, TCP or
 Streamable HTTP. With no sub-command it starts the desktop app (tray + dashboard); without a
-display it runs headless and serves the dashboard over loopback HTTP.`,
+display it runs headless and serves the dashboard over loopback HTTP. The desktop app runs once per
+session: launching it again shows the running one's window and exits.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -82,9 +84,10 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 			if err != nil {
 				return err
 			}
-			return runApp(cmd.Context(), cfg, version)
+			return runApp(cmd.Context(), cfg, version, lo)
 		},
 	}
+	root.Flags().BoolVar(&lo.hidden, "hidden", false, "start in the tray with the window hidden (shown anyway when no tray host shows the icon); the login autostart entry uses it")
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")

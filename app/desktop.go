@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/frontend"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/instance"
 )
 
 // desktopBuilt is true in desktop builds: `switchboard` with a display opens the window and tray.
@@ -32,8 +33,21 @@ const desktopBuilt = true
 // runDesktop runs the hub in-process with the dashboard window and the tray. It returns when the
 // user quits (tray Quit, or closing the window when no tray host can bring it back) or on
 // SIGINT/SIGTERM, after the hub, its processes and its sockets have shut down.
-func runDesktop(parent context.Context, cfg config.Config, version string) error {
-	d := &desktop{launched: time.Now()}
+//
+// One instance per session: a launch while another instance runs asks that one to show its
+// window and returns nil (exit 0) before building anything (internal/instance).
+func runDesktop(parent context.Context, cfg config.Config, version string, lo launchOptions) error {
+	d := &desktop{launched: time.Now(), hidden: lo.hidden}
+	lock, err := instance.Acquire(instance.CurrentRequest(), d.secondLaunch)
+	switch {
+	case err == nil && lock == nil:
+		fmt.Fprintln(os.Stderr, "switchboard: already running in this session; showing its window")
+		return nil
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: no single-instance guard (%v)\n", err)
+	default:
+		defer lock.Release() // after the stack has closed its sockets: a relaunch meanwhile hands over
+	}
 	ctx, stop := signalContext(parent)
 	defer stop()
 	// The client token, so "Streamable HTTP" and TCP can be switched on from the tray.
@@ -66,6 +80,9 @@ type desktop struct {
 	ctl      *Controller
 	logger   *slog.Logger
 	launched time.Time
+	hidden   bool // --hidden: start with the window hidden when a tray host shows the icon
+
+	showAsked atomic.Bool // a later launch asked for the window (maybe before it existed)
 
 	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
 	quitting atomic.Bool                     // Quit ran: GTK's main loop is ending
@@ -131,6 +148,7 @@ func (d *desktop) run(ctx context.Context) error {
 		MinHeight:        480,
 		BackgroundColour: &options.RGBA{R: 0x0d, G: 0x11, B: 0x17, A: 0xff}, // --bg of the dashboard
 		AssetServer:      &assetserver.Options{Assets: frontend.Dist(), Handler: notBuiltHandler()},
+		StartHidden:      d.hidden, // shown by startup when no tray host turns up
 		OnStartup:        func(wctx context.Context) { d.startup(wctx, trayCtx) },
 		OnDomReady:       func(context.Context) { d.mark("DOM ready") },
 		OnBeforeClose:    d.beforeClose,
@@ -167,20 +185,29 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	if d.quitting.Load() { // a signal arrived before the window existed; the quit is queued
 		return
 	}
+	if d.showAsked.Load() { // a second launch came before the window existed
+		d.ShowWindow()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.trayStopped {
 		return
 	}
+	noTray := func(err error) {
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
+		if d.hidden { // --hidden needs a tray to come back from
+			d.ShowWindow()
+		}
+	}
 	monitor, err := tray.NewHostMonitor(d.logger)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
+		noTray(err)
 		return
 	}
 	stop, err := tray.StartSystray(d.logger)
 	if err != nil {
 		monitor.Close()
-		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
+		noTray(err)
 		return
 	}
 	d.trayStop = stop
@@ -203,6 +230,9 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: tray host present; closing the window hides it to the tray")
 			} else {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: no tray host (no StatusNotifierWatcher with a registered host on the session bus); closing the window quits")
+				if d.hidden { // started hidden, but there is no tray to bring the window back from
+					d.ShowWindow()
+				}
 			}
 			tc.SetHostAvailable(ok)
 		})
@@ -250,12 +280,22 @@ func (d *desktop) runtimeCtx() context.Context {
 	return nil
 }
 
-// ShowWindow brings the window back (tray "Open dashboard", or the tray host going away).
+// ShowWindow brings the window back and raises it (tray "Open dashboard", a second launch, or
+// the tray host going away).
 func (d *desktop) ShowWindow() {
 	if wctx := d.runtimeCtx(); wctx != nil {
 		wailsruntime.WindowShow(wctx)
 		wailsruntime.WindowUnminimise(wctx)
+		presentWindow()
 	}
+}
+
+// secondLaunch runs (on a DBus goroutine) when the user starts the app again while this one runs:
+// it shows and raises this instance's window, now or as soon as the window exists.
+func (d *desktop) secondLaunch(r instance.Request) {
+	fmt.Fprintf(os.Stderr, "switchboard: desktop: second launch (args %q); showing the window\n", r.Args)
+	d.showAsked.Store(true)
+	d.ShowWindow()
 }
 
 // CopyText puts text on the clipboard.
