@@ -63,6 +63,9 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 		return err
 	}
 	d.st, d.logger = st, st.Logger
+	if err := applyAutostartConfig(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: [desktop] autostart: %v\n", err)
+	}
 	d.ctl = NewController(st, version)
 	releaseStartupMemory()
 	return d.run(ctx)
