@@ -86,6 +86,11 @@ type desktop struct {
 	hidden   bool // --hidden: start with the window hidden when a tray host shows the icon
 
 	showAsked atomic.Bool // a later launch asked for the window (maybe before it existed)
+	// Wails' StartHidden hides the window with a call queued on GTK's main thread as the window
+	// starts, which can run after a show asked for meanwhile; so a show wanted during start-up
+	// waits for the DOM-ready event (after that hide) as well: domReady, noHost, showAsked.
+	domReady atomic.Bool
+	noHost   atomic.Bool // no tray, or the host monitor's latest report says no host
 
 	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
 	quitting atomic.Bool                     // Quit ran: GTK's main loop is ending
@@ -153,7 +158,7 @@ func (d *desktop) run(ctx context.Context) error {
 		AssetServer:      &assetserver.Options{Assets: frontend.Dist(), Handler: notBuiltHandler()},
 		StartHidden:      d.hidden, // shown by startup when no tray host turns up
 		OnStartup:        func(wctx context.Context) { d.startup(wctx, trayCtx) },
-		OnDomReady:       func(context.Context) { d.mark("DOM ready") },
+		OnDomReady:       d.domReadied,
 		OnBeforeClose:    d.beforeClose,
 		Bind:             []any{app},
 		Linux: &linux.Options{
@@ -188,9 +193,6 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	if d.quitting.Load() { // a signal arrived before the window existed; the quit is queued
 		return
 	}
-	if d.showAsked.Load() { // a second launch came before the window existed
-		d.ShowWindow()
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.trayStopped {
@@ -198,9 +200,7 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	}
 	noTray := func(err error) {
 		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
-		if d.hidden { // --hidden needs a tray to come back from
-			d.ShowWindow()
-		}
+		d.setNoHost(true)
 	}
 	monitor, err := tray.NewHostMonitor(d.logger)
 	if err != nil {
@@ -233,14 +233,31 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: tray host present; closing the window hides it to the tray")
 			} else {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: no tray host (no StatusNotifierWatcher with a registered host on the session bus); closing the window quits")
-				if d.hidden { // started hidden, but there is no tray to bring the window back from
-					d.ShowWindow()
-				}
 			}
+			d.setNoHost(!ok)
 			tc.SetHostAvailable(ok)
 		})
 	}()
 	d.mark("tray item exported")
+}
+
+// domReadied runs on Wails' OnDomReady: the window's start-up (and StartHidden's hide) is over,
+// so a show wanted meanwhile can happen now.
+func (d *desktop) domReadied(context.Context) {
+	d.mark("DOM ready")
+	d.domReady.Store(true)
+	if d.showAsked.Load() || (d.hidden && d.noHost.Load()) {
+		d.ShowWindow()
+	}
+}
+
+// setNoHost records whether a tray host can bring the window back. A window started hidden
+// (--hidden) is shown when there is none: it would be unreachable.
+func (d *desktop) setNoHost(none bool) {
+	d.noHost.Store(none)
+	if none && d.hidden && d.domReady.Load() {
+		d.ShowWindow()
+	}
 }
 
 // stopTray ends the tray's goroutines and takes the item off the bus.
@@ -298,7 +315,9 @@ func (d *desktop) ShowWindow() {
 func (d *desktop) secondLaunch(r instance.Request) {
 	fmt.Fprintf(os.Stderr, "switchboard: desktop: second launch (args %q); showing the window\n", r.Args)
 	d.showAsked.Store(true)
-	d.ShowWindow()
+	if d.domReady.Load() { // else domReadied shows it
+		d.ShowWindow()
+	}
 }
 
 // CopyText puts text on the clipboard.

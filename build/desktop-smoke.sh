@@ -270,11 +270,11 @@ fi
 cp "$TMP/menu1.txt" "$ART/desktop-menu.txt"
 missing=()
 for label in "Open dashboard" "TCP" "Unix socket" "Streamable HTTP" "WebSocket hub" \
-  "Copy client configuration" "Open logs folder" "Quit"; do
+  "Copy client configuration" "Open logs folder" "Start at login" "Quit"; do
   cut -f2 "$TMP/menu1.txt" | grep -q "^$label" || missing+=("$label")
 done
 if ((${#missing[@]} == 0)); then
-  pass "tray menu (com.canonical.dbusmenu) has Open dashboard, TCP, Unix socket, Streamable HTTP, WebSocket hub, Copy client configuration, Open logs folder, Quit"
+  pass "tray menu (com.canonical.dbusmenu) has Open dashboard, TCP, Unix socket, Streamable HTTP, WebSocket hub, Copy client configuration, Open logs folder, Start at login, Quit"
 else
   fail "tray menu lacks: ${missing[*]}"; cat "$TMP/menu1.txt"
 fi
@@ -354,6 +354,24 @@ if "$PROBE" wait-label "Copied client configuration" --timeout 10s >/dev/null &&
   pass "Copy client configuration: clipboard set, menu says so, copy kept in $(basename "$CFG_FILE")"
 else
   fail "Copy client configuration: no confirmation in the menu or no $CFG_FILE"
+fi
+
+AUTOSTART=$RD/home/.config/autostart/switchboard.desktop
+autostart_ours() { grep -qx "Exec=$BINARY --hidden" "$AUTOSTART" && grep -qx 'X-Switchboard-Autostart=true' "$AUTOSTART"; }
+if [[ ! -e $AUTOSTART ]] && click_until "Start at login" autostart_ours &&
+  "$PROBE" wait-label "Switchboard will start at login" --timeout 10s >/dev/null; then
+  if ! command -v desktop-file-validate >/dev/null || desktop-file-validate "$AUTOSTART" >"$TMP/dfv.txt" 2>&1; then
+    pass "tray Start at login wrote $(basename "$AUTOSTART") (Exec=$BINARY --hidden; desktop-file-validate clean)"
+  else
+    fail "autostart entry does not validate: $(cat "$TMP/dfv.txt")"
+  fi
+  if click_until "Start at login" test ! -e "$AUTOSTART"; then
+    pass "clicking Start at login again removed the autostart entry"
+  else
+    fail "clicking Start at login again left $AUTOSTART"
+  fi
+else
+  fail "tray Start at login: no autostart entry written ($(cat "$AUTOSTART" 2>/dev/null | tr '\n' ' '))"
 fi
 
 if [[ -n ${WID:-} ]]; then
