@@ -371,7 +371,7 @@ if [[ ! -e $AUTOSTART ]] && click_until "Start at login" autostart_ours &&
     fail "clicking Start at login again left $AUTOSTART"
   fi
 else
-  fail "tray Start at login: no autostart entry written ($(cat "$AUTOSTART" 2>/dev/null | tr '\n' ' '))"
+  fail "tray Start at login: no autostart entry written ($(tr '\n' ' ' <"$AUTOSTART" 2>/dev/null))"
 fi
 
 if [[ -n ${WID:-} ]]; then
