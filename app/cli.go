@@ -69,12 +69,14 @@ func (g *globalFlags) load() (config.Config, error) {
 // NewRootCommand builds the command tree.
 func NewRootCommand(version string) *cobra.Command {
 	g := &globalFlags{}
+	var lo launchOptions
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "A desktop MCP hub: one set of tools shared by every AI client",
 		Long: `Switchboard hosts an MCP hub that AI clients reach over stdio, a Unix socket, TCP or
 Streamable HTTP. With no sub-command it starts the desktop app (tray + dashboard); without a
-display it runs headless and serves the dashboard over loopback HTTP.`,
+display it runs headless and serves the dashboard over loopback HTTP. The desktop app runs once per
+session: launching it again shows the running one's window and exits.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -82,9 +84,10 @@ display it runs headless and serves the dashboard over loopback HTTP.`,
 			if err != nil {
 				return err
 			}
-			return runApp(cmd.Context(), cfg, version)
+			return runApp(cmd.Context(), cfg, version, lo)
 		},
 	}
+	root.Flags().BoolVar(&lo.hidden, "hidden", false, "start in the tray with the window hidden (shown anyway when no tray host shows the icon); the login autostart entry uses it")
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
@@ -353,7 +356,12 @@ func newCallCommand(g *globalFlags, version string) *cobra.Command {
 	var args, socket string
 	cmd := &cobra.Command{
 		Use:   "call TOOL",
-		Short: "Call one tool and print its result as JSON (in-process, or on a running hub with --socket)",
+		Short: "Call one tool and print its result as JSON (on the running hub when there is one, else in-process)",
+		Long: `call calls one tool and prints its result. When a hub answers on its Unix socket (the config's
+[unix] path, default ` + config.DefaultSocketPath() + `) the call goes through that hub, so
+it sees and changes the same processes and state as every other client; --socket names another
+socket. With no hub running, call builds a private in-process hub for this one call. --workspace
+and --toolsets configure a hub, so with either of them call always uses a private one.`,
 		Example: `  switchboard call file_read --args '{"path":"README.md"}'
   switchboard call process_list --socket $XDG_RUNTIME_DIR/switchboard/mcp.sock`,
 		Args: cobra.ExactArgs(1),
@@ -367,20 +375,29 @@ func newCallCommand(g *globalFlags, version string) *cobra.Command {
 			ctx := cmd.Context()
 			var cs *sdk.ClientSession
 			client := sdk.NewClient(&sdk.Implementation{Name: "switchboard-call", Version: version}, nil)
+			var conn net.Conn
 			if socket != "" {
-				conn, err := net.Dial("unix", socket)
+				c, err := net.Dial("unix", socket)
 				if err != nil {
 					return fmt.Errorf("--socket %s: %w", socket, err)
 				}
+				conn = c
+			}
+			var cfg config.Config
+			if conn == nil {
+				var err error
+				if cfg, err = g.load(); err != nil {
+					return err
+				}
+				conn = g.runningHub(cmd, cfg)
+			}
+			if conn != nil {
+				var err error
 				cs, err = client.Connect(ctx, &sdk.IOTransport{Reader: conn, Writer: conn}, nil)
 				if err != nil {
 					return err
 				}
 			} else {
-				cfg, err := g.load()
-				if err != nil {
-					return err
-				}
 				// The same tool set as `switchboard tools` and a running hub (the hub is created,
 				// not started: ws_start starts it, for the lifetime of this call).
 				st, err := BuildStack(cfg, version, stackOptions{withHub: true})
@@ -428,7 +445,7 @@ func newCallCommand(g *globalFlags, version string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&args, "args", "", "tool arguments as a JSON object")
-	cmd.Flags().StringVar(&socket, "socket", "", "call through a running hub's Unix socket instead of in-process")
+	cmd.Flags().StringVar(&socket, "socket", "", "call through the hub on this Unix socket (an error when none answers there)")
 	return cmd
 }
 
@@ -436,11 +453,20 @@ func newToolsCommand(g *globalFlags, version string) *cobra.Command {
 	var markdown bool
 	cmd := &cobra.Command{
 		Use:   "tools",
-		Short: "List the registered tools (--markdown: the reference as in docs/tools.md)",
+		Short: "List the tools (of the running hub when there is one; --markdown: the reference as in docs/tools.md)",
+		Long: `tools lists the tools the running hub serves when a hub answers on its Unix socket (the
+config's [unix] path), including its upstream servers' tools; otherwise the tools this binary
+registers, with the toolsets that are off marked. --markdown always prints the reference of every
+registered tool, as in docs/tools.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
+			}
+			if !markdown {
+				if conn := g.runningHub(cmd, cfg); conn != nil {
+					return listHubTools(cmd, conn, version)
+				}
 			}
 			st, err := BuildStack(cfg, version, stackOptions{withHub: true})
 			if err != nil {
@@ -471,6 +497,50 @@ func newToolsCommand(g *globalFlags, version string) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the Markdown tool reference")
 	return cmd
+}
+
+// runningHub connects to the hub on the config's Unix socket when one answers there, else
+// returns nil (then the caller builds a private hub). The global --workspace and --toolsets
+// describe a hub of the caller's own, which a running hub cannot honour: with either set it
+// returns nil.
+func (g *globalFlags) runningHub(cmd *cobra.Command, cfg config.Config) net.Conn {
+	if f := cmd.Flags(); f.Changed("workspace") || f.Changed("toolsets") {
+		return nil
+	}
+	if cfg.Unix.Path == "" {
+		return nil
+	}
+	conn, err := net.DialTimeout("unix", cfg.Unix.Path, 2*time.Second)
+	if err != nil {
+		return nil
+	}
+	return conn
+}
+
+// listHubTools prints the tools the hub on conn serves, in the format of `switchboard tools`.
+func listHubTools(cmd *cobra.Command, conn net.Conn, version string) error {
+	ctx := cmd.Context()
+	client := sdk.NewClient(&sdk.Implementation{Name: "switchboard-tools", Version: version}, nil)
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		ro := ""
+		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+			ro = " (read-only)"
+		}
+		set := mcp.ToolsetOf(t.Name)
+		if set == "" {
+			set = "upstream"
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%-24s [%s] %s%s\n", t.Name, set, firstSentence(t.Description), ro)
+	}
+	return nil
 }
 
 func firstSentence(s string) string {

@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/frontend"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/instance"
 )
 
 // desktopBuilt is true in desktop builds: `switchboard` with a display opens the window and tray.
@@ -32,8 +33,21 @@ const desktopBuilt = true
 // runDesktop runs the hub in-process with the dashboard window and the tray. It returns when the
 // user quits (tray Quit, or closing the window when no tray host can bring it back) or on
 // SIGINT/SIGTERM, after the hub, its processes and its sockets have shut down.
-func runDesktop(parent context.Context, cfg config.Config, version string) error {
-	d := &desktop{launched: time.Now()}
+//
+// One instance per session: a launch while another instance runs asks that one to show its
+// window and returns nil (exit 0) before building anything (internal/instance).
+func runDesktop(parent context.Context, cfg config.Config, version string, lo launchOptions) error {
+	d := &desktop{launched: time.Now(), hidden: lo.hidden}
+	lock, err := instance.Acquire(instance.CurrentRequest(), d.secondLaunch)
+	switch {
+	case err == nil && lock == nil:
+		fmt.Fprintln(os.Stderr, "switchboard: already running in this session; showing its window")
+		return nil
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: no single-instance guard (%v)\n", err)
+	default:
+		defer lock.Release() // after the stack has closed its sockets: a relaunch meanwhile hands over
+	}
 	ctx, stop := signalContext(parent)
 	defer stop()
 	// The client token, so "Streamable HTTP" and TCP can be switched on from the tray.
@@ -49,6 +63,9 @@ func runDesktop(parent context.Context, cfg config.Config, version string) error
 		return err
 	}
 	d.st, d.logger = st, st.Logger
+	if err := applyAutostartConfig(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: [desktop] autostart: %v\n", err)
+	}
 	d.ctl = NewController(st, version)
 	releaseStartupMemory()
 	return d.run(ctx)
@@ -66,6 +83,14 @@ type desktop struct {
 	ctl      *Controller
 	logger   *slog.Logger
 	launched time.Time
+	hidden   bool // --hidden: start with the window hidden when a tray host shows the icon
+
+	showAsked atomic.Bool // a later launch asked for the window (maybe before it existed)
+	// Wails' StartHidden hides the window with a call queued on GTK's main thread as the window
+	// starts, which can run after a show asked for meanwhile; so a show wanted during start-up
+	// waits for the DOM-ready event (after that hide) as well: domReady, noHost, showAsked.
+	domReady atomic.Bool
+	noHost   atomic.Bool // no tray, or the host monitor's latest report says no host
 
 	wailsCtx atomic.Pointer[context.Context] // Wails' runtime context, set by OnStartup
 	quitting atomic.Bool                     // Quit ran: GTK's main loop is ending
@@ -131,8 +156,9 @@ func (d *desktop) run(ctx context.Context) error {
 		MinHeight:        480,
 		BackgroundColour: &options.RGBA{R: 0x0d, G: 0x11, B: 0x17, A: 0xff}, // --bg of the dashboard
 		AssetServer:      &assetserver.Options{Assets: frontend.Dist(), Handler: notBuiltHandler()},
+		StartHidden:      d.hidden, // shown by startup when no tray host turns up
 		OnStartup:        func(wctx context.Context) { d.startup(wctx, trayCtx) },
-		OnDomReady:       func(context.Context) { d.mark("DOM ready") },
+		OnDomReady:       d.domReadied,
 		OnBeforeClose:    d.beforeClose,
 		Bind:             []any{app},
 		Linux: &linux.Options{
@@ -172,15 +198,19 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 	if d.trayStopped {
 		return
 	}
+	noTray := func(err error) {
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
+		d.setNoHost(true)
+	}
 	monitor, err := tray.NewHostMonitor(d.logger)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
+		noTray(err)
 		return
 	}
 	stop, err := tray.StartSystray(d.logger)
 	if err != nil {
 		monitor.Close()
-		fmt.Fprintf(os.Stderr, "switchboard: desktop: no tray icon (%v); closing the window quits\n", err)
+		noTray(err)
 		return
 	}
 	d.trayStop = stop
@@ -204,10 +234,30 @@ func (d *desktop) startup(wctx context.Context, trayCtx context.Context) {
 			} else {
 				fmt.Fprintln(os.Stderr, "switchboard: desktop: no tray host (no StatusNotifierWatcher with a registered host on the session bus); closing the window quits")
 			}
+			d.setNoHost(!ok)
 			tc.SetHostAvailable(ok)
 		})
 	}()
 	d.mark("tray item exported")
+}
+
+// domReadied runs on Wails' OnDomReady: the window's start-up (and StartHidden's hide) is over,
+// so a show wanted meanwhile can happen now.
+func (d *desktop) domReadied(context.Context) {
+	d.mark("DOM ready")
+	d.domReady.Store(true)
+	if d.showAsked.Load() || (d.hidden && d.noHost.Load()) {
+		d.ShowWindow()
+	}
+}
+
+// setNoHost records whether a tray host can bring the window back. A window started hidden
+// (--hidden) is shown when there is none: it would be unreachable.
+func (d *desktop) setNoHost(none bool) {
+	d.noHost.Store(none)
+	if none && d.hidden && d.domReady.Load() {
+		d.ShowWindow()
+	}
 }
 
 // stopTray ends the tray's goroutines and takes the item off the bus.
@@ -250,11 +300,23 @@ func (d *desktop) runtimeCtx() context.Context {
 	return nil
 }
 
-// ShowWindow brings the window back (tray "Open dashboard", or the tray host going away).
+// ShowWindow brings the window back and raises it (tray "Open dashboard", a second launch, or
+// the tray host going away).
 func (d *desktop) ShowWindow() {
 	if wctx := d.runtimeCtx(); wctx != nil {
 		wailsruntime.WindowShow(wctx)
 		wailsruntime.WindowUnminimise(wctx)
+		presentWindow()
+	}
+}
+
+// secondLaunch runs (on a DBus goroutine) when the user starts the app again while this one runs:
+// it shows and raises this instance's window, now or as soon as the window exists.
+func (d *desktop) secondLaunch(r instance.Request) {
+	fmt.Fprintf(os.Stderr, "switchboard: desktop: second launch (args %q); showing the window\n", r.Args)
+	d.showAsked.Store(true)
+	if d.domReady.Load() { // else domReadied shows it
+		d.ShowWindow()
 	}
 }
 

@@ -12,6 +12,6 @@ import (
 // desktopBuilt is false in builds without the desktop tag: no Wails, no GTK, no tray.
 const desktopBuilt = false
 
-func runDesktop(context.Context, config.Config, string) error {
+func runDesktop(context.Context, config.Config, string, launchOptions) error {
 	return errors.New("this binary was built without the desktop UI; build with `make build`")
 }

@@ -15,10 +15,15 @@ import (
 // hasDisplay reports whether a graphical session is reachable.
 func hasDisplay() bool { return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" }
 
+// launchOptions are the root command's flags for the desktop app.
+type launchOptions struct {
+	hidden bool // --hidden: start in the tray, window hidden (when a tray host shows the icon)
+}
+
 // runApp starts the desktop app when this is a desktop build with a display, else headless.
-func runApp(ctx context.Context, cfg config.Config, version string) error {
+func runApp(ctx context.Context, cfg config.Config, version string, lo launchOptions) error {
 	if desktopBuilt && hasDisplay() {
-		return runDesktop(ctx, cfg, version)
+		return runDesktop(ctx, cfg, version, lo)
 	}
 	if desktopBuilt {
 		fmt.Fprintln(os.Stderr, "switchboard: no display (DISPLAY and WAYLAND_DISPLAY unset); running headless")

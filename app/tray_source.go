@@ -2,8 +2,12 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/switchboard-hub/switchboard/app/tray"
+	"github.com/switchboard-hub/switchboard/internal/autostart"
+	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
@@ -65,6 +69,49 @@ func (s traySource) BestClientConfig() (string, any) {
 }
 func (s traySource) LogDir() string  { return s.st.Config.LogDir() }
 func (s traySource) DataDir() string { return s.st.Config.DataDir }
+
+// Autostart: the XDG autostart entry's presence. The item is offered only when the running
+// binary's path is known (the entry starts it).
+func (s traySource) Autostart() (on, ok bool) {
+	if _, err := autostartExe(); err != nil {
+		return false, false
+	}
+	return autostart.Enabled(), true
+}
+
+// SetAutostart writes or removes the entry, audited like the other tray controls. When the config
+// sets [desktop] autostart otherwise, the note says that setting returns at the next start.
+func (s traySource) SetAutostart(on bool) (string, error) {
+	end := s.st.Service.BeginAction("tray", "autostart_set", map[string]bool{"enabled": on})
+	exe, err := autostartExe()
+	if err == nil {
+		err = autostart.Set(on, exe)
+	}
+	end(err)
+	if err != nil {
+		return "", err
+	}
+	if v := s.st.Config.Desktop.Autostart; v != nil && *v != on {
+		return fmt.Sprintf("until the next start: the config sets [desktop] autostart = %t", *v), nil
+	}
+	return "", nil
+}
+
+// autostartExe is the absolute path of the running binary, which the autostart entry starts.
+func autostartExe() (string, error) { return os.Executable() }
+
+// applyAutostartConfig applies [desktop] autostart when the config sets it (desktop start-up).
+func applyAutostartConfig(cfg config.Config) error {
+	v := cfg.Desktop.Autostart
+	if v == nil {
+		return nil
+	}
+	exe, err := autostartExe()
+	if err != nil {
+		return err
+	}
+	return autostart.Set(*v, exe)
+}
 
 // Subscribe registers changed with every part of the stack the tray shows: transports, the
 // dashboard hub's clients, MCP sessions, approvals and the IDE bridge (a push, not a poll).

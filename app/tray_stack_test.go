@@ -392,3 +392,61 @@ func itemWithPrefix(t *testing.T, m tray.Menu, prefix string) tray.Item {
 	t.Fatalf("no menu item starts with %q; labels: %q", prefix, menuLabels(m))
 	return tray.Item{}
 }
+
+// TestTrayTogglesAutostart: "Start at login" writes the XDG autostart entry (the running binary
+// with --hidden) in $XDG_CONFIG_HOME/autostart, the item follows the file, and a second click
+// removes it.
+func TestTrayTogglesAutostart(t *testing.T) {
+	cfgHome := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	entry := filepath.Join(cfgHome, "autostart", "switchboard.desktop")
+	st := trayTestStack(t, "")
+	c, view, _, ctx := runTray(t, st, func(c *tray.Controller) { c.NoticeTTL = 300 * time.Millisecond })
+	m := view.waitFor(t, "initial menu", menuHas(tray.LabelAutostart))
+	if itemWithPrefix(t, m, tray.LabelAutostart).Checked {
+		t.Fatal("Start at login checked with no autostart entry")
+	}
+
+	trayClick(t, c, view, ctx, tray.LabelAutostart)
+	m = view.waitFor(t, "autostart on", menuHas("Switchboard will start at login"))
+	if !itemWithPrefix(t, m, tray.LabelAutostart).Checked {
+		t.Error("Start at login not checked after enabling it")
+	}
+	b, err := os.ReadFile(entry)
+	exe, _ := os.Executable()
+	if err != nil || !strings.Contains(string(b), "\nExec="+exe+" --hidden\n") || !strings.Contains(string(b), "X-Switchboard-Autostart=true") {
+		t.Fatalf("autostart entry %s = %q, %v", entry, b, err)
+	}
+
+	trayClick(t, c, view, ctx, tray.LabelAutostart)
+	m = view.waitFor(t, "autostart off", menuHas("Switchboard will not start at login"))
+	if itemWithPrefix(t, m, tray.LabelAutostart).Checked {
+		t.Error("Start at login still checked after disabling it")
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Errorf("autostart entry still there: %v", err)
+	}
+}
+
+// TestAutostartConfigApplies: [desktop] autostart = true writes the entry at desktop start-up,
+// false removes it, unset leaves it as it is.
+func TestAutostartConfigApplies(t *testing.T) {
+	cfgHome := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	entry := filepath.Join(cfgHome, "autostart", "switchboard.desktop")
+	exists := func() bool { _, err := os.Stat(entry); return err == nil }
+	on, off := true, false
+	for _, step := range []struct {
+		v    *bool
+		want bool
+	}{{&on, true}, {nil, true}, {&off, false}, {nil, false}} {
+		var cfg config.Config
+		cfg.Desktop.Autostart = step.v
+		if err := applyAutostartConfig(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if exists() != step.want {
+			t.Errorf("after autostart = %v: entry exists %v, want %v", step.v, exists(), step.want)
+		}
+	}
+}

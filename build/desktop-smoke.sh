@@ -153,12 +153,40 @@ new_env() {
     SWITCHBOARD_IDE_URL="ws://127.0.0.1:1/ws" NO_AT_BRIDGE=1)
 }
 
-# start_app LOG [extra env...]: launch the app, set APP_PID and T0 (launch time, ms).
+# start_app LOG [extra env...]: launch the app, set APP_PID and T0 (launch time, ms). APP_ARGS
+# are extra command-line arguments (e.g. --hidden).
+APP_ARGS=()
 start_app() {
   local log=$1; shift
   T0=$(now_ms)
-  env "${APP_ENV[@]}" "$@" "$BINARY" --workspace "$RD/ws" >"$log" 2>&1 &
+  env "${APP_ENV[@]}" "$@" "$BINARY" --workspace "$RD/ws" "${APP_ARGS[@]}" >"$log" 2>&1 &
   APP_PID=$!
+}
+
+# second_launch WHAT LOG: launch the app again while APP_PID runs (same session bus, same
+# environment); it must hand over to the running one and exit 0 within 10 s, the first still
+# running and its window (WID) mapped afterwards.
+second_launch() {
+  local what=$1 log=$2 t rc
+  t=$(now_ms)
+  timeout 10 env "${APP_ENV[@]}" "$BINARY" --workspace "$RD/ws" >"$log" 2>&1
+  rc=$?
+  t=$(($(now_ms) - t))
+  if ((rc == 0)) && alive "$APP_PID"; then
+    pass "$what: a second launch exits 0 after $t ms ($(head -1 "$log")); the first keeps running"
+  else
+    fail "$what: second launch exit $rc after $t ms (124 = still running at 10 s), first alive: $(alive "$APP_PID" && echo yes || echo no): $(tail -3 "$log" | tr '\n' ' ')"
+  fi
+  if wait_for 10 window_viewable "$WID"; then
+    pass "$what: the first instance's window is shown (map state $(map_state "$WID"))"
+  else
+    fail "$what: the first instance's window was not shown (map state $(map_state "$WID"))"
+  fi
+  if wait_marker "$LOG_FIRST" "second launch" 5; then
+    pass "$what: the first instance logged the second launch"
+  else
+    fail "$what: the first instance did not log the second launch"
+  fi
 }
 
 # wait_window: set WID to the app's top-level window once it is mapped.
@@ -242,11 +270,11 @@ fi
 cp "$TMP/menu1.txt" "$ART/desktop-menu.txt"
 missing=()
 for label in "Open dashboard" "TCP" "Unix socket" "Streamable HTTP" "WebSocket hub" \
-  "Copy client configuration" "Open logs folder" "Quit"; do
+  "Copy client configuration" "Open logs folder" "Start at login" "Quit"; do
   cut -f2 "$TMP/menu1.txt" | grep -q "^$label" || missing+=("$label")
 done
 if ((${#missing[@]} == 0)); then
-  pass "tray menu (com.canonical.dbusmenu) has Open dashboard, TCP, Unix socket, Streamable HTTP, WebSocket hub, Copy client configuration, Open logs folder, Quit"
+  pass "tray menu (com.canonical.dbusmenu) has Open dashboard, TCP, Unix socket, Streamable HTTP, WebSocket hub, Copy client configuration, Open logs folder, Start at login, Quit"
 else
   fail "tray menu lacks: ${missing[*]}"; cat "$TMP/menu1.txt"
 fi
@@ -328,6 +356,24 @@ else
   fail "Copy client configuration: no confirmation in the menu or no $CFG_FILE"
 fi
 
+AUTOSTART=$RD/home/.config/autostart/switchboard.desktop
+autostart_ours() { grep -qx "Exec=$BINARY --hidden" "$AUTOSTART" && grep -qx 'X-Switchboard-Autostart=true' "$AUTOSTART"; }
+if [[ ! -e $AUTOSTART ]] && click_until "Start at login" autostart_ours &&
+  "$PROBE" wait-label "Switchboard will start at login" --timeout 10s >/dev/null; then
+  if ! command -v desktop-file-validate >/dev/null || desktop-file-validate "$AUTOSTART" >"$TMP/dfv.txt" 2>&1; then
+    pass "tray Start at login wrote $(basename "$AUTOSTART") (Exec=$BINARY --hidden; desktop-file-validate clean)"
+  else
+    fail "autostart entry does not validate: $(cat "$TMP/dfv.txt")"
+  fi
+  if click_until "Start at login" test ! -e "$AUTOSTART"; then
+    pass "clicking Start at login again removed the autostart entry"
+  else
+    fail "clicking Start at login again left $AUTOSTART"
+  fi
+else
+  fail "tray Start at login: no autostart entry written ($(tr '\n' ' ' <"$AUTOSTART" 2>/dev/null))"
+fi
+
 if [[ -n ${WID:-} ]]; then
   "$PROBE" close-window "$WID"
   if wait_for 10 window_unmapped "$WID" && alive "$APP_PID"; then
@@ -340,6 +386,16 @@ if [[ -n ${WID:-} ]]; then
     pass "tray Open dashboard shows the window again"
   else
     fail "Open dashboard did not show the window (map state $(map_state "$WID"))"
+  fi
+fi
+
+# One instance per session: a second launch hands over to this one (internal/instance).
+if [[ -n ${WID:-} ]]; then
+  "$PROBE" close-window "$WID"
+  if wait_for 10 window_unmapped "$WID"; then
+    LOG_FIRST=$LOG1 second_launch "single instance, window hidden to the tray" "$TMP/app1-second.log"
+  else
+    fail "single instance: could not hide the window first (map state $(map_state "$WID"))"
   fi
 fi
 
@@ -362,6 +418,32 @@ else
   for p in $WEBKIT_PIDS; do gone "$p" || left+=" $p($(cat /proc/$p/comm 2>/dev/null))"; done
   fail "child processes still running 10 s after exit:$left"
 fi
+
+# --- run 1b: --hidden with a tray host ------------------------------------------------------------
+echo "== run 1b: --hidden starts in the tray; a second launch shows the window"
+new_env
+LOG1B=$TMP/app1b.log
+APP_ARGS=(--hidden)
+start_app "$LOG1B"
+APP_ARGS=()
+if "$PROBE" wait-item --timeout 30s >/dev/null && wait_marker "$LOG1B" "tray host present" 15 && wait_marker "$LOG1B" "dashboard loaded" 40; then
+  sleep 1
+  WID=""
+  for w in $(xdotool search --name '^Switchboard$' 2>/dev/null); do
+    [[ $(xdotool getwindowpid "$w" 2>/dev/null) == "$APP_PID" ]] && [[ $(xprop -id "$w" WM_CLASS 2>/dev/null) == *'"switchboard"'* ]] && WID=$w
+  done
+  if [[ -n $WID ]] && window_unmapped "$WID"; then
+    pass "--hidden with a tray host: tray item up, dashboard loaded, window $WID not mapped"
+  else
+    fail "--hidden with a tray host: window ${WID:-not found} map state $([[ -n $WID ]] && map_state "$WID")"
+  fi
+  [[ -n $WID ]] && LOG_FIRST=$LOG1B second_launch "--hidden instance" "$TMP/app1b-second.log"
+  "$PROBE" click "Quit" >/dev/null
+  wait_for 30 dead "$APP_PID"
+else
+  fail "run 1b: --hidden app did not come up with a tray: $(tail -5 "$LOG1B" | tr '\n' ' ')"
+fi
+stop_app
 
 # --- run 2: the tray host goes away ----------------------------------------------------------
 echo "== run 2: tray host disappears while the window is hidden"
@@ -400,9 +482,11 @@ echo "== run 3: StatusNotifierWatcher without a registered tray host"
 start_watcher --no-host || fail "watcher --no-host did not start"
 new_env
 LOG3=$TMP/app3.log
+APP_ARGS=(--hidden) # no tray host: --hidden must still show the window
 start_app "$LOG3"
+APP_ARGS=()
 if wait_window && wait_marker "$LOG3" "no tray host" 15; then
-  pass "a watcher without a host counts as no tray (IsStatusNotifierHostRegistered=false)"
+  pass "a watcher without a host counts as no tray (IsStatusNotifierHostRegistered=false); --hidden shows the window anyway"
   "$PROBE" close-window "$WID"
   if wait_for 30 dead "$APP_PID"; then
     wait "$APP_PID"; rc=$?

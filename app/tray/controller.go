@@ -50,6 +50,12 @@ type Source interface {
 	BestClientConfig() (kind string, snippet any)
 	LogDir() string
 	DataDir() string
+	// Autostart reports whether the app starts at login (the XDG autostart entry exists); ok is
+	// false when the app cannot manage that (the menu leaves the item out).
+	Autostart() (on, ok bool)
+	// SetAutostart writes or removes the autostart entry; the returned note (may be "") is
+	// added to the menu's confirmation.
+	SetAutostart(on bool) (note string, err error)
 	// Subscribe calls changed (which must not block) whenever anything above may have changed,
 	// until cancel is called.
 	Subscribe(changed func()) (cancel func())
@@ -122,6 +128,9 @@ func (c *Controller) snapshot(notice string) State {
 		s.NextApproval = Approval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: a.Arguments}
 	}
 	s.BridgeConnected, s.BridgeError = c.src.Bridge()
+	if on, ok := c.src.Autostart(); ok {
+		s.Autostart = &on
+	}
 	return s
 }
 
@@ -215,6 +224,19 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 		}
 	case ActionCopyClientConfig:
 		return c.copyClientConfig()
+	case ActionToggleAutostart:
+		note, err := c.src.SetAutostart(a.Enable)
+		if err != nil {
+			return "Start at login: " + shorten(err.Error(), 80)
+		}
+		msg := "Switchboard will start at login"
+		if !a.Enable {
+			msg = "Switchboard will not start at login"
+		}
+		if note != "" {
+			msg += " (" + note + ")"
+		}
+		return msg
 	case ActionApprove, ActionDeny:
 		if err := c.src.DecideApproval(a.Approval, a.Kind == ActionApprove); err != nil {
 			return "Could not answer: " + shorten(err.Error(), 80)

@@ -22,6 +22,9 @@ type State struct {
 	Notice           string // outcome of the last tray action, shown until it expires
 	Approvals        int    // tool calls and roots waiting for the user's answer
 	NextApproval     Approval
+	// Autostart is the "Start at login" item: whether the XDG autostart entry exists. Nil when
+	// the app cannot manage it (the item is left out).
+	Autostart *bool
 }
 
 // Approval is the oldest pending question, answerable from the menu.
@@ -78,13 +81,14 @@ const (
 	ActionQuit
 	ActionApprove // answer Action.Approval with allow
 	ActionDeny    // answer Action.Approval with deny
+	ActionToggleAutostart
 )
 
 // Action is a click, resolved to what it should do.
 type Action struct {
 	Kind      ActionKind
 	Transport string // ActionToggleTransport: which transport
-	Enable    bool   // ActionToggleTransport: the state to switch to
+	Enable    bool   // ActionToggleTransport, ActionToggleAutostart: the state to switch to
 	Approval  string // ActionApprove, ActionDeny: the approval's ID
 }
 
@@ -112,6 +116,7 @@ const (
 	LabelCopyConfig    = "Copy client configuration"
 	LabelOpenLogs      = "Open logs folder"
 	LabelQuit          = "Quit"
+	LabelAutostart     = "Start at login"
 )
 
 // transport is a transport as the menu names it.
@@ -277,6 +282,15 @@ func BuildMenu(s State) Menu {
 	sep()
 	add(Item{Label: LabelCopyConfig, Tooltip: "Copy the MCP client configuration for the running hub to the clipboard", Enabled: true, Action: Action{Kind: ActionCopyClientConfig}})
 	add(Item{Label: LabelOpenLogs, Tooltip: "Open the folder with the audit log", Enabled: true, Action: Action{Kind: ActionOpenLogs}})
+	if s.Autostart != nil {
+		on := *s.Autostart
+		tip := "Start Switchboard hidden in the tray when you log in (writes an XDG autostart entry)"
+		if on {
+			tip = "Switchboard starts hidden in the tray when you log in; click to stop that (removes the XDG autostart entry)"
+		}
+		add(Item{Label: LabelAutostart, Tooltip: tip, Enabled: true, Checkable: true, Checked: on,
+			Action: Action{Kind: ActionToggleAutostart, Enable: !on}})
+	}
 	sep()
 	add(Item{Label: LabelQuit, Tooltip: "Stop the hub, its processes and sockets, and exit", Enabled: true, Action: Action{Kind: ActionQuit}})
 	return m

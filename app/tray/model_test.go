@@ -269,3 +269,39 @@ func TestTrayMenuEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestTrayAutostartItem(t *testing.T) {
+	on, off := true, false
+	tests := []struct {
+		name      string
+		autostart *bool
+		want      *Item // nil: no item
+	}{
+		{name: "not manageable: no item", autostart: nil},
+		{name: "off: unchecked, click enables", autostart: &off,
+			want: &Item{Label: LabelAutostart, Enabled: true, Checkable: true, Checked: false, Action: Action{Kind: ActionToggleAutostart, Enable: true}}},
+		{name: "on: checked, click disables", autostart: &on,
+			want: &Item{Label: LabelAutostart, Enabled: true, Checkable: true, Checked: true, Action: Action{Kind: ActionToggleAutostart, Enable: false}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := BuildMenu(State{Transports: trayTestTransports(), Autostart: tc.autostart})
+			labels := menuLabels(m)
+			if tc.want == nil {
+				if strings.Contains(strings.Join(labels, "|"), LabelAutostart) {
+					t.Errorf("item shown without autostart support: %q", labels)
+				}
+				return
+			}
+			got := itemWithPrefix(t, m, LabelAutostart)
+			got.Tooltip = ""
+			if got != *tc.want {
+				t.Errorf("item = %+v; want %+v", got, *tc.want)
+			}
+			// Beside the other settings-like items, before Quit.
+			if i := strings.Index(strings.Join(labels, "|"), LabelOpenLogs+"|"+LabelAutostart+"|"+LabelQuit); i < 0 {
+				t.Errorf("labels %q: want %s between %s and %s", labels, LabelAutostart, LabelOpenLogs, LabelQuit)
+			}
+		})
+	}
+}

@@ -35,6 +35,15 @@ type Config struct {
 	// than the built-in default.
 	ideURLSet bool
 
+	// Desktop is the desktop app's own settings.
+	Desktop struct {
+		// Autostart, when set, is applied each time the desktop app starts: true writes the XDG
+		// autostart entry ($XDG_CONFIG_HOME/autostart/switchboard.desktop, starting the app
+		// hidden in the tray at login), false removes it. Unset (the default): the entry's
+		// presence is the setting, switched by the tray's "Start at login" item; no entry, off.
+		Autostart *bool `toml:"autostart"`
+	} `toml:"desktop"`
+
 	Unix struct {
 		Enabled bool   `toml:"enabled"`
 		Path    string `toml:"path"`

@@ -124,3 +124,23 @@ func TestWebAllow(t *testing.T) {
 		t.Errorf("default web timeout = %v", Default().Web.Timeout)
 	}
 }
+
+func TestDesktopAutostart(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file string
+		want *bool
+	}{{"", nil}, {"[desktop]\nautostart = true\n", ptr(true)}, {"[desktop]\nautostart = false\n", ptr(false)}} {
+		file := filepath.Join(dir, "c.toml")
+		os.WriteFile(file, []byte(tc.file), 0o600)
+		c, err := Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (c.Desktop.Autostart == nil) != (tc.want == nil) || (tc.want != nil && *c.Desktop.Autostart != *tc.want) {
+			t.Errorf("%q: autostart = %v, want %v", tc.file, c.Desktop.Autostart, tc.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
