@@ -18,9 +18,9 @@ import (
 // and one todo list per client session, shown live on the dashboard (hub channel "todos").
 
 type MemoryWriteInput struct {
-	tool.InWorkspace
-	Key     string `json:"key" jsonschema:"note name: letters, digits, '.', '_' and '-' (no path separators), at most 128 characters"`
-	Content string `json:"content" jsonschema:"note text (at most 256 KiB); empty deletes the note"`
+	tool.InWorkspace `json:"-"`
+	Key              string `json:"key" jsonschema:"note name: letters, digits, '.', '_' and '-' (no path separators), at most 128 characters"`
+	Content          string `json:"content" jsonschema:"note text (at most 256 KiB); empty deletes the note"`
 }
 
 type MemoryWriteOutput struct {
@@ -31,8 +31,8 @@ type MemoryWriteOutput struct {
 }
 
 type MemoryReadInput struct {
-	tool.InWorkspace
-	Key string `json:"key,omitempty" jsonschema:"note to read; omit to list every note's key, size and time"`
+	tool.InWorkspace `json:"-"`
+	Key              string `json:"key,omitempty" jsonschema:"note to read; omit to list every note's key, size and time"`
 }
 
 type MemoryNote struct {

@@ -15,9 +15,9 @@ import (
 // file_patch: unified diffs applied atomically inside the workspace (internal/patch).
 
 type PatchInput struct {
-	tool.InWorkspace
-	Patch  string `json:"patch" jsonschema:"unified diff (as git diff or diff -u prints) for one or more files; a/ b/ prefixes, /dev/null for new and deleted files"`
-	DryRun bool   `json:"dry_run,omitempty" jsonschema:"only check that every hunk applies and report what would change"`
+	tool.InWorkspace `json:"-"`
+	Patch            string `json:"patch" jsonschema:"unified diff (as git diff or diff -u prints) for one or more files; a/ b/ prefixes, /dev/null for new and deleted files"`
+	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"only check that every hunk applies and report what would change"`
 }
 
 type PatchFile struct {

@@ -29,10 +29,10 @@ type WebviewStatusOutput struct {
 }
 
 type WebviewLaunchInput struct {
-	tool.InWorkspace
-	URL      string `json:"url,omitempty" jsonschema:"page to open once started: http(s), about:blank or a file:// URL inside the workspace; default about:blank"`
-	Headless *bool  `json:"headless,omitempty" jsonschema:"run without a window; default true (the [browser] headless setting); false needs a display"`
-	Timeout  int    `json:"timeout,omitempty" jsonschema:"default operation timeout in seconds, 1 to 600; default 30"`
+	tool.InWorkspace `json:"-"`
+	URL              string `json:"url,omitempty" jsonschema:"page to open once started: http(s), about:blank or a file:// URL inside the workspace; default about:blank"`
+	Headless         *bool  `json:"headless,omitempty" jsonschema:"run without a window; default true (the [browser] headless setting); false needs a display"`
+	Timeout          int    `json:"timeout,omitempty" jsonschema:"default operation timeout in seconds, 1 to 600; default 30"`
 }
 
 type WebviewLaunchOutput struct {
@@ -47,8 +47,8 @@ type WebviewLaunchOutput struct {
 type WebviewNoInput struct{}
 
 type WebviewNavigateInput struct {
-	tool.InWorkspace
-	URL string `json:"url" jsonschema:"fully qualified URL: http(s), about:blank, or a file:// URL inside the workspace"`
+	tool.InWorkspace `json:"-"`
+	URL              string `json:"url" jsonschema:"fully qualified URL: http(s), about:blank, or a file:// URL inside the workspace"`
 }
 
 type WebviewNavigateOutput struct {
@@ -137,10 +137,10 @@ type WebviewSnapshotOutput struct {
 }
 
 type WebviewTabsInput struct {
-	tool.InWorkspace
-	Action string `json:"action" jsonschema:"list, new, select or close"`
-	URL    string `json:"url,omitempty" jsonschema:"for new: the page to open (same rules as webview_navigate); default about:blank"`
-	ID     string `json:"id,omitempty" jsonschema:"for select and close: the tab id from list"`
+	tool.InWorkspace `json:"-"`
+	Action           string `json:"action" jsonschema:"list, new, select or close"`
+	URL              string `json:"url,omitempty" jsonschema:"for new: the page to open (same rules as webview_navigate); default about:blank"`
+	ID               string `json:"id,omitempty" jsonschema:"for select and close: the tab id from list"`
 }
 
 type WebviewTabsOutput struct {

@@ -227,6 +227,10 @@ export interface InputResult {
 
 
 //////////
+// source: run.go
+
+
+//////////
 // source: stack.go
 
 /**
