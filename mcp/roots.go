@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,10 +43,13 @@ const (
 // sessionRoots is one session's roots and what the user said about them. mu serialises listing
 // and asking, so one question per root is asked however many calls arrive at once.
 type sessionRoots struct {
-	mu      sync.Mutex
-	loaded  bool
-	stale   bool // notifications/roots/list_changed arrived: list again before the next use
-	regID   string
+	mu     sync.Mutex
+	loaded bool
+	stale  bool // notifications/roots/list_changed arrived: list again before the next use
+	regID  string
+	// reg mirrors regID for readers that must not wait for mu (a question may hold it for as
+	// long as the user takes): GrantWorkspace finds a session by it.
+	reg     atomic.Pointer[string]
 	roots   []sessions.Root
 	answers map[string]sessions.Root // by Dir: decisions survive a re-listing
 	relay   *sessions.Root           // the connect relay's directory, nil when none
@@ -87,6 +91,7 @@ func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd s
 	st.relay = &r
 	if st.regID == "" {
 		st.regID, _ = s.sessionID(ctx, req)
+		st.reg.Store(new(st.regID))
 	}
 	s.holdGranted(st)
 	s.publishRoots(st)
@@ -127,6 +132,7 @@ func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChan
 	st.stale = true
 	if st.regID == "" {
 		st.regID, _ = s.sessionID(ctx, req)
+		st.reg.Store(new(st.regID))
 	}
 	st.mu.Unlock()
 	if !speaksMRTR(ss) {
@@ -142,6 +148,7 @@ func (s *Service) onInitialized(ctx context.Context, req *sdk.InitializedRequest
 		st.mu.Lock()
 		if st.regID == "" {
 			st.regID, _ = s.sessionID(ctx, req)
+			st.reg.Store(new(st.regID))
 		}
 		st.mu.Unlock()
 		go s.listRootsNow(ctx, ss)
@@ -206,6 +213,7 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) err
 	defer st.mu.Unlock()
 	if st.regID == "" {
 		st.regID, _ = s.sessionID(ctx, rd.req)
+		st.reg.Store(new(st.regID))
 		s.publishRoots(st)
 	}
 	if !st.loaded || st.stale {
@@ -439,13 +447,11 @@ func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) e
 	var found *sessionRoots
 	s.roots.Range(func(_, v any) bool {
 		st := v.(*sessionRoots)
-		st.mu.Lock()
-		match := st.regID == sessionID
-		st.mu.Unlock()
-		if match {
+		if id := st.reg.Load(); id != nil && *id == sessionID {
 			found = st
+			return false
 		}
-		return !match
+		return true
 	})
 	if found == nil {
 		return fmt.Errorf("session %q: not connected, or it has neither roots nor a relay directory", sessionID)
