@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -64,23 +63,7 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 	defer srv.Close()
 	do := func(method, route string, body any) (int, map[string]any) {
 		t.Helper()
-		var rd *bytes.Reader
-		if s, ok := body.(string); ok {
-			rd = bytes.NewReader([]byte(s))
-		} else {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, srv.URL+route, rd)
-		req.Header.Set("Authorization", "Bearer dash-token")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return dashAPI(t, srv.URL, "dash-token", method, route, body)
 	}
 	list := func() ClientList {
 		t.Helper()

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,25 +33,7 @@ func TestApprovalThroughTrayAndDashboardAPI(t *testing.T) {
 	defer srv.Close()
 	api := func(method, path, token string, body any) (int, map[string]any) {
 		t.Helper()
-		var rd *bytes.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		} else {
-			rd = bytes.NewReader(nil)
-		}
-		req, _ := http.NewRequest(method, srv.URL+path, rd)
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return dashAPI(t, srv.URL, token, method, path, body)
 	}
 
 	ct, srvT := sdk.NewInMemoryTransports()

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -42,17 +41,7 @@ func TestWorkspaceGrantThroughDashboardAPI(t *testing.T) {
 	defer srv.Close()
 	post := func(token, session string, body any) (int, map[string]any) {
 		t.Helper()
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/sessions/"+session+"/workspace", bytes.NewReader(b))
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return dashAPI(t, srv.URL, token, http.MethodPost, "/api/sessions/"+session+"/workspace", body)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
