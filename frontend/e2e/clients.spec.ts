@@ -2,12 +2,13 @@
 // Gemini CLI's settings (comments, another server) are connected from the page — the preview
 // shows the diff first and nothing is written until confirmed — then the state reads "connected
 // to this hub", the backup is shown, and Disconnect restores the file. A file the client could
-// not read shows its line. One screenshot of the view goes to docs/clients-view.png.
+// not read shows its line. A screenshot of the view goes to build/test-artifacts/e2e/; with
+// UPDATE_SCREENSHOTS=1 it replaces docs/clients-view.png (a test run never changes tracked files).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, tid, useDashboard } from './fixtures';
-import { repoDir } from './settings';
+import { artifactsDir, repoDir } from './settings';
 
 const dash = useDashboard('clients');
 
@@ -57,7 +58,9 @@ describe('clients', () => {
     expect(diff).toContain('+    "switchboard": {');
     expect(diff).toContain('"connect"');
     expect(readFileSync(gemini, 'utf8')).toBe(geminiSettings);
-    await page.screenshot({ path: path.join(repoDir, 'docs', 'clients-view.png'), fullPage: true });
+    const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'clients-view.png') : path.join(artifactsDir, 'clients-view.png');
+    mkdirSync(path.dirname(shot), { recursive: true });
+    await page.screenshot({ path: shot, fullPage: true });
 
     // Confirm: written with a backup of the original; the row reads connected.
     await preview.locator(tid('client-confirm')).click();
