@@ -165,7 +165,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			defer stop()
 			// On stdio the client shows stderr as errors: only warnings go there, audit lines
 			// only to the audit file.
-			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, withHub: !noHub, startIDE: !noHub})
+			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, auditEcho: !stdio, withHub: !noHub, startIDE: !noHub})
 			if err != nil {
 				return err
 			}

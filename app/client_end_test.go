@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -9,9 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
 // stdioHub starts `serve --stdio` and opens a session the way Claude Code does: initialize, then
@@ -152,4 +158,60 @@ func startUnixHub(t *testing.T, bin string, env []string, args ...string) *exec.
 	}
 	w.wait(t, regexp.MustCompile(`unix listening on unix://`))
 	return serve
+}
+
+// TestTerminalGetsNoAuditEcho: the desktop app and its headless mode keep the terminal for what
+// a person needs — tool calls go to the audit log, not to stderr; `serve` on sockets still
+// echoes them (the operator's console).
+func TestTerminalGetsNoAuditEcho(t *testing.T) {
+	for _, echo := range []bool{false, true} {
+		var stderr syncWriter
+		cfg := config.Default()
+		dir := t.TempDir()
+		cfg.Workspace, cfg.DataDir = t.TempDir(), filepath.Join(dir, "data")
+		st, err := BuildStack(cfg, "test", stackOptions{logSink: &stderr, auditEcho: echo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, srvT := sdk.NewInMemoryTransports()
+		if _, err := st.Service.Server().Connect(context.Background(), srvT, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "echo-test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "a.txt", "content": "x"}})
+		if err != nil || res.IsError {
+			t.Fatalf("file_write: %v %+v", err, res)
+		}
+		cs.Close()
+		st.Close(context.Background())
+		got := strings.Contains(stderr.String(), "file_write")
+		if got != echo {
+			t.Errorf("auditEcho=%v: the terminal shows the call: %v\n%s", echo, got, stderr.String())
+		}
+		audit, _ := os.ReadFile(filepath.Join(cfg.LogDir(), "audit.log"))
+		if !strings.Contains(string(audit), "file_write") {
+			t.Errorf("auditEcho=%v: the audit log lacks the call", echo)
+		}
+	}
+}
+
+// syncWriter is a strings.Builder safe for the stack's concurrent writers.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

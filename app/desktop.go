@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,8 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 		return err
 	}
 	defer st.CloseBounded()
+	// The terminal gets what a person needs; every tool call goes to the audit log.
+	fmt.Fprintf(os.Stderr, "switchboard: tool calls are audited to %s (the dashboard's Activity view shows them live)\n", filepath.Join(st.Config.LogDir(), "audit.log"))
 	if err := startDefaultTransports(st); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
@@ -68,6 +69,8 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 		return err
 	}
 	defer st.CloseBounded()
+	// The terminal gets what a person needs; every tool call goes to the audit log.
+	fmt.Fprintf(os.Stderr, "switchboard: tool calls are audited to %s (the dashboard's Activity view shows them live)\n", filepath.Join(st.Config.LogDir(), "audit.log"))
 	if err := startDefaultTransports(st); err != nil {
 		return err
 	}

@@ -47,11 +47,15 @@ type Stack struct {
 
 // stackOptions tune BuildStack for a mode.
 type stackOptions struct {
-	logSink  io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
-	quiet    bool      // logSink gets warnings and errors only, no audit echo (serve --stdio)
-	extra    []mcp.Option
-	withHub  bool
-	startIDE bool
+	logSink io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
+	quiet   bool      // logSink gets warnings and errors only, no audit echo (serve --stdio)
+	// auditEcho also writes each audit line to logSink (serve on sockets, where the terminal is
+	// the operator's console). The desktop app and its headless mode leave the terminal to what
+	// a person needs: the audit goes to the audit log only.
+	auditEcho bool
+	extra     []mcp.Option
+	withHub   bool
+	startIDE  bool
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
@@ -205,10 +209,11 @@ func (st *Stack) startIDE() {
 	st.ideOnce.Do(func() { st.IDE.Start(context.Background()) })
 }
 
-// auditEcho is where audit lines are echoed besides the audit file: the shared stderr writer,
-// except in quiet mode (serve --stdio), where stderr carries real warnings only.
+// auditEcho is where audit lines are echoed besides the audit file: the shared stderr writer
+// when the mode asks for it (stackOptions.auditEcho), never in quiet mode (serve --stdio), where
+// stderr carries real warnings only.
 func auditEcho(so stackOptions, sink io.Writer) io.Writer {
-	if so.quiet {
+	if so.quiet || !so.auditEcho {
 		return nil
 	}
 	return sink
