@@ -405,9 +405,11 @@ and --toolsets configure a hub, so with either of them call always uses a privat
 					return err
 				}
 				defer st.Close(context.Background())
-				if set := mcp.ToolsetOf(pos[0]); set != "" && !slices.ContainsFunc(st.Service.ActiveTools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) &&
-					slices.ContainsFunc(st.Service.Tools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) {
-					return fmt.Errorf("%s: its toolset %q is off; pass --toolsets %s (or all)", pos[0], set, set)
+				if i := slices.IndexFunc(st.Service.Tools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }); i >= 0 {
+					set := mcp.ToolsetOf(st.Service.Tools()[i])
+					if set != "" && !slices.ContainsFunc(st.Service.ActiveTools(), func(t *sdk.Tool) bool { return t.Name == pos[0] }) {
+						return fmt.Errorf("%s: its toolset %q is off; pass --toolsets %s (or all)", pos[0], set, set)
+					}
 				}
 				ct, srvT := sdk.NewInMemoryTransports()
 				if _, err := st.Service.Server().Connect(ctx, srvT, nil); err != nil {
@@ -486,7 +488,7 @@ registered tool, as in docs/tools.md.`,
 				if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 					ro = " (read-only)"
 				}
-				set := mcp.ToolsetOf(t.Name)
+				set := mcp.ToolsetOf(t)
 				if !served[t.Name] {
 					set += ", off"
 				}
@@ -534,7 +536,7 @@ func listHubTools(cmd *cobra.Command, conn net.Conn, version string) error {
 		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 			ro = " (read-only)"
 		}
-		set := mcp.ToolsetOf(t.Name)
+		set := mcp.ToolsetOf(t)
 		if set == "" {
 			set = "upstream"
 		}

@@ -27,7 +27,7 @@ func ToolsMarkdown(tools []*sdk.Tool) string {
 				destr = "yes"
 			}
 		}
-		set := ToolsetOf(t.Name)
+		set := ToolsetOf(t)
 		if set == "" {
 			set = "(always)"
 		}

@@ -48,21 +48,31 @@ func (s *Service) instructionsMiddleware(next sdk.MethodHandler) sdk.MethodHandl
 	}
 }
 
-// servedPatterns names a toolset's served tools compactly: "file_*" for a prefix, the name for a
-// whole-name entry such as exec; only patterns that match a served tool.
+// servedPatterns names a toolset's served tools compactly: "file_*" for names that share a prefix
+// with another served tool of the set, then the whole names of the rest (exec), each in
+// registration order.
 func servedPatterns(ts ToolsetStatus) []string {
-	var out []string
-	for _, p := range toolsets[ToolsetIndex(ts.Name)].prefixes {
-		for _, name := range ts.Tools {
-			if name == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(name, p)) {
-				if strings.HasSuffix(p, "_") {
-					out = append(out, p+"*")
-				} else {
-					out = append(out, p)
-				}
-				break
-			}
+	prefix := func(name string) string {
+		if i := strings.IndexByte(name, '_'); i > 0 {
+			return name[:i+1]
+		}
+		return name
+	}
+	count := map[string]int{}
+	for _, name := range ts.Tools {
+		count[prefix(name)]++
+	}
+	var groups, single []string
+	seen := map[string]bool{}
+	for _, name := range ts.Tools {
+		p := prefix(name)
+		switch {
+		case count[p] == 1:
+			single = append(single, name)
+		case !seen[p]:
+			seen[p] = true
+			groups = append(groups, p+"*")
 		}
 	}
-	return out
+	return append(groups, single...)
 }

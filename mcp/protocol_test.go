@@ -18,6 +18,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // rawConn is a client speaking raw newline-delimited JSON-RPC to ServeStream, so a test sees
@@ -250,18 +252,61 @@ func TestToolsetsSwitchAndListChanged(t *testing.T) {
 	}
 }
 
-func TestToolsetOfPrefixes(t *testing.T) {
-	for name, want := range map[string]string{
-		"file_read": "files", "file_grep": "files", "dir_list": "files", "lang_detect": "files",
+// TestToolsetsAreDeclared: every tool carries the toolset its group declared (tool.Group), in
+// its _meta for clients as well; the sets hold what the groups registered; and a tool's name says
+// nothing — a group registering "zz_probe" in the git set goes off with git.
+func TestToolsetsAreDeclared(t *testing.T) {
+	g := &fakeGitGroup{}
+	s := newTestService(t, WithSearch(), WithPatch(), WithGit(), WithNotes(t.TempDir()), WithWSHub(wshub.New(wshub.Options{})),
+		WithProcessService(process.New(process.Options{})), WithSubsystem(g))
+	want := map[string]string{
+		"file_read": "files", "file_grep": "files", "file_patch": "files", "dir_list": "files", "lang_detect": "files",
 		"exec": "process", "process_wait": "process", "ws_info": "ws", "metrics_query": "metrics",
-		"rag_search": "rag", "ml_chat": "ml", "webview_navigate": "browser", "ide_chat_send": "ide",
-		"git_status": "git", "web_fetch": "web", "memory_save": "memory", "todo_add": "memory",
-		"executor": "", "web_search": "",
-	} {
-		if got := ToolsetOf(name); got != want {
-			t.Errorf("ToolsetOf(%s) = %q, want %q", name, got, want)
+		"git_status": "git", "memory_write": "memory", "todo_write": "memory", "zz_probe": "git",
+	}
+	seen := 0
+	for _, tl := range s.Tools() {
+		if w, ok := want[tl.Name]; ok {
+			seen++
+			if got := ToolsetOf(tl); got != w {
+				t.Errorf("ToolsetOf(%s) = %q, want %q", tl.Name, got, w)
+			}
 		}
 	}
+	if seen != len(want) {
+		t.Fatalf("found %d of the %d tools", seen, len(want))
+	}
+	cs := connect(t, s)
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range listed.Tools {
+		if tl.Name == "git_status" && tl.Meta["switchboard/toolset"] != "git" {
+			t.Errorf("clients do not see git_status's toolset: %v", tl.Meta)
+		}
+	}
+	if _, err := s.SetToolset("git", false); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range s.ActiveTools() {
+		if tl.Name == "zz_probe" || tl.Name == "git_status" {
+			t.Errorf("%s is still served with the git toolset off", tl.Name)
+		}
+	}
+}
+
+// fakeGitGroup registers a tool whose name matches no set, in the git toolset.
+type fakeGitGroup struct{}
+
+func (*fakeGitGroup) Name() string { return "fake-git" }
+
+func (*fakeGitGroup) RegisterTools(server *sdk.Server) {
+	defer tool.Group(server, "git")()
+	tool.Add(server, &sdk.Tool{Name: "zz_probe", Annotations: tool.ReadOnly("Probe")},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, fakeOutput, error) {
+			return nil, fakeOutput{}, nil
+		})
 }
 
 // TestClientLoggingOfProcessEnd: the client that started a process gets notifications/message

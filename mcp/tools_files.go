@@ -130,6 +130,7 @@ type GetSupportedLanguagesOutput struct {
 }
 
 func (s *Service) registerFileTools(server *sdk.Server) {
+	defer tool.Group(server, "files")()
 	tool.Add(server, &sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
 		Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, s.fileRead)
 	tool.Add(server, &sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),

@@ -143,6 +143,7 @@ func WithGit() Option {
 }
 
 func (s *Service) registerGitTools(server *sdk.Server) {
+	defer tool.Group(server, "git")()
 	tool.Add(server, &sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),
 		Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, s.gitStatus)
 	tool.Add(server, &sdk.Tool{Name: "git_diff", Annotations: tool.ReadOnly("Git diff"),

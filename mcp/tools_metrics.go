@@ -66,6 +66,7 @@ const toolCallEventType = "tool_call"
 var errNoMetricsStore = errors.New("metrics: no metrics store is configured on this server; start switchboard with its data directory (the default) to record and query metrics")
 
 func (s *Service) registerMetricsTools(server *sdk.Server) {
+	defer tool.Group(server, "metrics")()
 	tool.Add(server, &sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),
 		Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
 			"The server assigns the timestamp."}, s.metricsRecord)

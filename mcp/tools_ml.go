@@ -71,6 +71,7 @@ type mlTools struct {
 func (m *mlTools) Name() string { return "ml" }
 
 func (m *mlTools) RegisterTools(server *sdk.Server) {
+	defer tool.Group(server, "ml")()
 	tool.Add(server, &sdk.Tool{Name: "ml_generate", Annotations: tool.OpenWorld(tool.Write("Generate text", false, false)),
 		Description: "Generate text with an inference backend (Ollama or an OpenAI-compatible server). The reply is streamed from the " +
 			"backend; send a progress token to get progress notifications while tokens arrive. Cancelling the call stops the backend. " +

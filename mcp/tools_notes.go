@@ -97,6 +97,7 @@ func (s *Service) Todos() *notes.Todos {
 }
 
 func (s *Service) registerNotesTools(server *sdk.Server) {
+	defer tool.Group(server, "memory")()
 	tool.Add(server, &sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
 		Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, s.memoryWrite)
 	tool.Add(server, &sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),

@@ -48,6 +48,7 @@ func WithPatch() Option {
 }
 
 func (s *Service) registerPatchTools(server *sdk.Server) {
+	defer tool.Group(server, "files")()
 	tool.Add(server, &sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
 		Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, s.filePatch)
 }

@@ -135,6 +135,7 @@ const (
 )
 
 func (s *Service) registerProcessTools(server *sdk.Server) {
+	defer tool.Group(server, "process")()
 	tool.Add(server, &sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
 		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
 			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, s.processStart)

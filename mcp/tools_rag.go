@@ -74,6 +74,7 @@ type RAGCollectionsOutput struct {
 }
 
 func (s *Service) registerRAGTools(server *sdk.Server) {
+	defer tool.Group(server, "rag")()
 	tool.Add(server, &sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
 		Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
 			"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, s.ragQuery)

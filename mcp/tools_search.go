@@ -63,6 +63,7 @@ func WithSearch() Option {
 }
 
 func (s *Service) registerSearchTools(server *sdk.Server) {
+	defer tool.Group(server, "files")()
 	tool.Add(server, &sdk.Tool{Name: "file_grep", Annotations: tool.ReadOnly("Search file contents"),
 		Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, s.fileGrep)
 	tool.Add(server, &sdk.Tool{Name: "file_glob", Annotations: tool.ReadOnly("Find files by pattern"),

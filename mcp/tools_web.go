@@ -33,6 +33,7 @@ func WithWebFetch(f *fetch.Fetcher) Option {
 }
 
 func (s *Service) registerWebTools(server *sdk.Server) {
+	defer tool.Group(server, "web")()
 	tool.Add(server, &sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),
 		Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, s.webFetch)
 }

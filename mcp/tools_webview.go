@@ -152,6 +152,7 @@ type WebviewTabsOutput struct {
 const maxEvalResultBytes = 1 << 20
 
 func (s *Service) registerWebviewTools(server *sdk.Server) {
+	defer tool.Group(server, "browser")()
 	tool.Add(server, &sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
 		Description: "Connect to a running Chrome/Chromium over the Chrome DevTools Protocol (start it with --remote-debugging-port=9222). " +
 			"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, s.webviewConnect)

@@ -45,6 +45,7 @@ type WSInfoOutput struct {
 }
 
 func (s *Service) registerWSTools(server *sdk.Server) {
+	defer tool.Group(server, "ws")()
 	tool.Add(server, &sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
 		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
 			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +

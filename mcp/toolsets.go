@@ -11,23 +11,23 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// Toolsets group tools by name prefix, so clients with a tool limit (Cursor shows ~40) can be
-// given only what they need, and tool groups added later fall into their set by their name.
+// Toolsets group tools, so clients with a tool limit (Cursor shows ~40) can be given only what
+// they need. A tool's toolset is declared where its group registers (tool.Group) and travels in
+// the tool's _meta (tool.ToolsetMetaKey); this table only names and describes the sets.
 var toolsets = []struct {
 	name, title string
-	prefixes    []string // "exec" and "web_fetch" match whole names; "file_" matches a prefix
 }{
-	{"files", "files, directories and languages", []string{"file_", "dir_", "lang_"}},
-	{"process", "processes and commands", []string{"process_", "exec"}},
-	{"ws", "the WebSocket hub", []string{"ws_"}},
-	{"metrics", "usage metrics", []string{"metrics_"}},
-	{"rag", "retrieval (RAG) collections", []string{"rag_"}},
-	{"ml", "model inference", []string{"ml_"}},
-	{"browser", "browser automation", []string{"webview_"}},
-	{"ide", "the IDE bridge to the agentic backend", []string{"ide_"}},
-	{"git", "git repositories", []string{"git_"}},
-	{"web", "web fetch", []string{"web_fetch"}},
-	{"memory", "memory notes and todos", []string{"memory_", "todo_"}},
+	{"files", "files, directories and languages"},
+	{"process", "processes and commands"},
+	{"ws", "the WebSocket hub"},
+	{"metrics", "usage metrics"},
+	{"rag", "retrieval (RAG) collections"},
+	{"ml", "model inference"},
+	{"browser", "browser automation"},
+	{"ide", "the IDE bridge to the agentic backend"},
+	{"git", "git repositories"},
+	{"web", "web fetch"},
+	{"memory", "memory notes and todos"},
 }
 
 // ToolsetNames lists every toolset name, in a fixed order.
@@ -39,18 +39,9 @@ func ToolsetNames() []string {
 	return out
 }
 
-// ToolsetOf returns the toolset a tool belongs to, or "" for a tool outside every set (such a
+// ToolsetOf returns the toolset a tool declares, or "" for a tool outside every set (such a
 // tool is always served).
-func ToolsetOf(toolName string) string {
-	for _, ts := range toolsets {
-		for _, p := range ts.prefixes {
-			if toolName == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(toolName, p)) {
-				return ts.name
-			}
-		}
-	}
-	return ""
-}
+func ToolsetOf(t *sdk.Tool) string { return tool.ToolsetOf(t) }
 
 // DefaultToolsets is every toolset except ide, which only makes sense with a configured backend.
 func DefaultToolsets(ideConfigured bool) []string {
@@ -131,7 +122,7 @@ func (s *Service) toolsetsLocked() []ToolsetStatus {
 		out[i] = ToolsetStatus{Name: ts.name, Title: ts.title, Enabled: s.active[ts.name], Tools: []string{}}
 	}
 	for _, t := range s.tools {
-		if i := ToolsetIndex(ToolsetOf(t.Name)); i >= 0 {
+		if i := ToolsetIndex(ToolsetOf(t)); i >= 0 {
 			out[i].Tools = append(out[i].Tools, t.Name)
 		}
 	}
@@ -179,14 +170,11 @@ func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error)
 // served reports whether a registered tool is in an active toolset. Tools outside every set, and
 // tools not registered through tool.Add (which could not be added back), are always served.
 func (s *Service) served(name string) bool {
-	ts := ToolsetOf(name)
-	if ts == "" {
+	r, ok := tool.Lookup(s.server, name)
+	if !ok || r.Toolset == "" {
 		return true
 	}
-	if _, ok := tool.Lookup(s.server, name); !ok {
-		return true
-	}
-	return s.active[ts]
+	return s.active[r.Toolset]
 }
 
 // applyToolsetsLocked brings the server's tools in line with the active toolsets and reports

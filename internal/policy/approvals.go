@@ -183,10 +183,11 @@ func (b *Broker) Ask(ctx context.Context, a Approval, timeout time.Duration, tic
 		defer t.Stop()
 		tc = t.C
 	}
-	// Nobody to ask: check again every quarter second for UnattendedWait, then give up.
+	// Nobody to ask: check again every quarter second for UnattendedWait, then give up. An
+	// ask_timeout no longer than that simply runs out (one rule decides, never a race of two).
 	var unattended <-chan time.Time
 	var alone time.Duration
-	if !b.Attended() {
+	if timeout > UnattendedWait && !b.Attended() {
 		t := time.NewTicker(UnattendedWait / 12)
 		defer t.Stop()
 		unattended = t.C

@@ -450,3 +450,13 @@ func TestAutoGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokerShortTimeoutIsATimeout: an ask_timeout no longer than UnattendedWait runs out as a
+// timeout even with nobody there — the two rules never race.
+func TestBrokerShortTimeoutIsATimeout(t *testing.T) {
+	b := NewBroker()
+	o := b.Ask(context.Background(), Approval{Kind: KindCall, Tool: "x"}, UnattendedWait, nil)
+	if o.By != ByTimeout || o.Result() != "timed out" {
+		t.Errorf("outcome = %+v, want a timeout", o)
+	}
+}

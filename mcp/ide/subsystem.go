@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // Publisher is what the subsystem needs from the WebSocket hub (*wshub.Hub
@@ -188,6 +189,7 @@ func (s *Subsystem) registerSnapshots() {
 
 // RegisterTools adds the 11 ide_* tools.
 func (s *Subsystem) RegisterTools(server *mcp.Server) {
+	defer tool.Group(server, "ide")()
 	s.registerChatTools(server)
 	s.registerBuildTools(server)
 	s.registerDashboardTools(server)

@@ -42,6 +42,15 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 	Portable(out)
 	t.InputSchema, t.OutputSchema = in, out
 	ws := declaredWorkspace(reflect.TypeFor[In]())
+	toolset := currentGroup(server)
+	if toolset != "" {
+		// The tool carries its toolset, so every client (the CLI listing a running hub's tools
+		// included) reads it from the tool itself.
+		if t.Meta == nil {
+			t.Meta = sdk.Meta{}
+		}
+		t.Meta[ToolsetMetaKey] = toolset
+	}
 	fillOut := hasNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
 	required := in.Required
 	known := make(map[string]bool, len(in.Properties))
@@ -99,7 +108,7 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		}
 		return res, nil
 	}
-	remember(server, Registered{Tool: t, Handler: handler, Workspace: ws.uses, PathArgs: ws.paths})
+	remember(server, Registered{Tool: t, Handler: handler, Workspace: ws.uses, PathArgs: ws.paths, Toolset: toolset})
 	server.AddTool(t, handler)
 }
 
@@ -234,8 +243,9 @@ func plural(n int, one, many string) string {
 var registry sync.Map // *sdk.Server -> *serverTools
 
 type serverTools struct {
-	mu sync.Mutex
-	m  map[string]Registered
+	mu    sync.Mutex
+	m     map[string]Registered
+	group string // the toolset Group declared for the tools being added
 }
 
 // Registered is a tool as Add registered it: the tool with its schemas, and its raw handler.
@@ -246,11 +256,52 @@ type Registered struct {
 	Workspace bool
 	// PathArgs are the arguments declared as workspace paths (workspace:"path"), by JSON name.
 	PathArgs []string
+	// Toolset is the toolset the tool was registered in (Group), "" for a tool in none.
+	Toolset string
+}
+
+// ToolsetMetaKey is the tool definition's _meta key naming its toolset.
+const ToolsetMetaKey = "switchboard/toolset"
+
+// Group declares that the tools Add registers on server until end is called belong to toolset
+// (a tool group's register function starts with `defer tool.Group(server, "git")()`): a tool's
+// toolset is declared where the group is, never guessed from its name.
+func Group(server *sdk.Server, toolset string) (end func()) {
+	st := serverEntry(server)
+	st.mu.Lock()
+	prev := st.group
+	st.group = toolset
+	st.mu.Unlock()
+	return func() {
+		st.mu.Lock()
+		st.group = prev
+		st.mu.Unlock()
+	}
+}
+
+func currentGroup(server *sdk.Server) string {
+	st := serverEntry(server)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.group
+}
+
+func serverEntry(server *sdk.Server) *serverTools {
+	v, _ := registry.LoadOrStore(server, &serverTools{m: map[string]Registered{}})
+	return v.(*serverTools)
+}
+
+// ToolsetOf is the toolset a tool definition declares ("" for none).
+func ToolsetOf(t *sdk.Tool) string {
+	if t == nil {
+		return ""
+	}
+	s, _ := t.Meta[ToolsetMetaKey].(string)
+	return s
 }
 
 func remember(server *sdk.Server, r Registered) {
-	v, _ := registry.LoadOrStore(server, &serverTools{m: map[string]Registered{}})
-	st := v.(*serverTools)
+	st := serverEntry(server)
 	st.mu.Lock()
 	st.m[r.Tool.Name] = r
 	st.mu.Unlock()
