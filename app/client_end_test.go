@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // stdioHub starts `serve --stdio` and opens a session the way Claude Code does: initialize, then
@@ -165,7 +165,7 @@ func startUnixHub(t *testing.T, bin string, env []string, args ...string) *exec.
 // echoes them (the operator's console).
 func TestTerminalGetsNoAuditEcho(t *testing.T) {
 	for _, echo := range []bool{false, true} {
-		var stderr syncWriter
+		var stderr testutil.SyncBuffer
 		cfg := config.Default()
 		dir := t.TempDir()
 		cfg.Workspace, cfg.DataDir = t.TempDir(), filepath.Join(dir, "data")
@@ -196,22 +196,4 @@ func TestTerminalGetsNoAuditEcho(t *testing.T) {
 			t.Errorf("auditEcho=%v: the audit log lacks the call", echo)
 		}
 	}
-}
-
-// syncWriter is a strings.Builder safe for the stack's concurrent writers.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

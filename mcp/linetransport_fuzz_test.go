@@ -12,25 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer safe for the connection's concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // FuzzLineFraming feeds arbitrary bytes to the line transport, as a socket connection (first-line
 // check, optional token) or as stdio, with a small message cap. Whatever arrives, the connection
@@ -58,7 +41,7 @@ func FuzzLineFraming(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, mode byte) {
-		out := &syncBuffer{}
+		out := &testutil.SyncBuffer{}
 		lt := &lineTransport{r: io.NopCloser(bytes.NewReader(data)), w: out, maxSize: 256}
 		switch mode % 3 {
 		case 1:

@@ -1,7 +1,6 @@
 package ide
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
@@ -38,22 +38,9 @@ func TestPlaintextTokenWarning(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink safe for the bridge's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // A token bound for a non-loopback host over ws:// is warned about when the bridge starts.
 func TestBridgeWarnsAboutPlaintextToken(t *testing.T) {
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	startSubsystem(t, nil, "ws://192.0.2.1:9/ws", WithToken("secret"), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if !strings.Contains(logs.String(), "clear text over ws://") || !strings.Contains(logs.String(), "wss://") {
 		t.Fatalf("no plaintext-token warning in the log:\n%s", logs.String())
@@ -93,7 +80,7 @@ func TestBridgeOverWSS(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
 	url := "wss" + strings.TrimPrefix(srv.URL, "https") + "/ws"
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	sub := startSubsystem(t, nil, url, WithToken("tls-token"), WithTLSConfig(&tls.Config{RootCAs: pool}),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	eventually(t, "connected over wss", func() bool { return sub.BridgeStatus().Connected })

@@ -13,13 +13,13 @@
 package clients_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,7 +174,7 @@ func startHub(t *testing.T, bin, workspace string, dirs hubDirs, flags []string,
 	cmd.Dir = workspace
 	cmd.Env = envList(dirs.env())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var stderr syncBuffer
+	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -258,24 +258,6 @@ func randomHex(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // --- the clients ------------------------------------------------------------------------------
@@ -570,7 +552,7 @@ func runCLI(t *testing.T, dir string, argv, env []string) (output, leftover stri
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
 	if ctx.Err() != nil {

@@ -1,14 +1,13 @@
 package mltest
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 )
@@ -56,7 +55,7 @@ bind-address = %q
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	cmd := exec.Command(bin, "-config", confPath)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.Env = append(os.Environ(), "INFLUXDB_REPORTING_DISABLED=true")
@@ -94,23 +93,6 @@ bind-address = %q
 			t.Fatalf("influxd did not answer %s/ping within 30s:\n%s", url, logs.String())
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func freeAddr(t testing.TB) string {
