@@ -46,13 +46,31 @@ type sessionRoots struct {
 	mu     sync.Mutex
 	loaded bool
 	stale  bool // notifications/roots/list_changed arrived: list again before the next use
-	regID  string
-	// reg mirrors regID for readers that must not wait for mu (a question may hold it for as
-	// long as the user takes): GrantWorkspace finds a session by it.
+	// reg is the session's registry id, set once (identify). Atomic so GrantWorkspace can find a
+	// session without waiting for mu, which an open question may hold as long as the user takes.
 	reg     atomic.Pointer[string]
 	roots   []sessions.Root
 	answers map[string]sessions.Root // by Dir: decisions survive a re-listing
 	relay   *sessions.Root           // the connect relay's directory, nil when none
+}
+
+// id is the session's registry id, "" until identify has run.
+func (st *sessionRoots) id() string {
+	if p := st.reg.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// identify records the session's registry id the first time it is known and reports whether it
+// did (the caller may then publish what it holds).
+func (s *Service) identify(ctx context.Context, st *sessionRoots, req sdk.Request) bool {
+	if st.reg.Load() != nil {
+		return false
+	}
+	id, _ := s.sessionID(ctx, req)
+	st.reg.Store(&id)
+	return true
 }
 
 // grounds are what AutoGrant judges a session's directories against.
@@ -89,10 +107,7 @@ func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd s
 		}
 	}
 	st.relay = &r
-	if st.regID == "" {
-		st.regID, _ = s.sessionID(ctx, req)
-		st.reg.Store(new(st.regID))
-	}
+	s.identify(ctx, st, req)
 	s.holdGranted(st)
 	s.publishRoots(st)
 }
@@ -130,10 +145,7 @@ func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChan
 	st := s.rootsOf(ss)
 	st.mu.Lock()
 	st.stale = true
-	if st.regID == "" {
-		st.regID, _ = s.sessionID(ctx, req)
-		st.reg.Store(new(st.regID))
-	}
+	s.identify(ctx, st, req)
 	st.mu.Unlock()
 	if !speaksMRTR(ss) {
 		go s.listRootsNow(ctx, ss) // bounded by its timeout; a notification handler must not block
@@ -146,10 +158,7 @@ func (s *Service) onInitialized(ctx context.Context, req *sdk.InitializedRequest
 	if ss := req.Session; ss != nil && clientHasRoots(ss) && !speaksMRTR(ss) {
 		st := s.rootsOf(ss)
 		st.mu.Lock()
-		if st.regID == "" {
-			st.regID, _ = s.sessionID(ctx, req)
-			st.reg.Store(new(st.regID))
-		}
+		s.identify(ctx, st, req)
 		st.mu.Unlock()
 		go s.listRootsNow(ctx, ss)
 	}
@@ -211,9 +220,7 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) err
 	st := s.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.regID == "" {
-		st.regID, _ = s.sessionID(ctx, rd.req)
-		st.reg.Store(new(st.regID))
+	if s.identify(ctx, st, rd.req) {
 		s.publishRoots(st)
 	}
 	if !st.loaded || st.stale {
@@ -254,17 +261,18 @@ func firstUsable(roots []sessions.Root) int {
 
 // publishRoots shows the session's roots, relay directory and workspace on the dashboard.
 func (s *Service) publishRoots(st *sessionRoots) {
-	if st.regID == "" {
+	id := st.id()
+	if id == "" {
 		return
 	}
-	s.sessions.SetRoots(st.regID, st.roots)
+	s.sessions.SetRoots(id, st.roots)
 	dir, from := s.ws.Dir(), policy.FromHub
 	if i := firstUsable(st.roots); i >= 0 {
 		dir, from = st.roots[i].Dir, policy.FromRoot
 	} else if usable(st.relay) {
 		dir, from = st.relay.Dir, policy.FromRelay
 	}
-	s.sessions.SetWorkspace(st.regID, st.relay, dir, from)
+	s.sessions.SetWorkspace(id, st.relay, dir, from)
 }
 
 // holdGranted opens (and caches) the workspace of every usable root and relay directory of st
@@ -447,7 +455,7 @@ func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) e
 	var found *sessionRoots
 	s.roots.Range(func(_, v any) bool {
 		st := v.(*sessionRoots)
-		if id := st.reg.Load(); id != nil && *id == sessionID {
+		if st.id() == sessionID {
 			found = st
 			return false
 		}
