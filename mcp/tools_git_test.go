@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,16 +27,21 @@ func gitInit(t *testing.T, dir string) {
 	}
 }
 
-func TestGitTools(t *testing.T) {
+// gitProject is a hub with the git tools over a workspace holding the repository proj with files.
+func gitProject(t *testing.T, files map[string]string) (repo string, cs *sdk.ClientSession) {
+	t.Helper()
 	s := newTestService(t, WithGit())
-	ws := s.Workspace().Dir()
-	repo := filepath.Join(ws, "proj")
+	repo = filepath.Join(s.Workspace().Dir(), "proj")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	gitInit(t, repo)
-	writeTree(t, repo, map[string]string{"main.go": "package main\n", "README.md": "# proj\n"})
-	cs := connect(t, s)
+	writeTree(t, repo, files)
+	return repo, connect(t, s)
+}
+
+func TestGitTools(t *testing.T) {
+	repo, cs := gitProject(t, map[string]string{"main.go": "package main\n", "README.md": "# proj\n"})
 
 	var st GitStatusOutput
 	mustCall(t, cs, "git_status", map[string]any{"path": "proj"}, &st)
@@ -122,15 +128,7 @@ func gitQuote(s string) string {
 // An agent writes a hostile .git/config, attributes and include file with file_write, then
 // drives every git_* tool over MCP: each call works and no program from the repository runs.
 func TestGitHostileRepositoryThroughTools(t *testing.T) {
-	s := newTestService(t, WithGit())
-	ws := s.Workspace().Dir()
-	repo := filepath.Join(ws, "proj")
-	if err := os.MkdirAll(repo, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gitInit(t, repo)
-	writeTree(t, repo, map[string]string{"a.txt": "one\n", "b.md": "bee\n"})
-	cs := connect(t, s)
+	_, cs := gitProject(t, map[string]string{"a.txt": "one\n", "b.md": "bee\n"})
 	mustCall(t, cs, "git_add", map[string]any{"path": "proj", "paths": []string{"."}}, nil)
 	mustCall(t, cs, "git_commit", map[string]any{"path": "proj", "message": "initial"}, nil)
 	mustCall(t, cs, "git_branch", map[string]any{"path": "proj", "create": "other"}, nil)
