@@ -1,0 +1,227 @@
+// Package upstream runs the user's other MCP servers behind the hub: one supervised instance per
+// configured server ([[servers]] in the config file), shared by every client. It starts each
+// server (a process in its own process group, or a Streamable HTTP / SSE connection), restarts it
+// with backoff when it dies, captures its stderr to a bounded log, lists what it offers and keeps
+// each tool's definition pinned by hash so a server cannot change a tool under the user (tool
+// poisoning): a new server is quarantined and a new or changed tool is held until the user
+// approves it.
+//
+// The package knows nothing of the hub's clients: the mcp package puts the approved tools,
+// resources and prompts on the hub's server under the hub's policy and audit (mcp/upstream.go).
+package upstream
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Spec is one configured server, as written in a [[servers]] table.
+type Spec struct {
+	// Name is [a-z0-9-]{1,32}; the server's tools appear to clients as <name>__<tool>.
+	Name string `toml:"name" json:"name"`
+
+	// Command and Args start a stdio server. Env adds to the hub's environment: ${VAR} is read
+	// from the hub's environment and ${secret:NAME} from the desktop keyring when the server
+	// starts; neither value is ever logged, audited or shown.
+	Command string            `toml:"command,omitempty" json:"command,omitempty"`
+	Args    []string          `toml:"args,omitempty" json:"args,omitempty"`
+	Env     map[string]string `toml:"env,omitempty" json:"env,omitempty"`
+	// Cwd is the server's working directory (default: the hub's workspace).
+	Cwd string `toml:"cwd,omitempty" json:"cwd,omitempty"`
+
+	// URL reaches a remote server over Streamable HTTP, or legacy SSE when Transport is "sse".
+	// Headers are sent with every request, expanded like Env.
+	URL       string            `toml:"url,omitempty" json:"url,omitempty"`
+	Headers   map[string]string `toml:"headers,omitempty" json:"headers,omitempty"`
+	Transport string            `toml:"transport,omitempty" json:"transport,omitempty"` // "", "stdio", "http" or "sse"
+
+	// Enabled: nil (unset) means on.
+	Enabled *bool `toml:"enabled,omitempty" json:"enabled,omitempty"`
+	// Start is "eager" (with the hub, the default) or "on-demand" (at the first call that needs it).
+	Start string `toml:"start,omitempty" json:"start,omitempty"`
+}
+
+// Start modes.
+const (
+	StartEager    = "eager"
+	StartOnDemand = "on-demand"
+)
+
+// Transports.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+)
+
+// NameSeparator joins a server's name and its tool's name in the name clients see.
+const NameSeparator = "__"
+
+var nameRE = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
+
+// IsEnabled reports whether the server should run.
+func (s Spec) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// Kind is the transport the server is reached over.
+func (s Spec) Kind() string {
+	switch {
+	case s.Transport != "":
+		return s.Transport
+	case s.URL != "":
+		return TransportHTTP
+	default:
+		return TransportStdio
+	}
+}
+
+// StartMode is Start with its default.
+func (s Spec) StartMode() string {
+	if s.Start == "" {
+		return StartEager
+	}
+	return s.Start
+}
+
+// Validate checks one spec; reserved are names the server may not take (the hub's own
+// toolsets). Every error names the field at fault and how to fix it.
+func (s Spec) Validate(reserved []string) error {
+	where := fmt.Sprintf("servers: %q", s.Name)
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("servers: name: required; give each [[servers]] entry a name like \"github\" ([a-z0-9-], at most 32 characters)")
+	case !nameRE.MatchString(s.Name):
+		return fmt.Errorf("%s: name: use lower-case letters, digits and '-' only, at most 32 characters (tools appear as <name>__<tool>)", where)
+	case strings.Contains(s.Name, "--") || strings.HasPrefix(s.Name, "-") || strings.HasSuffix(s.Name, "-"):
+		return fmt.Errorf("%s: name: no leading, trailing or doubled '-'", where)
+	case slices.Contains(reserved, s.Name):
+		return fmt.Errorf("%s: name: %q is one of the hub's own toolsets (%s); choose another name", where, s.Name, strings.Join(reserved, ", "))
+	}
+	switch s.Start {
+	case "", StartEager, StartOnDemand:
+	default:
+		return fmt.Errorf("%s: start: %q is not a start mode; use \"eager\" or \"on-demand\"", where, s.Start)
+	}
+	switch s.Kind() {
+	case TransportStdio:
+		if s.Command == "" {
+			return fmt.Errorf("%s: command: required for a stdio server (or set url for a remote one)", where)
+		}
+		if s.URL != "" {
+			return fmt.Errorf("%s: set either command (a local server) or url (a remote one), not both", where)
+		}
+		if len(s.Headers) > 0 {
+			return fmt.Errorf("%s: headers: only for a remote server (url); a local server gets env", where)
+		}
+	case TransportHTTP, TransportSSE:
+		if s.URL == "" {
+			return fmt.Errorf("%s: url: required for transport %q", where, s.Kind())
+		}
+		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+			return fmt.Errorf("%s: command, args, env and cwd are for a local server; a remote one (url) takes headers", where)
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s: url: %q is not an http(s) URL like https://example.com/mcp", where, s.URL)
+		}
+	default:
+		return fmt.Errorf("%s: transport: %q is not a transport; use \"stdio\", \"http\" or \"sse\"", where, s.Transport)
+	}
+	for k := range s.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("%s: env: %q is not a variable name", where, k)
+		}
+	}
+	for _, v := range s.Env {
+		if err := checkRefs(v); err != nil {
+			return fmt.Errorf("%s: env: %w", where, err)
+		}
+	}
+	for _, v := range s.Headers {
+		if err := checkRefs(v); err != nil {
+			return fmt.Errorf("%s: headers: %w", where, err)
+		}
+	}
+	return nil
+}
+
+// ValidateAll checks every spec and that names are unique.
+func ValidateAll(specs []Spec, reserved []string) error {
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if err := s.Validate(reserved); err != nil {
+			return err
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("servers: %q: name: configured twice; each [[servers]] entry needs its own name", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
+}
+
+// Command line for people: the command and its arguments, never the environment.
+func (s Spec) CommandLine() string {
+	if s.Kind() != TransportStdio {
+		return s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+// SecretLookup finds a secret by name in the desktop keyring.
+type SecretLookup func(name string) (string, error)
+
+var refRE = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// checkRefs validates the ${...} references in a value without resolving them.
+func checkRefs(v string) error {
+	for _, m := range refRE.FindAllStringSubmatch(v, -1) {
+		ref := m[1]
+		if name, ok := strings.CutPrefix(ref, "secret:"); ok {
+			if name == "" {
+				return fmt.Errorf("${secret:} needs a name, like ${secret:github-token}")
+			}
+			continue
+		}
+		if !envNameRE.MatchString(ref) {
+			return fmt.Errorf("${%s} is not a reference; write ${VAR} for an environment variable or ${secret:NAME} for a keyring secret", ref)
+		}
+	}
+	return nil
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Expand resolves ${VAR} from getenv and ${secret:NAME} from secret in v. A variable that is not
+// set, or a secret that cannot be read, is an error naming it (never its value).
+func Expand(v string, getenv func(string) (string, bool), secret SecretLookup) (string, error) {
+	var firstErr error
+	out := refRE.ReplaceAllStringFunc(v, func(m string) string {
+		ref := m[2 : len(m)-1]
+		if name, ok := strings.CutPrefix(ref, "secret:"); ok {
+			if secret == nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("${secret:%s}: no keyring available", name)
+				}
+				return ""
+			}
+			val, err := secret(name)
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("${secret:%s}: %w", name, err)
+			}
+			return val
+		}
+		val, ok := getenv(ref)
+		if !ok && firstErr == nil {
+			firstErr = fmt.Errorf("${%s}: not set in the hub's environment; set it or store the value in the keyring and write ${secret:NAME}", ref)
+		}
+		return val
+	})
+	return out, firstErr
+}
+
+// osGetenv is os.LookupEnv.
+func osGetenv(k string) (string, bool) { return os.LookupEnv(k) }

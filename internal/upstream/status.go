@@ -1,0 +1,85 @@
+package upstream
+
+import "time"
+
+// Server states, as the dashboard, tray and `switchboard servers list` show them.
+const (
+	StateDisabled = "disabled" // enabled = false: not running
+	StateIdle     = "idle"     // on-demand, not started yet (or stopped after its last use)
+	StateStarting = "starting" // process started / connecting, not initialized yet
+	StateRunning  = "running"  // initialized; serving its approved tools
+	StateBackoff  = "backoff"  // died; restarting at NextRestart
+	StateFailed   = "failed"   // cannot start (bad command, bad secret): fix the config; retried on change
+	StateStopped  = "stopped"  // the hub is shutting down
+)
+
+// Tool states.
+const (
+	ToolApproved    = "approved"    // pinned; offered to clients
+	ToolQuarantined = "quarantined" // the server is not approved yet
+	ToolNew         = "new"         // the approved server started offering a tool not pinned yet: held
+	ToolChanged     = "changed"     // differs from its pinned definition: held
+)
+
+// Status is one server as the dashboard, the tray and the CLI show it. Env and header values
+// never appear in it.
+type Status struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio, http or sse
+	// Command is the command line (stdio) or the URL (remote).
+	Command string `json:"command"`
+	Enabled bool   `json:"enabled"`
+	Start   string `json:"start"` // eager or on-demand
+	State   string `json:"state"`
+	// Approved: the user approved the server (it is out of quarantine).
+	Approved bool   `json:"approved"`
+	PID      int    `json:"pid,omitempty"`
+	Since    string `json:"since,omitempty"` // RFC 3339: when it entered State
+	// Restarts counts unexpected exits since the hub started.
+	Restarts    int    `json:"restarts"`
+	NextRestart string `json:"next_restart,omitempty"` // RFC 3339, in backoff
+	LastError   string `json:"last_error,omitempty"`
+	LastErrorAt string `json:"last_error_at,omitempty"`
+	// ServerInfo is what the server announced at initialize ("name version").
+	ServerInfo   string       `json:"server_info,omitempty"`
+	Instructions string       `json:"instructions,omitempty"`
+	Tools        []ToolStatus `json:"tools"`
+	Resources    int          `json:"resources"`
+	Templates    int          `json:"resource_templates"`
+	Prompts      int          `json:"prompts"`
+	// Held counts tools waiting for approval (new or changed); Flagged those whose definitions
+	// look like hidden instructions.
+	Held    int `json:"held"`
+	Flagged int `json:"flagged"`
+	// Calls in flight now, and served since the hub started.
+	InFlight int   `json:"in_flight"`
+	Calls    int64 `json:"calls"`
+}
+
+// ToolStatus is one tool a server offers.
+type ToolStatus struct {
+	Name string `json:"name"` // the server's own name for it
+	// Exposed is the name clients see (<server>__<tool>, cut to provider limits).
+	Exposed     string `json:"exposed"`
+	State       string `json:"state"`
+	Description string `json:"description"`
+	ReadOnly    bool   `json:"read_only"`
+	// Flags name what looks like hidden instructions in the definition (see Flags).
+	Flags []string `json:"flags"`
+	// Diff, for a changed tool, is a unified diff from the pinned definition to the offered one.
+	Diff string `json:"diff,omitempty"`
+}
+
+// LogLine is one line a server wrote on stderr (or one event of its supervisor).
+type LogLine struct {
+	Time   string `json:"time"`   // RFC 3339 with milliseconds
+	Stream string `json:"stream"` // "stderr" or "hub"
+	Text   string `json:"text"`
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
