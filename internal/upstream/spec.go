@@ -105,13 +105,13 @@ func (s Spec) Validate(reserved []string) error {
 	default:
 		return fmt.Errorf("%s: start: %q is not a start mode; use \"eager\" or \"on-demand\"", where, s.Start)
 	}
+	if s.Command != "" && s.URL != "" {
+		return fmt.Errorf("%s: set either command (a local server) or url (a remote one), not both", where)
+	}
 	switch s.Kind() {
 	case TransportStdio:
 		if s.Command == "" {
 			return fmt.Errorf("%s: command: required for a stdio server (or set url for a remote one)", where)
-		}
-		if s.URL != "" {
-			return fmt.Errorf("%s: set either command (a local server) or url (a remote one), not both", where)
 		}
 		if len(s.Headers) > 0 {
 			return fmt.Errorf("%s: headers: only for a remote server (url); a local server gets env", where)

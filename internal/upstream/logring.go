@@ -1,0 +1,108 @@
+package upstream
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// logRing keeps a server's last lines of stderr and supervisor events: bounded in lines and in
+// line length, so a server that floods stderr costs a fixed amount of memory.
+type logRing struct {
+	mu    sync.Mutex
+	lines []LogLine
+	next  int
+	full  bool
+	subs  map[int]func(LogLine)
+	subID int
+}
+
+const maxLogLine = 4096
+
+func newLogRing(n int) *logRing {
+	if n <= 0 {
+		n = 1000
+	}
+	return &logRing{lines: make([]LogLine, n), subs: map[int]func(LogLine){}}
+}
+
+func (r *logRing) add(stream, text string) {
+	if len(text) > maxLogLine {
+		cut := maxLogLine
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	l := LogLine{Time: time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), Stream: stream, Text: strings.ToValidUTF8(text, "\uFFFD")}
+	r.mu.Lock()
+	r.lines[r.next] = l
+	r.next = (r.next + 1) % len(r.lines)
+	if r.next == 0 {
+		r.full = true
+	}
+	subs := make([]func(LogLine), 0, len(r.subs))
+	for _, f := range r.subs {
+		subs = append(subs, f)
+	}
+	r.mu.Unlock()
+	for _, f := range subs {
+		f(l)
+	}
+}
+
+// tail returns the last n lines (all when n <= 0), oldest first.
+func (r *logRing) tail(n int) []LogLine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var all []LogLine
+	if r.full {
+		all = append(all, r.lines[r.next:]...)
+	}
+	all = append(all, r.lines[:r.next]...)
+	if n > 0 && len(all) > n {
+		all = all[len(all)-n:]
+	}
+	return all
+}
+
+// last returns the last stderr line ("" when none), for error messages.
+func (r *logRing) lastStderr() string {
+	lines := r.tail(20)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].Stream == "stderr" && strings.TrimSpace(lines[i].Text) != "" {
+			return lines[i].Text
+		}
+	}
+	return ""
+}
+
+func (r *logRing) subscribe(f func(LogLine)) (cancel func()) {
+	r.mu.Lock()
+	id := r.subID
+	r.subID++
+	r.subs[id] = f
+	r.mu.Unlock()
+	return func() { r.mu.Lock(); delete(r.subs, id); r.mu.Unlock() }
+}
+
+// readLines copies rd into the ring line by line until rd ends. A line longer than the
+// scanner's buffer is split rather than stalling the server on a full pipe.
+func (r *logRing) readLines(rd io.Reader, stream string) {
+	br := bufio.NewReaderSize(rd, 64*1024)
+	for {
+		b, err := br.ReadSlice('\n')
+		if len(b) > 0 {
+			r.add(stream, strings.TrimRight(string(b), "\r\n"))
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return
+		}
+	}
+}

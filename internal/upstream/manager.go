@@ -1,0 +1,652 @@
+package upstream
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
+)
+
+// Hooks connect the servers to the hub's clients. Every hook is optional; a request hook that is
+// nil is refused with an error the server sees.
+type Hooks struct {
+	// Sampling, Elicit and Roots answer the requests a server sends its client. They run while
+	// one of the server's calls is in flight (or not): the hook decides which client answers.
+	Sampling func(ctx context.Context, server string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
+	Elicit   func(ctx context.Context, server string, req *sdk.ElicitRequest) (*sdk.ElicitResult, error)
+	Roots    func(ctx context.Context, server string) (*sdk.ListRootsResult, error)
+	// Log, Progress and ResourceUpdated carry the server's notifications.
+	Log             func(server string, p *sdk.LoggingMessageParams)
+	Progress        func(server string, p *sdk.ProgressNotificationParams)
+	ResourceUpdated func(server string, p *sdk.ResourceUpdatedNotificationParams)
+}
+
+// Backoff is how restarts are spaced: Min doubling per consecutive failure up to Max; a run
+// that lasted Reset or longer starts again from Min.
+type Backoff struct {
+	Min, Max, Reset time.Duration
+}
+
+// Options configure a Manager.
+type Options struct {
+	// ApprovalsFile keeps approvals and pins ("" = in memory only).
+	ApprovalsFile string
+	// Workspace is a stdio server's default working directory.
+	Workspace string
+	// Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (default os.LookupEnv).
+	Secret SecretLookup
+	Getenv func(string) (string, bool)
+	Logger *slog.Logger
+	Hooks  Hooks
+	// LogLines is each server's log size in lines (default 1000).
+	LogLines int
+	// StartTimeout bounds a start: process up and initialize answered (default 60 s, for an
+	// `npx -y` that downloads its package first).
+	StartTimeout time.Duration
+	Backoff      Backoff // default 1 s … 30 s, reset after 60 s
+	// Version is announced to servers as the client's version.
+	Version string
+	// Reserved names no server may take (the hub's own toolsets).
+	Reserved []string
+}
+
+// Manager supervises every configured server. It is safe for concurrent use.
+type Manager struct {
+	opts      Options
+	approvals *approvals
+
+	mu      sync.Mutex
+	servers map[string]*server
+	order   []string
+	closed  bool
+
+	onChange listeners.Set[string]
+}
+
+// New returns a Manager with no servers; Sync gives it its list.
+func New(opts Options) (*Manager, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = osGetenv
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 60 * time.Second
+	}
+	if opts.Backoff.Min <= 0 {
+		opts.Backoff.Min = time.Second
+	}
+	if opts.Backoff.Max < opts.Backoff.Min {
+		opts.Backoff.Max = max(30*time.Second, opts.Backoff.Min)
+	}
+	if opts.Backoff.Reset <= 0 {
+		opts.Backoff.Reset = time.Minute
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	a, err := loadApprovals(opts.ApprovalsFile)
+	if err != nil {
+		return nil, err
+	}
+	return &Manager{opts: opts, approvals: a, servers: map[string]*server{}}, nil
+}
+
+// OnChange registers f to run (with the server's name) after any change of a server's state or
+// of what it offers, until cancel. f runs outside the Manager's locks.
+func (m *Manager) OnChange(f func(name string)) (cancel func()) { return m.onChange.Add(f) }
+
+func (m *Manager) notify(name string) { m.onChange.Notify(name) }
+
+// Sync makes the running servers match specs: new ones start, removed ones stop (and lose their
+// approval), changed ones restart. Invalid specs change nothing.
+func (m *Manager) Sync(specs []Spec) error {
+	if err := ValidateAll(specs, m.opts.Reserved); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return errors.New("servers: the hub is shutting down")
+	}
+	var stop []*server
+	var start []*server
+	var removed []string
+	want := map[string]bool{}
+	order := make([]string, 0, len(specs))
+	for _, sp := range specs {
+		want[sp.Name] = true
+		order = append(order, sp.Name)
+		old := m.servers[sp.Name]
+		if old != nil && sameSpec(old.spec, sp) {
+			continue
+		}
+		if old != nil {
+			stop = append(stop, old)
+		}
+		s := newServer(m, sp)
+		m.servers[sp.Name] = s
+		start = append(start, s)
+	}
+	for name, s := range m.servers {
+		if !want[name] {
+			stop = append(stop, s)
+			delete(m.servers, name)
+			removed = append(removed, name)
+		}
+	}
+	m.order = order
+	m.mu.Unlock()
+	for _, s := range stop {
+		s.stop()
+	}
+	for _, name := range removed {
+		if err := m.approvals.forget(name); err != nil {
+			m.opts.Logger.Warn("servers: forgetting approval", "server", name, "err", err)
+		}
+		m.notify(name)
+	}
+	for _, s := range start {
+		s.start()
+		m.notify(s.spec.Name)
+	}
+	return nil
+}
+
+// Shutdown stops every server (closing stdin, then SIGTERM, then SIGKILL of its process group)
+// and waits for them, or for ctx.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	all := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		var wg sync.WaitGroup
+		for _, s := range all {
+			wg.Go(s.stop)
+		}
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("servers: shutdown: %w", ctx.Err())
+	}
+}
+
+func (m *Manager) get(name string) (*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.servers[name]
+	if s == nil {
+		names := slices.Clone(m.order)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("server %q: not configured (no [[servers]] in the config)", name)
+		}
+		return nil, fmt.Errorf("server %q: not configured; configured: %s", name, strings.Join(names, ", "))
+	}
+	return s, nil
+}
+
+// Names lists the configured servers in config order.
+func (m *Manager) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.order)
+}
+
+// Statuses reports every server in config order.
+func (m *Manager) Statuses() []Status {
+	m.mu.Lock()
+	all := make([]*server, 0, len(m.order))
+	for _, n := range m.order {
+		all = append(all, m.servers[n])
+	}
+	m.mu.Unlock()
+	out := make([]Status, 0, len(all))
+	for _, s := range all {
+		out = append(out, s.status(m.approvals))
+	}
+	return out
+}
+
+// Status reports one server.
+func (m *Manager) Status(name string) (Status, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return Status{}, err
+	}
+	return s.status(m.approvals), nil
+}
+
+// Logs returns a server's last n log lines (all kept when n <= 0).
+func (m *Manager) Logs(name string, n int) ([]LogLine, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.log.tail(n), nil
+}
+
+// FollowLogs calls f with each new log line of a server until cancel.
+func (m *Manager) FollowLogs(name string, f func(LogLine)) (cancel func(), err error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.log.subscribe(f), nil
+}
+
+// Restart stops and starts a server now (its restart count is not increased).
+func (m *Manager) Restart(name string) error {
+	m.mu.Lock()
+	old := m.servers[name]
+	if old == nil || m.closed {
+		m.mu.Unlock()
+		_, err := m.get(name)
+		return err
+	}
+	s := newServer(m, old.spec)
+	s.log = old.log
+	m.servers[name] = s
+	m.mu.Unlock()
+	old.stop()
+	s.log.add("hub", "restart asked by the user")
+	s.start()
+	m.notify(name)
+	return nil
+}
+
+// Approve takes a server out of quarantine and pins the tools it offers now; with tools named,
+// it pins only those (a held new or changed tool). The server must have listed its tools: an
+// idle on-demand server is started first, waiting up to ctx.
+func (m *Manager) Approve(ctx context.Context, name string, tools ...string) (Status, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return Status{}, err
+	}
+	if !s.spec.IsEnabled() {
+		return Status{}, fmt.Errorf("server %q is disabled; enable it first (`switchboard servers enable %s`) so its tools can be listed", name, name)
+	}
+	if _, err := s.waitSession(ctx); err != nil {
+		return Status{}, fmt.Errorf("server %q: approve needs its tool list: %w", name, err)
+	}
+	s.mu.Lock()
+	offered := slices.Clone(s.tools)
+	s.mu.Unlock()
+	pins := map[string]pinnedTool{}
+	now := time.Now()
+	for _, t := range offered {
+		if len(tools) > 0 && !slices.Contains(tools, t.Name) {
+			continue
+		}
+		pins[t.Name] = pinnedTool{Hash: ToolHash(t), Definition: PinnedDefinition(t), PinnedAt: now.UTC().Format(time.RFC3339)}
+	}
+	for _, want := range tools {
+		if _, ok := pins[want]; !ok {
+			var have []string
+			for _, t := range offered {
+				have = append(have, t.Name)
+			}
+			return Status{}, fmt.Errorf("server %q offers no tool %q; it offers: %s", name, want, strings.Join(have, ", "))
+		}
+	}
+	if err := m.approvals.approve(name, pins, now); err != nil {
+		return Status{}, err
+	}
+	s.log.add("hub", fmt.Sprintf("approved by the user: %d tool(s) pinned", len(pins)))
+	m.notify(name)
+	return s.status(m.approvals), nil
+}
+
+// waitSession returns the running server's session, starting an on-demand server and waiting
+// while it starts (bounded by ctx and the start timeout). A server in backoff, failed or
+// disabled is an error at once: a call never hangs on a server that is down.
+func (s *server) waitSession(ctx context.Context) (*sdk.ClientSession, error) {
+	deadline := time.NewTimer(s.m.opts.StartTimeout + time.Second)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		state, cs, ch := s.state, s.session, s.changed
+		if state == StateIdle && !s.wanted {
+			s.wanted = true
+			select {
+			case s.want <- struct{}{}:
+			default:
+			}
+		}
+		lastErr, next := s.lastErr, s.next
+		s.mu.Unlock()
+		switch state {
+		case StateRunning:
+			if cs != nil {
+				return cs, nil
+			}
+		case StateDisabled:
+			return nil, fmt.Errorf("server %q is disabled", s.spec.Name)
+		case StateStopped:
+			return nil, fmt.Errorf("server %q: the hub is shutting down", s.spec.Name)
+		case StateBackoff:
+			return nil, fmt.Errorf("server %q is down (%s); the hub restarts it in %s", s.spec.Name, lastErr, time.Until(next).Round(100*time.Millisecond))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			return nil, fmt.Errorf("server %q did not start within %s", s.spec.Name, s.m.opts.StartTimeout)
+		case <-ch:
+		}
+	}
+}
+
+// Catalogue is what a server offers clients now: its approved tools (by exposed name), its
+// resources, templates and prompts, and its instructions. A quarantined or stopped server
+// offers nothing.
+type Catalogue struct {
+	Server       string
+	Running      bool
+	Tools        []OfferedTool
+	Resources    []*sdk.Resource
+	Templates    []*sdk.ResourceTemplate
+	Prompts      []*sdk.Prompt
+	Instructions string
+}
+
+// OfferedTool is an approved tool: its upstream definition and the name clients see.
+type OfferedTool struct {
+	Exposed string
+	Tool    *sdk.Tool
+}
+
+// Catalogue returns what a server offers clients now. A server that is down keeps its last
+// catalogue, so clients do not see its tools vanish and reappear at every restart; calls then
+// fail with the reason.
+func (m *Manager) Catalogue(name string) (Catalogue, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return Catalogue{Server: name}, err
+	}
+	c := Catalogue{Server: name}
+	sa := m.approvals.server(name)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.Running = s.state == StateRunning
+	if sa == nil || !s.spec.IsEnabled() {
+		return c, nil
+	}
+	for _, t := range s.tools {
+		if judge(name, t, sa).State == ToolApproved {
+			c.Tools = append(c.Tools, OfferedTool{Exposed: ExposedName(name, t.Name), Tool: t})
+		}
+	}
+	c.Resources = slices.Clone(s.resources)
+	c.Templates = slices.Clone(s.templates)
+	c.Prompts = slices.Clone(s.prompts)
+	c.Instructions = s.instr
+	return c, nil
+}
+
+// begin counts a call in flight and returns the server's session.
+func (m *Manager) begin(ctx context.Context, name string) (*server, *sdk.ClientSession, func(), error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cs, err := s.waitSession(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s.mu.Lock()
+	s.inflight++
+	s.calls++
+	s.mu.Unlock()
+	m.notify(name)
+	return s, cs, func() {
+		s.mu.Lock()
+		s.inflight--
+		s.mu.Unlock()
+		m.notify(name)
+	}, nil
+}
+
+// CallTool calls an approved tool by its upstream name with the client's raw arguments. A
+// progress token, when given, is passed on so the server's progress reaches Hooks.Progress.
+// When the server dies during the call, the call ends at once with the reason.
+func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.RawMessage, progressToken any) (*sdk.CallToolResult, error) {
+	s, cs, end, err := m.begin(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	sa := m.approvals.server(name)
+	s.mu.Lock()
+	var def *sdk.Tool
+	for _, t := range s.tools {
+		if t.Name == tool {
+			def = t
+		}
+	}
+	s.mu.Unlock()
+	if def == nil {
+		return nil, fmt.Errorf("server %q no longer offers %q", name, tool)
+	}
+	if st := judge(name, def, sa).State; st != ToolApproved {
+		return nil, fmt.Errorf("%s: held (%s): its definition is not the one approved; approve it on the dashboard's Servers view or with `switchboard servers approve %s %s`", ExposedName(name, tool), st, name, tool)
+	}
+	params := &sdk.CallToolParams{Name: tool, Arguments: rawArgs(args)}
+	if progressToken != nil {
+		params.SetProgressToken(progressToken)
+	}
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		return nil, s.callError(ctx, cs, err)
+	}
+	return res, nil
+}
+
+// callError explains a failed upstream request: the server going away during it is said as
+// such, with how it ended.
+func (s *server) callError(ctx context.Context, cs *sdk.ClientSession, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		return fmt.Errorf("server %q: %w", s.spec.Name, err)
+	}
+	// Not an answer from the server: the connection broke. Give the supervisor a moment to
+	// record how the process ended.
+	deadline := time.NewTimer(500 * time.Millisecond)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		gone, why, ch := s.session != cs, s.lastErr, s.changed
+		s.mu.Unlock()
+		if gone && why != "" {
+			return fmt.Errorf("server %q went away during the call: %s; the hub restarts it", s.spec.Name, why)
+		}
+		select {
+		case <-ch:
+			continue
+		case <-deadline.C:
+		}
+		if gone || errors.Is(err, sdk.ErrConnectionClosed) {
+			return fmt.Errorf("server %q went away during the call (%v); the hub restarts it", s.spec.Name, err)
+		}
+		return fmt.Errorf("server %q: %w", s.spec.Name, err)
+	}
+}
+
+// ReadResource reads a resource from the server that offers it.
+func (m *Manager) ReadResource(ctx context.Context, name string, params *sdk.ReadResourceParams) (*sdk.ReadResourceResult, error) {
+	s, cs, end, err := m.begin(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	res, err := cs.ReadResource(ctx, params)
+	if err != nil {
+		return nil, s.callError(ctx, cs, err)
+	}
+	return res, nil
+}
+
+// GetPrompt gets a prompt by its upstream name.
+func (m *Manager) GetPrompt(ctx context.Context, name string, params *sdk.GetPromptParams) (*sdk.GetPromptResult, error) {
+	s, cs, end, err := m.begin(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	res, err := cs.GetPrompt(ctx, params)
+	if err != nil {
+		return nil, s.callError(ctx, cs, err)
+	}
+	return res, nil
+}
+
+// Complete asks the server for argument completions.
+func (m *Manager) Complete(ctx context.Context, name string, params *sdk.CompleteParams) (*sdk.CompleteResult, error) {
+	s, cs, end, err := m.begin(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	res, err := cs.Complete(ctx, params)
+	if err != nil {
+		return nil, s.callError(ctx, cs, err)
+	}
+	return res, nil
+}
+
+// Subscribe and Unsubscribe pass resource subscriptions on.
+func (m *Manager) Subscribe(ctx context.Context, name, uri string) error {
+	s, cs, end, err := m.begin(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
+		return s.callError(ctx, cs, err)
+	}
+	return nil
+}
+
+func (m *Manager) Unsubscribe(ctx context.Context, name, uri string) error {
+	s, cs, end, err := m.begin(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
+		return s.callError(ctx, cs, err)
+	}
+	return nil
+}
+
+// SetLogLevel sets every running server's logging level.
+func (m *Manager) SetLogLevel(ctx context.Context, level sdk.LoggingLevel) {
+	m.mu.Lock()
+	all := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	for _, s := range all {
+		s.mu.Lock()
+		cs := s.session
+		s.mu.Unlock()
+		if cs != nil {
+			_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: level})
+		}
+	}
+}
+
+// newClient is the client the hub is to one server: it advertises what the hub can route to
+// its own clients (roots, sampling, elicitation) and passes notifications to the hooks.
+func (m *Manager) newClient(s *server) *sdk.Client {
+	name := s.spec.Name
+	h := m.opts.Hooks
+	opts := &sdk.ClientOptions{
+		Logger: slog.New(slog.DiscardHandler),
+		CreateMessageHandler: func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			if h.Sampling == nil {
+				return nil, errors.New("sampling: no client of the hub can answer")
+			}
+			return h.Sampling(ctx, name, req)
+		},
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			if h.Elicit == nil {
+				return nil, errors.New("elicitation: no client of the hub can answer")
+			}
+			return h.Elicit(ctx, name, req)
+		},
+		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { s.relist(true, false, false) },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { s.relist(false, true, false) },
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.relist(false, false, true) },
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			if h.Log != nil {
+				h.Log(name, req.Params)
+			}
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			if h.Progress != nil {
+				h.Progress(name, req.Params)
+			}
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+			if h.ResourceUpdated != nil {
+				h.ResourceUpdated(name, req.Params)
+			}
+		},
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "switchboard", Title: "Switchboard", Version: m.opts.Version}, opts)
+	// roots/list is answered with the calling client's workspace, not a fixed list.
+	c.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "roots/list" {
+				if h.Roots == nil {
+					return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil
+				}
+				return h.Roots(ctx, name)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return c
+}
+
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:3])
+}
+
+// sortedNames returns a map's keys in order (for stable output).
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package upstream
+
+import "syscall"
+
+// procAttr puts a server in its own process group, so the hub can end it with everything it
+// started.
+func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

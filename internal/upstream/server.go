@@ -1,0 +1,634 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// server is one configured upstream server and its supervisor. The Manager owns it; its run
+// goroutine owns the process and the client session and ends when stop is called.
+type server struct {
+	m    *Manager
+	spec Spec
+	log  *logRing
+
+	mu        sync.Mutex
+	state     string
+	since     time.Time
+	pid       int
+	restarts  int
+	next      time.Time
+	lastErr   string
+	lastErrAt time.Time
+	session   *sdk.ClientSession
+	changed   chan struct{} // closed and replaced at every state change: waiters re-check
+	wanted    bool          // a call asked an on-demand server to start
+	info      string
+	instr     string
+	tools     []*sdk.Tool // everything the server offers, approved or not
+	resources []*sdk.Resource
+	templates []*sdk.ResourceTemplate
+	prompts   []*sdk.Prompt
+	inflight  int
+	calls     int64
+
+	want   chan struct{} // wakes an idle on-demand server
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newServer(m *Manager, spec Spec) *server {
+	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), since: time.Now()}
+	switch {
+	case !spec.IsEnabled():
+		s.state = StateDisabled
+	case spec.StartMode() == StartOnDemand:
+		s.state = StateIdle
+	default:
+		s.state = StateStarting
+	}
+	return s
+}
+
+// setState records a state change and wakes everything waiting on one.
+func (s *server) setStateLocked(state string) {
+	if s.state != state {
+		s.state = state
+		s.since = time.Now()
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *server) setState(state string) {
+	s.mu.Lock()
+	s.setStateLocked(state)
+	s.mu.Unlock()
+	s.m.notify(s.spec.Name)
+}
+
+func (s *server) fail(err error) {
+	s.mu.Lock()
+	s.lastErr = err.Error()
+	s.lastErrAt = time.Now()
+	s.mu.Unlock()
+	s.log.add("hub", err.Error())
+}
+
+// start runs the supervisor until stop.
+func (s *server) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.done = make(chan struct{})
+	go func() {
+		defer close(s.done)
+		// The kernel delivers a child's parent-death signal (procAttr) when the thread that
+		// started it exits, not the process (golang/go#27505). Keeping this goroutine on one
+		// thread while it owns the process means the signal fires only if the hub dies.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		s.run(ctx)
+	}()
+}
+
+// stop ends the supervisor: the session is closed and the process group terminated (stdin
+// closed, then SIGTERM, then SIGKILL), and waits for it.
+func (s *server) stop() {
+	if s.cancel == nil {
+		return
+	}
+	s.cancel()
+	<-s.done
+}
+
+// run starts the server (at once, or when a call wants an on-demand one) and restarts it with
+// backoff whenever it ends, until ctx ends.
+func (s *server) run(ctx context.Context) {
+	if !s.spec.IsEnabled() {
+		return
+	}
+	failures := 0
+	for {
+		if s.spec.StartMode() == StartOnDemand {
+			s.mu.Lock()
+			wanted := s.wanted
+			s.mu.Unlock()
+			if !wanted {
+				s.setState(StateIdle)
+				select {
+				case <-ctx.Done():
+					s.setState(StateStopped)
+					return
+				case <-s.want:
+				}
+			}
+		}
+		s.setState(StateStarting)
+		began := time.Now()
+		err := s.runOnce(ctx)
+		if ctx.Err() != nil {
+			s.setState(StateStopped)
+			return
+		}
+		if err != nil {
+			s.fail(err)
+		}
+		if time.Since(began) >= s.m.opts.Backoff.Reset {
+			failures = 0
+		}
+		delay := s.m.opts.Backoff.Min << min(failures, 16)
+		if delay > s.m.opts.Backoff.Max || delay <= 0 {
+			delay = s.m.opts.Backoff.Max
+		}
+		failures++
+		s.mu.Lock()
+		s.restarts++
+		s.next = time.Now().Add(delay)
+		s.setStateLocked(StateBackoff)
+		s.mu.Unlock()
+		s.m.notify(s.spec.Name)
+		s.log.add("hub", fmt.Sprintf("restarting in %s", delay.Round(time.Millisecond)))
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			s.setState(StateStopped)
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runOnce starts the server once, serves until it ends, and says why it ended.
+func (s *server) runOnce(ctx context.Context) error {
+	var (
+		transport sdk.Transport
+		p         *proc
+		err       error
+	)
+	switch s.spec.Kind() {
+	case TransportStdio:
+		p, transport, err = s.startProcess()
+		if err != nil {
+			return err
+		}
+		defer p.stop(ctx.Err() != nil)
+	default:
+		hc, err := s.httpClient()
+		if err != nil {
+			return err
+		}
+		if s.spec.Kind() == TransportSSE {
+			transport = &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: hc}
+		} else {
+			transport = &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: hc, MaxRetries: -1}
+		}
+	}
+	// The session lives as long as this run: its context is not the call's.
+	sctx, cancelSession := context.WithCancel(ctx)
+	defer cancelSession()
+	connectCtx, cancelConnect := context.WithTimeout(sctx, s.m.opts.StartTimeout)
+	client := s.m.newClient(s)
+	cs, err := connectOrExit(connectCtx, client, transport, p)
+	cancelConnect()
+	if err != nil {
+		if p != nil {
+			// The process is the likelier cause than the protocol: say how it ended.
+			select {
+			case <-p.exited:
+				return fmt.Errorf("start: %s", p.exitText(s.log))
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("start: no answer to initialize within %s%s", s.m.opts.StartTimeout, lastLine(s.log))
+		}
+		return fmt.Errorf("start: %w%s", err, lastLine(s.log))
+	}
+	defer cs.Close()
+	ir := cs.InitializeResult()
+	s.mu.Lock()
+	s.session = cs
+	if ir != nil {
+		if ir.ServerInfo != nil {
+			s.info = strings.TrimSpace(ir.ServerInfo.Name + " " + ir.ServerInfo.Version)
+		}
+		s.instr = ir.Instructions
+	}
+	s.mu.Unlock()
+	if err := s.refresh(sctx, cs, true, true, true); err != nil {
+		s.mu.Lock()
+		s.session = nil
+		s.mu.Unlock()
+		return err
+	}
+	s.log.add("hub", "running: "+s.info)
+	s.setState(StateRunning)
+
+	sessionEnded := make(chan error, 1)
+	go func() { sessionEnded <- cs.Wait() }()
+	var exited <-chan struct{}
+	if p != nil {
+		exited = p.exited
+	}
+	var why error
+	select {
+	case <-ctx.Done():
+	case <-exited:
+		why = fmt.Errorf("%s", p.exitText(s.log))
+	case err := <-sessionEnded:
+		why = fmt.Errorf("connection ended: %v%s", orNil(err), lastLine(s.log))
+	}
+	s.mu.Lock()
+	if why != nil {
+		// Recorded with the session's end, so a call that failed with it reads the reason.
+		s.lastErr, s.lastErrAt = why.Error(), time.Now()
+	}
+	s.session = nil
+	s.setStateLocked(s.state)
+	s.mu.Unlock()
+	return why
+}
+
+// connectOrExit connects, giving up as soon as the process exits (a server that dies at start
+// otherwise costs the whole start timeout).
+func connectOrExit(ctx context.Context, c *sdk.Client, t sdk.Transport, p *proc) (*sdk.ClientSession, error) {
+	if p == nil {
+		return c.Connect(ctx, t, nil)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.exited:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return c.Connect(ctx, t, nil)
+}
+
+func orNil(err error) string {
+	if err == nil {
+		return "closed by the server"
+	}
+	return err.Error()
+}
+
+func lastLine(l *logRing) string {
+	if s := l.lastStderr(); s != "" {
+		return "; last stderr line: " + s
+	}
+	return ""
+}
+
+// refresh lists what the server offers (the parts asked for) and publishes it.
+func (s *server) refresh(ctx context.Context, cs *sdk.ClientSession, tools, resources, prompts bool) error {
+	ctx, cancel := context.WithTimeout(ctx, s.m.opts.StartTimeout)
+	defer cancel()
+	ir := cs.InitializeResult()
+	caps := &sdk.ServerCapabilities{}
+	if ir != nil && ir.Capabilities != nil {
+		caps = ir.Capabilities
+	}
+	var (
+		ts  []*sdk.Tool
+		rs  []*sdk.Resource
+		rts []*sdk.ResourceTemplate
+		ps  []*sdk.Prompt
+	)
+	if tools && caps.Tools != nil {
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("tools/list: %w", err)
+			}
+			ts = append(ts, t)
+		}
+	}
+	if resources && caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("resources/list: %w", err)
+			}
+			rs = append(rs, r)
+		}
+		for r, err := range cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("resources/templates/list: %w", err)
+			}
+			rts = append(rts, r)
+		}
+	}
+	if prompts && caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("prompts/list: %w", err)
+			}
+			ps = append(ps, p)
+		}
+	}
+	s.mu.Lock()
+	if tools {
+		s.tools = ts
+	}
+	if resources {
+		s.resources, s.templates = rs, rts
+	}
+	if prompts {
+		s.prompts = ps
+	}
+	s.mu.Unlock()
+	s.m.notify(s.spec.Name)
+	return nil
+}
+
+// relist re-reads one part after the server said it changed (notifications/*/list_changed).
+func (s *server) relist(tools, resources, prompts bool) {
+	s.mu.Lock()
+	cs := s.session
+	s.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	// Off the session's reader goroutine: a request from inside a notification handler would
+	// wait for a reply that goroutine has to read.
+	go func() {
+		if err := s.refresh(context.Background(), cs, tools, resources, prompts); err != nil {
+			s.log.add("hub", "re-listing after list_changed: "+err.Error())
+		}
+	}()
+}
+
+// httpClient is an HTTP client that adds the configured headers (expanded at each start).
+func (s *server) httpClient() (*http.Client, error) {
+	h := http.Header{}
+	for k, v := range s.spec.Headers {
+		val, err := Expand(v, s.m.opts.Getenv, s.m.opts.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("headers: %s: %w", k, err)
+		}
+		h.Set(k, val)
+	}
+	return &http.Client{Transport: headerTransport{h: h, next: http.DefaultTransport}}, nil
+}
+
+type headerTransport struct {
+	h    http.Header
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return t.next.RoundTrip(r)
+}
+
+// proc is a started server process: the leader of its own process group.
+type proc struct {
+	cmd     *exec.Cmd
+	stdin   *os.File
+	exited  chan struct{}
+	waitErr error
+	log     *logRing
+}
+
+// startProcess starts the server in its own process group with pipes the hub owns (so Wait
+// never waits on a grandchild holding them) and its stderr into the log.
+func (s *server) startProcess() (*proc, sdk.Transport, error) {
+	env := os.Environ()
+	keys := make([]string, 0, len(s.spec.Env))
+	for k := range s.spec.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		val, err := Expand(s.spec.Env[k], s.m.opts.Getenv, s.m.opts.Secret)
+		if err != nil {
+			return nil, nil, fmt.Errorf("env: %s: %w", k, err)
+		}
+		env = append(env, k+"="+val)
+	}
+	dir := s.spec.Cwd
+	if dir == "" {
+		dir = s.m.opts.Workspace
+	} else if !filepath.IsAbs(dir) && s.m.opts.Workspace != "" {
+		dir = filepath.Join(s.m.opts.Workspace, dir)
+	}
+	path, err := exec.LookPath(s.spec.Command)
+	if err != nil {
+		return nil, nil, fmt.Errorf("command: %q not found on PATH (%v); install it or give its full path", s.spec.Command, err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, nil, err
+	}
+	cmd := exec.Command(path, s.spec.Args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = procAttr()
+	err = cmd.Start()
+	// The child has its copies; the hub keeps only its ends, so EOF means the server is gone.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, nil, fmt.Errorf("start %s: %w", s.spec.Command, err)
+	}
+	p := &proc{cmd: cmd, stdin: inW, exited: make(chan struct{}), log: s.log}
+	s.mu.Lock()
+	s.pid = cmd.Process.Pid
+	s.mu.Unlock()
+	s.log.add("hub", fmt.Sprintf("started %s (pid %d)", s.spec.CommandLine(), cmd.Process.Pid))
+	go s.log.readLines(errR, "stderr")
+	go func() {
+		p.waitErr = cmd.Wait()
+		// Whatever the leader left behind in its group goes with it.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		close(p.exited)
+		errR.Close()
+	}()
+	return p, &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+}
+
+// stop ends the process group: when the hub is stopping the server (graceful), stdin is closed
+// first (how MCP servers are told to exit), then SIGTERM, then SIGKILL; after a crash, SIGKILL
+// at once for whatever the leader left running.
+func (p *proc) stop(graceful bool) {
+	pgid := p.cmd.Process.Pid
+	if graceful {
+		_ = p.stdin.Close()
+		if p.wait(2 * time.Second) {
+			return
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		if p.wait(2 * time.Second) {
+			return
+		}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	<-p.exited
+	_ = p.stdin.Close()
+}
+
+func (p *proc) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitText says how the process ended, for the log and for the error an in-flight call gets.
+func (p *proc) exitText(l *logRing) string {
+	<-p.exited
+	var ee *exec.ExitError
+	why := "exited"
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			why = fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		} else {
+			why = fmt.Sprintf("exited with status %d", ee.ExitCode())
+		}
+	} else if p.waitErr != nil {
+		why = p.waitErr.Error()
+	} else {
+		why = "exited with status 0"
+	}
+	return "the server process " + why + lastLine(l)
+}
+
+// snapshot is the server's status.
+func (s *server) status(a *approvals) Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{
+		Name: s.spec.Name, Transport: s.spec.Kind(), Command: s.spec.CommandLine(), Enabled: s.spec.IsEnabled(),
+		Start: s.spec.StartMode(), State: s.state, Since: stamp(s.since), Restarts: s.restarts,
+		LastError: s.lastErr, LastErrorAt: stamp(s.lastErrAt), ServerInfo: s.info, Instructions: s.instr,
+		Resources: len(s.resources), Templates: len(s.templates), Prompts: len(s.prompts),
+		InFlight: s.inflight, Calls: s.calls, Tools: []ToolStatus{},
+	}
+	if s.state == StateRunning || s.state == StateStarting {
+		st.PID = s.pid
+	}
+	if s.state == StateBackoff {
+		st.NextRestart = stamp(s.next)
+	}
+	sa := a.server(s.spec.Name)
+	st.Approved = sa != nil
+	for _, t := range s.tools {
+		ts := judge(s.spec.Name, t, sa)
+		if ts.State == ToolNew || ts.State == ToolChanged {
+			st.Held++
+		}
+		if len(ts.Flags) > 0 {
+			st.Flagged++
+		}
+		st.Tools = append(st.Tools, ts)
+	}
+	return st
+}
+
+// judge decides a tool's state against the server's approval.
+func judge(server string, t *sdk.Tool, sa *serverApproval) ToolStatus {
+	ts := ToolStatus{Name: t.Name, Exposed: ExposedName(server, t.Name), Description: t.Description, Flags: Flags(t)}
+	if ts.Flags == nil {
+		ts.Flags = []string{}
+	}
+	ts.ReadOnly = t.Annotations != nil && t.Annotations.ReadOnlyHint
+	switch pin, ok := pinOf(sa, t.Name); {
+	case sa == nil:
+		ts.State = ToolQuarantined
+	case !ok:
+		ts.State = ToolNew
+	case pin.Hash != ToolHash(t):
+		ts.State = ToolChanged
+		ts.Diff = DefinitionDiff(pin.Definition, PinnedDefinition(t))
+	default:
+		ts.State = ToolApproved
+	}
+	return ts
+}
+
+func pinOf(sa *serverApproval, name string) (pinnedTool, bool) {
+	if sa == nil {
+		return pinnedTool{}, false
+	}
+	p, ok := sa.Tools[name]
+	return p, ok
+}
+
+// ExposedName is the name clients see for a server's tool: <server>__<tool>, with characters
+// model providers refuse in tool names replaced by '_' and cut to 64 characters (the strictest
+// provider limit), a short hash of the original keeping cut names apart.
+func ExposedName(server, tool string) string {
+	var b strings.Builder
+	for _, r := range tool {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := server + NameSeparator + b.String()
+	if len(name) <= maxToolName && b.String() == tool {
+		return name
+	}
+	sum := shortHash(tool)
+	if len(name)+len(sum)+1 > maxToolName {
+		name = name[:maxToolName-len(sum)-1]
+	}
+	return name + "_" + sum
+}
+
+const maxToolName = 64
+
+// sameSpec reports whether two specs start the same server.
+func sameSpec(a, b Spec) bool { return reflect.DeepEqual(a, b) }
+
+// rawArgs passes a client's arguments through unchanged (no decode and re-encode).
+func rawArgs(b json.RawMessage) any {
+	if len(b) == 0 {
+		return map[string]any{}
+	}
+	return b
+}
