@@ -70,6 +70,7 @@ type Service struct {
 	browser      *webview.Webview
 	browserFeed  *browserFeed
 	subsystems   []Subsystem
+	up           *upstreams // the user's other MCP servers (mcp/upstream.go), nil when none
 	rag          *rag.Engine
 	ragFeed      *ragFeed
 
@@ -279,6 +280,7 @@ func New(opts ...Option) (*Service, error) {
 	for _, f := range s.serverOpts {
 		f(serverOpts)
 	}
+	s.upstreamServerOptions(serverOpts)
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
 	s.registerFileTools(s.server)
 	s.registerMetricsTools(s.server)
@@ -317,6 +319,7 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.initToolsets()
 	s.computePathTools()
+	s.wireUpstreams()
 	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
@@ -409,7 +412,11 @@ func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
 func (s *Service) Server() *sdk.Server { return s.server }
 
 // Tools returns the registered tools, as clients list them.
-func (s *Service) Tools() []*sdk.Tool { return slices.Clone(s.tools) }
+func (s *Service) Tools() []*sdk.Tool {
+	s.toolsetMu.Lock()
+	defer s.toolsetMu.Unlock()
+	return slices.Clone(s.tools)
+}
 
 // Sessions returns the client session registry.
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }
@@ -431,6 +438,12 @@ func (s *Service) Activity() []audit.Entry { return s.activity.list() }
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		var errs []error
+		if s.up != nil {
+			// First: a server's process group ends with the hub, whatever else fails.
+			if err := s.up.m.Shutdown(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		for i := len(s.subsystems) - 1; i >= 0; i-- {
 			if sd, ok := s.subsystems[i].(SubsystemWithShutdown); ok {
 				if err := sd.Shutdown(ctx); err != nil {

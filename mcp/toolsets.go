@@ -107,6 +107,8 @@ type ToolsetStatus struct {
 	Title   string   `json:"title"`
 	Enabled bool     `json:"enabled"`
 	Tools   []string `json:"tools"` // registered tools of the set (none: not in this build/config)
+	// Upstream: the set is an upstream server's tools ([[servers]]).
+	Upstream bool `json:"upstream,omitempty"`
 }
 
 // Toolsets reports every toolset: whether it is on and which registered tools it holds.
@@ -121,25 +123,65 @@ func (s *Service) toolsetsLocked() []ToolsetStatus {
 	for i, ts := range toolsets {
 		out[i] = ToolsetStatus{Name: ts.name, Title: ts.title, Enabled: s.active[ts.name], Tools: []string{}}
 	}
+	if s.up != nil {
+		// Each upstream server is a toolset of its own, after the hub's.
+		for _, name := range s.up.m.Names() {
+			on, ok := s.active[name]
+			out = append(out, ToolsetStatus{Name: name, Title: "server " + name, Enabled: on || !ok, Tools: []string{}, Upstream: true})
+		}
+	}
+	index := make(map[string]int, len(out))
+	for i, ts := range out {
+		index[ts.Name] = i
+	}
 	for _, t := range s.tools {
-		if i := ToolsetIndex(ToolsetOf(t)); i >= 0 {
+		if i, ok := index[ToolsetOf(t)]; ok {
 			out[i].Tools = append(out[i].Tools, t.Name)
 		}
 	}
 	return out
 }
 
+// isUpstreamToolset reports whether name is a configured upstream server's toolset.
+func (s *Service) isUpstreamToolset(name string) bool {
+	return s.up != nil && slices.Contains(s.up.m.Names(), name)
+}
+
 // SetToolsets switches the served tool set. Tools leaving are removed from the server and tools
 // joining are added back with their original handlers; go-sdk then sends every connected client
 // notifications/tools/list_changed.
+//
+// Upstream servers' toolsets named in names are switched on; those not named keep their state
+// (a list of the hub's own sets, from the config or an older dashboard, leaves them alone).
 func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
-	sets, err := ParseToolsets(names)
+	var own, servers []string
+	for _, entry := range names {
+		for _, n := range strings.Split(entry, ",") {
+			if n = strings.TrimSpace(n); s.isUpstreamToolset(n) {
+				servers = append(servers, n)
+			} else {
+				own = append(own, n)
+			}
+		}
+	}
+	sets, err := ParseToolsets(own)
 	if err != nil {
 		return s.Toolsets(), err
 	}
 	s.toolsetMu.Lock()
+	prev := s.active
 	s.active = map[string]bool{}
 	for _, n := range sets {
+		s.active[n] = true
+	}
+	if s.up != nil {
+		for _, n := range s.up.m.Names() {
+			if on, ok := prev[n]; ok {
+				s.active[n] = on
+			}
+		}
+	}
+	for _, n := range servers {
 		s.active[n] = true
 	}
 	changed := s.applyToolsetsLocked()
@@ -153,7 +195,7 @@ func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
 
 // SetToolset switches one toolset on or off.
 func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error) {
-	if ToolsetIndex(name) < 0 {
+	if ToolsetIndex(name) < 0 && !s.isUpstreamToolset(name) {
 		return s.Toolsets(), fmt.Errorf("toolset: unknown toolset %q; valid: %s", name, strings.Join(ToolsetNames(), ", "))
 	}
 	s.toolsetMu.Lock()

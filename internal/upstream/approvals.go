@@ -74,6 +74,18 @@ func (a *approvals) server(name string) *serverApproval {
 	return cp
 }
 
+// pinned returns a tool's pinned hash without copying the server's approval (on every call).
+func (a *approvals) pinned(server, tool string) (hash string, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sa := a.data.Servers[server]
+	if sa == nil {
+		return "", false
+	}
+	p, ok := sa.Tools[tool]
+	return p.Hash, ok
+}
+
 // approve takes a server out of quarantine and pins tools (name → definition).
 func (a *approvals) approve(name string, tools map[string]pinnedTool, now time.Time) error {
 	a.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -74,6 +75,7 @@ type Manager struct {
 	closed  bool
 
 	onChange listeners.Set[string]
+	nextID   atomic.Uint32
 }
 
 // New returns a Manager with no servers; Sync gives it its list.
@@ -104,6 +106,14 @@ func New(opts Options) (*Manager, error) {
 		return nil, err
 	}
 	return &Manager{opts: opts, approvals: a, servers: map[string]*server{}}, nil
+}
+
+// SetHooks connects the Manager to the hub's clients. Call it before Sync: a server started
+// earlier keeps the hooks it started with until its next start.
+func (m *Manager) SetHooks(h Hooks) {
+	m.mu.Lock()
+	m.opts.Hooks = h
+	m.mu.Unlock()
 }
 
 // OnChange registers f to run (with the server's name) after any change of a server's state or
@@ -314,6 +324,7 @@ func (m *Manager) Approve(ctx context.Context, name string, tools ...string) (St
 	if err := m.approvals.approve(name, pins, now); err != nil {
 		return Status{}, err
 	}
+	s.catVer.Add(1)
 	s.log.add("hub", fmt.Sprintf("approved by the user: %d tool(s) pinned", len(pins)))
 	m.notify(name)
 	return s.status(m.approvals), nil
@@ -372,6 +383,26 @@ type Catalogue struct {
 	Instructions string
 }
 
+// approved reports whether a tool's offered definition is the pinned one (judge without the
+// status it builds: this runs on every call).
+func approved(t *sdk.Tool, p toolPin, sa *serverApproval) bool {
+	if sa == nil {
+		return false
+	}
+	pin, ok := sa.Tools[t.Name]
+	return ok && pin.Hash == p.hash
+}
+
+// CatalogueVersion changes whenever what the server offers may have changed (a new list, an
+// approval, a restart), so a caller can skip rebuilding from an unchanged Catalogue.
+func (m *Manager) CatalogueVersion(name string) uint64 {
+	s, err := m.get(name)
+	if err != nil {
+		return 0
+	}
+	return uint64(s.id)<<32 | s.catVer.Load()
+}
+
 // OfferedTool is an approved tool: its upstream definition and the name clients see.
 type OfferedTool struct {
 	Exposed string
@@ -395,7 +426,7 @@ func (m *Manager) Catalogue(name string) (Catalogue, error) {
 		return c, nil
 	}
 	for _, t := range s.tools {
-		if judge(name, t, sa).State == ToolApproved {
+		if approved(t, s.pins[t.Name], sa) {
 			c.Tools = append(c.Tools, OfferedTool{Exposed: ExposedName(name, t.Name), Tool: t})
 		}
 	}
@@ -416,16 +447,16 @@ func (m *Manager) begin(ctx context.Context, name string) (*server, *sdk.ClientS
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// Not announced (OnChange): a status snapshot per call would cost more than the call. The
+	// counts show in the next status.
 	s.mu.Lock()
 	s.inflight++
 	s.calls++
 	s.mu.Unlock()
-	m.notify(name)
 	return s, cs, func() {
 		s.mu.Lock()
 		s.inflight--
 		s.mu.Unlock()
-		m.notify(name)
 	}, nil
 }
 
@@ -438,7 +469,6 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 		return nil, err
 	}
 	defer end()
-	sa := m.approvals.server(name)
 	s.mu.Lock()
 	var def *sdk.Tool
 	for _, t := range s.tools {
@@ -446,11 +476,13 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 			def = t
 		}
 	}
+	pin := s.pins[tool]
 	s.mu.Unlock()
 	if def == nil {
 		return nil, fmt.Errorf("server %q no longer offers %q", name, tool)
 	}
-	if st := judge(name, def, sa).State; st != ToolApproved {
+	if h, ok := m.approvals.pinned(name, tool); !ok || h != pin.hash {
+		st := judge(name, def, pin, m.approvals.server(name)).State
 		return nil, fmt.Errorf("%s: held (%s): its definition is not the one approved; approve it on the dashboard's Servers view or with `switchboard servers approve %s %s`", ExposedName(name, tool), st, name, tool)
 	}
 	params := &sdk.CallToolParams{Name: tool, Arguments: rawArgs(args)}
@@ -586,7 +618,9 @@ func (m *Manager) SetLogLevel(ctx context.Context, level sdk.LoggingLevel) {
 // its own clients (roots, sampling, elicitation) and passes notifications to the hooks.
 func (m *Manager) newClient(s *server) *sdk.Client {
 	name := s.spec.Name
+	m.mu.Lock()
 	h := m.opts.Hooks
+	m.mu.Unlock()
 	opts := &sdk.ClientOptions{
 		Logger: slog.New(slog.DiscardHandler),
 		CreateMessageHandler: func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {

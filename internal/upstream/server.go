@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,11 +42,17 @@ type server struct {
 	info      string
 	instr     string
 	tools     []*sdk.Tool // everything the server offers, approved or not
+	pins      map[string]toolPin // each offered tool's hash and flags, computed once per listing
 	resources []*sdk.Resource
 	templates []*sdk.ResourceTemplate
 	prompts   []*sdk.Prompt
 	inflight  int
 	calls     int64
+
+	// id tells servers of the same name apart (a restart or a config change makes a new one);
+	// catVer counts changes of what it offers (CatalogueVersion).
+	id     uint32
+	catVer atomic.Uint64
 
 	want   chan struct{} // wakes an idle on-demand server
 	cancel context.CancelFunc
@@ -53,7 +60,7 @@ type server struct {
 }
 
 func newServer(m *Manager, spec Spec) *server {
-	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), since: time.Now()}
+	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), since: time.Now(), id: m.nextID.Add(1)}
 	switch {
 	case !spec.IsEnabled():
 		s.state = StateDisabled
@@ -345,6 +352,10 @@ func (s *server) refresh(ctx context.Context, cs *sdk.ClientSession, tools, reso
 	s.mu.Lock()
 	if tools {
 		s.tools = ts
+		s.pins = make(map[string]toolPin, len(ts))
+		for _, t := range ts {
+			s.pins[t.Name] = toolPin{hash: ToolHash(t), flags: Flags(t)}
+		}
 	}
 	if resources {
 		s.resources, s.templates = rs, rts
@@ -352,6 +363,7 @@ func (s *server) refresh(ctx context.Context, cs *sdk.ClientSession, tools, reso
 	if prompts {
 		s.prompts = ps
 	}
+	s.catVer.Add(1)
 	s.mu.Unlock()
 	s.m.notify(s.spec.Name)
 	return nil
@@ -555,7 +567,7 @@ func (s *server) status(a *approvals) Status {
 	sa := a.server(s.spec.Name)
 	st.Approved = sa != nil
 	for _, t := range s.tools {
-		ts := judge(s.spec.Name, t, sa)
+		ts := judge(s.spec.Name, t, s.pins[t.Name], sa)
 		if ts.State == ToolNew || ts.State == ToolChanged {
 			st.Held++
 		}
@@ -567,9 +579,15 @@ func (s *server) status(a *approvals) Status {
 	return st
 }
 
+// toolPin is what judging a tool needs, computed when the server lists it.
+type toolPin struct {
+	hash  string
+	flags []string
+}
+
 // judge decides a tool's state against the server's approval.
-func judge(server string, t *sdk.Tool, sa *serverApproval) ToolStatus {
-	ts := ToolStatus{Name: t.Name, Exposed: ExposedName(server, t.Name), Description: t.Description, Flags: Flags(t)}
+func judge(server string, t *sdk.Tool, p toolPin, sa *serverApproval) ToolStatus {
+	ts := ToolStatus{Name: t.Name, Exposed: ExposedName(server, t.Name), Description: t.Description, Flags: slices.Clone(p.flags)}
 	if ts.Flags == nil {
 		ts.Flags = []string{}
 	}
@@ -579,7 +597,7 @@ func judge(server string, t *sdk.Tool, sa *serverApproval) ToolStatus {
 		ts.State = ToolQuarantined
 	case !ok:
 		ts.State = ToolNew
-	case pin.Hash != ToolHash(t):
+	case pin.Hash != p.hash:
 		ts.State = ToolChanged
 		ts.Diff = DefinitionDiff(pin.Definition, PinnedDefinition(t))
 	default:

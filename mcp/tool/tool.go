@@ -321,6 +321,35 @@ func Lookup(server *sdk.Server, name string) (Registered, bool) {
 	return r, ok
 }
 
+// AddProxied registers a tool the hub does not implement itself (an upstream server's, whose
+// arguments the upstream server checks): r.Handler receives the raw request. Like Add, the tool
+// carries its toolset and is remembered, so toolset switches and policy see it like any other.
+// With serve false the tool is only remembered (its toolset is switched off).
+func AddProxied(server *sdk.Server, r Registered, serve bool) {
+	if r.Toolset != "" {
+		if r.Tool.Meta == nil {
+			r.Tool.Meta = sdk.Meta{}
+		}
+		r.Tool.Meta[ToolsetMetaKey] = r.Toolset
+	}
+	remember(server, r)
+	if serve {
+		server.AddTool(r.Tool, r.Handler)
+	}
+}
+
+// Unregister forgets tools registered on server (an upstream server's tools that went away)
+// and removes them from it.
+func Unregister(server *sdk.Server, names ...string) {
+	st := serverEntry(server)
+	st.mu.Lock()
+	for _, n := range names {
+		delete(st.m, n)
+	}
+	st.mu.Unlock()
+	server.RemoveTools(names...)
+}
+
 // Forget drops server's registry entry (when the server is discarded).
 func Forget(server *sdk.Server) { registry.Delete(server) }
 

@@ -1,0 +1,589 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+)
+
+// Upstream servers (internal/upstream) on the hub: each configured server's approved tools are
+// registered on the hub's one go-sdk server as <server>__<tool>, so they pass through the same
+// receiving middleware as built-in tools — policy rules and approvals, the audit log (before the
+// fact for tools not annotated read-only), toolsets (each server is one) and the dashboard's
+// activity. Resources, resource templates and prompts are offered too; requests a server sends
+// its client (sampling, elicitation, roots) go to the client whose call is in flight on it.
+
+// WithUpstreams serves the approved tools, resources and prompts of the servers m runs.
+func WithUpstreams(m *upstream.Manager) Option {
+	return func(s *Service) error { s.up = &upstreams{m: m}; return nil }
+}
+
+// Upstreams returns the upstream-server manager, or nil.
+func (s *Service) Upstreams() *upstream.Manager {
+	if s.up == nil {
+		return nil
+	}
+	return s.up.m
+}
+
+// upstreams is the hub's side of the upstream servers: what is registered for each, and the
+// calls in flight on each (to route the server's requests to a client).
+type upstreams struct {
+	m *upstream.Manager
+
+	mu         sync.Mutex
+	registered map[string]*servedUpstream // server → what is on the hub's server for it
+	security   map[string]bool            // exposed tool → audited before the fact
+	resOwner   map[string]string          // resource URI → server
+	tmplOwner  map[string]string          // URI template → server
+	prompts    map[string][2]string       // exposed prompt → server, upstream name
+	callers    map[string][]*sdk.ServerSession
+	progress   map[string]progressRoute // upstream progress token → the client's
+	progSeq    atomic.Uint64
+}
+
+type servedUpstream struct {
+	version   uint64
+	tools     []string
+	resources []string
+	templates []string
+	prompts   []string
+	instr     string
+}
+
+type progressRoute struct {
+	ss    *sdk.ServerSession
+	token any
+}
+
+// upstreamServerOptions adds what the hub needs to proxy resources and prompts: the
+// capabilities (servers may add them after a client initialized), subscriptions and completion.
+func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
+	if s.up == nil {
+		return
+	}
+	o.HasPrompts, o.HasResources = true, true
+	prevSub, prevUnsub, prevComplete := o.SubscribeHandler, o.UnsubscribeHandler, o.CompletionHandler
+	o.SubscribeHandler = func(ctx context.Context, req *sdk.SubscribeRequest) error {
+		if name, ok := s.up.ownerOfURI(req.Params.URI); ok {
+			return s.up.m.Subscribe(ctx, name, req.Params.URI)
+		}
+		if prevSub != nil {
+			return prevSub(ctx, req)
+		}
+		return fmt.Errorf("uri: no resource %q to subscribe to", req.Params.URI)
+	}
+	o.UnsubscribeHandler = func(ctx context.Context, req *sdk.UnsubscribeRequest) error {
+		if name, ok := s.up.ownerOfURI(req.Params.URI); ok {
+			return s.up.m.Unsubscribe(ctx, name, req.Params.URI)
+		}
+		if prevUnsub != nil {
+			return prevUnsub(ctx, req)
+		}
+		return nil
+	}
+	o.CompletionHandler = func(ctx context.Context, req *sdk.CompleteRequest) (*sdk.CompleteResult, error) {
+		if ref := req.Params.Ref; ref != nil {
+			switch ref.Type {
+			case "ref/prompt":
+				if p, ok := s.up.promptOwner(ref.Name); ok {
+					params := *req.Params
+					r := *ref
+					r.Name = p[1]
+					params.Ref = &r
+					return s.up.m.Complete(ctx, p[0], &params)
+				}
+			case "ref/resource":
+				if name, ok := s.up.ownerOfTemplate(ref.URI); ok {
+					return s.up.m.Complete(ctx, name, req.Params)
+				}
+			}
+		}
+		if prevComplete != nil {
+			return prevComplete(ctx, req)
+		}
+		return &sdk.CompleteResult{Completion: sdk.CompletionResultDetails{Values: []string{}}}, nil
+	}
+}
+
+// wireUpstreams connects the manager to the hub: its hooks route server requests to clients,
+// and every change of what a server offers is mirrored on the hub's server.
+func (s *Service) wireUpstreams() {
+	if s.up == nil {
+		return
+	}
+	u := s.up
+	u.registered = map[string]*servedUpstream{}
+	u.security = map[string]bool{}
+	u.resOwner = map[string]string{}
+	u.tmplOwner = map[string]string{}
+	u.prompts = map[string][2]string{}
+	u.callers = map[string][]*sdk.ServerSession{}
+	u.progress = map[string]progressRoute{}
+	u.m.SetHooks(upstream.Hooks{
+		Sampling: func(ctx context.Context, name string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			ss, err := u.caller(name, "sampling/createMessage")
+			if err != nil {
+				return nil, err
+			}
+			if caps := clientCaps(ss); caps == nil || caps.Sampling == nil {
+				return nil, fmt.Errorf("sampling/createMessage: the calling client (%s) does not support sampling", clientName(ss))
+			}
+			if err := relayable(ss, "sampling/createMessage"); err != nil {
+				return nil, err
+			}
+			return ss.CreateMessage(ctx, req.Params)
+		},
+		Elicit: func(ctx context.Context, name string, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			ss, err := u.caller(name, "elicitation/create")
+			if err != nil {
+				return nil, err
+			}
+			if !canElicit(ss) {
+				return nil, fmt.Errorf("elicitation/create: the calling client (%s) does not support elicitation", clientName(ss))
+			}
+			if err := relayable(ss, "elicitation/create"); err != nil {
+				return nil, err
+			}
+			return ss.Elicit(ctx, req.Params)
+		},
+		Roots: func(ctx context.Context, name string) (*sdk.ListRootsResult, error) {
+			// The server works for whichever client calls it: it sees that client's workspace.
+			ss, _ := u.caller(name, "")
+			dir := s.displayWorkspace(ss)
+			return &sdk.ListRootsResult{Roots: []*sdk.Root{{URI: "file://" + dir, Name: "workspace"}}}, nil
+		},
+		Log: func(name string, p *sdk.LoggingMessageParams) {
+			lp := *p
+			lp.Logger = name + loggerSuffix(p.Logger)
+			targets := u.callersOf(name)
+			if len(targets) == 0 {
+				for ss := range s.server.Sessions() {
+					targets = append(targets, ss)
+				}
+			}
+			for _, ss := range targets {
+				_ = ss.Log(context.Background(), &lp)
+			}
+		},
+		Progress: func(name string, p *sdk.ProgressNotificationParams) {
+			u.mu.Lock()
+			r, ok := u.progress[fmt.Sprint(p.ProgressToken)]
+			u.mu.Unlock()
+			if !ok {
+				return
+			}
+			np := *p
+			np.ProgressToken = r.token
+			_ = r.ss.NotifyProgress(context.Background(), &np)
+		},
+		ResourceUpdated: func(name string, p *sdk.ResourceUpdatedNotificationParams) {
+			_ = s.server.ResourceUpdated(context.Background(), p)
+		},
+	})
+	u.m.OnChange(func(name string) { s.syncUpstream(name) })
+	if s.hub != nil {
+		s.hub.SetSnapshotProvider(ChannelServers, func(string) (any, bool) {
+			return ServersFeed{Servers: u.m.Statuses()}, true
+		})
+		u.m.OnChange(func(string) {
+			s.hub.Publish(ChannelServers, wshub.TypeEvent, ServersFeed{Servers: u.m.Statuses()})
+		})
+	}
+}
+
+// ChannelServers is the dashboard channel with every upstream server's status.
+const ChannelServers = "servers"
+
+// ServersFeed is the payload of the "servers" channel.
+type ServersFeed struct {
+	Servers []upstream.Status `json:"servers"`
+}
+
+// relayable refuses to relay a server's request to a client on protocol 2026-07-28 or later:
+// there a request during a call travels back as part of the call's result (multi round-trip
+// requests, SEP-2322), which the hub does not yet do for upstream servers. Clients on earlier
+// protocols (every agent CLI tested in test/clients) get the request directly.
+func relayable(ss *sdk.ServerSession, method string) error {
+	if speaksMRTR(ss) {
+		return fmt.Errorf("%s: the calling client (%s) speaks protocol %s, where a server's request during a call must travel as a multi round-trip request; the hub does not relay those for upstream servers yet", method, clientName(ss), ss.InitializeParams().ProtocolVersion)
+	}
+	return nil
+}
+
+func loggerSuffix(l string) string {
+	if l == "" {
+		return ""
+	}
+	return "/" + l
+}
+
+func clientCaps(ss *sdk.ServerSession) *sdk.ClientCapabilities {
+	if ss == nil {
+		return nil
+	}
+	p := ss.InitializeParams()
+	if p == nil {
+		return nil
+	}
+	return p.Capabilities
+}
+
+// caller is the client whose call on the server is the most recent still in flight.
+func (u *upstreams) caller(name, what string) (*sdk.ServerSession, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c := u.callers[name]
+	if len(c) == 0 {
+		if what == "" {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: no client call is in flight on server %q, so no client can answer", what, name)
+	}
+	return c[len(c)-1], nil
+}
+
+func (u *upstreams) callersOf(name string) []*sdk.ServerSession {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []*sdk.ServerSession
+	for _, ss := range u.callers[name] {
+		if !slices.Contains(out, ss) {
+			out = append(out, ss)
+		}
+	}
+	return out
+}
+
+// track records a client call in flight on a server (and its progress token) until done.
+func (u *upstreams) track(name string, req interface {
+	GetSession() sdk.Session
+}, token any) (upToken any, done func()) {
+	ss, _ := req.GetSession().(*sdk.ServerSession)
+	u.mu.Lock()
+	if ss != nil {
+		u.callers[name] = append(u.callers[name], ss)
+	}
+	var key string
+	if token != nil && ss != nil {
+		key = "sb-" + strconv.FormatUint(u.progSeq.Add(1), 10)
+		u.progress[key] = progressRoute{ss: ss, token: token}
+		upToken = key
+	}
+	u.mu.Unlock()
+	return upToken, func() {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if key != "" {
+			delete(u.progress, key)
+		}
+		c := u.callers[name]
+		if i := slices.Index(c, ss); i >= 0 {
+			u.callers[name] = slices.Delete(c, i, i+1)
+		}
+	}
+}
+
+func (u *upstreams) ownerOfURI(uri string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if n, ok := u.resOwner[uri]; ok {
+		return n, true
+	}
+	for tmpl, n := range u.tmplOwner {
+		if templateMatches(tmpl, uri) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+func (u *upstreams) ownerOfTemplate(t string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n, ok := u.tmplOwner[t]
+	return n, ok
+}
+
+func (u *upstreams) promptOwner(exposed string) ([2]string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	p, ok := u.prompts[exposed]
+	return p, ok
+}
+
+// templateMatches reports whether uri could come from an RFC 6570 template: the literal parts
+// in order (a cheap match that routes to the right server; the server checks the rest).
+func templateMatches(tmpl, uri string) bool {
+	var lits []string
+	for rest := tmpl; rest != ""; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			lits = append(lits, rest)
+			break
+		}
+		lits = append(lits, rest[:i])
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return false
+		}
+		rest = rest[i+j+1:]
+	}
+	if len(lits) == 0 || !strings.HasPrefix(uri, lits[0]) {
+		return false
+	}
+	uri = uri[len(lits[0]):]
+	for _, l := range lits[1:] {
+		i := strings.Index(uri, l)
+		if i < 0 {
+			return false
+		}
+		uri = uri[i+len(l):]
+	}
+	return true
+}
+
+// isUpstreamSecurity reports whether an upstream tool is audited before the fact.
+func (s *Service) isUpstreamSecurity(name string) bool {
+	if s.up == nil {
+		return false
+	}
+	s.up.mu.Lock()
+	defer s.up.mu.Unlock()
+	return s.up.security[name]
+}
+
+// syncUpstream mirrors one server's catalogue on the hub's server.
+func (s *Service) syncUpstream(name string) {
+	u := s.up
+	ver := u.m.CatalogueVersion(name)
+	u.mu.Lock()
+	cur := u.registered[name]
+	if cur != nil && cur.version == ver && ver != 0 {
+		u.mu.Unlock()
+		return
+	}
+	u.mu.Unlock()
+	cat, _ := u.m.Catalogue(name) // a removed server's is empty: everything it had goes
+	next := &servedUpstream{version: ver, instr: cat.Instructions}
+
+	type toolReg struct {
+		t  *sdk.Tool
+		r  tool.Registered
+		ro bool
+	}
+	var regs []toolReg
+	for _, o := range cat.Tools {
+		t := proxiedTool(name, o)
+		upName := o.Tool.Name
+		handler := func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			upTok, done := u.track(name, req, req.Params.GetProgressToken())
+			defer done()
+			res, err := u.m.CallTool(ctx, name, upName, req.Params.Arguments, upTok)
+			if err != nil {
+				return tool.Error(err), nil
+			}
+			return res, nil
+		}
+		ro := o.Tool.Annotations != nil && o.Tool.Annotations.ReadOnlyHint
+		regs = append(regs, toolReg{t: t, r: tool.Registered{Tool: t, Handler: handler, Toolset: name}, ro: ro})
+		next.tools = append(next.tools, t.Name)
+	}
+
+	s.toolsetMu.Lock()
+	u.mu.Lock()
+	var gone []string
+	if cur != nil {
+		for _, n := range cur.tools {
+			if !slices.Contains(next.tools, n) {
+				gone = append(gone, n)
+			}
+		}
+	}
+	for _, n := range gone {
+		delete(u.security, n)
+	}
+	for _, r := range regs {
+		u.security[r.t.Name] = !r.ro
+	}
+	u.mu.Unlock()
+	if len(gone) > 0 {
+		tool.Unregister(s.server, gone...)
+		s.tools = slices.DeleteFunc(s.tools, func(t *sdk.Tool) bool { return slices.Contains(gone, t.Name) })
+		for _, n := range gone {
+			delete(s.serving, n)
+		}
+	}
+	if _, ok := s.active[name]; !ok && len(regs) > 0 {
+		s.active[name] = true // a server's toolset is on until the user switches it off
+	}
+	for _, r := range regs {
+		if i := slices.IndexFunc(s.tools, func(t *sdk.Tool) bool { return t.Name == r.t.Name }); i >= 0 {
+			s.tools[i] = r.t
+		} else {
+			s.tools = append(s.tools, r.t)
+		}
+		// A switched-off toolset's tools are remembered for when it is switched on.
+		tool.AddProxied(s.server, r.r, s.active[name])
+		s.serving[r.t.Name] = s.active[name]
+	}
+	out := s.toolsetsLocked()
+	s.toolsetMu.Unlock()
+
+	s.syncUpstreamResources(name, cur, next, cat)
+	configured := slices.Contains(u.m.Names(), name)
+	u.mu.Lock()
+	if configured {
+		u.registered[name] = next
+	} else {
+		delete(u.registered, name)
+	}
+	u.mu.Unlock()
+	if len(gone) > 0 || len(regs) > 0 || cur != nil {
+		s.onToolsets.Notify(out)
+	}
+}
+
+// syncUpstreamResources mirrors a server's resources, templates and prompts.
+func (s *Service) syncUpstreamResources(name string, cur, next *servedUpstream, cat upstream.Catalogue) {
+	u := s.up
+	m := u.m
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if cur != nil {
+		var uris, tmpls, prompts []string
+		for _, r := range cur.resources {
+			if u.resOwner[r] == name {
+				delete(u.resOwner, r)
+				uris = append(uris, r)
+			}
+		}
+		for _, t := range cur.templates {
+			if u.tmplOwner[t] == name {
+				delete(u.tmplOwner, t)
+				tmpls = append(tmpls, t)
+			}
+		}
+		for _, p := range cur.prompts {
+			delete(u.prompts, p)
+			prompts = append(prompts, p)
+		}
+		if len(uris) > 0 {
+			s.server.RemoveResources(uris...)
+		}
+		if len(tmpls) > 0 {
+			s.server.RemoveResourceTemplates(tmpls...)
+		}
+		if len(prompts) > 0 {
+			s.server.RemovePrompts(prompts...)
+		}
+	}
+	read := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return m.ReadResource(ctx, name, req.Params)
+	}
+	for _, r := range cat.Resources {
+		if owner, taken := u.resOwner[r.URI]; taken && owner != name {
+			continue // the first server to offer a URI keeps it
+		}
+		u.resOwner[r.URI] = name
+		next.resources = append(next.resources, r.URI)
+		rc := *r
+		s.server.AddResource(&rc, read)
+	}
+	for _, t := range cat.Templates {
+		if owner, taken := u.tmplOwner[t.URITemplate]; taken && owner != name {
+			continue
+		}
+		u.tmplOwner[t.URITemplate] = name
+		next.templates = append(next.templates, t.URITemplate)
+		tc := *t
+		s.server.AddResourceTemplate(&tc, read)
+	}
+	for _, p := range cat.Prompts {
+		exposed := upstream.ExposedName(name, p.Name)
+		upName := p.Name
+		u.prompts[exposed] = [2]string{name, upName}
+		next.prompts = append(next.prompts, exposed)
+		pc := *p
+		pc.Name = exposed
+		s.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			params := *req.Params
+			params.Name = upName
+			return m.GetPrompt(ctx, name, &params)
+		})
+	}
+}
+
+// proxiedTool is the definition clients see for an upstream tool: its name namespaced, its
+// schemas made portable like the hub's own, and the server it comes from in _meta.
+func proxiedTool(server string, o upstream.OfferedTool) *sdk.Tool {
+	up := o.Tool
+	t := &sdk.Tool{
+		Name:        o.Exposed,
+		Title:       up.Title,
+		Description: up.Description,
+		Annotations: up.Annotations,
+		Icons:       up.Icons,
+		Meta:        sdk.Meta{UpstreamMetaKey: map[string]string{"server": server, "tool": up.Name}},
+	}
+	t.InputSchema = portableSchema(up.InputSchema, true)
+	if up.OutputSchema != nil {
+		t.OutputSchema = portableSchema(up.OutputSchema, false)
+	}
+	return t
+}
+
+// UpstreamMetaKey is the tool definition's _meta key naming the upstream server and the tool's
+// own name there.
+const UpstreamMetaKey = "switchboard/upstream"
+
+// portableSchema converts an upstream schema (decoded JSON) to the hub's form and makes it
+// portable. An input schema always ends up an object schema: go-sdk requires one.
+func portableSchema(v any, input bool) any {
+	b, err := json.Marshal(v)
+	var sch jsonschema.Schema
+	if err == nil {
+		err = json.Unmarshal(b, &sch)
+	}
+	if err != nil {
+		if input {
+			return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+		}
+		return nil
+	}
+	if input && sch.Type == "" && len(sch.Types) == 0 {
+		sch.Type = "object"
+	}
+	tool.Portable(&sch)
+	return &sch
+}
+
+// upstreamInstructions adds each approved server's own instructions to the hub's.
+func (s *Service) upstreamInstructions() string {
+	if s.up == nil {
+		return ""
+	}
+	s.up.mu.Lock()
+	defer s.up.mu.Unlock()
+	var b strings.Builder
+	for _, name := range s.up.m.Names() {
+		r := s.up.registered[name]
+		if r == nil || strings.TrimSpace(r.instr) == "" || len(r.tools)+len(r.prompts)+len(r.resources) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\nServer %q (tools %s%s*): %s", name, name, upstream.NameSeparator, strings.TrimSpace(r.instr))
+	}
+	return b.String()
+}

@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
+)
+
+// upstreamHub is a hub serving the real @modelcontextprotocol/server-everything (pinned in
+// test/node) as the upstream server "everything", approved.
+func upstreamHub(t *testing.T, opts ...Option) (*Service, *upstream.Manager) {
+	t.Helper()
+	dir := testutil.NodeModule(t, "@modelcontextprotocol/server-everything")
+	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "approvals.json"), Workspace: t.TempDir(), Reserved: ToolsetNames()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, append(opts, WithUpstreams(m))...)
+	if err := m.Sync([]upstream.Spec{{Name: "everything", Command: "node", Args: []string{filepath.Join(dir, "dist", "index.js"), "stdio"}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpstream(t, m, "everything", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
+	return s, m
+}
+
+func waitUpstream(t *testing.T, m *upstream.Manager, name string, ok func(upstream.Status) bool) upstream.Status {
+	t.Helper()
+	changed := make(chan struct{}, 1)
+	defer m.OnChange(func(string) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})()
+	deadline := time.After(60 * time.Second)
+	for {
+		st, err := m.Status(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(st) {
+			return st
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			logs, _ := m.Logs(name, 20)
+			t.Fatalf("server %s: status %+v; log %v", name, st, logs)
+		}
+	}
+}
+
+// upstreamClient connects a client with sampling, elicitation, progress and logging handlers
+// that record what reached them.
+type upstreamClient struct {
+	cs *sdk.ClientSession
+
+	mu             sync.Mutex
+	sampled        []string
+	elicited       []string
+	progress       []float64
+	progressTokens []any
+	logs           []string
+	toolsChange    chan struct{}
+}
+
+func connectUpstreamClient(t *testing.T, s *Service) *upstreamClient {
+	t.Helper()
+	c := &upstreamClient{toolsChange: make(chan struct{}, 16)}
+	opts := &sdk.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for _, m := range req.Params.Messages {
+				if tc, ok := m.Content.(*sdk.TextContent); ok {
+					c.sampled = append(c.sampled, tc.Text)
+				}
+			}
+			return &sdk.CreateMessageResult{Model: "stand-in", Role: "assistant", Content: &sdk.TextContent{Text: "sampled by the hub's client"}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			c.mu.Lock()
+			c.elicited = append(c.elicited, req.Params.Message)
+			c.mu.Unlock()
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			c.mu.Lock()
+			c.progress = append(c.progress, req.Params.Progress)
+			c.progressTokens = append(c.progressTokens, req.Params.ProgressToken)
+			c.mu.Unlock()
+		},
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			c.mu.Lock()
+			c.logs = append(c.logs, req.Params.Logger)
+			c.mu.Unlock()
+		},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case c.toolsChange <- struct{}{}:
+			default:
+			}
+		},
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Server().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2025-11-25, the protocol of the agent CLIs in test/clients: a server's requests during a
+	// call reach the client directly (on 2026-07-28 they would be multi round-trip requests).
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "upstream-test-client", Version: "1.0"}, opts).Connect(t.Context(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Close() })
+	c.cs = cs
+	return c
+}
+
+func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
+	t.Helper()
+	var names []string
+	for tl, err := range cs.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func TestUpstreamServerEverythingThroughTheHub(t *testing.T) {
+	al := audit.Discard()
+	var auditMu sync.Mutex
+	var entries []audit.Entry
+	al.OnRecord(func(e audit.Entry) { auditMu.Lock(); entries = append(entries, e); auditMu.Unlock() })
+	s, m := upstreamHub(t, WithAudit(al))
+	c := connectUpstreamClient(t, s)
+
+	// Quarantined: nothing of the server reaches the client.
+	if names := toolNames(t, c.cs); slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "everything__") }) {
+		t.Fatalf("quarantined server's tools listed: %v", names)
+	}
+	// The conditional tools (sampling, elicitation, roots) appear once it has seen the hub's
+	// capabilities; approve when they are listed.
+	waitUpstream(t, m, "everything", func(st upstream.Status) bool {
+		return slices.ContainsFunc(st.Tools, func(ts upstream.ToolStatus) bool { return ts.Name == "trigger-sampling-request" })
+	})
+	if _, err := m.Approve(t.Context(), "everything"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.toolsChange:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no tools/list_changed after approval")
+	}
+	var echo *sdk.Tool
+	for tl, err := range c.cs.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl.Name == "everything__echo" {
+			echo = tl
+		}
+	}
+	if echo == nil || ToolsetOf(echo) != "everything" {
+		t.Fatalf("everything__echo: %+v", echo)
+	}
+
+	res, err := c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "everything__echo", Arguments: map[string]any{"message": "through the hub"}})
+	if err != nil || res.IsError || toolText(res) != "Echo: through the hub" {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+
+	// Progress comes back with the client's own token.
+	params := &sdk.CallToolParams{Name: "everything__trigger-long-running-operation", Arguments: map[string]any{"duration": 0.3, "steps": 3}}
+	params.SetProgressToken("client-token-7")
+	if res, err := c.cs.CallTool(t.Context(), params); err != nil || res.IsError {
+		t.Fatalf("long-running: %v %+v", err, res)
+	}
+	// Progress reaches the client with its own token. go-sdk handles a server's notifications
+	// apart from its replies, so the last one can come after the result; the hub drops progress
+	// for a call that has ended (the spec forbids it after the response).
+	c.mu.Lock()
+	got, tokens := slices.Clone(c.progress), slices.Clone(c.progressTokens)
+	c.mu.Unlock()
+	if len(got) == 0 || !slices.IsSorted(got) || slices.ContainsFunc(tokens, func(tok any) bool { return tok != "client-token-7" }) {
+		t.Fatalf("progress %v with tokens %v, want increasing values with the client's token", got, tokens)
+	}
+
+	// Sampling and elicitation reach the client whose call caused them.
+	res, err = c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "everything__trigger-sampling-request", Arguments: map[string]any{"prompt": "a haiku about hubs"}})
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "sampled by the hub's client") {
+		t.Fatalf("sampling: %v %s", err, toolText(res))
+	}
+	res, err = c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "everything__trigger-elicitation-request", Arguments: map[string]any{}})
+	if err != nil || res.IsError || !strings.Contains(strings.ToLower(toolText(res)), "decline") {
+		t.Fatalf("elicitation: %v %s", err, toolText(res))
+	}
+	c.mu.Lock()
+	if len(c.sampled) != 1 || !strings.Contains(c.sampled[0], "haiku") || len(c.elicited) != 1 {
+		t.Errorf("sampled %v, elicited %v", c.sampled, c.elicited)
+	}
+	c.mu.Unlock()
+
+	// Roots: the server sees a workspace of the hub.
+	res, err = c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "everything__get-roots-list", Arguments: map[string]any{}})
+	if err != nil || !strings.Contains(toolText(res), "file://") {
+		t.Fatalf("roots: %v %s", err, toolText(res))
+	}
+
+	// Resources, templates and prompts.
+	var first *sdk.Resource
+	for r, err := range c.cs.Resources(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = r
+		}
+	}
+	if first == nil {
+		t.Fatal("no resources offered")
+	}
+	rr, err := c.cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: first.URI})
+	if err != nil || len(rr.Contents) == 0 {
+		t.Fatalf("read %s: %v", first.URI, err)
+	}
+	gp, err := c.cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: "everything__simple-prompt"})
+	if err != nil || len(gp.Messages) == 0 {
+		t.Fatalf("prompt: %v", err)
+	}
+	comp, err := c.cs.Complete(t.Context(), &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: "everything__completable-prompt"}, Argument: sdk.CompleteParamsArgument{Name: "department", Value: "E"}})
+	if err != nil || len(comp.Completion.Values) == 0 {
+		t.Fatalf("completion: %v %+v", err, comp)
+	}
+
+	// The server's instructions reach clients.
+	if ir := c.cs.InitializeResult(); ir == nil || !strings.Contains(s.Instructions(), `Server "everything"`) {
+		t.Errorf("instructions lack the server's: %q", s.Instructions())
+	}
+
+	// Every proxied call is in the audit log like a built-in one.
+	auditMu.Lock()
+	defer auditMu.Unlock()
+	if !slices.ContainsFunc(entries, func(e audit.Entry) bool { return e.Tool == "everything__echo" && e.Outcome == "ok" }) {
+		t.Fatalf("audit log lacks the proxied call: %v", entries)
+	}
+}
+
+func TestUpstreamToolsFollowPolicyAndToolsets(t *testing.T) {
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{{Tool: "everything__echo", Action: "deny"}}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, m := upstreamHub(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()))
+	if _, err := m.Approve(t.Context(), "everything"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	if msg := call(t, cs, "everything__echo", map[string]any{"message": "x"}, nil); !strings.Contains(msg, "denied") {
+		t.Fatalf("denied call: %q", msg)
+	}
+	if _, err := s.SetToolset("everything", false); err != nil {
+		t.Fatal(err)
+	}
+	if names := toolNames(t, cs); slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "everything__") }) {
+		t.Fatalf("switched-off server's tools listed: %v", names)
+	}
+	// A list of the hub's own sets (the config's, an older dashboard's) leaves it alone.
+	if _, err := s.SetToolsets([]string{"files"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetToolsets([]string{"files", "everything"}); err != nil {
+		t.Fatal(err)
+	}
+	if names := toolNames(t, cs); !slices.Contains(names, "everything__get-sum") {
+		t.Fatalf("switched-on server's tools missing: %v", names)
+	}
+}
+
+func toolText(res *sdk.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
