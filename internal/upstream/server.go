@@ -41,7 +41,7 @@ type server struct {
 	wanted    bool          // a call asked an on-demand server to start
 	info      string
 	instr     string
-	tools     []*sdk.Tool // everything the server offers, approved or not
+	tools     []*sdk.Tool        // everything the server offers, approved or not
 	pins      map[string]toolPin // each offered tool's hash and flags, computed once per listing
 	resources []*sdk.Resource
 	templates []*sdk.ResourceTemplate
