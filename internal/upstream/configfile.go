@@ -133,9 +133,9 @@ func RemoveServer(data []byte, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	i := doc.index(name)
-	if i < 0 {
-		return nil, doc.notFound(name)
+	i, err := doc.find(name)
+	if err != nil {
+		return nil, err
 	}
 	blk := doc.blocks[i]
 	st := doc.stmts
@@ -189,9 +189,9 @@ func SetServerEnabled(data []byte, name string, on bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	i := doc.index(name)
-	if i < 0 {
-		return nil, doc.notFound(name)
+	i, err := doc.find(name)
+	if err != nil {
+		return nil, err
 	}
 	if doc.specs[i].IsEnabled() == on {
 		return data, nil
@@ -341,6 +341,22 @@ type configDoc struct {
 
 func (d *configDoc) index(name string) int {
 	return slices.IndexFunc(d.specs, func(s Spec) bool { return s.Name == name })
+}
+
+// find is the entry named name; an error when there is none, or two (the edit could not tell
+// which the user means).
+func (d *configDoc) find(name string) (int, error) {
+	i := d.index(name)
+	if i < 0 {
+		return i, d.notFound(name)
+	}
+	for j := i + 1; j < len(d.specs); j++ {
+		if d.specs[j].Name == name {
+			return i, fmt.Errorf("servers: %q: name: configured twice (lines %d and %d); rename or remove one of them by hand", name,
+				d.stmts[d.blocks[i].header].line, d.stmts[d.blocks[j].header].line)
+		}
+	}
+	return i, nil
 }
 
 func (d *configDoc) notFound(name string) error {

@@ -283,6 +283,9 @@ headers = { Authorization = "Bearer ${REMOTE_TOKEN}" }
 	if _, err := RemoveServer([]byte(configWithServers), "nosuch"); err == nil || !strings.Contains(err.Error(), "configured: everything, memory-notes, remote") {
 		t.Errorf("unknown name: %v", err)
 	}
+	if _, err := RemoveServer([]byte("[[servers]]\nname = \"a\"\ncommand = \"x\"\n\n[[servers]]\nname = \"a\"\ncommand = \"y\"\n"), "a"); err == nil || !strings.Contains(err.Error(), "configured twice (lines 1 and 5)") {
+		t.Errorf("same name twice: %v", err)
+	}
 	if _, err := RemoveServer(nil, "a"); err == nil || !strings.Contains(err.Error(), "no [[servers]] entries") {
 		t.Errorf("empty file: %v", err)
 	}

@@ -124,7 +124,7 @@ func merge(f *Found, s Spec, src Source) {
 		if _, ok := f.Spec.Headers[k]; !ok {
 			f.Spec.Headers = mergeMaps(f.Spec.Headers, map[string]string{k: v})
 			took = append(took, k)
-			if looksSecret(k, v) {
+			if LooksSecret(k, v) {
 				f.Note = joinNote(f.Note, fmt.Sprintf("headers %s holds a literal secret, copied as is so the server works: move it to the keyring and write ${secret:%s} in its place", k, secretName(k)))
 			}
 		}
@@ -240,7 +240,11 @@ func MergeImports(existing []Spec, found []Found) (add []Spec, skipped []string)
 		s := f.Spec
 		from := fmt.Sprintf("%s (%s in %s)", s.Name, f.Original, f.Client)
 		if err := s.Validate(ReservedNames()); err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s: cannot be imported as it is: %v", from, err))
+			why := err.Error()
+			if f.Note != "" {
+				why += " (" + f.Note + ")"
+			}
+			skipped = append(skipped, fmt.Sprintf("%s: cannot be imported as it is: %s", from, why))
 			continue
 		}
 		if names[s.Name] {
@@ -504,7 +508,7 @@ func (m *mapper) spec(raw clientconf.RawServer) (s Spec, own bool) {
 		for _, k := range keys {
 			v := m.refs(kv.field, kv.m[k])
 			kv.m[k] = v
-			if looksSecret(k, v) {
+			if LooksSecret(k, v) {
 				m.note("%s %s holds a literal secret, copied as is so the server works: move it to the keyring and write ${secret:%s} in its place",
 					kv.field, k, secretName(k))
 			}
@@ -624,9 +628,10 @@ func (m *mapper) literal(name string, inArg bool) (string, bool) {
 
 var secretKeyRE = regexp.MustCompile(`(?i)(token|secret|passw|api[_-]?key|apikey|auth|credential|private[_-]?key|access[_-]?key|(^|_)pat$)`)
 
-// looksSecret reports a literal value that is probably a credential: under a key named like one
-// (API_KEY, GITHUB_TOKEN, Authorization) or shaped like a token.
-func looksSecret(key, v string) bool {
+// LooksSecret reports a literal env or header value that is probably a credential: under a key
+// named like one (API_KEY, GITHUB_TOKEN, Authorization) or shaped like a token. A value with a
+// ${...} reference is not literal.
+func LooksSecret(key, v string) bool {
 	if v == "" || strings.Contains(v, "${") {
 		return false
 	}

@@ -305,8 +305,8 @@ func TestLooksSecret(t *testing.T) {
 		{"X", "d41d8cd98f00b204e9800998ecf8427e0123", true},
 		{"MODEL", "claude-sonnet-4-5", false},
 	} {
-		if got := looksSecret(tc.key, tc.val); got != tc.want {
-			t.Errorf("looksSecret(%q, %q) = %v", tc.key, tc.val, got)
+		if got := LooksSecret(tc.key, tc.val); got != tc.want {
+			t.Errorf("LooksSecret(%q, %q) = %v", tc.key, tc.val, got)
 		}
 	}
 }
