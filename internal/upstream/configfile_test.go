@@ -422,3 +422,38 @@ func TestWriteConfig(t *testing.T) {
 		t.Errorf("left-over files: %v", ents)
 	}
 }
+
+// FuzzEdits: on any file BurntSushi/toml accepts, the edits never panic, and what they return
+// keeps every other setting (checkEdit) and has the entry removed, switched or added.
+func FuzzEdits(f *testing.F) {
+	for _, seed := range []string{configWithServers, configNoServers, "", "[[servers]]\nname = \"a\"\ncommand = \"x\"\n# c\n",
+		"[[servers]]\r\nname = 'a'\r\nurl = \"https://a.test/\"\r\n[servers.headers]\r\nA = \"\"\"b\"\"\"\r\n"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, file string) {
+		specs, err := decodeLenient([]byte(file))
+		if err != nil {
+			return
+		}
+		for _, s := range specs {
+			if out, err := RemoveServer([]byte(file), s.Name); err == nil {
+				if again, _ := decodeLenient(out); len(again) != len(specs)-1 {
+					t.Fatalf("remove %q: %d servers left of %d", s.Name, len(again), len(specs))
+				}
+			}
+			for _, on := range []bool{false, true} {
+				if out, err := SetServerEnabled([]byte(file), s.Name, on); err == nil {
+					again, _ := decodeLenient(out)
+					if i := findSpec(again, s.Name); again[i].IsEnabled() != on {
+						t.Fatalf("enabled(%v) not set", on)
+					}
+				}
+			}
+		}
+		if out, err := AddServer([]byte(file), Spec{Name: "fuzz-added", Command: "x", Env: map[string]string{"K": "v"}}); err == nil {
+			if again, _ := decodeLenient(out); len(again) != len(specs)+1 {
+				t.Fatal("add: not added")
+			}
+		}
+	})
+}
