@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // Config is the whole configuration. TOML keys are snake_case.
@@ -110,6 +111,10 @@ type Config struct {
 		Allow   []string `toml:"allow"`
 		Timeout Duration `toml:"timeout"` // whole request including redirects
 	} `toml:"web"`
+	// Servers are the user's other MCP servers ([[servers]] tables), run by the hub and offered
+	// to every client as <name>__<tool> once approved. Load validates them (names unique, not a
+	// toolset's); `switchboard servers add/remove/enable/disable/import` edit them in the file.
+	Servers []upstream.Spec `toml:"servers"`
 }
 
 // ML configures the ml_* tools: generation backends besides the built-in `ollama` (OLLAMA_HOST)
@@ -264,6 +269,9 @@ func Load(path string) (Config, error) {
 	}
 	if err := c.applyEnv(); err != nil {
 		return c, err
+	}
+	if err := upstream.ValidateAll(c.Servers, upstream.ReservedNames()); err != nil {
+		return c, fmt.Errorf("config %s: %w", c.Path, err)
 	}
 	return c, nil
 }
