@@ -93,7 +93,7 @@ session: launching it again shows the running one's window and exits.`,
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version),
-		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g), newServersCommand(g))
+		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g), newServersCommand(g), newSecretCommand())
 	return root
 }
 
