@@ -165,7 +165,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			defer stop()
 			// On stdio the client shows stderr as errors: only warnings go there, audit lines
 			// only to the audit file.
-			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, auditEcho: !stdio, withHub: !noHub, startIDE: !noHub})
+			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, auditEcho: !stdio, withHub: !noHub, startIDE: !noHub, eagerServers: true})
 			if err != nil {
 				return err
 			}
@@ -281,7 +281,7 @@ func (e errNoHub) Error() string { return "no hub: " + e.err.Error() }
 func servePrivate(parent context.Context, cfg config.Config, version string) error {
 	ctx, stop := signalContext(parent)
 	defer stop()
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: true, withHub: true, startIDE: true})
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: true, withHub: true, startIDE: true, eagerServers: true})
 	if err != nil {
 		return err
 	}

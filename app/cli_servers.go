@@ -29,11 +29,15 @@ func newServersCommand(g *globalFlags) *cobra.Command {
 
 add, remove, enable, disable and import edit the config file: each prints the change as a diff and
 writes the file atomically, changing nothing else in it (comments, order, other sections).
---dry-run shows the change and writes nothing.`,
+--dry-run shows the change and writes nothing. A running hub applies the change within a second.
+
+list, approve, logs and restart ask the running hub (on its Unix socket); without one, list
+reads the config file and approve starts the server on its own to read and pin its tools.`,
 		Args: cobra.NoArgs,
 	}
 	root.AddCommand(newServersAddCommand(g), newServersRemoveCommand(g),
-		newServersEnableCommand(g, true), newServersEnableCommand(g, false), newServersImportCommand(g))
+		newServersEnableCommand(g, true), newServersEnableCommand(g, false), newServersImportCommand(g),
+		newServersListCommand(g), newServersApproveCommand(g), newServersLogsCommand(g), newServersRestartCommand(g))
 	return root
 }
 

@@ -29,7 +29,10 @@ func NewController(st *Stack, version string) *Controller {
 	if err != nil {
 		exe = "switchboard"
 	}
-	return &Controller{st: st, version: version, exe: exe}
+	c := &Controller{st: st, version: version, exe: exe}
+	// CLI verbs run against this hub reach the same controls (mcp.ControlMethod).
+	st.Service.SetControl(c.control)
+	return c
 }
 
 // Bootstrap tells the frontend where the WebSocket hub is.

@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/frontend"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // dashboardServer serves the dashboard over loopback HTTP for headless mode: the built frontend
@@ -172,6 +174,48 @@ func (d *dashboardServer) Handler() http.Handler {
 			return d.ctl.PreviewClient(r.PathValue("name"), body.Scope, body.Action)
 		}
 		return d.ctl.ApplyClient(r.PathValue("name"), body.Scope, body.Action)
+	})
+	api("GET /api/servers", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ListServers() })
+	api("POST /api/servers", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var spec upstream.Spec
+		if err := decode(r, &spec); err != nil {
+			return nil, fmt.Errorf("%v; want a server like {\"name\": \"memory\", \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"]}", err)
+		}
+		return d.ctl.AddServer(spec)
+	})
+	api("DELETE /api/servers/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		return d.ctl.RemoveServer(r.PathValue("name"))
+	})
+	api("GET /api/servers/{name}/log", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		n := 500
+		if v := r.URL.Query().Get("lines"); v != "" {
+			var err error
+			if n, err = strconv.Atoi(v); err != nil {
+				return nil, fmt.Errorf("lines: %q is not a number", v)
+			}
+		}
+		return d.ctl.ServerLogs(r.PathValue("name"), n)
+	})
+	api("POST /api/servers/{name}/approve", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Tools []string `json:"tools"`
+		}
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("%v; want {} to approve the server and pin its tools, or {\"tools\": [\"name\"]} for held tools", err)
+		}
+		return d.ctl.ApproveServer(r.PathValue("name"), body.Tools)
+	})
+	api("POST /api/servers/{name}/restart", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		return d.ctl.RestartServer(r.PathValue("name"))
+	})
+	api("POST /api/servers/{name}/enabled", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Enabled *bool `json:"enabled"`
+		}
+		if err := decode(r, &body); err != nil || body.Enabled == nil {
+			return nil, fmt.Errorf("body: want {\"enabled\": true|false}")
+		}
+		return d.ctl.SetServerEnabled(r.PathValue("name"), *body.Enabled)
 	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
 	if h := d.ctl.st.WSHub; h != nil {

@@ -55,7 +55,7 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 	if err := resolveClientToken(&cfg); err != nil {
 		return err
 	}
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true})
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true})
 	if err != nil {
 		return err
 	}

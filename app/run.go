@@ -64,7 +64,7 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 	if err := resolveClientToken(&cfg); err != nil {
 		return err
 	}
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true})
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -43,6 +44,22 @@ type Stack struct {
 	Approvals *policy.Broker
 
 	stopPolicyWatch context.CancelFunc
+	serversMu       sync.Mutex // one edit of the config file's server list at a time
+	serversLazy     bool       // every server starts on demand (a one-shot hub)
+}
+
+// serverSpecs is the configured servers as this hub runs them: a one-shot hub starts none
+// before a call needs it.
+func (st *Stack) serverSpecs(specs []upstream.Spec) []upstream.Spec {
+	if !st.serversLazy {
+		return specs
+	}
+	out := make([]upstream.Spec, len(specs))
+	for i, sp := range specs {
+		sp.Start = upstream.StartOnDemand
+		out[i] = sp
+	}
+	return out
 }
 
 // stackOptions tune BuildStack for a mode.
@@ -56,6 +73,9 @@ type stackOptions struct {
 	extra     []mcp.Option
 	withHub   bool
 	startIDE  bool
+	// eagerServers starts the [[servers]] marked eager (the default) with the hub: for hubs that
+	// serve clients. One-shot hubs (call, tools, doctor) start a server only when a call needs it.
+	eagerServers bool
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
@@ -164,6 +184,21 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	opts = append(opts, mcp.WithML(mlReg, mcp.MLOptions{JudgeBackend: cfg.ML.JudgeBackend,
 		InfluxURL: cfg.ML.InfluxURL, InfluxDB: cfg.ML.InfluxDB, WriteInflux: cfg.ML.InfluxURL != ""}))
+	ups, err := upstream.New(upstream.Options{
+		ApprovalsFile: filepath.Join(cfg.DataDir, "servers", "approvals.json"),
+		Workspace:     cfg.Workspace,
+		Secret:        keyringLookup,
+		Logger:        logger,
+		Version:       version,
+		Reserved:      mcp.ToolsetNames(),
+	})
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, err
+	}
+	opts = append(opts, mcp.WithUpstreams(ups))
 	opts = append(opts, so.extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {
@@ -173,6 +208,22 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		return nil, err
 	}
 	st.Service = svc
+	st.serversLazy = !so.eagerServers
+	if err := ups.Sync(st.serverSpecs(cfg.Servers)); err != nil {
+		_ = svc.Shutdown(context.Background())
+		auditLog.Close()
+		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
+	// The file is the source of truth: an edit (by hand, by `switchboard servers`, by the
+	// dashboard) is applied when the hub sees it, like the policy.
+	st.Policy.Subscribe(func(policy.Status) {
+		if err := st.ReloadServers(); err != nil {
+			logger.Warn("servers: the config file's [[servers]] were not applied", "err", err)
+		}
+	})
+	// CLI verbs run against this hub (`switchboard servers list`, …) reach its controls on the
+	// Unix socket (mcp.ControlMethod), in every mode that serves one.
+	NewController(st, version)
 	wctx, stopWatch := context.WithCancel(context.Background())
 	st.stopPolicyWatch = stopWatch
 	go st.Policy.Watch(wctx, policy.DefaultPollInterval) // ends in Close

@@ -64,6 +64,20 @@ const AuthMethod = "switchboard/auth"
 // ignored. It is a claim like an MCP root, judged by the same rules, never a credential.
 const RelayMethod = "switchboard/relay"
 
+// ControlMethod is the request `switchboard` CLI verbs send the running hub to read or change
+// its own state (upstream servers: list, approve, logs, …):
+//
+//	{"jsonrpc":"2.0","id":1,"method":"switchboard/control","params":{"action":"servers.list"}}
+//
+// It is answered on the Unix socket only (mode 0600: the user's own processes, which could as
+// well edit the config file), never on TCP or HTTP, and never reaches the MCP server: clients
+// cannot send it through their MCP session because it is not an MCP method.
+const ControlMethod = "switchboard/control"
+
+// ControlFunc answers a ControlMethod request: action names what to do, params are the
+// request's params (including "action").
+type ControlFunc func(ctx context.Context, action string, params json.RawMessage) (any, error)
+
 // AuthMetaKey is the initialize params._meta key that may carry the token instead of AuthMethod.
 const AuthMetaKey = "switchboard/token"
 
@@ -86,6 +100,8 @@ type lineOptions struct {
 	reject func(reason string)
 	// onRelay is told the directory a connect relay announced (RelayMethod).
 	onRelay func(cwd string)
+	// control answers ControlMethod requests (Unix socket only); nil refuses them.
+	control ControlFunc
 	// onInputClosed is called once when the client's input ends (EOF or a read error), before
 	// the connection waits for the replies it still owes.
 	onInputClosed func()
@@ -361,6 +377,10 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.relayHello(req, d.wire)
 			continue
 		}
+		if req, ok := d.msg.(*jsonrpc.Request); ok && req.Method == ControlMethod {
+			c.answerControl(ctx, req, d.wire)
+			continue
+		}
 		if first && c.opts.token != "" {
 			consumed, err := c.authenticate(d)
 			if err != nil {
@@ -421,6 +441,38 @@ func (c *lineConn) authenticate(d decoded) (consumed bool, err error) {
 	}
 	c.replyError(wire, CodeUnauthorized, fmt.Sprintf("authentication required (%s): this connection needs a token; send first {\"jsonrpc\":\"2.0\",\"method\":%q,\"params\":{\"token\":\"<token>\"}} or put the token in the initialize request's params._meta[%q]; `switchboard token` prints it, and `switchboard connect --tcp ADDR` sends it for you", reason, AuthMethod, AuthMetaKey))
 	return false, c.rejectConn("TCP authentication failed: " + reason)
+}
+
+// answerControl answers a ControlMethod request in the background (an approval may wait for an
+// on-demand server to start) with the control function's result or error.
+func (c *lineConn) answerControl(ctx context.Context, req *jsonrpc.Request, wire json.RawMessage) {
+	if !req.IsCall() {
+		return
+	}
+	if c.opts.control == nil {
+		c.replyError(wire, jsonrpc.CodeMethodNotFound, ControlMethod+": only on the hub's Unix socket")
+		return
+	}
+	var p struct {
+		Action string `json:"action"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil || p.Action == "" {
+		c.replyError(wire, jsonrpc.CodeInvalidParams, ControlMethod+": params.action: required")
+		return
+	}
+	go func() {
+		res, err := c.opts.control(ctx, p.Action, req.Params)
+		if err != nil {
+			c.replyError(wire, jsonrpc.CodeInvalidParams, err.Error())
+			return
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			c.replyError(wire, jsonrpc.CodeInternalError, err.Error())
+			return
+		}
+		c.writeRaw(wire, b, nil)
+	}()
 }
 
 // relayHello takes a RelayMethod message: its directory counts only before the first request.

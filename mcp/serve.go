@@ -82,6 +82,8 @@ func releaseMemory() {
 type ServeOptions struct {
 	// Token, when set, must be presented by each connection's first message (see AuthMethod).
 	Token string
+	// Control answers ControlMethod requests; set for the Unix socket only.
+	Control ControlFunc
 }
 
 // Serve accepts connections on ln until ctx ends, one MCP session per connection. It closes ln
@@ -123,7 +125,7 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 		}
 		backoff = 0
 		peer := peerOf(conn)
-		o := lineOptions{socket: true, token: so.Token, reject: func(reason string) {
+		o := lineOptions{socket: true, token: so.Token, control: so.Control, reject: func(reason string) {
 			s.logger.Warn("closed a connection unserved", "transport", transport, "peer", peer, "reason", reason)
 		}}
 		wg.Add(1)

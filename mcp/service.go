@@ -9,6 +9,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -115,6 +116,8 @@ type Service struct {
 	hubState  []string            // the hub's own config, data and runtime directories (WithHubState)
 	wsMu      sync.Mutex
 	wsCache   map[string]*workspace.Root // root directory → its sandbox
+
+	control atomic.Pointer[ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -406,6 +409,28 @@ func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// SetControl sets what answers ControlMethod requests on the Unix socket (the app's CLI verbs
+// against a running hub). Listeners started later use it.
+func (s *Service) SetControl(f ControlFunc) { s.control.Store(&f) }
+
+// Control returns the control function set by SetControl, or nil.
+func (s *Service) Control() ControlFunc {
+	if p := s.control.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// controlLate calls the control function set when the request comes (SetControl may follow the
+// listener's start).
+func (s *Service) controlLate(ctx context.Context, action string, params json.RawMessage) (any, error) {
+	f := s.Control()
+	if f == nil {
+		return nil, fmt.Errorf("%s: this hub takes no control requests", ControlMethod)
+	}
+	return f(ctx, action, params)
 }
 
 // Server returns the underlying go-sdk server (for in-process clients and tests).

@@ -142,7 +142,7 @@ func (t *Transports) start(name string) error {
 			return err
 		}
 		rt.addr, rt.auth = t.cfg.UnixPath, "socket mode 0600 (this user only)"
-		serve = func() error { return s.Serve(ctx, ln, TransportUnix) }
+		serve = func() error { return s.ServeListener(ctx, ln, TransportUnix, ServeOptions{Control: s.controlLate}) }
 	case TransportTCP:
 		needToken := t.cfg.TCPRequireToken || !loopbackAddr(t.cfg.TCPAddr)
 		if needToken && t.cfg.TCPToken == "" {

@@ -142,3 +142,17 @@ func (a *approvals) saveLocked() error {
 	}
 	return nil
 }
+
+// ApprovedServers reads which servers the user approved from an approvals file (for a listing
+// without a running hub).
+func ApprovedServers(path string) (map[string]bool, error) {
+	a, err := loadApprovals(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for name := range a.data.Servers {
+		out[name] = true
+	}
+	return out, nil
+}

@@ -240,7 +240,7 @@ func SetServerEnabled(data []byte, name string, on bool) ([]byte, error) {
 		if on && set || !on && e != false {
 			return errors.New("enabled did not change")
 		}
-		w, g := maps(was), maps(got)
+		w, g := copyMap(was), copyMap(got)
 		delete(w, "enabled")
 		delete(g, "enabled")
 		if !reflect.DeepEqual(w, g) {
@@ -253,7 +253,7 @@ func SetServerEnabled(data []byte, name string, on bool) ([]byte, error) {
 	return out, nil
 }
 
-func maps(m map[string]any) map[string]any {
+func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -640,8 +639,6 @@ func ExposedName(server, tool string) string {
 
 const maxToolName = 64
 
-// sameSpec reports whether two specs start the same server.
-func sameSpec(a, b Spec) bool { return reflect.DeepEqual(a, b) }
 
 // rawArgs passes a client's arguments through unchanged (no decode and re-encode).
 func rawArgs(b json.RawMessage) any {

@@ -1,0 +1,217 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// The dashboard's Servers view and `switchboard servers` against a running hub: the user's
+// other MCP servers ([[servers]] in the config file) with their state, tools and logs. Changes
+// to the list (add, remove, enable, disable) are edits of the config file, so the file stays the
+// source of truth; the hub applies them at once (and would on its own when it sees the file
+// change). Approvals go to the hub, which pins the definitions it sees.
+
+// ServerList is ListServers' answer.
+type ServerList struct {
+	Servers []upstream.Status `json:"servers"`
+	// ConfigPath is the file the list lives in.
+	ConfigPath string `json:"configPath"`
+}
+
+// ServerLog is ServerLogs' answer: a server's last log lines, oldest first.
+type ServerLog struct {
+	Name  string             `json:"name"`
+	Lines []upstream.LogLine `json:"lines"`
+}
+
+// ServerChange is the answer of an edit of the server list: the config file's diff and the
+// servers after it.
+type ServerChange struct {
+	Path    string            `json:"path"`
+	Diff    string            `json:"diff"`
+	Servers []upstream.Status `json:"servers"`
+}
+
+func (c *Controller) upstreams() (*upstream.Manager, error) {
+	m := c.st.Service.Upstreams()
+	if m == nil {
+		return nil, errors.New("servers: this hub runs no upstream servers")
+	}
+	return m, nil
+}
+
+// ListServers lists the configured servers with their state.
+func (c *Controller) ListServers() (ServerList, error) {
+	m, err := c.upstreams()
+	if err != nil {
+		return ServerList{}, err
+	}
+	return ServerList{Servers: m.Statuses(), ConfigPath: c.st.Config.Path}, nil
+}
+
+// ServerLogs returns a server's last lines of stderr and supervisor events (n <= 0: all kept).
+func (c *Controller) ServerLogs(name string, n int) (ServerLog, error) {
+	m, err := c.upstreams()
+	if err != nil {
+		return ServerLog{}, err
+	}
+	lines, err := m.Logs(name, n)
+	if err != nil {
+		return ServerLog{}, err
+	}
+	return ServerLog{Name: name, Lines: lines}, nil
+}
+
+type serverArgs struct {
+	Server string   `json:"server"`
+	Tools  []string `json:"tools,omitempty"`
+}
+
+// ApproveServer takes a server out of quarantine and pins its tools (or only the named held
+// tools), audited as server_approve.
+func (c *Controller) ApproveServer(name string, tools []string) (upstream.Status, error) {
+	m, err := c.upstreams()
+	if err != nil {
+		return upstream.Status{}, err
+	}
+	end := c.begin("server_approve", serverArgs{Server: name, Tools: tools})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	st, err := m.Approve(ctx, name, tools...)
+	end(err)
+	return st, err
+}
+
+// RestartServer stops and starts a server now, audited as server_restart.
+func (c *Controller) RestartServer(name string) (upstream.Status, error) {
+	m, err := c.upstreams()
+	if err != nil {
+		return upstream.Status{}, err
+	}
+	end := c.begin("server_restart", serverArgs{Server: name})
+	err = m.Restart(name)
+	end(err)
+	if err != nil {
+		return upstream.Status{}, err
+	}
+	return m.Status(name)
+}
+
+// SetServerEnabled switches a server on or off in the config file and applies it.
+func (c *Controller) SetServerEnabled(name string, enabled bool) (ServerChange, error) {
+	action := "server_disable"
+	if enabled {
+		action = "server_enable"
+	}
+	return c.editServers(action, serverArgs{Server: name}, func(data []byte) ([]byte, error) {
+		return upstream.SetServerEnabled(data, name, enabled)
+	})
+}
+
+// AddServer adds a server to the config file and starts it (quarantined until approved).
+func (c *Controller) AddServer(spec upstream.Spec) (ServerChange, error) {
+	return c.editServers("server_add", serverArgs{Server: spec.Name}, func(data []byte) ([]byte, error) {
+		return upstream.AddServer(data, spec)
+	})
+}
+
+// RemoveServer removes a server from the config file, stops it and forgets its approval.
+func (c *Controller) RemoveServer(name string) (ServerChange, error) {
+	return c.editServers("server_remove", serverArgs{Server: name}, func(data []byte) ([]byte, error) {
+		return upstream.RemoveServer(data, name)
+	})
+}
+
+// editServers edits the config file, audited as action, and applies the new server list.
+func (c *Controller) editServers(action string, args serverArgs, edit func([]byte) ([]byte, error)) (ServerChange, error) {
+	m, err := c.upstreams()
+	if err != nil {
+		return ServerChange{}, err
+	}
+	path := c.st.Config.Path
+	if path == "" {
+		return ServerChange{}, errors.New("servers: the hub has no config file path; start it with --config FILE")
+	}
+	end := c.begin(action, args)
+	change, err := func() (ServerChange, error) {
+		c.st.serversMu.Lock()
+		defer c.st.serversMu.Unlock()
+		old, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return ServerChange{}, fmt.Errorf("config %s: %w", path, err)
+		}
+		data, err := edit(old)
+		if err != nil {
+			return ServerChange{}, err
+		}
+		if err := upstream.WriteConfig(path, data); err != nil {
+			return ServerChange{}, err
+		}
+		if err := c.st.ReloadServers(); err != nil {
+			return ServerChange{}, err
+		}
+		return ServerChange{Path: path, Diff: clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff()}, nil
+	}()
+	end(err)
+	if err != nil {
+		return ServerChange{}, err
+	}
+	change.Servers = m.Statuses()
+	return change, nil
+}
+
+// ReloadServers reads [[servers]] from the config file again and applies the list.
+func (st *Stack) ReloadServers() error {
+	m := st.Service.Upstreams()
+	if m == nil {
+		return nil
+	}
+	cfg, err := config.Load(st.Config.Path)
+	if err != nil {
+		return err
+	}
+	return m.Sync(st.serverSpecs(cfg.Servers))
+}
+
+// controlRequest is a ControlMethod request's params.
+type controlRequest struct {
+	Action string        `json:"action"`
+	Name   string        `json:"name"`
+	Tools  []string      `json:"tools"`
+	Lines  int           `json:"lines"`
+	On     bool          `json:"on"`
+	Spec   upstream.Spec `json:"spec"`
+}
+
+// control answers the `switchboard` CLI verbs sent to the running hub (mcp.ControlMethod).
+func (c *Controller) control(_ context.Context, action string, raw json.RawMessage) (any, error) {
+	var req controlRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return nil, fmt.Errorf("%s: %w", mcp.ControlMethod, err)
+	}
+	switch action {
+	case "servers.list":
+		return c.ListServers()
+	case "servers.logs":
+		return c.ServerLogs(req.Name, req.Lines)
+	case "servers.approve":
+		return c.ApproveServer(req.Name, req.Tools)
+	case "servers.restart":
+		return c.RestartServer(req.Name)
+	case "servers.reload":
+		if err := c.st.ReloadServers(); err != nil {
+			return nil, err
+		}
+		return c.ListServers()
+	}
+	return nil, fmt.Errorf("%s: unknown action %q", mcp.ControlMethod, action)
+}

@@ -1,0 +1,139 @@
+//go:build unix
+
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+)
+
+// TestServersThroughRunningHub: a server added with `switchboard servers add` while a hub runs
+// is started by that hub (the config file is the source of truth), listed quarantined, approved
+// with `servers approve`, after which `switchboard tools` and `call` reach its tools through the
+// hub; `servers logs` shows its stderr; `servers remove` stops it. Twenty `call`s later there is
+// still one server process.
+func TestServersThroughRunningHub(t *testing.T) {
+	memory := testutil.NodeModule(t, "@modelcontextprotocol/server-memory")
+	bin := binary(t)
+	env := testEnv(t)
+	cfgDir := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(cfgDir, "config.toml")
+	if err := os.WriteFile(cfgFile, []byte("# my settings\nread_only = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
+	sock := filepath.Join(envValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
+	ws := t.TempDir()
+	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
+	defer func() {
+		serve.Process.Signal(syscall.SIGTERM)
+		serve.Wait()
+	}()
+
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := runCLI(t, bin, env, ws, args...)
+		if err != nil {
+			t.Fatalf("switchboard %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+		}
+		return out
+	}
+	run("servers", "add", "graph", "--command", "node", "--arg", filepath.Join(memory, "dist", "index.js"), "--env", "MEMORY_FILE_PATH="+memFile)
+	if b, _ := os.ReadFile(cfgFile); !strings.HasPrefix(string(b), "# my settings\n") {
+		t.Fatalf("config lost its comment:\n%s", b)
+	}
+
+	// The hub picks the new server up and starts it, quarantined.
+	var list ServerList
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Servers) == 1 && list.Servers[0].State == "running" && len(list.Servers[0].Tools) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not running: %+v", list)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if list.Servers[0].Approved {
+		t.Fatal("a new server is approved without the user")
+	}
+	if out := run("tools"); strings.Contains(out, "graph__") {
+		t.Fatalf("quarantined tools served:\n%s", out)
+	}
+	if out := run("servers", "list"); !strings.Contains(out, "quarantined") || !strings.Contains(out, "servers approve graph") {
+		t.Fatalf("list does not say how to approve:\n%s", out)
+	}
+
+	if out := run("servers", "approve", "graph"); !strings.Contains(out, "graph__create_entities") {
+		t.Fatalf("approve: %s", out)
+	}
+	if out := run("tools"); !strings.Contains(out, "graph__read_graph") || !strings.Contains(out, "[graph]") {
+		t.Fatalf("approved tools not served with their toolset:\n%s", out)
+	}
+	run("call", "graph__create_entities", "--args", `{"entities":[{"name":"switchboard","entityType":"project","observations":["one hub"]}]}`)
+	for range 20 {
+		if out := run("call", "graph__read_graph", "--args", `{}`); !strings.Contains(out, "one hub") {
+			t.Fatalf("read_graph: %s", out)
+		}
+	}
+	if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if s := list.Servers[0]; s.Restarts != 0 || s.Calls < 21 || s.PID == 0 {
+		t.Fatalf("after 21 calls: %+v", s)
+	}
+	if pids := childrenRunning(t, serve.Process.Pid, "server-memory"); len(pids) != 1 {
+		t.Fatalf("server-memory processes under the hub: %v, want 1", pids)
+	}
+	if out := run("servers", "logs", "graph"); !strings.Contains(out, "started node") || !strings.Contains(out, "stderr") {
+		t.Fatalf("logs: %s", out)
+	}
+	pid := list.Servers[0].PID
+	run("servers", "remove", "graph")
+	for start := time.Now(); syscall.Kill(pid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("removed server %d still runs", pid)
+		}
+	}
+}
+
+// childrenRunning lists the pids of parent's children whose command line contains what.
+func childrenRunning(t *testing.T, parent int, what string) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 || f[0] == "Z" || f[1] != strconv.Itoa(parent) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), what) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
