@@ -639,7 +639,6 @@ func ExposedName(server, tool string) string {
 
 const maxToolName = 64
 
-
 // rawArgs passes a client's arguments through unchanged (no decode and re-encode).
 func rawArgs(b json.RawMessage) any {
 	if len(b) == 0 {
