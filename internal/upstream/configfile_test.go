@@ -198,7 +198,7 @@ func TestAddServerRefuses(t *testing.T) {
 		{"name taken", configWithServers, Spec{Name: "remote", Command: "x"}, `"remote": name: already configured (line 30)`},
 		{"invalid name", "", Spec{Name: "GitHub!", Command: "x"}, "name: use lower-case letters"},
 		{"reserved name", "", Spec{Name: "memory", Command: "x"}, "one of the hub's own toolsets"},
-		{"command and url", "", Spec{Name: "a", Command: "x", URL: "https://a.test/"}, "command, args, env and cwd are for a local server"},
+		{"command and url", "", Spec{Name: "a", Command: "x", URL: "https://a.test/"}, "set either command (a local server) or url (a remote one), not both"},
 		{"file does not parse", "[policy]\ndefault = \"ask\"\n\n[[servers]]\nname = a\n", Spec{Name: "a", Command: "x"}, "line 5"},
 		{"servers written inline", "servers = [{ name = \"a\", command = \"x\" }]\n", Spec{Name: "b", Command: "x"}, "line 1: servers is written as a value"},
 		{"sub-table away from its entry", "[[servers]]\nname = \"a\"\ncommand = \"x\"\n[web]\ntimeout = \"5s\"\n[servers.env]\nK = \"v\"\n", Spec{Name: "b", Command: "x"}, "line 6: [servers.env] is away from its [[servers]] entry"},

@@ -205,14 +205,33 @@ func (s *server) runOnce(ctx context.Context) error {
 			transport = &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: hc, MaxRetries: -1}
 		}
 	}
-	// The session lives as long as this run: its context is not the call's.
+	// The session lives as long as this run: its context is not the call's, and the connect
+	// must not get a context of its own that ends when Connect returns (the SSE transport's
+	// event stream lives in it). A start that takes too long, or a process that exits while
+	// starting, ends the session's context instead.
 	sctx, cancelSession := context.WithCancel(ctx)
 	defer cancelSession()
-	connectCtx, cancelConnect := context.WithTimeout(sctx, s.m.opts.StartTimeout)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(s.m.opts.StartTimeout, func() { timedOut.Store(true); cancelSession() })
+	if p != nil {
+		go func() {
+			select {
+			case <-p.exited:
+				cancelSession()
+			case <-sctx.Done():
+			}
+		}()
+	}
 	client := s.m.newClient(s)
-	cs, err := connectOrExit(connectCtx, client, transport, p)
-	cancelConnect()
+	cs, err := client.Connect(sctx, transport, nil)
+	if err == nil {
+		err = s.refreshOnStart(sctx, cs)
+	}
+	timer.Stop()
 	if err != nil {
+		if cs != nil {
+			cs.Close()
+		}
 		if p != nil {
 			// The process is the likelier cause than the protocol: say how it ended.
 			select {
@@ -221,28 +240,12 @@ func (s *server) runOnce(ctx context.Context) error {
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("start: no answer to initialize within %s%s", s.m.opts.StartTimeout, lastLine(s.log))
+		if timedOut.Load() {
+			return fmt.Errorf("start: not ready within %s%s", s.m.opts.StartTimeout, lastLine(s.log))
 		}
 		return fmt.Errorf("start: %w%s", err, lastLine(s.log))
 	}
 	defer cs.Close()
-	ir := cs.InitializeResult()
-	s.mu.Lock()
-	s.session = cs
-	if ir != nil {
-		if ir.ServerInfo != nil {
-			s.info = strings.TrimSpace(ir.ServerInfo.Name + " " + ir.ServerInfo.Version)
-		}
-		s.instr = ir.Instructions
-	}
-	s.mu.Unlock()
-	if err := s.refresh(sctx, cs, true, true, true); err != nil {
-		s.mu.Lock()
-		s.session = nil
-		s.mu.Unlock()
-		return err
-	}
 	s.log.add("hub", "running: "+s.info)
 	s.setState(StateRunning)
 
@@ -271,22 +274,25 @@ func (s *server) runOnce(ctx context.Context) error {
 	return why
 }
 
-// connectOrExit connects, giving up as soon as the process exits (a server that dies at start
-// otherwise costs the whole start timeout).
-func connectOrExit(ctx context.Context, c *sdk.Client, t sdk.Transport, p *proc) (*sdk.ClientSession, error) {
-	if p == nil {
-		return c.Connect(ctx, t, nil)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.exited:
-			cancel()
-		case <-ctx.Done():
+// refreshOnStart records what the server announced and lists what it offers.
+func (s *server) refreshOnStart(ctx context.Context, cs *sdk.ClientSession) error {
+	ir := cs.InitializeResult()
+	s.mu.Lock()
+	s.session = cs
+	if ir != nil {
+		if ir.ServerInfo != nil {
+			s.info = strings.TrimSpace(ir.ServerInfo.Name + " " + ir.ServerInfo.Version)
 		}
-	}()
-	return c.Connect(ctx, t, nil)
+		s.instr = ir.Instructions
+	}
+	s.mu.Unlock()
+	if err := s.refresh(ctx, cs, true, true, true); err != nil {
+		s.mu.Lock()
+		s.session = nil
+		s.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 func orNil(err error) string {
