@@ -37,6 +37,7 @@ func newDoctorCommand(g *globalFlags, version string) *cobra.Command {
 			checks = append(checks, doctorChecks(cmd.Context(), cfg)...)
 			if err == nil {
 				checks = append(checks, toolsetChecks(cmd.Context(), cfg, version)...)
+				checks = append(checks, g.serverChecks(cmd, cfg)...)
 			}
 			failed := 0
 			for _, c := range checks {

@@ -137,3 +137,33 @@ func childrenRunning(t *testing.T, parent int, what string) []int {
 	}
 	return out
 }
+
+// TestDoctorChecksServers: without a running hub, doctor starts each configured server once:
+// a working one is reported with its tools (and as quarantined until approved), one that cannot
+// start fails the run with the reason and the fix.
+func TestDoctorChecksServers(t *testing.T) {
+	memory := testutil.NodeModule(t, "@modelcontextprotocol/server-memory")
+	bin := binary(t)
+	env := testEnv(t)
+	cfgDir := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[[servers]]\nname = \"graph\"\ncommand = \"node\"\nargs = [" + strconv.Quote(filepath.Join(memory, "dist", "index.js")) + "]\nenv = { MEMORY_FILE_PATH = " + strconv.Quote(filepath.Join(t.TempDir(), "m.jsonl")) + " }\n\n" +
+		"[[servers]]\nname = \"broken\"\ncommand = \"no-such-server-binary\"\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, bin, env, t.TempDir(), "doctor")
+	if err == nil {
+		t.Fatalf("doctor passed with a server that cannot start:\n%s", out)
+	}
+	for _, want := range []string{
+		"[warn] server graph", "tools", "quarantined", "switchboard servers approve graph",
+		"[FAIL] server broken", `"no-such-server-binary" not found on PATH`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -302,4 +303,56 @@ func toolText(res *sdk.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestUpstreamWriteToolAuditedBeforeItRuns: a proxied tool not annotated read-only has its
+// "started" line in the audit log (SECURITY level) before it runs, like a built-in write tool;
+// a read-only one has only its outcome line.
+func TestUpstreamWriteToolAuditedBeforeItRuns(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	file := filepath.Join(t.TempDir(), "audit.log")
+	al, err := audit.New(audit.Options{File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithAudit(al), WithUpstreams(m))
+	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
+	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	if msg := call(t, cs, "fixture__write-note", map[string]any{"text": "audited first"}, nil); msg != "" {
+		t.Fatal(msg)
+	}
+	if msg := call(t, cs, "fixture__greet", map[string]any{"name": "reader"}, nil); msg != "" {
+		t.Fatal(msg)
+	}
+	if err := al.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writeStarted, greetStarted bool
+	for _, ln := range strings.Split(string(b), "\n") {
+		started := strings.Contains(ln, `"outcome":"started"`)
+		switch {
+		case strings.Contains(ln, `"tool":"fixture__write-note"`) && started:
+			writeStarted = strings.Contains(ln, `"level":"SECURITY"`) && strings.Contains(ln, "text=<13 bytes")
+		case strings.Contains(ln, `"tool":"fixture__greet"`) && started:
+			greetStarted = true
+		}
+	}
+	if !writeStarted || greetStarted {
+		t.Fatalf("started lines: write-note %v (want true), greet %v (want false); log:\n%s", writeStarted, greetStarted, b)
+	}
 }

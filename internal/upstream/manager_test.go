@@ -423,3 +423,39 @@ func TestSyncValidatesAndStops(t *testing.T) {
 		t.Fatalf("removed server: %v", err)
 	}
 }
+
+// TestHungServerCallEndsWithItsClient: a server that never answers a call holds only that
+// call: the caller's cancellation ends it at once (and is passed on), and other calls to the
+// same server go on meanwhile.
+func TestHungServerCallEndsWithItsClient(t *testing.T) {
+	m := newTestManager(t, Options{})
+	if err := m.Sync([]Spec{fixtureSpec(t, "hung", map[string]string{"FIXTURE_MODE": "hang"})}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "hung", StateRunning)
+	if _, err := m.Approve(t.Context(), "hung"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := m.CallTool(ctx, "hung", "greet", json.RawMessage(`{"name":"x"}`), nil)
+		errc <- err
+	}()
+	// Another call on the same server is answered while greet hangs.
+	if res, err := m.CallTool(t.Context(), "hung", "sleep", json.RawMessage(`{"ms":1}`), nil); err != nil || text(res) != "slept 1" {
+		t.Fatalf("a call beside the hung one: %v %v", res, err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled call: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the cancelled call did not end")
+	}
+	if st, _ := m.Status("hung"); st.InFlight != 0 || st.State != StateRunning {
+		t.Fatalf("after the cancel: %+v", st)
+	}
+}
