@@ -198,7 +198,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, err
 	}
-	opts = append(opts, mcp.WithUpstreams(ups))
+	opts = append(opts, mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(cfg.ServerTools == "search"))
 	opts = append(opts, so.extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {

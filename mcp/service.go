@@ -72,6 +72,7 @@ type Service struct {
 	browserFeed  *browserFeed
 	subsystems   []Subsystem
 	up           *upstreams // the user's other MCP servers (mcp/upstream.go), nil when none
+	toolSearch   bool       // upstream tools hidden behind servers_search / servers_call
 	rag          *rag.Engine
 	ragFeed      *ragFeed
 
@@ -317,6 +318,7 @@ func New(opts ...Option) (*Service, error) {
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
+	s.registerToolSearch(s.server)
 	if err := s.applyToolPolicy(); err != nil {
 		return nil, err
 	}
@@ -325,6 +327,9 @@ func New(opts ...Option) (*Service, error) {
 	s.wireUpstreams()
 	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
+	if s.toolSearch && s.up != nil {
+		s.server.AddReceivingMiddleware(s.toolSearchMiddleware) // outside audit: it audits the real tool
+	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.wireFeeds()
 	s.wireToolsetFeed()

@@ -356,3 +356,70 @@ func TestUpstreamWriteToolAuditedBeforeItRuns(t *testing.T) {
 		t.Fatalf("started lines: write-note %v (want true), greet %v (want false); log:\n%s", writeStarted, greetStarted, b)
 	}
 }
+
+// TestUpstreamToolSearch: with tool search on, clients list servers_search and servers_call
+// instead of the servers' tools; the search ranks by what a tool does; servers_call runs the
+// named tool under its own policy rule and audit line.
+func TestUpstreamToolSearch(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{{Tool: "fixture__write-note", Action: "deny"}}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := audit.Discard()
+	var mu sync.Mutex
+	var tools []string
+	al.OnRecord(func(e audit.Entry) { mu.Lock(); tools = append(tools, e.Tool); mu.Unlock() })
+	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithAudit(al), WithUpstreams(m), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
+	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
+	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	names := toolNames(t, cs)
+	if !slices.Contains(names, ToolServersSearch) || !slices.Contains(names, ToolServersCall) || slices.Contains(names, "fixture__greet") {
+		t.Fatalf("listed: %v", names)
+	}
+	var found ServersSearchOutput
+	mustCall(t, cs, ToolServersSearch, map[string]any{"query": "say hello to someone"}, &found)
+	if found.Total != 3 || len(found.Tools) == 0 || found.Tools[0].Name != "fixture__greet" || !strings.Contains(found.Tools[0].Arguments, "name (string, required): Who to greet") {
+		t.Fatalf("search: %+v", found)
+	}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: ToolServersCall, Arguments: map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "searcher"}}})
+	if err != nil || res.IsError || toolText(res) != "Hello, searcher!" {
+		t.Fatalf("servers_call greet: %v %s", err, toolText(res))
+	}
+	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, "denied") {
+		t.Fatalf("servers_call of a denied tool: %q", msg)
+	}
+	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "file_read", "arguments": map[string]any{"path": "x"}}, nil); !strings.Contains(msg, "not a tool of a connected server") {
+		t.Fatalf("servers_call of a built-in tool: %q", msg)
+	}
+	if msg := call(t, cs, ToolServersSearch, map[string]any{"query": " "}, nil); !strings.Contains(msg, "query: required") {
+		t.Fatalf("empty query: %q", msg)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(tools, "fixture__greet") || !slices.Contains(tools, "fixture__write-note") || slices.Contains(tools, ToolServersCall) {
+		t.Fatalf("audited tools %v: want the real tools, never servers_call", tools)
+	}
+}
+
+// TestServerNamesCannotTakeAToolset: the names internal/upstream reserves are exactly the
+// hub's toolsets (a server is a toolset named after it).
+func TestServerNamesCannotTakeAToolset(t *testing.T) {
+	got, want := upstream.ReservedNames(), ToolsetNames()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("upstream.ReservedNames() = %v, toolsets = %v", got, want)
+	}
+}

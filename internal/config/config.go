@@ -115,6 +115,11 @@ type Config struct {
 	// to every client as <name>__<tool> once approved. Load validates them (names unique, not a
 	// toolset's); `switchboard servers add/remove/enable/disable/import` edit them in the file.
 	Servers []upstream.Spec `toml:"servers"`
+	// ServerTools is how clients see the servers' tools: "all" (the default: every approved
+	// tool, as <name>__<tool>) or "search" (for large catalogues and clients with a tool limit:
+	// only servers_search and servers_call; the tools stay callable by name). A top-level key:
+	// write it above the first [table].
+	ServerTools string `toml:"server_tools"`
 }
 
 // ML configures the ml_* tools: generation backends besides the built-in `ollama` (OLLAMA_HOST)
@@ -272,6 +277,11 @@ func Load(path string) (Config, error) {
 	}
 	if err := upstream.ValidateAll(c.Servers, upstream.ReservedNames()); err != nil {
 		return c, fmt.Errorf("config %s: %w", c.Path, err)
+	}
+	switch c.ServerTools {
+	case "", "all", "search":
+	default:
+		return c, fmt.Errorf("config %s: server_tools: %q is not a mode; use \"all\" or \"search\"", c.Path, c.ServerTools)
 	}
 	return c, nil
 }

@@ -57,3 +57,17 @@ enabled = false
 		})
 	}
 }
+
+func TestServerToolsMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ val, want string }{{`"search"`, ""}, {`"all"`, ""}, {`"some"`, `server_tools: "some" is not a mode`}} {
+		p := filepath.Join(dir, "c.toml")
+		if err := os.WriteFile(p, []byte("server_tools = "+tc.val+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(p)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("server_tools = %s: %v, want %q", tc.val, err, tc.want)
+		}
+	}
+}
