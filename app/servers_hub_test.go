@@ -167,3 +167,47 @@ func TestDoctorChecksServers(t *testing.T) {
 		}
 	}
 }
+
+// TestServerDiesWithKilledHub: a hub killed with SIGKILL (no shutdown) takes its servers with it,
+// even one that ignores SIGTERM and the end of its input (the parent-death signal).
+func TestServerDiesWithKilledHub(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	bin := binary(t)
+	env := testEnv(t)
+	cfgDir := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pids := filepath.Join(t.TempDir(), "pids")
+	cfg := "[[servers]]\nname = \"stubborn\"\ncommand = \"node\"\nargs = [" + strconv.Quote(script) + "]\nenv = { FIXTURE_MODE = \"ignore-stdin-eof\", FIXTURE_PID_FILE = " + strconv.Quote(pids) + " }\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(envValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
+	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", t.TempDir())
+	var pid int
+	for start := time.Now(); pid == 0; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(pids); len(b) > 0 {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the server never started")
+		}
+	}
+	if err := serve.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = serve.Wait()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			t.Logf("server %d gone after %s: %v %s", pid, time.Since(start), err, stat)
+			return
+		}
+		if time.Since(start) > 5*time.Second {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("server %d outlived its SIGKILLed hub", pid)
+		}
+	}
+}

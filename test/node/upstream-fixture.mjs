@@ -35,7 +35,12 @@ if (mode === 'grandchild') {
   child.unref();
 }
 if (mode === 'ignore-stdin-eof') {
+  // Outlives everything short of SIGKILL: the end of its input, SIGTERM, SIGHUP, and a parent
+  // whose pipes are gone (EPIPE on a write would otherwise end node).
   process.on('SIGTERM', () => process.stderr.write('fixture: ignoring SIGTERM\n'));
+  process.on('SIGHUP', () => {});
+  process.on('uncaughtException', () => {});
+  for (const s of [process.stdin, process.stdout, process.stderr]) s.on('error', () => {});
   setInterval(() => {}, 1000);
 }
 
