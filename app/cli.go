@@ -5,8 +5,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,11 +102,6 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 }
 
-func newToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	var (

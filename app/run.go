@@ -74,13 +74,9 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 	if err := startDefaultTransports(st); err != nil {
 		return err
 	}
-	token := cfg.Dashboard.Token
-	if token == "" {
-		token = newToken()
-	}
-	ln, err := net.Listen("tcp", cfg.Dashboard.Addr)
+	token, ln, err := dashboardEndpoint(cfg)
 	if err != nil {
-		return fmt.Errorf("dashboard listen %s: %w", cfg.Dashboard.Addr, err)
+		return err
 	}
 	srv := mcp.NewHTTPServer(newDashboardServer(NewController(st, version), token).Handler())
 	go func() { // owned by this function: srv.Shutdown below ends it
@@ -100,4 +96,28 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(sctx)
+}
+
+// dashboardEndpoint is the headless dashboard's token and listener: the configured ones, else
+// the kept token and the default port, so the URL stays the same from one start to the next.
+// Only the default port gives way (to a free one, with a warning) when something else holds it;
+// a configured address that cannot be bound is an error.
+func dashboardEndpoint(cfg config.Config) (string, net.Listener, error) {
+	token := cfg.Dashboard.Token
+	if token == "" {
+		t, _, err := config.LoadOrCreateToken(config.DashboardTokenPath())
+		if err != nil {
+			return "", nil, fmt.Errorf("dashboard token: %w", err)
+		}
+		token = t
+	}
+	ln, err := net.Listen("tcp", cfg.Dashboard.Addr)
+	if err != nil && cfg.Dashboard.Addr == config.DefaultDashboardAddr {
+		fmt.Fprintf(os.Stderr, "switchboard: warning: the dashboard's usual address %s is taken (%v); using a free port this time. Set [dashboard] addr to choose one.\n", cfg.Dashboard.Addr, err)
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("dashboard listen %s: %w (set [dashboard] addr or SWITCHBOARD_DASHBOARD_ADDR)", cfg.Dashboard.Addr, err)
+	}
+	return token, ln, nil
 }

@@ -4,14 +4,18 @@ package app
 
 import (
 	"encoding/json"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -210,4 +214,68 @@ func TestServerDiesWithKilledHub(t *testing.T) {
 			t.Fatalf("server %d outlived its SIGKILLed hub", pid)
 		}
 	}
+}
+
+// TestDashboardURLStaysTheSame: the headless dashboard's URL (port and token) is the same at the
+// next start, so a bookmark works; with its port taken by something else it moves to a free
+// port with a warning and keeps its token.
+func TestDashboardURLStaysTheSame(t *testing.T) {
+	bin := binary(t)
+	env := testEnv(t)
+	env = append(env, "DISPLAY=", "WAYLAND_DISPLAY=", "SWITCHBOARD_DASHBOARD_ADDR=127.0.0.1:"+strconv.Itoa(freePort(t)))
+	start := func() (string, string, func()) {
+		t.Helper()
+		cmd := exec.Command(bin, "--workspace", t.TempDir())
+		cmd.Env = env
+		stderr, _ := cmd.StderrPipe()
+		var w lineWatcher
+		go w.run(stderr)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		m := w.wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
+		return m[1], m[2], func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+	}
+	addr1, tok1, stop := start()
+	stop()
+	addr2, tok2, stop := start()
+	stop()
+	if addr1 != addr2 || tok1 != tok2 {
+		t.Fatalf("dashboard URL changed across starts: %s?token=%s then %s?token=%s", addr1, tok1, addr2, tok2)
+	}
+	if fi, err := os.Stat(filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "switchboard", "dashboard-token")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("dashboard token file: %v %v", fi, err)
+	}
+	// The default port taken by something else: a free one this time, same token, a warning.
+	holder, err := net.Listen("tcp", config.DefaultDashboardAddr)
+	if err != nil {
+		t.Logf("the default dashboard port is in use here (%v); its fallback is checked where it is free", err)
+		return
+	}
+	defer holder.Close()
+	env = append(env, "SWITCHBOARD_DASHBOARD_ADDR=")
+	cmd := exec.Command(bin, "--workspace", t.TempDir())
+	cmd.Env = env
+	stderr, _ := cmd.StderrPipe()
+	var w lineWatcher
+	go w.run(stderr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	m := w.wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
+	if m[1] == "http://"+config.DefaultDashboardAddr || m[2] != tok1 {
+		t.Fatalf("with its port taken: %s?token=%s", m[1], m[2])
+	}
+	w.wait(t, regexp.MustCompile(`usual address .* is taken`))
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

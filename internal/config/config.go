@@ -96,8 +96,13 @@ type Config struct {
 		Headless bool   `toml:"headless"` // default of webview_launch's headless (true)
 	} `toml:"browser"`
 	Dashboard struct {
-		Addr  string `toml:"addr"`  // headless dashboard (no display), loopback
-		Token string `toml:"token"` // empty: a new random token each start
+		// Addr is where the headless dashboard (no display) listens, loopback. The default,
+		// DefaultDashboardAddr, gives a URL that stays the same across starts so a bookmark
+		// works; when that port is taken the hub picks a free one and says so.
+		Addr string `toml:"addr"`
+		// Token guards the dashboard's API; empty: the one kept in DashboardTokenPath (created
+		// on first use, mode 0600), so the URL with its token stays valid across starts.
+		Token string `toml:"token"`
 	} `toml:"dashboard"`
 	// Trust: allow/ask/deny rules and MCP roots granted without asking (docs/policy.md). The
 	// hub re-reads both sections when the file changes.
@@ -191,6 +196,8 @@ const (
 	DefaultTCPAddr  = "127.0.0.1:9100"
 	DefaultHTTPAddr = "127.0.0.1:9101"
 	DefaultHubAddr  = "127.0.0.1:0"
+	// DefaultDashboardAddr is the headless dashboard's address (after TCP 9100 and HTTP 9101).
+	DefaultDashboardAddr = "127.0.0.1:9102"
 )
 
 // Default returns the built-in configuration.
@@ -207,7 +214,7 @@ func Default() Config {
 	c.IDE.ReconnectInterval.Duration = 2 * time.Second
 	c.IDE.MaxReconnectInterval.Duration = 30 * time.Second
 	c.IDE.ResponseWait.Duration = 1500 * time.Millisecond
-	c.Dashboard.Addr = "127.0.0.1:0"
+	c.Dashboard.Addr = DefaultDashboardAddr
 	c.Process.MaxProcesses = 32
 	c.Process.BufferBytes = 4 << 20
 	c.Process.StopGraceSeconds = 5
