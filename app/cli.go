@@ -102,7 +102,6 @@ func signalContext(parent context.Context) (context.Context, context.CancelFunc)
 	return signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 }
 
-
 func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	var (
 		stdio             bool

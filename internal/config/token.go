@@ -18,7 +18,9 @@ func TokenPath() string { return filepath.Join(filepath.Dir(DefaultPath()), "tok
 // DashboardTokenPath is the file that keeps the headless dashboard's token, beside the client
 // token: a different secret, since the dashboard can do what the client token cannot (approve,
 // change settings).
-func DashboardTokenPath() string { return filepath.Join(filepath.Dir(DefaultPath()), "dashboard-token") }
+func DashboardTokenPath() string {
+	return filepath.Join(filepath.Dir(DefaultPath()), "dashboard-token")
+}
 
 // LoadOrCreateToken returns the token kept at path, creating it (random, mode 0600, in a 0700
 // directory) when there is none, so clients configured with it survive restarts. created reports
