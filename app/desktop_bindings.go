@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -113,6 +114,33 @@ func (a *App) PreviewClient(name, scope, action string) (ClientChange, error) {
 func (a *App) ApplyClient(name, scope, action string) (ClientChange, error) {
 	return a.ctl.ApplyClient(name, scope, action)
 }
+
+// ListServers lists the upstream servers ([[servers]]) with their state and tools (the Servers view).
+func (a *App) ListServers() (ServerList, error) { return a.ctl.ListServers() }
+
+// ServerLogs returns a server's last lines of stderr and supervisor events (lines <= 0: all kept).
+func (a *App) ServerLogs(name string, lines int) (ServerLog, error) {
+	return a.ctl.ServerLogs(name, lines)
+}
+
+// ApproveServer takes a server out of quarantine and pins its tools, or pins only the named held tools.
+func (a *App) ApproveServer(name string, tools []string) (upstream.Status, error) {
+	return a.ctl.ApproveServer(name, tools)
+}
+
+// RestartServer stops and starts a server now.
+func (a *App) RestartServer(name string) (upstream.Status, error) { return a.ctl.RestartServer(name) }
+
+// SetServerEnabled switches a server on or off in the config file.
+func (a *App) SetServerEnabled(name string, enabled bool) (ServerChange, error) {
+	return a.ctl.SetServerEnabled(name, enabled)
+}
+
+// AddServer adds a server to the config file and starts it, quarantined until approved.
+func (a *App) AddServer(spec upstream.Spec) (ServerChange, error) { return a.ctl.AddServer(spec) }
+
+// RemoveServer removes a server from the config file and stops it.
+func (a *App) RemoveServer(name string) (ServerChange, error) { return a.ctl.RemoveServer(name) }
 
 // RAGCollections lists the RAG collections with their counts, backend and embedder.
 func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.RAGCollections() }

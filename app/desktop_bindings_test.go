@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -188,5 +191,105 @@ func TestAppBindingsOnRealStack(t *testing.T) {
 	}
 	if _, err := a.SendChat("", ""); err == nil {
 		t.Error("SendChat without session and message succeeded")
+	}
+}
+
+// TestAppServerBindingsOnRealStack drives the Servers view's bindings on a real hub with the
+// fixture server (test/node/upstream-fixture.mjs): added quarantined, its log, approved (tools
+// pinned), disabled and removed — the same JSON the headless API answers with.
+func TestAppServerBindingsOnRealStack(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	fixture := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	cfg := testConfig(t)
+	cfg.Path = filepath.Join(t.TempDir(), "config.toml")
+	st, err := BuildStack(cfg, "test", stackOptions{withHub: true, eagerServers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := st.Close(ctx); err != nil {
+			t.Errorf("close stack: %v", err)
+		}
+	})
+	a := newApp(NewController(st, "test"), nil)
+
+	if _, err := a.AddServer(upstream.Spec{Name: "fixture"}); err == nil || !strings.Contains(err.Error(), "command:") {
+		t.Fatalf("AddServer without a command: err = %v, want it to name the field", err)
+	}
+	change, err := a.AddServer(upstream.Spec{Name: "fixture", Command: "node", Args: []string{fixture}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := bindingJSON(t, change); !strings.Contains(j["diff"].(string), `+name = "fixture"`) || j["path"] != cfg.Path {
+		t.Errorf("AddServer = %v", j)
+	}
+	var srv map[string]any
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		list, err := a.ListServers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := bindingJSON(t, list)
+		servers, _ := j["servers"].([]any)
+		if len(servers) == 1 {
+			srv, _ = servers[0].(map[string]any)
+			if srv["state"] == "running" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fixture not running: %v", j)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if srv["approved"] != false || len(srv["tools"].([]any)) != 3 {
+		t.Fatalf("new server = %v, want quarantined with 3 tools", srv)
+	}
+
+	log, err := a.ServerLogs("fixture", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprint(bindingJSON(t, log)["lines"])
+	if !strings.Contains(text, "started node") || !strings.Contains(text, "fixture starting") {
+		t.Errorf("log = %s", text)
+	}
+
+	approved, err := a.ApproveServer("fixture", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := bindingJSON(t, approved)
+	if j["approved"] != true || j["held"] != float64(0) {
+		t.Errorf("ApproveServer = %v", j)
+	}
+	for _, tool := range j["tools"].([]any) {
+		if tool.(map[string]any)["state"] != "approved" {
+			t.Errorf("tool after approval: %v", tool)
+		}
+	}
+	if _, err := a.ApproveServer("fixture", []string{"nope"}); err == nil || !strings.Contains(err.Error(), `no tool "nope"`) {
+		t.Errorf("approving an unknown tool: err = %v", err)
+	}
+
+	off, err := a.SetServerEnabled("fixture", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := bindingJSON(t, off)["servers"].([]any)[0].(map[string]any); s["state"] != "disabled" || s["enabled"] != false {
+		t.Errorf("after SetServerEnabled(false): %v", s)
+	}
+	gone, err := a.RemoveServer("fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := bindingJSON(t, gone)["servers"].([]any); len(s) != 0 {
+		t.Errorf("after RemoveServer: %v", s)
+	}
+	if _, err := a.RestartServer("fixture"); err == nil {
+		t.Error("RestartServer of a removed server succeeded")
 	}
 }

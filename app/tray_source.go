@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
@@ -63,6 +64,14 @@ func (s traySource) DecideApproval(id string, allow bool) error {
 	return s.st.Service.DecideApproval(id, decision, policy.ByTray)
 }
 
+// Servers are the upstream servers ([[servers]]) with their state.
+func (s traySource) Servers() []upstream.Status {
+	if m := s.st.Service.Upstreams(); m != nil {
+		return m.Statuses()
+	}
+	return nil
+}
+
 func (s traySource) BestClientConfig() (string, any) {
 	kind, snippet := s.ctl.ClientConfig().Best()
 	return kind, snippet
@@ -114,7 +123,8 @@ func applyAutostartConfig(cfg config.Config) error {
 }
 
 // Subscribe registers changed with every part of the stack the tray shows: transports, the
-// dashboard hub's clients, MCP sessions, approvals and the IDE bridge (a push, not a poll).
+// dashboard hub's clients, MCP sessions, approvals, the IDE bridge and the upstream servers'
+// states (a push, not a poll).
 func (s traySource) Subscribe(changed func()) (cancel func()) {
 	cancels := []func(){
 		s.st.Transports.OnChange(func([]mcp.TransportStatus) { changed() }),
@@ -126,6 +136,9 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 	}
 	if s.st.IDE != nil {
 		cancels = append(cancels, s.st.IDE.OnBridgeStatus(func(ide.BridgeStatus) { changed() }))
+	}
+	if m := s.st.Service.Upstreams(); m != nil {
+		cancels = append(cancels, m.OnChange(func(string) { changed() }))
 	}
 	return func() {
 		for _, c := range cancels {

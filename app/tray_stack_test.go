@@ -14,6 +14,8 @@ import (
 
 	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
@@ -449,4 +451,48 @@ func TestAutostartConfigApplies(t *testing.T) {
 			t.Errorf("after autostart = %v: entry exists %v, want %v", step.v, exists(), step.want)
 		}
 	}
+}
+
+// TestTrayListsServers: a server added to the hub's config file appears in the tray as
+// quarantined, reads "running" once approved, "disabled" when switched off, and leaves the menu
+// when removed — each change pushed by the upstream manager, not polled. Its item opens the
+// dashboard.
+func TestTrayListsServers(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	fixture := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	cfgFile := filepath.Join(t.TempDir(), "config.toml")
+	st := trayTestStack(t, "", func(cfg *config.Config) { cfg.Path = cfgFile })
+	c, view, shell, ctx := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas(tray.LabelQuit))
+	if m, _ := view.last(); menuHas("Servers")(m) {
+		t.Fatalf("servers section without servers: %q", menuLabels(m))
+	}
+
+	ctl := NewController(st, "test")
+	if _, err := ctl.AddServer(upstream.Spec{Name: "fixture", Command: "node", Args: []string{fixture}}); err != nil {
+		t.Fatal(err)
+	}
+	view.waitFor(t, "the new server, quarantined", menuHas("fixture — quarantined (approve in the dashboard)"))
+	m := view.waitFor(t, "the heading counting it", menuHas("Servers: 0 running, 1 waiting for approval"))
+	if it := itemWithPrefix(t, m, "fixture — "); !strings.Contains(it.Tooltip, fixture) {
+		t.Errorf("tooltip %q lacks the command line", it.Tooltip)
+	}
+
+	if _, err := ctl.ApproveServer("fixture", nil); err != nil {
+		t.Fatal(err)
+	}
+	view.waitFor(t, "approved and running", func(m tray.Menu) bool {
+		return menuHas("fixture — running")(m) && menuHas("Servers: 1 running")(m) && !menuHas("Servers: 1 running, ")(m)
+	})
+	trayClick(t, c, view, ctx, "fixture — ")
+	shell.waitEvent(t, "show")
+
+	if _, err := ctl.SetServerEnabled("fixture", false); err != nil {
+		t.Fatal(err)
+	}
+	view.waitFor(t, "disabled", menuHas("fixture — disabled"))
+	if _, err := ctl.RemoveServer("fixture"); err != nil {
+		t.Fatal(err)
+	}
+	view.waitFor(t, "section gone", func(m tray.Menu) bool { return !menuHas("Servers")(m) && !menuHas("fixture")(m) })
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -56,6 +57,8 @@ type Source interface {
 	// SetAutostart writes or removes the autostart entry; the returned note (may be "") is
 	// added to the menu's confirmation.
 	SetAutostart(on bool) (note string, err error)
+	// Servers are the upstream servers the hub runs, in config order (none: nil).
+	Servers() []upstream.Status
 	// Subscribe calls changed (which must not block) whenever anything above may have changed,
 	// until cancel is called.
 	Subscribe(changed func()) (cancel func())
@@ -130,6 +133,10 @@ func (c *Controller) snapshot(notice string) State {
 	s.BridgeConnected, s.BridgeError = c.src.Bridge()
 	if on, ok := c.src.Autostart(); ok {
 		s.Autostart = &on
+	}
+	for _, st := range c.src.Servers() {
+		s.Servers = append(s.Servers, Server{Name: st.Name, State: st.State, Approved: st.Approved, Held: st.Held,
+			Command: st.Command, LastError: st.LastError})
 	}
 	return s
 }

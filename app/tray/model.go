@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -25,6 +26,18 @@ type State struct {
 	// Autostart is the "Start at login" item: whether the XDG autostart entry exists. Nil when
 	// the app cannot manage it (the item is left out).
 	Autostart *bool
+	// Servers are the upstream servers ([[servers]] in the config file), in config order.
+	Servers []Server
+}
+
+// Server is one upstream server as the menu shows it.
+type Server struct {
+	Name      string
+	State     string // upstream.State*
+	Approved  bool   // out of quarantine
+	Held      int    // tools waiting for approval (new or changed)
+	Command   string // command line or URL, for the tooltip
+	LastError string
 }
 
 // Approval is the oldest pending question, answerable from the menu.
@@ -239,6 +252,74 @@ func transportItem(label string, st mcp.TransportStatus) Item {
 	return it
 }
 
+// maxServerItems is how many servers the menu lists; the rest are counted in one line.
+const maxServerItems = 8
+
+// LabelServers heads the servers section.
+const LabelServers = "Servers"
+
+// serverLabel is one server's line: "everything — running", "github — quarantined (approve in
+// the dashboard)". What needs the user comes first: a server that cannot run, then one waiting
+// for approval.
+func serverLabel(s Server) string {
+	var what string
+	switch {
+	case s.State == upstream.StateDisabled:
+		what = "disabled"
+	case s.State == upstream.StateFailed:
+		what = "failed"
+		if s.LastError != "" {
+			what += ": " + shorten(s.LastError, 50)
+		}
+	case s.State == upstream.StateBackoff:
+		what = "down, restarting"
+	case !s.Approved:
+		what = "quarantined (approve in the dashboard)"
+	case s.Held > 0:
+		what = fmt.Sprintf("%s, %s held (approve in the dashboard)", s.State, plural(s.Held, "tool"))
+	case s.State == upstream.StateIdle:
+		what = "idle (starts on first use)"
+	default:
+		what = s.State
+	}
+	return s.Name + " — " + what
+}
+
+// serverItems is the servers section: a heading, then one line per server (each opens the
+// dashboard, where the Servers tab has the controls).
+func serverItems(servers []Server) []Item {
+	if len(servers) == 0 {
+		return nil
+	}
+	running, waiting := 0, 0
+	for _, s := range servers {
+		if s.State == upstream.StateRunning {
+			running++
+		}
+		if (!s.Approved || s.Held > 0) && s.State != upstream.StateDisabled {
+			waiting++ // a disabled server waits for nothing until it is enabled
+		}
+	}
+	head := fmt.Sprintf("%s: %d running", LabelServers, running)
+	if waiting > 0 {
+		head += fmt.Sprintf(", %d waiting for approval", waiting)
+	}
+	out := []Item{{Label: head}}
+	for i, s := range servers {
+		if i == maxServerItems {
+			out = append(out, Item{Label: fmt.Sprintf("… %d more (see the dashboard)", len(servers)-maxServerItems),
+				Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
+			break
+		}
+		tip := "Open the dashboard's Servers tab to approve, restart or disable it"
+		if s.Command != "" {
+			tip = s.Command + " — " + tip
+		}
+		out = append(out, Item{Label: serverLabel(s), Tooltip: tip, Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
+	}
+	return out
+}
+
 // approvalsLabel is the tray line for pending approvals: "2 waiting for approval".
 func approvalsLabel(n int) string { return fmt.Sprintf("%d waiting for approval", n) }
 
@@ -272,6 +353,10 @@ func BuildMenu(s State) Menu {
 	}
 	add(Item{Label: LabelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
 	sep()
+	if items := serverItems(s.Servers); len(items) > 0 {
+		m.Items = append(m.Items, items...)
+		sep()
+	}
 	for _, t := range transportOrder() {
 		for _, st := range s.Transports {
 			if st.Name == t.name {

@@ -1,9 +1,12 @@
 package tray
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -303,5 +306,71 @@ func TestTrayAutostartItem(t *testing.T) {
 				t.Errorf("labels %q: want %s between %s and %s", labels, LabelAutostart, LabelOpenLogs, LabelQuit)
 			}
 		})
+	}
+}
+
+func TestTrayServersSection(t *testing.T) {
+	servers := []Server{
+		{Name: "everything", State: upstream.StateRunning, Approved: true, Command: "npx -y @modelcontextprotocol/server-everything"},
+		{Name: "github", State: upstream.StateRunning},
+		{Name: "fixture", State: upstream.StateRunning, Approved: true, Held: 1},
+		{Name: "memory", State: upstream.StateIdle, Approved: true},
+		{Name: "broken", State: upstream.StateFailed, Approved: true, LastError: "start: exec: \"nope\": executable file not found in $PATH"},
+		{Name: "flaky", State: upstream.StateBackoff},
+		{Name: "off", State: upstream.StateDisabled},
+	}
+	m := BuildMenu(State{Transports: trayTestTransports(), Servers: servers})
+	labels := menuLabels(m)
+	want := []string{
+		"Servers: 3 running, 3 waiting for approval",
+		"everything — running",
+		"github — quarantined (approve in the dashboard)",
+		"fixture — running, 1 tool held (approve in the dashboard)",
+		"memory — idle (starts on first use)",
+		"broken — failed: start: exec: \"nope\": executable file not found in…",
+		"flaky — down, restarting",
+		"off — disabled",
+	}
+	// After "Open dashboard", before the transports, in config order.
+	start := slices.Index(labels, LabelOpenDashboard) + 1
+	if start == 0 || len(labels) < start+len(want) || !slices.Equal(labels[start:start+len(want)], want) {
+		t.Fatalf("labels = %q\nwant after %q: %q", labels, LabelOpenDashboard, want)
+	}
+	if next := labels[start+len(want)]; !strings.HasPrefix(next, "TCP") {
+		t.Errorf("after the servers: %q, want the transports", next)
+	}
+	head := itemWithPrefix(t, m, "Servers:")
+	if head.Enabled || head.Action.Kind != ActionNone {
+		t.Errorf("heading = %+v, want a status line", head)
+	}
+	ev := itemWithPrefix(t, m, "everything — ")
+	if !ev.Enabled || ev.Action != (Action{Kind: ActionOpenDashboard}) || !strings.HasPrefix(ev.Tooltip, "npx -y @modelcontextprotocol/server-everything — ") {
+		t.Errorf("server item = %+v, want it to open the dashboard with the command in the tooltip", ev)
+	}
+	for i, it := range m.Items {
+		if it.Separator && (i == 0 || i == len(m.Items)-1 || m.Items[i-1].Separator) {
+			t.Errorf("misplaced separator at %d", i)
+		}
+	}
+
+	// No servers: no section.
+	if l := strings.Join(menuLabels(BuildMenu(State{Transports: trayTestTransports()})), "|"); strings.Contains(l, "Servers") {
+		t.Errorf("servers section without servers: %q", l)
+	}
+	// A state change is a menu change.
+	approved := slices.Clone(servers)
+	approved[1].Approved = true
+	if menuEqual(m, BuildMenu(State{Transports: trayTestTransports(), Servers: approved})) {
+		t.Error("approving a server left the menu equal")
+	}
+	// Many servers: the first ones, then a count.
+	var many []Server
+	for i := range maxServerItems + 3 {
+		many = append(many, Server{Name: fmt.Sprintf("s%d", i), State: upstream.StateRunning, Approved: true})
+	}
+	ml := menuLabels(BuildMenu(State{Transports: trayTestTransports(), Servers: many}))
+	if !slices.Contains(ml, fmt.Sprintf("s%d — running", maxServerItems-1)) || slices.Contains(ml, fmt.Sprintf("s%d — running", maxServerItems)) ||
+		!slices.Contains(ml, "… 3 more (see the dashboard)") {
+		t.Errorf("labels with %d servers: %q", len(many), ml)
 	}
 }

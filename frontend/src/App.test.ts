@@ -41,6 +41,13 @@ function fakeControl(overrides: Partial<Control> = {}) {
     listClients: rec('listClients', { clients: [], project: '/home/u/proj' }),
     previewClient: rec('previewClient', {}),
     applyClient: rec('applyClient', {}),
+    listServers: rec('listServers', { servers: [], configPath: '/home/u/.config/switchboard/config.toml' }),
+    serverLogs: rec('serverLogs', { name: '', lines: [] }),
+    approveServer: rec('approveServer', {}),
+    restartServer: rec('restartServer', {}),
+    setServerEnabled: rec('setServerEnabled', { path: '', diff: '', servers: [] }),
+    addServer: rec('addServer', { path: '', diff: '', servers: [] }),
+    removeServer: rec('removeServer', { path: '', diff: '', servers: [] }),
     ...overrides,
   };
   return { control, calls };
@@ -108,6 +115,7 @@ describe('App', () => {
       'ide:builds',
       'ide:activity',
       'approvals',
+      'servers',
       'ml', // the overview's inference backends card
     ]);
     expect($('hub-status')?.dataset.status).toBe('open');
@@ -570,5 +578,170 @@ describe('App', () => {
     click('client-connect');
     await vi.waitFor(() => expect($('control-error')?.textContent).toContain('line 3: a comment, which this client'));
     expect($('client-preview')).toBeNull();
+  });
+  it('servers: live from the hub; quarantined approval lists the tools and flags; a held tool shows its diff; enable, remove, log', async () => {
+    const tools = (state: string, desc = 'Greets someone by name.') => [
+      { name: 'greet', exposed: 'fixture__greet', state, description: desc, read_only: true, flags: [] as string[] },
+      { name: 'write-note', exposed: 'fixture__write-note', state: state === 'changed' ? 'approved' : state, description: 'Pretends to write a note.', read_only: false,
+        flags: ['instruction tag: <IMPORTANT> (description:12)'] },
+    ];
+    const base = {
+      name: 'fixture', transport: 'stdio', command: 'node /srv/upstream-fixture.mjs', enabled: true, start: 'eager', state: 'running',
+      pid: 4321, since: new Date(Date.now() - 5000).toISOString(), restarts: 1, server_info: 'upstream-fixture 1.0.0',
+      last_error: 'exit status 3', last_error_at: '2026-01-01T10:00:00Z',
+      resources: 2, resource_templates: 0, prompts: 1, held: 0, flagged: 1, in_flight: 0, calls: 7,
+    };
+    const quarantined = { ...base, approved: false, tools: tools('quarantined') };
+    const approved = { ...base, approved: true, tools: tools('approved') };
+    const diff = '--- pinned\n+++ offered\n@@ -1,3 +1,3 @@\n {\n-  "description": "Greets someone by name.",\n+  "description": "Greets warmly.",\n';
+    const changed = { ...base, approved: true, held: 1, tools: [{ ...tools('changed', 'Greets warmly.')[0], diff }, tools('approved')[1]] };
+    const calls: unknown[][] = [];
+    let logPolls = 0;
+    const { sock } = await start({
+      listServers: async () => {
+        calls.push(['listServers']);
+        return { configPath: '/home/u/.config/switchboard/config.toml', servers: [] };
+      },
+      approveServer: async (name, t) => {
+        calls.push(['approveServer', name, t]);
+        return (t.length ? approved : approved) as never;
+      },
+      setServerEnabled: async (name, enabled) => {
+        calls.push(['setServerEnabled', name, enabled]);
+        return { path: '/c', diff: '', servers: [{ ...approved, enabled, state: enabled ? 'running' : 'disabled' }] } as never;
+      },
+      removeServer: async (name) => {
+        calls.push(['removeServer', name]);
+        return { path: '/home/u/.config/switchboard/config.toml', diff: '-[[servers]]\n-name = "fixture"\n', servers: [] };
+      },
+      serverLogs: async (name) => {
+        logPolls++;
+        return { name, lines: [{ time: '2026-01-01T10:00:00.000Z', stream: 'hub', text: 'started node /srv/upstream-fixture.mjs (pid 4321)' }, { time: '2026-01-01T10:00:00.100Z', stream: 'stderr', text: 'fixture starting (mode=normal, pid 4321)' }] };
+      },
+    });
+    await openTab('servers');
+    await vi.waitFor(() => expect($('servers-empty')?.textContent).toContain('switchboard servers import'));
+    expect($('servers-config-path')?.textContent).toBe('/home/u/.config/switchboard/config.toml');
+
+    send(sock, 'snapshot', 'servers', { servers: [quarantined] });
+    const row = () => document.querySelector('[data-testid="server-row"][data-name="fixture"]') as HTMLElement;
+    expect(row().dataset.approved).toBe('false');
+    const inRow = (id: string) => row().querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+    expect(inRow('server-state')?.textContent).toBe('running');
+    expect(inRow('server-approval')?.textContent).toBe('quarantined');
+    expect(inRow('server-uptime')?.textContent).toMatch(/^\d+s$/);
+    expect(inRow('server-restarts')?.textContent).toBe('1');
+    expect(inRow('server-pid')?.textContent).toBe('4321');
+    expect(inRow('server-command')?.textContent).toBe('node /srv/upstream-fixture.mjs');
+    expect(inRow('server-tools-count')?.textContent).toBe('2 tools');
+    expect(inRow('server-resources')?.textContent).toBe('2 resources');
+    expect(inRow('server-prompts')?.textContent).toBe('1 prompt');
+    expect(inRow('server-info')?.textContent).toBe('upstream-fixture 1.0.0');
+    expect(inRow('server-last-error')?.textContent).toContain('exit status 3');
+    expect([...row().querySelectorAll<HTMLElement>('[data-testid="server-tool-exposed"]')].map((e) => e.textContent)).toEqual(['fixture__greet', 'fixture__write-note']);
+    expect(row().querySelectorAll('[data-testid="server-tool-readonly"]')).toHaveLength(1);
+    expect($('server-tool-flag')?.textContent).toContain('instruction tag: <IMPORTANT>');
+    expect($('tab-servers')?.textContent).toContain('1'); // one running
+
+    // Approve: the panel lists what it pins, flags as warnings; nothing happens before confirming.
+    click('server-approve');
+    expect($$('server-approve-tool').map((e) => [e.dataset.tool, e.dataset.flagged])).toEqual([
+      ['greet', 'false'],
+      ['write-note', 'true'],
+    ]);
+    expect($('server-approve-warning')?.textContent).toContain('1 tool looks like it carries hidden instructions');
+    expect($('server-approve-flag')?.textContent).toContain('<IMPORTANT>');
+    expect($('server-approve-confirm')?.textContent).toBe('Approve and pin 2 tools');
+    expect(calls.filter((c) => c[0] === 'approveServer')).toEqual([]);
+    click('server-approve-confirm');
+    await vi.waitFor(() => expect(row().dataset.approved).toBe('true'));
+    expect($('server-approve-panel')).toBeNull();
+    expect(inRow('server-approve')).toBeNull();
+
+    // A changed tool is held with its diff; Approve pins just that tool.
+    send(sock, 'event', 'servers', { servers: [changed] });
+    expect(row().dataset.held).toBe('1');
+    expect(inRow('server-held')?.textContent).toBe('1 held');
+    expect(inRow('server-held')?.classList.contains('held-count')).toBe(true);
+    const diffEl = $('server-tool-diff')!;
+    expect(diffEl.textContent).toContain('+  "description": "Greets warmly.",');
+    expect(diffEl.querySelectorAll('.add')).toHaveLength(1);
+    expect(diffEl.querySelectorAll('.del')).toHaveLength(1);
+    click('server-tool-approve');
+    await vi.waitFor(() => expect(row().dataset.held).toBe('0'));
+
+    // The overview's line links to the tab.
+    send(sock, 'event', 'servers', { servers: [{ ...approved, name: 'other', approved: false }, approved] });
+    click('tab-overview');
+    await viewShown('overview');
+    expect($('overview-servers-summary')?.textContent).toBe('2 running, 1 waiting for approval');
+    expect($('overview-servers-link')?.getAttribute('href')).toBe('#servers');
+    send(sock, 'event', 'servers', { servers: [approved] });
+    await openTab('servers');
+
+    // Log: loaded at once, then polled while open.
+    click('server-log-toggle');
+    await vi.waitFor(() => expect($$('server-log-line').map((e) => e.dataset.stream)).toEqual(['hub', 'stderr']));
+    expect($('server-log')?.textContent).toContain('fixture starting');
+    const polls = logPolls;
+    click('server-log-toggle');
+    expect($('server-log')).toBeNull();
+
+    click('server-disable');
+    await vi.waitFor(() => expect(row().dataset.state).toBe('disabled'));
+    expect(inRow('server-enable')).not.toBeNull();
+
+    // Remove asks first; the config file's diff is shown after.
+    click('server-remove');
+    expect($('server-remove-panel')?.textContent).toContain('Remove fixture?');
+    expect(calls.filter((c) => c[0] === 'removeServer')).toEqual([]);
+    click('server-remove-confirm');
+    await vi.waitFor(() => expect($('servers-empty')).not.toBeNull());
+    expect($('server-change-diff')?.querySelectorAll('.del')).toHaveLength(2);
+    expect(calls.filter((c) => c[0] !== 'listServers')).toEqual([
+      ['approveServer', 'fixture', []],
+      ['approveServer', 'fixture', ['greet']],
+      ['setServerEnabled', 'fixture', false],
+      ['removeServer', 'fixture'],
+    ]);
+    expect(logPolls).toBe(polls); // no polling once the log is closed
+  });
+
+  it('servers: the add form sends the spec and shows the hub’s error next to the field it names', async () => {
+    const added: unknown[] = [];
+    await start({
+      addServer: async (spec) => {
+        added.push(spec);
+        if (!spec.command) throw new Error(`add server ${spec.name}: HTTP 400: servers: "${spec.name}": command: required for a stdio server (or set url for a remote one)`);
+        return { path: '/c/config.toml', diff: '+[[servers]]\n+name = "fixture"\n', servers: [] };
+      },
+    });
+    await openTab('servers');
+    click('servers-add-toggle');
+    const type = (id: string, v: string) => {
+      const el = $(id) as HTMLInputElement | HTMLTextAreaElement;
+      el.value = v;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      flushSync();
+    };
+    type('server-form-name', 'fixture');
+    click('server-form-submit');
+    await vi.waitFor(() => expect($('server-form-error')?.dataset.field).toBe('command'));
+    expect($('server-form-error')?.textContent).toBe('servers: "fixture": command: required for a stdio server (or set url for a remote one)');
+    // Next to the command input.
+    expect($('server-form-error')?.previousElementSibling?.querySelector('[data-testid="server-form-command"]')).not.toBeNull();
+    // A malformed env line is caught before sending.
+    type('server-form-command', 'node');
+    type('server-form-env', 'oops');
+    click('server-form-submit');
+    await vi.waitFor(() => expect($('server-form-error')?.dataset.field).toBe('env'));
+    expect(added).toHaveLength(1);
+    type('server-form-args', '/srv/fixture.mjs\n--verbose');
+    type('server-form-env', 'FIXTURE_DESC_FILE=/tmp/desc.txt');
+    click('server-form-submit');
+    await vi.waitFor(() => expect($('server-change')).not.toBeNull());
+    expect(added[1]).toEqual({ name: 'fixture', command: 'node', args: ['/srv/fixture.mjs', '--verbose'], env: { FIXTURE_DESC_FILE: '/tmp/desc.txt' } });
+    expect($('server-add-form')).toBeNull();
+    expect($('server-change-path')?.textContent).toBe('/c/config.toml');
   });
 });

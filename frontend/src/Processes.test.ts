@@ -71,6 +71,13 @@ async function start(hash = '#processes') {
     listClients: rec1('listClients', { clients: [], project: '/w' }),
     previewClient: rec1('previewClient'),
     applyClient: rec1('applyClient'),
+    listServers: rec1('listServers', { servers: [], configPath: '' }),
+    serverLogs: rec1('serverLogs', { name: '', lines: [] }),
+    approveServer: rec1('approveServer'),
+    restartServer: rec1('restartServer'),
+    setServerEnabled: rec1('setServerEnabled'),
+    addServer: rec1('addServer'),
+    removeServer: rec1('removeServer'),
   };
   window.location.hash = hash;
   app = mount(App, {

@@ -62,6 +62,18 @@ beforeAll(async () => {
       const b = JSON.parse(raw) as { scope: string; action: string; dryRun: boolean };
       return send(200, { client: req.url.split('/')[3], scope: b.scope, action: b.action, changed: true, applied: !b.dryRun, diff: '', path: '', display: '', state: '', message: '' });
     }
+    if (req.url === '/api/servers' && req.method === 'POST') {
+      const b = JSON.parse(raw) as { name: string; command?: string };
+      if (!b.command) return send(400, { error: `servers: "${b.name}": command: required for a stdio server (or set url for a remote one)` });
+      return send(200, { path: '/c/config.toml', diff: '+[[servers]]\n', servers: [{ name: b.name, state: 'starting', approved: false, tools: [] }] });
+    }
+    if (req.url?.startsWith('/api/servers')) {
+      const name = decodeURIComponent(req.url.split('/')[3] ?? '');
+      if (req.url.includes('/log')) return send(200, { name, lines: [{ time: '2026-01-01T00:00:00.000Z', stream: 'hub', text: 'started node' }] });
+      if (req.url.endsWith('/approve') || req.url.endsWith('/restart')) return send(200, { name, state: 'running', approved: true, tools: [] });
+      if (req.method === 'GET') return send(200, { configPath: '/c/config.toml', servers: [] });
+      return send(200, { path: '/c/config.toml', diff: '', servers: [] });
+    }
     if (req.url === '/api/broken') {
       res.writeHead(500);
       res.end('plain failure');
@@ -174,6 +186,30 @@ describe('HttpControl against a real server', () => {
     await expect(c.previewClient('windsurf', 'user', 'connect')).rejects.toThrow(
       'preview connect windsurf (user): HTTP 400: /h/.codeium/windsurf/mcp_config.json: line 3: a comment',
     );
+  });
+
+  it('maps the Servers view actions to /api/servers (DELETE to remove, {} to approve a whole server)', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    expect((await c.listServers()).configPath).toBe('/c/config.toml');
+    expect((await c.serverLogs('my server', 50)).lines[0].text).toBe('started node');
+    expect((await c.approveServer('fixture', [])).approved).toBe(true);
+    await c.approveServer('fixture', ['greet']);
+    expect((await c.restartServer('fixture')).state).toBe('running');
+    await c.setServerEnabled('fixture', false);
+    expect((await c.addServer({ name: 'fixture', command: 'node', args: ['f.mjs'], env: { A: '1' } })).servers[0].name).toBe('fixture');
+    await c.removeServer('fixture');
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['GET', '/api/servers', undefined],
+      ['GET', '/api/servers/my%20server/log?lines=50', undefined],
+      ['POST', '/api/servers/fixture/approve', {}],
+      ['POST', '/api/servers/fixture/approve', { tools: ['greet'] }],
+      ['POST', '/api/servers/fixture/restart', undefined],
+      ['POST', '/api/servers/fixture/enabled', { enabled: false }],
+      ['POST', '/api/servers', { name: 'fixture', command: 'node', args: ['f.mjs'], env: { A: '1' } }],
+      ['DELETE', '/api/servers/fixture', undefined],
+    ]);
+    await expect(c.addServer({ name: 'x' })).rejects.toThrow('add server x: HTTP 400: servers: "x": command: required for a stdio server');
   });
 
   it('turns an error reply into an Error naming the action and the server message', async () => {

@@ -18,6 +18,11 @@ import type {
   ProcessInfo,
   RAGCollectionList,
   RAGQueryOutput,
+  ServerChange,
+  ServerList,
+  ServerLog,
+  ServerSpec,
+  ServerStatus,
   ToolsetList,
   TransportList,
   WorkspaceGrant,
@@ -50,6 +55,18 @@ export interface Control {
   previewClient(name: string, scope: ClientScopeName, action: ClientAction): Promise<ClientChange>;
   /** Writes that edit (computed again from the file as it is), keeping a backup. */
   applyClient(name: string, scope: ClientScopeName, action: ClientAction): Promise<ClientChange>;
+  /** The upstream servers ([[servers]]) with their state and tools (the Servers view). */
+  listServers(): Promise<ServerList>;
+  /** A server's last `lines` log lines (stderr and the hub's events), oldest first. */
+  serverLogs(name: string, lines: number): Promise<ServerLog>;
+  /** Approves a quarantined server and pins all its tools (tools empty), or pins the named held tools. */
+  approveServer(name: string, tools: string[]): Promise<ServerStatus>;
+  restartServer(name: string): Promise<ServerStatus>;
+  /** Switches a server on or off in the config file. */
+  setServerEnabled(name: string, enabled: boolean): Promise<ServerChange>;
+  /** Adds a [[servers]] entry to the config file; the hub starts it quarantined. */
+  addServer(spec: ServerSpec): Promise<ServerChange>;
+  removeServer(name: string): Promise<ServerChange>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -74,6 +91,13 @@ export interface WailsApp {
   ListClients(): Promise<ClientList>;
   PreviewClient(name: string, scope: string, action: string): Promise<ClientChange>;
   ApplyClient(name: string, scope: string, action: string): Promise<ClientChange>;
+  ListServers(): Promise<ServerList>;
+  ServerLogs(name: string, lines: number): Promise<ServerLog>;
+  ApproveServer(name: string, tools: string[]): Promise<ServerStatus>;
+  RestartServer(name: string): Promise<ServerStatus>;
+  SetServerEnabled(name: string, enabled: boolean): Promise<ServerChange>;
+  AddServer(spec: ServerSpec): Promise<ServerChange>;
+  RemoveServer(name: string): Promise<ServerChange>;
 }
 
 export interface WindowLike {
@@ -159,6 +183,32 @@ export class WailsControl implements Control {
   applyClient(name: string, scope: ClientScopeName, action: ClientAction) {
     return this.call(`${action} ${name} (${scope})`, () => this.app.ApplyClient(name, scope, action));
   }
+  listServers() {
+    return this.call('list servers', () => this.app.ListServers());
+  }
+  serverLogs(name: string, lines: number) {
+    return this.call(`log of ${name}`, () => this.app.ServerLogs(name, lines));
+  }
+  approveServer(name: string, tools: string[]) {
+    return this.call(`approve ${approveWhat(name, tools)}`, () => this.app.ApproveServer(name, tools));
+  }
+  restartServer(name: string) {
+    return this.call(`restart ${name}`, () => this.app.RestartServer(name));
+  }
+  setServerEnabled(name: string, enabled: boolean) {
+    return this.call(`${enabled ? 'enable' : 'disable'} ${name}`, () => this.app.SetServerEnabled(name, enabled));
+  }
+  addServer(spec: ServerSpec) {
+    return this.call(`add server ${spec.name}`, () => this.app.AddServer(spec));
+  }
+  removeServer(name: string) {
+    return this.call(`remove ${name}`, () => this.app.RemoveServer(name));
+  }
+}
+
+/** What an approval covers, for error messages: "github" or "github tools greet, sleep". */
+function approveWhat(name: string, tools: string[]): string {
+  return tools.length ? `${name} tools ${tools.join(', ')}` : name;
 }
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -176,7 +226,7 @@ export class HttpControl implements Control {
     private readonly fetchFn: FetchLike = (i, init) => fetch(i, init),
   ) {}
 
-  private async request<T>(action: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async request<T>(action: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -265,6 +315,27 @@ export class HttpControl implements Control {
   }
   applyClient(name: string, scope: ClientScopeName, action: ClientAction) {
     return this.request<ClientChange>(`${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, dryRun: false });
+  }
+  listServers() {
+    return this.request<ServerList>('list servers', 'GET', 'api/servers');
+  }
+  serverLogs(name: string, lines: number) {
+    return this.request<ServerLog>(`log of ${name}`, 'GET', `api/servers/${encodeURIComponent(name)}/log?lines=${encodeURIComponent(String(lines))}`);
+  }
+  approveServer(name: string, tools: string[]) {
+    return this.request<ServerStatus>(`approve ${approveWhat(name, tools)}`, 'POST', `api/servers/${encodeURIComponent(name)}/approve`, tools.length ? { tools } : {});
+  }
+  restartServer(name: string) {
+    return this.request<ServerStatus>(`restart ${name}`, 'POST', `api/servers/${encodeURIComponent(name)}/restart`);
+  }
+  setServerEnabled(name: string, enabled: boolean) {
+    return this.request<ServerChange>(`${enabled ? 'enable' : 'disable'} ${name}`, 'POST', `api/servers/${encodeURIComponent(name)}/enabled`, { enabled });
+  }
+  addServer(spec: ServerSpec) {
+    return this.request<ServerChange>(`add server ${spec.name}`, 'POST', 'api/servers', spec);
+  }
+  removeServer(name: string) {
+    return this.request<ServerChange>(`remove ${name}`, 'DELETE', `api/servers/${encodeURIComponent(name)}`);
   }
 }
 

@@ -6,6 +6,7 @@ import type { Control } from './control';
 import { nextTickDelay, type Anchor } from './clock';
 import type { Bootstrap, BridgeStatus, HubMessage } from './types';
 import { initialApprovals, reduceApprovals, type ApprovalsState } from './approvals';
+import { initialServers, reduceServers, SERVER_STATES, type ServersState } from './servers';
 import {
   initialActivity,
   initialBridge,
@@ -126,6 +127,8 @@ export class Dashboard {
   readonly builds: ChannelStore<BuildsState>;
   readonly ideActivity: ChannelStore<IDEActivityState>;
   readonly approvals: ChannelStore<ApprovalsState>;
+  /** Upstream servers ([[servers]]): the Servers tab, its count and the overview's line. */
+  readonly servers: ChannelStore<ServersState>;
 
   private readonly frame: FrameScheduler;
   private nextNotice = 1;
@@ -157,13 +160,15 @@ export class Dashboard {
     this.builds = this.channel('ide:builds', reduceBuilds, initialBuilds);
     this.ideActivity = this.channel('ide:activity', reduceIDEActivity, initialIDEActivity);
     this.approvals = this.channel('approvals', reduceApprovals, initialApprovals);
+    this.servers = this.channel('servers', reduceServers, initialServers);
     const tick = opts.tickMs ?? 1000;
     if (tick > 0) this.startClock(tick);
   }
 
   /**
    * anchors are the times the views show relative to `now` (see clock.ts): session ages, approval
-   * ages and deadlines, the bridge's next retry, running processes' durations. They come from the
+   * ages and deadlines, the bridge's next retry, running processes' durations, running upstream
+   * servers' uptimes (shown in minutes past the first one, like an age). They come from the
    * always-on stores, so the clock does not depend on which tab is open.
    */
   anchors(): Anchor[] {
@@ -177,6 +182,9 @@ export class Dashboard {
     if (b && !b.connected && b.nextRetryAt) out.push({ at: b.nextRetryAt, kind: 'countdown' });
     for (const p of this.processes.value.processes) {
       if (p.status === 'running') out.push({ at: p.startedAt, kind: 'duration' });
+    }
+    for (const s of this.servers.value.servers) {
+      if (s.state === SERVER_STATES.running) out.push({ at: s.since, kind: 'ago' });
     }
     return out;
   }
@@ -269,7 +277,7 @@ export class Dashboard {
   }
 
   dispose(): void {
-    for (const s of [this.sessions, this.activity, this.transports, this.toolsets, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity]) {
+    for (const s of [this.sessions, this.activity, this.transports, this.toolsets, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity, this.approvals, this.servers]) {
       s.dispose();
     }
     this.hub.close();

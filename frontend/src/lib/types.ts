@@ -12,6 +12,7 @@ import type * as notes from './generated/notes';
 import type * as process from './generated/process';
 import type * as protocol from './generated/protocol';
 import type * as sessions from './generated/sessions';
+import type * as upstream from './generated/upstream';
 
 /** Envelope of every message the hub sends (type: "event", "snapshot", "subscribed", ...). */
 export type HubMessage = hub.Message;
@@ -121,3 +122,21 @@ export type RAGQueryOutput = mcp.RAGQueryOutput;
 /** One ingest's state on the `rag` hub channel. */
 export type RAGIngest = mcp.RAGIngestProgress;
 export type RAGSnapshot = mcp.RAGFeedSnapshot;
+
+// ---- upstream servers (Servers view) ----------------------------------------------------------
+
+/** One upstream server ([[servers]] in the config file) as the hub runs it. */
+export type ServerStatus = upstream.Status;
+/** One tool a server offers: its state (approved, quarantined, new, changed), flags and diff. */
+export type ServerTool = upstream.ToolStatus;
+export type ServerLogLine = upstream.LogLine;
+/** POST /api/servers (AddServer): one [[servers]] entry. */
+export type ServerSpec = upstream.Spec;
+/** GET /api/servers (ListServers). */
+export type ServerList = app.ServerList;
+/** GET /api/servers/{name}/log (ServerLogs). */
+export type ServerLog = app.ServerLog;
+/** Add, remove, enable, disable: the config file's diff and the servers after it. */
+export type ServerChange = app.ServerChange;
+/** Snapshot and events of the hub channel "servers". */
+export type ServersFeed = mcp.ServersFeed;

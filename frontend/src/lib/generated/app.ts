@@ -5,6 +5,7 @@ import type * as ide from './ide';
 import type * as mcp from './mcp';
 import type * as policy from './policy';
 import type * as process from './process';
+import type * as upstream from './upstream';
 
 //////////
 // source: cli.go
@@ -13,6 +14,10 @@ Package app is Switchboard's shell: the command line, the desktop window and tra
 builds), and the headless dashboard server. It wires internal packages into an mcp.Service and
 decides which transports run; it holds no tool logic of its own.
 */
+
+
+//////////
+// source: cli_secret.go
 
 
 //////////
@@ -179,6 +184,36 @@ export interface ClientChange {
    * Message says what happened, or would happen, in a sentence.
    */
   message: string;
+}
+
+//////////
+// source: controller_servers.go
+
+/**
+ * ServerList is ListServers' answer.
+ */
+export interface ServerList {
+  servers: upstream.Status[];
+  /**
+   * ConfigPath is the file the list lives in.
+   */
+  configPath: string;
+}
+/**
+ * ServerLog is ServerLogs' answer: a server's last log lines, oldest first.
+ */
+export interface ServerLog {
+  name: string;
+  lines: upstream.LogLine[];
+}
+/**
+ * ServerChange is the answer of an edit of the server list: the config file's diff and the
+ * servers after it.
+ */
+export interface ServerChange {
+  path: string;
+  diff: string;
+  servers: upstream.Status[];
 }
 
 //////////

@@ -4,6 +4,7 @@ import type * as notes from './notes';
 import type * as policy from './policy';
 import type * as process from './process';
 import type * as sessions from './sessions';
+import type * as upstream from './upstream';
 import type * as webview from './webview';
 
 //////////
@@ -222,6 +223,20 @@ export const AuthMethod = "switchboard/auth";
  */
 export const RelayMethod = "switchboard/relay";
 /**
+ * ControlMethod is the request `switchboard` CLI verbs send the running hub to read or change
+ * its own state (upstream servers: list, approve, logs, …):
+ * 	{"jsonrpc":"2.0","id":1,"method":"switchboard/control","params":{"action":"servers.list"}}
+ * It is answered on the Unix socket only (mode 0600: the user's own processes, which could as
+ * well edit the config file), never on TCP or HTTP, and never reaches the MCP server: clients
+ * cannot send it through their MCP session because it is not an MCP method.
+ */
+export const ControlMethod = "switchboard/control";
+/**
+ * ControlFunc answers a ControlMethod request: action names what to do, params are the
+ * request's params (including "action").
+ */
+export type ControlFunc = unknown;
+/**
  * AuthMetaKey is the initialize params._meta key that may carry the token instead of AuthMethod.
  */
 export const AuthMetaKey = "switchboard/token";
@@ -285,6 +300,10 @@ export interface ServeOptions {
    * Token, when set, must be presented by each connection's first message (see AuthMethod).
    */
   Token: string;
+  /**
+   * Control answers ControlMethod requests; set for the Unix socket only.
+   */
+  Control: ControlFunc;
 }
 
 //////////
@@ -1180,6 +1199,10 @@ export interface ToolsetStatus {
   title: string;
   enabled: boolean;
   tools: string[]; // registered tools of the set (none: not in this build/config)
+  /**
+   * Upstream: the set is an upstream server's tools ([[servers]]).
+   */
+  upstream?: boolean;
 }
 /**
  * ToolsetFeed is the payload of the dashboard's "toolsets" channel (snapshot and events).
@@ -1187,3 +1210,22 @@ export interface ToolsetStatus {
 export interface ToolsetFeed {
   toolsets: ToolsetStatus[];
 }
+
+//////////
+// source: upstream.go
+
+/**
+ * ChannelServers is the dashboard channel with every upstream server's status.
+ */
+export const ChannelServers = "servers";
+/**
+ * ServersFeed is the payload of the "servers" channel.
+ */
+export interface ServersFeed {
+  servers: upstream.Status[];
+}
+/**
+ * UpstreamMetaKey is the tool definition's _meta key naming the upstream server and the tool's
+ * own name there.
+ */
+export const UpstreamMetaKey = "switchboard/upstream";
