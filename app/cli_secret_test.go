@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 	"github.com/switchboard-hub/switchboard/internal/secrets/secretstest"
@@ -142,10 +143,34 @@ func TestSecretSetFromTerminal(t *testing.T) {
 			}
 		}
 	}()
+	type result struct {
+		stdout, stderr string
+		err            error
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, e, err := runSecret(t, tty, "set", "typed")
+		done <- result{o, e, err}
+	}()
+	// Type only once the command has switched the terminal's echo off, as a person would after
+	// the prompt: typed earlier, the line discipline echoes it before anyone can stop it.
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tio.Lflag&unix.ECHO == 0 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the command never turned the terminal's echo off")
+		}
+	}
 	if _, err := ptmx.Write([]byte("typed-s3cret\n")); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, err := runSecret(t, tty, "set", "typed")
+	r := <-done
+	stdout, stderr, err := r.stdout, r.stderr, r.err
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
