@@ -253,6 +253,27 @@ func TestUpstreamServerEverythingThroughTheHub(t *testing.T) {
 		t.Errorf("instructions lack the server's: %q", s.Instructions())
 	}
 
+	// A server's log messages reach the client calling it, under the server's name, at the
+	// level the client chose (server-everything logs every 5 s once toggled on).
+	if err := c.cs.SetLoggingLevel(t.Context(), &sdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "everything__toggle-simulated-logging", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("toggle logging: %v %s", err, toolText(res))
+	}
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		c.mu.Lock()
+		got := slices.ContainsFunc(c.logs, func(l string) bool { return l == "everything" || strings.HasPrefix(l, "everything/") })
+		logs := slices.Clone(c.logs)
+		c.mu.Unlock()
+		if got {
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("no log message from the server reached the client; loggers seen: %v", logs)
+		}
+	}
+
 	// Every proxied call is in the audit log like a built-in one.
 	auditMu.Lock()
 	defer auditMu.Unlock()

@@ -458,4 +458,26 @@ func TestHungServerCallEndsWithItsClient(t *testing.T) {
 	if st, _ := m.Status("hung"); st.InFlight != 0 || st.State != StateRunning {
 		t.Fatalf("after the cancel: %+v", st)
 	}
+	// The cancellation is passed on: the server hears of it (notifications/cancelled).
+	ctx, cancel = context.WithCancel(t.Context())
+	go func() {
+		_, err := m.CallTool(ctx, "hung", "sleep", json.RawMessage(`{"ms":30000}`), nil)
+		errc <- err
+	}()
+	waitLog := func(what string) {
+		t.Helper()
+		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			logs, _ := m.Logs("hung", 0)
+			if slices.ContainsFunc(logs, func(l LogLine) bool { return strings.Contains(l.Text, what) }) {
+				return
+			}
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("no %q in the server's log: %v", what, logs)
+			}
+		}
+	}
+	waitLog("sleep 30000 started")
+	cancel()
+	<-errc
+	waitLog("sleep 30000 cancelled")
 }

@@ -62,7 +62,10 @@ server.registerTool('sleep', {
   description: 'Sleeps for ms milliseconds.',
   inputSchema: { ms: z.number().describe('How long') },
   annotations: { readOnlyHint: true },
-}, async ({ ms }) => {
+}, async ({ ms }, extra) => {
+  // Says on stderr when its client cancels it (notifications/cancelled), for the hub's tests.
+  extra.signal.addEventListener('abort', () => process.stderr.write(`fixture: sleep ${ms} cancelled\n`));
+  process.stderr.write(`fixture: sleep ${ms} started\n`);
   await new Promise((r) => setTimeout(r, ms));
   return { content: [{ type: 'text', text: `slept ${ms}` }] };
 });
