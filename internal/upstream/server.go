@@ -495,7 +495,7 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 	go func() {
 		p.waitErr = cmd.Wait()
 		// Whatever the leader left behind in its group goes with it.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process.Pid)
 		close(p.exited)
 		errR.Close()
 	}()
@@ -512,12 +512,12 @@ func (p *proc) stop(graceful bool) {
 		if p.wait(2 * time.Second) {
 			return
 		}
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		termGroup(pgid)
 		if p.wait(2 * time.Second) {
 			return
 		}
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	killGroup(pgid)
 	<-p.exited
 	_ = p.stdin.Close()
 }
