@@ -9,7 +9,7 @@ TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps sysdeps-build frontend-deps node-deps client-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
-        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-dashboard clean \
+        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-upstream bench-dashboard clean \
         install uninstall package test-package
 
 all: build
@@ -183,6 +183,12 @@ bench-compare: node-deps
 	node build/bench/mcp_bench.mjs --docs docs/benchmarks.md
 	node build/bench/rss_1gb.mjs
 	node build/bench/webview_bench.mjs --docs docs/benchmarks.md
+
+# Proxy overhead of upstream servers ([[servers]]): a proxied server-everything `echo` against the
+# same call made directly and through mcp-hub, and hub memory with 10 servers and 20 clients
+# (docs/benchmarks.md, upstream section).
+bench-upstream: node-deps
+	node build/bench/upstream_bench.mjs --docs docs/benchmarks.md
 
 # Dashboard responsiveness under a process output flood (docs/benchmarks.md, flood section).
 bench-dashboard: frontend-deps frontend

@@ -82,7 +82,7 @@ var benchCalls = []struct{ name, tool, args string }{
 
 // lineClient is a minimal JSON-RPC client: no SDK, so the profile is the server's.
 type lineClient struct {
-	conn net.Conn
+	conn io.Writer
 	r    *bufio.Reader
 	id   int
 	buf  []byte
