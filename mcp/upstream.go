@@ -74,7 +74,17 @@ func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
 	if s.up == nil {
 		return
 	}
-	o.HasPrompts, o.HasResources = true, true
+	// Servers may add prompts and resources after a client initialized: declare both from the
+	// start, so clients ask for them and heed list_changed.
+	if o.Capabilities == nil {
+		o.Capabilities = &sdk.ServerCapabilities{}
+	}
+	if o.Capabilities.Prompts == nil {
+		o.Capabilities.Prompts = &sdk.PromptCapabilities{ListChanged: true}
+	}
+	if o.Capabilities.Resources == nil {
+		o.Capabilities.Resources = &sdk.ResourceCapabilities{ListChanged: true}
+	}
 	prevSub, prevUnsub, prevComplete := o.SubscribeHandler, o.UnsubscribeHandler, o.CompletionHandler
 	o.SubscribeHandler = func(ctx context.Context, req *sdk.SubscribeRequest) error {
 		if name, ok := s.up.ownerOfURI(req.Params.URI); ok {

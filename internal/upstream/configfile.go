@@ -787,8 +787,8 @@ func (sc *scanner) key() ([]string, error) {
 	var parts []string
 	for {
 		sc.spaces()
-		switch c := sc.peek(); {
-		case c == '"':
+		switch sc.peek() {
+		case '"':
 			start := sc.pos
 			if err := sc.str(); err != nil {
 				return nil, err
@@ -799,7 +799,7 @@ func (sc *scanner) key() ([]string, error) {
 			} else {
 				parts = append(parts, raw[1:len(raw)-1]) // a TOML-only escape: compare it as written
 			}
-		case c == '\'':
+		case '\'':
 			start := sc.pos
 			if err := sc.str(); err != nil {
 				return nil, err
@@ -811,7 +811,7 @@ func (sc *scanner) key() ([]string, error) {
 				sc.pos++
 			}
 			if sc.pos == start {
-				return nil, fmt.Errorf("unexpected %q in a key", c)
+				return nil, fmt.Errorf("unexpected %q in a key", sc.peek())
 			}
 			parts = append(parts, string(sc.data[start:sc.pos]))
 		}

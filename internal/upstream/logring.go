@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -98,7 +99,7 @@ func (r *logRing) readLines(rd io.Reader, stream string) {
 		if len(b) > 0 {
 			r.add(stream, strings.TrimRight(string(b), "\r\n"))
 		}
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil {

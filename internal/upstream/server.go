@@ -537,7 +537,7 @@ func (p *proc) wait(d time.Duration) bool {
 func (p *proc) exitText(l *logRing) string {
 	<-p.exited
 	var ee *exec.ExitError
-	why := "exited"
+	var why string
 	if errors.As(p.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			why = fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
