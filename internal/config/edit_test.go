@@ -27,7 +27,7 @@ enabled = false   # on when I test with mcp-inspector
 [policy]
 default = "allow"
 
-# first match wins
+# deletes need a yes
 [[policy.rules]]
 tool = "file_delete"
 args = { path = "src/*" }
@@ -180,7 +180,7 @@ func TestEditPolicy(t *testing.T) {
 	want := strings.Replace(settingsFile, `[policy]
 default = "allow"
 
-# first match wins
+# deletes need a yes
 [[policy.rules]]
 tool = "file_delete"
 args = { path = "src/*" }
@@ -195,8 +195,6 @@ action = "deny"
 default = "ask"
 ask_timeout = "60s"
 
-# first match wins
-
 # never rm
 [[policy.rules]]
 tool = "exec"
@@ -208,6 +206,7 @@ tool = "web_fetch"
 client = "cursor*"
 action = "deny"
 
+# deletes need a yes
 [[policy.rules]]
 tool = "file_delete"
 args = { path = "src/*" }
@@ -220,12 +219,13 @@ action = "ask"
 	if cfg.Policy.Default != "ask" || len(cfg.Policy.Rules) != 3 || cfg.Policy.Rules[1].Tool != "web_fetch" || !reflect.DeepEqual(cfg.Roots.Allow, []string{"/srv"}) {
 		t.Fatalf("loaded %+v %+v", cfg.Policy, cfg.Roots)
 	}
-	// Back to the defaults: the keys go, the rules go, [policy] keeps its header.
+	// Back to the defaults: the keys go, the rules go with their comments, [policy] keeps its header.
 	back, err := EditPolicy(out, PolicyEdit{Default: "allow"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := loadText(t, back); len(c.Policy.Rules) != 0 || c.Policy.AskTimeout != "" || len(c.Roots.Allow) != 0 || !strings.Contains(string(back), "# first match wins\n") {
+	if c := loadText(t, back); len(c.Policy.Rules) != 0 || c.Policy.AskTimeout != "" || len(c.Roots.Allow) != 0 ||
+		!strings.Contains(string(back), "[policy]\ndefault = \"allow\"\n\n[rag]") {
 		t.Fatalf("after removing everything:\n%s", back)
 	}
 }

@@ -108,10 +108,11 @@ func Delete(data []byte, table []string, key string) ([]byte, error) {
 
 // ReplaceTables returns data with the array of tables at path (e.g. policy.rules, written
 // [[policy.rules]]) replaced by entries, in their order. The new list takes the place of the
-// first existing entry (comment lines directly above it stay there: they head the list); the
-// other entries go with the comment lines directly above their headers. With no existing entry
-// the list goes after the parent table's keys ([policy] for policy.rules), else at the end of the
-// file. No entries removes the array.
+// existing one. The comment lines directly above an entry's header are the entry's: they move
+// with it, stay above it when it is rewritten and go when it is removed (a heading for the whole
+// list stays where it is when a blank line separates it from the first entry). With no existing
+// entry the list goes after the parent table's keys ([policy] for policy.rules), else at the end
+// of the file. No entries removes the array.
 func ReplaceTables(data []byte, path []string, entries []Entry) ([]byte, error) {
 	what := dotted(path)
 	d, before, err := parse(data)
@@ -172,7 +173,7 @@ func ReplaceTables(data []byte, path []string, entries []Entry) ([]byte, error) 
 		case reflect.DeepEqual(orig[j], want[i]):
 			texts[i] = d.blockText(blocks, j)
 			expect[i] = orig[j]
-		case j > 0: // the first entry's comment lines head the list and stay where they are
+		default: // changed: written anew under the comment lines that were above it
 			texts[i] = string(d.data[d.st[blocks[j].first].Start:d.st[blocks[j].hdr].Start]) + texts[i]
 		}
 	}
@@ -442,7 +443,7 @@ func (d *doc) arrayBlocks(path []string) ([]block, error) {
 		if j == len(d.st) || j < limit && d.st[j].Kind == Blank {
 			b.last = j - 1 // comment lines right after the entry, not directly above the next header
 		}
-		b.first = b.hdr
+		b.first = b.hdr // and the comment lines directly above it
 		floor := -1
 		if k > 0 {
 			floor = out[k-1].last
@@ -454,14 +455,10 @@ func (d *doc) arrayBlocks(path []string) ([]block, error) {
 	return out, nil
 }
 
-// blockText is entry k's text as it stands (with the comment lines above its header, except the
-// first entry's, which head the list and stay where they are), ending with a newline.
+// blockText is entry k's text as it stands, with the comment lines above its header, ending with
+// a newline.
 func (d *doc) blockText(blocks []block, k int) string {
-	from := blocks[k].first
-	if k == 0 {
-		from = blocks[k].hdr
-	}
-	t := string(d.data[d.st[from].Start:d.st[blocks[k].last].End])
+	t := string(d.data[d.st[blocks[k].first].Start:d.st[blocks[k].last].End])
 	if !strings.HasSuffix(t, "\n") {
 		t += d.nl
 	}
@@ -477,11 +474,7 @@ func (d *doc) replaceBlocks(blocks []block, text string) []byte {
 	}
 	var cuts []cut
 	for k, b := range blocks {
-		first := b.first
-		if k == 0 {
-			first = b.hdr
-		}
-		from := first
+		from := b.first
 		floor := -1
 		if k > 0 {
 			floor = blocks[k-1].last
@@ -503,9 +496,6 @@ func (d *doc) replaceBlocks(blocks []block, text string) []byte {
 		}
 		if k == 0 {
 			c.text = text
-			if text != "" && first > 0 && d.st[first-1].Kind == Comment && strings.HasPrefix(strings.TrimLeft(text, " \t"), "#") {
-				c.text = d.nl + text // the list's heading and a moved entry's own comment apart
-			}
 			if text != "" && !bytes.HasSuffix(d.data[:c.to], []byte("\n")) {
 				c.text = strings.TrimSuffix(c.text, d.nl) // the file ended without a newline
 			}

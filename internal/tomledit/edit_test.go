@@ -27,6 +27,8 @@ default = "allow"
 ask_timeout = "60s"
 
 # Rules: the first match wins.
+
+# deletes need a yes
 [[policy.rules]]
 tool = "file_delete"
 args = { path = "src/*" }
@@ -135,10 +137,10 @@ func TestReplaceTables(t *testing.T) {
 	del := Entry{Origin: 0, Pairs: []Pair{{"tool", "file_delete"}, {"args", map[string]string{"path": "src/*"}}, {"action", "ask"}}}
 	rm := Entry{Origin: 1, Pairs: []Pair{{"tool", "exec"}, {"args", map[string]string{"command": "rm"}}, {"action", "deny"}}}
 	git := Entry{Origin: 2, Pairs: []Pair{{"tool", "git_*"}, {"client", "cursor"}, {"action", "allow"}}}
-	rule1 := "[[policy.rules]]\ntool = \"file_delete\"\nargs = { path = \"src/*\" }\naction = \"ask\"\n"
+	rule1 := "# deletes need a yes\n[[policy.rules]]\ntool = \"file_delete\"\nargs = { path = \"src/*\" }\naction = \"ask\"\n"
 	rule2 := "# never let agents rm\n[[policy.rules]]\ntool = \"exec\"\naction = \"deny\"\n[policy.rules.args]\ncommand = \"rm\"\n"
 	rule3 := "[[policy.rules]]\ntool = \"git_*\"\nclient = \"cursor\"\naction = \"allow\"\n# action = \"ask\"\n"
-	list := "# Rules: the first match wins.\n" + rule1 + "\n" + rule2 + "\n" + rule3
+	list := "# Rules: the first match wins.\n\n" + rule1 + "\n" + rule2 + "\n" + rule3
 	if !strings.Contains(realConfig, list) {
 		t.Fatal("test file changed: rules not found")
 	}
@@ -154,15 +156,17 @@ func TestReplaceTables(t *testing.T) {
 			strings.Replace(realConfig, list, "# Rules: the first match wins.\n\n"+rule2+"\n"+rule1+"\n"+rule3, 1)},
 		{"reorder without origins matches equal entries", realConfig, []Entry{
 			{Origin: -1, Pairs: git.Pairs}, {Origin: -1, Pairs: del.Pairs}, {Origin: -1, Pairs: rm.Pairs}},
-			strings.Replace(realConfig, list, "# Rules: the first match wins.\n"+rule3+"\n"+rule1+"\n"+rule2, 1)},
+			strings.Replace(realConfig, list, "# Rules: the first match wins.\n\n"+rule3+"\n"+rule1+"\n"+rule2, 1)},
 		{"a new entry is written, the others kept", realConfig, []Entry{del, {Origin: -1, Pairs: []Pair{{"tool", "web_fetch"}, {"action", "deny"}}}, rm, git},
-			strings.Replace(realConfig, list, "# Rules: the first match wins.\n"+rule1+"\n"+newRule+"\n"+rule2+"\n"+rule3, 1)},
+			strings.Replace(realConfig, list, "# Rules: the first match wins.\n\n"+rule1+"\n"+newRule+"\n"+rule2+"\n"+rule3, 1)},
 		{"an edited entry keeps the comment above it", realConfig, []Entry{del, {Origin: 1, Pairs: []Pair{{"tool", "exec"}, {"args", map[string]string{"command": "rm*"}}, {"action", "deny"}}}, git},
 			strings.Replace(realConfig, rule2, "# never let agents rm\n[[policy.rules]]\ntool = \"exec\"\nargs = { command = \"rm*\" }\naction = \"deny\"\n", 1)},
 		{"removing an entry takes its comments and one blank line", realConfig, []Entry{del, git},
 			strings.Replace(realConfig, rule2+"\n", "", 1)},
 		{"removing all leaves the heading", realConfig, nil,
-			strings.Replace(realConfig, list, "# Rules: the first match wins.\n", 1)},
+			strings.Replace(realConfig, list+"\n", "# Rules: the first match wins.\n\n", 1)},
+		{"a changed first entry keeps the comment above it", realConfig, []Entry{{Origin: 0, Pairs: []Pair{{"tool", "file_delete"}, {"action", "deny"}}}, rm, git},
+			strings.Replace(realConfig, rule1, "# deletes need a yes\n[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n", 1)},
 		{"first rules go after [policy]", "[policy]\ndefault = \"ask\"\n# ask_timeout = \"1m\"\n\n[rag]\nbackend = \"embedded\"\n",
 			[]Entry{{Origin: -1, Pairs: []Pair{{"tool", "web_fetch"}, {"action", "deny"}}}},
 			"[policy]\ndefault = \"ask\"\n# ask_timeout = \"1m\"\n\n" + newRule + "\n[rag]\nbackend = \"embedded\"\n"},
