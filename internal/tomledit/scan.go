@@ -163,8 +163,8 @@ func (sc *scanner) key() ([]string, error) {
 	var parts []string
 	for {
 		sc.spaces()
-		switch c := sc.peek(); {
-		case c == '"':
+		switch c := sc.peek(); c {
+		case '"':
 			start := sc.pos
 			if err := sc.str(); err != nil {
 				return nil, err
@@ -175,7 +175,7 @@ func (sc *scanner) key() ([]string, error) {
 			} else {
 				parts = append(parts, raw[1:len(raw)-1]) // a TOML-only escape: compare it as written
 			}
-		case c == '\'':
+		case '\'':
 			start := sc.pos
 			if err := sc.str(); err != nil {
 				return nil, err
