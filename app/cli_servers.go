@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/tomledit"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
@@ -69,7 +70,7 @@ func editConfig(out io.Writer, path string, dryRun bool, edit func([]byte) ([]by
 		fmt.Fprintln(out, "\n--dry-run: nothing written.")
 		return true, nil
 	}
-	if err := upstream.WriteConfig(path, next); err != nil {
+	if err := tomledit.WriteFile(path, next); err != nil {
 		return false, err
 	}
 	fmt.Fprintf(out, "Wrote %s.\n", path)

@@ -59,7 +59,7 @@ func (c *Controller) Transports() TransportList {
 	return TransportList{Transports: c.st.Transports.Status()}
 }
 
-// SetTransport switches one transport on or off.
+// SetTransport switches one transport on or off, and saves it in the config file.
 func (c *Controller) SetTransport(name string, enabled bool) (TransportList, error) {
 	if name == mcp.TransportWS && !enabled {
 		return c.Transports(), errors.New("ws: the dashboard itself runs on the WebSocket hub; it cannot switch it off (use the tray)")
@@ -67,7 +67,7 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	ctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+2*time.Second)
 	defer cancel()
 	end := c.begin("transport_set", transportArgs{Name: name, Enabled: enabled})
-	err := c.st.Transports.Set(ctx, name, enabled)
+	err := c.switchTransport(ctx, name, enabled) // saved in the config file too (controller_settings.go)
 	end(err)
 	return c.Transports(), err
 }
@@ -80,9 +80,12 @@ func (c *Controller) Toolsets() ToolsetList {
 	return ToolsetList{Toolsets: c.st.Service.Toolsets()}
 }
 
-// SetToolset switches one toolset on or off for every client (they get tools/list_changed).
+// SetToolset switches one toolset on or off for every client (they get tools/list_changed) and
+// saves it in the config file, audited as toolset_set.
 func (c *Controller) SetToolset(name string, enabled bool) (ToolsetList, error) {
-	sets, err := c.st.Service.SetToolset(name, enabled)
+	end := c.begin("toolset_set", transportArgs{Name: name, Enabled: enabled})
+	sets, err := c.switchToolset(name, enabled)
+	end(err)
 	return ToolsetList{Toolsets: sets}, err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/tomledit"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -153,7 +154,7 @@ func (c *Controller) editServers(action string, args serverArgs, edit func([]byt
 		if err != nil {
 			return ServerChange{}, err
 		}
-		if err := upstream.WriteConfig(path, data); err != nil {
+		if err := tomledit.WriteFile(path, data); err != nil {
 			return ServerChange{}, err
 		}
 		if err := c.st.ReloadServers(); err != nil {

@@ -218,6 +218,7 @@ func (d *dashboardServer) Handler() http.Handler {
 		return d.ctl.SetServerEnabled(r.PathValue("name"), *body.Enabled)
 	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
+	d.settingsAPI(api)
 	if h := d.ctl.st.WSHub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own
 	}

@@ -149,3 +149,34 @@ func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.
 func (a *App) RAGQuery(collection, question string, topK int) (mcp.RAGQueryOutput, error) {
 	return a.ctl.RAGQuery(collection, question, topK)
 }
+
+// Settings reads the config file's settings and the running hub's state (the Settings view).
+func (a *App) Settings() (Settings, error) { return a.ctl.Settings() }
+
+// SaveTransports saves which transports start and where they listen, and switches them now.
+func (a *App) SaveTransports(transports []TransportInput) (SettingsChange, error) {
+	return a.ctl.SaveTransports(transports)
+}
+
+// SaveToolsets saves the served toolsets and switches them now.
+func (a *App) SaveToolsets(toolsets []string) (SettingsChange, error) {
+	return a.ctl.SaveToolsets(toolsets)
+}
+
+// SaveWorkspace saves the workspace, used from the next start.
+func (a *App) SaveWorkspace(dir string) (SettingsChange, error) { return a.ctl.SaveWorkspace(dir) }
+
+// SavePolicy saves the policy rules and [roots] allow, in force at once.
+func (a *App) SavePolicy(p PolicyInput) (SettingsChange, error) { return a.ctl.SavePolicy(p) }
+
+// TestPolicy decides a call against a policy being edited, as `switchboard policy check` does.
+func (a *App) TestPolicy(t PolicyTest) (PolicyDecision, error) { return a.ctl.TestPolicy(t) }
+
+// SaveML saves the inference backends, used from the next start.
+func (a *App) SaveML(m MLInput) (SettingsChange, error) { return a.ctl.SaveML(m) }
+
+// SaveRAG saves the RAG backend and embedder, used from the next start.
+func (a *App) SaveRAG(r RAGSettings) (SettingsChange, error) { return a.ctl.SaveRAG(r) }
+
+// SetAutostart switches "Start at login", as the tray does.
+func (a *App) SetAutostart(enabled bool) (SettingsChange, error) { return a.ctl.SetAutostart(enabled) }

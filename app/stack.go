@@ -44,7 +44,7 @@ type Stack struct {
 	Approvals *policy.Broker
 
 	stopPolicyWatch context.CancelFunc
-	serversMu       sync.Mutex // one edit of the config file's server list at a time
+	serversMu       sync.Mutex // one edit of the config file at a time (server list, settings, switches)
 	serversLazy     bool       // every server starts on demand (a one-shot hub)
 }
 

@@ -29,10 +29,11 @@ func newTraySource(st *Stack, ctl *Controller) traySource { return traySource{st
 
 func (s traySource) Transports() []mcp.TransportStatus { return s.st.Transports.Status() }
 
-// SetTransport switches a transport, audited like the dashboard's control ("by tray").
+// SetTransport switches a transport and saves it in the config file, as the dashboard's switch
+// does, audited "by tray".
 func (s traySource) SetTransport(ctx context.Context, name string, enable bool) error {
 	end := s.st.Service.BeginAction("tray", "transport_set", transportArgs{Name: name, Enabled: enable})
-	err := s.st.Transports.Set(ctx, name, enable)
+	err := s.ctl.switchTransport(ctx, name, enable)
 	end(err)
 	return err
 }

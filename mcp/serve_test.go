@@ -431,3 +431,62 @@ func TestStreamSmallReplyIsOneWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportSetAddr: a running TCP transport moves to a new address (the old one stops
+// answering, an MCP client is served on the new one); an address that cannot be bound is refused
+// and the transport keeps running where it was. A transport that is off just remembers the
+// address for its next start.
+func TestTransportSetAddr(t *testing.T) {
+	s := newTestService(t)
+	tr := s.NewTransports(TransportConfig{TCPAddr: "127.0.0.1:0"})
+	t.Cleanup(func() { tr.StopAll(context.Background()) })
+	if err := tr.Start(TransportTCP); err != nil {
+		t.Fatal(err)
+	}
+	first := tr.Addr(TransportTCP)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	free, _ := net.Listen("tcp", "127.0.0.1:0")
+	next := free.Addr().String()
+	free.Close()
+	if err := tr.SetAddr(ctx, TransportTCP, next); err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Addr(TransportTCP); got != next {
+		t.Fatalf("running on %s, want %s", got, next)
+	}
+	if c, err := net.Dial("tcp", first); err == nil {
+		c.Close()
+		t.Fatalf("the old address %s still answers", first)
+	}
+	cs := dialClient(t, "tcp", next)
+	var out FileExistsOutput
+	mustCall(t, cs, "file_exists", map[string]any{"path": "."}, &out)
+	cs.Close()
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	if err := tr.SetAddr(ctx, TransportTCP, taken.Addr().String()); err == nil {
+		t.Fatal("moved onto a taken port")
+	}
+	if got := tr.Addr(TransportTCP); got != next {
+		t.Fatalf("after a refused move: running on %q, want %s", got, next)
+	}
+	if err := tr.Stop(ctx, TransportTCP); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SetAddr(ctx, TransportTCP, "127.0.0.1:0"); err != nil || tr.Addr(TransportTCP) != "" {
+		t.Fatalf("off: %v, running on %q", err, tr.Addr(TransportTCP))
+	}
+	for _, st := range tr.Status() {
+		if st.Name == TransportTCP && st.Addr != "127.0.0.1:0" {
+			t.Fatalf("status addr %q", st.Addr)
+		}
+	}
+	if err := tr.SetAddr(ctx, TransportWS, "127.0.0.1:0"); err == nil {
+		t.Fatal("ws address changed")
+	}
+}

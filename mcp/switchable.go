@@ -123,12 +123,15 @@ func (t *Transports) Start(name string) error {
 
 func (t *Transports) start(name string) error {
 	s := t.svc
+	t.mu.Lock()
+	cfg := t.cfg // SetAddr may change it meanwhile
+	t.mu.Unlock()
 	if name == TransportWS {
 		// The hub owns its listener (ws_start can open it too), so its state is read from it.
 		if s.hub == nil {
 			return errors.New("ws: no WebSocket hub configured")
 		}
-		_, _, err := s.hub.Start(t.cfg.HubAddr)
+		_, _, err := s.hub.Start(cfg.HubAddr)
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -136,32 +139,32 @@ func (t *Transports) start(name string) error {
 	var serve func() error
 	switch name {
 	case TransportUnix:
-		ln, err := ListenUnix(t.cfg.UnixPath)
+		ln, err := ListenUnix(cfg.UnixPath)
 		if err != nil {
 			cancel()
 			return err
 		}
-		rt.addr, rt.auth = t.cfg.UnixPath, "socket mode 0600 (this user only)"
+		rt.addr, rt.auth = cfg.UnixPath, "socket mode 0600 (this user only)"
 		serve = func() error { return s.ServeListener(ctx, ln, TransportUnix, ServeOptions{Control: s.controlLate}) }
 	case TransportTCP:
-		needToken := t.cfg.TCPRequireToken || !loopbackAddr(t.cfg.TCPAddr)
-		if needToken && t.cfg.TCPToken == "" {
+		needToken := cfg.TCPRequireToken || !loopbackAddr(cfg.TCPAddr)
+		if needToken && cfg.TCPToken == "" {
 			cancel()
-			return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", t.cfg.TCPAddr)
+			return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", cfg.TCPAddr)
 		}
-		ln, err := ListenTCP(t.cfg.TCPAddr, s.logger, needToken)
+		ln, err := ListenTCP(cfg.TCPAddr, s.logger, needToken)
 		if err != nil {
 			cancel()
 			return err
 		}
 		so := ServeOptions{}
 		if needToken || !isLoopback(ln.Addr()) {
-			if t.cfg.TCPToken == "" {
+			if cfg.TCPToken == "" {
 				ln.Close()
 				cancel()
 				return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", ln.Addr())
 			}
-			so.Token = t.cfg.TCPToken
+			so.Token = cfg.TCPToken
 		}
 		rt.auth = "loopback only, no token (first line must be JSON-RPC)"
 		if so.Token != "" {
@@ -170,21 +173,21 @@ func (t *Transports) start(name string) error {
 		rt.addr = ln.Addr().String()
 		serve = func() error { return s.ServeListener(ctx, ln, TransportTCP, so) }
 	case TransportHTTP:
-		if t.cfg.HTTPToken == "" {
+		if cfg.HTTPToken == "" {
 			cancel()
 			return errors.New("http: no bearer token configured; set --token or SWITCHBOARD_TOKEN")
 		}
-		ln, err := net.Listen("tcp", t.cfg.HTTPAddr)
+		ln, err := net.Listen("tcp", cfg.HTTPAddr)
 		if err != nil {
 			cancel()
-			return fmt.Errorf("listen http %s: %w", t.cfg.HTTPAddr, err)
+			return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 		}
 		if !isLoopback(ln.Addr()) {
 			s.logger.Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
 		}
 		rt.addr = ln.Addr().String()
 		serve = func() error {
-			return s.ServeHTTP(ctx, ln, HTTPOptions{Token: t.cfg.HTTPToken, AllowedOrigins: t.cfg.HTTPAllowedOrigins})
+			return s.ServeHTTP(ctx, ln, HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins})
 		}
 	default:
 		cancel()
@@ -209,6 +212,50 @@ func (t *Transports) start(name string) error {
 		t.notify()
 	}()
 	return nil
+}
+
+// SetAddr changes where a transport listens (the Unix socket's path for unix). A running
+// transport is closed and opened again on the new address; when that fails, it goes back to the
+// old one (still running) and the error says why the new one was refused.
+func (t *Transports) SetAddr(ctx context.Context, name, addr string) error {
+	t.mu.Lock()
+	var field *string
+	switch name {
+	case TransportUnix:
+		field = &t.cfg.UnixPath
+	case TransportTCP:
+		field = &t.cfg.TCPAddr
+	case TransportHTTP:
+		field = &t.cfg.HTTPAddr
+	default:
+		t.mu.Unlock()
+		return fmt.Errorf("transport %q: its address cannot be changed while the hub runs; use unix, tcp or http", name)
+	}
+	old := *field
+	_, running := t.running[name]
+	*field = addr
+	t.mu.Unlock()
+	if old == addr {
+		return nil
+	}
+	if !running {
+		t.notify()
+		return nil
+	}
+	if err := t.Stop(ctx, name); err != nil {
+		return err
+	}
+	err := t.Start(name)
+	if err == nil {
+		return nil
+	}
+	t.mu.Lock()
+	*field = old
+	t.mu.Unlock()
+	if back := t.Start(name); back != nil {
+		return fmt.Errorf("%w (and it did not start again on %s: %v)", err, old, back)
+	}
+	return err
 }
 
 // Stop closes a transport, letting in-flight calls finish (bounded by DrainTimeout).
@@ -283,6 +330,23 @@ func (t *Transports) Status() []TransportStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// ConfigAddr is where a transport is set to listen (what SetAddr last set), running or not.
+func (t *Transports) ConfigAddr(name string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch name {
+	case TransportUnix:
+		return t.cfg.UnixPath
+	case TransportTCP:
+		return t.cfg.TCPAddr
+	case TransportHTTP:
+		return t.cfg.HTTPAddr
+	case TransportWS:
+		return t.cfg.HubAddr
+	}
+	return ""
 }
 
 // Addr returns the bound address of a running transport ("" when off).

@@ -217,14 +217,18 @@ export class Switchboard {
     private readonly name: string,
   ) {}
 
-  /** extraEnv adds variables for the child (e.g. OLLAMA_HOST for a spec's own backend). */
-  async start(ideUrl: string, extraEnv: Record<string, string> = {}): Promise<SwitchboardInfo> {
+  /**
+   * extraEnv adds variables for the child (e.g. OLLAMA_HOST for a spec's own backend). home reuses
+   * a HOME (config file, data, socket directory), e.g. the one of a previous start stopped with
+   * keepHome, to restart the same switchboard; by default each start gets a fresh one.
+   */
+  async start(ideUrl: string, extraEnv: Record<string, string> = {}, home?: string): Promise<SwitchboardInfo> {
     // Unix socket paths are limited to 108 bytes: keep the temp dir short.
-    this.home = mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-'));
+    this.home = home ?? mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-'));
     const run = path.join(this.home, 'run');
     const workspace = path.join(this.home, 'ws');
-    mkdirSync(run, { mode: 0o700 });
-    mkdirSync(workspace);
+    mkdirSync(run, { mode: 0o700, recursive: true });
+    mkdirSync(workspace, { recursive: true });
     const tcpAddr = `127.0.0.1:${await freePort()}`;
     const env = cleanEnv({
       HOME: this.home,
@@ -255,9 +259,10 @@ export class Switchboard {
     return this.child?.output ?? '';
   }
 
-  async stop(): Promise<void> {
+  /** Stops the child; its HOME goes too unless keepHome (for a restart with start(..., home)). */
+  async stop(opts: { keepHome?: boolean } = {}): Promise<void> {
     await this.child?.stop();
-    if (this.home) rmSync(this.home, { recursive: true, force: true });
+    if (this.home && !opts.keepHome) rmSync(this.home, { recursive: true, force: true });
   }
 }
 

@@ -5,11 +5,46 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, tick, unmount } from 'svelte';
 import App from './App.svelte';
 import type { Control } from './lib/control';
-import type { Bootstrap } from './lib/types';
+import type { Bootstrap, Settings } from './lib/types';
 import { SocketRecorder, hubMsg, type FakeSocket } from './test/fakeSocket';
 import { viewShown } from './test/view';
 
 const BOOT: Bootstrap = { hubUrl: 'ws://127.0.0.1:7001/ws', hubToken: 'hub-tok', version: 'v0.9.0', workspace: '/home/u/proj' };
+
+const SETTINGS: Settings = {
+  path: '/home/u/.config/switchboard/config.toml',
+  exists: true,
+  transports: [
+    { name: 'unix', enabled: true, addr: '/run/sb/mcp.sock', running: true, runningAddr: '/run/sb/mcp.sock' },
+    { name: 'tcp', enabled: false, addr: '127.0.0.1:9100', running: false, runningAddr: '' },
+    { name: 'http', enabled: false, addr: '127.0.0.1:9101', running: false, runningAddr: '' },
+  ],
+  toolsets: {
+    saved: [],
+    default: ['files', 'process'],
+    available: [
+      { name: 'files', title: 'files', enabled: true, tools: 10 },
+      { name: 'process', title: 'processes', enabled: true, tools: 6 },
+      { name: 'ide', title: 'the IDE bridge', enabled: false, tools: 8 },
+    ],
+  },
+  workspace: { saved: '', running: '/home/u/proj' },
+  policy: {
+    default: 'allow',
+    askTimeout: '',
+    rules: [
+      { tool: 'file_delete', action: 'ask', origin: 1 },
+      { tool: 'git_push', action: 'deny', origin: 2 },
+    ],
+    roots: [],
+    status: { path: '/home/u/.config/switchboard/config.toml', default: 'allow', askTimeout: '2m0s', rules: 2, rootsAllow: [], loadedAt: '' },
+  },
+  ml: { defaultBackend: '', judgeBackend: '', backends: [], running: ['ollama'] },
+  rag: { backend: '', url: '', embedder: '', model: '', embedderUrl: '', collection: '', dir: '' },
+  autostart: { available: true, enabled: false, entry: '/home/u/.config/autostart/switchboard.desktop' },
+  overrides: [{ env: 'MCP_ADDR', key: 'tcp.addr' }],
+  pending: ['rag'],
+};
 
 function fakeControl(overrides: Partial<Control> = {}) {
   const calls: unknown[][] = [];
@@ -48,6 +83,15 @@ function fakeControl(overrides: Partial<Control> = {}) {
     setServerEnabled: rec('setServerEnabled', { path: '', diff: '', servers: [] }),
     addServer: rec('addServer', { path: '', diff: '', servers: [] }),
     removeServer: rec('removeServer', { path: '', diff: '', servers: [] }),
+    settings: rec('settings', SETTINGS),
+    saveTransports: rec('saveTransports', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    saveToolsets: rec('saveToolsets', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    saveWorkspace: rec('saveWorkspace', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
+    savePolicy: rec('savePolicy', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    testPolicy: rec('testPolicy', { decision: 'allow', rule: 'default policy (allow)', ruleIndex: 0 }),
+    saveML: rec('saveML', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
+    saveRAG: rec('saveRAG', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
+    setAutostart: rec('setAutostart', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
     ...overrides,
   };
   return { control, calls };
@@ -743,5 +787,135 @@ describe('App', () => {
     expect(added[1]).toEqual({ name: 'fixture', command: 'node', args: ['/srv/fixture.mjs', '--verbose'], env: { FIXTURE_DESC_FILE: '/tmp/desc.txt' } });
     expect($('server-add-form')).toBeNull();
     expect($('server-change-path')?.textContent).toBe('/c/config.toml');
+  });
+
+  it('settings: sections from the file, rules reordered and tested, per-field errors, saved with the diff', async () => {
+    const calls: unknown[][] = [];
+    const changed = (applies: string, diff: string) => ({ path: SETTINGS.path, diff, applies, note: applies === 'now' ? 'In force now.' : 'restart', settings: SETTINGS });
+    let policyTries = 0;
+    await start({
+      saveTransports: async (t) => {
+        calls.push(['saveTransports', t]);
+        return changed('now', '--- a\n+++ b\n@@ -1 +1 @@\n-enabled = false\n+enabled = true\n');
+      },
+      saveToolsets: async (t) => {
+        calls.push(['saveToolsets', t]);
+        return changed('now', '+toolsets = ["files"]\n');
+      },
+      savePolicy: async (p) => {
+        calls.push(['savePolicy', p]);
+        if (policyTries++ === 0) throw new Error('save policy: HTTP 400: policy.rules[3].tool: pattern "exec[" has an unclosed [\nroots.allow[1]: "src" is relative');
+        return changed('now', '+[[policy.rules]]\n');
+      },
+      testPolicy: async (t) => {
+        calls.push(['testPolicy', t]);
+        return { decision: 'deny', rule: 'rule 1 (tool="exec" args.command="rm*" → deny)', ruleIndex: 1 };
+      },
+      saveRAG: async (r) => {
+        calls.push(['saveRAG', r]);
+        return changed('next start', '+backend = "qdrant"\n');
+      },
+    });
+    window.location.hash = '';
+    await import('./views/Settings.svelte'); // compiled before the tab waits for it (the first transform can take over a second)
+    await openTab('settings');
+    await vi.waitFor(() => expect($('settings-path')?.textContent).toBe(SETTINGS.path));
+    const inSection = (sec: string, id: string) => document.querySelector(`[data-testid="settings-section"][data-section="${sec}"] [data-testid="${id}"]`) as HTMLElement;
+    const type = (el: HTMLElement, v: string) => {
+      (el as HTMLInputElement).value = v;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      flushSync();
+    };
+    expect($('settings-override')?.dataset.env).toBe('MCP_ADDR');
+    expect($('settings-pending')?.dataset.section).toBe('rag');
+    expect($$('settings-transport').map((e) => [e.dataset.name, e.dataset.running])).toEqual([
+      ['unix', 'true'],
+      ['tcp', 'false'],
+      ['http', 'false'],
+    ]);
+    expect($$('settings-toolset-check').map((e) => (e as HTMLInputElement).checked)).toEqual([true, true, false]); // the default set
+
+    // Transports: TCP on, a new port; saved with the diff shown.
+    const tcp = document.querySelector('[data-testid="settings-transport"][data-name="tcp"]') as HTMLElement;
+    (tcp.querySelector('[data-testid="settings-transport-enabled"]') as HTMLInputElement).click();
+    type(tcp.querySelector('[data-testid="settings-transport-addr"]') as HTMLElement, '127.0.0.1:9200');
+    inSection('transports', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('transports', 'settings-saved')?.dataset.applies).toBe('now'));
+    expect(inSection('transports', 'settings-saved-text').textContent).toBe(`Saved to ${SETTINGS.path} and in force now.`);
+    expect(inSection('transports', 'settings-diff').querySelectorAll('.add')).toHaveLength(1);
+    expect(calls[0]).toEqual([
+      'saveTransports',
+      [
+        { name: 'unix', enabled: true, addr: '/run/sb/mcp.sock' },
+        { name: 'tcp', enabled: true, addr: '127.0.0.1:9200' },
+        { name: 'http', enabled: false, addr: '127.0.0.1:9101' },
+      ],
+    ]);
+
+    // Toolsets: process off.
+    (document.querySelector('[data-testid="settings-toolset"][data-name="process"] input') as HTMLInputElement).click();
+    flushSync();
+    inSection('toolsets', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('toolsets', 'settings-saved')).not.toBeNull());
+    expect(calls.at(-1)).toEqual(['saveToolsets', ['files']]);
+
+    // Policy: add a rule, move it to the top, test a call against the edited rules.
+    click('settings-rule-add');
+    const rules = () => $$('settings-rule');
+    expect(rules()).toHaveLength(3);
+    type(rules()[2].querySelector('[data-testid="settings-rule-tool"]') as HTMLElement, 'exec');
+    type(rules()[2].querySelector('[data-testid="settings-rule-args"]') as HTMLElement, 'command=rm*');
+    (rules()[2].querySelector('[data-testid="settings-rule-up"]') as HTMLElement).click();
+    flushSync();
+    (rules()[1].querySelector('[data-testid="settings-rule-up"]') as HTMLElement).click();
+    flushSync();
+    expect(rules().map((r) => [r.dataset.tool, r.dataset.origin])).toEqual([
+      ['exec', '0'],
+      ['file_delete', '1'],
+      ['git_push', '2'],
+    ]);
+    type($('settings-test-tool')!, 'exec');
+    type($('settings-test-args')!, '{"command": "rm"');
+    click('settings-test-run');
+    expect($('settings-field-error')?.dataset.field).toBe('args');
+    type($('settings-test-args')!, '{"command": "rm", "args": ["-rf", "x"]}');
+    click('settings-test-run');
+    await vi.waitFor(() => expect($('settings-test-result')?.dataset.decision).toBe('deny'));
+    expect($('settings-test-result')?.dataset.ruleIndex).toBe('1');
+    expect(calls.at(-1)).toEqual([
+      'testPolicy',
+      {
+        policy: {
+          default: 'allow',
+          askTimeout: '',
+          rules: [
+            { tool: 'exec', args: { command: 'rm*' }, action: 'deny' },
+            { tool: 'file_delete', action: 'ask', origin: 1 },
+            { tool: 'git_push', action: 'deny', origin: 2 },
+          ],
+          roots: [],
+        },
+        tool: 'exec',
+        args: { command: 'rm', args: ['-rf', 'x'] },
+        client: '',
+      },
+    ]);
+
+    // A refused save: each error next to what it names; nothing reported as saved.
+    inSection('policy', 'settings-save').click();
+    await vi.waitFor(() => expect($$('settings-field-error').map((e) => e.dataset.field)).toEqual(['policy.rules[3]', 'roots.allow']));
+    expect(rules()[2].querySelector('[data-testid="settings-field-error"]')?.textContent).toContain('"exec[" has an unclosed [');
+    expect(inSection('policy', 'settings-saved')).toBeNull();
+    inSection('policy', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('policy', 'settings-saved')).not.toBeNull());
+    expect($$('settings-field-error')).toHaveLength(0);
+
+    // RAG: applies at the next start, and says so.
+    type($('settings-rag-url')!, 'localhost:6334');
+    inSection('rag', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('rag', 'settings-saved')?.dataset.applies).toBe('next start'));
+    expect(inSection('rag', 'settings-saved-text').textContent).toContain('applies at the next start');
+    expect((calls.at(-1) as [string, { url: string }])[1].url).toBe('localhost:6334');
+    expect($('settings-servers-link')?.getAttribute('href')).toBe('#servers');
   });
 });

@@ -78,6 +78,15 @@ async function start(hash = '#processes') {
     setServerEnabled: rec1('setServerEnabled'),
     addServer: rec1('addServer'),
     removeServer: rec1('removeServer'),
+    settings: rec1('settings'),
+    saveTransports: rec1('saveTransports'),
+    saveToolsets: rec1('saveToolsets'),
+    saveWorkspace: rec1('saveWorkspace'),
+    savePolicy: rec1('savePolicy'),
+    testPolicy: rec1('testPolicy'),
+    saveML: rec1('saveML'),
+    saveRAG: rec1('saveRAG'),
+    setAutostart: rec1('setAutostart'),
   };
   window.location.hash = hash;
   app = mount(App, {

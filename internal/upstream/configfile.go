@@ -1,12 +1,9 @@
 package upstream
 
-// Editing [[servers]] entries in Switchboard's TOML config file. No Go library edits TOML while
-// keeping comments and layout (BurntSushi/toml and pelletier/go-toml re-encode the whole
-// document), so the edits are surgical on the text: a small scanner splits the file into
-// statements (blank lines, comments, table headers, key/value pairs — multi-line strings,
-// arrays and inline tables included), an edit adds, removes or rewrites whole lines of one
-// entry, and BurntSushi/toml decodes the result to check that everything but that entry decodes
-// exactly as before. Everything else in the file stays byte for byte.
+// Editing [[servers]] entries in Switchboard's TOML config file, on the text (internal/tomledit
+// has the scanner and says why): an edit adds, removes or rewrites whole lines of one entry, and
+// BurntSushi/toml decodes the result to check that everything but that entry decodes exactly as
+// before. Everything else in the file stays byte for byte.
 //
 // What belongs to an entry (what RemoveServer removes): its [[servers]] header through its last
 // key, its sub-tables ([servers.env] after the header belongs to that entry), and the comment
@@ -20,16 +17,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/switchboard-hub/switchboard/internal/tomledit"
 )
 
 // ReservedNames are the hub's own toolset names, which a server may not take: `<name>__<tool>`
@@ -53,7 +47,7 @@ func ReadSpecs(data []byte) ([]Spec, error) {
 	var f specsFile
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return nil, parseError(err)
+		return nil, tomledit.ParseError(err)
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && k[0] == "servers" {
@@ -61,15 +55,6 @@ func ReadSpecs(data []byte) ([]Spec, error) {
 		}
 	}
 	return f.Servers, nil
-}
-
-// parseError names the line of a TOML syntax error and the fix.
-func parseError(err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("does not parse: line %d: %s; fix the file and run this again", pe.Position.Line, pe.Message)
-	}
-	return fmt.Errorf("does not parse: %v; fix the file and run this again", err)
 }
 
 // AddServer returns data with a [[servers]] entry for s appended after the last entry (at the end
@@ -83,11 +68,11 @@ func AddServer(data []byte, s Spec) ([]byte, error) {
 		return nil, err
 	}
 	if i := doc.index(s.Name); i >= 0 {
-		return nil, fmt.Errorf("servers: %q: name: already configured (line %d); choose another name, or remove that entry first", s.Name, doc.stmts[doc.blocks[i].header].line)
+		return nil, fmt.Errorf("servers: %q: name: already configured (line %d); choose another name, or remove that entry first", s.Name, doc.stmts[doc.blocks[i].header].Line)
 	}
 	pos := len(data)
 	if n := len(doc.blocks); n > 0 {
-		pos = doc.stmts[doc.blocks[n-1].last].end
+		pos = doc.stmts[doc.blocks[n-1].last].End
 	}
 	before, after := data[:pos], data[pos:]
 	var b bytes.Buffer
@@ -96,12 +81,12 @@ func AddServer(data []byte, s Spec) ([]byte, error) {
 		if !bytes.HasSuffix(before, []byte("\n")) {
 			b.WriteString(doc.nl)
 		}
-		if !endsWithBlankLine(before) {
+		if !tomledit.EndsWithBlankLine(before) {
 			b.WriteString(doc.nl) // a blank line between tables
 		}
 	}
 	b.WriteString(renderSpec(s, doc.nl))
-	if len(after) > 0 && !startsWithBlankLine(after) {
+	if len(after) > 0 && !tomledit.StartsWithBlankLine(after) {
 		b.WriteString(doc.nl)
 	}
 	b.Write(after)
@@ -139,24 +124,24 @@ func RemoveServer(data []byte, name string) ([]byte, error) {
 	}
 	blk := doc.blocks[i]
 	st := doc.stmts
-	start, end := st[blk.header].start, st[blk.last].end
+	start, end := st[blk.header].Start, st[blk.last].End
 	// Blank lines around the entry: the file should not gain a double blank line where it was
 	// (nor a blank line at its start or end).
 	p := blk.header - 1
-	for p >= 0 && st[p].kind == kindBlank {
+	for p >= 0 && st[p].Kind == tomledit.Blank {
 		p--
 	}
 	q := blk.last + 1
-	for q < len(st) && st[q].kind == kindBlank {
+	for q < len(st) && st[q].Kind == tomledit.Blank {
 		q++
 	}
 	preStart := 0
 	if p >= 0 {
-		preStart = st[p].end
+		preStart = st[p].End
 	}
 	postEnd := len(data)
 	if q < len(st) {
-		postEnd = st[q].start
+		postEnd = st[q].Start
 	}
 	pre, post := start > preStart, postEnd > end
 	switch {
@@ -200,10 +185,10 @@ func SetServerEnabled(data []byte, name string, on bool) ([]byte, error) {
 	st := doc.stmts
 	enabled, nameAt := -1, -1
 	for j := blk.header + 1; j < blk.own; j++ {
-		if st[j].kind != kindKeyValue || len(st[j].key) != 1 {
+		if st[j].Kind != tomledit.KeyValue || len(st[j].Key) != 1 {
 			continue
 		}
-		switch st[j].key[0] {
+		switch st[j].Key[0] {
 		case "enabled":
 			enabled = j
 		case "name":
@@ -216,16 +201,16 @@ func SetServerEnabled(data []byte, name string, on bool) ([]byte, error) {
 		if enabled < 0 {
 			return nil, fmt.Errorf("servers: %q: enabled: set in a form switchboard does not edit; edit the entry by hand", name)
 		}
-		out = slices.Concat(data[:st[enabled].start], data[st[enabled].end:])
+		out = slices.Concat(data[:st[enabled].Start], data[st[enabled].End:])
 	case enabled >= 0: // enabled = true
-		out = slices.Concat(data[:st[enabled].valStart], []byte("false"), data[st[enabled].valEnd:])
+		out = slices.Concat(data[:st[enabled].ValStart], []byte("false"), data[st[enabled].ValEnd:])
 	default:
 		at := blk.header
 		if nameAt >= 0 {
 			at = nameAt
 		}
-		pos := st[at].end
-		ind := leadingSpace(data[st[at].start:])
+		pos := st[at].End
+		ind := tomledit.LeadingSpace(data[st[at].Start:])
 		line := ind + "enabled = false" + doc.nl
 		if !bytes.HasSuffix(data[:pos], []byte("\n")) {
 			line = doc.nl + line
@@ -261,69 +246,7 @@ func copyMap(m map[string]any) map[string]any {
 	return out
 }
 
-// WriteConfig replaces the file at path with data atomically: a temporary file in the same
-// directory, with the old file's mode (0600 for a new file: the config may hold tokens), renamed
-// over it. A symlinked config (a dotfiles repository) stays a symlink: its target is replaced.
-func WriteConfig(path string, data []byte) error {
-	target := path
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		target = p
-	}
-	mode := fs.FileMode(0o600)
-	if st, err := os.Stat(target); err == nil {
-		mode = st.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), target)
-}
-
 // ---- the document model ----
-
-type stmtKind int
-
-const (
-	kindBlank stmtKind = iota
-	kindComment
-	kindHeader
-	kindKeyValue
-)
-
-// stmt is one statement of a TOML file: whole lines, from the start of its first line to after
-// the newline ending its last (a multi-line array or string spans several).
-type stmt struct {
-	kind       stmtKind
-	start, end int
-	line       int      // 1-based line of start
-	key        []string // a header's or a key/value's key, parts unquoted
-	array      bool     // [[header]]
-	// valStart and valEnd delimit a key/value's value (without a comment after it).
-	valStart, valEnd int
-}
 
 // serverBlock is one [[servers]] entry as statements.
 type serverBlock struct {
@@ -333,7 +256,7 @@ type serverBlock struct {
 }
 
 type configDoc struct {
-	stmts  []stmt
+	stmts  []tomledit.Stmt
 	blocks []serverBlock
 	specs  []Spec // decoded, one per block, in order
 	nl     string // the file's line ending
@@ -353,7 +276,7 @@ func (d *configDoc) find(name string) (int, error) {
 	for j := i + 1; j < len(d.specs); j++ {
 		if d.specs[j].Name == name {
 			return i, fmt.Errorf("servers: %q: name: configured twice (lines %d and %d); rename or remove one of them by hand", name,
-				d.stmts[d.blocks[i].header].line, d.stmts[d.blocks[j].header].line)
+				d.stmts[d.blocks[i].header].Line, d.stmts[d.blocks[j].header].Line)
 		}
 	}
 	return i, nil
@@ -375,7 +298,7 @@ func (d *configDoc) notFound(name string) error {
 func decodeLenient(data []byte) ([]Spec, error) {
 	var f specsFile
 	if _, err := toml.Decode(string(data), &f); err != nil {
-		return nil, parseError(err)
+		return nil, tomledit.ParseError(err)
 	}
 	return f.Servers, nil
 }
@@ -388,14 +311,11 @@ func parseConfig(data []byte) (*configDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := scanTOML(data)
+	st, err := tomledit.Scan(data)
 	if err != nil {
 		return nil, err
 	}
-	doc := &configDoc{stmts: st, specs: specs, nl: "\n"}
-	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
-		doc.nl = "\r\n"
-	}
+	doc := &configDoc{stmts: st, specs: specs, nl: tomledit.Newline(data)}
 	inTable := false // after the first header: keys are no longer the root table's
 	open := -1       // the block whose statements are being read
 	var limits []int // for each block, the header that ends it (or len(st))
@@ -407,22 +327,22 @@ func parseConfig(data []byte) (*configDoc, error) {
 	}
 	for i, s := range st {
 		switch {
-		case s.kind == kindKeyValue && !inTable && s.key[0] == "servers":
-			return nil, fmt.Errorf("line %d: servers is written as a value (servers = [...]); switchboard edits [[servers]] tables only: rewrite the entries as [[servers]] tables, or edit them by hand", s.line)
-		case s.kind != kindHeader:
+		case s.Kind == tomledit.KeyValue && !inTable && s.Key[0] == "servers":
+			return nil, fmt.Errorf("line %d: servers is written as a value (servers = [...]); switchboard edits [[servers]] tables only: rewrite the entries as [[servers]] tables, or edit them by hand", s.Line)
+		case s.Kind != tomledit.Header:
 			continue
 		}
 		inTable = true
-		isServers := s.key[0] == "servers"
+		isServers := s.Key[0] == "servers"
 		switch {
-		case isServers && len(s.key) == 1 && s.array:
+		case isServers && len(s.Key) == 1 && s.Array:
 			closeBlock(i)
 			doc.blocks = append(doc.blocks, serverBlock{header: i, own: -1})
 			open = len(doc.blocks) - 1
-		case isServers && len(s.key) == 1:
-			return nil, fmt.Errorf("line %d: [servers] is a table; each server is a [[servers]] entry (two brackets)", s.line)
+		case isServers && len(s.Key) == 1:
+			return nil, fmt.Errorf("line %d: [servers] is a table; each server is a [[servers]] entry (two brackets)", s.Line)
 		case isServers && open < 0:
-			return nil, fmt.Errorf("line %d: [%s] is away from its [[servers]] entry (TOML adds it to the last entry above); move it directly under that entry, then run this again", s.line, strings.Join(s.key, "."))
+			return nil, fmt.Errorf("line %d: [%s] is away from its [[servers]] entry (TOML adds it to the last entry above); move it directly under that entry, then run this again", s.Line, strings.Join(s.Key, "."))
 		case isServers:
 			if doc.blocks[open].own < 0 {
 				doc.blocks[open].own = i
@@ -443,7 +363,7 @@ func parseConfig(data []byte) (*configDoc, error) {
 		}
 		lastKey := blk.header
 		for j := blk.header + 1; j < limit; j++ {
-			if k := st[j].kind; k == kindHeader || k == kindKeyValue {
+			if k := st[j].Kind; k == tomledit.Header || k == tomledit.KeyValue {
 				lastKey = j
 			}
 		}
@@ -451,11 +371,11 @@ func parseConfig(data []byte) (*configDoc, error) {
 		if limit < len(st) {
 			// comment lines directly above the next header are that table's
 			k := limit - 1
-			for k > lastKey && st[k].kind == kindComment {
+			for k > lastKey && st[k].Kind == tomledit.Comment {
 				k--
 			}
 			for j := k; j > lastKey; j-- {
-				if st[j].kind == kindComment {
+				if st[j].Kind == tomledit.Comment {
 					blk.last = j
 					break
 				}
@@ -464,13 +384,13 @@ func parseConfig(data []byte) (*configDoc, error) {
 			// at the end of the file, comments after a blank line are the file's footer
 			from := limit - 1
 			for j := limit - 1; j > lastKey; j-- {
-				if st[j].kind == kindBlank {
+				if st[j].Kind == tomledit.Blank {
 					from = j
 					break
 				}
 			}
 			for j := from; j > lastKey; j-- {
-				if st[j].kind == kindComment {
+				if st[j].Kind == tomledit.Comment {
 					blk.last = j
 					break
 				}
@@ -508,7 +428,7 @@ func checkEdit(before, after []byte, name string, check func(was, got map[string
 func decodeMap(data []byte) (map[string]any, error) {
 	m := map[string]any{}
 	if _, err := toml.Decode(string(data), &m); err != nil {
-		return nil, parseError(err)
+		return nil, tomledit.ParseError(err)
 	}
 	return m, nil
 }
@@ -569,14 +489,14 @@ func renderSpec(s Spec, nl string) string {
 	var b strings.Builder
 	kv := func(k, v string) { b.WriteString(k + " = " + v + nl) }
 	b.WriteString("[[servers]]" + nl)
-	kv("name", tomlQuote(s.Name))
+	kv("name", tomledit.Quote(s.Name))
 	if s.Command != "" {
-		kv("command", tomlQuote(s.Command))
+		kv("command", tomledit.Quote(s.Command))
 	}
 	if len(s.Args) > 0 {
 		q := make([]string, len(s.Args))
 		for i, a := range s.Args {
-			q[i] = tomlQuote(a)
+			q[i] = tomledit.Quote(a)
 		}
 		if one := "[" + strings.Join(q, ", ") + "]"; len("args = ")+len(one) <= maxLine {
 			kv("args", one)
@@ -596,7 +516,7 @@ func renderSpec(s Spec, nl string) string {
 		slices.Sort(keys)
 		pairs := make([]string, len(keys))
 		for i, k := range keys {
-			pairs[i] = tomlKey(k) + " = " + tomlQuote(m[k])
+			pairs[i] = tomledit.Key(k) + " = " + tomledit.Quote(m[k])
 		}
 		if one := "{ " + strings.Join(pairs, ", ") + " }"; len(keys) <= maxInline && len(key)+3+len(one) <= maxLine {
 			kv(key, one)
@@ -606,17 +526,17 @@ func renderSpec(s Spec, nl string) string {
 	}
 	table("env", s.Env)
 	if s.Cwd != "" {
-		kv("cwd", tomlQuote(s.Cwd))
+		kv("cwd", tomledit.Quote(s.Cwd))
 	}
 	if s.URL != "" {
-		kv("url", tomlQuote(s.URL))
+		kv("url", tomledit.Quote(s.URL))
 	}
 	if s.Transport != "" {
-		kv("transport", tomlQuote(s.Transport))
+		kv("transport", tomledit.Quote(s.Transport))
 	}
 	table("headers", s.Headers)
 	if s.Start != "" {
-		kv("start", tomlQuote(s.Start))
+		kv("start", tomledit.Quote(s.Start))
 	}
 	if !s.IsEnabled() {
 		kv("enabled", "false")
@@ -625,292 +545,4 @@ func renderSpec(s Spec, nl string) string {
 		b.WriteString(sub)
 	}
 	return b.String()
-}
-
-// tomlQuote is s as a TOML basic string.
-func tomlQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-var bareKeyRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-func tomlKey(k string) string {
-	if bareKeyRE.MatchString(k) {
-		return k
-	}
-	return tomlQuote(k)
-}
-
-func leadingSpace(b []byte) string {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	return string(b[:i])
-}
-
-func endsWithBlankLine(b []byte) bool {
-	t := bytes.TrimRight(b, " \t\r")
-	if !bytes.HasSuffix(t, []byte("\n")) {
-		return false
-	}
-	t = bytes.TrimRight(t[:len(t)-1], " \t\r")
-	return len(t) == 0 || bytes.HasSuffix(t, []byte("\n"))
-}
-
-func startsWithBlankLine(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t\r")
-	return len(t) == 0 || t[0] == '\n'
-}
-
-// ---- the scanner ----
-
-// scanTOML splits a file (one BurntSushi/toml has accepted) into statements. It knows just enough
-// TOML to find where each statement ends: strings (basic, literal, multi-line), arrays and
-// inline tables over several lines, comments.
-func scanTOML(data []byte) ([]stmt, error) {
-	sc := scanner{data: data}
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		sc.pos = 3
-	}
-	var out []stmt
-	line := 1
-	for sc.pos < len(data) {
-		s := stmt{start: sc.pos, line: line}
-		if len(out) == 0 {
-			s.start = 0 // a byte order mark belongs to the first statement
-		}
-		sc.spaces()
-		switch c := sc.peek(); {
-		case c == '\n' || c == '\r' || c == 0 && sc.pos >= len(data):
-			s.kind = kindBlank
-		case c == '#':
-			s.kind = kindComment
-		case c == '[':
-			s.kind = kindHeader
-			sc.pos++
-			if sc.peek() == '[' {
-				s.array = true
-				sc.pos++
-			}
-			key, err := sc.key()
-			if err != nil {
-				return nil, sc.fail(s.line, err)
-			}
-			s.key = key
-			close := "]"
-			if s.array {
-				close = "]]"
-			}
-			if !bytes.HasPrefix(data[sc.pos:], []byte(close)) {
-				return nil, sc.fail(s.line, errors.New("unclosed table header"))
-			}
-			sc.pos += len(close)
-		default:
-			s.kind = kindKeyValue
-			key, err := sc.key()
-			if err != nil {
-				return nil, sc.fail(s.line, err)
-			}
-			s.key = key
-			if sc.peek() != '=' {
-				return nil, sc.fail(s.line, errors.New("no '=' after the key"))
-			}
-			sc.pos++
-			sc.spaces()
-			s.valStart = sc.pos
-			if err := sc.value(); err != nil {
-				return nil, sc.fail(s.line, err)
-			}
-			s.valEnd = sc.pos
-		}
-		// the rest of the line: spaces, a comment, the newline
-		for sc.pos < len(data) && data[sc.pos] != '\n' {
-			sc.pos++
-		}
-		if sc.pos < len(data) {
-			sc.pos++
-		}
-		s.end = sc.pos
-		line += bytes.Count(data[s.start:s.end], []byte("\n"))
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-type scanner struct {
-	data []byte
-	pos  int
-}
-
-func (sc *scanner) fail(line int, err error) error {
-	return fmt.Errorf("internal error: switchboard cannot read line %d of this file for editing (%v); edit it by hand", line, err)
-}
-
-func (sc *scanner) peek() byte {
-	if sc.pos < len(sc.data) {
-		return sc.data[sc.pos]
-	}
-	return 0
-}
-
-func (sc *scanner) spaces() {
-	for sc.pos < len(sc.data) && (sc.data[sc.pos] == ' ' || sc.data[sc.pos] == '\t') {
-		sc.pos++
-	}
-}
-
-// key reads a dotted key (bare, "basic" or 'literal' parts) and the spaces after it.
-func (sc *scanner) key() ([]string, error) {
-	var parts []string
-	for {
-		sc.spaces()
-		switch sc.peek() {
-		case '"':
-			start := sc.pos
-			if err := sc.str(); err != nil {
-				return nil, err
-			}
-			raw := string(sc.data[start:sc.pos])
-			if u, err := strconv.Unquote(raw); err == nil {
-				parts = append(parts, u)
-			} else {
-				parts = append(parts, raw[1:len(raw)-1]) // a TOML-only escape: compare it as written
-			}
-		case '\'':
-			start := sc.pos
-			if err := sc.str(); err != nil {
-				return nil, err
-			}
-			parts = append(parts, string(sc.data[start+1:sc.pos-1]))
-		default:
-			start := sc.pos
-			for sc.pos < len(sc.data) && isBare(sc.data[sc.pos]) {
-				sc.pos++
-			}
-			if sc.pos == start {
-				return nil, fmt.Errorf("unexpected %q in a key", sc.peek())
-			}
-			parts = append(parts, string(sc.data[start:sc.pos]))
-		}
-		sc.spaces()
-		if sc.peek() != '.' {
-			return parts, nil
-		}
-		sc.pos++
-	}
-}
-
-func isBare(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-// value reads a value; pos ends after it (before spaces and a comment on its last line).
-func (sc *scanner) value() error {
-	switch sc.peek() {
-	case '"', '\'':
-		return sc.str()
-	case '[', '{':
-		return sc.bracketed()
-	}
-	// a scalar: number, bool, date-time (which may hold a space): up to a comment or the line's end
-	start := sc.pos
-	for sc.pos < len(sc.data) && sc.data[sc.pos] != '#' && sc.data[sc.pos] != '\n' {
-		sc.pos++
-	}
-	for sc.pos > start && strings.IndexByte(" \t\r", sc.data[sc.pos-1]) >= 0 {
-		sc.pos--
-	}
-	return nil
-}
-
-// bracketed reads an array or inline table, nested ones, strings and comments inside included.
-func (sc *scanner) bracketed() error {
-	depth := 0
-	for sc.pos < len(sc.data) {
-		switch c := sc.data[sc.pos]; c {
-		case '"', '\'':
-			if err := sc.str(); err != nil {
-				return err
-			}
-			continue
-		case '[', '{':
-			depth++
-		case ']', '}':
-			depth--
-			if depth == 0 {
-				sc.pos++
-				return nil
-			}
-		case '#':
-			for sc.pos < len(sc.data) && sc.data[sc.pos] != '\n' {
-				sc.pos++
-			}
-			continue
-		}
-		sc.pos++
-	}
-	return errors.New("unclosed array or inline table")
-}
-
-// str reads a basic, literal or multi-line string.
-func (sc *scanner) str() error {
-	d := sc.data
-	q := d[sc.pos]
-	triple := bytes.Repeat([]byte{q}, 3)
-	if bytes.HasPrefix(d[sc.pos:], triple) {
-		i := sc.pos + 3
-		for i < len(d) {
-			if q == '"' && d[i] == '\\' {
-				i += 2
-				continue
-			}
-			if bytes.HasPrefix(d[i:], triple) {
-				// up to two quotes right before the closing delimiter belong to the string
-				n := 3
-				for n < 5 && i+n < len(d) && d[i+n] == q {
-					n++
-				}
-				sc.pos = i + n
-				return nil
-			}
-			i++
-		}
-		return errors.New("unclosed multi-line string")
-	}
-	i := sc.pos + 1
-	for i < len(d) && d[i] != '\n' {
-		if q == '"' && d[i] == '\\' {
-			i += 2
-			continue
-		}
-		if d[i] == q {
-			sc.pos = i + 1
-			return nil
-		}
-		i++
-	}
-	return errors.New("unclosed string")
 }

@@ -74,6 +74,11 @@ beforeAll(async () => {
       if (req.method === 'GET') return send(200, { configPath: '/c/config.toml', servers: [] });
       return send(200, { path: '/c/config.toml', diff: '', servers: [] });
     }
+    if (req.url === '/api/settings/policy' && (JSON.parse(raw) as { rules: { tool: string }[] }).rules.some((r) => r.tool === 'exec[')) {
+      return send(400, { error: 'policy.rules[1].tool: pattern "exec[" has an unclosed [' });
+    }
+    if (req.url === '/api/settings/policy/test') return send(200, { decision: 'deny', rule: 'rule 1 (tool="exec" → deny)', ruleIndex: 1 });
+    if (req.url?.startsWith('/api/settings')) return send(200, { path: '/c/config.toml', diff: '', applies: 'now', note: '', settings: {} });
     if (req.url === '/api/broken') {
       res.writeHead(500);
       res.end('plain failure');
@@ -212,6 +217,36 @@ describe('HttpControl against a real server', () => {
     await expect(c.addServer({ name: 'x' })).rejects.toThrow('add server x: HTTP 400: servers: "x": command: required for a stdio server');
   });
 
+  it('maps the Settings view actions to /api/settings', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    const policy = { default: 'allow', askTimeout: '', rules: [{ tool: 'exec', action: 'deny', origin: 2 }], roots: [] };
+    expect((await c.settings()).path).toBe('/c/config.toml');
+    await c.saveTransports([{ name: 'tcp', enabled: true, addr: '127.0.0.1:9200' }]);
+    await c.saveToolsets(['files']);
+    await c.saveWorkspace('/w2');
+    await c.savePolicy(policy);
+    expect((await c.testPolicy({ policy, tool: 'exec', args: { command: 'rm' } })).decision).toBe('deny');
+    await c.saveML({ defaultBackend: '', judgeBackend: '', backends: [] });
+    await c.saveRAG({ backend: 'embedded', url: '', embedder: 'offline', model: '', embedderUrl: '', collection: '', dir: '' });
+    await c.setAutostart(true);
+    expect(seen.map((s) => [s.method, s.url])).toEqual([
+      ['GET', '/api/settings'],
+      ['POST', '/api/settings/transports'],
+      ['POST', '/api/settings/toolsets'],
+      ['POST', '/api/settings/workspace'],
+      ['POST', '/api/settings/policy'],
+      ['POST', '/api/settings/policy/test'],
+      ['POST', '/api/settings/ml'],
+      ['POST', '/api/settings/rag'],
+      ['POST', '/api/settings/autostart'],
+    ]);
+    expect(seen.slice(1, 4).map((s) => s.body)).toEqual([{ transports: [{ name: 'tcp', enabled: true, addr: '127.0.0.1:9200' }] }, { toolsets: ['files'] }, { workspace: '/w2' }]);
+    expect(seen[5].body).toEqual({ policy, tool: 'exec', args: { command: 'rm' } });
+    expect(seen[8].body).toEqual({ enabled: true });
+    await expect(c.savePolicy({ ...policy, rules: [{ tool: 'exec[', action: 'deny' }] })).rejects.toThrow('save policy: HTTP 400: policy.rules[1].tool: pattern');
+  });
+
   it('turns an error reply into an Error naming the action and the server message', async () => {
     const c = new HttpControl(base, 'tok-1');
     await expect(c.stopProcess('proc/9')).rejects.toThrow('stop proc/9: HTTP 404: id: no process "proc/9"; call process_list to see known IDs');
@@ -297,6 +332,33 @@ describe('WailsControl', () => {
       ['GrantWorkspace', 'unix-1', '/srv/x', true],
       ['GrantWorkspace', 'unix-1', '/srv/x', false],
     ]);
+  });
+
+  it('passes the Settings view actions to the bound methods', async () => {
+    const calls: unknown[][] = [];
+    const rec =
+      (name: string, result: unknown = {}) =>
+      async (...args: unknown[]) => {
+        calls.push([name, ...args]);
+        return result;
+      };
+    const names = ['Settings', 'SaveTransports', 'SaveToolsets', 'SaveWorkspace', 'SavePolicy', 'TestPolicy', 'SaveML', 'SaveRAG', 'SetAutostart'];
+    const app = Object.fromEntries([['Bootstrap', rec('Bootstrap')], ...names.map((n) => [n, rec(n)])]) as unknown as WailsApp;
+    const c = new WailsControl(app);
+    const policy = { default: '', askTimeout: '', rules: [], roots: [] };
+    const rag = { backend: '', url: '', embedder: '', model: '', embedderUrl: '', collection: '', dir: '' };
+    await c.settings();
+    await c.saveTransports([{ name: 'unix', enabled: true, addr: '' }]);
+    await c.saveToolsets(['git']);
+    await c.saveWorkspace('');
+    await c.savePolicy(policy);
+    await c.testPolicy({ policy, tool: 'x' });
+    await c.saveML({ defaultBackend: '', judgeBackend: '', backends: [] });
+    await c.saveRAG(rag);
+    await c.setAutostart(false);
+    expect(calls.map((c) => c[0])).toEqual(names);
+    expect(calls[1]).toEqual(['SaveTransports', [{ name: 'unix', enabled: true, addr: '' }]]);
+    expect(calls[8]).toEqual(['SetAutostart', false]);
   });
 
   it('turns a string rejection from Go into an Error with the action', async () => {

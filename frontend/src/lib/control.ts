@@ -23,6 +23,14 @@ import type {
   ServerLog,
   ServerSpec,
   ServerStatus,
+  Settings,
+  SettingsChange,
+  SettingsMLInput,
+  SettingsPolicyDecision,
+  SettingsPolicyInput,
+  SettingsPolicyTest,
+  SettingsRAG,
+  SettingsTransportInput,
   ToolsetList,
   TransportList,
   WorkspaceGrant,
@@ -67,6 +75,24 @@ export interface Control {
   /** Adds a [[servers]] entry to the config file; the hub starts it quarantined. */
   addServer(spec: ServerSpec): Promise<ServerChange>;
   removeServer(name: string): Promise<ServerChange>;
+  /** The config file's settings and the running hub's state (the Settings view). */
+  settings(): Promise<Settings>;
+  /** Saves which transports start and where they listen; switched now. */
+  saveTransports(transports: SettingsTransportInput[]): Promise<SettingsChange>;
+  /** Saves the served toolsets; switched now. */
+  saveToolsets(toolsets: string[]): Promise<SettingsChange>;
+  /** Saves the workspace; used from the next start. */
+  saveWorkspace(dir: string): Promise<SettingsChange>;
+  /** Saves [policy] and [roots] allow; in force at once. */
+  savePolicy(policy: SettingsPolicyInput): Promise<SettingsChange>;
+  /** Decides a call against the policy being edited, as `switchboard policy check` does; saves nothing. */
+  testPolicy(test: SettingsPolicyTest): Promise<SettingsPolicyDecision>;
+  /** Saves the inference backends; used from the next start. */
+  saveML(ml: SettingsMLInput): Promise<SettingsChange>;
+  /** Saves the RAG backend and embedder; used from the next start. */
+  saveRAG(rag: SettingsRAG): Promise<SettingsChange>;
+  /** "Start at login", as the tray's item. */
+  setAutostart(enabled: boolean): Promise<SettingsChange>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -98,6 +124,15 @@ export interface WailsApp {
   SetServerEnabled(name: string, enabled: boolean): Promise<ServerChange>;
   AddServer(spec: ServerSpec): Promise<ServerChange>;
   RemoveServer(name: string): Promise<ServerChange>;
+  Settings(): Promise<Settings>;
+  SaveTransports(transports: SettingsTransportInput[]): Promise<SettingsChange>;
+  SaveToolsets(toolsets: string[]): Promise<SettingsChange>;
+  SaveWorkspace(dir: string): Promise<SettingsChange>;
+  SavePolicy(policy: SettingsPolicyInput): Promise<SettingsChange>;
+  TestPolicy(test: SettingsPolicyTest): Promise<SettingsPolicyDecision>;
+  SaveML(ml: SettingsMLInput): Promise<SettingsChange>;
+  SaveRAG(rag: SettingsRAG): Promise<SettingsChange>;
+  SetAutostart(enabled: boolean): Promise<SettingsChange>;
 }
 
 export interface WindowLike {
@@ -203,6 +238,33 @@ export class WailsControl implements Control {
   }
   removeServer(name: string) {
     return this.call(`remove ${name}`, () => this.app.RemoveServer(name));
+  }
+  settings() {
+    return this.call('read settings', () => this.app.Settings());
+  }
+  saveTransports(transports: SettingsTransportInput[]) {
+    return this.call('save transports', () => this.app.SaveTransports(transports));
+  }
+  saveToolsets(toolsets: string[]) {
+    return this.call('save toolsets', () => this.app.SaveToolsets(toolsets));
+  }
+  saveWorkspace(dir: string) {
+    return this.call('save workspace', () => this.app.SaveWorkspace(dir));
+  }
+  savePolicy(policy: SettingsPolicyInput) {
+    return this.call('save policy', () => this.app.SavePolicy(policy));
+  }
+  testPolicy(test: SettingsPolicyTest) {
+    return this.call('test a call', () => this.app.TestPolicy(test));
+  }
+  saveML(ml: SettingsMLInput) {
+    return this.call('save inference backends', () => this.app.SaveML(ml));
+  }
+  saveRAG(rag: SettingsRAG) {
+    return this.call('save RAG', () => this.app.SaveRAG(rag));
+  }
+  setAutostart(enabled: boolean) {
+    return this.call(`${enabled ? 'enable' : 'disable'} start at login`, () => this.app.SetAutostart(enabled));
   }
 }
 
@@ -336,6 +398,33 @@ export class HttpControl implements Control {
   }
   removeServer(name: string) {
     return this.request<ServerChange>(`remove ${name}`, 'DELETE', `api/servers/${encodeURIComponent(name)}`);
+  }
+  settings() {
+    return this.request<Settings>('read settings', 'GET', 'api/settings');
+  }
+  saveTransports(transports: SettingsTransportInput[]) {
+    return this.request<SettingsChange>('save transports', 'POST', 'api/settings/transports', { transports });
+  }
+  saveToolsets(toolsets: string[]) {
+    return this.request<SettingsChange>('save toolsets', 'POST', 'api/settings/toolsets', { toolsets });
+  }
+  saveWorkspace(dir: string) {
+    return this.request<SettingsChange>('save workspace', 'POST', 'api/settings/workspace', { workspace: dir });
+  }
+  savePolicy(policy: SettingsPolicyInput) {
+    return this.request<SettingsChange>('save policy', 'POST', 'api/settings/policy', policy);
+  }
+  testPolicy(test: SettingsPolicyTest) {
+    return this.request<SettingsPolicyDecision>('test a call', 'POST', 'api/settings/policy/test', test);
+  }
+  saveML(ml: SettingsMLInput) {
+    return this.request<SettingsChange>('save inference backends', 'POST', 'api/settings/ml', ml);
+  }
+  saveRAG(rag: SettingsRAG) {
+    return this.request<SettingsChange>('save RAG', 'POST', 'api/settings/rag', rag);
+  }
+  setAutostart(enabled: boolean) {
+    return this.request<SettingsChange>(`${enabled ? 'enable' : 'disable'} start at login`, 'POST', 'api/settings/autostart', { enabled });
   }
 }
 

@@ -140,3 +140,21 @@ export type ServerLog = app.ServerLog;
 export type ServerChange = app.ServerChange;
 /** Snapshot and events of the hub channel "servers". */
 export type ServersFeed = mcp.ServersFeed;
+
+// ---- settings (Settings view) -------------------------------------------------------------------
+
+/** GET /api/settings: the config file's values, the running hub's state, env overrides, pending sections. */
+export type Settings = app.Settings;
+/** The answer of every save: the file, its diff, when it applies ("now" or "next start"), the settings after it. */
+export type SettingsChange = app.SettingsChange;
+export type SettingsTransport = app.TransportSetting;
+export type SettingsTransportInput = app.TransportInput;
+export type SettingsToolsetChoice = app.ToolsetChoice;
+/** One [[policy.rules]] entry; origin is its 1-based place in the file when read (0 or absent: new). */
+export type SettingsPolicyRule = app.PolicyRule;
+export type SettingsPolicyInput = app.PolicyInput;
+export type SettingsPolicyTest = app.PolicyTest;
+export type SettingsPolicyDecision = app.PolicyDecision;
+export type SettingsMLBackend = app.MLBackendSetting;
+export type SettingsMLInput = app.MLInput;
+export type SettingsRAG = app.RAGSettings;

@@ -217,6 +217,220 @@ export interface ServerChange {
 }
 
 //////////
+// source: controller_settings.go
+
+/**
+ * Settings is GET /api/settings: what the config file says (what the form edits), what the hub
+ * runs now, and what overrides the file.
+ */
+export interface Settings {
+  /**
+   * Path is the config file; Exists is false until something is saved to it.
+   */
+  path: string;
+  exists: boolean;
+  transports: TransportSetting[];
+  toolsets: ToolsetSettings;
+  workspace: WorkspaceSetting;
+  policy: PolicySettings;
+  ml: MLSettings;
+  rag: RAGSettings;
+  autostart: AutostartSetting;
+  /**
+   * Overrides are environment variables of this hub that override keys of the file.
+   */
+  overrides: SettingOverride[];
+  /**
+   * Pending names the sections whose saved values the running hub does not use yet: they apply
+   * at the next start ("workspace", "ml", "rag").
+   */
+  pending: string[];
+}
+/**
+ * TransportSetting is one transport the config file starts: saved (enabled, addr) and live.
+ */
+export interface TransportSetting {
+  name: string; // unix, tcp, http
+  enabled: boolean; // saved: starts with the hub
+  /**
+   * Addr is the saved address (tcp, http: host:port) or socket path (unix).
+   */
+  addr: string;
+  running: boolean;
+  runningAddr: string;
+  error?: string;
+}
+/**
+ * ToolsetSettings is the top-level toolsets key and the hub's own toolsets (upstream servers'
+ * toolsets are switched on the Overview and kept with the Servers tab).
+ */
+export interface ToolsetSettings {
+  /**
+   * Saved is the file's list; empty: the default set.
+   */
+  saved: string[];
+  /**
+   * Default is what an empty list means: every set but ide, which is on when an IDE backend
+   * URL is configured.
+   */
+  default: string[];
+  available: ToolsetChoice[];
+}
+/**
+ * ToolsetChoice is one of the hub's own toolsets with its live state.
+ */
+export interface ToolsetChoice {
+  name: string;
+  title: string;
+  enabled: boolean; // served now
+  tools: number /* int */;
+}
+/**
+ * WorkspaceSetting is the saved workspace ("" : the directory switchboard starts in) and the one
+ * the hub runs with.
+ */
+export interface WorkspaceSetting {
+  saved: string;
+  running: string;
+}
+/**
+ * PolicyRule is one [[policy.rules]] entry as the form edits it.
+ */
+export interface PolicyRule {
+  tool: string;
+  args?: { [key: string]: string};
+  client?: string;
+  action: string;
+  /**
+   * Origin is the rule's 1-based position in the file when it was read (0: a new rule), so a
+   * moved rule keeps its text and comments.
+   */
+  origin?: number /* int */;
+}
+/**
+ * PolicyInput is the [policy] section and [roots] allow as the form saves or tests them.
+ */
+export interface PolicyInput {
+  default: string;
+  askTimeout: string;
+  rules: PolicyRule[];
+  roots: string[];
+}
+/**
+ * PolicySettings is PolicyInput as saved, and the policy in force.
+ */
+export interface PolicySettings {
+  default: string;
+  askTimeout: string;
+  rules: PolicyRule[];
+  roots: string[];
+  status: policy.Status;
+}
+/**
+ * PolicyTest is a call to decide against a policy being edited (not yet saved).
+ */
+export interface PolicyTest {
+  policy: PolicyInput;
+  tool: string;
+  /**
+   * Args is the call's arguments: a JSON object (or a string holding one); empty for none.
+   */
+  args?: unknown;
+  client?: string;
+}
+/**
+ * PolicyDecision is what the policy decides for a call, as `switchboard policy check` prints it.
+ */
+export interface PolicyDecision {
+  decision: string; // allow, ask or deny
+  rule: string; // the rule that decided, or "default policy (allow)"
+  /**
+   * RuleIndex is the deciding rule's 1-based position in the list tested (0: the default).
+   */
+  ruleIndex: number /* int */;
+}
+/**
+ * MLBackendSetting is one [[ml.backends]] entry.
+ */
+export interface MLBackendSetting {
+  name: string;
+  kind: string;
+  url: string;
+  model?: string;
+  apiKeyEnv?: string;
+  endpoint?: string;
+  origin?: number /* int */; // as PolicyRule.Origin
+}
+/**
+ * MLInput is what the form saves of [ml].
+ */
+export interface MLInput {
+  defaultBackend: string;
+  judgeBackend: string;
+  backends: MLBackendSetting[];
+}
+/**
+ * MLSettings is MLInput as saved, and the backends the running hub has.
+ */
+export interface MLSettings {
+  defaultBackend: string;
+  judgeBackend: string;
+  backends: MLBackendSetting[];
+  running: string[];
+}
+/**
+ * RAGSettings is the [rag] keys the form edits (api_key is never shown, and stays as it is).
+ */
+export interface RAGSettings {
+  backend: string;
+  url: string;
+  embedder: string;
+  model: string;
+  embedderUrl: string;
+  collection: string;
+  dir: string;
+}
+/**
+ * AutostartSetting is the tray's "Start at login": the XDG autostart entry, and [desktop]
+ * autostart when the file sets it (then applied at every desktop start).
+ */
+export interface AutostartSetting {
+  available: boolean; // the running binary's path is known
+  enabled: boolean;
+  entry: string;
+  config?: boolean;
+}
+/**
+ * SettingOverride is an environment variable that overrides a key of the file in this hub.
+ */
+export interface SettingOverride {
+  env: string;
+  key: string;
+}
+/**
+ * TransportInput is one transport as the form saves it; Addr "" keeps the saved address.
+ */
+export interface TransportInput {
+  name: string;
+  enabled: boolean;
+  addr: string;
+}
+/**
+ * SettingsChange is the answer of a save: the file, its diff (empty when nothing in it had to
+ * change), when the change takes effect, and the settings after it.
+ */
+export interface SettingsChange {
+  path: string;
+  diff: string;
+  /**
+   * Applies is "now" (in force in the running hub) or "next start".
+   */
+  applies: string;
+  note: string;
+  settings: Settings;
+}
+
+//////////
 // source: dashboard.go
 
 /**

@@ -1,0 +1,172 @@
+// Settings view, against its own switchboard whose config file a person wrote (comments, a
+// commented transport, a rule). From the page: a bad TCP address is refused next to the field
+// and nothing is written; TCP is switched on at its port, the git toolset off, a deny rule added
+// and moved to the top, and a call tested against the edited rules (deny, rule 1) before saving.
+// Each save shows the file's diff; the file keeps its comments and holds the new values; the
+// running hub applies them (the TCP port answers, an MCP client on the Unix socket loses git_*
+// and is denied exec rm). Then the binary restarts on the same HOME and everything is still so.
+// A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
+// docs/settings-view.png (a test run never changes tracked files).
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { api, tid, useDashboard } from './fixtures';
+import { McpClient } from './mcp-client';
+import { artifactsDir, repoDir } from './settings';
+import { canConnect, freePort, Switchboard } from './stack';
+
+let sb: Switchboard;
+let home = '';
+let port = 0;
+let configFile = '';
+let original = '';
+const dash = useDashboard('settings', () => sb.info!);
+
+beforeAll(async () => {
+  // Unix socket paths are limited to 108 bytes: a short HOME, as Switchboard.start makes.
+  home = mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-'));
+  port = await freePort();
+  configFile = path.join(home, '.config', 'switchboard', 'config.toml');
+  original = `# My Switchboard settings, kept in my dotfiles.
+read_only = false  # write tools are fine here
+
+# Transports
+[tcp]
+enabled = false  # only while I test clients
+addr = "127.0.0.1:${port}"
+# require_token = true
+
+[policy]
+default = "allow"
+
+# deletes need a yes
+[[policy.rules]]
+tool = "file_delete"
+action = "ask"
+`;
+  mkdirSync(path.dirname(configFile), { recursive: true });
+  writeFileSync(configFile, original);
+  sb = new Switchboard(inject('bin'), 'settings-switchboard');
+  // MCP_ADDR empty: the TCP address is the file's (the shared stack sets one by environment).
+  await sb.start('ws://127.0.0.1:1/ws', { MCP_ADDR: '' }, home);
+});
+
+afterAll(async () => {
+  await sb?.stop();
+});
+
+async function toolNames(client: McpClient): Promise<string[]> {
+  const res = (await client.request('tools/list', {})) as { tools: { name: string }[] };
+  return res.tools.map((t) => t.name);
+}
+
+/** exec rm through the hub: the policy's answer (a denial rejects with the tool's text). */
+async function execRm(client: McpClient): Promise<string> {
+  return client.callTool('exec', { command: 'rm', args: ['-f', 'no-such-file'] }).then(
+    () => 'ran',
+    (e: Error) => e.message,
+  );
+}
+
+describe('settings', () => {
+  it('saves transports, toolsets and a reordered rule to the commented file, applies them live, and keeps them after a restart', async () => {
+    const page = dash.page;
+    await dash.open('settings');
+    expect(await dash.text(tid('settings-path'))).toBe(configFile);
+    const section = (name: string) => page.locator(tid('settings-section', { section: name }));
+    const saveAndWait = async (name: string) => {
+      await section(name).locator(tid('settings-save')).click();
+      await section(name).locator(tid('settings-saved')).waitFor();
+    };
+    const client = await McpClient.connect({ path: sb.info!.socket }, { name: 'e2e-settings', version: '1' });
+    try {
+      expect(await toolNames(client)).toContain('git_status');
+      expect(await execRm(client)).toBe('ran');
+
+      // Transports: a bad address is refused next to its field and nothing is written.
+      const tcp = page.locator(tid('settings-transport', { name: 'tcp' }));
+      expect(await tcp.getAttribute('data-running')).toBe('false');
+      await tcp.locator(tid('settings-transport-enabled')).check();
+      await tcp.locator(tid('settings-transport-addr')).fill('localhost');
+      await section('transports').locator(tid('settings-save')).click();
+      await tcp.locator(tid('settings-field-error', { field: 'tcp.addr' })).waitFor();
+      expect(await tcp.locator(tid('settings-field-error')).textContent()).toContain('"localhost" is not host:port');
+      expect(readFileSync(configFile, 'utf8')).toBe(original);
+      expect(await canConnect(port)).toBe(false);
+      // TCP on at the file's port: saved, open now.
+      await tcp.locator(tid('settings-transport-addr')).fill(`127.0.0.1:${port}`);
+      await saveAndWait('transports');
+      expect(await section('transports').locator(tid('settings-saved')).getAttribute('data-applies')).toBe('now');
+      expect(await section('transports').locator(tid('settings-diff')).textContent()).toContain('+enabled = true  # only while I test clients');
+      await page.locator(tid('settings-transport', { name: 'tcp', running: 'true' })).waitFor();
+      expect(await canConnect(port)).toBe(true);
+
+      // Toolsets: git off; the connected client loses its tools.
+      await page.locator(`${tid('settings-toolset', { name: 'git' })} input`).uncheck();
+      await saveAndWait('toolsets');
+      await expect.poll(async () => (await toolNames(client)).some((n) => n.startsWith('git_'))).toBe(false);
+      expect(await toolNames(client)).toContain('exec');
+
+      // Policy: a deny rule added, moved to the top, and a call tested against the rules as edited.
+      await page.locator(tid('settings-rule-add')).click();
+      const added = page.locator(tid('settings-rule', { index: '2' }));
+      await added.locator(tid('settings-rule-tool')).fill('exec');
+      await added.locator(tid('settings-rule-args')).fill('command=rm*');
+      await added.locator(tid('settings-rule-action')).selectOption('deny');
+      await added.locator(tid('settings-rule-up')).click();
+      await page.locator(tid('settings-rule', { index: '1', tool: 'exec', origin: '0' })).waitFor();
+      await page.locator(tid('settings-rule', { index: '2', tool: 'file_delete', origin: '1' })).waitFor();
+      await page.locator(tid('settings-test-tool')).fill('exec');
+      await page.locator(tid('settings-test-args')).fill('{"command": "rm", "args": ["-rf", "build"]}');
+      await page.locator(tid('settings-test-run')).click();
+      const result = page.locator(tid('settings-test-result', { decision: 'deny', 'rule-index': '1' }));
+      await result.waitFor();
+      expect(await result.locator(tid('settings-test-rule')).textContent()).toBe('rule 1 (tool="exec" args.command="rm*" → deny)');
+      // Tested, not saved: the hub still runs it.
+      expect(await execRm(client)).toBe('ran');
+      await saveAndWait('policy');
+      expect(await execRm(client)).toContain('denied by rule 1');
+
+      const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'settings-view.png') : path.join(artifactsDir, 'settings-view.png');
+      mkdirSync(path.dirname(shot), { recursive: true });
+      await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the picture
+      await page.screenshot({ path: shot, fullPage: true });
+    } finally {
+      await client.close();
+    }
+
+    // The file: the person's comments and order, the new values.
+    const written = readFileSync(configFile, 'utf8');
+    for (const kept of ['# My Switchboard settings, kept in my dotfiles.\n', 'read_only = false  # write tools are fine here\n', '# Transports\n', '# require_token = true\n', '# deletes need a yes\n']) {
+      expect(written).toContain(kept);
+    }
+    expect(written).toContain('enabled = true  # only while I test clients\n');
+    expect(written).toMatch(/^toolsets = \[[^\]]*\]$/m);
+    expect(written.match(/^toolsets = .*$/m)?.[0]).not.toContain('"git"');
+    expect(written.indexOf('tool = "exec"')).toBeGreaterThan(0);
+    expect(written.indexOf('tool = "exec"')).toBeLessThan(written.indexOf('tool = "file_delete"'));
+    expect(written).toContain('args = { command = "rm*" }');
+    expect(await page.locator(tid('control-error')).count()).toBe(0);
+
+    // Restart on the same HOME: the settings are still there, and in force.
+    await sb.stop({ keepHome: true });
+    expect(await canConnect(port)).toBe(false);
+    await sb.start('ws://127.0.0.1:1/ws', { MCP_ADDR: '' }, home);
+    await dash.open('settings');
+    await page.locator(tid('settings-transport', { name: 'tcp', running: 'true' })).waitFor();
+    expect(await canConnect(port)).toBe(true);
+    expect(await page.locator(`${tid('settings-toolset', { name: 'git' })} input`).isChecked()).toBe(false);
+    expect(await page.locator(tid('settings-toolset', { name: 'git' })).getAttribute('data-served')).toBe('false');
+    await page.locator(tid('settings-rule', { index: '1', tool: 'exec', action: 'deny' })).waitFor();
+    const settings = await api<{ policy: { status: { rules: number } } }>(sb.info!, 'GET', '/api/settings');
+    expect(settings.policy.status.rules).toBe(2);
+    const again = await McpClient.connect({ path: sb.info!.socket }, { name: 'e2e-settings-again', version: '1' });
+    try {
+      expect((await toolNames(again)).some((n) => n.startsWith('git_'))).toBe(false);
+      expect(await execRm(again)).toContain('denied by rule 1');
+    } finally {
+      await again.close();
+    }
+  });
+});
