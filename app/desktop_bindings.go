@@ -149,3 +149,9 @@ func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) { return a.ctl.
 func (a *App) RAGQuery(collection, question string, topK int) (mcp.RAGQueryOutput, error) {
 	return a.ctl.RAGQuery(collection, question, topK)
 }
+
+// Audit reads one page of the audit trail from its files (the Logs view).
+func (a *App) Audit(q AuditQuery) (AuditPage, error) { return a.ctl.Audit(q) }
+
+// HubLog returns the hub's own log: the newest limit records at level or above, oldest first.
+func (a *App) HubLog(level string, limit int) (HubLogList, error) { return a.ctl.HubLog(level, limit) }

@@ -78,6 +78,8 @@ async function start(hash = '#processes') {
     setServerEnabled: rec1('setServerEnabled'),
     addServer: rec1('addServer'),
     removeServer: rec1('removeServer'),
+    audit: rec1('audit'),
+    hubLog: rec1('hubLog'),
   };
   window.location.hash = hash;
   app = mount(App, {

@@ -5,6 +5,8 @@
 
 import type { ApprovalList } from './approvals';
 import type {
+  AuditPage,
+  AuditQuery,
   Bootstrap,
   ChatSent,
   ClientAction,
@@ -13,6 +15,7 @@ import type {
   ClientList,
   ClientScopeName,
   DecisionResult,
+  HubLogList,
   IDESession,
   InputResult,
   ProcessInfo,
@@ -67,6 +70,10 @@ export interface Control {
   /** Adds a [[servers]] entry to the config file; the hub starts it quarantined. */
   addServer(spec: ServerSpec): Promise<ServerChange>;
   removeServer(name: string): Promise<ServerChange>;
+  /** One page of the audit trail, read from its files (the Logs view). */
+  audit(q: AuditQuery): Promise<AuditPage>;
+  /** The hub's own log: the newest `limit` records at `level` or above, oldest first. */
+  hubLog(level: string, limit: number): Promise<HubLogList>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -98,6 +105,8 @@ export interface WailsApp {
   SetServerEnabled(name: string, enabled: boolean): Promise<ServerChange>;
   AddServer(spec: ServerSpec): Promise<ServerChange>;
   RemoveServer(name: string): Promise<ServerChange>;
+  Audit(q: AuditQuery): Promise<AuditPage>;
+  HubLog(level: string, limit: number): Promise<HubLogList>;
 }
 
 export interface WindowLike {
@@ -203,6 +212,12 @@ export class WailsControl implements Control {
   }
   removeServer(name: string) {
     return this.call(`remove ${name}`, () => this.app.RemoveServer(name));
+  }
+  audit(q: AuditQuery) {
+    return this.call('read the audit log', () => this.app.Audit(q));
+  }
+  hubLog(level: string, limit: number) {
+    return this.call('read the hub log', () => this.app.HubLog(level, limit));
   }
 }
 
@@ -337,6 +352,22 @@ export class HttpControl implements Control {
   removeServer(name: string) {
     return this.request<ServerChange>(`remove ${name}`, 'DELETE', `api/servers/${encodeURIComponent(name)}`);
   }
+  audit(q: AuditQuery) {
+    return this.request<AuditPage>('read the audit log', 'GET', `api/audit${queryString(q)}`);
+  }
+  hubLog(level: string, limit: number) {
+    return this.request<HubLogList>('read the hub log', 'GET', `api/hublog${queryString({ level, limit })}`);
+  }
+}
+
+/** queryString is "?" and the set fields of q (empty strings and zeros are left out), or "". */
+function queryString(q: object): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v !== '' && v !== 0 && v !== undefined && v !== null) p.set(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
 }
 
 /** pageBase is the page URL without query and hash: /api paths resolve relative to it. */

@@ -1229,3 +1229,56 @@ export interface ServersFeed {
  * own name there.
  */
 export const UpstreamMetaKey = "switchboard/upstream";
+
+//////////
+// source: upstream_search.go
+
+/**
+ * Names of the tool-search tools.
+ */
+export const ToolServersSearch = "servers_search";
+/**
+ * Names of the tool-search tools.
+ */
+export const ToolServersCall = "servers_call";
+/**
+ * ServersSearchInput is servers_search's input.
+ */
+export interface ServersSearchInput {
+  query: string;
+  limit?: number /* int */;
+}
+/**
+ * ServersSearchOutput is servers_search's output.
+ */
+export interface ServersSearchOutput {
+  tools: FoundTool[];
+  /**
+   * Total is how many upstream tools there are to search.
+   */
+  total: number /* int */;
+}
+/**
+ * FoundTool is one upstream tool servers_search found.
+ */
+export interface FoundTool {
+  name: string;
+  server: string;
+  description: string;
+  read_only: boolean;
+  /**
+   * Arguments describes the input in words: "name (string, required): Who to greet; …".
+   */
+  arguments: string;
+  /**
+   * InputSchema is the tool's input JSON Schema, as JSON text.
+   */
+  input_schema: string;
+}
+/**
+ * ServersCallInput is servers_call's input.
+ */
+export interface ServersCallInput {
+  name: string;
+  arguments?: { [key: string]: unknown};
+}
