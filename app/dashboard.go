@@ -219,6 +219,22 @@ func (d *dashboardServer) Handler() http.Handler {
 	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
 	d.settingsAPI(api)
+	api("GET /api/audit", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		v := r.URL.Query()
+		limit, err := queryInt(v.Get("limit"), "limit")
+		if err != nil {
+			return nil, err
+		}
+		return d.ctl.Audit(AuditQuery{Client: v.Get("client"), Tool: v.Get("tool"), Decision: v.Get("decision"),
+			Outcome: v.Get("outcome"), Limit: limit, Before: v.Get("before")})
+	})
+	api("GET /api/hublog", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		limit, err := queryInt(r.URL.Query().Get("limit"), "limit")
+		if err != nil {
+			return nil, err
+		}
+		return d.ctl.HubLog(r.URL.Query().Get("level"), limit)
+	})
 	if h := d.ctl.st.WSHub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own
 	}
@@ -295,6 +311,18 @@ func hostGuard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// queryInt reads a number from a query parameter ("" is 0).
+func queryInt(v, name string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a number", name, v)
+	}
+	return n, nil
 }
 
 func decode(r *http.Request, v any) error {

@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard-hub/switchboard/frontend"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/instance"
+	"github.com/switchboard-hub/switchboard/internal/notify"
 )
 
 // desktopBuilt is true in desktop builds: `switchboard` with a display opens the window and tray.
@@ -70,6 +71,8 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 		fmt.Fprintf(os.Stderr, "switchboard: desktop: [desktop] autostart: %v\n", err)
 	}
 	d.ctl = NewController(st, version)
+	stopNotifications := startDesktopNotifications(st, notify.Options{})
+	defer stopNotifications() // before the stack closes (deferred earlier, runs later)
 	releaseStartupMemory()
 	return d.run(ctx)
 }

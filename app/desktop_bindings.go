@@ -180,3 +180,9 @@ func (a *App) SaveRAG(r RAGSettings) (SettingsChange, error) { return a.ctl.Save
 
 // SetAutostart switches "Start at login", as the tray does.
 func (a *App) SetAutostart(enabled bool) (SettingsChange, error) { return a.ctl.SetAutostart(enabled) }
+
+// Audit reads one page of the audit trail from its files (the Logs view).
+func (a *App) Audit(q AuditQuery) (AuditPage, error) { return a.ctl.Audit(q) }
+
+// HubLog returns the hub's own log: the newest limit records at level or above, oldest first.
+func (a *App) HubLog(level string, limit int) (HubLogList, error) { return a.ctl.HubLog(level, limit) }

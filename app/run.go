@@ -53,6 +53,11 @@ func startDefaultTransports(st *Stack) error {
 			return err
 		}
 	}
+	for _, t := range st.Transports.Status() {
+		if t.Running {
+			st.note.Info("listening", "transport", t.Name, "url", t.URL)
+		}
+	}
 	return nil
 }
 

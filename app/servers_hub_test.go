@@ -269,13 +269,3 @@ func TestDashboardURLStaysTheSame(t *testing.T) {
 	}
 	w.wait(t, regexp.MustCompile(`usual address .* is taken`))
 }
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}

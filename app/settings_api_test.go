@@ -347,3 +347,14 @@ func TestSwitchesSurviveRestart(t *testing.T) {
 		}
 	}
 }
+
+// freePort is a loopback TCP port nothing listens on (at the time of the call).
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
+	"github.com/switchboard-hub/switchboard/internal/hublog"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/policy"
@@ -37,15 +38,23 @@ type Stack struct {
 	Transports *mcp.Transports
 	Logger     *slog.Logger
 	Audit      *audit.Logger
-	Metrics    *metrics.Store
+	// HubLog keeps the hub's own log (Logger's records, info and above, whatever the mode
+	// writes to stderr) for the dashboard's Logs view, and in <data_dir>/logs/hub.log.
+	HubLog *hublog.Ring
+	// note logs to HubLog only: facts a mode already prints its own way on the terminal (where
+	// it listens, where the logs are) that the Logs view should show too.
+	note    *slog.Logger
+	Metrics *metrics.Store
 
 	ideOnce   sync.Once
 	Policy    *policy.Store
 	Approvals *policy.Broker
 
 	stopPolicyWatch context.CancelFunc
-	serversMu       sync.Mutex // one edit of the config file at a time (server list, settings, switches)
-	serversLazy     bool       // every server starts on demand (a one-shot hub)
+	stopHubLogFeed  func()       // ends the "hublog" channel's publisher (Close)
+	serverStates    serverStates // last state logged per upstream server
+	serversMu       sync.Mutex   // one edit of the config file at a time (server list, settings, switches)
+	serversLazy     bool         // every server starts on demand (a one-shot hub)
 }
 
 // serverSpecs is the configured servers as this hub runs them: a one-shot hub starts none
@@ -96,6 +105,16 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	if so.logSink != nil {
 		sink = audit.LineWriter(so.logSink)
 	}
+	hubLog, err := hublog.New(hublog.Options{File: filepath.Join(cfg.LogDir(), "hub.log")})
+	if err != nil {
+		return nil, fmt.Errorf("%w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", err)
+	}
+	built := false
+	defer func() {
+		if !built {
+			hubLog.Close()
+		}
+	}()
 	auditLog, err := audit.New(audit.Options{
 		File:       filepath.Join(cfg.LogDir(), "audit.log"),
 		MaxSizeMB:  cfg.Audit.MaxSizeMB,
@@ -105,13 +124,14 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(slog.DiscardHandler)
+	// The hub log keeps info and above in every mode; the terminal gets what the mode prints.
+	logger := slog.New(hubLog.Handler())
 	if sink != nil {
 		level := slog.LevelInfo
 		if so.quiet {
 			level = slog.LevelWarn
 		}
-		logger = slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: level}))
+		logger = slog.New(slog.NewMultiHandler(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: level}), hubLog.Handler()))
 	}
 	store, err := metrics.Open(cfg.MetricsDir())
 	if err != nil {
@@ -130,7 +150,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
-		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker()}
+		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler())}
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
@@ -209,6 +229,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	st.Service = svc
 	st.serversLazy = !so.eagerServers
+	ups.OnChange(st.logServerChange) // before Sync: the first starts are logged too
 	if err := ups.Sync(st.serverSpecs(cfg.Servers)); err != nil {
 		_ = svc.Shutdown(context.Background())
 		auditLog.Close()
@@ -216,7 +237,8 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	// The file is the source of truth: an edit (by hand, by `switchboard servers`, by the
 	// dashboard) is applied when the hub sees it, like the policy.
-	st.Policy.Subscribe(func(policy.Status) {
+	st.Policy.Subscribe(func(ps policy.Status) {
+		st.logPolicy(ps)
 		if err := st.ReloadServers(); err != nil {
 			logger.Warn("servers: the config file's [[servers]] were not applied", "err", err)
 		}
@@ -252,6 +274,10 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 			}
 		})
 	}
+	st.stopHubLogFeed = st.feedHubLog()
+	st.note.Info("hub started", "version", version, "workspace", cfg.Workspace, "config", cfg.Path,
+		"audit_log", filepath.Join(cfg.LogDir(), "audit.log"), "hub_log", hubLog.File())
+	built = true
 	return st, nil
 }
 
@@ -317,6 +343,10 @@ func (st *Stack) Close(ctx context.Context) error {
 	}
 	st.Metrics.Close() // after the Service: its recorder drains into the store on shutdown
 	st.Audit.Close()
+	if st.stopHubLogFeed != nil {
+		st.stopHubLogFeed()
+	}
+	st.HubLog.Close() // last: the shutdown's own warnings are in the file
 	return err
 }
 

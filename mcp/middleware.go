@@ -138,7 +138,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			note.started = func() {
 				callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
 				id, transport := s.sessionID(ctx, req)
-				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Transport: transport, Args: args})
+				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Client: callerName(req), Transport: transport, Args: args})
 			}
 		}
 		ctx = note
@@ -151,8 +151,8 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 
 		id, transport := s.sessionID(ctx, req)
-		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Transport: transport, Outcome: "ok", DurationMs: float64(elapsed.Microseconds()) / 1000,
-			Tool: tool, Args: args}
+		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Client: callerName(req), Transport: transport, Outcome: "ok",
+			DurationMs: float64(elapsed.Microseconds()) / 1000, Tool: tool, Args: args}
 		if err != nil {
 			e.Outcome, e.Error = "error", err.Error()
 		} else if r, ok := res.(*sdk.CallToolResult); ok {
@@ -176,6 +176,13 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		s.recorder.record(e, elapsed)
 		return res, err
 	}
+}
+
+// callerName is the calling client's self-reported name, for the audit trail ("" before
+// initialize, or for a request that carries no server session).
+func callerName(req sdk.Request) string {
+	ss, _ := req.GetSession().(*sdk.ServerSession)
+	return clientName(ss)
 }
 
 func errorText(r *sdk.CallToolResult) string {

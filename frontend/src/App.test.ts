@@ -92,6 +92,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     saveML: rec('saveML', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
     saveRAG: rec('saveRAG', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
     setAutostart: rec('setAutostart', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    audit: rec('audit', { entries: [], file: '/d/logs/audit.log', files: [] }),
+    hubLog: rec('hubLog', { records: [], file: '/d/logs/hub.log' }),
     ...overrides,
   };
   return { control, calls };
@@ -317,6 +319,105 @@ describe('App', () => {
     setSelect('activity-filter-tool', 'file_read');
     expect($$('activity-row').map((r) => r.dataset.outcome)).toEqual(['error']);
     expect($('activity-count')?.textContent).toBe('1 of 3');
+  });
+
+  it('logs: the audit trail from the control API, filtered by the hub, live rows on top, details; the hub log live with a level filter', async () => {
+    const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
+    const denied = { time: at(2), tool: 'file_write', session: 'unix-2', client: 'cursor', transport: 'unix', user: 'u', level: 'SECURITY', outcome: 'error', durationMs: 0.4, args: 'path="secret/a"', error: 'file_write: denied by rule 1', decision: 'deny', rule: 'rule 1 (file_write deny)' };
+    const read = { time: at(1), tool: 'file_read', session: 'unix-1', client: 'claude-code', transport: 'unix', user: 'u', level: 'INFO', outcome: 'ok', durationMs: 2, args: 'path="a"', decision: 'allow', rule: 'default policy (allow)' };
+    const queries: unknown[] = [];
+    const { sock } = await start({
+      audit: async (q) => {
+        queries.push(q);
+        if (q.decision === 'ask') return { entries: [], file: '/d/logs/audit.log', files: ['/d/logs/audit.log', '/d/logs/audit-2026.log'] };
+        if (q.decision === 'deny') return { entries: [denied], file: '/d/logs/audit.log', files: ['/d/logs/audit.log'] };
+        if (q.before === 'k:1') return { entries: [read], file: '/d/logs/audit.log', files: ['/d/logs/audit.log', '/d/logs/audit-2026.log'] };
+        return { entries: [denied], next: 'k:1', file: '/d/logs/audit.log', files: ['/d/logs/audit.log', '/d/logs/audit-2026.log'] };
+      },
+    });
+    await openTab('logs');
+    expect(window.location.hash).toBe('#logs');
+    expect($('audit-loading')).not.toBeNull(); // waits for the feed's snapshot: what it holds is not new
+    send(sock, 'snapshot', 'activity', { events: [read, denied] });
+    await vi.waitFor(() => expect($$('audit-row')).toHaveLength(1));
+    expect(queries).toEqual([{ client: '', tool: '', decision: '', outcome: '', limit: 100, before: '' }]);
+    expect($$('audit-row')[0].dataset).toMatchObject({ tool: 'file_write', decision: 'deny', client: 'cursor', live: 'false' });
+    expect($('audit-files')?.textContent).toContain('/d/logs/audit.log and 1 rotated file');
+
+    // Older entries: the next page is appended.
+    click('audit-more');
+    await vi.waitFor(() => expect($$('audit-row').map((r) => r.dataset.tool)).toEqual(['file_write', 'file_read']));
+    expect($('audit-end')).not.toBeNull();
+
+    // A call arriving on the activity channel is listed on top, marked live.
+    const fresh = { ...read, time: at(30), tool: 'exec', args: 'command="make"' };
+    send(sock, 'event', 'activity', fresh);
+    expect($$('audit-row').map((r) => `${r.dataset.tool}:${r.dataset.live}`)).toEqual(['exec:true', 'file_write:false', 'file_read:false']);
+
+    // Details of a row: arguments, policy and rule, error.
+    $$('audit-row')[1].click();
+    flushSync();
+    const details = Object.fromEntries($$('audit-detail').map((d) => [d.dataset.key, d.textContent]));
+    expect(details).toMatchObject({ arguments: 'path="secret/a"', policy: 'deny by rule 1 (file_write deny)', error: 'file_write: denied by rule 1', client: 'cursor' });
+
+    // The decision filter goes to the hub; live rows follow the same filter.
+    const sel = $('audit-filter-decision') as HTMLSelectElement;
+    sel.value = 'deny';
+    sel.dispatchEvent(new Event('change'));
+    flushSync();
+    await vi.waitFor(() => expect(queries).toHaveLength(3));
+    expect(queries[2]).toMatchObject({ decision: 'deny', before: '' });
+    await vi.waitFor(() => expect($$('audit-row').map((r) => r.dataset.tool)).toEqual(['file_write']));
+    send(sock, 'event', 'activity', { ...read, time: at(40), tool: 'dir_list' });
+    expect($$('audit-row').map((r) => r.dataset.tool)).toEqual(['file_write']);
+    send(sock, 'event', 'activity', { ...denied, time: at(41), tool: 'file_delete' });
+    expect($$('audit-row').map((r) => r.dataset.tool)).toEqual(['file_delete', 'file_write']);
+
+    // Typing a client asks the hub after a pause, not at every key.
+    const input = $('audit-filter-client') as HTMLInputElement;
+    input.value = 'cursor';
+    input.dispatchEvent(new Event('input'));
+    flushSync();
+    expect(queries).toHaveLength(3);
+    await vi.waitFor(() => expect(queries).toHaveLength(4), { timeout: 2000 });
+    expect(queries[3]).toMatchObject({ client: 'cursor', decision: 'deny' });
+
+    // Nothing matches: the empty state says which files were read.
+    sel.value = 'ask';
+    sel.dispatchEvent(new Event('change'));
+    flushSync();
+    await vi.waitFor(() => expect($('audit-empty')?.textContent).toContain('matches the filters'));
+    expect($('audit-empty')?.textContent).toContain('/d/logs/audit.log or its 1 rotated file');
+
+    // The Hub pane subscribes to the hub log and follows it.
+    click('logs-tab-hub');
+    expect(window.location.hash).toBe('#logs/hub');
+    expect(sock.frames().some((f) => f.type === 'subscribe' && f.channel === 'hublog')).toBe(true);
+    send(sock, 'snapshot', 'hublog', {
+      records: [
+        { seq: 1, time: at(0), level: 'INFO', msg: 'hub started', attrs: [{ key: 'version', value: 'v0.9.0' }] },
+        { seq: 2, time: at(1), level: 'INFO', msg: 'listening', attrs: [{ key: 'transport', value: 'unix' }] },
+      ],
+      file: '/d/logs/hub.log',
+    });
+    expect($$('hublog-row').map((r) => r.dataset.seq)).toEqual(['2', '1']);
+    expect($('hublog-file')?.textContent).toBe('/d/logs/hub.log');
+    send(sock, 'event', 'hublog', { seq: 3, time: at(5), level: 'WARN', msg: 'servers: graph exited; restarting', attrs: [{ key: 'err', value: 'exit status 3' }] });
+    expect($$('hublog-row').map((r) => r.dataset.level)).toEqual(['WARN', 'INFO', 'INFO']);
+    expect($('hublog-attrs')?.textContent).toBe('err="exit status 3"');
+    const level = $('hublog-level') as HTMLSelectElement;
+    level.value = 'WARN';
+    level.dispatchEvent(new Event('change'));
+    flushSync();
+    expect($$('hublog-row').map((r) => r.dataset.seq)).toEqual(['3']);
+    level.value = 'ERROR';
+    level.dispatchEvent(new Event('change'));
+    flushSync();
+    expect($('hublog-empty')?.textContent).toContain('No record matches');
+
+    // Leaving the view unsubscribes from the hub log.
+    await openTab('overview');
+    expect(sock.frames().some((f) => f.type === 'unsubscribe' && f.channel === 'hublog')).toBe(true);
   });
 
   it('IDE sessions: chat history with live deltas, plan steps, sending and creating', async () => {

@@ -87,6 +87,8 @@ async function start(hash = '#processes') {
     saveML: rec1('saveML'),
     saveRAG: rec1('saveRAG'),
     setAutostart: rec1('setAutostart'),
+    audit: rec1('audit'),
+    hubLog: rec1('hubLog'),
   };
   window.location.hash = hash;
   app = mount(App, {

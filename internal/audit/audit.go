@@ -241,18 +241,21 @@ func (l *Logger) Close() error {
 
 // Entry is one tool call.
 type Entry struct {
-	Time       time.Time `json:"time"`
-	CallID     string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
-	Actor      string    `json:"actor,omitempty"`  // "dashboard" or "tray" for actions outside MCP; empty for tool calls
-	Tool       string    `json:"tool"`
-	Session    string    `json:"session"`
-	Transport  string    `json:"transport"`
-	User       string    `json:"user"`
-	Level      string    `json:"level"`   // "INFO" or "SECURITY"
-	Outcome    string    `json:"outcome"` // "ok", "error", or "started" (written before a mutating call runs)
-	DurationMs float64   `json:"durationMs"`
-	Args       string    `json:"args"`
-	Error      string    `json:"error,omitempty"`
+	Time    time.Time `json:"time"`
+	CallID  string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
+	Actor   string    `json:"actor,omitempty"`  // "dashboard" or "tray" for actions outside MCP; empty for tool calls
+	Tool    string    `json:"tool"`
+	Session string    `json:"session"`
+	// Client is the calling MCP client's self-reported name (from initialize; a label, not an
+	// identity): what a person filters the trail by, since session ids change at every connect.
+	Client     string  `json:"client,omitempty"`
+	Transport  string  `json:"transport"`
+	User       string  `json:"user"`
+	Level      string  `json:"level"`   // "INFO" or "SECURITY"
+	Outcome    string  `json:"outcome"` // "ok", "error", or "started" (written before a mutating call runs)
+	DurationMs float64 `json:"durationMs"`
+	Args       string  `json:"args"`
+	Error      string  `json:"error,omitempty"`
 	// Policy (internal/policy): the decision, the rule that made it, and for "ask" how it
 	// ended and who answered; Roots records answers about the client's MCP roots.
 	Decision string `json:"decision,omitempty"` // allow | deny | ask
@@ -361,6 +364,9 @@ func appendLine(b []byte, t time.Time, lvl slog.Level, msg string, e Entry) ([]b
 	}
 	str("tool", e.Tool)
 	str("session", e.Session)
+	if e.Client != "" {
+		str("client", e.Client)
+	}
 	str("transport", e.Transport)
 	str("user", e.User)
 	b = append(b, `,"duration_ms":`...)
@@ -441,8 +447,11 @@ func entryAttrs(e Entry) []slog.Attr {
 	if e.Actor != "" {
 		attrs = append(attrs, slog.String("actor", e.Actor))
 	}
-	attrs = append(attrs,
-		slog.String("tool", e.Tool), slog.String("session", e.Session), slog.String("transport", e.Transport),
+	attrs = append(attrs, slog.String("tool", e.Tool), slog.String("session", e.Session))
+	if e.Client != "" {
+		attrs = append(attrs, slog.String("client", e.Client))
+	}
+	attrs = append(attrs, slog.String("transport", e.Transport),
 		slog.String("user", e.User), slog.Float64("duration_ms", e.DurationMs), slog.String("outcome", e.Outcome),
 		slog.String("args", e.Args),
 	)

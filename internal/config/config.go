@@ -43,6 +43,12 @@ type Config struct {
 		// hidden in the tray at login), false removes it. Unset (the default): the entry's
 		// presence is the setting, switched by the tray's "Start at login" item; no entry, off.
 		Autostart *bool `toml:"autostart"`
+		// Notifications: the desktop app shows a desktop notification when an approval starts
+		// waiting, when an upstream server keeps crashing (3 exits within 5 minutes, or it
+		// failed) and when the policy refuses a client's call (at most one a minute per client).
+		// They go to the session's notification service over DBus; with none, nothing is shown.
+		// Default true.
+		Notifications bool `toml:"notifications"`
 	} `toml:"desktop"`
 
 	Unix struct {
@@ -223,6 +229,7 @@ func Default() Config {
 	c.RAG.Collection = "hostuk-docs"
 	c.Web.Timeout.Duration = 30 * time.Second
 	c.Browser.Headless = true
+	c.Desktop.Notifications = true
 	return c
 }
 

@@ -144,3 +144,25 @@ func TestDesktopAutostart(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestDesktopNotifications(t *testing.T) {
+	dir := t.TempDir()
+	for file, want := range map[string]bool{
+		"": true, "[desktop]\nautostart = true\n": true, "[desktop]\nnotifications = false\n": false, "[desktop]\nnotifications = true\n": true,
+	} {
+		path := filepath.Join(dir, "c.toml")
+		os.WriteFile(path, []byte(file), 0o600)
+		c, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Desktop.Notifications != want {
+			t.Errorf("%q: notifications = %v, want %v", file, c.Desktop.Notifications, want)
+		}
+	}
+	path := filepath.Join(dir, "c.toml")
+	os.WriteFile(path, []byte("[desktop]\nnotifications = \"off\"\n"), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "notifications") {
+		t.Errorf("notifications = \"off\": %v, want an error naming the key", err)
+	}
+}

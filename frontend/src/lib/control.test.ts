@@ -79,6 +79,11 @@ beforeAll(async () => {
     }
     if (req.url === '/api/settings/policy/test') return send(200, { decision: 'deny', rule: 'rule 1 (tool="exec" → deny)', ruleIndex: 1 });
     if (req.url?.startsWith('/api/settings')) return send(200, { path: '/c/config.toml', diff: '', applies: 'now', note: '', settings: {} });
+    if (req.url?.startsWith('/api/audit')) {
+      if (req.url.includes('decision=maybe')) return send(400, { error: 'decision: "maybe" is not a policy decision; use allow, ask or deny (or leave it empty for any)' });
+      return send(200, { entries: [{ tool: 'file_write', decision: 'deny' }], next: 'abc:12', file: '/d/logs/audit.log', files: ['/d/logs/audit.log'] });
+    }
+    if (req.url?.startsWith('/api/hublog')) return send(200, { records: [{ seq: 1, level: 'WARN', msg: 'x', time: '' }], file: '/d/logs/hub.log' });
     if (req.url === '/api/broken') {
       res.writeHead(500);
       res.end('plain failure');
@@ -247,6 +252,25 @@ describe('HttpControl against a real server', () => {
     await expect(c.savePolicy({ ...policy, rules: [{ tool: 'exec[', action: 'deny' }] })).rejects.toThrow('save policy: HTTP 400: policy.rules[1].tool: pattern');
   });
 
+  it('reads the logs with GET /api/audit (only the filters set) and /api/hublog', async () => {
+    seen.length = 0;
+    const c = new HttpControl(base, 'tok-1');
+    const page = await c.audit({ client: 'claude code', tool: 'file_*', decision: 'deny', outcome: '', limit: 50, before: '' });
+    expect(page.next).toBe('abc:12');
+    await c.audit({ client: '', tool: '', decision: '', outcome: 'error', limit: 0, before: 'abc:12' });
+    expect((await c.hubLog('warn', 200)).file).toBe('/d/logs/hub.log');
+    await c.hubLog('', 0);
+    expect(seen.map((s) => [s.method, s.url])).toEqual([
+      ['GET', '/api/audit?client=claude+code&tool=file_*&decision=deny&limit=50'],
+      ['GET', '/api/audit?outcome=error&before=abc%3A12'],
+      ['GET', '/api/hublog?level=warn&limit=200'],
+      ['GET', '/api/hublog'],
+    ]);
+    await expect(c.audit({ client: '', tool: '', decision: 'maybe' as 'deny', outcome: '', limit: 0, before: '' })).rejects.toThrow(
+      'read the audit log: HTTP 400: decision: "maybe" is not a policy decision',
+    );
+  });
+
   it('turns an error reply into an Error naming the action and the server message', async () => {
     const c = new HttpControl(base, 'tok-1');
     await expect(c.stopProcess('proc/9')).rejects.toThrow('stop proc/9: HTTP 404: id: no process "proc/9"; call process_list to see known IDs');
@@ -397,6 +421,29 @@ describe('WailsControl', () => {
       ['ListClients'],
       ['PreviewClient', 'cursor', 'project', 'connect'],
       ['ApplyClient', 'cursor', 'user', 'connect'],
+    ]);
+  });
+
+  it('passes the log queries to the bound methods', async () => {
+    const calls: unknown[][] = [];
+    const app = {
+      Bootstrap: async () => ({}),
+      Audit: async (...a: unknown[]) => {
+        calls.push(['Audit', ...a]);
+        return { entries: [], file: '/d/logs/audit.log', files: [] };
+      },
+      HubLog: async (...a: unknown[]) => {
+        calls.push(['HubLog', ...a]);
+        throw 'level: "loud" is not a level; use debug, info, warn or error';
+      },
+    } as unknown as WailsApp;
+    const c = new WailsControl(app);
+    const q = { client: 'cursor', tool: '', decision: 'deny' as const, outcome: '' as const, limit: 0, before: '' };
+    expect((await c.audit(q)).file).toBe('/d/logs/audit.log');
+    await expect(c.hubLog('loud', 10)).rejects.toThrow('read the hub log: level: "loud" is not a level');
+    expect(calls).toEqual([
+      ['Audit', q],
+      ['HubLog', 'loud', 10],
     ]);
   });
 

@@ -5,6 +5,8 @@
 
 import type { ApprovalList } from './approvals';
 import type {
+  AuditPage,
+  AuditQuery,
   Bootstrap,
   ChatSent,
   ClientAction,
@@ -13,6 +15,7 @@ import type {
   ClientList,
   ClientScopeName,
   DecisionResult,
+  HubLogList,
   IDESession,
   InputResult,
   ProcessInfo,
@@ -93,6 +96,10 @@ export interface Control {
   saveRAG(rag: SettingsRAG): Promise<SettingsChange>;
   /** "Start at login", as the tray's item. */
   setAutostart(enabled: boolean): Promise<SettingsChange>;
+  /** One page of the audit trail, read from its files (the Logs view). */
+  audit(q: AuditQuery): Promise<AuditPage>;
+  /** The hub's own log: the newest `limit` records at `level` or above, oldest first. */
+  hubLog(level: string, limit: number): Promise<HubLogList>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -133,6 +140,8 @@ export interface WailsApp {
   SaveML(ml: SettingsMLInput): Promise<SettingsChange>;
   SaveRAG(rag: SettingsRAG): Promise<SettingsChange>;
   SetAutostart(enabled: boolean): Promise<SettingsChange>;
+  Audit(q: AuditQuery): Promise<AuditPage>;
+  HubLog(level: string, limit: number): Promise<HubLogList>;
 }
 
 export interface WindowLike {
@@ -265,6 +274,12 @@ export class WailsControl implements Control {
   }
   setAutostart(enabled: boolean) {
     return this.call(`${enabled ? 'enable' : 'disable'} start at login`, () => this.app.SetAutostart(enabled));
+  }
+  audit(q: AuditQuery) {
+    return this.call('read the audit log', () => this.app.Audit(q));
+  }
+  hubLog(level: string, limit: number) {
+    return this.call('read the hub log', () => this.app.HubLog(level, limit));
   }
 }
 
@@ -426,6 +441,22 @@ export class HttpControl implements Control {
   setAutostart(enabled: boolean) {
     return this.request<SettingsChange>(`${enabled ? 'enable' : 'disable'} start at login`, 'POST', 'api/settings/autostart', { enabled });
   }
+  audit(q: AuditQuery) {
+    return this.request<AuditPage>('read the audit log', 'GET', `api/audit${queryString(q)}`);
+  }
+  hubLog(level: string, limit: number) {
+    return this.request<HubLogList>('read the hub log', 'GET', `api/hublog${queryString({ level, limit })}`);
+  }
+}
+
+/** queryString is "?" and the set fields of q (empty strings and zeros are left out), or "". */
+function queryString(q: object): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v !== '' && v !== 0 && v !== undefined && v !== null) p.set(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
 }
 
 /** pageBase is the page URL without query and hash: /api paths resolve relative to it. */

@@ -6,6 +6,7 @@
 import type * as app from './generated/app';
 import type * as audit from './generated/audit';
 import type * as hub from './generated/hub';
+import type * as hublog from './generated/hublog';
 import type * as ide from './generated/ide';
 import type * as mcp from './generated/mcp';
 import type * as notes from './generated/notes';
@@ -158,3 +159,15 @@ export type SettingsPolicyDecision = app.PolicyDecision;
 export type SettingsMLBackend = app.MLBackendSetting;
 export type SettingsMLInput = app.MLInput;
 export type SettingsRAG = app.RAGSettings;
+// ---- logs (Logs view) -------------------------------------------------------------------------
+
+/** GET /api/audit's filters and cursor (Audit). */
+export type AuditQuery = app.AuditQuery;
+/** One page of the audit trail read from its files, newest written first. */
+export type AuditPage = app.AuditPage;
+/** One record of the hub's own log. */
+export type HubLogRecord = hublog.Record;
+export type HubLogAttr = hublog.Attr;
+/** Snapshot of the hub channel "hublog" (its events are single HubLogRecords); also GET /api/hublog. */
+export type HubLogSnapshot = app.HubLogSnapshot;
+export type HubLogList = app.HubLogList;

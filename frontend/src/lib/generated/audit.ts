@@ -45,6 +45,11 @@ export interface Entry {
   actor?: string; // "dashboard" or "tray" for actions outside MCP; empty for tool calls
   tool: string;
   session: string;
+  /**
+   * Client is the calling MCP client's self-reported name (from initialize; a label, not an
+   * identity): what a person filters the trail by, since session ids change at every connect.
+   */
+  client?: string;
   transport: string;
   user: string;
   level: string; // "INFO" or "SECURITY"
@@ -80,3 +85,60 @@ export const ValueCap = 4096;
  * remaining values are recorded by size and sha256 only.
  */
 export const SummaryCap = 32 << 10;
+
+//////////
+// source: read.go
+
+/**
+ * Query selects entries from the audit files. The zero value is the newest DefaultLimit entries.
+ */
+export interface Query {
+  /**
+   * Client is a client's name (as it introduced itself, any case) or a session id; "" = any.
+   */
+  Client: string;
+  /**
+   * Tool is a glob (`file_*`, `*__greet`) when it holds *, ? or [, else a prefix; "" = any.
+   */
+  Tool: string;
+  /**
+   * Decision is the policy's decision: allow, ask or deny; "" = any.
+   */
+  Decision: string;
+  /**
+   * Outcome is ok, error or started (a mutating call on record before it ran, whose outcome
+   * line has not been read: still running, or the hub went down with it); "" = any.
+   */
+  Outcome: string;
+  /**
+   * Limit is the most entries returned: 0 means DefaultLimit, at most MaxLimit.
+   */
+  Limit: number /* int */;
+  /**
+   * Before is a previous page's Next: the page continues with older lines.
+   */
+  Before: string;
+}
+/**
+ * Page limits.
+ */
+export const DefaultLimit = 100;
+/**
+ * Page limits.
+ */
+export const MaxLimit = 1000;
+/**
+ * Page is one page of the trail, newest written first.
+ */
+export interface Page {
+  entries: Entry[];
+  /**
+   * Next is the cursor (Query.Before) of the page of older lines; "" when the files hold no more.
+   */
+  next?: string;
+  /**
+   * Files are the files the trail is kept in, newest first: the live file, then its rotated
+   * backups.
+   */
+  files: string[];
+}
