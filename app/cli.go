@@ -22,7 +22,6 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/mcp"
-	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
 // Execute runs the command line and returns the process exit code.
@@ -90,7 +89,7 @@ session: launching it again shows the running one's window and exits.`,
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
 	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
-		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version), newDevCommand(g, version),
+		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version),
 		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g), newServersCommand(g), newSecretCommand())
 	return root
 }
@@ -550,28 +549,4 @@ func newVersionCommand(version string) *cobra.Command {
 		Short: "Print the version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "switchboard", version) },
 	}
-}
-
-func newDevCommand(g *globalFlags, version string) *cobra.Command {
-	dev := &cobra.Command{Use: "dev", Short: "Development helpers"}
-	var addr, token string
-	var demo bool
-	var demoInterval, lineInterval time.Duration
-	sim := &cobra.Command{
-		Use:   "agentic-sim",
-		Short: "Run a local simulator of the agentic backend (sessions, streamed chat, builds, plans)",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signalContext(cmd.Context())
-			defer stop()
-			fmt.Fprintf(os.Stderr, "switchboard: agentic backend simulator on ws://%s/ws\n", addr)
-			return agenticsim.Run(ctx, addr, agenticsim.Options{Token: token, Demo: demo, DemoInterval: demoInterval, LineInterval: lineInterval})
-		},
-	}
-	sim.Flags().StringVar(&addr, "addr", "127.0.0.1:9876", "listen address")
-	sim.Flags().StringVar(&token, "token", "", "require this bearer token")
-	sim.Flags().BoolVar(&demo, "demo", false, "generate sessions, chat, builds and activity on a timer (for demos)")
-	sim.Flags().DurationVar(&demoInterval, "demo-interval", 0, "with --demo: time between generated builds (default 20s)")
-	sim.Flags().DurationVar(&lineInterval, "line-interval", 0, "pause before each build log line (default 20ms)")
-	dev.AddCommand(sim, newConformanceCommand(g, version))
-	return dev
 }

@@ -312,7 +312,7 @@ func TestDoctorAndVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("doctor on a healthy setup: %v\n%s", err, out)
 	}
-	for _, want := range []string{"[ok  ] workspace", "[ok  ] data dir", "ide backend", "fix: start the agentic backend, or `switchboard dev agentic-sim`"} {
+	for _, want := range []string{"[ok  ] workspace", "[ok  ] data dir", "ide backend", "fix: start the agentic backend, or `go run ./cmd/switchboard-dev agentic-sim`"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}

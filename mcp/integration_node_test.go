@@ -19,7 +19,7 @@ import (
 // These tests drive a freshly built switchboard binary with clients we did not write: the
 // official TypeScript MCP SDK (test/node/client.mjs, over stdio, the Unix socket directly and via
 // `switchboard connect`, and Streamable HTTP) and the official MCP conformance suite
-// (test/node/conformance.mjs, against `switchboard dev conformance`). Go tests elsewhere use go-sdk on both ends, which cannot catch a
+// (test/node/conformance.mjs, against `switchboard-dev conformance`). Go tests elsewhere use go-sdk on both ends, which cannot catch a
 // wire-format mistake both halves of one SDK share. They need `npm ci` in test/node (`make
 // node-deps`); without it they skip, so `go test ./...` works on a machine without npm packages.
 
@@ -47,12 +47,15 @@ func nodeTestDir(t *testing.T) string {
 }
 
 // buildBinary builds the pure-Go switchboard binary into a temp dir.
-func buildBinary(t *testing.T) string {
+func buildBinary(t *testing.T) string { return buildPackage(t, ".", "switchboard") }
+
+// buildPackage builds a command of this module (pkg relative to the module root) into a temp dir.
+func buildPackage(t *testing.T, pkg, name string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "switchboard")
+	bin := filepath.Join(t.TempDir(), name)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -119,7 +122,7 @@ func TestMCPConformance(t *testing.T) {
 	} else if err != nil {
 		t.Skipf("conformance suite not installed in test/node: %v", err)
 	}
-	bin := buildBinary(t)
+	bin := buildPackage(t, "./cmd/switchboard-dev", "switchboard-dev")
 	out, err := runNode(t, dir, 5*time.Minute, "conformance.mjs", bin)
 	if err != nil {
 		t.Fatalf("node conformance.mjs: %v\n%s", err, out)

@@ -95,25 +95,36 @@ export class Child {
   }
 }
 
-/** Builds the switchboard binary into dir (pure Go; it embeds frontend/dist). */
+/** Builds the switchboard binary into dir (pure Go; it embeds frontend/dist), and beside it
+ * switchboard-dev, the development tools (the agentic-backend simulator) kept out of it. */
 export async function buildSwitchboard(dir: string): Promise<string> {
   const bin = path.join(dir, 'switchboard');
   const dist = path.join(frontendDir, 'dist', 'index.html');
   if (!existsSync(dist)) {
     throw new Error(`${dist} is missing: build the dashboard first (make frontend, or npm run build in frontend/)`);
   }
-  await new Promise<void>((resolve, reject) => {
-    execFile(
-      'go',
-      ['build', '-o', bin, '..'],
-      { cwd: frontendDir, env: { ...process.env, CGO_ENABLED: '0' }, maxBuffer: 16 << 20 },
-      (err, _stdout, stderr) => {
-        if (err) reject(new Error(`go build -o ${bin} .. (in ${frontendDir}): ${err.message}\n${stderr}`));
-        else resolve();
-      },
-    );
-  });
+  for (const [out, pkg] of [
+    [bin, '..'],
+    [devBinary(bin), '../cmd/switchboard-dev'],
+  ]) {
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        'go',
+        ['build', '-o', out, pkg],
+        { cwd: frontendDir, env: { ...process.env, CGO_ENABLED: '0' }, maxBuffer: 16 << 20 },
+        (err, _stdout, stderr) => {
+          if (err) reject(new Error(`go build -o ${out} ${pkg} (in ${frontendDir}): ${err.message}\n${stderr}`));
+          else resolve();
+        },
+      );
+    });
+  }
   return bin;
+}
+
+/** The switchboard-dev binary buildSwitchboard put beside bin. */
+export function devBinary(bin: string): string {
+  return path.join(path.dirname(bin), 'switchboard-dev');
 }
 
 /** A loopback port that was free a moment ago (for addresses that must be known in advance). */
@@ -158,7 +169,7 @@ export interface SimInfo {
   addr: string; // 127.0.0.1:PORT
 }
 
-/** `switchboard dev agentic-sim`: the agentic backend stand-in (docs/ide-bridge.md). */
+/** `switchboard-dev agentic-sim`: the agentic backend stand-in (docs/ide-bridge.md). */
 export class Simulator {
   private child: Child | null = null;
   info: SimInfo | null = null;
@@ -171,10 +182,10 @@ export class Simulator {
 
   /** Starts it on addr (default: a fresh port); restarting reuses the previous address. */
   async start(addr = this.info?.addr ?? '127.0.0.1:0'): Promise<SimInfo> {
-    const args = ['dev', 'agentic-sim', '--addr', addr];
+    const args = ['agentic-sim', '--addr', addr];
     // A build every 4 s, 2 s long (40 lines, 50 ms apart): short waits, yet long enough to watch live.
     if (this.demo) args.push('--demo', '--demo-interval', '4s', '--line-interval', '50ms');
-    const child = new Child(`${this.name}`, this.bin, args, cleanEnv({}), os.tmpdir());
+    const child = new Child(`${this.name}`, devBinary(this.bin), args, cleanEnv({}), os.tmpdir());
     this.child = child;
     // slog's text handler: ... msg="agentic backend simulator listening" url=ws://127.0.0.1:PORT/ws
     const m = await child.waitForOutput(/simulator listening.*url=(ws:\/\/([^\s/]+)\/ws)/);

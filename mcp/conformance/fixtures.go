@@ -1,6 +1,6 @@
 // Package conformance carries the fixture tools, prompts and resources that the MCP conformance
 // suite (@modelcontextprotocol/conformance) calls by name (test_simple_text, test://static-text,
-// test_prompt_with_arguments, ...). `switchboard dev conformance` adds them to a normal hub, so
+// test_prompt_with_arguments, ...). `switchboard-dev conformance` (cmd/switchboard-dev) adds them to a normal hub, so
 // the suite exercises Switchboard's own transports, middleware and tool registration (tool.Add),
 // not a separate test server. A production hub never registers them.
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // MCP conformance: runs the official server scenarios of @modelcontextprotocol/conformance
-// against `switchboard dev conformance --http`: a normal hub (Switchboard's own HTTP transport,
+// against `switchboard-dev conformance --http` (cmd/switchboard-dev: the development tools, kept out of the shipped binary): a normal hub (Switchboard's own HTTP transport,
 // middleware and tool registration) plus the fixture tools, prompts and resources the scenarios
 // call by name (test_simple_text, test://static-text, test_prompt_with_arguments, ...; see
 // mcp/conformance). Every active scenario must pass: conformance-baseline.yml is empty, and a
@@ -46,7 +46,7 @@ function flag(argv, name) {
   return i > 0 ? argv[i + 1] : undefined;
 }
 
-// startHub runs `switchboard dev conformance --http` on a free loopback port and returns its /mcp URL.
+// startHub runs `switchboard-dev conformance --http` on a free loopback port and returns its /mcp URL.
 async function startHub(bin, token, tmp) {
   const workspace = path.join(tmp, 'workspace');
   fs.mkdirSync(workspace, { recursive: true });
@@ -58,12 +58,12 @@ async function startHub(bin, token, tmp) {
     XDG_STATE_HOME: path.join(tmp, 'state'),
     XDG_RUNTIME_DIR: path.join(tmp, 'run'),
   };
-  const args = ['dev', 'conformance', '--http=127.0.0.1:0', '--token', token, '--workspace', workspace];
+  const args = ['conformance', '--http=127.0.0.1:0', '--token', token, '--workspace', workspace];
   const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`switchboard ${args.join(' ')}: no "http listening on" line after 20 s; stderr:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`switchboard-dev ${args.join(' ')}: no "http listening on" line after 20 s; stderr:\n${stderr}`)), 20_000);
     child.stderr.on('data', (c) => {
       stderr += c;
       const m = stderr.match(/http listening on (\S+)/);

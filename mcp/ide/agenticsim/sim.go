@@ -4,7 +4,7 @@
 // chat histories and plans, answers chat with streamed replies, runs fake
 // builds that emit log lines and finish as success or failure, and emits
 // activity. It exists so the bridge can be developed and tested against a
-// real socket; `switchboard dev agentic-sim` runs it.
+// real socket; `go run ./cmd/switchboard-dev agentic-sim` runs it.
 package agenticsim
 
 import (
