@@ -59,6 +59,19 @@ func hubControl(ctx context.Context, conn net.Conn, action string, params map[st
 	return json.Unmarshal(resp.Result, out)
 }
 
+// askHub sends one control request to the running hub; without one, it fails saying why the verb
+// needs it (noHub).
+func (g *globalFlags) askHub(cmd *cobra.Command, cfg config.Config, action string, params map[string]any, out any, noHub string) error {
+	conn := g.runningHub(cmd, cfg)
+	if conn == nil {
+		return fmt.Errorf("no hub is running on %s%s", cfg.Unix.Path, noHub)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+	defer cancel()
+	return hubControl(ctx, conn, action, params, out)
+}
+
 func newServersListCommand(g *globalFlags) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -249,15 +262,9 @@ func newServersLogsCommand(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			conn := g.runningHub(cmd, cfg)
-			if conn == nil {
-				return fmt.Errorf("no hub is running on %s: a server's log lives in the hub that runs it; start Switchboard first", cfg.Unix.Path)
-			}
-			defer conn.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
-			defer cancel()
 			var log ServerLog
-			if err := hubControl(ctx, conn, "servers.logs", map[string]any{"name": args[0], "lines": lines}, &log); err != nil {
+			if err := g.askHub(cmd, cfg, "servers.logs", map[string]any{"name": args[0], "lines": lines}, &log,
+				": a server's log lives in the hub that runs it; start Switchboard first"); err != nil {
 				return err
 			}
 			for _, l := range log.Lines {
@@ -280,15 +287,8 @@ func newServersRestartCommand(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			conn := g.runningHub(cmd, cfg)
-			if conn == nil {
-				return fmt.Errorf("no hub is running on %s; the server starts with the hub", cfg.Unix.Path)
-			}
-			defer conn.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
-			defer cancel()
 			var st upstream.Status
-			if err := hubControl(ctx, conn, "servers.restart", map[string]any{"name": args[0]}, &st); err != nil {
+			if err := g.askHub(cmd, cfg, "servers.restart", map[string]any{"name": args[0]}, &st, "; the server starts with the hub"); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", st.Name, st.State)

@@ -58,31 +58,18 @@ func startServersOnce(ctx context.Context, cfg config.Config) []upstream.Status 
 		sp.Start = upstream.StartEager
 		specs[i] = sp
 	}
-	changed := make(chan struct{}, 1)
-	defer m.OnChange(func(string) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})()
 	if err := m.Sync(specs); err != nil {
 		return []upstream.Status{{Name: "servers", State: upstream.StateFailed, LastError: err.Error()}}
 	}
-	settled := func() bool {
+	// Until each has run or failed once; past ctx, the statuses as they stand.
+	_ = m.Await(ctx, func() bool {
 		for _, st := range m.Statuses() {
 			if st.State == upstream.StateStarting || st.State == upstream.StateIdle {
 				return false
 			}
 		}
 		return true
-	}
-	for !settled() {
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return m.Statuses()
-		}
-	}
+	})
 	return m.Statuses()
 }
 

@@ -37,29 +37,21 @@ func upstreamHub(t *testing.T, opts ...Option) (*Service, *upstream.Manager) {
 
 func waitUpstream(t *testing.T, m *upstream.Manager, name string, ok func(upstream.Status) bool) upstream.Status {
 	t.Helper()
-	changed := make(chan struct{}, 1)
-	defer m.OnChange(func(string) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})()
-	deadline := time.After(60 * time.Second)
-	for {
-		st, err := m.Status(name)
-		if err != nil {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	var st upstream.Status
+	err := m.Await(ctx, func() bool {
+		var err error
+		if st, err = m.Status(name); err != nil {
 			t.Fatal(err)
 		}
-		if ok(st) {
-			return st
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			logs, _ := m.Logs(name, 20)
-			t.Fatalf("server %s: status %+v; log %v", name, st, logs)
-		}
+		return ok(st)
+	})
+	if err != nil {
+		logs, _ := m.Logs(name, 20)
+		t.Fatalf("server %s: status %+v; log %v", name, st, logs)
 	}
+	return st
 }
 
 // upstreamClient connects a client with sampling, elicitation, progress and logging handlers

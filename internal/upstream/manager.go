@@ -121,6 +121,26 @@ func (m *Manager) OnChange(f func(name string)) (cancel func()) { return m.onCha
 
 func (m *Manager) notify(name string) { m.onChange.Notify(name) }
 
+// Await waits until ok reports true, checking it now and after every change (OnChange), or until
+// ctx ends (its error is returned).
+func (m *Manager) Await(ctx context.Context, ok func() bool) error {
+	changed := make(chan struct{}, 1)
+	defer m.OnChange(func(string) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})()
+	for !ok() {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // Sync makes the running servers match specs: new ones start, removed ones stop (and lose their
 // approval), changed ones restart. Invalid specs change nothing.
 func (m *Manager) Sync(specs []Spec) error {

@@ -69,30 +69,21 @@ func waitState(t *testing.T, m *Manager, name, state string) Status {
 // waitStatus waits until ok holds for the server's status.
 func waitStatus(t *testing.T, m *Manager, name, state string, ok func(Status) bool) Status {
 	t.Helper()
-	changed := make(chan struct{}, 1)
-	cancel := m.OnChange(func(string) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	deadline := time.After(60 * time.Second)
-	for {
-		st, err := m.Status(name)
-		if err != nil {
+	var st Status
+	err := m.Await(ctx, func() bool {
+		var err error
+		if st, err = m.Status(name); err != nil {
 			t.Fatal(err)
 		}
-		if ok(st) {
-			return st
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			logs, _ := m.Logs(name, 20)
-			t.Fatalf("server %s: state %q, want %q; last error %q; log %v", name, st.State, state, st.LastError, logs)
-		}
+		return ok(st)
+	})
+	if err != nil {
+		logs, _ := m.Logs(name, 20)
+		t.Fatalf("server %s: state %q, want %q; last error %q; log %v", name, st.State, state, st.LastError, logs)
 	}
+	return st
 }
 
 func text(res *sdk.CallToolResult) string {
