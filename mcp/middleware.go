@@ -129,19 +129,19 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		security := s.security[tool] || s.isUpstreamSecurity(tool)
 		start := time.Now()
-		note := &callNote{Context: ctx}
+		c := &toolCall{}
 		if security {
 			// A mutating call is on record before it runs: if it takes the hub down (exec of
 			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.
 			// The policy middleware (inside this one) writes the line once the call is allowed
 			// to run, so a refused call or a question back to the client leaves no "started".
-			note.started = func() {
+			c.started = func() {
 				callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
 				id, transport := s.sessionID(ctx, req)
 				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Client: callerName(req), Transport: transport, Args: args})
 			}
 		}
-		ctx = note
+		ctx = withCall(ctx, c)
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.NeedsInput() {
@@ -164,10 +164,10 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				e.Ignored = strings.Join(ig, ", ")
 			}
 		}
-		note.mu.Lock()
-		e.Decision, e.Rule, e.Approval, e.By = note.decision, note.rule, note.approval, note.by
-		e.Roots = strings.Join(note.rootChecks, "; ")
-		note.mu.Unlock()
+		c.mu.Lock()
+		e.Decision, e.Rule, e.Approval, e.By = c.decision, c.rule, c.approval, c.by
+		e.Roots = strings.Join(c.rootChecks, "; ")
+		c.mu.Unlock()
 		e = s.audit.Record(ctx, e, security || e.Decision != "allow")
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)

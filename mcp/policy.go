@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,46 +35,6 @@ func (s *Service) initPolicy() {
 	if s.approvals == nil {
 		s.approvals = policy.NewBroker()
 	}
-}
-
-// callNote carries what the policy middleware decided to the audit middleware around it, so
-// a call and its decision are one audit line.
-//
-// It is itself the call's context (the parent plus one value), which saves the separate
-// context.WithValue allocation on every call.
-type callNote struct {
-	context.Context
-	mu         sync.Mutex
-	decision   string // allow | deny | ask
-	rule       string
-	approval   string // approved | declined | timed out
-	by         string // client | dashboard | tray | timeout
-	rootChecks []string
-	started    func() // writes the audit "started" line; called once the call is allowed to run
-}
-
-type callNoteKey struct{}
-
-// Value answers the note for callNoteKey and defers everything else to the parent.
-func (n *callNote) Value(key any) any {
-	if _, ok := key.(callNoteKey); ok {
-		return n
-	}
-	return n.Context.Value(key)
-}
-
-func noteFrom(ctx context.Context) *callNote {
-	n, _ := ctx.Value(callNoteKey{}).(*callNote)
-	if n == nil {
-		return &callNote{}
-	}
-	return n
-}
-
-func (n *callNote) addRoot(s string) {
-	n.mu.Lock()
-	n.rootChecks = append(n.rootChecks, s)
-	n.mu.Unlock()
 }
 
 // clientName is the calling client's self-reported name ("" before initialize).
@@ -125,8 +84,8 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			args = s.canonicalPathArgs(creq, names, args)
 		}
 		d := pol.Decide(creq.Params.Name, clientName(ss), args)
-		note := noteFrom(ctx)
-		note.decision, note.rule = string(d.Action), d.RuleName()
+		c := callFrom(ctx)
+		c.decision, c.rule = string(d.Action), d.RuleName()
 		if d.Action == policy.Deny {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
 				creq.Params.Name, d.RuleName(), s.policyFile())), nil
@@ -141,7 +100,7 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				Client: clientName(ss), Rule: d.RuleName(),
 			}, pol.AskTimeout)
 			if !pending {
-				note.approval, note.by = out.Result(), out.By
+				c.approval, c.by = out.Result(), out.By
 				if !out.Approved {
 					return toolError(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
 						creq.Params.Name, d.RuleName(), out.Result(), out.Reason)), nil
@@ -149,12 +108,9 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		}
 		if ss != nil && clientHasRoots(ss) {
-			// workspaceFor needs the call's context when it has to ask; the handler gets the
-			// same request pointer.
-			s.callCtx.Store(creq, ctx)
-			defer s.callCtx.Delete(creq)
 			// Roots are listed for every tool (once per session, again after list_changed);
-			// consent is asked up front for tools that take paths.
+			// consent is asked here, before the handler runs, for tools that declare workspace
+			// paths: a handler only reads what was decided (workspaceFor never asks).
 			if err := s.prepareRoots(ctx, rd, s.pathTools[creq.Params.Name]); err != nil {
 				return toolError(err.Error()), nil
 			}
@@ -162,8 +118,8 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		if rd != nil && rd.needsInput() {
 			return rd.inputRequired() // not audited: the client's retry is
 		}
-		if note.started != nil {
-			note.started()
+		if c.started != nil {
+			c.started()
 		}
 		return next(ctx, method, req)
 	}
@@ -198,9 +154,7 @@ func (s *Service) askUser(ctx context.Context, rd *round, id string, a policy.Ap
 		if err == nil {
 			return out, false
 		}
-		if !errors.Is(err, errNoQueue) {
-			s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
-		}
+		s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
 	}
 	return s.approvals.Ask(ctx, a, timeout, tick), false
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -480,16 +481,15 @@ func TestRootsForProcessDir(t *testing.T) {
 	mustCall(t, cs, "process_kill", map[string]any{"id": started.ID}, nil)
 }
 
-// A tool whose arguments do not look like paths (so the middleware does not ask up front) still
-// gets its caller's root from workspaceFor: a go-sdk (2026-07-28) client cannot be sent a
-// question from inside the call, so the root is put on the dashboard, and once approved the
-// tool works in it.
-func TestRootAskedFromInsideATool(t *testing.T) {
+// Consent is asked in the policy layer, before a handler runs, and only for tools that declare
+// workspace paths. A tool that reaches for the caller's workspace without declaring it gets a
+// clear error naming the fix, and nobody is asked anything from inside the call (neither the
+// client nor the dashboard): a missing declaration cannot slip past the user's consent.
+func TestUndeclaredToolGetsNoWorkspace(t *testing.T) {
 	root := t.TempDir()
-	real, _ := filepath.EvalSymlinks(root)
 	s, _ := trustService(t, policy.Config{AskTimeout: "10s"}, policy.RootsConfig{})
 	type in struct {
-		Target string `json:"target" jsonschema:"something to look at"`
+		Target string `json:"target" jsonschema:"a path to look at (but not declared as one)"`
 	}
 	type out struct {
 		Dir string `json:"dir"`
@@ -501,29 +501,23 @@ func TestRootAskedFromInsideATool(t *testing.T) {
 		}
 		return nil, out{Dir: ws.Dir()}, nil
 	})
-	elicited := 0
+	var elicited atomic.Int32
 	cs := connectWith(t, s, "inner-ask", &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-		elicited++
+		elicited.Add(1)
 		return &sdk.ElicitResult{Action: "accept"}, nil
 	}}, &sdk.Root{URI: fileURI(root)})
-	done := make(chan out, 1)
-	go func() {
-		var o out
-		mustCall(t, cs, "test_where", map[string]any{"target": "x"}, &o)
-		done <- o
-	}()
-	a := waitPending(t, s)
-	if a.Kind != policy.KindRoot || a.Root != real || a.Client != "inner-ask" {
-		t.Fatalf("approval = %+v", a)
-	}
-	if err := s.DecideApproval(a.ID, "allow", policy.ByDashboard); err != nil {
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "test_where", Arguments: map[string]any{"target": "x"}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if o := <-done; o.Dir != real {
-		t.Errorf("workspace = %q, want the approved root %q", o.Dir, real)
+	if !res.IsError || !strings.Contains(errorText(res), `without declaring it (tag its path arguments workspace:"path" or embed tool.InWorkspace`) {
+		t.Fatalf("result = %+v, want the undeclared-workspace error", res.Content)
 	}
-	if elicited != 0 {
-		t.Errorf("elicited %d times from inside a call", elicited)
+	if n := elicited.Load(); n != 0 {
+		t.Errorf("elicited %d times for an undeclared tool", n)
+	}
+	if p := s.Approvals().Pending(); len(p) != 0 {
+		t.Errorf("questions put for an undeclared tool: %+v", p)
 	}
 }
 

@@ -316,10 +316,16 @@ func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 // workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
 // a path asks here, never s.ws directly. Clients without the roots capability (or with no
 // usable roots) share the hub's workspace; others get the root their paths need: the first root
-// for relative paths, the root that contains an absolute one. The policy middleware has already
-// listed the roots and asked about the one needed (prepareRoots); a declined root is an error
-// saying which one and how to allow it.
+// for relative paths, the root that contains an absolute one.
+//
+// It never asks anyone: the policy middleware has already listed the roots and asked about the
+// one needed (prepareRoots), for every tool that declares workspace paths. A tool that calls
+// workspaceFor without that declaration gets an error saying so, so a missing declaration shows
+// up in the first test instead of as a call that skipped the user's consent.
 func (s *Service) workspaceFor(req *sdk.CallToolRequest) (*workspace.Root, error) {
+	if req != nil && req.Params != nil && !s.pathTools[req.Params.Name] {
+		return nil, fmt.Errorf("workspace: tool %s works in the workspace without declaring it (tag its path arguments workspace:\"path\" or embed tool.InWorkspace in its input)", req.Params.Name)
+	}
 	return s.resolveWorkspace(req, true)
 }
 
@@ -367,23 +373,16 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	st := s.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.loaded || st.stale {
+	if !st.loaded {
 		// The policy middleware lists roots before every call of a roots client, so this is a
-		// call that bypassed it; older clients can still be asked here.
-		if !strict || speaksMRTR(ss) {
-			if !st.loaded {
-				return s.ws, nil
-			}
-		} else {
-			ctx, cancel := s.callContext(req)
-			defer cancel()
-			res, err := ss.ListRoots(ctx, nil)
-			if err != nil {
-				res = &sdk.ListRootsResult{}
-			}
-			s.setRootsLocked(st, res)
+		// request that bypassed it.
+		if strict {
+			return nil, fmt.Errorf("workspace: this client's roots have not been listed yet; call again")
 		}
+		return s.ws, nil
 	}
+	// Roots marked stale by a list_changed since the middleware ran: the call uses the roots
+	// that were judged for it; they are listed again before the next call.
 	first := firstUsable(st.roots)
 	if first < 0 {
 		return s.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
@@ -391,16 +390,6 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	idx, err := pickRoot(st.roots, first, req.Params.Arguments, s.pathArgs[req.Params.Name])
 	if err != nil {
 		return nil, err
-	}
-	if strict && st.roots[idx].Status == rootPending {
-		// A tool whose arguments did not look like paths to the middleware: ask now. A
-		// 2026-07-28 client cannot be sent a question from inside the call, so the dashboard
-		// and tray get it instead.
-		ctx, cancel := s.callContext(req)
-		defer cancel()
-		if err := s.askRootLocked(ctx, &round{s: s, ctx: ctx, req: req, ss: ss, mrtr: speaksMRTR(ss), noQueue: true}, st, idx); err != nil {
-			return nil, err
-		}
 	}
 	r := st.roots[idx]
 	switch {
@@ -427,7 +416,7 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 		return nil // asked as an input request
 	}
 	if !out.Approved && out.Dismissed {
-		noteFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
+		callFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
 		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, s.policyFile())
 	}
 	if out.Approved {
@@ -439,7 +428,7 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 		}
 	}
 	st.answers[r.Dir] = *r
-	noteFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
+	callFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
 	s.holdGranted(st)
 	s.publishRoots(st)
 	return nil
@@ -611,13 +600,4 @@ func (s *Service) closeRootWorkspaces() error {
 	}
 	s.wsCache = nil
 	return first
-}
-
-// callContext is the context of a running call (the policy middleware records it; a tool handler
-// gets the same request pointer), or a bounded one for a call that did not pass the middleware.
-func (s *Service) callContext(req *sdk.CallToolRequest) (context.Context, context.CancelFunc) {
-	if v, ok := s.callCtx.Load(req); ok {
-		return v.(context.Context), func() {}
-	}
-	return context.WithTimeout(context.Background(), s.policy.Policy().AskTimeout+30*time.Second)
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -38,7 +37,6 @@ type round struct {
 	req     *sdk.CallToolRequest
 	ss      *sdk.ServerSession
 	mrtr    bool
-	noQueue bool // questions cannot become input requests (asked from inside a tool handler)
 	answers sdk.InputResponseMap
 	ask     sdk.InputRequestMap
 }
@@ -143,17 +141,12 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 	return &res, nil
 }
 
-var errNoQueue = errors.New("the question arose inside a tool call of a multi round-trip client; asking on the dashboard")
-
 // elicit returns the client's answer to an elicitation. ok is false when the question was
 // queued for the client (multi round-trip) and the call must answer input_required.
 func (r *round) elicit(ctx context.Context, id string, p *sdk.ElicitParams) (res *sdk.ElicitResult, ok bool, err error) {
 	if !r.mrtr {
 		res, err = r.ss.Elicit(ctx, p)
 		return res, true, err
-	}
-	if r.noQueue {
-		return nil, true, errNoQueue
 	}
 	if v, found := r.answers[id].(*sdk.ElicitResult); found {
 		return v, true, nil

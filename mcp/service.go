@@ -109,7 +109,6 @@ type Service struct {
 	policy    *policy.Store
 	approvals *policy.Broker
 	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
-	callCtx   sync.Map            // *sdk.CallToolRequest → its context, while the call runs
 	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
 	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
 	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Add, workspace:"path")
