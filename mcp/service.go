@@ -97,9 +97,8 @@ type Service struct {
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
-	// session's scoped hub token may stream (tools_ws.go); wsTokens: a session's token.
+	// session's scoped hub token may stream (tools_ws.go).
 	startedBy sync.Map
-	wsTokens  sync.Map // *sdk.ServerSession → string
 
 	activity *activityLog
 	recorder *callRecorder
@@ -285,35 +284,7 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.upstreamServerOptions(serverOpts)
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
-	s.registerFileTools(s.server)
-	s.registerMetricsTools(s.server)
-	if s.searchOn {
-		s.registerSearchTools(s.server)
-	}
-	if s.patchOn {
-		s.registerPatchTools(s.server)
-	}
-	if s.gitOn {
-		s.registerGitTools(s.server)
-	}
-	if s.fetcher != nil {
-		s.registerWebTools(s.server)
-	}
-	if s.notes != nil {
-		s.registerNotesTools(s.server)
-	}
-	if s.hub != nil {
-		s.registerWSTools(s.server)
-	}
-	if s.procs != nil {
-		s.registerProcessTools(s.server)
-	}
-	if s.rag != nil {
-		s.registerRAGTools(s.server)
-	}
-	if s.browser != nil {
-		s.registerWebviewTools(s.server)
-	}
+	s.registerGroups()
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}

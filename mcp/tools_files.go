@@ -129,28 +129,34 @@ type GetSupportedLanguagesOutput struct {
 	Languages []lang.Info `json:"languages" jsonschema:"supported language entries"`
 }
 
-func (s *Service) registerFileTools(server *sdk.Server) {
-	defer tool.Group(server, "files")()
+// fileTools are the file, directory and language tools.
+type fileTools struct{ callWorkspaces }
+
+func newFileTools(s *Service) toolGroup { return &fileTools{callWorkspaces: s} }
+
+func (*fileTools) toolset() string { return "files" }
+
+func (g *fileTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
-		Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, s.fileRead)
+		Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, g.fileRead)
 	tool.Add(server, &sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),
-		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, s.fileWrite)
+		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, g.fileWrite)
 	tool.Add(server, &sdk.Tool{Name: "file_delete", Annotations: tool.Write("Delete file", true, false),
-		Description: "Delete a file, a symlink (never its target) or an empty directory."}, s.fileDelete)
+		Description: "Delete a file, a symlink (never its target) or an empty directory."}, g.fileDelete)
 	tool.Add(server, &sdk.Tool{Name: "file_rename", Annotations: tool.Write("Rename file", true, false),
-		Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, s.fileRename)
+		Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, g.fileRename)
 	tool.Add(server, &sdk.Tool{Name: "file_exists", Annotations: tool.ReadOnly("File exists"),
-		Description: "Check whether a path exists and whether it is a file or a directory."}, s.fileExists)
+		Description: "Check whether a path exists and whether it is a file or a directory."}, g.fileExists)
 	tool.Add(server, &sdk.Tool{Name: "file_edit", Annotations: tool.Write("Edit file", true, false),
-		Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, s.fileEdit)
+		Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, g.fileEdit)
 	tool.Add(server, &sdk.Tool{Name: "dir_list", Annotations: tool.ReadOnly("List directory"),
-		Description: "List the immediate children of a directory."}, s.dirList)
+		Description: "List the immediate children of a directory."}, g.dirList)
 	tool.Add(server, &sdk.Tool{Name: "dir_create", Annotations: tool.Write("Create directory", false, true),
-		Description: "Create a directory and any missing parents; an existing directory is not an error."}, s.dirCreate)
+		Description: "Create a directory and any missing parents; an existing directory is not an error."}, g.dirCreate)
 	tool.Add(server, &sdk.Tool{Name: "lang_detect", Annotations: tool.ReadOnly("Detect language"),
-		Description: "Detect the programming language of a file from its name or extension."}, s.langDetect)
+		Description: "Detect the programming language of a file from its name or extension."}, g.langDetect)
 	tool.Add(server, &sdk.Tool{Name: "lang_list", Annotations: tool.ReadOnly("List languages"),
-		Description: "List the supported programming languages with their extensions."}, s.langList)
+		Description: "List the supported programming languages with their extensions."}, g.langList)
 }
 
 // requirePath gives the one error every path tool shares for a missing path.
@@ -161,7 +167,7 @@ func requirePath(field, p string) error {
 	return nil
 }
 
-func (s *Service) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
+func (g *fileTools) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -172,7 +178,7 @@ func (s *Service) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadF
 		return nil, ReadFileOutput{}, fmt.Errorf("byte_offset and max_bytes: byte_offset must be >= 0 and max_bytes 1 to %d", workspace.DefaultMaxReadBytes)
 	}
 	out := ReadFileOutput{Path: in.Path, Language: lang.Detect(in.Path)}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -203,11 +209,11 @@ func (s *Service) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadF
 	return nil, out, nil
 }
 
-func (s *Service) fileWrite(_ context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
+func (g *fileTools) fileWrite(_ context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, WriteFileOutput{}, err
 	}
@@ -217,11 +223,11 @@ func (s *Service) fileWrite(_ context.Context, req *sdk.CallToolRequest, in Writ
 	return nil, WriteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (s *Service) fileEdit(_ context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
+func (g *fileTools) fileEdit(_ context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, EditFileOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, EditFileOutput{}, err
 	}
@@ -232,11 +238,11 @@ func (s *Service) fileEdit(_ context.Context, req *sdk.CallToolRequest, in EditF
 	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements}, nil
 }
 
-func (s *Service) fileDelete(_ context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
+func (g *fileTools) fileDelete(_ context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
@@ -246,14 +252,14 @@ func (s *Service) fileDelete(_ context.Context, req *sdk.CallToolRequest, in Del
 	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (s *Service) fileRename(_ context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
+func (g *fileTools) fileRename(_ context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
 	if err := requirePath("oldPath", in.OldPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
 	if err := requirePath("newPath", in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, RenameFileOutput{}, err
 	}
@@ -263,11 +269,11 @@ func (s *Service) fileRename(_ context.Context, req *sdk.CallToolRequest, in Ren
 	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
 }
 
-func (s *Service) fileExists(_ context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
+func (g *fileTools) fileExists(_ context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, FileExistsOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, FileExistsOutput{}, err
 	}
@@ -278,11 +284,11 @@ func (s *Service) fileExists(_ context.Context, req *sdk.CallToolRequest, in Fil
 	return nil, FileExistsOutput{Exists: exists, IsDir: isDir, Path: in.Path}, nil
 }
 
-func (s *Service) dirList(_ context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
+func (g *fileTools) dirList(_ context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
@@ -297,11 +303,11 @@ func (s *Service) dirList(_ context.Context, req *sdk.CallToolRequest, in ListDi
 	return nil, out, nil
 }
 
-func (s *Service) dirCreate(_ context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
+func (g *fileTools) dirCreate(_ context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
@@ -311,13 +317,13 @@ func (s *Service) dirCreate(_ context.Context, req *sdk.CallToolRequest, in Crea
 	return nil, CreateDirectoryOutput{Success: true, Path: in.Path}, nil
 }
 
-func (s *Service) langDetect(_ context.Context, _ *sdk.CallToolRequest, in DetectLanguageInput) (*sdk.CallToolResult, DetectLanguageOutput, error) {
+func (g *fileTools) langDetect(_ context.Context, _ *sdk.CallToolRequest, in DetectLanguageInput) (*sdk.CallToolResult, DetectLanguageOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, DetectLanguageOutput{}, err
 	}
 	return nil, DetectLanguageOutput{Language: lang.Detect(in.Path), Path: in.Path}, nil
 }
 
-func (s *Service) langList(context.Context, *sdk.CallToolRequest, GetSupportedLanguagesInput) (*sdk.CallToolResult, GetSupportedLanguagesOutput, error) {
+func (g *fileTools) langList(context.Context, *sdk.CallToolRequest, GetSupportedLanguagesInput) (*sdk.CallToolResult, GetSupportedLanguagesOutput, error) {
 	return nil, GetSupportedLanguagesOutput{Languages: lang.List()}, nil
 }

@@ -142,28 +142,39 @@ func WithGit() Option {
 	return func(s *Service) error { s.gitOn = true; return nil }
 }
 
-func (s *Service) registerGitTools(server *sdk.Server) {
-	defer tool.Group(server, "git")()
+// gitTools are the git_* tools (WithGit), on the system git.
+type gitTools struct{ callWorkspaces }
+
+func newGitTools(s *Service) toolGroup {
+	if !s.gitOn {
+		return nil
+	}
+	return &gitTools{callWorkspaces: s}
+}
+
+func (*gitTools) toolset() string { return "git" }
+
+func (g *gitTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),
-		Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, s.gitStatus)
+		Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, g.gitStatus)
 	tool.Add(server, &sdk.Tool{Name: "git_diff", Annotations: tool.ReadOnly("Git diff"),
-		Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, s.gitDiff)
+		Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, g.gitDiff)
 	tool.Add(server, &sdk.Tool{Name: "git_log", Annotations: tool.ReadOnly("Git log"),
-		Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, s.gitLog)
+		Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, g.gitLog)
 	tool.Add(server, &sdk.Tool{Name: "git_show", Annotations: tool.ReadOnly("Git show"),
-		Description: "Show one commit: metadata, full message, patch and per-file line counts."}, s.gitShow)
+		Description: "Show one commit: metadata, full message, patch and per-file line counts."}, g.gitShow)
 	tool.Add(server, &sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
-		Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, s.gitBranch)
+		Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, g.gitBranch)
 	tool.Add(server, &sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
-		Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, s.gitAdd)
+		Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, g.gitAdd)
 	tool.Add(server, &sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
-		Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, s.gitCommit)
+		Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, g.gitCommit)
 }
 
 // gitRepo opens the repository of a call, located and verified inside the caller's
 // workspace, and returns it with the workspace root. The caller closes the repository.
-func (s *Service) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p string) (*git.Repo, string, error) {
-	ws, err := s.workspaceFor(req)
+func (g *gitTools) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p string) (*git.Repo, string, error) {
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -191,12 +202,12 @@ func (s *Service) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p strin
 // gitSkip is walkSkip for a repository's files: it takes paths relative to the repository at
 // dir and says whether the policy (or the hub's own state) keeps them from this call. nil when
 // nothing is kept back.
-func (s *Service) gitSkip(req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
-	ws, err := s.resolveWorkspace(req, false)
+func (g *gitTools) gitSkip(req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
+	ws, err := g.resolveWorkspace(req, false)
 	if err != nil {
 		return nil
 	}
-	skip := s.walkSkip(req, ws)
+	skip := g.walkSkip(req, ws)
 	if skip == nil {
 		return nil
 	}
@@ -266,8 +277,8 @@ func fileChanges(in []git.FileChange) []GitFileChange {
 	return out
 }
 
-func (s *Service) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in GitStatusInput) (*sdk.CallToolResult, GitStatusOutput, error) {
-	repo, _, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in GitStatusInput) (*sdk.CallToolResult, GitStatusOutput, error) {
+	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitStatusOutput{}, err
 	}
@@ -276,14 +287,14 @@ func (s *Service) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in Gi
 	if err != nil {
 		return nil, GitStatusOutput{}, gitErr(err)
 	}
-	if skip := s.gitSkip(req, repo.Dir); skip != nil {
+	if skip := g.gitSkip(req, repo.Dir); skip != nil {
 		st.Files = slices.DeleteFunc(st.Files, func(f git.FileStatus) bool { return skip(f.Path) || (f.OrigPath != "" && skip(f.OrigPath)) })
 	}
 	return nil, GitStatusOutput{Branch: st.Branch, Commit: st.Commit, Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Files: fileStatuses(st.Files), Clean: st.Clean}, nil
 }
 
-func (s *Service) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitDiffInput) (*sdk.CallToolResult, GitDiffOutput, error) {
-	repo, root, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitDiffInput) (*sdk.CallToolResult, GitDiffOutput, error) {
+	repo, root, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitDiffOutput{}, err
 	}
@@ -295,7 +306,7 @@ func (s *Service) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitD
 	if err != nil {
 		return nil, GitDiffOutput{}, gitErr(err)
 	}
-	d.Diff, d.Files = withoutSkipped(d.Diff, d.Files, s.gitSkip(req, repo.Dir))
+	d.Diff, d.Files = withoutSkipped(d.Diff, d.Files, g.gitSkip(req, repo.Dir))
 	return nil, GitDiffOutput{Diff: d.Diff, Files: fileChanges(d.Files), Truncated: d.Truncated}, nil
 }
 
@@ -307,8 +318,8 @@ func commits(in []git.Commit) []GitCommit {
 	return out
 }
 
-func (s *Service) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLogInput) (*sdk.CallToolResult, GitLogOutput, error) {
-	repo, root, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLogInput) (*sdk.CallToolResult, GitLogOutput, error) {
+	repo, root, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitLogOutput{}, err
 	}
@@ -326,8 +337,8 @@ func (s *Service) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLo
 	return nil, GitLogOutput{Commits: commits(cs)}, nil
 }
 
-func (s *Service) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitShowInput) (*sdk.CallToolResult, GitShowOutput, error) {
-	repo, _, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitShowInput) (*sdk.CallToolResult, GitShowOutput, error) {
+	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitShowOutput{}, err
 	}
@@ -339,12 +350,12 @@ func (s *Service) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitS
 	if err != nil {
 		return nil, GitShowOutput{}, gitErr(err)
 	}
-	res.Diff, res.Files = withoutSkipped(res.Diff, res.Files, s.gitSkip(req, repo.Dir))
+	res.Diff, res.Files = withoutSkipped(res.Diff, res.Files, g.gitSkip(req, repo.Dir))
 	return nil, GitShowOutput{Commit: GitCommit(res.Commit), Diff: res.Diff, Files: fileChanges(res.Files), Truncated: res.Truncated}, nil
 }
 
-func (s *Service) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in GitBranchInput) (*sdk.CallToolResult, GitBranchOutput, error) {
-	repo, _, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in GitBranchInput) (*sdk.CallToolResult, GitBranchOutput, error) {
+	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitBranchOutput{}, err
 	}
@@ -376,8 +387,8 @@ func (s *Service) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in Gi
 	return nil, out, nil
 }
 
-func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAddInput) (*sdk.CallToolResult, GitAddOutput, error) {
-	repo, root, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAddInput) (*sdk.CallToolResult, GitAddOutput, error) {
+	repo, root, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitAddOutput{}, err
 	}
@@ -387,10 +398,10 @@ func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAd
 	}
 	paths := in.Paths
 	filtered := false
-	if skip := s.gitSkip(req, repo.Dir); skip != nil && len(in.Paths) > 0 {
+	if skip := g.gitSkip(req, repo.Dir); skip != nil && len(in.Paths) > 0 {
 		// Stage what the paths cover file by file, leaving out what the policy keeps from this
 		// call: `git add .` must not stage a file that file_read would refuse.
-		if paths, err = s.gitAddable(ctx, repo, in.Paths, skip); err != nil {
+		if paths, err = g.gitAddable(ctx, repo, in.Paths, skip); err != nil {
 			return nil, GitAddOutput{}, err
 		}
 		filtered = true
@@ -415,7 +426,7 @@ func (s *Service) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAd
 
 // gitAddable expands the paths of a git_add into the changed files they cover, without those
 // skip keeps back. A path named exactly that skip keeps back is an error.
-func (s *Service) gitAddable(ctx context.Context, repo *git.Repo, paths []string, skip func(string) bool) ([]string, error) {
+func (g *gitTools) gitAddable(ctx context.Context, repo *git.Repo, paths []string, skip func(string) bool) ([]string, error) {
 	st, err := repo.Status(ctx)
 	if err != nil {
 		return nil, gitErr(err)
@@ -424,7 +435,7 @@ func (s *Service) gitAddable(ctx context.Context, repo *git.Repo, paths []string
 	for _, p := range paths {
 		clean := path.Clean(filepath.ToSlash(p))
 		if clean != "." && skip(clean) {
-			return nil, fmt.Errorf("paths: %s: the policy in %s does not allow git_add to reach this file; edit the path rule to allow it", p, s.policyFile())
+			return nil, fmt.Errorf("paths: %s: the policy in %s does not allow git_add to reach this file; edit the path rule to allow it", p, g.policyFile())
 		}
 		for _, f := range st.Files {
 			if (clean == "." || f.Path == clean || strings.HasPrefix(f.Path, clean+"/")) && !skip(f.Path) && !slices.Contains(out, f.Path) {
@@ -435,8 +446,8 @@ func (s *Service) gitAddable(ctx context.Context, repo *git.Repo, paths []string
 	return out, nil
 }
 
-func (s *Service) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
-	repo, _, err := s.gitRepo(ctx, req, in.Path)
+func (g *gitTools) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
+	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitCommitOutput{}, err
 	}

@@ -65,32 +65,39 @@ const toolCallEventType = "tool_call"
 
 var errNoMetricsStore = errors.New("metrics: no metrics store is configured on this server; start switchboard with its data directory (the default) to record and query metrics")
 
-func (s *Service) registerMetricsTools(server *sdk.Server) {
-	defer tool.Group(server, "metrics")()
+// metricsTools are metrics_record and metrics_query, on the hub's metrics store (nil: the
+// tools say how to configure one).
+type metricsTools struct{ metrics *metrics.Store }
+
+func newMetricsTools(s *Service) toolGroup { return &metricsTools{metrics: s.metrics} }
+
+func (*metricsTools) toolset() string { return "metrics" }
+
+func (g *metricsTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),
 		Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
-			"The server assigns the timestamp."}, s.metricsRecord)
+			"The server assigns the timestamp."}, g.metricsRecord)
 	tool.Add(server, &sdk.Tool{Name: "metrics_query", Annotations: tool.ReadOnly("Query metrics"),
 		Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
-			"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, s.metricsQuery)
+			"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, g.metricsQuery)
 }
 
-func (s *Service) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {
-	if s.metrics == nil {
+func (g *metricsTools) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {
+	if g.metrics == nil {
 		return nil, MetricsRecordOutput{}, errNoMetricsStore
 	}
 	if slices.Contains(internalMetricTypes, in.Type) {
 		return nil, MetricsRecordOutput{}, fmt.Errorf("type: %q is reserved for the hub's own events; choose another name, e.g. %q", in.Type, "agent_"+in.Type)
 	}
-	ev, err := s.metrics.Record(metrics.Event{Type: in.Type, AgentID: in.AgentID, Repo: in.Repo, Data: in.Data})
+	ev, err := g.metrics.Record(metrics.Event{Type: in.Type, AgentID: in.AgentID, Repo: in.Repo, Data: in.Data})
 	if err != nil {
 		return nil, MetricsRecordOutput{}, err
 	}
 	return nil, MetricsRecordOutput{Success: true, Timestamp: ev.Timestamp}, nil
 }
 
-func (s *Service) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in MetricsQueryInput) (*sdk.CallToolResult, MetricsQueryOutput, error) {
-	if s.metrics == nil {
+func (g *metricsTools) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in MetricsQueryInput) (*sdk.CallToolResult, MetricsQueryOutput, error) {
+	if g.metrics == nil {
 		return nil, MetricsQueryOutput{}, errNoMetricsStore
 	}
 	window, err := metrics.ParseSince(in.Since)
@@ -101,7 +108,7 @@ func (s *Service) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in Met
 	if !in.IncludeInternal {
 		exclude = internalMetricTypes
 	}
-	sum, err := s.metrics.QueryExcluding(time.Now().Add(-window), exclude...)
+	sum, err := g.metrics.QueryExcluding(time.Now().Add(-window), exclude...)
 	if err != nil {
 		return nil, MetricsQueryOutput{}, err
 	}

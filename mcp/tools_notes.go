@@ -96,33 +96,48 @@ func (s *Service) Todos() *notes.Todos {
 	return s.notes.todos
 }
 
-func (s *Service) registerNotesTools(server *sdk.Server) {
-	defer tool.Group(server, "memory")()
-	tool.Add(server, &sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
-		Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, s.memoryWrite)
-	tool.Add(server, &sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),
-		Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, s.memoryRead)
-	tool.Add(server, &sdk.Tool{Name: "todo_write", Annotations: tool.Write("Write todo list", false, true),
-		Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, s.todoWrite)
-	tool.Add(server, &sdk.Tool{Name: "todo_read", Annotations: tool.ReadOnly("Read todo list"),
-		Description: "Return this session's todo list."}, s.todoRead)
+// notesTools are memory_* and todo_* (WithNotes).
+type notesTools struct {
+	callWorkspaces
+	callSessions
+	notes *notesState
 }
 
-func (s *Service) memoryFor(req *sdk.CallToolRequest) (*notes.Memory, error) {
-	ws, err := s.workspaceFor(req)
+func newNotesTools(s *Service) toolGroup {
+	if s.notes == nil {
+		return nil
+	}
+	return &notesTools{callWorkspaces: s, callSessions: s, notes: s.notes}
+}
+
+func (*notesTools) toolset() string { return "memory" }
+
+func (g *notesTools) register(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
+		Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, g.memoryWrite)
+	tool.Add(server, &sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),
+		Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, g.memoryRead)
+	tool.Add(server, &sdk.Tool{Name: "todo_write", Annotations: tool.Write("Write todo list", false, true),
+		Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, g.todoWrite)
+	tool.Add(server, &sdk.Tool{Name: "todo_read", Annotations: tool.ReadOnly("Read todo list"),
+		Description: "Return this session's todo list."}, g.todoRead)
+}
+
+func (g *notesTools) memoryFor(req *sdk.CallToolRequest) (*notes.Memory, error) {
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, err
 	}
-	s.notes.mu.Lock()
-	defer s.notes.mu.Unlock()
-	if m, ok := s.notes.stores[ws.Dir()]; ok {
+	g.notes.mu.Lock()
+	defer g.notes.mu.Unlock()
+	if m, ok := g.notes.stores[ws.Dir()]; ok {
 		return m, nil
 	}
-	m, err := notes.OpenMemory(s.notes.dataDir, ws.Dir())
+	m, err := notes.OpenMemory(g.notes.dataDir, ws.Dir())
 	if err != nil {
 		return nil, err
 	}
-	s.notes.stores[ws.Dir()] = m
+	g.notes.stores[ws.Dir()] = m
 	return m, nil
 }
 
@@ -134,8 +149,8 @@ func notesErr(err error) error {
 	return err
 }
 
-func (s *Service) memoryWrite(_ context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
-	m, err := s.memoryFor(req)
+func (g *notesTools) memoryWrite(_ context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
+	m, err := g.memoryFor(req)
 	if err != nil {
 		return nil, MemoryWriteOutput{}, err
 	}
@@ -146,8 +161,8 @@ func (s *Service) memoryWrite(_ context.Context, req *sdk.CallToolRequest, in Me
 	return nil, MemoryWriteOutput{Key: in.Key, Size: len(in.Content), Deleted: in.Content == "", Replaced: existed}, nil
 }
 
-func (s *Service) memoryRead(_ context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
-	m, err := s.memoryFor(req)
+func (g *notesTools) memoryRead(_ context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
+	m, err := g.memoryFor(req)
 	if err != nil {
 		return nil, MemoryReadOutput{}, err
 	}
@@ -172,25 +187,25 @@ func (s *Service) memoryRead(_ context.Context, req *sdk.CallToolRequest, in Mem
 // todoSession names the calling session's list: the hub's session registry ID (what the
 // dashboard shows) when the connection has one, else the MCP session ID, else the session
 // object itself (in-process clients have neither). The list is dropped when the session ends.
-func (s *Service) todoSession(ctx context.Context, req *sdk.CallToolRequest) string {
-	key, _ := s.sessionID(ctx, req)
+func (g *notesTools) todoSession(ctx context.Context, req *sdk.CallToolRequest) string {
+	key, _ := g.sessionID(ctx, req)
 	if key == "" && req.Session != nil {
 		key = req.Session.ID()
 	}
 	if key == "" {
 		key = fmt.Sprintf("session-%p", req.Session)
 	}
-	s.notes.mu.Lock()
-	watch := !s.notes.watching[key]
-	s.notes.watching[key] = true
-	s.notes.mu.Unlock()
+	g.notes.mu.Lock()
+	watch := !g.notes.watching[key]
+	g.notes.watching[key] = true
+	g.notes.mu.Unlock()
 	if watch && req.Session != nil {
 		go func() {
 			_ = req.Session.Wait()
-			s.notes.todos.Remove(key)
-			s.notes.mu.Lock()
-			delete(s.notes.watching, key)
-			s.notes.mu.Unlock()
+			g.notes.todos.Remove(key)
+			g.notes.mu.Lock()
+			delete(g.notes.watching, key)
+			g.notes.mu.Unlock()
 		}()
 	}
 	return key
@@ -212,7 +227,7 @@ func todoOut(l notes.TodoList) TodoListOutput {
 	return out
 }
 
-func (s *Service) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in TodoWriteInput) (*sdk.CallToolResult, TodoListOutput, error) {
+func (g *notesTools) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in TodoWriteInput) (*sdk.CallToolResult, TodoListOutput, error) {
 	items := make([]notes.TodoItem, len(in.Items))
 	for i, it := range in.Items {
 		items[i] = notes.TodoItem(it)
@@ -220,15 +235,15 @@ func (s *Service) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in To
 	if err := notes.CheckItems(items); err != nil {
 		return nil, TodoListOutput{}, notesErr(err)
 	}
-	l, err := s.notes.todos.Set(s.todoSession(ctx, req), items)
+	l, err := g.notes.todos.Set(g.todoSession(ctx, req), items)
 	if err != nil {
 		return nil, TodoListOutput{}, notesErr(err)
 	}
 	return nil, todoOut(l), nil
 }
 
-func (s *Service) todoRead(ctx context.Context, req *sdk.CallToolRequest, _ TodoReadInput) (*sdk.CallToolResult, TodoListOutput, error) {
-	return nil, todoOut(s.notes.todos.Get(s.todoSession(ctx, req))), nil
+func (g *notesTools) todoRead(ctx context.Context, req *sdk.CallToolRequest, _ TodoReadInput) (*sdk.CallToolResult, TodoListOutput, error) {
+	return nil, todoOut(g.notes.todos.Get(g.todoSession(ctx, req))), nil
 }
 
 // TodosSnapshot is the "todos" hub channel's snapshot: every session's list.

@@ -47,13 +47,24 @@ func WithPatch() Option {
 	return func(s *Service) error { s.patchOn = true; return nil }
 }
 
-func (s *Service) registerPatchTools(server *sdk.Server) {
-	defer tool.Group(server, "files")()
-	tool.Add(server, &sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
-		Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, s.filePatch)
+// patchTools is file_patch (WithPatch).
+type patchTools struct{ callWorkspaces }
+
+func newPatchTools(s *Service) toolGroup {
+	if !s.patchOn {
+		return nil
+	}
+	return &patchTools{callWorkspaces: s}
 }
 
-func (s *Service) filePatch(_ context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
+func (*patchTools) toolset() string { return "files" }
+
+func (g *patchTools) register(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
+		Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, g.filePatch)
+}
+
+func (g *patchTools) filePatch(_ context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
 	files, err := patch.Parse(in.Patch)
 	if err != nil {
 		var pe *patch.ParseError
@@ -62,14 +73,14 @@ func (s *Service) filePatch(_ context.Context, req *sdk.CallToolRequest, in Patc
 		}
 		return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, PatchOutput{}, err
 	}
 	// Every file the patch touches is held to what a file tool naming it would be: the hub's
 	// own state is off limits and the policy's path rules apply to each (a patch is a way of
 	// reaching many files in one call).
-	skip := s.walkSkip(req, ws)
+	skip := g.walkSkip(req, ws)
 	for _, f := range files {
 		for _, p := range []string{f.OldPath, f.NewPath} {
 			if p == "" {
@@ -80,7 +91,7 @@ func (s *Service) filePatch(_ context.Context, req *sdk.CallToolRequest, in Patc
 				return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
 			}
 			if skip != nil && skip(c, false) {
-				return nil, PatchOutput{}, fmt.Errorf("patch: %s: the policy in %s does not allow %s to change this file; edit the path rule to allow it", p, s.policyFile(), req.Params.Name)
+				return nil, PatchOutput{}, fmt.Errorf("patch: %s: the policy in %s does not allow %s to change this file; edit the path rule to allow it", p, g.policyFile(), req.Params.Name)
 			}
 		}
 	}

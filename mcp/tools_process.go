@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // Process tools (docs/tools.md): the core six (process_start, process_stop, process_kill, process_list,
@@ -134,62 +135,78 @@ const (
 	waitOutputTail     = 4 << 10
 )
 
-func (s *Service) registerProcessTools(server *sdk.Server) {
-	defer tool.Group(server, "process")()
-	tool.Add(server, &sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
-		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
-			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, s.processStart)
-	tool.Add(server, &sdk.Tool{Name: "process_stop", Annotations: tool.Write("Stop process", true, true),
-		Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, s.processStop)
-	tool.Add(server, &sdk.Tool{Name: "process_kill", Annotations: tool.Write("Kill process", true, true),
-		Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, s.processKill)
-	tool.Add(server, &sdk.Tool{Name: "process_list", Annotations: tool.ReadOnly("List processes"),
-		Description: "List processes started through this hub by any client, with status, exit code and run time."}, s.processList)
-	tool.Add(server, &sdk.Tool{Name: "process_output", Annotations: tool.ReadOnly("Process output"),
-		Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, s.processOutput)
-	tool.Add(server, &sdk.Tool{Name: "process_input", Annotations: tool.Write("Process input", false, false),
-		Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, s.processInput)
-	tool.Add(server, &sdk.Tool{Name: "process_wait", Annotations: tool.ReadOnly("Wait for process"),
-		Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, s.processWait)
-	tool.Add(server, &sdk.Tool{Name: "exec", Annotations: tool.Write("Run command", true, false),
-		Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
-			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, s.exec)
+// processTools are the process_* tools and exec (WithProcesses).
+type processTools struct {
+	callWorkspaces
+	callSessions
+	procs *process.Service
+	ws    *workspace.Root // the hub's workspace: what listings show paths against by default
 }
 
-func (s *Service) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+func newProcessTools(s *Service) toolGroup {
+	if s.procs == nil {
+		return nil
+	}
+	return &processTools{callWorkspaces: s, callSessions: s, procs: s.procs, ws: s.ws}
+}
+
+func (*processTools) toolset() string { return "process" }
+
+func (g *processTools) register(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
+		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
+			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, g.processStart)
+	tool.Add(server, &sdk.Tool{Name: "process_stop", Annotations: tool.Write("Stop process", true, true),
+		Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, g.processStop)
+	tool.Add(server, &sdk.Tool{Name: "process_kill", Annotations: tool.Write("Kill process", true, true),
+		Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, g.processKill)
+	tool.Add(server, &sdk.Tool{Name: "process_list", Annotations: tool.ReadOnly("List processes"),
+		Description: "List processes started through this hub by any client, with status, exit code and run time."}, g.processList)
+	tool.Add(server, &sdk.Tool{Name: "process_output", Annotations: tool.ReadOnly("Process output"),
+		Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, g.processOutput)
+	tool.Add(server, &sdk.Tool{Name: "process_input", Annotations: tool.Write("Process input", false, false),
+		Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, g.processInput)
+	tool.Add(server, &sdk.Tool{Name: "process_wait", Annotations: tool.ReadOnly("Wait for process"),
+		Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, g.processWait)
+	tool.Add(server, &sdk.Tool{Name: "exec", Annotations: tool.Write("Run command", true, false),
+		Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
+			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, g.exec)
+}
+
+func (g *processTools) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
-	dirFile, dir, err := s.processDir(req, in.Dir)
+	dirFile, dir, err := g.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ProcessStartOutput{}, err
 	}
 	defer dirFile.Close()
-	info, err := s.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, PTY: in.PTY})
+	info, err := g.procs.Start(ctx, process.StartOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, PTY: in.PTY})
 	if err != nil {
 		return nil, ProcessStartOutput{}, processError(in.Command, err)
 	}
 	if req != nil {
-		s.ownProcess(info.ID, req.Session)
+		g.ownProcess(info.ID, req.Session)
 	}
 	return nil, ProcessStartOutput{ID: info.ID, PID: info.PID, Command: info.Command, Args: info.Args, StartedAt: info.StartedAt}, nil
 }
 
-func (s *Service) processStop(ctx context.Context, req *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+func (g *processTools) processStop(ctx context.Context, req *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessControlOutput{}, err
 	}
 	p := tool.StartProgress(ctx, req, "stopping process "+in.ID+" (SIGTERM, then SIGKILL after the grace period)")
-	info, err := s.procs.Stop(ctx, in.ID)
+	info, err := g.procs.Stop(ctx, in.ID)
 	p.Stop()
 	return controlResult(in.ID, "stopped", info, err)
 }
 
-func (s *Service) processKill(_ context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+func (g *processTools) processKill(_ context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessControlOutput{}, err
 	}
-	info, err := s.procs.Kill(in.ID)
+	info, err := g.procs.Kill(in.ID)
 	return controlResult(in.ID, "killed", info, err)
 }
 
@@ -214,16 +231,16 @@ func controlResult(id, verb string, info process.Info, err error) (*sdk.CallTool
 	return nil, ProcessControlOutput{ID: id, Success: true, Message: msg}, nil
 }
 
-func (s *Service) processList(_ context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
-	infos := s.procs.List(in.RunningOnly)
+func (g *processTools) processList(_ context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
+	infos := g.procs.List(in.RunningOnly)
 	out := ProcessListOutput{Processes: make([]ProcessInfo, len(infos)), Total: len(infos)}
 	for i, info := range infos {
-		out.Processes[i] = s.processInfo(req, info)
+		out.Processes[i] = g.processInfo(req, info)
 	}
 	return nil, out, nil
 }
 
-func (s *Service) processOutput(_ context.Context, _ *sdk.CallToolRequest, in ProcessOutputInput) (*sdk.CallToolResult, ProcessOutputOutput, error) {
+func (g *processTools) processOutput(_ context.Context, _ *sdk.CallToolRequest, in ProcessOutputInput) (*sdk.CallToolResult, ProcessOutputOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessOutputOutput{}, err
 	}
@@ -233,31 +250,31 @@ func (s *Service) processOutput(_ context.Context, _ *sdk.CallToolRequest, in Pr
 	if in.Tail < 0 {
 		return nil, ProcessOutputOutput{}, errors.New("tail: must be a byte count >= 0; 0 returns everything kept")
 	}
-	out, err := s.procs.Output(in.ID, process.OutputQuery{Since: in.Since, Tail: in.Tail})
+	out, err := g.procs.Output(in.ID, process.OutputQuery{Since: in.Since, Tail: in.Tail})
 	if err != nil {
 		return nil, ProcessOutputOutput{}, processError("", err)
 	}
-	info, err := s.procs.Get(in.ID)
+	info, err := g.procs.Get(in.ID)
 	if err != nil {
 		return nil, ProcessOutputOutput{}, processError("", err)
 	}
 	return nil, ProcessOutputOutput{ID: in.ID, Output: out.Text, Next: out.Next, Dropped: out.Dropped, Status: string(info.Status)}, nil
 }
 
-func (s *Service) processInput(_ context.Context, _ *sdk.CallToolRequest, in ProcessInputInput) (*sdk.CallToolResult, ProcessInputOutput, error) {
+func (g *processTools) processInput(_ context.Context, _ *sdk.CallToolRequest, in ProcessInputInput) (*sdk.CallToolResult, ProcessInputOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessInputOutput{}, err
 	}
 	if in.Input == "" {
 		return nil, ProcessInputOutput{}, errors.New(`input: required; give the text to send, ending with "\n" for a line`)
 	}
-	if err := s.procs.Input(in.ID, []byte(in.Input)); err != nil {
+	if err := g.procs.Input(in.ID, []byte(in.Input)); err != nil {
 		return nil, ProcessInputOutput{}, processError("", err)
 	}
 	return nil, ProcessInputOutput{ID: in.ID, Success: true, Message: fmt.Sprintf("wrote %d bytes to the stdin of %s", len(in.Input), in.ID)}, nil
 }
 
-func (s *Service) processWait(ctx context.Context, req *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
+func (g *processTools) processWait(ctx context.Context, req *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessWaitOutput{}, err
 	}
@@ -268,7 +285,7 @@ func (s *Service) processWait(ctx context.Context, req *sdk.CallToolRequest, in 
 	waitCtx, cancel := context.WithTimeout(ctx, secs)
 	defer cancel()
 	p := tool.StartProgress(ctx, req, "waiting for process "+in.ID)
-	info, err := s.procs.Wait(waitCtx, in.ID)
+	info, err := g.procs.Wait(waitCtx, in.ID)
 	p.Stop()
 	switch {
 	case err == nil:
@@ -279,7 +296,7 @@ func (s *Service) processWait(ctx context.Context, req *sdk.CallToolRequest, in 
 	default:
 		return nil, ProcessWaitOutput{}, processError("", err)
 	}
-	out, err := s.procs.Output(in.ID, process.OutputQuery{Tail: waitOutputTail})
+	out, err := g.procs.Output(in.ID, process.OutputQuery{Tail: waitOutputTail})
 	if err != nil {
 		return nil, ProcessWaitOutput{}, processError("", err)
 	}
@@ -289,7 +306,7 @@ func (s *Service) processWait(ctx context.Context, req *sdk.CallToolRequest, in 
 	}, nil
 }
 
-func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+func (g *processTools) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ExecOutput{}, errCommandRequired
 	}
@@ -297,20 +314,20 @@ func (s *Service) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInp
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
-	dirFile, dir, err := s.processDir(req, in.Dir)
+	dirFile, dir, err := g.processDir(req, in.Dir)
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
 	defer dirFile.Close()
 	// A cancelled call (notifications/cancelled) ends ctx: Exec then kills the process group.
 	p := tool.StartProgress(ctx, req, "running "+in.Command)
-	res, err := s.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
+	res, err := g.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, Timeout: secs, Stdin: in.Stdin})
 	p.Stop()
 	if err != nil {
 		return nil, ExecOutput{}, processError(in.Command, err)
 	}
 	if res.Truncated && req != nil {
-		s.logTo(req.Session, "warning", "exec %s: output exceeded 1 MiB per stream; the middle was left out (redirect to a file and read it with file_read for all of it)", in.Command)
+		g.logTo(req.Session, "warning", "exec %s: output exceeded 1 MiB per stream; the middle was left out (redirect to a file and read it with file_read for all of it)", in.Command)
 	}
 	return nil, ExecOutput{
 		ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, DurationMs: res.Duration.Milliseconds(),
@@ -341,8 +358,8 @@ func toolSeconds(n, def int) (time.Duration, error) {
 // processDir opens a workspace-relative working directory through the sandbox and returns the
 // open handle (the child starts in exactly that directory, however the path changes afterwards)
 // and its absolute name for the record. The caller closes the handle once the child has started.
-func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
-	ws, err := s.workspaceFor(req)
+func (g *processTools) processDir(req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -356,10 +373,10 @@ func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, st
 // processInfo maps a domain record to the documented ProcessInfo, showing the working directory
 // relative to the caller's workspace like every other path the tools return (listing never
 // asks the user about roots: a root not approved yet shows the hub's workspace).
-func (s *Service) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {
+func (g *processTools) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
-	base := s.ws.Dir()
-	if ws, err := s.resolveWorkspace(req, false); err == nil {
+	base := g.ws.Dir()
+	if ws, err := g.resolveWorkspace(req, false); err == nil {
 		base = ws.Dir()
 	}
 	if rel, err := filepath.Rel(base, in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {

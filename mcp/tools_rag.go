@@ -73,44 +73,59 @@ type RAGCollectionsOutput struct {
 	Collections []RAGCollectionInfo `json:"collections" jsonschema:"collections, sorted by name"`
 }
 
-func (s *Service) registerRAGTools(server *sdk.Server) {
-	defer tool.Group(server, "rag")()
+// ragTools are rag_query, rag_ingest and rag_collections (WithRAG).
+type ragTools struct {
+	callWorkspaces
+	rag     *rag.Engine
+	ragFeed *ragFeed
+}
+
+func newRAGTools(s *Service) toolGroup {
+	if s.rag == nil {
+		return nil
+	}
+	return &ragTools{callWorkspaces: s, rag: s.rag, ragFeed: s.ragFeed}
+}
+
+func (*ragTools) toolset() string { return "rag" }
+
+func (g *ragTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
 		Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
-			"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, s.ragQuery)
+			"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, g.ragQuery)
 	tool.Add(server, &sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", true, true),
 		Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
 			"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
-			"binaries, .gitignore'd paths and files over 1 MiB are skipped. recreate=true rebuilds the collection. Sends progress notifications."}, s.ragIngest)
+			"binaries, .gitignore'd paths and files over 1 MiB are skipped. recreate=true rebuilds the collection. Sends progress notifications."}, g.ragIngest)
 	tool.Add(server, &sdk.Tool{Name: "rag_collections", Annotations: tool.ReadOnly("List collections"),
-		Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, s.ragCollections)
+		Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, g.ragCollections)
 }
 
-func (s *Service) ragCollection(name string) string {
+func (g *ragTools) ragCollection(name string) string {
 	if name != "" {
 		return name
 	}
-	if s.rag.DefaultCollection != "" {
-		return s.rag.DefaultCollection
+	if g.rag.DefaultCollection != "" {
+		return g.rag.DefaultCollection
 	}
 	return rag.DefaultCollection
 }
 
-func (s *Service) ragQuery(ctx context.Context, _ *sdk.CallToolRequest, in RAGQueryInput) (*sdk.CallToolResult, RAGQueryOutput, error) {
-	out, err := s.RAGQuery(ctx, in)
+func (g *ragTools) ragQuery(ctx context.Context, _ *sdk.CallToolRequest, in RAGQueryInput) (*sdk.CallToolResult, RAGQueryOutput, error) {
+	out, err := g.query(ctx, in)
 	return nil, out, err
 }
 
-// RAGQuery runs rag_query's logic; the dashboard's query box calls it too.
-func (s *Service) RAGQuery(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
-	if s.rag == nil {
+// query is rag_query's logic; the dashboard's query box runs it too (Service.RAGQuery).
+func (g *ragTools) query(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
+	if g.rag == nil {
 		return RAGQueryOutput{}, errNoRAG
 	}
 	if in.TopK < 0 || in.TopK > 100 {
 		return RAGQueryOutput{}, fmt.Errorf("topK: %d is out of range; use 1 to 100 (default 5)", in.TopK)
 	}
-	coll := s.ragCollection(in.Collection)
-	hits, err := s.rag.Query(ctx, coll, in.Question, in.TopK, rag.Hybrid)
+	coll := g.ragCollection(in.Collection)
+	hits, err := g.rag.Query(ctx, coll, in.Question, in.TopK, rag.Hybrid)
 	if err != nil {
 		return RAGQueryOutput{}, err
 	}
@@ -123,14 +138,14 @@ func (s *Service) RAGQuery(ctx context.Context, in RAGQueryInput) (RAGQueryOutpu
 
 var errNoRAG = fmt.Errorf("rag: no RAG backend is configured on this server; see [rag] in docs/development.md and run `switchboard doctor`")
 
-func (s *Service) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RAGIngestInput) (*sdk.CallToolResult, RAGIngestOutput, error) {
-	if s.rag == nil {
+func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RAGIngestInput) (*sdk.CallToolResult, RAGIngestOutput, error) {
+	if g.rag == nil {
 		return nil, RAGIngestOutput{}, errNoRAG
 	}
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, RAGIngestOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, RAGIngestOutput{}, err
 	}
@@ -142,20 +157,20 @@ func (s *Service) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RA
 	if err != nil {
 		return nil, RAGIngestOutput{}, fmt.Errorf("path: %w", err)
 	}
-	coll := s.ragCollection(in.Collection)
+	coll := g.ragCollection(in.Collection)
 	var token any
 	if req != nil && req.Params != nil {
 		token = req.Params.GetProgressToken()
 	}
 	var notifyMu sync.Mutex
 	fsys := ws.FS()
-	if skip := s.walkSkip(req, ws); skip != nil {
+	if skip := g.walkSkip(req, ws); skip != nil {
 		fsys = ws.FilteredFS(skip)
 	}
-	res, err := s.rag.Ingest(ctx, fsys, filepath.ToSlash(rel), rag.IngestOptions{
+	res, err := g.rag.Ingest(ctx, fsys, filepath.ToSlash(rel), rag.IngestOptions{
 		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond,
 		Progress: func(p rag.Progress) {
-			s.ragFeed.update(p)
+			g.ragFeed.update(p)
 			if token == nil || req.Session == nil {
 				return
 			}
@@ -169,23 +184,23 @@ func (s *Service) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RA
 		},
 	})
 	if err != nil {
-		s.ragFeed.fail(coll, in.Path, err)
+		g.ragFeed.fail(coll, in.Path, err)
 		return nil, RAGIngestOutput{}, err
 	}
 	return nil, RAGIngestOutput{Success: true, Path: in.Path, Collection: coll, Chunks: res.Total, Message: res.Message}, nil
 }
 
-func (s *Service) ragCollections(ctx context.Context, _ *sdk.CallToolRequest, in RAGCollectionsInput) (*sdk.CallToolResult, RAGCollectionsOutput, error) {
-	out, err := s.RAGCollections(ctx, in.ShowStats)
+func (g *ragTools) ragCollections(ctx context.Context, _ *sdk.CallToolRequest, in RAGCollectionsInput) (*sdk.CallToolResult, RAGCollectionsOutput, error) {
+	out, err := g.collections(ctx, in.ShowStats)
 	return nil, out, err
 }
 
-// RAGCollections lists collections (the dashboard's Knowledge view calls it with stats).
-func (s *Service) RAGCollections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
-	if s.rag == nil {
+// collections lists collections (the dashboard's Knowledge view asks with stats).
+func (g *ragTools) collections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
+	if g.rag == nil {
 		return RAGCollectionsOutput{}, errNoRAG
 	}
-	infos, err := s.rag.Collections(ctx)
+	infos, err := g.rag.Collections(ctx)
 	if err != nil {
 		return RAGCollectionsOutput{}, err
 	}
@@ -193,7 +208,7 @@ func (s *Service) RAGCollections(ctx context.Context, stats bool) (RAGCollection
 	for i, c := range infos {
 		ci := RAGCollectionInfo{Name: c.Name}
 		if stats {
-			ci.PointsCount, ci.Status, ci.Backend = c.Points, c.Status, s.rag.Backend.Kind()
+			ci.PointsCount, ci.Status, ci.Backend = c.Points, c.Status, g.rag.Backend.Kind()
 			ci.Embedder, ci.Model, ci.Dimension = c.Meta.Embedder, c.Meta.Model, c.Meta.Dim
 		}
 		out.Collections[i] = ci
@@ -288,3 +303,13 @@ func (s *Service) wireRAGFeed() {
 
 // RAG returns the RAG engine, or nil.
 func (s *Service) RAG() *rag.Engine { return s.rag }
+
+// RAGQuery runs rag_query for the dashboard, without a client call (errNoRAG without RAG).
+func (s *Service) RAGQuery(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
+	return (&ragTools{rag: s.rag}).query(ctx, in)
+}
+
+// RAGCollections runs rag_collections for the dashboard, without a client call.
+func (s *Service) RAGCollections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
+	return (&ragTools{rag: s.rag}).collections(ctx, stats)
+}

@@ -62,12 +62,23 @@ func WithSearch() Option {
 	return func(s *Service) error { s.searchOn = true; return nil }
 }
 
-func (s *Service) registerSearchTools(server *sdk.Server) {
-	defer tool.Group(server, "files")()
+// searchTools are file_grep and file_glob (WithSearch).
+type searchTools struct{ callWorkspaces }
+
+func newSearchTools(s *Service) toolGroup {
+	if !s.searchOn {
+		return nil
+	}
+	return &searchTools{callWorkspaces: s}
+}
+
+func (*searchTools) toolset() string { return "files" }
+
+func (g *searchTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "file_grep", Annotations: tool.ReadOnly("Search file contents"),
-		Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, s.fileGrep)
+		Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, g.fileGrep)
 	tool.Add(server, &sdk.Tool{Name: "file_glob", Annotations: tool.ReadOnly("Find files by pattern"),
-		Description: "List files whose path matches a glob (** for any directories), skipping what .gitignore/.ignore exclude and hidden files. Sorted; at most 1000."}, s.fileGlob)
+		Description: "List files whose path matches a glob (** for any directories), skipping what .gitignore/.ignore exclude and hidden files. Sorted; at most 1000."}, g.fileGlob)
 }
 
 // searchStart resolves p inside the workspace and opens it for a walk: the directory's root
@@ -155,8 +166,8 @@ func fieldErr(err error) error {
 	return err
 }
 
-func (s *Service) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
-	ws, err := s.workspaceFor(req)
+func (g *searchTools) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, GrepOutput{}, err
 	}
@@ -167,7 +178,7 @@ func (s *Service) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in Gre
 	defer root.Close()
 	opts := search.GrepOptions{Pattern: in.Pattern, Literal: in.Literal, IgnoreCase: in.IgnoreCase,
 		Context: in.Context, MaxResults: in.MaxResults, Glob: in.Glob, File: file, IncludeIgnored: in.IncludeIgnored,
-		Skip: s.walkSkip(req, ws)}
+		Skip: g.walkSkip(req, ws)}
 	base := rel
 	if file != "" {
 		base = path.Dir(rel)
@@ -191,11 +202,11 @@ func (s *Service) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in Gre
 	return nil, out, nil
 }
 
-func (s *Service) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in GlobInput) (*sdk.CallToolResult, GlobOutput, error) {
+func (g *searchTools) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in GlobInput) (*sdk.CallToolResult, GlobOutput, error) {
 	if err := search.ValidateGlob("pattern", in.Pattern); err != nil {
 		return nil, GlobOutput{}, err
 	}
-	ws, err := s.workspaceFor(req)
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return nil, GlobOutput{}, err
 	}
@@ -207,7 +218,7 @@ func (s *Service) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in Glo
 	if file != "" {
 		return nil, GlobOutput{}, fmt.Errorf("path: %q is a file; give the directory to match under", in.Path)
 	}
-	opts := search.GlobOptions{Pattern: in.Pattern, IncludeIgnored: in.IncludeIgnored, Skip: s.walkSkip(req, ws)}
+	opts := search.GlobOptions{Pattern: in.Pattern, IncludeIgnored: in.IncludeIgnored, Skip: g.walkSkip(req, ws)}
 	opts.Base, opts.Parents = search.LoadParents(ws.FS(), rel)
 	res, err := search.Glob(ctx, root, opts)
 	if err != nil {

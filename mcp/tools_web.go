@@ -32,14 +32,25 @@ func WithWebFetch(f *fetch.Fetcher) Option {
 	return func(s *Service) error { s.fetcher = f; return nil }
 }
 
-func (s *Service) registerWebTools(server *sdk.Server) {
-	defer tool.Group(server, "web")()
-	tool.Add(server, &sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),
-		Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, s.webFetch)
+// webTools is web_fetch (WithWebFetch).
+type webTools struct{ fetcher *fetch.Fetcher }
+
+func newWebTools(s *Service) toolGroup {
+	if s.fetcher == nil {
+		return nil
+	}
+	return &webTools{fetcher: s.fetcher}
 }
 
-func (s *Service) webFetch(ctx context.Context, _ *sdk.CallToolRequest, in WebFetchInput) (*sdk.CallToolResult, WebFetchOutput, error) {
-	res, err := s.fetcher.Fetch(ctx, in.URL, in.MaxBytes, in.Format)
+func (*webTools) toolset() string { return "web" }
+
+func (g *webTools) register(server *sdk.Server) {
+	tool.Add(server, &sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),
+		Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, g.webFetch)
+}
+
+func (g *webTools) webFetch(ctx context.Context, _ *sdk.CallToolRequest, in WebFetchInput) (*sdk.CallToolResult, WebFetchOutput, error) {
+	res, err := g.fetcher.Fetch(ctx, in.URL, in.MaxBytes, in.Format)
 	if err != nil {
 		var fe *fetch.FieldError
 		if errors.As(err, &fe) {

@@ -151,37 +151,51 @@ type WebviewTabsOutput struct {
 // content and as text).
 const maxEvalResultBytes = 1 << 20
 
-func (s *Service) registerWebviewTools(server *sdk.Server) {
-	defer tool.Group(server, "browser")()
+// webviewTools are the webview_* browser tools (WithWebview).
+type webviewTools struct {
+	callWorkspaces
+	browser *webview.Webview
+}
+
+func newWebviewTools(s *Service) toolGroup {
+	if s.browser == nil {
+		return nil
+	}
+	return &webviewTools{callWorkspaces: s, browser: s.browser}
+}
+
+func (*webviewTools) toolset() string { return "browser" }
+
+func (g *webviewTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
 		Description: "Connect to a running Chrome/Chromium over the Chrome DevTools Protocol (start it with --remote-debugging-port=9222). " +
-			"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, s.webviewConnect)
+			"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, g.webviewConnect)
 	tool.Add(server, &sdk.Tool{Name: "webview_disconnect", Annotations: tool.OpenWorld(tool.Write("Disconnect browser", false, true)),
-		Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, s.webviewDisconnect)
+		Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, g.webviewDisconnect)
 	tool.Add(server, &sdk.Tool{Name: "webview_launch", Annotations: tool.OpenWorld(tool.Write("Launch browser", false, false)),
 		Description: "Start a private Chromium/Chrome (found on PATH or configured) with a fresh profile, connect to it and open url. Closes any existing connection first. " +
-			"webview_disconnect (or hub shutdown) closes it."}, s.webviewLaunch)
+			"webview_disconnect (or hub shutdown) closes it."}, g.webviewLaunch)
 	tool.Add(server, &sdk.Tool{Name: "webview_navigate", Annotations: tool.OpenWorld(tool.Write("Navigate", false, false)),
-		Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, s.webviewNavigate)
+		Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, g.webviewNavigate)
 	tool.Add(server, &sdk.Tool{Name: "webview_click", Annotations: tool.OpenWorld(tool.Write("Click", false, false)),
-		Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, s.webviewClick)
+		Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, g.webviewClick)
 	tool.Add(server, &sdk.Tool{Name: "webview_type", Annotations: tool.OpenWorld(tool.Write("Type text", false, false)),
-		Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, s.webviewType)
+		Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, g.webviewType)
 	tool.Add(server, &sdk.Tool{Name: "webview_query", Annotations: tool.OpenWorld(tool.ReadOnly("Query elements")),
-		Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, s.webviewQuery)
+		Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, g.webviewQuery)
 	tool.Add(server, &sdk.Tool{Name: "webview_console", Annotations: tool.OpenWorld(tool.ReadOnly("Browser console")),
-		Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, s.webviewConsole)
+		Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, g.webviewConsole)
 	tool.Add(server, &sdk.Tool{Name: "webview_eval", Annotations: tool.OpenWorld(tool.Write("Evaluate JavaScript", true, false)),
-		Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, s.webviewEval)
+		Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, g.webviewEval)
 	tool.Add(server, &sdk.Tool{Name: "webview_screenshot", Annotations: tool.OpenWorld(tool.ReadOnly("Screenshot")),
-		Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, s.webviewScreenshot)
+		Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, g.webviewScreenshot)
 	tool.Add(server, &sdk.Tool{Name: "webview_wait", Annotations: tool.OpenWorld(tool.ReadOnly("Wait for element")),
-		Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, s.webviewWait)
+		Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, g.webviewWait)
 	tool.Add(server, &sdk.Tool{Name: "webview_snapshot", Annotations: tool.OpenWorld(tool.ReadOnly("Page snapshot")),
-		Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, s.webviewSnapshot)
+		Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, g.webviewSnapshot)
 	tool.Add(server, &sdk.Tool{Name: "webview_tabs", Annotations: tool.OpenWorld(tool.Write("Browser tabs", false, false)),
 		Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab. " +
-			"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, s.webviewTabs)
+			"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, g.webviewTabs)
 }
 
 func webviewSeconds(field string, v int, def time.Duration) (time.Duration, error) {
@@ -195,8 +209,8 @@ func webviewSeconds(field string, v int, def time.Duration) (time.Duration, erro
 }
 
 // checkURL applies the navigation policy with the caller's workspace.
-func (s *Service) checkURL(req *sdk.CallToolRequest, field, raw string) (string, error) {
-	ws, err := s.workspaceFor(req)
+func (g *webviewTools) checkURL(req *sdk.CallToolRequest, field, raw string) (string, error) {
+	ws, err := g.workspaceFor(req)
 	if err != nil {
 		return "", err
 	}
@@ -204,48 +218,48 @@ func (s *Service) checkURL(req *sdk.CallToolRequest, field, raw string) (string,
 	if err == nil && strings.HasPrefix(u, "file:") {
 		// A client with roots opens a file of its own root: the browser (shared by all
 		// clients) may then load that root's files too, as it does the hub's workspace.
-		s.browser.AllowFiles(ws)
+		g.browser.AllowFiles(ws)
 	}
 	return u, err
 }
 
-func (s *Service) webviewConnect(ctx context.Context, _ *sdk.CallToolRequest, in WebviewConnectInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+func (g *webviewTools) webviewConnect(ctx context.Context, _ *sdk.CallToolRequest, in WebviewConnectInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, webview.DefaultTimeout)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
 	}
-	msg, err := s.browser.Connect(ctx, webview.ConnectOptions{DebugURL: in.DebugURL, Timeout: timeout})
+	msg, err := g.browser.Connect(ctx, webview.ConnectOptions{DebugURL: in.DebugURL, Timeout: timeout})
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
 	}
 	return nil, WebviewStatusOutput{Success: true, Message: msg}, nil
 }
 
-func (s *Service) webviewDisconnect(_ context.Context, _ *sdk.CallToolRequest, _ WebviewNoInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
-	if !s.browser.Disconnect() {
+func (g *webviewTools) webviewDisconnect(_ context.Context, _ *sdk.CallToolRequest, _ WebviewNoInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+	if !g.browser.Disconnect() {
 		return nil, WebviewStatusOutput{Success: true, Message: "No active connection"}, nil
 	}
 	return nil, WebviewStatusOutput{Success: true, Message: "Disconnected"}, nil
 }
 
-func (s *Service) webviewLaunch(ctx context.Context, req *sdk.CallToolRequest, in WebviewLaunchInput) (*sdk.CallToolResult, WebviewLaunchOutput, error) {
+func (g *webviewTools) webviewLaunch(ctx context.Context, req *sdk.CallToolRequest, in WebviewLaunchInput) (*sdk.CallToolResult, WebviewLaunchOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, webview.DefaultTimeout)
 	if err != nil {
 		return nil, WebviewLaunchOutput{}, err
 	}
 	target := "about:blank"
 	if in.URL != "" {
-		if target, err = s.checkURL(req, "url", in.URL); err != nil {
+		if target, err = g.checkURL(req, "url", in.URL); err != nil {
 			return nil, WebviewLaunchOutput{}, err
 		}
 	}
-	info, err := s.browser.Launch(ctx, webview.LaunchOptions{Headless: in.Headless, Timeout: timeout})
+	info, err := g.browser.Launch(ctx, webview.LaunchOptions{Headless: in.Headless, Timeout: timeout})
 	if err != nil {
 		return nil, WebviewLaunchOutput{}, err
 	}
 	out := WebviewLaunchOutput{Success: true, Browser: info.Path, PID: info.PID, Headless: info.Headless, URL: target}
 	if target != "about:blank" {
-		if err := s.browser.Navigate(ctx, target); err != nil {
+		if err := g.browser.Navigate(ctx, target); err != nil {
 			out.Message = fmt.Sprintf("Launched %s (pid %d), but navigation failed: %v", info.Path, info.PID, err)
 			return nil, out, nil
 		}
@@ -254,36 +268,36 @@ func (s *Service) webviewLaunch(ctx context.Context, req *sdk.CallToolRequest, i
 	return nil, out, nil
 }
 
-func (s *Service) webviewNavigate(ctx context.Context, req *sdk.CallToolRequest, in WebviewNavigateInput) (*sdk.CallToolResult, WebviewNavigateOutput, error) {
-	if !s.browser.Connected() {
+func (g *webviewTools) webviewNavigate(ctx context.Context, req *sdk.CallToolRequest, in WebviewNavigateInput) (*sdk.CallToolResult, WebviewNavigateOutput, error) {
+	if !g.browser.Connected() {
 		return nil, WebviewNavigateOutput{}, webview.ErrNotConnected
 	}
-	u, err := s.checkURL(req, "url", in.URL)
+	u, err := g.checkURL(req, "url", in.URL)
 	if err != nil {
 		return nil, WebviewNavigateOutput{}, err
 	}
-	if err := s.browser.Navigate(ctx, u); err != nil {
+	if err := g.browser.Navigate(ctx, u); err != nil {
 		return nil, WebviewNavigateOutput{}, err
 	}
 	return nil, WebviewNavigateOutput{Success: true, URL: u}, nil
 }
 
-func (s *Service) webviewClick(ctx context.Context, _ *sdk.CallToolRequest, in WebviewClickInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
-	if err := s.browser.Click(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}); err != nil {
+func (g *webviewTools) webviewClick(ctx context.Context, _ *sdk.CallToolRequest, in WebviewClickInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
+	if err := g.browser.Click(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}); err != nil {
 		return nil, WebviewSuccessOutput{}, err
 	}
 	return nil, WebviewSuccessOutput{Success: true}, nil
 }
 
-func (s *Service) webviewType(ctx context.Context, _ *sdk.CallToolRequest, in WebviewTypeInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
-	if err := s.browser.Type(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}, in.Text); err != nil {
+func (g *webviewTools) webviewType(ctx context.Context, _ *sdk.CallToolRequest, in WebviewTypeInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
+	if err := g.browser.Type(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}, in.Text); err != nil {
 		return nil, WebviewSuccessOutput{}, err
 	}
 	return nil, WebviewSuccessOutput{Success: true}, nil
 }
 
-func (s *Service) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest, in WebviewQueryInput) (*sdk.CallToolResult, WebviewQueryOutput, error) {
-	els, total, err := s.browser.Query(ctx, in.Selector, in.All)
+func (g *webviewTools) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest, in WebviewQueryInput) (*sdk.CallToolResult, WebviewQueryOutput, error) {
+	els, total, err := g.browser.Query(ctx, in.Selector, in.All)
 	if err != nil {
 		return nil, WebviewQueryOutput{}, err
 	}
@@ -294,16 +308,16 @@ func (s *Service) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest, in W
 	return nil, out, nil
 }
 
-func (s *Service) webviewConsole(_ context.Context, _ *sdk.CallToolRequest, in WebviewConsoleInput) (*sdk.CallToolResult, WebviewConsoleOutput, error) {
-	msgs, err := s.browser.Console(in.Clear)
+func (g *webviewTools) webviewConsole(_ context.Context, _ *sdk.CallToolRequest, in WebviewConsoleInput) (*sdk.CallToolResult, WebviewConsoleOutput, error) {
+	msgs, err := g.browser.Console(in.Clear)
 	if err != nil {
 		return nil, WebviewConsoleOutput{}, err
 	}
 	return nil, WebviewConsoleOutput{Messages: msgs, Count: len(msgs)}, nil
 }
 
-func (s *Service) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in WebviewEvalInput) (*sdk.CallToolResult, WebviewEvalOutput, error) {
-	r, err := s.browser.Eval(ctx, in.Script)
+func (g *webviewTools) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in WebviewEvalInput) (*sdk.CallToolResult, WebviewEvalOutput, error) {
+	r, err := g.browser.Eval(ctx, in.Script)
 	if err != nil {
 		return nil, WebviewEvalOutput{}, err
 	}
@@ -316,7 +330,7 @@ func (s *Service) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in We
 	return nil, WebviewEvalOutput{Success: true, Result: r.Result}, nil
 }
 
-func (s *Service) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewScreenshotInput) (*sdk.CallToolResult, WebviewScreenshotOutput, error) {
+func (g *webviewTools) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewScreenshotInput) (*sdk.CallToolResult, WebviewScreenshotOutput, error) {
 	format := strings.ToLower(in.Format)
 	if format == "" {
 		format = "png"
@@ -324,7 +338,7 @@ func (s *Service) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest,
 	if format == "jpg" {
 		format = "jpeg"
 	}
-	data, err := s.browser.Screenshot(ctx, format, in.FullPage)
+	data, err := g.browser.Screenshot(ctx, format, in.FullPage)
 	if err != nil {
 		return nil, WebviewScreenshotOutput{}, err
 	}
@@ -337,7 +351,7 @@ func (s *Service) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest,
 	return res, out, nil
 }
 
-func (s *Service) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+func (g *webviewTools) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, 0)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
@@ -349,40 +363,40 @@ func (s *Service) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in 
 				Message: fmt.Sprintf("waiting for %q: %s of %s", in.Selector, waited.Round(time.Second), limit)})
 		}
 	}
-	took, err := s.browser.Wait(ctx, in.Selector, timeout, progress)
+	took, err := g.browser.Wait(ctx, in.Selector, timeout, progress)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
 	}
 	return nil, WebviewStatusOutput{Success: true, Message: fmt.Sprintf("Element %q found after %s", in.Selector, took.Round(time.Millisecond))}, nil
 }
 
-func (s *Service) webviewSnapshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewSnapshotInput) (*sdk.CallToolResult, WebviewSnapshotOutput, error) {
+func (g *webviewTools) webviewSnapshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewSnapshotInput) (*sdk.CallToolResult, WebviewSnapshotOutput, error) {
 	if in.MaxChars < 0 || in.MaxChars > webview.MaxSnapshotChars {
 		return nil, WebviewSnapshotOutput{}, fmt.Errorf("max_chars: %d is out of range; give 1 to %d", in.MaxChars, webview.MaxSnapshotChars)
 	}
-	snap, err := s.browser.Snapshot(ctx, in.MaxChars)
+	snap, err := g.browser.Snapshot(ctx, in.MaxChars)
 	if err != nil {
 		return nil, WebviewSnapshotOutput{}, err
 	}
 	return nil, WebviewSnapshotOutput{URL: snap.URL, Title: snap.Title, Snapshot: snap.Text, Refs: snap.Refs, Truncated: snap.Truncated}, nil
 }
 
-func (s *Service) webviewTabs(ctx context.Context, req *sdk.CallToolRequest, in WebviewTabsInput) (*sdk.CallToolResult, WebviewTabsOutput, error) {
+func (g *webviewTools) webviewTabs(ctx context.Context, req *sdk.CallToolRequest, in WebviewTabsInput) (*sdk.CallToolResult, WebviewTabsOutput, error) {
 	var err error
 	switch in.Action {
 	case "list":
 	case "new":
 		u := "about:blank"
 		if in.URL != "" {
-			if u, err = s.checkURL(req, "url", in.URL); err != nil {
+			if u, err = g.checkURL(req, "url", in.URL); err != nil {
 				return nil, WebviewTabsOutput{}, err
 			}
 		}
-		err = s.browser.NewTab(ctx, u)
+		err = g.browser.NewTab(ctx, u)
 	case "select":
-		err = s.browser.SelectTab(ctx, in.ID)
+		err = g.browser.SelectTab(ctx, in.ID)
 	case "close":
-		err = s.browser.CloseTab(ctx, in.ID)
+		err = g.browser.CloseTab(ctx, in.ID)
 	case "":
 		err = errors.New("action: required; one of list, new, select, close")
 	default:
@@ -391,7 +405,7 @@ func (s *Service) webviewTabs(ctx context.Context, req *sdk.CallToolRequest, in 
 	if err != nil {
 		return nil, WebviewTabsOutput{}, err
 	}
-	tabs, err := s.browser.Tabs(ctx)
+	tabs, err := g.browser.Tabs(ctx)
 	if err != nil {
 		return nil, WebviewTabsOutput{}, err
 	}

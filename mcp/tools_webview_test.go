@@ -78,7 +78,7 @@ func webviewServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-var webviewTools = []string{"webview_navigate", "webview_click", "webview_type", "webview_query", "webview_console",
+var webviewToolNames = []string{"webview_navigate", "webview_click", "webview_type", "webview_query", "webview_console",
 	"webview_eval", "webview_screenshot", "webview_wait", "webview_snapshot", "webview_tabs"}
 
 func TestWebviewToolsNeedAConnection(t *testing.T) {
@@ -89,7 +89,7 @@ func TestWebviewToolsNeedAConnection(t *testing.T) {
 		"webview_query": {"selector": "a"}, "webview_console": {}, "webview_eval": {"script": "1"}, "webview_screenshot": {},
 		"webview_wait": {"selector": "a"}, "webview_snapshot": {}, "webview_tabs": {"action": "list"},
 	}
-	for _, name := range webviewTools {
+	for _, name := range webviewToolNames {
 		e := call(t, cs, name, args[name], nil)
 		if !strings.Contains(e, "not connected") || !strings.Contains(e, "webview_launch") || !strings.Contains(e, "webview_connect") {
 			t.Errorf("%s without a connection: %q", name, e)
@@ -123,7 +123,7 @@ func TestWebviewAnnotationsAndAudit(t *testing.T) {
 	for _, tl := range s.Tools() {
 		byName[tl.Name] = tl
 	}
-	for _, name := range append(webviewTools, "webview_connect", "webview_disconnect", "webview_launch") {
+	for _, name := range append(webviewToolNames, "webview_connect", "webview_disconnect", "webview_launch") {
 		tl := byName[name]
 		if tl == nil {
 			t.Fatalf("%s not registered", name)

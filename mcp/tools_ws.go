@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,27 +45,44 @@ type WSInfoOutput struct {
 	URL      string `json:"url,omitempty" jsonschema:"WebSocket URL of that listener (ws://ADDR/ws), when running"`
 }
 
-func (s *Service) registerWSTools(server *sdk.Server) {
-	defer tool.Group(server, "ws")()
+// wsTools are ws_start and ws_info, on the hub's WebSocket hub (WithHub).
+type wsTools struct {
+	hub *wshub.Hub
+	// startedBy: process id → the *sdk.ServerSession that started it (the hub's record,
+	// clientlog.go), for the channels a session's scoped token may stream.
+	startedBy *sync.Map
+	wsTokens  sync.Map // *sdk.ServerSession → its scoped hub token
+}
+
+func newWSTools(s *Service) toolGroup {
+	if s.hub == nil {
+		return nil
+	}
+	return &wsTools{hub: s.hub, startedBy: &s.startedBy}
+}
+
+func (*wsTools) toolset() string { return "ws" }
+
+func (g *wsTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
 		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
 			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
 			"Clients connect to ws://ADDR/ws with the token this tool returns (?token= or Authorization: Bearer) and send " +
-			`{"type":"subscribe","channel":"process:ID"}.`}, s.wsStart)
+			`{"type":"subscribe","channel":"process:ID"}.`}, g.wsStart)
 	tool.Add(server, &sdk.Tool{Name: "ws_info", Annotations: tool.ReadOnly("WebSocket hub info"),
-		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, s.wsInfo)
+		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, g.wsInfo)
 }
 
-func (s *Service) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
+func (g *wsTools) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
 	addr, defaulted, err := wsListenAddr(in.Addr)
 	if err != nil {
 		return nil, WSStartOutput{}, err
 	}
-	bound, already, err := s.hub.Start(addr)
+	bound, already, err := g.hub.Start(addr)
 	if err != nil {
 		return nil, WSStartOutput{}, wsStartError(addr, err)
 	}
-	url := s.hub.URL()
+	url := g.hub.URL()
 	var msg string
 	switch {
 	case already:
@@ -81,7 +99,7 @@ func (s *Service) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStar
 		msg = fmt.Sprintf("WebSocket server started at %s, listening on %s: reachable from other machines", url, bound)
 	}
 	msg += "; connect with the token field of this result as ?token= or Authorization: Bearer"
-	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg, Token: s.wsToken(req)}, nil
+	return nil, WSStartOutput{Success: true, Addr: bound, Message: msg, Token: g.wsToken(req)}, nil
 }
 
 // wsScopeShared are the hub channels any client's token may stream: what every client sees
@@ -93,35 +111,35 @@ var wsScopeShared = map[string]bool{ChannelProcesses: true, ChannelToolsets: tru
 // (activity), sessions, approvals or todos — those are the user's, on the dashboard's token. One
 // token per session, revoked when the session ends. A call without a session (the CLI's
 // in-process hub) gets the hub token: the user runs it.
-func (s *Service) wsToken(req *sdk.CallToolRequest) string {
+func (g *wsTools) wsToken(req *sdk.CallToolRequest) string {
 	if req == nil || req.Session == nil {
-		return s.hub.Token()
+		return g.hub.Token()
 	}
 	ss := req.Session
-	if v, ok := s.wsTokens.Load(ss); ok {
+	if v, ok := g.wsTokens.Load(ss); ok {
 		return v.(string)
 	}
-	token, revoke := s.hub.ScopedToken(wshub.Scope{
+	token, revoke := g.hub.ScopedToken(wshub.Scope{
 		Allow: func(ch string) bool {
 			if id, ok := strings.CutPrefix(ch, PrefixProcess); ok {
-				v, ok := s.startedBy.Load(id)
+				v, ok := g.startedBy.Load(id)
 				return ok && v.(*sdk.ServerSession) == ss
 			}
 			return wsScopeShared[ch]
 		},
 		Refusal: "a token from ws_start streams the processes this client started (process:ID) and the shared processes, toolsets, ml and rag channels; other sessions' activity, approvals and todos are shown on the dashboard",
 	})
-	if prev, loaded := s.wsTokens.LoadOrStore(ss, token); loaded {
+	if prev, loaded := g.wsTokens.LoadOrStore(ss, token); loaded {
 		revoke()
 		return prev.(string)
 	}
 	go func() { // owned by the session: ends with it
 		_ = ss.Wait()
 		revoke()
-		s.wsTokens.Delete(ss)
-		s.startedBy.Range(func(k, v any) bool {
+		g.wsTokens.Delete(ss)
+		g.startedBy.Range(func(k, v any) bool {
 			if v.(*sdk.ServerSession) == ss {
-				s.startedBy.Delete(k)
+				g.startedBy.Delete(k)
 			}
 			return true
 		})
@@ -174,13 +192,13 @@ func isLoopbackBind(addr string) bool {
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
-func (s *Service) wsInfo(_ context.Context, _ *sdk.CallToolRequest, _ WSInfoInput) (*sdk.CallToolResult, WSInfoOutput, error) {
-	st := s.hub.Stats()
+func (g *wsTools) wsInfo(_ context.Context, _ *sdk.CallToolRequest, _ WSInfoInput) (*sdk.CallToolResult, WSInfoOutput, error) {
+	st := g.hub.Stats()
 	return nil, WSInfoOutput{
 		Clients:  st.Clients,
 		Channels: st.Channels,
-		Running:  s.hub.Running(),
-		Addr:     s.hub.Addr(),
-		URL:      s.hub.URL(),
+		Running:  g.hub.Running(),
+		Addr:     g.hub.Addr(),
+		URL:      g.hub.URL(),
 	}, nil
 }
