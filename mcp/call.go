@@ -2,7 +2,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // toolCall is what the hub's middleware learns about one tools/call on its way to the handler: the
@@ -17,6 +20,27 @@ type toolCall struct {
 	by         string // client | dashboard | tray | timeout
 	rootChecks []string
 	started    func() // writes the audit "started" line; called once the call is allowed to run
+
+	// The arguments' top-level members, decoded once for everything before the handler that
+	// needs them by name (policy argument rules, canonical paths, picking a root); the handler
+	// decodes the arguments into its own input type (tool.Add).
+	args      json.RawMessage
+	members   map[string]json.RawMessage
+	argsSplit bool
+}
+
+// argMembers returns the call's top-level argument members (nil when the arguments are not an
+// object), decoding them on first use only.
+func (c *toolCall) argMembers() map[string]json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.argsSplit {
+		c.argsSplit = true
+		if len(c.args) > 0 {
+			_ = json.Unmarshal(c.args, &c.members) // not an object: no members
+		}
+	}
+	return c.members
 }
 
 type callCtxKey struct{}
@@ -26,13 +50,17 @@ func withCall(ctx context.Context, c *toolCall) context.Context {
 	return context.WithValue(ctx, callCtxKey{}, c)
 }
 
-// callFrom returns the call ctx carries, or a fresh one (a request that did not come through
-// the audit middleware, e.g. in a test): writes to it are simply not recorded.
-func callFrom(ctx context.Context) *toolCall {
+// callFrom returns the call ctx carries, or a fresh one for req's arguments (a request that did
+// not come through the audit middleware, e.g. in a test): writes to it are simply not recorded.
+func callFrom(ctx context.Context, req *sdk.CallToolRequest) *toolCall {
 	if c, ok := ctx.Value(callCtxKey{}).(*toolCall); ok {
 		return c
 	}
-	return &toolCall{}
+	c := &toolCall{}
+	if req != nil && req.Params != nil {
+		c.args = req.Params.Arguments
+	}
+	return c
 }
 
 func (c *toolCall) addRoot(s string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,10 +15,15 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// fakeGroup is a tool group as a new contributor would write it: one argument declared a
-// workspace path under a name and description that say nothing about paths, and one argument
-// whose description talks about paths but is plain text.
-type fakeGroup struct{ s *Service }
+// fakeGroup is a tool group as a new contributor would write it (mcp/groups.go): its own type
+// with only what it uses, its toolset, and its tools: one argument declared a workspace path
+// under a name and description that say nothing about paths, and one argument whose
+// description talks about paths but is plain text.
+type fakeGroup struct{ callWorkspaces }
+
+func newFakeGroup(s *Service) toolGroup { return &fakeGroup{callWorkspaces: s} }
+
+func (*fakeGroup) toolset() string { return "memory" }
 
 type fakeCopyInput struct {
 	Target string `json:"target" workspace:"path" jsonschema:"where the copy goes"`
@@ -31,12 +37,10 @@ type fakeOutput struct {
 	Where string `json:"where"`
 }
 
-func (*fakeGroup) Name() string { return "fake" }
-
-func (g *fakeGroup) RegisterTools(server *sdk.Server) {
+func (g *fakeGroup) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "fake_copy", Annotations: tool.Write("Copy", false, true)},
-		func(_ context.Context, req *sdk.CallToolRequest, in fakeCopyInput) (*sdk.CallToolResult, fakeOutput, error) {
-			ws, err := g.s.workspaceFor(req)
+		func(ctx context.Context, req *sdk.CallToolRequest, in fakeCopyInput) (*sdk.CallToolResult, fakeOutput, error) {
+			ws, err := g.workspaceFor(ctx, req)
 			if err != nil {
 				return nil, fakeOutput{}, err
 			}
@@ -59,9 +63,7 @@ func TestToolDeclarationsDecidePathHandling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &fakeGroup{}
-	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithSubsystem(g))
-	g.s = s
+	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), withToolGroups(newFakeGroup))
 	if !s.pathTools["fake_copy"] || s.pathTools["fake_note"] || strings.Join(s.pathArgs["fake_copy"], ",") != "target" {
 		t.Fatalf("declarations read as pathTools=%v pathArgs=%v", s.pathTools, s.pathArgs)
 	}
@@ -100,5 +102,27 @@ func TestToolDeclarationsDecidePathHandling(t *testing.T) {
 	}
 	if msg := call(t, cs, "fake_note", map[string]any{"note": "secret/x"}, nil); !strings.Contains(msg, "denied by rule 2") {
 		t.Errorf("fake_note's rule on its text as written: %q", msg)
+	}
+
+	// Toolsets: the group's declared toolset travels with its tools and switches them.
+	served := func(name string) bool {
+		return slices.ContainsFunc(s.ActiveTools(), func(t *sdk.Tool) bool { return t.Name == name })
+	}
+	for _, tl := range s.ActiveTools() {
+		if strings.HasPrefix(tl.Name, "fake_") && ToolsetOf(tl) != "memory" {
+			t.Errorf("%s: toolset %q, want the group's memory", tl.Name, ToolsetOf(tl))
+		}
+	}
+	if _, err := s.SetToolset("memory", false); err != nil {
+		t.Fatal(err)
+	}
+	if served("fake_copy") || served("fake_note") || !served("file_read") {
+		t.Errorf("memory off: fake_copy served %v, fake_note %v, file_read %v", served("fake_copy"), served("fake_note"), served("file_read"))
+	}
+	if _, err := s.SetToolset("memory", true); err != nil {
+		t.Fatal(err)
+	}
+	if !served("fake_copy") {
+		t.Error("memory on again: fake_copy not served")
 	}
 }

@@ -37,9 +37,14 @@ var hubGroups = []func(*Service) toolGroup{
 	newWebviewTools,
 }
 
+// withToolGroups adds groups after hubGroups (tests: a fake group as a contributor would write it).
+func withToolGroups(mk ...func(*Service) toolGroup) Option {
+	return func(s *Service) error { s.extraGroups = append(s.extraGroups, mk...); return nil }
+}
+
 // registerGroups registers every configured group's tools under its toolset.
 func (s *Service) registerGroups() {
-	for _, mk := range hubGroups {
+	for _, mk := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.extraGroups...) {
 		g := mk(s)
 		if g == nil {
 			continue
@@ -56,10 +61,10 @@ func (s *Service) registerGroups() {
 // must leave out. *Service implements it.
 type callWorkspaces interface {
 	// workspaceFor is the call's workspace, for a tool that declares workspace paths.
-	workspaceFor(req *sdk.CallToolRequest) (*workspace.Root, error)
+	workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error)
 	// resolveWorkspace with strict false never fails on an unapproved root: the hub's
 	// workspace stands in (for listings that only show paths).
-	resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*workspace.Root, error)
+	resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error)
 	// walkSkip is what a walking tool leaves out (the hub's state, paths the policy denies).
 	walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool
 	// policyFile names the file holding the policy, for error messages.

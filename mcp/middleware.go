@@ -130,6 +130,9 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		security := s.security[tool] || s.isUpstreamSecurity(tool)
 		start := time.Now()
 		c := &toolCall{}
+		if params != nil {
+			c.args = params.Arguments
+		}
 		if security {
 			// A mutating call is on record before it runs: if it takes the hub down (exec of
 			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -79,12 +80,12 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			s.noteRelay(ctx, creq, cwd)
 		}
 		pol := s.policy.Policy()
-		args := creq.Params.Arguments
+		c := callFrom(ctx, creq)
+		members := c.argMembers
 		if names := pol.ArgNames(creq.Params.Name, clientName(ss)); len(names) > 0 {
-			args = s.canonicalPathArgs(creq, names, args)
+			members = func() map[string]json.RawMessage { return s.canonicalPathArgs(ctx, creq, names, c.argMembers()) }
 		}
-		d := pol.Decide(creq.Params.Name, clientName(ss), args)
-		c := callFrom(ctx)
+		d := pol.DecideMembers(creq.Params.Name, clientName(ss), members)
 		c.decision, c.rule = string(d.Action), d.RuleName()
 		if d.Action == policy.Deny {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
@@ -292,16 +293,15 @@ func (s *Service) wireTrustFeeds() {
 // canonicalPathArgs rewrites the declared path arguments among names to their canonical spelling
 // (workspace.Canonical: workspace-relative, cleaned, symlinks resolved), so a rule on
 // "src/*" matches "./src/a", "x/../src/a", the absolute path and a link into src alike. Only
-// the policy sees the rewritten arguments; the tool gets what the client sent.
-func (s *Service) canonicalPathArgs(req *sdk.CallToolRequest, names []string, raw json.RawMessage) json.RawMessage {
+// the policy sees the rewritten members (a copy); the tool gets what the client sent.
+func (s *Service) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest, names []string, members map[string]json.RawMessage) map[string]json.RawMessage {
 	declared := s.pathArgs[req.Params.Name]
-	var vals map[string]json.RawMessage
-	if !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(declared, n) }) || json.Unmarshal(raw, &vals) != nil {
-		return raw
+	if members == nil || !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(declared, n) }) {
+		return members
 	}
-	ws, err := s.resolveWorkspace(req, false)
+	ws, err := s.resolveWorkspace(ctx, req, false)
 	if err != nil {
-		return raw
+		return members
 	}
 	canon := func(p string) string {
 		if c, err := ws.Canonical(p); err == nil {
@@ -309,9 +309,9 @@ func (s *Service) canonicalPathArgs(req *sdk.CallToolRequest, names []string, ra
 		}
 		return p
 	}
-	changed := false
+	var out map[string]json.RawMessage // copied on the first rewrite
 	for _, k := range names {
-		v, ok := vals[k]
+		v, ok := members[k]
 		if !ok || !slices.Contains(declared, k) {
 			continue
 		}
@@ -319,23 +319,22 @@ func (s *Service) canonicalPathArgs(req *sdk.CallToolRequest, names []string, ra
 		var many []string
 		switch {
 		case json.Unmarshal(v, &one) == nil:
-			vals[k], _ = json.Marshal(canon(one))
+			v, _ = json.Marshal(canon(one))
 		case json.Unmarshal(v, &many) == nil:
 			for i := range many {
 				many[i] = canon(many[i])
 			}
-			vals[k], _ = json.Marshal(many)
+			v, _ = json.Marshal(many)
 		default:
 			continue
 		}
-		changed = true
+		if out == nil {
+			out = maps.Clone(members)
+		}
+		out[k] = v
 	}
-	if !changed {
-		return raw
-	}
-	out, err := json.Marshal(vals)
-	if err != nil {
-		return raw
+	if out == nil {
+		return members
 	}
 	return out
 }
@@ -364,8 +363,9 @@ func (s *Service) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(re
 			return true
 		}
 		for _, c := range checks {
-			arg, _ := json.Marshal(map[string]string{c.arg: rel})
-			if d := pol.Decide(c.tool, client, arg); d.Action != policy.Allow {
+			val, _ := json.Marshal(rel)
+			members := func() map[string]json.RawMessage { return map[string]json.RawMessage{c.arg: val} }
+			if d := pol.DecideMembers(c.tool, client, members); d.Action != policy.Allow {
 				return true
 			}
 		}

@@ -494,8 +494,8 @@ func TestUndeclaredToolGetsNoWorkspace(t *testing.T) {
 	type out struct {
 		Dir string `json:"dir"`
 	}
-	sdk.AddTool(s.Server(), &sdk.Tool{Name: "test_where"}, func(_ context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, out, error) {
-		ws, err := s.workspaceFor(req)
+	sdk.AddTool(s.Server(), &sdk.Tool{Name: "test_where"}, func(ctx context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, out, error) {
+		ws, err := s.workspaceFor(ctx, req)
 		if err != nil {
 			return nil, out{}, err
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -240,7 +239,7 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) err
 	if first < 0 || !consent {
 		return nil
 	}
-	idx, err := pickRoot(st.roots, first, rd.req.Params.Arguments, s.pathArgs[rd.req.Params.Name])
+	idx, err := pickRoot(st.roots, first, callFrom(ctx, rd.req).argMembers(), s.pathArgs[rd.req.Params.Name])
 	if err != nil {
 		return err
 	}
@@ -322,11 +321,11 @@ func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 // one needed (prepareRoots), for every tool that declares workspace paths. A tool that calls
 // workspaceFor without that declaration gets an error saying so, so a missing declaration shows
 // up in the first test instead of as a call that skipped the user's consent.
-func (s *Service) workspaceFor(req *sdk.CallToolRequest) (*workspace.Root, error) {
+func (s *Service) workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
 	if req != nil && req.Params != nil && !s.pathTools[req.Params.Name] {
 		return nil, fmt.Errorf("workspace: tool %s works in the workspace without declaring it (tag its path arguments workspace:\"path\" or embed tool.InWorkspace in its input)", req.Params.Name)
 	}
-	return s.resolveWorkspace(req, true)
+	return s.resolveWorkspace(ctx, req, true)
 }
 
 // displayWorkspace is the directory a session's relative paths resolve against, without asking
@@ -355,7 +354,7 @@ func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
 
 // resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
-func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
+func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil {
 		return s.ws, nil
 	}
@@ -387,7 +386,7 @@ func (s *Service) resolveWorkspace(req *sdk.CallToolRequest, strict bool) (*work
 	if first < 0 {
 		return s.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
 	}
-	idx, err := pickRoot(st.roots, first, req.Params.Arguments, s.pathArgs[req.Params.Name])
+	idx, err := pickRoot(st.roots, first, callFrom(ctx, req).argMembers(), s.pathArgs[req.Params.Name])
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +415,7 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 		return nil // asked as an input request
 	}
 	if !out.Approved && out.Dismissed {
-		callFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
+		callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
 		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, s.policyFile())
 	}
 	if out.Approved {
@@ -428,7 +427,7 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 		}
 	}
 	st.answers[r.Dir] = *r
-	callFrom(ctx).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
+	callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
 	s.holdGranted(st)
 	s.publishRoots(st)
 	return nil
@@ -503,11 +502,7 @@ func (s *Service) computePathTools() {
 
 // pickRoot chooses the root a call needs: the one containing its absolute path arguments, else
 // the first. Absolute paths in two different roots are refused (one call, one workspace).
-func pickRoot(roots []sessions.Root, first int, raw json.RawMessage, pathArgs []string) (int, error) {
-	var args map[string]any
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &args)
-	}
+func pickRoot(roots []sessions.Root, first int, members map[string]json.RawMessage, pathArgs []string) (int, error) {
 	chosen := -1
 	var chosenPath string
 	consider := func(key, p string) error {
@@ -539,22 +534,21 @@ func pickRoot(roots []sessions.Root, first int, raw json.RawMessage, pathArgs []
 		chosen, chosenPath = best, p
 		return nil
 	}
-	for k, v := range args {
-		if !slices.Contains(pathArgs, k) {
+	for _, k := range pathArgs { // declared order: the same call always gets the same error
+		v, ok := members[k]
+		if !ok {
 			continue
 		}
-		switch x := v.(type) {
-		case string:
-			if err := consider(k, x); err != nil {
+		var one string
+		var many []string
+		switch {
+		case json.Unmarshal(v, &one) == nil:
+			many = []string{one}
+		case json.Unmarshal(v, &many) == nil:
+		}
+		for _, p := range many {
+			if err := consider(k, p); err != nil {
 				return 0, err
-			}
-		case []any:
-			for _, e := range x {
-				if p, ok := e.(string); ok {
-					if err := consider(k, p); err != nil {
-						return 0, err
-					}
-				}
 			}
 		}
 	}

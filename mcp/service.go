@@ -71,8 +71,9 @@ type Service struct {
 	browser      *webview.Webview
 	browserFeed  *browserFeed
 	subsystems   []Subsystem
-	up           *upstreams // the user's other MCP servers (mcp/upstream.go), nil when none
-	toolSearch   bool       // upstream tools hidden behind servers_search / servers_call
+	extraGroups  []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
+	up           *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
+	toolSearch   bool                       // upstream tools hidden behind servers_search / servers_call
 	rag          *rag.Engine
 	ragFeed      *ragFeed
 

@@ -167,7 +167,7 @@ func requirePath(field, p string) error {
 	return nil
 }
 
-func (g *fileTools) fileRead(_ context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
+func (g *fileTools) fileRead(ctx context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -178,7 +178,7 @@ func (g *fileTools) fileRead(_ context.Context, req *sdk.CallToolRequest, in Rea
 		return nil, ReadFileOutput{}, fmt.Errorf("byte_offset and max_bytes: byte_offset must be >= 0 and max_bytes 1 to %d", workspace.DefaultMaxReadBytes)
 	}
 	out := ReadFileOutput{Path: in.Path, Language: lang.Detect(in.Path)}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -209,11 +209,11 @@ func (g *fileTools) fileRead(_ context.Context, req *sdk.CallToolRequest, in Rea
 	return nil, out, nil
 }
 
-func (g *fileTools) fileWrite(_ context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
+func (g *fileTools) fileWrite(ctx context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, WriteFileOutput{}, err
 	}
@@ -223,11 +223,11 @@ func (g *fileTools) fileWrite(_ context.Context, req *sdk.CallToolRequest, in Wr
 	return nil, WriteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (g *fileTools) fileEdit(_ context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
+func (g *fileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, EditFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, EditFileOutput{}, err
 	}
@@ -238,11 +238,11 @@ func (g *fileTools) fileEdit(_ context.Context, req *sdk.CallToolRequest, in Edi
 	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements}, nil
 }
 
-func (g *fileTools) fileDelete(_ context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
+func (g *fileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
@@ -252,14 +252,14 @@ func (g *fileTools) fileDelete(_ context.Context, req *sdk.CallToolRequest, in D
 	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (g *fileTools) fileRename(_ context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
+func (g *fileTools) fileRename(ctx context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
 	if err := requirePath("oldPath", in.OldPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
 	if err := requirePath("newPath", in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, RenameFileOutput{}, err
 	}
@@ -269,11 +269,11 @@ func (g *fileTools) fileRename(_ context.Context, req *sdk.CallToolRequest, in R
 	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
 }
 
-func (g *fileTools) fileExists(_ context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
+func (g *fileTools) fileExists(ctx context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, FileExistsOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, FileExistsOutput{}, err
 	}
@@ -284,11 +284,11 @@ func (g *fileTools) fileExists(_ context.Context, req *sdk.CallToolRequest, in F
 	return nil, FileExistsOutput{Exists: exists, IsDir: isDir, Path: in.Path}, nil
 }
 
-func (g *fileTools) dirList(_ context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
+func (g *fileTools) dirList(ctx context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
@@ -303,11 +303,11 @@ func (g *fileTools) dirList(_ context.Context, req *sdk.CallToolRequest, in List
 	return nil, out, nil
 }
 
-func (g *fileTools) dirCreate(_ context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
+func (g *fileTools) dirCreate(ctx context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}

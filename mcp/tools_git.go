@@ -174,7 +174,7 @@ func (g *gitTools) register(server *sdk.Server) {
 // gitRepo opens the repository of a call, located and verified inside the caller's
 // workspace, and returns it with the workspace root. The caller closes the repository.
 func (g *gitTools) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p string) (*git.Repo, string, error) {
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -202,8 +202,8 @@ func (g *gitTools) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p stri
 // gitSkip is walkSkip for a repository's files: it takes paths relative to the repository at
 // dir and says whether the policy (or the hub's own state) keeps them from this call. nil when
 // nothing is kept back.
-func (g *gitTools) gitSkip(req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
-	ws, err := g.resolveWorkspace(req, false)
+func (g *gitTools) gitSkip(ctx context.Context, req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
+	ws, err := g.resolveWorkspace(ctx, req, false)
 	if err != nil {
 		return nil
 	}
@@ -287,7 +287,7 @@ func (g *gitTools) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in G
 	if err != nil {
 		return nil, GitStatusOutput{}, gitErr(err)
 	}
-	if skip := g.gitSkip(req, repo.Dir); skip != nil {
+	if skip := g.gitSkip(ctx, req, repo.Dir); skip != nil {
 		st.Files = slices.DeleteFunc(st.Files, func(f git.FileStatus) bool { return skip(f.Path) || (f.OrigPath != "" && skip(f.OrigPath)) })
 	}
 	return nil, GitStatusOutput{Branch: st.Branch, Commit: st.Commit, Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Files: fileStatuses(st.Files), Clean: st.Clean}, nil
@@ -306,7 +306,7 @@ func (g *gitTools) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in Git
 	if err != nil {
 		return nil, GitDiffOutput{}, gitErr(err)
 	}
-	d.Diff, d.Files = withoutSkipped(d.Diff, d.Files, g.gitSkip(req, repo.Dir))
+	d.Diff, d.Files = withoutSkipped(d.Diff, d.Files, g.gitSkip(ctx, req, repo.Dir))
 	return nil, GitDiffOutput{Diff: d.Diff, Files: fileChanges(d.Files), Truncated: d.Truncated}, nil
 }
 
@@ -350,7 +350,7 @@ func (g *gitTools) gitShow(ctx context.Context, req *sdk.CallToolRequest, in Git
 	if err != nil {
 		return nil, GitShowOutput{}, gitErr(err)
 	}
-	res.Diff, res.Files = withoutSkipped(res.Diff, res.Files, g.gitSkip(req, repo.Dir))
+	res.Diff, res.Files = withoutSkipped(res.Diff, res.Files, g.gitSkip(ctx, req, repo.Dir))
 	return nil, GitShowOutput{Commit: GitCommit(res.Commit), Diff: res.Diff, Files: fileChanges(res.Files), Truncated: res.Truncated}, nil
 }
 
@@ -398,7 +398,7 @@ func (g *gitTools) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitA
 	}
 	paths := in.Paths
 	filtered := false
-	if skip := g.gitSkip(req, repo.Dir); skip != nil && len(in.Paths) > 0 {
+	if skip := g.gitSkip(ctx, req, repo.Dir); skip != nil && len(in.Paths) > 0 {
 		// Stage what the paths cover file by file, leaving out what the policy keeps from this
 		// call: `git add .` must not stage a file that file_read would refuse.
 		if paths, err = g.gitAddable(ctx, repo, in.Paths, skip); err != nil {

@@ -123,8 +123,8 @@ func (g *notesTools) register(server *sdk.Server) {
 		Description: "Return this session's todo list."}, g.todoRead)
 }
 
-func (g *notesTools) memoryFor(req *sdk.CallToolRequest) (*notes.Memory, error) {
-	ws, err := g.workspaceFor(req)
+func (g *notesTools) memoryFor(ctx context.Context, req *sdk.CallToolRequest) (*notes.Memory, error) {
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +149,8 @@ func notesErr(err error) error {
 	return err
 }
 
-func (g *notesTools) memoryWrite(_ context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
-	m, err := g.memoryFor(req)
+func (g *notesTools) memoryWrite(ctx context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
+	m, err := g.memoryFor(ctx, req)
 	if err != nil {
 		return nil, MemoryWriteOutput{}, err
 	}
@@ -161,8 +161,8 @@ func (g *notesTools) memoryWrite(_ context.Context, req *sdk.CallToolRequest, in
 	return nil, MemoryWriteOutput{Key: in.Key, Size: len(in.Content), Deleted: in.Content == "", Replaced: existed}, nil
 }
 
-func (g *notesTools) memoryRead(_ context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
-	m, err := g.memoryFor(req)
+func (g *notesTools) memoryRead(ctx context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
+	m, err := g.memoryFor(ctx, req)
 	if err != nil {
 		return nil, MemoryReadOutput{}, err
 	}

@@ -64,7 +64,7 @@ func (g *patchTools) register(server *sdk.Server) {
 		Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, g.filePatch)
 }
 
-func (g *patchTools) filePatch(_ context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
+func (g *patchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
 	files, err := patch.Parse(in.Patch)
 	if err != nil {
 		var pe *patch.ParseError
@@ -73,7 +73,7 @@ func (g *patchTools) filePatch(_ context.Context, req *sdk.CallToolRequest, in P
 		}
 		return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, PatchOutput{}, err
 	}

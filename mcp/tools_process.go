@@ -177,7 +177,7 @@ func (g *processTools) processStart(ctx context.Context, req *sdk.CallToolReques
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
-	dirFile, dir, err := g.processDir(req, in.Dir)
+	dirFile, dir, err := g.processDir(ctx, req, in.Dir)
 	if err != nil {
 		return nil, ProcessStartOutput{}, err
 	}
@@ -231,11 +231,11 @@ func controlResult(id, verb string, info process.Info, err error) (*sdk.CallTool
 	return nil, ProcessControlOutput{ID: id, Success: true, Message: msg}, nil
 }
 
-func (g *processTools) processList(_ context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
+func (g *processTools) processList(ctx context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
 	infos := g.procs.List(in.RunningOnly)
 	out := ProcessListOutput{Processes: make([]ProcessInfo, len(infos)), Total: len(infos)}
 	for i, info := range infos {
-		out.Processes[i] = g.processInfo(req, info)
+		out.Processes[i] = g.processInfo(ctx, req, info)
 	}
 	return nil, out, nil
 }
@@ -314,7 +314,7 @@ func (g *processTools) exec(ctx context.Context, req *sdk.CallToolRequest, in Ex
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
-	dirFile, dir, err := g.processDir(req, in.Dir)
+	dirFile, dir, err := g.processDir(ctx, req, in.Dir)
 	if err != nil {
 		return nil, ExecOutput{}, err
 	}
@@ -358,8 +358,8 @@ func toolSeconds(n, def int) (time.Duration, error) {
 // processDir opens a workspace-relative working directory through the sandbox and returns the
 // open handle (the child starts in exactly that directory, however the path changes afterwards)
 // and its absolute name for the record. The caller closes the handle once the child has started.
-func (g *processTools) processDir(req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
-	ws, err := g.workspaceFor(req)
+func (g *processTools) processDir(ctx context.Context, req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -373,10 +373,10 @@ func (g *processTools) processDir(req *sdk.CallToolRequest, dir string) (*os.Fil
 // processInfo maps a domain record to the documented ProcessInfo, showing the working directory
 // relative to the caller's workspace like every other path the tools return (listing never
 // asks the user about roots: a root not approved yet shows the hub's workspace).
-func (g *processTools) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {
+func (g *processTools) processInfo(ctx context.Context, req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
 	base := g.ws.Dir()
-	if ws, err := g.resolveWorkspace(req, false); err == nil {
+	if ws, err := g.resolveWorkspace(ctx, req, false); err == nil {
 		base = ws.Dir()
 	}
 	if rel, err := filepath.Rel(base, in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {

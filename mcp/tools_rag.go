@@ -145,7 +145,7 @@ func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in R
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, RAGIngestOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, RAGIngestOutput{}, err
 	}

@@ -167,7 +167,7 @@ func fieldErr(err error) error {
 }
 
 func (g *searchTools) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, GrepOutput{}, err
 	}
@@ -206,7 +206,7 @@ func (g *searchTools) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in
 	if err := search.ValidateGlob("pattern", in.Pattern); err != nil {
 		return nil, GlobOutput{}, err
 	}
-	ws, err := g.workspaceFor(req)
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return nil, GlobOutput{}, err
 	}

@@ -209,8 +209,8 @@ func webviewSeconds(field string, v int, def time.Duration) (time.Duration, erro
 }
 
 // checkURL applies the navigation policy with the caller's workspace.
-func (g *webviewTools) checkURL(req *sdk.CallToolRequest, field, raw string) (string, error) {
-	ws, err := g.workspaceFor(req)
+func (g *webviewTools) checkURL(ctx context.Context, req *sdk.CallToolRequest, field, raw string) (string, error) {
+	ws, err := g.workspaceFor(ctx, req)
 	if err != nil {
 		return "", err
 	}
@@ -249,7 +249,7 @@ func (g *webviewTools) webviewLaunch(ctx context.Context, req *sdk.CallToolReque
 	}
 	target := "about:blank"
 	if in.URL != "" {
-		if target, err = g.checkURL(req, "url", in.URL); err != nil {
+		if target, err = g.checkURL(ctx, req, "url", in.URL); err != nil {
 			return nil, WebviewLaunchOutput{}, err
 		}
 	}
@@ -272,7 +272,7 @@ func (g *webviewTools) webviewNavigate(ctx context.Context, req *sdk.CallToolReq
 	if !g.browser.Connected() {
 		return nil, WebviewNavigateOutput{}, webview.ErrNotConnected
 	}
-	u, err := g.checkURL(req, "url", in.URL)
+	u, err := g.checkURL(ctx, req, "url", in.URL)
 	if err != nil {
 		return nil, WebviewNavigateOutput{}, err
 	}
@@ -388,7 +388,7 @@ func (g *webviewTools) webviewTabs(ctx context.Context, req *sdk.CallToolRequest
 	case "new":
 		u := "about:blank"
 		if in.URL != "" {
-			if u, err = g.checkURL(req, "url", in.URL); err != nil {
+			if u, err = g.checkURL(ctx, req, "url", in.URL); err != nil {
 				return nil, WebviewTabsOutput{}, err
 			}
 		}

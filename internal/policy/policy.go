@@ -217,6 +217,19 @@ func (d Decision) RuleName() string {
 // only when that argument is present: strings match as they are, lists of strings space-joined,
 // numbers and booleans as their JSON text; objects never match.
 func (p *Policy) Decide(tool, client string, args json.RawMessage) Decision {
+	return p.DecideMembers(tool, client, func() map[string]json.RawMessage {
+		var vals map[string]json.RawMessage
+		if len(args) > 0 {
+			_ = json.Unmarshal(args, &vals) // not an object: no argument glob can match
+		}
+		return vals
+	})
+}
+
+// DecideMembers is Decide for a caller that already holds the arguments' top-level members, or
+// decodes them once for several uses: members is called at most once, and only when a rule
+// that could match tests an argument.
+func (p *Policy) DecideMembers(tool, client string, members func() map[string]json.RawMessage) Decision {
 	var vals map[string]json.RawMessage
 	var cache map[string]argVal // each argument rendered once per call, however many rules test it
 	parsed := false
@@ -226,9 +239,7 @@ func (p *Policy) Decide(tool, client string, args json.RawMessage) Decision {
 		}
 		if len(r.args) > 0 && !parsed {
 			parsed = true
-			if len(args) > 0 {
-				_ = json.Unmarshal(args, &vals) // not an object: no argument glob can match
-			}
+			vals = members()
 			cache = make(map[string]argVal, len(vals))
 		}
 		ok := true
