@@ -14,9 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -71,7 +69,7 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 		SessionTimeout: 30 * time.Minute,
 		Logger:         s.logger,
 	})
-	calls := newHTTPCalls()
+	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
@@ -133,7 +131,7 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 			}
 			// Alias ids go-sdk cannot carry, and keep the replies to cancelled calls off the
 			// wire (mcp/httpcancel.go).
-			prepared, repl, inflight, release := calls.prepare(r.Header.Get("Mcp-Session-Id"), body)
+			prepared, repl, inflight, release := prepareBody(calls, r.Header.Get("Mcp-Session-Id"), body)
 			defer release()
 			if inflight != nil {
 				w = &cancelFilter{ResponseWriter: w, calls: inflight}
@@ -148,24 +146,6 @@ func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
 		stream.ServeHTTP(w, r)
 	})
 	return mux
-}
-
-var httpAliases atomic.Int64
-
-// needsAlias reports whether a request id cannot pass through go-sdk unchanged.
-func needsAlias(id json.RawMessage) bool {
-	id = bytes.TrimSpace(id)
-	switch {
-	case len(id) == 0 || string(id) == "null":
-		return false
-	case id[0] == '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil && strings.HasPrefix(s, aliasPrefix)
-	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
-		n, err := strconv.ParseInt(string(id), 10, 64)
-		return err != nil || !intLiteral.Match(id) || string(id) == "-0" || n < -1<<53 || n > 1<<53
-	}
-	return false
 }
 
 // idRestorer puts the client's original ids back into a response (JSON or SSE events).

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
-// Cancellation over Streamable HTTP.
+// Cancellation and id aliasing over Streamable HTTP, on the call table every transport shares
+// (clientCalls, mcp/clientcalls.go).
 //
 // go-sdk v1.8.0 cancels a handler's context on notifications/cancelled, but the handler's result
 // still goes through streamableServerConn.Write, which writes it as an SSE event on the stream of
@@ -28,49 +26,12 @@ import (
 //     per Write, so the event whose data is that reply is left out; a JSON body loses that reply
 //     (a batch keeps the others). The POST then ends as usual, with no reply for that id.
 
-// httpCalls is the registry of calls in flight on one HTTP endpoint's sessions.
-type httpCalls struct {
-	mu sync.Mutex
-	m  map[httpCallKey]*httpCall
-}
-
-type httpCallKey struct {
-	session string
-	id      string // wireIDKey of the client's id
-}
-
-type httpCall struct {
-	alias     string // the stand-in id go-sdk knows the call by; "" when it has the client's id
-	cancelled atomic.Bool
-}
-
-func newHTTPCalls() *httpCalls { return &httpCalls{m: map[httpCallKey]*httpCall{}} }
-
-// wireIDKey normalizes a JSON-RPC id so that the id of a request, of its reply (as go-sdk encodes
-// it) and of a notifications/cancelled naming it compare equal: strings by their value, numbers
-// by their text (ids go-sdk cannot carry come back byte for byte, see idRestorer).
-func wireIDKey(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
-		return "", false
-	case raw[0] == '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return "s:" + s, true
-	default:
-		return "n:" + string(raw), true
-	}
-}
-
-// prepare readies a POST body for go-sdk. It gives requests whose ids go-sdk cannot carry
-// stand-in string ids (repl restores the originals in the response; nil when none), registers
-// the body's calls under session sid (release them with done once the POST has ended) and marks
-// the calls named by notifications/cancelled. A body that does not parse is passed on unchanged
-// for go-sdk to refuse.
-func (h *httpCalls) prepare(sid string, body []byte) (out []byte, repl *strings.Replacer, calls map[string]*httpCall, done func()) {
+// prepare readies a POST body of session sid for go-sdk through the endpoint's call table
+// (mcp/clientcalls.go). It gives requests whose ids go-sdk cannot carry stand-in string ids
+// (repl restores the originals in the response; nil when none), registers the body's calls
+// (release them with done once the POST has ended) and marks the calls named by
+// notifications/cancelled. A body that does not parse is passed on unchanged for go-sdk to refuse.
+func prepareBody(t *clientCalls, sid string, body []byte) (out []byte, repl *strings.Replacer, calls map[string]*clientCall, done func()) {
 	done = func() {}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (!bytes.Contains(trimmed, []byte(`"id"`)) && !bytes.Contains(trimmed, []byte("notifications/cancelled"))) {
@@ -91,7 +52,7 @@ func (h *httpCalls) prepare(sid string, body []byte) (out []byte, repl *strings.
 	}
 	var pairs []string
 	changed := false
-	var registered []httpCallKey
+	var opened []*clientCall
 	for _, m := range msgs {
 		method, isReq := m["method"]
 		if !isReq {
@@ -100,65 +61,37 @@ func (h *httpCalls) prepare(sid string, body []byte) (out []byte, repl *strings.
 		if id, hasID := m["id"]; hasID {
 			var alias string
 			if needsAlias(id) {
-				a, _ := json.Marshal(aliasPrefix + "http-" + strconv.FormatInt(httpAliases.Add(1), 10))
-				m["id"], alias, changed = a, string(a), true
+				alias = t.standIn()
+				a, _ := json.Marshal(alias)
+				m["id"], changed = a, true
 				pairs = append(pairs, string(a), string(bytes.TrimSpace(id)))
 			}
-			key, ok := wireIDKey(id)
-			if sid == "" || !ok {
-				continue
+			if sid == "" {
+				continue // no session: nothing can cancel it
 			}
-			k := httpCallKey{sid, key}
-			c := &httpCall{}
-			if alias != "" {
-				_ = json.Unmarshal([]byte(alias), &c.alias)
+			c := t.open(sid, id, alias)
+			if !c.indexed {
+				continue // a duplicate in-flight id: go-sdk refuses the POST
 			}
-			h.mu.Lock()
-			if _, dup := h.m[k]; !dup { // a duplicate in-flight id: go-sdk refuses the POST
-				h.m[k] = c
-				registered = append(registered, k)
-				if calls == nil {
-					calls = map[string]*httpCall{}
-				}
-				calls[key] = c
+			opened = append(opened, c)
+			if calls == nil {
+				calls = map[string]*clientCall{}
 			}
-			h.mu.Unlock()
+			calls[c.key.id] = c
 			continue
 		}
 		if sid == "" || string(bytes.TrimSpace(method)) != `"notifications/cancelled"` {
 			continue
 		}
-		var p map[string]json.RawMessage
-		if json.Unmarshal(m["params"], &p) != nil {
-			continue
-		}
-		key, ok := wireIDKey(p["requestId"])
-		if !ok {
-			continue
-		}
-		h.mu.Lock()
-		c := h.m[httpCallKey{sid, key}]
-		h.mu.Unlock()
-		if c == nil { // unknown, or already answered: nothing to hold back
-			continue
-		}
-		c.cancelled.Store(true)
-		if c.alias != "" {
-			p["requestId"], _ = json.Marshal(c.alias)
-			if np, err := json.Marshal(p); err == nil {
-				m["params"], changed = np, true
-			}
+		if np, c := t.cancel(sid, m["params"]); c != nil && c.alias != "" {
+			m["params"], changed = np, true
 		}
 	}
-	if len(registered) > 0 {
+	if len(opened) > 0 {
 		done = func() {
-			h.mu.Lock()
-			for _, k := range registered {
-				if c, ok := h.m[k]; ok && c == calls[k.id] {
-					delete(h.m, k)
-				}
+			for _, c := range opened {
+				t.close(c)
 			}
-			h.mu.Unlock()
 		}
 	}
 	if pairs != nil {
@@ -185,7 +118,7 @@ func (h *httpCalls) prepare(sid string, body []byte) (out []byte, repl *strings.
 // outside idRestorer).
 type cancelFilter struct {
 	http.ResponseWriter
-	calls map[string]*httpCall // by wireIDKey
+	calls map[string]*clientCall // by wireIDKey
 }
 
 func (w *cancelFilter) Write(p []byte) (int, error) {

@@ -195,17 +195,17 @@ func TestHTTPCancelledCallGetsNoReply(t *testing.T) {
 // TestCancelFilterJSONBody: with a JSON (not SSE) response, the filter removes the replies to
 // cancelled calls from the body and keeps the others; a body left empty is not written.
 func TestCancelFilterJSONBody(t *testing.T) {
-	calls := newHTTPCalls()
+	calls := newClientCalls("http-")
 	body := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2.50,"method":"ping"}]`
-	_, _, inflight, done := calls.prepare("S", []byte(body))
+	_, _, inflight, done := prepareBody(calls, "S", []byte(body))
 	defer done()
 	if len(inflight) != 3 {
 		t.Fatalf("registered %d calls, want 3", len(inflight))
 	}
-	if _, _, _, d := calls.prepare("S", []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}`)); d == nil {
+	if _, _, _, d := prepareBody(calls, "S", []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}`)); d == nil {
 		t.Fatal("nil release")
 	}
-	if _, _, _, d := calls.prepare("other-session", []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)); d == nil {
+	if _, _, _, d := prepareBody(calls, "other-session", []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)); d == nil {
 		t.Fatal("nil release")
 	}
 	rec := httptest.NewRecorder()

@@ -112,14 +112,20 @@ type lineOptions struct {
 
 // lineTransport is the newline-delimited JSON transport for stdio, Unix sockets and TCP.
 //
-// We do not use go-sdk's IOTransport because of behaviours we cannot accept in a shared hub:
+// We do not use go-sdk's IOTransport because of behaviours we cannot accept in a shared hub
+// (the canaries in gosdk_workarounds_test.go fail once go-sdk changes them):
 //   - when a client closes its input right after its last request, go-sdk tears the session down
-//     on EOF and replies that are still being computed are dropped (go-sdk issue #1061);
+//     on EOF and replies that are still being computed are dropped (go-sdk issue #1061, fix
+//     proposed in PR #1067);
 //   - one oversized or malformed line ends the whole connection instead of failing that message;
 //   - it reads and dispatches requests as fast as they come, with no bound on the replies that
 //     wait for a client that does not read them;
-//   - request ids are squeezed into int64 or string (1.5 is answered as 1);
-//   - it does not accept JSON-RPC batches, which protocol 2025-03-26 requires.
+//   - request ids are squeezed into int64 or string (1.5 is answered as 1; go-sdk PRs #1178,
+//     #1253): the call table every transport shares (clientCalls) gives such calls stand-ins;
+//   - every message is decoded through a streaming decoder with a fresh 32 KiB buffer.
+//
+// go-sdk v1.8's IOTransport does split JSON-RPC batches (protocol 2025-03-26), but our own
+// transport has to do it too, since go-sdk hands a custom Connection one message at a time.
 //
 // lineConn answers bad messages with a JSON-RPC error and keeps reading, bounds the work of each
 // connection, echoes ids byte for byte, and on EOF (or drain) it holds Read back until every
@@ -154,6 +160,7 @@ func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 		closed:   make(chan struct{}),
 		drain:    make(chan struct{}),
 		inflight: map[string]*callState{},
+		calls:    newClientCalls(""),
 		wake:     make(chan struct{}, 1),
 		window:   1,
 	}
@@ -170,10 +177,8 @@ type lineMsg struct {
 
 // callState is one client request handed to the server and not yet answered.
 type callState struct {
-	wire      json.RawMessage // the id exactly as the client wrote it
-	alias     bool            // the server sees a stand-in id; replies carry wire instead
-	batch     *batchReply     // set when the request came in a batch
-	cancelled bool            // the client cancelled it: no reply is sent (MCP cancellation)
+	call  *clientCall // the client's id, its stand-in, whether it was cancelled (c.calls)
+	batch *batchReply // set when the request came in a batch
 	// listen: a subscriptions/listen stream. It is answered only when it ends, so it never
 	// counts as work owed: neither against the window nor as a reason to keep a closed or
 	// draining connection open.
@@ -191,7 +196,7 @@ type batchReply struct {
 type pendingMsg struct {
 	msg   jsonrpc.Message
 	wire  json.RawMessage
-	alias bool
+	alias string
 	batch *batchReply
 }
 
@@ -213,16 +218,16 @@ type lineConn struct {
 	pending []pendingMsg
 	seen    bool // a message has been read
 
-	mu        sync.Mutex
-	inflight  map[string]*callState // client requests not yet answered, by the id the server sees
-	queued    int64                 // reply bytes not yet taken by the client
-	wake      chan struct{}         // signalled when inflight or queued shrink
-	nextAlias int64
-	window    int    // requests this connection may have running (1..maxInFlight)
-	sawBig    bool   // a reply above BigReply was written (memory worth returning at close)
-	initKey   string // id of the initialize request
-	admitted  bool   // a request has been handed to the server
-	protocol  string // protocol version the session negotiated
+	mu       sync.Mutex
+	inflight map[string]*callState // client requests not yet answered, by the id the server sees
+	queued   int64                 // reply bytes not yet taken by the client
+	wake     chan struct{}         // signalled when inflight or queued shrink
+	calls    *clientCalls          // the client's calls in flight by its ids (aliasing, cancellation)
+	window   int                   // requests this connection may have running (1..maxInFlight)
+	sawBig   bool                  // a reply above BigReply was written (memory worth returning at close)
+	initKey  string                // id of the initialize request
+	admitted bool                  // a request has been handed to the server
+	protocol string                // protocol version the session negotiated
 }
 
 // readLoop splits the stream into lines without ever buffering more than max bytes of one line.
@@ -495,14 +500,17 @@ func (c *lineConn) relayHello(req *jsonrpc.Request, wire json.RawMessage) {
 // admit registers a request before it is handed to the server, first waiting while the
 // connection has MaxInFlight requests running or MaxQueuedReplyBytes of unread replies: the
 // request stays unread meanwhile, and so does everything the client sends after it.
-func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.RawMessage, alias bool, batch *batchReply) error {
+func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.RawMessage, alias string, batch *batchReply) error {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		return nil
 	}
 	if !req.IsCall() {
 		if req.Method == "notifications/cancelled" {
-			c.cancelled(req)
+			var call *clientCall
+			if req.Params, call = c.calls.cancel("", req.Params); call != nil {
+				c.signal() // a cancelled call no longer counts against the window
+			}
 		}
 		return nil
 	}
@@ -511,7 +519,7 @@ func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.Raw
 		busy := c.active() >= min(c.window, c.opts.maxInFlight) || c.queued >= c.opts.maxQueued
 		if !busy {
 			key := idKey(req.ID)
-			c.inflight[key] = &callState{wire: wire, alias: alias, batch: batch, listen: req.Method == "subscriptions/listen"}
+			c.inflight[key] = &callState{call: c.calls.open("", wire, alias), batch: batch, listen: req.Method == "subscriptions/listen"}
 			c.admitted = true
 			if req.Method == "initialize" {
 				c.initKey = key
@@ -536,38 +544,11 @@ func (c *lineConn) admit(ctx context.Context, msg jsonrpc.Message, wire json.Raw
 func (c *lineConn) active() int {
 	n := 0
 	for _, st := range c.inflight {
-		if !st.cancelled && !st.listen {
+		if !st.call.cancelled.Load() && !st.listen {
 			n++
 		}
 	}
 	return n
-}
-
-// cancelled marks the request named by a notifications/cancelled: its reply, if the server still
-// produces one, is not sent (the spec says the receiver of a cancellation should not answer). The
-// notification is rewritten to the stand-in id the server knows the request by.
-func (c *lineConn) cancelled(req *jsonrpc.Request) {
-	var p map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &p) != nil {
-		return
-	}
-	rid := bytes.TrimSpace(p["requestId"])
-	if len(rid) == 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for key, st := range c.inflight {
-		if bytes.Equal(st.wire, rid) {
-			st.cancelled = true
-			if st.alias {
-				p["requestId"], _ = json.Marshal(strings.TrimPrefix(key, "string:"))
-				req.Params, _ = json.Marshal(p)
-			}
-			c.signal()
-			return
-		}
-	}
 }
 
 func (c *lineConn) signal() {
@@ -744,10 +725,10 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	var parts [][]byte
 	var err error
-	if !st.cancelled {
+	if !st.call.cancelled.Load() {
 		wire := json.RawMessage(nil)
-		if st.alias {
-			wire = st.wire
+		if st.call.alias != "" {
+			wire = st.call.wire
 		}
 		if parts, err = encodeMessage(msg, wire); err != nil {
 			err = fmt.Errorf("encode message: %w", err)
@@ -787,6 +768,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	delete(c.inflight, key)
 	c.signal()
 	c.mu.Unlock()
+	c.calls.close(st.call)
 	return err
 }
 
@@ -1028,15 +1010,8 @@ func parseRequest(data []byte) (w wireMessage, ok bool) {
 type decoded struct {
 	msg   jsonrpc.Message
 	wire  json.RawMessage
-	alias bool // the server gets a stand-in string id (the client's id is not an int64 or string)
+	alias string // the stand-in string id the server gets (needsAlias); "" when none
 }
-
-// aliasPrefix starts the stand-in ids the server sees for client ids that go-sdk cannot carry
-// (1.5, 1e400, 12345678901234567890). A client string id with this prefix is aliased too, so the
-// two never collide.
-const aliasPrefix = "\x00switchboard-id-"
-
-var intLiteral = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)$`)
 
 // decode is jsonrpc.DecodeMessage with encoding/json: go-sdk v1.8.0 decodes through a streaming
 // decoder that allocates a 32 KiB buffer per call (twice per message), which made up a quarter of
@@ -1053,7 +1028,7 @@ func (c *lineConn) decode(data []byte) (decoded, error) {
 		return decoded{}, fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.Version)
 	}
 	var id jsonrpc.ID
-	alias := false
+	alias := false // the server gets a stand-in (needsAlias, for a request)
 	wire := bytes.TrimSpace(w.ID)
 	switch {
 	case len(wire) == 0 || string(wire) == "null":
@@ -1085,14 +1060,13 @@ func (c *lineConn) decode(data []byte) (decoded, error) {
 	default:
 		return decoded{}, fmt.Errorf("id: must be a string or a number, got %s", prefix(wire, 32))
 	}
+	standIn := ""
 	if alias {
-		c.mu.Lock()
-		c.nextAlias++
-		id, _ = jsonrpc.MakeID(aliasPrefix + strconv.FormatInt(c.nextAlias, 10))
-		c.mu.Unlock()
+		standIn = c.calls.standIn()
+		id, _ = jsonrpc.MakeID(standIn)
 	}
 	if w.Method != nil {
-		return decoded{msg: &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, wire: json.RawMessage(wire), alias: alias}, nil
+		return decoded{msg: &jsonrpc.Request{ID: id, Method: *w.Method, Params: w.Params}, wire: json.RawMessage(wire), alias: standIn}, nil
 	}
 	if !id.IsValid() {
 		return decoded{}, fmt.Errorf("message without method and without id: neither a request nor a response")
