@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"net"
 	"net/url"
 	"os"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/webview"
-	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
 
 // check is one doctor finding: what was checked, whether it is fine, and how to fix it if not.
@@ -100,7 +100,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 	out = append(out, tokenCheck())
 	// A configured IDE token is a secret whichever toolsets are on: warn wherever it would travel
 	// in clear text.
-	if w := ide.PlaintextTokenWarning(cfg.IDE.URL, cfg.IDE.Token); w != "" {
+	if w := agentic.PlaintextTokenWarning(cfg.IDE.URL, cfg.IDE.Token); w != "" {
 		out = append(out, check{name: "ide token", optional: true, detail: w, fix: "set [ide] url (or SWITCHBOARD_IDE_URL) to a wss:// URL"})
 	}
 	if hasDisplay() {

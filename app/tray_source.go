@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"os"
 
 	"github.com/switchboard-hub/switchboard/app/tray"
@@ -13,7 +14,6 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
-	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
 
 // traySource is the tray's view of the stack (tray.Source): what it shows, what its clicks do,
@@ -136,7 +136,7 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 		cancels = append(cancels, s.st.WSHub.OnChange(func(wshub.Stats) { changed() }))
 	}
 	if s.st.IDE != nil {
-		cancels = append(cancels, s.st.IDE.OnBridgeStatus(func(ide.BridgeStatus) { changed() }))
+		cancels = append(cancels, s.st.IDE.OnBridgeStatus(func(agentic.BridgeStatus) { changed() }))
 	}
 	if m := s.st.Service.Upstreams(); m != nil {
 		cancels = append(cancels, m.OnChange(func(string) { changed() }))

@@ -2,6 +2,7 @@ package ide
 
 import (
 	"context"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,8 +13,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
 func TestBridgeAuthorizationHeader(t *testing.T) {
@@ -40,8 +41,8 @@ func TestBridgeAuthorizationHeader(t *testing.T) {
 				if st.Connected {
 					t.Fatal("connected without the token")
 				}
-				if !strings.Contains(st.LastError, "401") || !strings.Contains(st.LastError, EnvToken) {
-					t.Errorf("lastError %q should name HTTP 401 and %s", st.LastError, EnvToken)
+				if !strings.Contains(st.LastError, "401") || !strings.Contains(st.LastError, agentic.EnvToken) {
+					t.Errorf("lastError %q should name HTTP 401 and %s", st.LastError, agentic.EnvToken)
 				}
 			}
 			headers := sim.AuthHeaders()
@@ -236,7 +237,7 @@ func TestBridgeStatusOnHubChannel(t *testing.T) {
 	sub := startSubsystem(t, pub, sim.URL())
 	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 
-	snap, ok := pub.snapshot(t, ChannelBridge)
+	snap, ok := pub.snapshot(t, agentic.ChannelBridge)
 	if !ok || snap["connected"] != true || snap["url"] != sim.URL() {
 		t.Fatalf("ide:bridge snapshot = %v, %v; want connected at %s", snap, ok, sim.URL())
 	}
@@ -248,11 +249,11 @@ func TestBridgeStatusOnHubChannel(t *testing.T) {
 
 	sim.Stop()
 	eventually(t, "disconnected event", func() bool {
-		events := pub.on(ChannelBridge)
+		events := pub.on(agentic.ChannelBridge)
 		last := events[len(events)-1].Data
 		return last["connected"] == false && last["nextRetryAt"] != nil
 	})
-	events := pub.on(ChannelBridge)
+	events := pub.on(agentic.ChannelBridge)
 	sawConnected := false
 	for _, e := range events {
 		if e.Type != "event" {
@@ -267,20 +268,6 @@ func TestBridgeStatusOnHubChannel(t *testing.T) {
 	}
 }
 
-func TestRedactURL(t *testing.T) {
-	tests := map[string]string{
-		"ws://localhost:9876/ws":             "ws://localhost:9876/ws",
-		"wss://user:pw@example.com/ws":       "wss://user:xxxxx@example.com/ws",
-		"ws://127.0.0.1:1/ws?token=abc&x=1":  "ws://127.0.0.1:1/ws?token=xxxxx&x=1",
-		"ws://127.0.0.1:1/ws?other=keep+me!": "ws://127.0.0.1:1/ws?other=keep+me!",
-	}
-	for in, want := range tests {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // OnBridgeStatus tells a subscriber (the tray) about every connection change without polling,
 // and cancel stops it while the bridge keeps retrying.
 func TestOnBridgeStatusSubscription(t *testing.T) {
@@ -288,14 +275,14 @@ func TestOnBridgeStatusSubscription(t *testing.T) {
 	sub := New(nil, WithBackendURL(sim.URL()), WithReconnectInterval(10*time.Millisecond),
 		WithMaxReconnectInterval(50*time.Millisecond), WithLogger(quietLogger()))
 	var mu sync.Mutex
-	var seen []BridgeStatus
-	cancel := sub.OnBridgeStatus(func(st BridgeStatus) {
+	var seen []agentic.BridgeStatus
+	cancel := sub.OnBridgeStatus(func(st agentic.BridgeStatus) {
 		mu.Lock()
 		seen = append(seen, st)
 		mu.Unlock()
 	})
 	count := func() int { mu.Lock(); defer mu.Unlock(); return len(seen) }
-	last := func() BridgeStatus { mu.Lock(); defer mu.Unlock(); return seen[len(seen)-1] }
+	last := func() agentic.BridgeStatus { mu.Lock(); defer mu.Unlock(); return seen[len(seen)-1] }
 	sub.Start(context.Background())
 	t.Cleanup(func() {
 		ctx, c := context.WithTimeout(context.Background(), 5*time.Second)

@@ -2,6 +2,7 @@ package ide
 
 import (
 	"context"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 )
 
 // TestBridgeContainsAPanicFromABackendMessage: a backend whose message makes the hub's handler
@@ -30,9 +31,9 @@ func TestBridgeContainsAPanicFromABackendMessage(t *testing.T) {
 	}))
 	defer srv.Close()
 	var applied atomic.Int32
-	b := newBridge(Config{BackendURL: "ws" + strings.TrimPrefix(srv.URL, "http"), ReconnectInterval: 20 * time.Millisecond,
+	b := agentic.NewBridge(agentic.Config{BackendURL: "ws" + strings.TrimPrefix(srv.URL, "http"), ReconnectInterval: 20 * time.Millisecond,
 		MaxReconnectInterval: 50 * time.Millisecond, ResponseWait: time.Second, Logger: quietLogger()},
-		bridgeHooks{onMessage: func(m protocol.Message) {
+		agentic.BridgeHooks{OnMessage: func(m protocol.Message) {
 			applied.Add(1)
 			panic("handler bug on " + m.Type) // what a nil map or pointer reached by a hostile message raises
 		}})

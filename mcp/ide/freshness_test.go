@@ -10,8 +10,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
 // Read tools say when their answer is the stored state rather than a fresh one: offline bridge.

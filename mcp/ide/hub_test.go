@@ -3,6 +3,7 @@ package ide
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"strings"
 	"testing"
 	"time"
@@ -76,22 +77,22 @@ func TestRealHubDelivers(t *testing.T) {
 	t.Cleanup(func() { conn.Close() })
 	c := &hubClient{t: t, conn: conn}
 
-	c.subscribe(ChannelBridge)
+	c.subscribe(agentic.ChannelBridge)
 	c.until("ide:bridge snapshot", func(m wshub.Message, d map[string]any) bool {
-		return m.Type == wshub.TypeSnapshot && m.Channel == ChannelBridge && d["connected"] == true
+		return m.Type == wshub.TypeSnapshot && m.Channel == agentic.ChannelBridge && d["connected"] == true
 	})
 
-	c.subscribe(ChannelSessions)
+	c.subscribe(agentic.ChannelSessions)
 	c.until("ide:sessions snapshot", func(m wshub.Message, d map[string]any) bool {
-		return m.Type == wshub.TypeSnapshot && m.Channel == ChannelSessions
+		return m.Type == wshub.TypeSnapshot && m.Channel == agentic.ChannelSessions
 	})
 	sess := sim.CreateSession("via hub")
 	c.until("session event", func(m wshub.Message, d map[string]any) bool {
 		s, _ := d["session"].(map[string]any)
-		return m.Type == wshub.TypeEvent && m.Channel == ChannelSessions && d["kind"] == "session" && s["id"] == sess.ID
+		return m.Type == wshub.TypeEvent && m.Channel == agentic.ChannelSessions && d["kind"] == "session" && s["id"] == sess.ID
 	})
 
-	c.subscribe(PrefixChat + sess.ID)
+	c.subscribe(agentic.PrefixChat + sess.ID)
 	c.until("chat snapshot", func(m wshub.Message, d map[string]any) bool {
 		return m.Type == wshub.TypeSnapshot && d["sessionId"] == sess.ID
 	})
@@ -100,7 +101,7 @@ func TestRealHubDelivers(t *testing.T) {
 	}
 	var streamed strings.Builder
 	final := c.until("final assistant message", func(m wshub.Message, d map[string]any) bool {
-		if m.Channel != PrefixChat+sess.ID || m.Type != wshub.TypeEvent {
+		if m.Channel != agentic.PrefixChat+sess.ID || m.Type != wshub.TypeEvent {
 			return false
 		}
 		if d["kind"] == "delta" {
@@ -113,19 +114,19 @@ func TestRealHubDelivers(t *testing.T) {
 		t.Errorf("final %v, streamed %q", got, streamed.String())
 	}
 
-	c.subscribe(ChannelBuilds)
+	c.subscribe(agentic.ChannelBuilds)
 	b := sim.StartBuild("repo", "main", 3, true)
 	c.until("build event", func(m wshub.Message, d map[string]any) bool {
 		bi, _ := d["build"].(map[string]any)
-		return m.Channel == ChannelBuilds && m.Type == wshub.TypeEvent && bi["id"] == b.ID
+		return m.Channel == agentic.ChannelBuilds && m.Type == wshub.TypeEvent && bi["id"] == b.ID
 	})
 	eventually(t, "build finished in store", func() bool {
 		info, _ := sub.Store().Build(b.ID)
 		return info.Status == "success"
 	})
-	c.subscribe(PrefixBuild + b.ID)
+	c.subscribe(agentic.PrefixBuild + b.ID)
 	snap := c.until("build snapshot", func(m wshub.Message, d map[string]any) bool {
-		return m.Type == wshub.TypeSnapshot && m.Channel == PrefixBuild+b.ID
+		return m.Type == wshub.TypeSnapshot && m.Channel == agentic.PrefixBuild+b.ID
 	})
 	if lines, _ := snap["lines"].([]any); len(lines) != 3 || snap["total"] != float64(3) {
 		t.Errorf("build snapshot = %v", snap)

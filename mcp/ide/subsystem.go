@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"strings"
 	"sync"
 	"time"
@@ -16,8 +17,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -28,48 +29,37 @@ type Publisher interface {
 	SetSnapshotProvider(prefix string, fn func(channel string) (any, bool))
 }
 
-// Hub channels the subsystem publishes on (data shapes in docs/ide-bridge.md).
-const (
-	ChannelBridge   = "ide:bridge"
-	ChannelSessions = "ide:sessions"
-	ChannelBuilds   = "ide:builds"
-	ChannelActivity = "ide:activity"
-	PrefixChat      = "chat:"
-	PrefixPlan      = "plan:"
-	PrefixBuild     = "build:"
-)
-
 // hubEventType is the hub envelope type for live updates.
 const hubEventType = "event"
 
 // Subsystem owns the bridge, the state store and the ide_* tools.
 type Subsystem struct {
-	cfg    Config
+	cfg    agentic.Config
 	pub    Publisher // nil: headless, nothing is published
-	store  *Store
-	bridge *Bridge
+	store  *agentic.Store
+	bridge *agentic.Bridge
 
 	// applyErrs holds why an answer to one of our requests could not be applied to the store,
 	// by request ID, until the waiting tool takes it (see ask). Bounded: see handleMessage.
 	applyMu   sync.Mutex
 	applyErrs map[string]error
 
-	statusListeners listeners.Set[BridgeStatus]
+	statusListeners listeners.Set[agentic.BridgeStatus]
 }
 
 // New builds the subsystem. pub may be nil (headless): the bridge still
 // connects and tools still work; only hub publishing is skipped.
 func New(pub Publisher, opts ...Option) *Subsystem {
-	cfg := DefaultConfig()
+	cfg := agentic.DefaultConfig()
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	cfg = cfg.normalized()
-	s := &Subsystem{cfg: cfg, pub: pub, store: NewStore(Limits{}), applyErrs: map[string]error{}}
-	s.bridge = newBridge(cfg, bridgeHooks{
-		onMessage: s.handleMessage,
-		onConnect: s.sendHello,
-		onStatus:  s.publishStatus,
+	cfg = cfg.Normalized()
+	s := &Subsystem{cfg: cfg, pub: pub, store: agentic.NewStore(agentic.Limits{}), applyErrs: map[string]error{}}
+	s.bridge = agentic.NewBridge(cfg, agentic.BridgeHooks{
+		OnMessage: s.handleMessage,
+		OnConnect: s.sendHello,
+		OnStatus:  s.publishStatus,
 	})
 	if pub != nil {
 		s.registerSnapshots()
@@ -83,7 +73,7 @@ func (s *Subsystem) Name() string { return "ide" }
 // Start launches the bridge's connect loop; it runs until ctx ends or
 // Shutdown is called.
 func (s *Subsystem) Start(ctx context.Context) {
-	if w := PlaintextTokenWarning(s.cfg.BackendURL, s.cfg.Token); w != "" {
+	if w := agentic.PlaintextTokenWarning(s.cfg.BackendURL, s.cfg.Token); w != "" {
 		s.cfg.Logger.Warn("IDE bridge: " + w)
 	}
 	s.bridge.Start(ctx)
@@ -93,17 +83,17 @@ func (s *Subsystem) Start(ctx context.Context) {
 func (s *Subsystem) Shutdown(ctx context.Context) error { return s.bridge.Stop(ctx) }
 
 // BridgeStatus returns the bridge's connection state.
-func (s *Subsystem) BridgeStatus() BridgeStatus { return s.bridge.Status() }
+func (s *Subsystem) BridgeStatus() agentic.BridgeStatus { return s.bridge.Status() }
 
 // OnBridgeStatus calls fn with the new state after every change of the bridge's connection
 // state (connected, disconnected, a dial error, a retry scheduled) until cancel is called. fn
 // runs on the bridge's goroutine, outside its locks, and must not block.
-func (s *Subsystem) OnBridgeStatus(fn func(BridgeStatus)) (cancel func()) {
+func (s *Subsystem) OnBridgeStatus(fn func(agentic.BridgeStatus)) (cancel func()) {
 	return s.statusListeners.Add(fn)
 }
 
 // Store exposes the state store (read-only use: queries and snapshots).
-func (s *Subsystem) Store() *Store { return s.store }
+func (s *Subsystem) Store() *agentic.Store { return s.store }
 
 func (s *Subsystem) handleMessage(msg protocol.Message) {
 	events, err := s.store.Apply(msg)
@@ -124,7 +114,7 @@ func (s *Subsystem) handleMessage(msg protocol.Message) {
 	s.publish(events)
 }
 
-func (s *Subsystem) publish(events []hubEvent) {
+func (s *Subsystem) publish(events []agentic.Event) {
 	if s.pub == nil {
 		return
 	}
@@ -133,10 +123,10 @@ func (s *Subsystem) publish(events []hubEvent) {
 	}
 }
 
-func (s *Subsystem) publishStatus(st BridgeStatus) {
+func (s *Subsystem) publishStatus(st agentic.BridgeStatus) {
 	s.statusListeners.Notify(st)
 	if s.pub != nil {
-		s.pub.Publish(ChannelBridge, hubEventType, st)
+		s.pub.Publish(agentic.ChannelBridge, hubEventType, st)
 	}
 }
 
@@ -164,26 +154,26 @@ func (s *Subsystem) registerSnapshots() {
 			return fn(), true
 		})
 	}
-	exact(ChannelBridge, func() any { return s.bridge.Status() })
-	exact(ChannelSessions, func() any { return s.store.sessionsSnapshot() })
-	exact(ChannelBuilds, func() any { return s.store.buildsSnapshot() })
-	exact(ChannelActivity, func() any { return s.store.activitySnapshot() })
-	s.pub.SetSnapshotProvider(PrefixChat, func(channel string) (any, bool) {
-		id := strings.TrimPrefix(channel, PrefixChat)
+	exact(agentic.ChannelBridge, func() any { return s.bridge.Status() })
+	exact(agentic.ChannelSessions, func() any { return s.store.SnapshotSessions() })
+	exact(agentic.ChannelBuilds, func() any { return s.store.SnapshotBuilds() })
+	exact(agentic.ChannelActivity, func() any { return s.store.SnapshotActivity() })
+	s.pub.SetSnapshotProvider(agentic.PrefixChat, func(channel string) (any, bool) {
+		id := strings.TrimPrefix(channel, agentic.PrefixChat)
 		if id == "" {
 			return nil, false
 		}
-		return s.store.chatSnapshot(id), true
+		return s.store.SnapshotChat(id), true
 	})
-	s.pub.SetSnapshotProvider(PrefixPlan, func(channel string) (any, bool) {
-		id := strings.TrimPrefix(channel, PrefixPlan)
+	s.pub.SetSnapshotProvider(agentic.PrefixPlan, func(channel string) (any, bool) {
+		id := strings.TrimPrefix(channel, agentic.PrefixPlan)
 		if id == "" {
 			return nil, false
 		}
-		return s.store.planSnapshot(id), true
+		return s.store.SnapshotPlan(id), true
 	})
-	s.pub.SetSnapshotProvider(PrefixBuild, func(channel string) (any, bool) {
-		return s.store.buildSnapshot(strings.TrimPrefix(channel, PrefixBuild))
+	s.pub.SetSnapshotProvider(agentic.PrefixBuild, func(channel string) (any, bool) {
+		return s.store.SnapshotBuild(strings.TrimPrefix(channel, agentic.PrefixBuild))
 	})
 }
 
@@ -204,7 +194,7 @@ func (s *Subsystem) ask(ctx context.Context, msgType, sessionID string, payload 
 		return protocol.Message{}, err
 	}
 	if msgType == protocol.TypeChatSend {
-		msg.Channel = PrefixChat + sessionID // as the reference bridge forwards chat
+		msg.Channel = agentic.PrefixChat + sessionID // as the reference bridge forwards chat
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ResponseWait)
 	defer cancel()
@@ -230,18 +220,18 @@ func (s *Subsystem) notConnected(action string) error {
 		last = " (last error: " + st.LastError + ")"
 	}
 	return fmt.Errorf("%w to the agentic backend at %s%s; %s. Start the backend (for a local stand-in, in the source tree: go run ./cmd/switchboard-dev agentic-sim) or set %s, then retry once ide_dashboard_overview reports bridgeOnline=true",
-		ErrNotConnected, st.URL, last, action, EnvURL)
+		agentic.ErrNotConnected, st.URL, last, action, agentic.EnvURL)
 }
 
 // freshness says how current a read tool's answer (always from the store) is, given the error of
 // the refresh request that preceded it: nothing is discarded silently.
 func (s *Subsystem) freshness(err error) (online bool, warning string) {
 	online = s.bridge.Connected()
-	var refused *BackendError
+	var refused *agentic.BackendError
 	switch {
 	case err == nil:
 		return online, ""
-	case errors.Is(err, ErrNotConnected):
+	case errors.Is(err, agentic.ErrNotConnected):
 		st := s.bridge.Status()
 		w := "the bridge to the agentic backend at " + st.URL + " is offline"
 		if st.LastError != "" {
@@ -252,7 +242,7 @@ func (s *Subsystem) freshness(err error) (online bool, warning string) {
 		return online, fmt.Sprintf("the backend refused the refresh: %v; this is the state last received", refused)
 	case errors.Is(err, context.DeadlineExceeded):
 		return online, fmt.Sprintf("the backend did not answer within %v; this is the state last received (it may update shortly)", s.cfg.ResponseWait)
-	case errors.Is(err, errConnectionLost):
+	case errors.Is(err, agentic.ErrConnectionLost):
 		return online, "the connection to the backend dropped during the refresh; this is the state last received"
 	default:
 		return online, fmt.Sprintf("refresh failed: %v; this is the state last received", err)
@@ -270,13 +260,13 @@ func (s *Subsystem) CreateSession(ctx context.Context, name string) (Session, er
 	}
 	placeholder := Session{Name: name, Status: "creating", CreatedAt: time.Now().UTC()}
 	resp, err := s.ask(ctx, protocol.TypeSessionCreate, "", protocol.SessionCreateRequest{Name: name})
-	var refused *BackendError
+	var refused *agentic.BackendError
 	switch {
-	case errors.Is(err, ErrNotConnected):
+	case errors.Is(err, agentic.ErrNotConnected):
 		return Session{}, s.notConnected("the session was not created")
 	case errors.As(err, &refused):
 		return Session{}, fmt.Errorf("name %q: %w", name, refused)
-	case errors.Is(err, errConnectionLost):
+	case errors.Is(err, agentic.ErrConnectionLost):
 		return Session{}, fmt.Errorf("name %q: the connection dropped before the backend answered, so the session may or may not exist; check ide_session_list once the bridge is back", name)
 	case errors.Is(err, context.DeadlineExceeded):
 		// Sent, but no answer in time: the backend is still creating it.
@@ -313,13 +303,13 @@ func (s *Subsystem) SendChat(ctx context.Context, sessionID, message string) (Ch
 	id := uuid.NewString()
 	sentAt := time.Now().UTC()
 	_, err := s.ask(ctx, protocol.TypeChatSend, sessionID, protocol.ChatSendRequest{MessageID: id, Message: message})
-	var refused *BackendError
+	var refused *agentic.BackendError
 	switch {
-	case errors.Is(err, ErrNotConnected):
+	case errors.Is(err, agentic.ErrNotConnected):
 		return ChatSendOutput{}, s.notConnected("the message was not sent")
 	case errors.As(err, &refused):
 		return ChatSendOutput{}, fmt.Errorf("sessionId %q: %w; call ide_session_list to see sessions", sessionID, refused)
-	case errors.Is(err, errConnectionLost):
+	case errors.Is(err, agentic.ErrConnectionLost):
 		return ChatSendOutput{}, fmt.Errorf("sessionId %q: the connection dropped before the backend confirmed the message, so it may not have arrived; check ide_chat_history once the bridge is back", sessionID)
 	}
 	// Confirmed, or sent without an answer in time: either way it is on its

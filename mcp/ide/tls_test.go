@@ -3,6 +3,7 @@ package ide
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"io"
 	"log"
 	"log/slog"
@@ -14,8 +15,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
 func TestPlaintextTokenWarning(t *testing.T) {
@@ -32,7 +33,7 @@ func TestPlaintextTokenWarning(t *testing.T) {
 		{"ws://10.0.0.5:9876/ws", "", false}, // no token, nothing to leak
 		{"wss://backend.example.com/ws", "t", false},
 	} {
-		if got := PlaintextTokenWarning(c.url, c.token); (got != "") != c.warn {
+		if got := agentic.PlaintextTokenWarning(c.url, c.token); (got != "") != c.warn {
 			t.Errorf("PlaintextTokenWarning(%q, %q) = %q, want warning %v", c.url, c.token, got, c.warn)
 		}
 	}

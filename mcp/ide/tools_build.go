@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -67,11 +68,11 @@ func (s *Subsystem) registerBuildTools(server *mcp.Server) {
 
 // unknownBuild explains a build id the store does not hold.
 func (s *Subsystem) unknownBuild(id string, askErr error) error {
-	var refused *BackendError
+	var refused *agentic.BackendError
 	switch {
 	case errors.As(askErr, &refused):
 		return fmt.Errorf("buildId %q: %w; call ide_build_list to see known builds", id, refused)
-	case errors.Is(askErr, ErrNotConnected):
+	case errors.Is(askErr, agentic.ErrNotConnected):
 		return fmt.Errorf("buildId: no build %q is known and the bridge is offline, so the backend could not be asked; call ide_build_list to see known builds", id)
 	default:
 		return fmt.Errorf("buildId: no build %q is known; call ide_build_list to see known builds", id)

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -181,7 +182,7 @@ func (s *Subsystem) planStatus(ctx context.Context, _ *mcp.CallToolRequest, in P
 // store cannot answer either; what the store holds wins over a backend that
 // has forgotten it (e.g. after a restart).
 func refusedUnknown(err error, unknown bool, field, id, listTool string) error {
-	var refused *BackendError
+	var refused *agentic.BackendError
 	if unknown && errors.As(err, &refused) {
 		return fmt.Errorf("%s %q: %w; call %s to see known IDs", field, id, refused, listTool)
 	}

@@ -3,30 +3,23 @@ package ide
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // defaultActivityLimit keeps an unbounded ide_dashboard_activity answer readable.
 const defaultActivityLimit = 50
 
-type DashboardOverview struct {
-	Repos          int  `json:"repos" jsonschema:"repositories managed by the backend (as it reports; else distinct repositories seen in builds)"`
-	Services       int  `json:"services" jsonschema:"services managed by the backend, as it reports"`
-	ActiveSessions int  `json:"activeSessions" jsonschema:"agent sessions not closed, ended, completed or failed"`
-	RecentBuilds   int  `json:"recentBuilds" jsonschema:"builds started in the last 24 hours"`
-	BridgeOnline   bool `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected right now"`
-}
-
 type DashboardOverviewInput struct{}
 
 type DashboardOverviewOutput struct {
-	Overview     DashboardOverview `json:"overview" jsonschema:"platform summary"`
-	BridgeOnline bool              `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
-	Warning      string            `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
+	Overview     agentic.DashboardOverview `json:"overview" jsonschema:"platform summary"`
+	BridgeOnline bool                      `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string                    `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 type DashboardActivityInput struct {
@@ -43,21 +36,11 @@ type DashboardMetricsInput struct {
 	Period string `json:"period,omitempty" jsonschema:"time period: 1h, 24h or 7d; default 24h"`
 }
 
-type DashboardMetrics struct {
-	BuildsTotal   int     `json:"buildsTotal" jsonschema:"builds started in the period"`
-	BuildsSuccess int     `json:"buildsSuccess" jsonschema:"of those, builds that succeeded"`
-	BuildsFailed  int     `json:"buildsFailed" jsonschema:"of those, builds that failed"`
-	AvgBuildTime  string  `json:"avgBuildTime" jsonschema:"average duration of the finished builds, e.g. 1m2.5s"`
-	AgentSessions int     `json:"agentSessions" jsonschema:"agent sessions created in the period"`
-	MessagesTotal int     `json:"messagesTotal" jsonschema:"chat messages (user and assistant) in the period"`
-	SuccessRate   float64 `json:"successRate" jsonschema:"succeeded / finished builds, 0.0 to 1.0"`
-}
-
 type DashboardMetricsOutput struct {
-	Period       string           `json:"period" jsonschema:"echoed period"`
-	Metrics      DashboardMetrics `json:"metrics" jsonschema:"aggregate metrics"`
-	BridgeOnline bool             `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
-	Warning      string           `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
+	Period       string                   `json:"period" jsonschema:"echoed period"`
+	Metrics      agentic.DashboardMetrics `json:"metrics" jsonschema:"aggregate metrics"`
+	BridgeOnline bool                     `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
+	Warning      string                   `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
 func (s *Subsystem) registerDashboardTools(server *mcp.Server) {
@@ -104,7 +87,7 @@ func (s *Subsystem) dashboardMetrics(ctx context.Context, _ *mcp.CallToolRequest
 	if period == "" {
 		period = "24h"
 	}
-	if _, ok := periods[period]; !ok {
+	if !agentic.ValidPeriod(period) {
 		return nil, DashboardMetricsOutput{}, fmt.Errorf(`period: %q is not supported; use "1h", "24h" or "7d"`, in.Period)
 	}
 	_, err := s.ask(ctx, protocol.TypeDashboardMetrics, "", protocol.MetricsRequest{Period: period})

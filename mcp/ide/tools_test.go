@@ -3,6 +3,7 @@ package ide
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -12,8 +13,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
 )
 
 var allTools = []string{
@@ -164,7 +165,7 @@ func TestToolsAnswerWithBackendData(t *testing.T) {
 
 	t.Run("dashboard_overview", func(t *testing.T) {
 		out := callTool[DashboardOverviewOutput](t, cs, "ide_dashboard_overview", nil)
-		want := DashboardOverview{Repos: 2, Services: 3, ActiveSessions: 2, RecentBuilds: 2, BridgeOnline: true}
+		want := agentic.DashboardOverview{Repos: 2, Services: 3, ActiveSessions: 2, RecentBuilds: 2, BridgeOnline: true}
 		if out.Overview != want {
 			t.Errorf("overview = %+v; want %+v", out.Overview, want)
 		}
@@ -283,19 +284,19 @@ func checkHubFeed(t *testing.T, pub *recordingPublisher, sessionID, createdID, b
 	if len(chat) < 3 || chat[0] != "message" || !slices.Contains(chat, "delta") || chat[len(chat)-1] != "message" {
 		t.Errorf("chat:%s kinds = %v; want message, delta…, message", sessionID, chat)
 	}
-	if got := kinds(ChannelSessions); !slices.Contains(got, "session") {
+	if got := kinds(agentic.ChannelSessions); !slices.Contains(got, "session") {
 		t.Errorf("ide:sessions kinds = %v", got)
 	}
-	if got := kinds(ChannelBuilds); !slices.Contains(got, "build") {
+	if got := kinds(agentic.ChannelBuilds); !slices.Contains(got, "build") {
 		t.Errorf("ide:builds kinds = %v", got)
 	}
-	if got := kinds(PrefixBuild + buildID); !slices.Contains(got, "log") {
+	if got := kinds(agentic.PrefixBuild + buildID); !slices.Contains(got, "log") {
 		t.Errorf("build:%s kinds = %v", buildID, got)
 	}
-	if got := kinds(ChannelActivity); !slices.Contains(got, "activity") {
+	if got := kinds(agentic.ChannelActivity); !slices.Contains(got, "activity") {
 		t.Errorf("ide:activity kinds = %v", got)
 	}
-	plans := pub.on(PrefixPlan + sessionID)
+	plans := pub.on(agentic.PrefixPlan + sessionID)
 	if len(plans) == 0 || plans[len(plans)-1].Data["status"] != "completed" || plans[len(plans)-1].Data["sessionId"] != sessionID {
 		t.Errorf("plan:%s events = %v", sessionID, plans)
 	}
@@ -304,18 +305,18 @@ func checkHubFeed(t *testing.T, pub *recordingPublisher, sessionID, createdID, b
 		channel string
 		check   func(map[string]any) bool
 	}{
-		{ChannelBridge, func(d map[string]any) bool { return d["connected"] == true }},
-		{ChannelSessions, func(d map[string]any) bool { return len(d["sessions"].([]any)) == 2 }},
-		{PrefixChat + sessionID, func(d map[string]any) bool {
+		{agentic.ChannelBridge, func(d map[string]any) bool { return d["connected"] == true }},
+		{agentic.ChannelSessions, func(d map[string]any) bool { return len(d["sessions"].([]any)) == 2 }},
+		{agentic.PrefixChat + sessionID, func(d map[string]any) bool {
 			return d["sessionId"] == sessionID && len(d["messages"].([]any)) == 2
 		}},
-		{PrefixPlan + sessionID, func(d map[string]any) bool { return d["status"] == "completed" && len(d["steps"].([]any)) == 3 }},
-		{PrefixPlan + createdID, func(d map[string]any) bool { return d["sessionId"] == createdID }},
-		{ChannelBuilds, func(d map[string]any) bool { return len(d["builds"].([]any)) == 2 }},
-		{PrefixBuild + buildID, func(d map[string]any) bool {
+		{agentic.PrefixPlan + sessionID, func(d map[string]any) bool { return d["status"] == "completed" && len(d["steps"].([]any)) == 3 }},
+		{agentic.PrefixPlan + createdID, func(d map[string]any) bool { return d["sessionId"] == createdID }},
+		{agentic.ChannelBuilds, func(d map[string]any) bool { return len(d["builds"].([]any)) == 2 }},
+		{agentic.PrefixBuild + buildID, func(d map[string]any) bool {
 			return d["build"].(map[string]any)["id"] == buildID && len(d["lines"].([]any)) == 5
 		}},
-		{ChannelActivity, func(d map[string]any) bool { return len(d["events"].([]any)) >= 5 }},
+		{agentic.ChannelActivity, func(d map[string]any) bool { return len(d["events"].([]any)) >= 5 }},
 	}
 	for _, s := range snapshots {
 		data, ok := pub.snapshot(t, s.channel)
@@ -323,7 +324,7 @@ func checkHubFeed(t *testing.T, pub *recordingPublisher, sessionID, createdID, b
 			t.Errorf("snapshot %s = %v (ok %v)", s.channel, data, ok)
 		}
 	}
-	if _, ok := pub.snapshot(t, PrefixBuild+"unknown"); ok {
+	if _, ok := pub.snapshot(t, agentic.PrefixBuild+"unknown"); ok {
 		t.Error("snapshot for an unknown build should be absent")
 	}
 }

@@ -7,6 +7,7 @@ import type * as app from './generated/app';
 import type * as audit from './generated/audit';
 import type * as hub from './generated/hub';
 import type * as hublog from './generated/hublog';
+import type * as agentic from './generated/agentic';
 import type * as ide from './generated/ide';
 import type * as mcp from './generated/mcp';
 import type * as notes from './generated/notes';
@@ -68,29 +69,29 @@ export type ProcessEvent = mcp.ProcessOutputEvent | mcp.ProcessStatusEvent;
 
 // ---- IDE bridge -----------------------------------------------------------------------------
 
-export type BridgeStatus = ide.BridgeStatus;
+export type BridgeStatus = agentic.BridgeStatus;
 /** Also CreateIDESession's answer: the backend's record, or status "creating" without an id. */
 export type IDESession = protocol.Session;
-export type IDESessionsSnapshot = ide.SessionsSnapshot;
-export type IDESessionEvent = ide.SessionEvent;
+export type IDESessionsSnapshot = agentic.SessionsSnapshot;
+export type IDESessionEvent = agentic.SessionEvent;
 
 export interface ChatMessage extends protocol.ChatMessage {
   /** Set by the dashboard while deltas are still arriving for this message. */
   streaming?: boolean;
 }
-export type ChatSnapshot = ide.ChatSnapshot;
-export type ChatEvent = ide.ChatMessageEvent | ide.ChatDeltaEvent;
+export type ChatSnapshot = agentic.ChatSnapshot;
+export type ChatEvent = agentic.ChatMessageEvent | agentic.ChatDeltaEvent;
 
 export type PlanStep = protocol.PlanStep;
-export type PlanState = ide.PlanFeed;
+export type PlanState = agentic.PlanFeed;
 
 export type BuildInfo = protocol.BuildInfo;
-export type BuildsSnapshot = ide.BuildsSnapshot;
-export type BuildLogSnapshot = ide.BuildLogSnapshot;
-export type BuildLogEvent = ide.BuildEvent | ide.BuildLogEvent;
+export type BuildsSnapshot = agentic.BuildsSnapshot;
+export type BuildLogSnapshot = agentic.BuildLogSnapshot;
+export type BuildLogEvent = agentic.BuildEvent | agentic.BuildLogEvent;
 
 export type IDEActivityEvent = protocol.ActivityEvent;
-export type IDEActivitySnapshot = ide.ActivitySnapshot;
+export type IDEActivitySnapshot = agentic.ActivitySnapshot;
 
 export type ChatSent = ide.ChatSendOutput;
 

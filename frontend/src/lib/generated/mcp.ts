@@ -8,6 +8,10 @@ import type * as upstream from './upstream';
 import type * as webview from './webview';
 
 //////////
+// source: call.go
+
+
+//////////
 // source: channels.go
 
 /**
@@ -113,6 +117,10 @@ export interface TransportsFeed {
 }
 
 //////////
+// source: clientcalls.go
+
+
+//////////
 // source: clientlog.go
 
 
@@ -138,6 +146,10 @@ export interface BrowserFeed {
   console: webview.ConsoleMessage[];
   dropped?: number /* int */; // console messages left out of this event (too many at once)
 }
+
+//////////
+// source: groups.go
+
 
 //////////
 // source: http.go

@@ -1,4 +1,4 @@
-package ide
+package agentic
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 )
 
 func msg(t *testing.T, msgType, sessionID string, payload any) protocol.Message {
@@ -18,7 +18,7 @@ func msg(t *testing.T, msgType, sessionID string, payload any) protocol.Message 
 	return m
 }
 
-func apply(t *testing.T, s *Store, m protocol.Message) []hubEvent {
+func apply(t *testing.T, s *Store, m protocol.Message) []Event {
 	t.Helper()
 	events, err := s.Apply(m)
 	if err != nil {
@@ -27,7 +27,7 @@ func apply(t *testing.T, s *Store, m protocol.Message) []hubEvent {
 	return events
 }
 
-func channels(events []hubEvent) []string {
+func channels(events []Event) []string {
 	out := make([]string, len(events))
 	for i, e := range events {
 		out[i] = e.Channel

@@ -1,8 +1,20 @@
-package ide
+package agentic
 
-import "github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+import "github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 
-// Payloads of the subsystem's hub channels (the channel names are the constants in subsystem.go;
+// Channels of the dashboard's WebSocket hub that carry this state (data shapes in
+// docs/ide-bridge.md): the store names the channel of every change it reports.
+const (
+	ChannelBridge   = "ide:bridge"
+	ChannelSessions = "ide:sessions"
+	ChannelBuilds   = "ide:builds"
+	ChannelActivity = "ide:activity"
+	PrefixChat      = "chat:"
+	PrefixPlan      = "plan:"
+	PrefixBuild     = "build:"
+)
+
+// Payloads of the subsystem's hub channels (the channel names are the constants below;
 // the dashboard's TypeScript types are generated from these structs by `make types`). Snapshots
 // are what a dashboard gets on subscribing; events are published on every change. Messages the
 // store does not model are forwarded as the backend sent them (json.RawMessage) on

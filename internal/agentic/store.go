@@ -1,4 +1,4 @@
-package ide
+package agentic
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 )
 
 // Limits bound the state store so a long-running hub cannot grow without end.
@@ -34,8 +34,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-// hubEvent is one publication the store asks for after applying a message.
-type hubEvent struct {
+// Event is one publication the store asks for after applying a message.
+type Event struct {
 	Channel string
 	Data    any
 }
@@ -109,7 +109,7 @@ func NewStore(limits Limits) *Store {
 // Apply folds one backend message into the state and returns the hub events
 // it produced. Message types the store does not model are passed through to
 // the hub unchanged: on msg.Channel, else on "ide:<type>".
-func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
+func (s *Store) Apply(msg protocol.Message) ([]Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at := msg.Timestamp
@@ -130,7 +130,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 		if err := msg.Decode(&list); err != nil {
 			return nil, err
 		}
-		var events []hubEvent
+		var events []Event
 		for _, sess := range list.Sessions {
 			ev, err := s.upsertSession(sess, at)
 			if err != nil {
@@ -165,7 +165,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 		if msg.SessionID == "" {
 			return nil, fmt.Errorf("%s without sessionId", msg.Type)
 		}
-		var events []hubEvent
+		var events []Event
 		for _, m := range h.Messages {
 			events = append(events, s.upsertMessage(msg.SessionID, m, at)...)
 		}
@@ -183,7 +183,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 		}
 		st := s.session(msg.SessionID, at)
 		st.plan = &p
-		return []hubEvent{{Channel: PrefixPlan + msg.SessionID, Data: planFeed(msg.SessionID, p)}}, nil
+		return []Event{{Channel: PrefixPlan + msg.SessionID, Data: planFeed(msg.SessionID, p)}}, nil
 	case protocol.TypeBuild:
 		var b protocol.BuildInfo
 		if err := msg.Decode(&b); err != nil {
@@ -195,7 +195,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 		if err := msg.Decode(&list); err != nil {
 			return nil, err
 		}
-		var events []hubEvent
+		var events []Event
 		for _, b := range list.Builds {
 			ev, err := s.upsertBuild(b, at)
 			if err != nil {
@@ -223,7 +223,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 		}
 		s.activity = append(s.activity, e)
 		s.trimActivity()
-		return []hubEvent{activityEvent(e)}, nil
+		return []Event{activityEvent(e)}, nil
 	case protocol.TypeActivityList:
 		var list protocol.ActivityList
 		if err := msg.Decode(&list); err != nil {
@@ -247,7 +247,7 @@ func (s *Store) Apply(msg protocol.Message) ([]hubEvent, error) {
 	if len(msg.Data) > 0 {
 		data = msg.Data
 	}
-	return []hubEvent{{Channel: channel, Data: data}}, nil
+	return []Event{{Channel: channel, Data: data}}, nil
 }
 
 // session returns the state for id, creating it (and evicting the least
@@ -281,7 +281,7 @@ func (s *Store) evictSession(keep string) {
 	delete(s.sessions, oldestID)
 }
 
-func (s *Store) upsertSession(sess protocol.Session, at time.Time) ([]hubEvent, error) {
+func (s *Store) upsertSession(sess protocol.Session, at time.Time) ([]Event, error) {
 	if sess.ID == "" {
 		return nil, fmt.Errorf("session without id")
 	}
@@ -305,12 +305,12 @@ func (s *Store) upsertSession(sess protocol.Session, at time.Time) ([]hubEvent, 
 		sess.CreatedAt = at
 	}
 	st.info = &sess
-	return []hubEvent{{Channel: ChannelSessions, Data: SessionEvent{Kind: "session", Session: sess}}}, nil
+	return []Event{{Channel: ChannelSessions, Data: SessionEvent{Kind: "session", Session: sess}}}, nil
 }
 
 // upsertMessage adds m to the session's history or replaces the entry with
 // the same id (an echo, a history answer, or the final form of a stream).
-func (s *Store) upsertMessage(sessionID string, m protocol.ChatMessage, at time.Time) []hubEvent {
+func (s *Store) upsertMessage(sessionID string, m protocol.ChatMessage, at time.Time) []Event {
 	if m.Timestamp.IsZero() {
 		m.Timestamp = at
 	}
@@ -332,18 +332,18 @@ func (s *Store) upsertMessage(sessionID string, m protocol.ChatMessage, at time.
 		// The final message supersedes streamed fragments; keep its place.
 		m.Timestamp = old.Timestamp
 		st.messages[i] = m
-		return []hubEvent{chatMessageEvent(sessionID, m)}
+		return []Event{chatMessageEvent(sessionID, m)}
 	}
 	if m.ID == "" {
 		m.ID = uuid.NewString()
 	}
 	s.insertMessage(st, m)
-	return []hubEvent{chatMessageEvent(sessionID, m)}
+	return []Event{chatMessageEvent(sessionID, m)}
 }
 
 // appendDelta extends the streamed message, creating it on the first fragment
 // so that history shows a reply in progress and keeps it if the stream breaks.
-func (s *Store) appendDelta(sessionID string, d protocol.ChatDelta, at time.Time) []hubEvent {
+func (s *Store) appendDelta(sessionID string, d protocol.ChatDelta, at time.Time) []Event {
 	st := s.session(sessionID, at)
 	found, offset := false, 0
 	for i := range st.messages {
@@ -363,7 +363,7 @@ func (s *Store) appendDelta(sessionID string, d protocol.ChatDelta, at time.Time
 	}
 	// offset (bytes of the message before this fragment) lets a client that
 	// got the partial message in a snapshot skip a fragment it already has.
-	return []hubEvent{{Channel: PrefixChat + sessionID, Data: ChatDeltaEvent{
+	return []Event{{Channel: PrefixChat + sessionID, Data: ChatDeltaEvent{
 		Kind: "delta", MessageID: d.MessageID, Content: d.Content, Offset: offset,
 	}}}
 }
@@ -433,7 +433,7 @@ func (b *buildState) startedOrSeen() time.Time {
 	return b.seen
 }
 
-func (s *Store) upsertBuild(in protocol.BuildInfo, at time.Time) ([]hubEvent, error) {
+func (s *Store) upsertBuild(in protocol.BuildInfo, at time.Time) ([]Event, error) {
 	if in.ID == "" {
 		return nil, fmt.Errorf("build without id")
 	}
@@ -459,13 +459,13 @@ func (s *Store) upsertBuild(in protocol.BuildInfo, at time.Time) ([]hubEvent, er
 	}
 	b.info = merged
 	data := BuildEvent{Kind: "build", Build: merged}
-	return []hubEvent{{Channel: ChannelBuilds, Data: data}, {Channel: PrefixBuild + in.ID, Data: data}}, nil
+	return []Event{{Channel: ChannelBuilds, Data: data}, {Channel: PrefixBuild + in.ID, Data: data}}, nil
 }
 
 // appendLog adds lines at their position in the build's log. Lines the store
 // already holds (From below its total) are skipped, so a catch-up answer that
 // overlaps the live stream does not duplicate anything.
-func (s *Store) appendLog(l protocol.BuildLog, at time.Time) []hubEvent {
+func (s *Store) appendLog(l protocol.BuildLog, at time.Time) []Event {
 	b := s.build(l.BuildID, at)
 	lines := l.Lines
 	if l.From != nil {
@@ -482,11 +482,11 @@ func (s *Store) appendLog(l protocol.BuildLog, at time.Time) []hubEvent {
 			b.total = from
 		}
 	}
-	events := make([]hubEvent, 0, len(lines))
+	events := make([]Event, 0, len(lines))
 	channel := PrefixBuild + l.BuildID
 	for _, line := range lines {
 		b.total++
-		events = append(events, hubEvent{Channel: channel, Data: BuildLogEvent{Kind: "log", Line: line, N: b.total}})
+		events = append(events, Event{Channel: channel, Data: BuildLogEvent{Kind: "log", Line: line, N: b.total}})
 	}
 	b.lines = append(b.lines, lines...)
 	// Trim in batches: the buffer may hold up to twice the limit, so a busy
@@ -504,8 +504,8 @@ func (s *Store) trimActivity() {
 }
 
 // mergeActivity adds the events not already held, in timestamp order.
-func (s *Store) mergeActivity(in []protocol.ActivityEvent, at time.Time) []hubEvent {
-	var events []hubEvent
+func (s *Store) mergeActivity(in []protocol.ActivityEvent, at time.Time) []Event {
+	var events []Event
 	for _, e := range in {
 		if e.Timestamp.IsZero() {
 			e.Timestamp = at
@@ -527,12 +527,12 @@ func (s *Store) mergeActivity(in []protocol.ActivityEvent, at time.Time) []hubEv
 	return events
 }
 
-func chatMessageEvent(sessionID string, m protocol.ChatMessage) hubEvent {
-	return hubEvent{Channel: PrefixChat + sessionID, Data: ChatMessageEvent{Kind: "message", Message: m}}
+func chatMessageEvent(sessionID string, m protocol.ChatMessage) Event {
+	return Event{Channel: PrefixChat + sessionID, Data: ChatMessageEvent{Kind: "message", Message: m}}
 }
 
-func activityEvent(e protocol.ActivityEvent) hubEvent {
-	return hubEvent{Channel: ChannelActivity, Data: ActivityAddedEvent{Kind: "activity", Event: e}}
+func activityEvent(e protocol.ActivityEvent) Event {
+	return Event{Channel: ChannelActivity, Data: ActivityAddedEvent{Kind: "activity", Event: e}}
 }
 
 func planFeed(sessionID string, p protocol.Plan) PlanFeed {
@@ -584,7 +584,7 @@ func (s *Store) KnowsSession(id string) bool {
 
 // RecordMessage adds a message the bridge itself sent (the user's chat
 // message); an echo with the same id from the backend merges with it.
-func (s *Store) RecordMessage(sessionID string, m protocol.ChatMessage) []hubEvent {
+func (s *Store) RecordMessage(sessionID string, m protocol.ChatMessage) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.upsertMessage(sessionID, m, s.now())
@@ -737,6 +737,9 @@ func (s *Store) Overview() DashboardOverview {
 	return o
 }
 
+// ValidPeriod reports whether Metrics accepts period ("1h", "24h", "7d").
+func ValidPeriod(period string) bool { _, ok := periods[period]; return ok }
+
 // periods are the windows ide_dashboard_metrics accepts.
 var periods = map[string]time.Duration{
 	"1h":  time.Hour,
@@ -804,15 +807,15 @@ func (s *Store) Metrics(period string) DashboardMetrics {
 
 // ---- hub snapshots (data shapes in docs/ide-bridge.md) ----
 
-func (s *Store) sessionsSnapshot() SessionsSnapshot {
+func (s *Store) SnapshotSessions() SessionsSnapshot {
 	return SessionsSnapshot{Sessions: s.Sessions()}
 }
 
-func (s *Store) chatSnapshot(sessionID string) ChatSnapshot {
+func (s *Store) SnapshotChat(sessionID string) ChatSnapshot {
 	return ChatSnapshot{SessionID: sessionID, Messages: s.History(sessionID, 0)}
 }
 
-func (s *Store) planSnapshot(sessionID string) PlanFeed {
+func (s *Store) SnapshotPlan(sessionID string) PlanFeed {
 	p, ok := s.Plan(sessionID)
 	if !ok {
 		p = protocol.Plan{Status: "unknown", Steps: []protocol.PlanStep{}}
@@ -820,11 +823,11 @@ func (s *Store) planSnapshot(sessionID string) PlanFeed {
 	return planFeed(sessionID, p)
 }
 
-func (s *Store) buildsSnapshot() BuildsSnapshot {
+func (s *Store) SnapshotBuilds() BuildsSnapshot {
 	return BuildsSnapshot{Builds: s.Builds("", 0)}
 }
 
-func (s *Store) buildSnapshot(buildID string) (BuildLogSnapshot, bool) {
+func (s *Store) SnapshotBuild(buildID string) (BuildLogSnapshot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.builds[buildID]
@@ -834,7 +837,7 @@ func (s *Store) buildSnapshot(buildID string) (BuildLogSnapshot, bool) {
 	return BuildLogSnapshot{Build: b.info, Lines: slices.Clone(b.kept(s.limits.LogLinesPerBuild)), Total: b.total}, true
 }
 
-func (s *Store) activitySnapshot() ActivitySnapshot {
+func (s *Store) SnapshotActivity() ActivitySnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	events := s.activity
@@ -842,4 +845,24 @@ func (s *Store) activitySnapshot() ActivitySnapshot {
 		events = events[len(events)-500:]
 	}
 	return ActivitySnapshot{Events: append([]protocol.ActivityEvent{}, events...)}
+}
+
+// DashboardOverview is the platform summary ide_dashboard_overview answers with.
+type DashboardOverview struct {
+	Repos          int  `json:"repos" jsonschema:"repositories managed by the backend (as it reports; else distinct repositories seen in builds)"`
+	Services       int  `json:"services" jsonschema:"services managed by the backend, as it reports"`
+	ActiveSessions int  `json:"activeSessions" jsonschema:"agent sessions not closed, ended, completed or failed"`
+	RecentBuilds   int  `json:"recentBuilds" jsonschema:"builds started in the last 24 hours"`
+	BridgeOnline   bool `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected right now"`
+}
+
+// DashboardMetrics are the aggregates ide_dashboard_metrics answers with.
+type DashboardMetrics struct {
+	BuildsTotal   int     `json:"buildsTotal" jsonschema:"builds started in the period"`
+	BuildsSuccess int     `json:"buildsSuccess" jsonschema:"of those, builds that succeeded"`
+	BuildsFailed  int     `json:"buildsFailed" jsonschema:"of those, builds that failed"`
+	AvgBuildTime  string  `json:"avgBuildTime" jsonschema:"average duration of the finished builds, e.g. 1m2.5s"`
+	AgentSessions int     `json:"agentSessions" jsonschema:"agent sessions created in the period"`
+	MessagesTotal int     `json:"messagesTotal" jsonschema:"chat messages (user and assistant) in the period"`
+	SuccessRate   float64 `json:"successRate" jsonschema:"succeeded / finished builds, 0.0 to 1.0"`
 }

@@ -1,4 +1,4 @@
-package ide
+package agentic
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 )
 
 const (
@@ -36,9 +36,9 @@ const (
 // has no live connection to the backend.
 var ErrNotConnected = errors.New("bridge: not connected")
 
-// errConnectionLost is returned by Request when the connection carrying the
+// ErrConnectionLost is returned by Request when the connection carrying the
 // request ends before the answer arrives.
-var errConnectionLost = errors.New("bridge: connection to the backend was lost before it answered")
+var ErrConnectionLost = errors.New("bridge: connection to the backend was lost before it answered")
 
 // BackendError is the backend's explicit refusal of a request (a TypeError
 // answer).
@@ -66,24 +66,24 @@ type BridgeStatus struct {
 	NextRetryAt *time.Time `json:"nextRetryAt"`
 }
 
-// bridgeHooks are the bridge's outputs; the Subsystem wires them to the state
+// BridgeHooks are the bridge's outputs; the Subsystem wires them to the state
 // store and the hub.
-type bridgeHooks struct {
-	// onMessage is called on the read goroutine for every inbound message,
+type BridgeHooks struct {
+	// OnMessage is called on the read goroutine for every inbound message,
 	// before a waiting Request is woken, so the waiter sees the applied state.
-	onMessage func(protocol.Message)
-	// onConnect is called after every successful dial, before reading starts.
-	onConnect func()
-	// onStatus is called after every status change (outside the bridge's locks).
-	onStatus func(BridgeStatus)
+	OnMessage func(protocol.Message)
+	// OnConnect is called after every successful dial, before reading starts.
+	OnConnect func()
+	// OnStatus is called after every status change (outside the bridge's locks).
+	OnStatus func(BridgeStatus)
 }
 
 // Bridge keeps a WebSocket connection to the agentic backend: it dials with
-// exponential backoff, reads frames and hands them to onMessage, and writes
+// exponential backoff, reads frames and hands them to OnMessage, and writes
 // frames for Send and Request.
 type Bridge struct {
 	cfg   Config
-	hooks bridgeHooks
+	hooks BridgeHooks
 	url   string // BackendURL with credentials redacted, for messages
 
 	// writeMu guards conn/lost and serialises writes: gorilla allows only one
@@ -103,7 +103,7 @@ type Bridge struct {
 	done   chan struct{}
 }
 
-func newBridge(cfg Config, hooks bridgeHooks) *Bridge {
+func NewBridge(cfg Config, hooks BridgeHooks) *Bridge {
 	return &Bridge{
 		cfg:     cfg,
 		hooks:   hooks,
@@ -224,7 +224,7 @@ func (b *Bridge) Request(ctx context.Context, msg protocol.Message) (protocol.Me
 		}
 		return resp, nil
 	case <-lost:
-		return protocol.Message{}, errConnectionLost
+		return protocol.Message{}, ErrConnectionLost
 	case <-ctx.Done():
 		return protocol.Message{}, fmt.Errorf("wait for backend answer to %s: %w", msg.Type, ctx.Err())
 	}
@@ -277,8 +277,8 @@ func (b *Bridge) connectLoop(ctx context.Context) {
 func (b *Bridge) waitRetry(ctx context.Context, delay time.Duration) bool {
 	at := time.Now().Add(delay).UTC()
 	b.updateStatus(func(st *BridgeStatus) { st.NextRetryAt = &at })
-	if b.cfg.retryHook != nil {
-		b.cfg.retryHook(delay)
+	if b.cfg.RetryHook != nil {
+		b.cfg.RetryHook(delay)
 	}
 	timer := time.NewTimer(delay)
 	defer timer.Stop()
@@ -320,7 +320,7 @@ func (b *Bridge) dial(ctx context.Context) (*websocket.Conn, error) {
 	return conn, nil
 }
 
-// serve runs one connection: publishes it, sends the hello via onConnect,
+// serve runs one connection: publishes it, sends the hello via OnConnect,
 // keeps it alive with pings and reads until it fails or ctx ends.
 func (b *Bridge) serve(ctx context.Context, conn *websocket.Conn) error {
 	lost := make(chan struct{})
@@ -345,8 +345,8 @@ func (b *Bridge) serve(ctx context.Context, conn *websocket.Conn) error {
 		keepalive(conn, lost)
 	}()
 
-	if b.hooks.onConnect != nil {
-		b.hooks.onConnect()
+	if b.hooks.OnConnect != nil {
+		b.hooks.OnConnect()
 	}
 	err := b.readLoop(conn)
 
@@ -382,7 +382,7 @@ func keepalive(conn *websocket.Conn, lost <-chan struct{}) {
 // shaped in a way the hub's code did not expect) ends this connection with an error — the bridge
 // reconnects — instead of taking the whole hub and every client down.
 func (b *Bridge) apply(msg protocol.Message) (err error) {
-	if b.hooks.onMessage == nil {
+	if b.hooks.OnMessage == nil {
 		return nil
 	}
 	defer func() {
@@ -391,7 +391,7 @@ func (b *Bridge) apply(msg protocol.Message) (err error) {
 			err = fmt.Errorf("IDE bridge: a %q message from the backend could not be applied (%v); reconnecting", msg.Type, r)
 		}
 	}()
-	b.hooks.onMessage(msg)
+	b.hooks.OnMessage(msg)
 	return nil
 }
 
@@ -430,8 +430,8 @@ func (b *Bridge) updateStatus(fn func(*BridgeStatus)) {
 	b.statusMu.Lock()
 	fn(&b.status)
 	b.statusMu.Unlock()
-	if b.hooks.onStatus != nil {
-		b.hooks.onStatus(b.Status())
+	if b.hooks.OnStatus != nil {
+		b.hooks.OnStatus(b.Status())
 	}
 }
 

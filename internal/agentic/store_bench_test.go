@@ -1,10 +1,10 @@
-package ide
+package agentic
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/switchboard-hub/switchboard/mcp/ide/protocol"
+	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 )
 
 // BenchmarkStoreApplyBuildLog measures folding one live build-log frame (one

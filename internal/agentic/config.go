@@ -1,4 +1,4 @@
-package ide
+package agentic
 
 import (
 	"crypto/tls"
@@ -44,13 +44,10 @@ type Config struct {
 	// TLSConfig is used for wss:// URLs; nil means the system's roots.
 	TLSConfig *tls.Config
 
-	// retryHook, when set, observes every scheduled reconnect delay. Tests use
+	// RetryHook, when set, observes every scheduled reconnect delay. Tests use
 	// it to check the backoff schedule without timing assertions.
-	retryHook func(delay time.Duration)
+	RetryHook func(delay time.Duration)
 }
-
-// Option adjusts a Config.
-type Option func(*Config)
 
 // DefaultConfig returns the reference defaults.
 func DefaultConfig() Config {
@@ -61,31 +58,6 @@ func DefaultConfig() Config {
 		ResponseWait:         DefaultResponseWait,
 	}
 }
-
-// WithBackendURL sets the backend's WebSocket URL.
-func WithBackendURL(url string) Option { return func(c *Config) { c.BackendURL = url } }
-
-// WithToken sets the bearer token sent to the backend.
-func WithToken(token string) Option { return func(c *Config) { c.Token = token } }
-
-// WithWorkspaceRoot sets the workspace root announced to the backend.
-func WithWorkspaceRoot(root string) Option { return func(c *Config) { c.WorkspaceRoot = root } }
-
-// WithReconnectInterval sets the first backoff delay.
-func WithReconnectInterval(d time.Duration) Option {
-	return func(c *Config) { c.ReconnectInterval = d }
-}
-
-// WithMaxReconnectInterval caps the backoff delay.
-func WithMaxReconnectInterval(d time.Duration) Option {
-	return func(c *Config) { c.MaxReconnectInterval = d }
-}
-
-// WithResponseWait sets how long tools wait for the backend's answer.
-func WithResponseWait(d time.Duration) Option { return func(c *Config) { c.ResponseWait = d } }
-
-// WithTLSConfig sets the TLS configuration for wss:// backends (e.g. a private CA).
-func WithTLSConfig(tc *tls.Config) Option { return func(c *Config) { c.TLSConfig = tc } }
 
 // PlaintextTokenWarning returns a warning when token would be sent in clear text: a ws:// URL
 // whose host is not loopback. On loopback the token never leaves the machine; use wss:// for
@@ -108,14 +80,8 @@ func PlaintextTokenWarning(rawURL, token string) string {
 	return "the IDE bridge token is sent in clear text over ws:// to " + u.Host + ", which is not this machine: anyone on the network path can read it; use wss:// (TLS) for a remote agentic backend"
 }
 
-// WithLogger sets the logger for connection state changes.
-func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
-
-// withRetryHook observes scheduled reconnect delays (tests only).
-func withRetryHook(fn func(time.Duration)) Option { return func(c *Config) { c.retryHook = fn } }
-
-// normalized fills zero fields with defaults so a partly set Config works.
-func (c Config) normalized() Config {
+// Normalized fills zero fields with defaults so a partly set Config works.
+func (c Config) Normalized() Config {
 	if c.BackendURL == "" {
 		c.BackendURL = DefaultBackendURL
 	}
