@@ -82,8 +82,10 @@ $(NFPM): build/tools/nfpm/go.mod build/tools/nfpm/go.sum
 package: build $(NFPM)
 	VERSION="$(VERSION)" BIN="$(BIN)" NFPM="$(NFPM)" bash build/package.sh
 
-# Installs the .deb with apt-get (root), runs `switchboard version` and `doctor`, removes it.
-test-package: package
+# Installs the .deb with apt-get (root), runs `switchboard version` and `doctor`, launches the menu
+# entry to the tray and window, connects the real Claude Code CLI to the installed hub (client-deps),
+# removes it.
+test-package: package client-deps
 	bash build/test-package.sh
 
 docs:

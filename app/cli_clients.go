@@ -19,7 +19,7 @@ import (
 )
 
 // relayEntry is the server entry a client gets: the stdio relay to the running hub (as the
-// tray's "Copy client configuration" Unix snippet), the running binary's absolute path, and
+// Clients view's "unix" snippet for other clients), the running binary's absolute path, and
 // --socket when the hub's socket is not the default one. Codex starts servers with a minimal
 // environment (no XDG_RUNTIME_DIR), where `connect` would compute another default socket, so its
 // entry always names the socket.

@@ -54,7 +54,7 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 `
 	gemini := write(".gemini/settings.json", geminiOrig)
 	// Windsurf reads strict JSON: a comment there is a file it cannot read (clientconf names the
-	// line of the member the comment precedes).
+	// comment's line).
 	windsurfOrig := "{\n  // my servers\n  \"mcpServers\": {}\n}\n"
 	windsurf := write(".codeium/windsurf/mcp_config.json", windsurfOrig)
 
@@ -111,13 +111,13 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 		exe = p
 	}
 
-	// The list: all eight clients, in the CLI's order, project scope for the hub's workspace.
+	// The list: all eleven clients, in the CLI's order, project scope for the hub's workspace.
 	l := list()
 	var names []string
 	for _, c := range l.Clients {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, ","); got != "claude-desktop,claude-code,cursor,vscode,windsurf,zed,gemini-cli,codex" {
+	if got := strings.Join(names, ","); got != "claude-desktop,claude-code,cursor,vscode,windsurf,zed,gemini-cli,codex,cline,continue,junie" {
 		t.Errorf("clients: %s", got)
 	}
 	if l.Project != st.Service.Workspace().Dir() {
@@ -129,7 +129,7 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 	if _, s := scopeOf(l, "cursor", "project"); s.Path != filepath.Join(l.Project, ".cursor", "mcp.json") || s.Exists || s.State != "not set up" {
 		t.Errorf("cursor project: %+v", s)
 	}
-	if _, s := scopeOf(l, "windsurf", "user"); s.State != "cannot read the config" || !strings.Contains(s.Detail, "line 3: a comment") {
+	if _, s := scopeOf(l, "windsurf", "user"); s.State != "cannot read the config" || !strings.Contains(s.Detail, "line 2: a comment") {
 		t.Errorf("windsurf: %+v", s)
 	}
 	if c, _ := scopeOf(l, "zed", "user"); len(c.Scopes) != 1 {
@@ -204,8 +204,8 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 		body        any
 		want        string
 	}{
-		{"broken file", "/api/clients/windsurf", map[string]any{"action": "connect", "dryRun": true}, windsurf + ": line 3: a comment, which this client's JSON parser does not accept; remove it"},
-		{"broken file, apply", "/api/clients/windsurf", map[string]any{"action": "connect"}, "line 3: a comment"},
+		{"broken file", "/api/clients/windsurf", map[string]any{"action": "connect", "dryRun": true}, windsurf + ": line 2: a comment, which this client's JSON parser does not accept; remove it"},
+		{"broken file, apply", "/api/clients/windsurf", map[string]any{"action": "connect"}, "line 2: a comment"},
 		{"unknown client", "/api/clients/nosuch", map[string]any{"action": "connect"}, `unknown client "nosuch"; one of: claude-desktop`},
 		{"bad action", "/api/clients/cursor", map[string]any{"action": "remove"}, `action: "remove" is not an action`},
 		{"no action", "/api/clients/cursor", map[string]any{"scope": "user", "dryRun": true}, `action: "" is not an action`},

@@ -229,18 +229,6 @@ type ClientHeaders struct {
 	Authorization string `json:"Authorization"`
 }
 
-// Best is the snippet to hand out when only one is wanted: the Unix socket relay shares this
-// hub's state with stdio-only clients, HTTP needs no relay, stdio (a separate hub) comes last.
-func (c ClientConfig) Best() (kind string, s ClientSnippet) {
-	switch {
-	case c.Unix != nil:
-		return mcp.TransportUnix, *c.Unix
-	case c.HTTP != nil:
-		return mcp.TransportHTTP, *c.HTTP
-	}
-	return "stdio", c.Stdio
-}
-
 func snippet(srv ClientServer) *ClientSnippet {
 	return &ClientSnippet{MCPServers: ClientServers{Switchboard: srv}}
 }

@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -316,6 +317,18 @@ func (d *desktop) ShowWindow() {
 	}
 }
 
+// ShowView shows the window on one dashboard view (tray "Connect clients…", a server's line). The
+// dashboard shows the view its location hash names, the same #clients link a bookmark or a test
+// uses, so setting the hash is the whole protocol; the view is one of tray's View* names.
+func (d *desktop) ShowView(view string) {
+	if wctx := d.runtimeCtx(); wctx != nil {
+		hash, _ := json.Marshal("#" + view) // a JavaScript string literal
+		wailsruntime.WindowExecJS(wctx, "window.location.hash = "+string(hash))
+		fmt.Fprintf(os.Stderr, "switchboard: desktop: showing the %s view\n", view)
+	}
+	d.ShowWindow()
+}
+
 // secondLaunch runs (on a DBus goroutine) when the user starts the app again while this one runs:
 // it shows and raises this instance's window, now or as soon as the window exists.
 func (d *desktop) secondLaunch(r instance.Request) {
@@ -324,15 +337,6 @@ func (d *desktop) secondLaunch(r instance.Request) {
 	if d.domReady.Load() { // else domReadied shows it
 		d.ShowWindow()
 	}
-}
-
-// CopyText puts text on the clipboard.
-func (d *desktop) CopyText(text string) error {
-	wctx := d.runtimeCtx()
-	if wctx == nil {
-		return fmt.Errorf("clipboard: the window is not up yet")
-	}
-	return wailsruntime.ClipboardSetText(wctx, text)
 }
 
 // OpenFolder opens a folder in the user's file manager.

@@ -73,12 +73,7 @@ func (s traySource) Servers() []upstream.Status {
 	return nil
 }
 
-func (s traySource) BestClientConfig() (string, any) {
-	kind, snippet := s.ctl.ClientConfig().Best()
-	return kind, snippet
-}
-func (s traySource) LogDir() string  { return s.st.Config.LogDir() }
-func (s traySource) DataDir() string { return s.st.Config.DataDir }
+func (s traySource) LogDir() string { return s.st.Config.LogDir() }
 
 // Autostart: the XDG autostart entry's presence. The item is offered only when the running
 // binary's path is known (the entry starts it).

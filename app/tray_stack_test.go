@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,13 +127,12 @@ func menuHas(prefix string) func(tray.Menu) bool {
 
 // recordingShell records what tray actions asked of the window toolkit.
 type recordingShell struct {
-	mu      sync.Mutex
-	shown   int
-	copied  []string
-	opened  []string
-	quits   int
-	copyErr error
-	events  chan string
+	mu     sync.Mutex
+	shown  int
+	views  []string
+	opened []string
+	quits  int
+	events chan string
 }
 
 func newRecordingShell() *recordingShell { return &recordingShell{events: make(chan string, 16)} }
@@ -144,13 +144,11 @@ func (s *recordingShell) note(ev string) {
 	}
 }
 func (s *recordingShell) ShowWindow() { s.mu.Lock(); s.shown++; s.mu.Unlock(); s.note("show") }
-func (s *recordingShell) CopyText(text string) error {
+func (s *recordingShell) ShowView(view string) {
 	s.mu.Lock()
-	s.copied = append(s.copied, text)
-	err := s.copyErr
+	s.views = append(s.views, view)
 	s.mu.Unlock()
-	s.note("copy")
-	return err
+	s.note("view " + view)
 }
 func (s *recordingShell) OpenFolder(path string) error {
 	s.mu.Lock()
@@ -270,26 +268,31 @@ func TestTrayShowsBridgeOnline(t *testing.T) {
 	view.waitFor(t, "bridge offline after the backend stopped", func(m tray.Menu) bool { return !m.Icon.BridgeOnline })
 }
 
-func TestTrayCopiesClientConfig(t *testing.T) {
+// TestTrayConnectClientsOpensClientsView: "Connect clients…" (which was "Copy client
+// configuration") shows the window on the dashboard's Clients view, where clients are connected
+// and where the snippet for any other client is copied: the Unix socket relay to this hub.
+func TestTrayConnectClientsOpensClientsView(t *testing.T) {
 	st := trayTestStack(t, "")
-	c, view, shell, ctx := runTray(t, st, func(c *tray.Controller) { c.NoticeTTL = 300 * time.Millisecond })
-	view.waitFor(t, "initial menu", menuHas(tray.LabelCopyConfig))
+	c, view, shell, ctx := runTray(t, st)
+	view.waitFor(t, "initial menu", menuHas(tray.LabelConnectClients))
 
-	trayClick(t, c, view, ctx, tray.LabelCopyConfig)
-	view.waitFor(t, "copy notice", menuHas("Copied client configuration (Unix socket)"))
+	trayClick(t, c, view, ctx, tray.LabelConnectClients)
+	shell.waitEvent(t, "view "+tray.ViewClients)
 	shell.mu.Lock()
-	copied := strings.Join(shell.copied, "")
+	views, shown := slices.Clone(shell.views), shell.shown
 	shell.mu.Unlock()
-	for _, want := range []string{`"mcpServers"`, `"connect"`, st.Config.Unix.Path} {
-		if !strings.Contains(copied, want) {
-			t.Errorf("copied configuration lacks %s:\n%s", want, copied)
-		}
+	if !slices.Equal(views, []string{tray.ViewClients}) || shown != 0 {
+		t.Errorf("shell asked to show views %q and the window %d times; want only the %s view", views, shown, tray.ViewClients)
 	}
-	saved, err := os.ReadFile(tray.ClientConfigFile(st.Config.DataDir))
-	if err != nil || string(saved) != copied {
-		t.Errorf("saved file = %q, %v; want the copied text", saved, err)
+	m, _ := view.last()
+	if menuHas("Copy")(m) {
+		t.Errorf("the menu still has a copy item: %q", menuLabels(m))
 	}
-	view.waitFor(t, "notice expired", func(m tray.Menu) bool { return !menuHas("Copied")(m) })
+
+	cfg := NewController(st, "test").ClientConfig()
+	if cfg.Unix == nil || !slices.Equal(cfg.Unix.MCPServers.Switchboard.Args, []string{"connect", "--socket", st.Config.Unix.Path}) {
+		t.Errorf("the Clients view's snippet for other clients = %+v, want the relay to %s", cfg.Unix, st.Config.Unix.Path)
+	}
 }
 
 func TestTrayOpensLogsAndQuits(t *testing.T) {
@@ -456,7 +459,7 @@ func TestAutostartConfigApplies(t *testing.T) {
 // TestTrayListsServers: a server added to the hub's config file appears in the tray as
 // quarantined, reads "running" once approved, "disabled" when switched off, and leaves the menu
 // when removed — each change pushed by the upstream manager, not polled. Its item opens the
-// dashboard.
+// dashboard's Servers view.
 func TestTrayListsServers(t *testing.T) {
 	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
 	fixture := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
@@ -485,7 +488,7 @@ func TestTrayListsServers(t *testing.T) {
 		return menuHas("fixture — running")(m) && menuHas("Servers: 1 running")(m) && !menuHas("Servers: 1 running, ")(m)
 	})
 	trayClick(t, c, view, ctx, "fixture — ")
-	shell.waitEvent(t, "show")
+	shell.waitEvent(t, "view "+tray.ViewServers)
 
 	if _, err := ctl.SetServerEnabled("fixture", false); err != nil {
 		t.Fatal(err)

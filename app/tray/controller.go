@@ -6,11 +6,8 @@ package tray
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +26,8 @@ type View interface {
 // Shell is what tray actions need from the window toolkit.
 type Shell interface {
 	ShowWindow()
-	CopyText(text string) error
+	// ShowView shows the window on one dashboard view (View*).
+	ShowView(view string)
 	OpenFolder(path string) error
 	Quit()
 }
@@ -46,11 +44,7 @@ type Source interface {
 	Bridge() (connected bool, lastError string)
 	PendingApprovals() []policy.Approval // oldest first
 	DecideApproval(id string, allow bool) error
-	// BestClientConfig is the client snippet for the best running transport ("unix", "http"
-	// or "stdio") and that transport's kind.
-	BestClientConfig() (kind string, snippet any)
 	LogDir() string
-	DataDir() string
 	// Autostart reports whether the app starts at login (the XDG autostart entry exists); ok is
 	// false when the app cannot manage that (the menu leaves the item out).
 	Autostart() (on, ok bool)
@@ -218,7 +212,11 @@ func (c *Controller) Run(ctx context.Context) {
 func (c *Controller) do(ctx context.Context, a Action) string {
 	switch a.Kind {
 	case ActionOpenDashboard:
-		c.shell.ShowWindow()
+		if a.View != "" {
+			c.shell.ShowView(a.View)
+		} else {
+			c.shell.ShowWindow()
+		}
 	case ActionToggleTransport:
 		tctx, cancel := context.WithTimeout(ctx, mcp.DrainTimeout+2*time.Second)
 		defer cancel()
@@ -229,8 +227,6 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 			}
 			return fmt.Sprintf("Could not %s %s: %s", verb, transportLabel(a.Transport), shorten(err.Error(), 80))
 		}
-	case ActionCopyClientConfig:
-		return c.copyClientConfig()
 	case ActionToggleAutostart:
 		note, err := c.src.SetAutostart(a.Enable)
 		if err != nil {
@@ -262,31 +258,6 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 		}
 	}
 	return ""
-}
-
-// ClientConfigFile is where the tray also saves the copied configuration: an X clipboard
-// empties when its owner exits, and a file survives.
-func ClientConfigFile(dataDir string) string { return filepath.Join(dataDir, "client-config.json") }
-
-// copyClientConfig copies the snippet for the best running transport: the Unix socket relay
-// shares this hub's state with stdio-only clients, HTTP needs no relay, stdio starts a
-// separate hub and is the last resort.
-func (c *Controller) copyClientConfig() string {
-	kind, best := c.src.BestClientConfig()
-	text, err := json.MarshalIndent(best, "", "  ")
-	if err != nil {
-		return fmt.Sprintf("Client configuration: %v", err)
-	}
-	text = append(text, '\n')
-	file := ClientConfigFile(c.src.DataDir())
-	fileErr := os.WriteFile(file, text, 0o600)
-	if err := c.shell.CopyText(string(text)); err != nil {
-		if fileErr != nil {
-			return "Could not copy client configuration: " + shorten(errors.Join(err, fileErr).Error(), 80)
-		}
-		return "Clipboard unavailable; configuration saved to " + file
-	}
-	return fmt.Sprintf("Copied client configuration (%s)", transportLabel(kind))
 }
 
 // approvalWhat says in a few words what a question is about.

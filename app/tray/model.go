@@ -86,10 +86,9 @@ func iconVariants() []Icon {
 type ActionKind int
 
 const (
-	ActionNone ActionKind = iota // informational line
-	ActionOpenDashboard
+	ActionNone          ActionKind = iota // informational line
+	ActionOpenDashboard                   // show the window, on Action.View when set
 	ActionToggleTransport
-	ActionCopyClientConfig
 	ActionOpenLogs
 	ActionQuit
 	ActionApprove // answer Action.Approval with allow
@@ -100,6 +99,7 @@ const (
 // Action is a click, resolved to what it should do.
 type Action struct {
 	Kind      ActionKind
+	View      string // ActionOpenDashboard: the dashboard view to show (View*), "" for the one shown last
 	Transport string // ActionToggleTransport: which transport
 	Enable    bool   // ActionToggleTransport, ActionToggleAutostart: the state to switch to
 	Approval  string // ActionApprove, ActionDeny: the approval's ID
@@ -125,11 +125,18 @@ type Menu struct {
 
 // Menu labels the smoke test and users look for.
 const (
-	LabelOpenDashboard = "Open dashboard"
-	LabelCopyConfig    = "Copy client configuration"
-	LabelOpenLogs      = "Open logs folder"
-	LabelQuit          = "Quit"
-	LabelAutostart     = "Start at login"
+	LabelOpenDashboard  = "Open dashboard"
+	LabelConnectClients = "Connect clients…"
+	LabelOpenLogs       = "Open logs folder"
+	LabelQuit           = "Quit"
+	LabelAutostart      = "Start at login"
+)
+
+// Dashboard views tray items open: the tab names of frontend/src/App.svelte, which shows the view
+// its location hash names (#clients).
+const (
+	ViewClients = "clients"
+	ViewServers = "servers"
 )
 
 // transport is a transport as the menu names it.
@@ -308,14 +315,14 @@ func serverItems(servers []Server) []Item {
 	for i, s := range servers {
 		if i == maxServerItems {
 			out = append(out, Item{Label: fmt.Sprintf("… %d more (see the dashboard)", len(servers)-maxServerItems),
-				Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
+				Enabled: true, Action: Action{Kind: ActionOpenDashboard, View: ViewServers}})
 			break
 		}
 		tip := "Open the dashboard's Servers tab to approve, restart or disable it"
 		if s.Command != "" {
 			tip = s.Command + " — " + tip
 		}
-		out = append(out, Item{Label: serverLabel(s), Tooltip: tip, Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
+		out = append(out, Item{Label: serverLabel(s), Tooltip: tip, Enabled: true, Action: Action{Kind: ActionOpenDashboard, View: ViewServers}})
 	}
 	return out
 }
@@ -365,7 +372,8 @@ func BuildMenu(s State) Menu {
 		}
 	}
 	sep()
-	add(Item{Label: LabelCopyConfig, Tooltip: "Copy the MCP client configuration for the running hub to the clipboard", Enabled: true, Action: Action{Kind: ActionCopyClientConfig}})
+	add(Item{Label: LabelConnectClients, Tooltip: "Open the dashboard's Clients view: set up Claude, Cursor, VS Code and other MCP clients to use this hub, or copy the configuration for any other client",
+		Enabled: true, Action: Action{Kind: ActionOpenDashboard, View: ViewClients}})
 	add(Item{Label: LabelOpenLogs, Tooltip: "Open the folder with the audit log", Enabled: true, Action: Action{Kind: ActionOpenLogs}})
 	if s.Autostart != nil {
 		on := *s.Autostart

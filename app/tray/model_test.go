@@ -2,6 +2,9 @@ package tray
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +75,7 @@ func TestBuildTrayMenu(t *testing.T) {
 				"Unix socket: /run/user/1000/switchboard/mcp.sock",
 				"Streamable HTTP: off",
 				"WebSocket hub: 127.0.0.1:41234",
-				LabelCopyConfig, LabelOpenLogs, LabelQuit,
+				LabelConnectClients, LabelOpenLogs, LabelQuit,
 			},
 			wantIcon:    Icon{HubUp: true},
 			wantChecked: map[string]bool{"TCP": false, "Unix socket": true, "Streamable HTTP": false, "WebSocket hub": true},
@@ -84,7 +87,7 @@ func TestBuildTrayMenu(t *testing.T) {
 			wantLabels: []string{
 				"Hub stopped: no MCP transport is listening · 0 MCP sessions · IDE bridge offline",
 				LabelOpenDashboard, "TCP: off", "Unix socket: off", "Streamable HTTP: off", "WebSocket hub: off",
-				LabelCopyConfig, LabelOpenLogs, LabelQuit,
+				LabelConnectClients, LabelOpenLogs, LabelQuit,
 			},
 			wantIcon:    Icon{},
 			wantTooltip: []string{"listening on nothing"},
@@ -125,7 +128,7 @@ func TestBuildTrayMenu(t *testing.T) {
 				"Unix socket: /run/user/1000/switchboard/mcp.sock",
 				"Streamable HTTP: off",
 				"WebSocket hub: 127.0.0.1:41234",
-				LabelCopyConfig, LabelOpenLogs, LabelQuit,
+				LabelConnectClients, LabelOpenLogs, LabelQuit,
 			},
 			wantIcon: Icon{HubUp: true},
 		},
@@ -143,7 +146,7 @@ func TestBuildTrayMenu(t *testing.T) {
 				"Unix socket: /run/user/1000/switchboard/mcp.sock",
 				"Streamable HTTP: off",
 				"WebSocket hub: 127.0.0.1:41234",
-				LabelCopyConfig, LabelOpenLogs, LabelQuit,
+				LabelConnectClients, LabelOpenLogs, LabelQuit,
 			},
 			wantIcon: Icon{HubUp: true, Active: true},
 		},
@@ -203,7 +206,7 @@ func TestTrayMenuActions(t *testing.T) {
 		{"Unix socket", Action{Kind: ActionToggleTransport, Transport: mcp.TransportUnix, Enable: false}},
 		{"Streamable HTTP", Action{Kind: ActionToggleTransport, Transport: mcp.TransportHTTP, Enable: true}},
 		{"WebSocket hub", Action{Kind: ActionToggleTransport, Transport: mcp.TransportWS, Enable: false}},
-		{LabelCopyConfig, Action{Kind: ActionCopyClientConfig}},
+		{LabelConnectClients, Action{Kind: ActionOpenDashboard, View: ViewClients}},
 		{LabelOpenLogs, Action{Kind: ActionOpenLogs}},
 		{LabelQuit, Action{Kind: ActionQuit}},
 	}
@@ -344,7 +347,7 @@ func TestTrayServersSection(t *testing.T) {
 		t.Errorf("heading = %+v, want a status line", head)
 	}
 	ev := itemWithPrefix(t, m, "everything — ")
-	if !ev.Enabled || ev.Action != (Action{Kind: ActionOpenDashboard}) || !strings.HasPrefix(ev.Tooltip, "npx -y @modelcontextprotocol/server-everything — ") {
+	if !ev.Enabled || ev.Action != (Action{Kind: ActionOpenDashboard, View: ViewServers}) || !strings.HasPrefix(ev.Tooltip, "npx -y @modelcontextprotocol/server-everything — ") {
 		t.Errorf("server item = %+v, want it to open the dashboard with the command in the tooltip", ev)
 	}
 	for i, it := range m.Items {
@@ -372,5 +375,27 @@ func TestTrayServersSection(t *testing.T) {
 	if !slices.Contains(ml, fmt.Sprintf("s%d — running", maxServerItems-1)) || slices.Contains(ml, fmt.Sprintf("s%d — running", maxServerItems)) ||
 		!slices.Contains(ml, "… 3 more (see the dashboard)") {
 		t.Errorf("labels with %d servers: %q", len(many), ml)
+	}
+}
+
+// TestTrayViewsAreDashboardTabs: the views tray items open are tabs the dashboard knows
+// (frontend/src/App.svelte's TABS); an unknown hash would land on the Overview instead.
+func TestTrayViewsAreDashboardTabs(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "frontend", "src", "App.svelte"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`const TABS = \[([^\]]*)\]`).FindSubmatch(src)
+	if line == nil {
+		t.Fatal("no `const TABS = [...]` in frontend/src/App.svelte")
+	}
+	var tabs []string
+	for _, m := range regexp.MustCompile(`'([a-z]+)'`).FindAllSubmatch(line[1], -1) {
+		tabs = append(tabs, string(m[1]))
+	}
+	for _, v := range []string{ViewClients, ViewServers} {
+		if !slices.Contains(tabs, v) {
+			t.Errorf("tray view %q is not a dashboard tab (TABS: %q)", v, tabs)
+		}
 	}
 }

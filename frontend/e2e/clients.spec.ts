@@ -40,7 +40,7 @@ describe('clients', () => {
     expect(await row.getAttribute('data-state')).toBe('not set up');
     expect(await row.locator(tid('client-installed')).getAttribute('data-installed')).toBe('true');
     // Every client is listed, with project-scope rows for the hub's workspace.
-    for (const name of ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'zed', 'gemini-cli', 'codex']) {
+    for (const name of ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'zed', 'gemini-cli', 'codex', 'cline', 'continue', 'junie']) {
       await page.locator(tid('client-row', { client: name, scope: 'user' })).waitFor();
     }
     expect(await page.locator(tid('client-row', { client: 'gemini-cli', scope: 'project' })).locator(tid('client-path')).textContent()).toBe(
@@ -91,7 +91,7 @@ describe('clients', () => {
 
     // The broken file: Connect is refused with the line and the fix, as a notice.
     await broken.locator(tid('client-connect')).click();
-    await page.locator(tid('control-error'), { hasText: 'line 3: a comment' }).waitFor();
+    await page.locator(tid('control-error'), { hasText: 'line 2: a comment' }).waitFor();
     expect(await page.locator(tid('client-preview')).count()).toBe(0);
   });
 });

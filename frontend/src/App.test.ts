@@ -707,6 +707,24 @@ describe('App', () => {
     expect($('clients-connected')?.textContent).toBe('1 connected');
   });
 
+  it("clients: the tray's #clients (a hash set on the running page) opens the view, which copies the entry for any other client", async () => {
+    const { calls } = await start();
+    expect($('clients')).toBeNull();
+    window.location.hash = '#clients'; // what the desktop's "Connect clients…" tray item does
+    await vi.waitFor(() => expect($('clients')).not.toBeNull());
+    await vi.waitFor(() => expect($('client-config-unix')?.textContent).toContain('"connect"'));
+    expect(calls.filter((c) => c[0] === 'clientConfig')).toHaveLength(1);
+    const writeText = vi.fn(async (_: string) => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    try {
+      click('client-config-copy-unix');
+      await vi.waitFor(() => expect($('client-config-copy-unix')?.textContent).toBe('copied'));
+      expect(JSON.parse(writeText.mock.calls[0][0])).toEqual({ mcpServers: { switchboard: { command: 'switchboard', args: ['connect'] } } });
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard');
+    }
+  });
+
   it('clients: a file that does not parse shows its line as a notice, and no preview', async () => {
     await start({
       listClients: async () => ({

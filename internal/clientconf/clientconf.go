@@ -198,6 +198,33 @@ func Clients() []Client {
 		}
 		return filepath.Join(e.Home, ".codex")
 	}
+	// Cline (VS Code extension, CLI and JetBrains plugin alike) keeps its servers in
+	// ~/.cline/data/settings/cline_mcp_settings.json since its SDK release, which migrates the
+	// extension's older copy in VS Code's globalStorage once; CLINE_MCP_SETTINGS_PATH,
+	// CLINE_DATA_DIR and CLINE_DIR move it (resolveMcpSettingsPath in cline's
+	// sdk/packages/shared/src/storage/paths.ts).
+	clineDir := func(e Env) string {
+		if d := e.getenv("CLINE_DIR"); d != "" {
+			return d
+		}
+		return filepath.Join(e.Home, ".cline")
+	}
+	clineSettings := func(e Env) string {
+		if p := e.getenv("CLINE_MCP_SETTINGS_PATH"); p != "" {
+			return p
+		}
+		data := e.getenv("CLINE_DATA_DIR")
+		if data == "" {
+			data = filepath.Join(clineDir(e), "data")
+		}
+		return filepath.Join(data, "settings", "cline_mcp_settings.json")
+	}
+	continueDir := func(e Env) string {
+		if d := e.getenv("CONTINUE_GLOBAL_DIR"); d != "" {
+			return d
+		}
+		return filepath.Join(e.Home, ".continue")
+	}
 	return []Client{
 		{Name: "claude-desktop", Display: "Claude Desktop", format: formatJSON, dialect: strictJSON, container: "mcpServers",
 			bins: []string{"claude-desktop"}, dirs: dirs(cfg("Claude")),
@@ -233,6 +260,23 @@ func Clients() []Client {
 		{Name: "codex", Display: "Codex", format: formatTOML,
 			bins: []string{"codex"}, dirs: dirs(codexHome),
 			paths: map[Scope]func(Env) string{ScopeUser: func(e Env) string { return filepath.Join(codexHome(e), "config.toml") }}},
+		// Cline reads its settings with JSON.parse: strict JSON.
+		{Name: "cline", Display: "Cline", format: formatJSON, dialect: strictJSON, container: "mcpServers",
+			bins: []string{"cline"}, dirs: dirs(clineDir, cfg("Code", "User", "globalStorage", "saoudrizwan.claude-dev")),
+			paths: map[Scope]func(Env) string{ScopeUser: clineSettings}},
+		// Continue loads every *.json in ~/.continue/mcpServers and .continue/mcpServers as a
+		// Claude-Desktop-style {"mcpServers": {...}} file, parsed with comment-json; Switchboard
+		// writes a block file of its own there rather than Continue's config.yaml (no YAML editor
+		// here keeps a user's comments and layout).
+		{Name: "continue", Display: "Continue", format: formatJSON, dialect: jsonc(false), container: "mcpServers",
+			bins: []string{"cn"}, dirs: dirs(continueDir),
+			paths: map[Scope]func(Env) string{
+				ScopeUser:    func(e Env) string { return filepath.Join(continueDir(e), "mcpServers", "switchboard.json") },
+				ScopeProject: project(".continue", "mcpServers", "switchboard.json")}},
+		// JetBrains Junie (IDE plugin and CLI share the files).
+		{Name: "junie", Display: "JetBrains Junie", format: formatJSON, dialect: strictJSON, container: "mcpServers",
+			bins: []string{"junie"}, dirs: dirs(home(".junie")),
+			paths: map[Scope]func(Env) string{ScopeUser: home(".junie", "mcp", "mcp.json"), ScopeProject: project(".junie", "mcp", "mcp.json")}},
 	}
 }
 

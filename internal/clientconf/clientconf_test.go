@@ -140,6 +140,63 @@ env = { "API_KEY" = "x" } # inline
 [profiles.fast]
 model = "gpt-5.5-mini"
 `},
+	// Cline writes its file with JSON.stringify(settings, null, 2): marketplace servers keyed by
+	// their repository URL, its own disabled/autoApprove/timeout keys, and the nested transport
+	// form its SDK writes for remote servers.
+	{client: "cline", name: "the extension's own file", file: `{
+  "mcpServers": {
+    "github.com/modelcontextprotocol/servers/tree/main/src/brave-search": {
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-brave-search"
+      ],
+      "env": {
+        "BRAVE_API_KEY": "BSA-xxxx"
+      },
+      "disabled": false,
+      "autoApprove": []
+    },
+    "linear": {
+      "transport": {
+        "type": "streamableHttp",
+        "url": "https://mcp.linear.app/mcp"
+      },
+      "disabled": false,
+      "timeout": 60
+    }
+  }
+}`},
+	{client: "cline", name: "freshly created, no servers", file: "{\n  \"mcpServers\": {}\n}",
+		wantAfterDisconnect: "{\n  \"mcpServers\": {}\n}"},
+	// Continue: Switchboard's own block file in ~/.continue/mcpServers; a user may have added a
+	// comment or a server of their own to it (comment-json keeps both).
+	{client: "continue", name: "our block file, edited by the user", file: `{
+  // Switchboard's entry goes here; Continue also reads my other servers from this folder
+  "mcpServers": {
+    "sqlite": {
+      "command": "uvx",
+      "args": ["mcp-server-sqlite", "--db-path", "/home/me/test.db"]
+    }
+  }
+}
+`},
+	{client: "continue", name: "empty file", file: ``,
+		wantAfterDisconnect: "{\n  \"mcpServers\": {}\n}\n"},
+	// Junie: the IDE's MCP settings page writes ~/.junie/mcp/mcp.json; JetBrains' own proxy
+	// to the IDE is a common first entry.
+	{client: "junie", name: "the IDE proxy configured", file: `{
+  "mcpServers": {
+    "jetbrains": {
+      "command": "npx",
+      "args": ["-y", "@jetbrains/mcp-proxy"],
+      "env": {
+        "IDE_PORT": "63342"
+      }
+    }
+  }
+}
+`},
 	{client: "codex", name: "no trailing newline", file: `model = "o3"`,
 		wantAfterDisconnect: "model = \"o3\"\n"},
 	{client: "codex", name: "empty", file: ``},
@@ -314,12 +371,15 @@ func keepsLines(orig, got string) bool {
 func TestRefusesFilesTheClientCannotRead(t *testing.T) {
 	cases := []struct{ client, file, want string }{
 		{"claude-desktop", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"},\n  }\n}\n", "line 3: a trailing comma"},
-		{"claude-desktop", "{\n  // note\n  \"mcpServers\": {}\n}\n", "line 3: a comment"},
+		{"claude-desktop", "{\n  // note\n  \"mcpServers\": {}\n}\n", "line 2: a comment"},
 		{"claude-code", "{\n  \"mcpServers\": {\n    \"a\" {}\n  }\n}\n", "line 3, column"},
 		{"gemini-cli", "{\n  \"mcpServers\": {},\n}\n", "line 2: a trailing comma"},
 		{"vscode", "{\n  \"servers\": {\n    \"a\": {\"command\": }\n  }\n}\n", "line 3, column"},
 		{"codex", "model = \"o3\"\n[mcp_servers.x\ncommand = \"y\"\n", "line 3"},
 		{"zed", "[]", "not a JSON object"},
+		{"cline", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}, // mine\n  }\n}\n", "line 3: a comment"},
+		{"continue", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"},\n  }\n}\n", "line 3: a trailing comma"},
+		{"junie", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"},\n  }\n}\n", "line 3: a trailing comma"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.client, func(t *testing.T) {
@@ -431,6 +491,52 @@ func TestInstalledAndPaths(t *testing.T) {
 	w, _ := Lookup("windsurf")
 	if st := w.Check(env, ScopeUser, Entry{}); st.State != NotInstalled {
 		t.Error(st.State)
+	}
+
+	// Cline: ~/.cline/data/settings, moved by CLINE_DIR, CLINE_DATA_DIR, CLINE_MCP_SETTINGS_PATH
+	// (most specific wins); the VS Code extension's globalStorage folder also counts as installed.
+	cl, _ := Lookup("cline")
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{nil, filepath.Join(env.Home, ".cline", "data", "settings", "cline_mcp_settings.json")},
+		{map[string]string{"CLINE_DIR": "/c"}, "/c/data/settings/cline_mcp_settings.json"},
+		{map[string]string{"CLINE_DIR": "/c", "CLINE_DATA_DIR": "/d"}, "/d/settings/cline_mcp_settings.json"},
+		{map[string]string{"CLINE_DATA_DIR": "/d", "CLINE_MCP_SETTINGS_PATH": "/m.json"}, "/m.json"},
+	} {
+		e := env
+		e.Getenv = func(k string) string { return tc.vars[k] }
+		if p, _ := cl.Path(e, ScopeUser); p != tc.want {
+			t.Errorf("cline with %v: %s, want %s", tc.vars, p, tc.want)
+		}
+	}
+	if cl.Installed(env) {
+		t.Error("cline installed in an empty home")
+	}
+	os.MkdirAll(filepath.Join(env.ConfigHome, "Code", "User", "globalStorage", "saoudrizwan.claude-dev"), 0o700)
+	if !cl.Installed(env) {
+		t.Error("the extension's globalStorage exists: installed")
+	}
+	// Continue: Switchboard's own block file, user and project; CONTINUE_GLOBAL_DIR moves the first.
+	co, _ := Lookup("continue")
+	if p, _ := co.Path(env, ScopeUser); p != filepath.Join(env.Home, ".continue", "mcpServers", "switchboard.json") {
+		t.Error(p)
+	}
+	if p, _ := co.Path(env, ScopeProject); p != filepath.Join(env.Project, ".continue", "mcpServers", "switchboard.json") {
+		t.Error(p)
+	}
+	e := env
+	e.Getenv = func(k string) string { return map[string]string{"CONTINUE_GLOBAL_DIR": "/g"}[k] }
+	if p, _ := co.Path(e, ScopeUser); p != "/g/mcpServers/switchboard.json" {
+		t.Error(p)
+	}
+	ju, _ := Lookup("junie")
+	if p, _ := ju.Path(env, ScopeUser); p != filepath.Join(env.Home, ".junie", "mcp", "mcp.json") {
+		t.Error(p)
+	}
+	if p, _ := ju.Path(env, ScopeProject); p != filepath.Join(env.Project, ".junie", "mcp", "mcp.json") {
+		t.Error(p)
 	}
 }
 

@@ -29,12 +29,16 @@ func parseJSON(data []byte, d jsonDialect, what string) (hujson.Value, error) {
 	if _, ok := v.Value.(*hujson.Object); !ok {
 		return v, fmt.Errorf("%s: the top level is not a JSON object; fix the file and run this again", what)
 	}
+	// commentAt is the offset of the first comment in extra, which starts at off: the line the
+	// user has to look at, not that of the value the comment is attached to.
+	commentAt := func(extra hujson.Extra, off int) int { return off + max(bytes.IndexByte(extra, '/'), 0) }
 	for x := range v.All() {
 		if !d.comments {
-			for _, e := range []hujson.Extra{x.BeforeExtra, x.AfterExtra} {
-				if !e.IsStandard() {
-					return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, x.StartOffset))
-				}
+			if !x.BeforeExtra.IsStandard() {
+				return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, commentAt(x.BeforeExtra, x.StartOffset-len(x.BeforeExtra))))
+			}
+			if !x.AfterExtra.IsStandard() {
+				return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, commentAt(x.AfterExtra, x.EndOffset)))
 			}
 		}
 		if d.trailingCommas {
@@ -44,14 +48,14 @@ func parseJSON(data []byte, d jsonDialect, what string) (hujson.Value, error) {
 		switch c := x.Value.(type) {
 		case *hujson.Object:
 			if !d.comments && !c.AfterExtra.IsStandard() {
-				return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, x.EndOffset-1))
+				return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, commentAt(c.AfterExtra, x.EndOffset-1-len(c.AfterExtra))))
 			}
 			if n := len(c.Members); n > 0 {
 				last = &c.Members[n-1].Value
 			}
 		case *hujson.Array:
 			if !d.comments && !c.AfterExtra.IsStandard() {
-				return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, x.EndOffset-1))
+				return v, fmt.Errorf("%s: line %d: a comment, which this client's JSON parser does not accept; remove it and run this again", what, line(data, commentAt(c.AfterExtra, x.EndOffset-1-len(c.AfterExtra))))
 			}
 			if n := len(c.Elements); n > 0 {
 				last = &c.Elements[n-1]

@@ -48,7 +48,7 @@ func TestServers(t *testing.T) {
 		t.Errorf("another project: %v %v", got, err)
 	}
 	cd, _ := Lookup("claude-desktop")
-	if _, err := cd.Servers([]byte("{\n  // no comments here\n  \"mcpServers\": {}\n}"), "f"); err == nil || !strings.Contains(err.Error(), "f: line 3: a comment") {
+	if _, err := cd.Servers([]byte("{\n  // no comments here\n  \"mcpServers\": {}\n}"), "f"); err == nil || !strings.Contains(err.Error(), "f: line 2: a comment") {
 		t.Errorf("comment in strict JSON: %v", err)
 	}
 }
