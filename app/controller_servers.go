@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"os"
 	"time"
 
@@ -157,7 +158,7 @@ func (c *Controller) editServers(action string, args serverArgs, edit func([]byt
 		if err := tomledit.WriteFile(path, data); err != nil {
 			return ServerChange{}, err
 		}
-		if err := c.st.ReloadServers(); err != nil {
+		if err := c.st.ReloadConfig(); err != nil {
 			return ServerChange{}, err
 		}
 		return ServerChange{Path: path, Diff: clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff()}, nil
@@ -170,17 +171,27 @@ func (c *Controller) editServers(action string, args serverArgs, edit func([]byt
 	return change, nil
 }
 
-// ReloadServers reads [[servers]] from the config file again and applies the list.
-func (st *Stack) ReloadServers() error {
-	m := st.Service.Upstreams()
-	if m == nil {
-		return nil
+// ReloadConfig reads the config file once and puts it in force: the policy and the upstream
+// servers (the file is the source of truth; the watcher in NewStack does the same on every
+// change on disk).
+func (st *Stack) ReloadConfig() error {
+	return st.applyConfig(config.LoadAgain(st.Config.Path))
+}
+
+// applyConfig puts one read of the config file in force. A file that did not load leaves the
+// policy in force (its status says why) and the servers as they are.
+func (st *Stack) applyConfig(cfg config.Config, err error) error {
+	var p *policy.Policy
+	if err == nil {
+		p, err = cfg.CompilePolicy()
 	}
-	cfg, err := config.Load(st.Config.Path)
-	if err != nil {
+	if err := st.Policy.Apply(p, err); err != nil {
 		return err
 	}
-	return m.Sync(st.serverSpecs(cfg.Servers))
+	if m := st.Service.Upstreams(); m != nil {
+		return m.Sync(st.serverSpecs(cfg.Servers))
+	}
+	return nil
 }
 
 // controlRequest is a ControlMethod request's params.
@@ -209,7 +220,7 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 	case "servers.restart":
 		return c.RestartServer(req.Name)
 	case "servers.reload":
-		if err := c.st.ReloadServers(); err != nil {
+		if err := c.st.ReloadConfig(); err != nil {
 			return nil, err
 		}
 		return c.ListServers()

@@ -561,7 +561,7 @@ func (c *Controller) SavePolicy(in PolicyInput) (SettingsChange, error) {
 	return c.save("settings_policy", args, appliesNow, "In force now for every client.",
 		func(b []byte) ([]byte, error) { return config.EditPolicy(b, e) }, nil,
 		func() error {
-			if err := c.st.Policy.Reload(); err != nil {
+			if err := c.st.ReloadConfig(); err != nil {
 				return fmt.Errorf("saved, but the hub did not load it: %w", err)
 			}
 			return nil

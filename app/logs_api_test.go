@@ -234,7 +234,7 @@ func TestHubLogThroughDashboardAPIAndChannel(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte("[policy]\ndefault = \"sometimes\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_ = st.Policy.Reload()
+	_ = st.ReloadConfig()
 	for {
 		read("event")
 		if frame.Data.Seq <= last {

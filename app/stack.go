@@ -50,7 +50,7 @@ type Stack struct {
 	Policy    *policy.Store
 	Approvals *policy.Broker
 
-	stopPolicyWatch context.CancelFunc
+	stopConfigWatch context.CancelFunc
 	stopHubLogFeed  func()       // ends the "hublog" channel's publisher (Close)
 	serverStates    serverStates // last state logged per upstream server
 	serversMu       sync.Mutex   // one edit of the config file at a time (server list, settings, switches)
@@ -237,18 +237,22 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	// The file is the source of truth: an edit (by hand, by `switchboard servers`, by the
 	// dashboard) is applied when the hub sees it, like the policy.
-	st.Policy.Subscribe(func(ps policy.Status) {
-		st.logPolicy(ps)
-		if err := st.ReloadServers(); err != nil {
-			logger.Warn("servers: the config file's [[servers]] were not applied", "err", err)
-		}
-	})
+	st.Policy.Subscribe(st.logPolicy)
 	// CLI verbs run against this hub (`switchboard servers list`, …) reach its controls on the
 	// Unix socket (mcp.ControlMethod), in every mode that serves one.
 	NewController(st, version)
 	wctx, stopWatch := context.WithCancel(context.Background())
-	st.stopPolicyWatch = stopWatch
-	go st.Policy.Watch(wctx, policy.DefaultPollInterval) // ends in Close
+	st.stopConfigWatch = stopWatch
+	go func() { // ends in Close
+		err := config.Watch(wctx, cfg.Path, func(c config.Config, err error) {
+			if err := st.applyConfig(c, err); err != nil {
+				logger.Warn("config: the file on disk is not in force", "path", cfg.Path, "err", err)
+			}
+		})
+		if err != nil {
+			logger.Warn("config: changes to the file are not followed", "path", cfg.Path, "err", err)
+		}
+	}()
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
@@ -334,8 +338,8 @@ func (st *Stack) CloseBounded() {
 
 // Close stops transports, then the service (processes, hub, IDE bridge), then the audit log.
 func (st *Stack) Close(ctx context.Context) error {
-	if st.stopPolicyWatch != nil {
-		st.stopPolicyWatch()
+	if st.stopConfigWatch != nil {
+		st.stopConfigWatch()
 	}
 	err := st.Transports.StopAll(ctx)
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
@@ -245,7 +246,14 @@ func TestPolicyReloadTakesEffectForConnectedClients(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[policy]\ndefault = \"allow\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := policy.LoadFile(path)
+	load := func() (*policy.Policy, error) { // as the hub's config watcher does
+		cfg, err := config.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return cfg.CompilePolicy()
+	}
+	p, err := load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +264,7 @@ func TestPolicyReloadTakesEffectForConnectedClients(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[[policy.rules]]\ntool = \"lang_*\"\naction = \"deny\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Reload(); err != nil {
+	if err := store.Apply(load()); err != nil {
 		t.Fatal(err)
 	}
 	if msg := call(t, cs, "lang_list", map[string]any{}, nil); !strings.Contains(msg, `rule 1 (tool="lang_*" → deny)`) || !strings.Contains(msg, path) {
@@ -265,7 +273,7 @@ func TestPolicyReloadTakesEffectForConnectedClients(t *testing.T) {
 	if err := os.WriteFile(path, []byte("[[policy.rules]]\ntool = \"[\"\naction = \"allow\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Reload(); err == nil {
+	if err := store.Apply(load()); err == nil {
 		t.Fatal("invalid file accepted")
 	}
 	if msg := call(t, cs, "lang_list", map[string]any{}, nil); !strings.Contains(msg, "denied") {

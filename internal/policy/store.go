@@ -1,42 +1,11 @@
 package policy
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/BurntSushi/toml"
 )
-
-// fileSections is the part of the config file this package reads. Other keys are the config
-// package's business (it reports unknown ones); here they are ignored.
-type fileSections struct {
-	Policy Config      `toml:"policy"`
-	Roots  RootsConfig `toml:"roots"`
-}
-
-// LoadFile reads the [policy] and [roots] sections of a config file. An absent file is the
-// allow-all policy; an unreadable, malformed or invalid one is an error naming the file.
-func LoadFile(path string) (*Policy, error) {
-	var sec fileSections
-	if _, err := toml.DecodeFile(path, &sec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return AllowAll(), nil
-		}
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	p, err := Compile(sec.Policy, sec.Roots)
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	return p, nil
-}
 
 // Status is what the dashboard and doctor show about the live policy.
 type Status struct {
@@ -60,7 +29,6 @@ type Store struct {
 
 	mu        sync.Mutex
 	status    Status
-	stamp     os.FileInfo
 	listeners map[int]func(Status)
 	nextL     int
 }
@@ -75,7 +43,6 @@ func NewStore(path string, p *Policy) *Store {
 		if abs, err := filepath.Abs(path); err == nil {
 			s.path = abs
 		}
-		s.stamp, _ = os.Stat(s.path)
 	}
 	s.set(p)
 	return s
@@ -112,15 +79,12 @@ func (s *Store) Subscribe(fn func(Status)) (cancel func()) {
 	return func() { s.mu.Lock(); delete(s.listeners, id); s.mu.Unlock() }
 }
 
-// Reload reads the file now. On error the policy in force is kept and the error recorded.
-func (s *Store) Reload() error {
-	if s.path == "" {
-		return nil
-	}
-	fi, _ := os.Stat(s.path)
-	p, err := LoadFile(s.path)
+// Apply puts p in force, or, when err is set (the file did not load), keeps the policy in force
+// and records why, and tells the subscribers. The hub's config watcher (config.Watch) calls it
+// with the policy of each version of the file: the store never reads the file itself, so the
+// policy and the rest of the config come from one read.
+func (s *Store) Apply(p *Policy, err error) error {
 	s.mu.Lock()
-	s.stamp = fi
 	if err != nil {
 		s.status.Error = err.Error() + " (the previous policy stays in force until the file is fixed)"
 		s.status.ErrorAt = time.Now().UTC()
@@ -137,46 +101,4 @@ func (s *Store) Reload() error {
 		fn(st)
 	}
 	return err
-}
-
-// changed reports whether the file differs from the one last read (size, time, or a new file
-// renamed into place, as editors save).
-func (s *Store) changed() bool {
-	fi, err := os.Stat(s.path)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old := s.stamp
-	switch {
-	case err != nil && old == nil:
-		return false
-	case err != nil || old == nil:
-		return true
-	}
-	return !os.SameFile(fi, old) || fi.Size() != old.Size() || !fi.ModTime().Equal(old.ModTime())
-}
-
-// DefaultPollInterval is how often Watch looks at the file: one stat call, cheap enough to do
-// every second, and it follows editors that replace the file by renaming a new one over it.
-const DefaultPollInterval = time.Second
-
-// Watch reloads the file whenever it changes, until ctx ends.
-func (s *Store) Watch(ctx context.Context, every time.Duration) {
-	if s.path == "" {
-		return
-	}
-	if every <= 0 {
-		every = DefaultPollInterval
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if s.changed() {
-				_ = s.Reload()
-			}
-		}
-	}
 }
