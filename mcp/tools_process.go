@@ -358,7 +358,7 @@ func (s *Service) processDir(req *sdk.CallToolRequest, dir string) (*os.File, st
 // asks the user about roots: a root not approved yet shows the hub's workspace).
 func (s *Service) processInfo(req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
-	base := s.ws.Dir()
+	base := s.hubDir()
 	if ws, err := s.resolveWorkspace(req, false); err == nil {
 		base = ws.Dir()
 	}
