@@ -113,6 +113,10 @@ type desktop struct {
 	view        *tray.SystrayView
 
 	webEnv []string // name=value the app set for its window (dashboardEnv); kept from children it starts
+
+	// picking is held while the folder picker is open: Wails hands every dialog's answer over one
+	// shared channel, so two pickers at once (the tray's and the window's) would swap answers.
+	picking sync.Mutex
 }
 
 // mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
@@ -345,6 +349,10 @@ func (d *desktop) PickFolder(title, start string) (string, error) {
 	if wctx == nil {
 		return "", fmt.Errorf("the window is not up yet")
 	}
+	if !d.picking.TryLock() {
+		return "", fmt.Errorf("a folder picker is already open; answer it first")
+	}
+	defer d.picking.Unlock()
 	d.ShowWindow()
 	return wailsruntime.OpenDirectoryDialog(wctx, wailsruntime.OpenDialogOptions{
 		Title:                title,
