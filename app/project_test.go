@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/app/tray"
+	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
 // mcpOverUnix connects a go-sdk client to a hub's Unix socket.
@@ -217,5 +218,40 @@ func TestTrayChoosesProject(t *testing.T) {
 	}
 	if len(starts) != 2 || starts[1] != realDir(project) {
 		t.Errorf("the picker opened in %q; want the project folder of the time", starts)
+	}
+}
+
+// TestProjectChoiceKeepsConfigFileTrue: when the config file names the workspace, a folder chosen
+// on the dashboard is written there too (the person's comment kept), so the file and the running
+// hub agree; the answer says so.
+func TestProjectChoiceKeepsConfigFileTrue(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfgPath := filepath.Join(t.TempDir(), "config.toml")
+	st := trayTestStack(t, "", func(c *config.Config) {
+		c.Path = cfgPath
+		if err := os.MkdirAll(c.Workspace, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfgPath, []byte("workspace = \""+c.Workspace+"\"  # my project\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if p := st.Project(); p.Source != ProjectFromConfig {
+		t.Fatalf("project at start: %+v", p)
+	}
+	next := filepath.Join(home, "next")
+	if err := os.MkdirAll(next, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := NewController(st, "test").SetProject(next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Project.Dir != realDir(next) || ch.Project.Source != ProjectFromConfig || !strings.Contains(ch.Note, "saved as workspace in "+cfgPath) {
+		t.Errorf("answer %+v", ch)
+	}
+	if b, _ := os.ReadFile(cfgPath); string(b) != "workspace = \""+realDir(next)+"\"  # my project\n" {
+		t.Errorf("config file after the choice:\n%s", b)
 	}
 }
