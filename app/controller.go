@@ -48,7 +48,7 @@ func (c *Controller) Bootstrap() (Bootstrap, error) {
 	if c.st.WSHub == nil || !c.st.WSHub.Running() {
 		return Bootstrap{}, errors.New("the WebSocket hub is not running; switch it on (transport ws)")
 	}
-	return Bootstrap{HubURL: c.st.WSHub.URL(), HubToken: c.st.WSHub.Token(), Version: c.version, Workspace: c.st.Service.Workspace().Dir()}, nil
+	return Bootstrap{HubURL: c.st.WSHub.URL(), HubToken: c.st.WSHub.Token(), Version: c.version, Workspace: c.st.Service.WorkspaceDir()}, nil
 }
 
 // TransportList wraps the transport states (the same shape as the "transports" hub channel).
@@ -129,7 +129,11 @@ func (c *Controller) StartProcess(command string, args []string) (process.Info, 
 
 func (c *Controller) startProcess(command string, args []string) (process.Info, error) {
 	// Like process_start: the child starts in the directory that was opened, held by its handle.
-	dir, abs, err := c.st.Service.Workspace().OpenDir(".")
+	ws := c.st.Service.Workspace()
+	if ws == nil {
+		return process.Info{}, errors.New(noProjectReason)
+	}
+	dir, abs, err := ws.OpenDir(".")
 	if err != nil {
 		return process.Info{}, err
 	}
@@ -229,6 +233,15 @@ type ClientHeaders struct {
 	Authorization string `json:"Authorization"`
 }
 
+// stdioServeArgs starts a separate hub in the project folder; with none chosen, in the directory
+// the client starts it in.
+func stdioServeArgs(project string) []string {
+	if project == "" {
+		return []string{"serve", "--stdio"}
+	}
+	return []string{"serve", "--stdio", "--workspace", project}
+}
+
 func snippet(srv ClientServer) *ClientSnippet {
 	return &ClientSnippet{MCPServers: ClientServers{Switchboard: srv}}
 }
@@ -236,7 +249,7 @@ func snippet(srv ClientServer) *ClientSnippet {
 // ClientConfig returns ready-to-paste client configuration for the running transports.
 func (c *Controller) ClientConfig() ClientConfig {
 	out := ClientConfig{Stdio: *snippet(ClientServer{
-		Command: c.exe, Args: []string{"serve", "--stdio", "--workspace", c.st.Service.Workspace().Dir()}})}
+		Command: c.exe, Args: stdioServeArgs(c.st.Service.WorkspaceDir())})}
 	if addr := c.st.Transports.Addr(mcp.TransportUnix); addr != "" {
 		out.Unix = snippet(ClientServer{Command: c.exe, Args: []string{"connect", "--socket", addr}})
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -74,7 +75,9 @@ func (c *Controller) clientEnv() (clientconf.Env, error) {
 	if err != nil {
 		return env, err
 	}
-	env.Project = c.st.Service.Workspace().Dir()
+	// "" while no project folder is chosen: the project scope has no file then (never one
+	// relative to the directory the hub runs in, the home directory of a desktop launch).
+	env.Project = c.st.Service.WorkspaceDir()
 	return env, nil
 }
 
@@ -92,6 +95,9 @@ func (c *Controller) ListClients() (ClientList, error) {
 		}
 		info := ClientInfo{Name: cl.Name, Display: cl.Display, Format: cl.Format(), Installed: cl.Installed(env), Scopes: []ClientScope{}}
 		for _, scope := range cl.Scopes() {
+			if scope == clientconf.ScopeProject && env.Project == "" {
+				continue
+			}
 			st := cl.Check(env, scope, want)
 			_, statErr := os.Stat(st.Path)
 			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail})
@@ -129,6 +135,9 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 	env, err := c.clientEnv()
 	if err != nil {
 		return cl, env, none, nil, err
+	}
+	if scope == string(clientconf.ScopeProject) && env.Project == "" {
+		return cl, env, none, nil, errors.New("scope project: " + noProjectReason)
 	}
 	ch, err := cl.Plan(env, clientconf.Scope(scope), e)
 	return cl, env, ch, e, err

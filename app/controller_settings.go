@@ -31,9 +31,10 @@ import (
 //     is not saved);
 //   - the policy and [roots] are in force as soon as the file is written (the policy store
 //     reloads it);
-//   - the workspace, the inference backends and RAG apply at the next start: the hub's
-//     workspace is fixed while it runs, and the backends are built once at start. Settings
-//     lists what is saved but not yet running under Pending.
+//   - the workspace key, the inference backends and RAG apply at the next start: the key is the
+//     workspace of every mode (app/project.go: the desktop's project folder is chosen, and
+//     changed live, in the header and the tray), and the backends are built once at start.
+//     Settings lists what is saved but not yet running under Pending.
 //
 // The Overview's transport and toolset switches (and the tray's transport items) save too, so
 // a switch the user flips stays flipped after a restart.
@@ -257,7 +258,7 @@ func (c *Controller) Settings() (Settings, error) {
 		}
 	}
 
-	s.Workspace = WorkspaceSetting{Saved: file.Workspace, Running: c.st.Service.Workspace().Dir()}
+	s.Workspace = WorkspaceSetting{Saved: file.Workspace, Running: c.st.Service.WorkspaceDir()}
 
 	s.Policy = PolicySettings{Default: file.Policy.Default, AskTimeout: file.Policy.AskTimeout, Rules: []PolicyRule{},
 		Roots: orEmpty(file.Roots.Allow), Status: c.st.Policy.Status()}
@@ -306,7 +307,7 @@ func (c *Controller) pending() []string {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = r
 		}
-		if dir != c.st.Service.Workspace().Dir() {
+		if dir != c.st.Service.WorkspaceDir() {
 			out = append(out, "workspace")
 		}
 	}
@@ -519,9 +520,9 @@ func (c *Controller) toolsetsToSave(on []string) []string {
 	return out
 }
 
-// SaveWorkspace saves the workspace (an existing absolute directory; "" for the directory
-// switchboard starts in). It applies at the next start: the hub's workspace is fixed while it
-// runs (every client's files and processes are relative to it).
+// SaveWorkspace saves the workspace key (an existing absolute directory; "" for the directory
+// switchboard starts in). It applies at the next start, in every mode; the running hub's folder
+// is changed with SetProject (the header's project chooser, the tray).
 func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 	dir = strings.TrimSpace(dir)
 	if dir != "" {
@@ -531,7 +532,7 @@ func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 	}
 	return c.save("settings_workspace", struct {
 		Workspace string `json:"workspace"`
-	}{dir}, appliesNextStart, "The hub's workspace is fixed while it runs: the saved one is used from the next start (a --workspace flag or SWITCHBOARD_WORKSPACE still wins).",
+	}{dir}, appliesNextStart, "Used from the next start, in every mode (a --workspace flag or SWITCHBOARD_WORKSPACE still wins); the header's Project button changes the running hub's folder now.",
 		func(b []byte) ([]byte, error) { return config.EditWorkspace(b, dir) }, nil, nil)
 }
 

@@ -219,6 +219,7 @@ func (d *dashboardServer) Handler() http.Handler {
 	})
 	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
 	d.settingsAPI(api)
+	d.projectAPI(api)
 	api("GET /api/audit", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		v := r.URL.Query()
 		limit, err := queryInt(v.Get("limit"), "limit")

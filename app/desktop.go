@@ -57,11 +57,12 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 	if err := resolveClientToken(&cfg); err != nil {
 		return err
 	}
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true})
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true, projectSource: lo.project.source})
 	if err != nil {
 		return err
 	}
 	defer st.CloseBounded()
+	announceProject(st, "the window or the tray")
 	// The terminal gets what a person needs; every tool call goes to the audit log.
 	fmt.Fprintf(os.Stderr, "switchboard: tool calls are audited to %s (the dashboard's Activity view shows them live)\n", filepath.Join(st.Config.LogDir(), "audit.log"))
 	if err := startDefaultTransports(st); err != nil {
@@ -113,6 +114,10 @@ type desktop struct {
 	view        *tray.SystrayView
 
 	webEnv []string // name=value the app set for its window (dashboardEnv); kept from children it starts
+
+	// picking is held while the folder picker is open: Wails hands every dialog's answer over one
+	// shared channel, so two pickers at once (the tray's and the window's) would swap answers.
+	picking sync.Mutex
 }
 
 // mark prints a start-up milestone with its time since launch and its wall clock, for the smoke
@@ -155,6 +160,7 @@ func (d *desktop) run(ctx context.Context) error {
 		// MiB more garbage; give it back once the page has settled.
 		time.AfterFunc(windowSettleDelay, releaseStartupMemory)
 	})
+	app.pickFolder = d.PickFolder
 	err := wails.Run(&options.App{
 		Title:            "Switchboard",
 		Width:            1200,
@@ -337,6 +343,26 @@ func (d *desktop) secondLaunch(r instance.Request) {
 	if d.domReady.Load() { // else domReadied shows it
 		d.ShowWindow()
 	}
+}
+
+// PickFolder asks the user for a folder with the native picker (GTK's file chooser), over the
+// window, which it shows first: "" when the user dismissed it. It blocks until the user answers;
+// callers run it off the tray's loop and off the main thread (Wails dispatches the dialog).
+func (d *desktop) PickFolder(title, start string) (string, error) {
+	wctx := d.runtimeCtx()
+	if wctx == nil {
+		return "", fmt.Errorf("the window is not up yet")
+	}
+	if !d.picking.TryLock() {
+		return "", fmt.Errorf("a folder picker is already open; answer it first")
+	}
+	defer d.picking.Unlock()
+	d.ShowWindow()
+	return wailsruntime.OpenDirectoryDialog(wctx, wailsruntime.OpenDialogOptions{
+		Title:                title,
+		DefaultDirectory:     start,
+		CanCreateDirectories: true,
+	})
 }
 
 // OpenFolder opens a folder in the user's file manager.

@@ -21,6 +21,9 @@ type App struct {
 	// script runs, which is the desktop's "first paint" mark.
 	firstBootstrap func()
 	once           sync.Once
+
+	// pickFolder opens the desktop's native folder picker ("" when dismissed); nil without one.
+	pickFolder func(title, start string) (string, error)
 }
 
 // newApp wraps a controller; onFirstBootstrap may be nil.
@@ -186,3 +189,12 @@ func (a *App) Audit(q AuditQuery) (AuditPage, error) { return a.ctl.Audit(q) }
 
 // HubLog returns the hub's own log: the newest limit records at level or above, oldest first.
 func (a *App) HubLog(level string, limit int) (HubLogList, error) { return a.ctl.HubLog(level, limit) }
+
+// Project returns the hub's project folder.
+func (a *App) Project() Project { return a.ctl.Project() }
+
+// SetProject makes dir the project folder now and remembers it for the next launch.
+func (a *App) SetProject(dir string) (ProjectChange, error) { return a.ctl.SetProject(dir) }
+
+// PickProject opens the native folder picker and makes the folder chosen the project folder.
+func (a *App) PickProject() (ProjectChange, error) { return a.ctl.PickProject(a.pickFolder) }

@@ -19,17 +19,39 @@ func hasDisplay() bool { return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND
 // launchOptions are the root command's flags for the desktop app.
 type launchOptions struct {
 	hidden bool // --hidden: start in the tray, window hidden (when a tray host shows the icon)
+	// workspaceFrom is where the config's workspace came from (workspaceSource): flag,
+	// environment, config file, or "" when none is given.
+	workspaceFrom string
+	// project is the project folder runApp resolved (app/project.go).
+	project projectStart
 }
 
 // runApp starts the desktop app when this is a desktop build with a display, else headless.
 func runApp(ctx context.Context, cfg config.Config, version string, lo launchOptions) error {
+	cwd, _ := os.Getwd()
+	lo.project = resolveProject(cfg, lo.workspaceFrom, cwd, userHome())
+	cfg.Workspace = lo.project.dir
+	if lo.project.warning != "" {
+		fmt.Fprintf(os.Stderr, "switchboard: warning: %s\n", lo.project.warning)
+	}
 	if desktopBuilt && hasDisplay() {
 		return runDesktop(ctx, cfg, version, lo)
 	}
 	if desktopBuilt {
 		fmt.Fprintln(os.Stderr, "switchboard: no display (DISPLAY and WAYLAND_DISPLAY unset); running headless")
 	}
-	return runHeadless(ctx, cfg, version)
+	return runHeadless(ctx, cfg, version, lo)
+}
+
+// announceProject tells the terminal which project folder the hub serves, or that none is
+// chosen yet and where to choose one.
+func announceProject(st *Stack, where string) {
+	p := st.Project()
+	if p.Dir == "" {
+		fmt.Fprintf(os.Stderr, "switchboard: no project folder chosen yet: choose one in %s (tools that work in it refuse until then), or start with --workspace DIR\n", where)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "switchboard: project folder %s (%s)\n", p.Dir, p.Source)
 }
 
 // startDefaultTransports opens what the desktop and headless modes open by default: the hub and
@@ -63,13 +85,13 @@ func startDefaultTransports(st *Stack) error {
 
 // runHeadless runs the same hub and transports as the desktop app and serves the dashboard over
 // loopback HTTP; the URL, with its token, goes to stderr.
-func runHeadless(parent context.Context, cfg config.Config, version string) error {
+func runHeadless(parent context.Context, cfg config.Config, version string, lo launchOptions) error {
 	ctx, stop := signalContext(parent)
 	defer stop()
 	if err := resolveClientToken(&cfg); err != nil {
 		return err
 	}
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true})
+	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true, projectSource: lo.project.source})
 	if err != nil {
 		return err
 	}
@@ -94,6 +116,7 @@ func runHeadless(parent context.Context, cfg config.Config, version string) erro
 			fmt.Fprintf(os.Stderr, "switchboard: %s on %s\n", t.Name, t.URL)
 		}
 	}
+	announceProject(st, "the dashboard")
 	fmt.Fprintf(os.Stderr, "switchboard: dashboard at http://%s/?token=%s\n", ln.Addr(), token)
 	releaseStartupMemory()
 	<-ctx.Done()

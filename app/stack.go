@@ -55,6 +55,13 @@ type Stack struct {
 	serverStates    serverStates // last state logged per upstream server
 	serversMu       sync.Mutex   // one edit of the config file at a time (server list, settings, switches)
 	serversLazy     bool         // every server starts on demand (a one-shot hub)
+
+	// The project folder (app/project.go): where the hub's workspace came from, and one change
+	// of it at a time (projectOp, held across the change; projectMu, only around the field).
+	projectOp       sync.Mutex
+	projectMu       sync.Mutex
+	projectSource   string
+	stopProjectFeed func()
 }
 
 // serverSpecs is the configured servers as this hub runs them: a one-shot hub starts none
@@ -85,16 +92,25 @@ type stackOptions struct {
 	// eagerServers starts the [[servers]] marked eager (the default) with the hub: for hubs that
 	// serve clients. One-shot hubs (call, tools, doctor) start a server only when a call needs it.
 	eagerServers bool
+	// projectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
+	// starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
+	// home directory with no folder chosen yet) instead of in the current directory.
+	projectSource string
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
 func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, error) {
-	if cfg.Workspace == "" {
+	projectSource := so.projectSource
+	if cfg.Workspace == "" && projectSource != ProjectFromNone {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 		cfg.Workspace = wd
+		projectSource = ProjectFromCwd
+	}
+	if projectSource == "" || (projectSource == ProjectFromNone && cfg.Workspace != "") {
+		projectSource = ProjectFromConfig
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", cfg.DataDir, err)
@@ -150,7 +166,8 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
-		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler())}
+		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler()),
+		projectSource: projectSource}
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
@@ -158,8 +175,12 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, fmt.Errorf("[web] allow / SWITCHBOARD_FETCH_ALLOW: %w", err)
 	}
+	workspaceOpt := mcp.WithWorkspaceRoot(cfg.Workspace)
+	if cfg.Workspace == "" {
+		workspaceOpt = mcp.WithNoWorkspace(noProjectReason)
+	}
 	opts := []mcp.Option{
-		mcp.WithWorkspaceRoot(cfg.Workspace),
+		workspaceOpt,
 		mcp.WithVersion(version),
 		mcp.WithLogger(logger),
 		mcp.WithAudit(auditLog),
@@ -279,7 +300,8 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		})
 	}
 	st.stopHubLogFeed = st.feedHubLog()
-	st.note.Info("hub started", "version", version, "workspace", cfg.Workspace, "config", cfg.Path,
+	st.stopProjectFeed = st.feedProject()
+	st.note.Info("hub started", "version", version, "workspace", cfg.Workspace, "project_from", projectSource, "config", cfg.Path,
 		"audit_log", filepath.Join(cfg.LogDir(), "audit.log"), "hub_log", hubLog.File())
 	built = true
 	return st, nil
@@ -349,6 +371,9 @@ func (st *Stack) Close(ctx context.Context) error {
 	st.Audit.Close()
 	if st.stopHubLogFeed != nil {
 		st.stopHubLogFeed()
+	}
+	if st.stopProjectFeed != nil {
+		st.stopProjectFeed()
 	}
 	st.HubLog.Close() // last: the shutdown's own warnings are in the file
 	return err

@@ -73,6 +73,15 @@ func (s traySource) Servers() []upstream.Status {
 	return nil
 }
 
+// Project is the hub's project folder ("" while none is chosen).
+func (s traySource) Project() (string, bool) { return s.st.Service.WorkspaceDir(), true }
+
+// SetProject makes dir the project folder, as the window's chooser does, audited "by tray".
+func (s traySource) SetProject(dir string) (string, error) {
+	ch, err := s.ctl.setProject("tray", dir)
+	return ch.Note, err
+}
+
 func (s traySource) LogDir() string { return s.st.Config.LogDir() }
 
 // Autostart: the XDG autostart entry's presence. The item is offered only when the running
@@ -126,6 +135,7 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 		s.st.Transports.OnChange(func([]mcp.TransportStatus) { changed() }),
 		s.st.Service.Sessions().Subscribe(func(sessions.Change) { changed() }),
 		s.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { changed() }),
+		s.st.Service.OnWorkspaceChange(func(string) { changed() }),
 	}
 	if s.st.WSHub != nil {
 		cancels = append(cancels, s.st.WSHub.OnChange(func(wshub.Stats) { changed() }))

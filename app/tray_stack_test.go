@@ -133,6 +133,9 @@ type recordingShell struct {
 	opened []string
 	quits  int
 	events chan string
+	// pick answers PickFolder (the native picker): the folder "chosen"; nil: dismissed.
+	pick   func(title, start string) (string, error)
+	picked []string // the start folder of each PickFolder
 }
 
 func newRecordingShell() *recordingShell { return &recordingShell{events: make(chan string, 16)} }
@@ -158,6 +161,17 @@ func (s *recordingShell) OpenFolder(path string) error {
 	return nil
 }
 func (s *recordingShell) Quit() { s.mu.Lock(); s.quits++; s.mu.Unlock(); s.note("quit") }
+func (s *recordingShell) PickFolder(title, start string) (string, error) {
+	s.mu.Lock()
+	s.picked = append(s.picked, start)
+	pick := s.pick
+	s.mu.Unlock()
+	s.note("pick")
+	if pick == nil {
+		return "", nil
+	}
+	return pick(title, start)
+}
 
 func (s *recordingShell) waitEvent(t *testing.T, want string) {
 	t.Helper()

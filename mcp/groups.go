@@ -69,6 +69,9 @@ type callWorkspaces interface {
 	walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool
 	// policyFile names the file holding the policy, for error messages.
 	policyFile() string
+	// hubDir is the hub's own workspace directory ("" while it has none), what listings show
+	// paths against by default.
+	hubDir() string
 }
 
 // callSessions is what a tool group needs of the hub's record of client sessions

@@ -74,7 +74,7 @@ func (s *Service) identify(ctx context.Context, st *sessionRoots, req sdk.Reques
 
 // grounds are what AutoGrant judges a session's directories against.
 func (s *Service) grounds(st *sessionRoots) policy.Grounds {
-	g := policy.Grounds{Workspace: s.ws.Dir(), Home: s.home, HubState: s.hubState}
+	g := policy.Grounds{Workspace: s.hubDir(), Home: s.home, HubState: s.hubState}
 	if st != nil && st.relay != nil {
 		g.Relay = st.relay.Dir
 	}
@@ -258,6 +258,19 @@ func firstUsable(roots []sessions.Root) int {
 	return -1
 }
 
+// republishRoots shows every session's workspace again after the hub's changed. A session
+// whose roots are being asked about is skipped: it publishes when the question is answered.
+func (s *Service) republishRoots() {
+	s.roots.Range(func(_, v any) bool {
+		st := v.(*sessionRoots)
+		if st.mu.TryLock() {
+			s.publishRoots(st)
+			st.mu.Unlock()
+		}
+		return true
+	})
+}
+
 // publishRoots shows the session's roots, relay directory and workspace on the dashboard.
 func (s *Service) publishRoots(st *sessionRoots) {
 	id := st.id()
@@ -265,7 +278,7 @@ func (s *Service) publishRoots(st *sessionRoots) {
 		return
 	}
 	s.sessions.SetRoots(id, st.roots)
-	dir, from := s.ws.Dir(), policy.FromHub
+	dir, from := s.hubDir(), policy.FromHub
 	if i := firstUsable(st.roots); i >= 0 {
 		dir, from = st.roots[i].Dir, policy.FromRoot
 	} else if usable(st.relay) {
@@ -309,11 +322,11 @@ func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 		// writes somewhere it does not expect.
 		return nil, fmt.Errorf("workspace: the directory this client started in (%s) was revoked for this session (%s); grant it again on the dashboard's Sessions view, or reconnect from another directory", st.relay.Dir, st.relay.Detail)
 	}
-	return s.ws, nil
+	return s.hubWorkspace()
 }
 
 // workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
-// a path asks here, never s.ws directly. Clients without the roots capability (or with no
+// a path asks here, never the hub's workspace directly. Clients without the roots capability (or with no
 // usable roots) share the hub's workspace; others get the root their paths need: the first root
 // for relative paths, the root that contains an absolute one.
 //
@@ -330,17 +343,18 @@ func (s *Service) workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*
 
 // displayWorkspace is the directory a session's relative paths resolve against, without asking
 // anyone: for messages and listings.
+// "" when the session would work in the hub's workspace and there is none.
 func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
 	if ss == nil {
-		return s.ws.Dir()
+		return s.hubDir()
 	}
 	v, ok := s.roots.Load(ss)
 	if !ok {
-		return s.ws.Dir()
+		return s.hubDir()
 	}
 	st := v.(*sessionRoots)
 	if !st.mu.TryLock() {
-		return s.ws.Dir() // a question about roots is open; do not wait for it
+		return s.hubDir() // a question about roots is open; do not wait for it
 	}
 	defer st.mu.Unlock()
 	if i := firstUsable(st.roots); i >= 0 && clientHasRoots(ss) {
@@ -349,20 +363,20 @@ func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
 	if usable(st.relay) {
 		return st.relay.Dir
 	}
-	return s.ws.Dir()
+	return s.hubDir()
 }
 
 // resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
 func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil {
-		return s.ws, nil
+		return s.hubWorkspace()
 	}
 	ss := req.Session
 	if !clientHasRoots(ss) {
 		v, ok := s.roots.Load(ss)
 		if !ok {
-			return s.ws, nil // no roots, no relay: the hub's workspace
+			return s.hubWorkspace() // no roots, no relay: the hub's workspace
 		}
 		st := v.(*sessionRoots)
 		st.mu.Lock()
@@ -378,7 +392,7 @@ func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest
 		if strict {
 			return nil, fmt.Errorf("workspace: this client's roots have not been listed yet; call again")
 		}
-		return s.ws, nil
+		return s.hubWorkspace()
 	}
 	// Roots marked stale by a list_changed since the middleware ran: the call uses the roots
 	// that were judged for it; they are listed again before the next call.
@@ -395,7 +409,7 @@ func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest
 	case r.Status == rootGranted || r.Status == rootApproved:
 		return s.openWorkspace(r.Dir)
 	case !strict:
-		return s.ws, nil
+		return s.hubWorkspace()
 	case r.Status == rootDeclined:
 		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, s.policyFile())
 	}
@@ -560,11 +574,11 @@ func pickRoot(roots []sessions.Root, first int, members map[string]json.RawMessa
 
 // openWorkspace returns the (shared, cached) sandbox for a root directory.
 func (s *Service) openWorkspace(dir string) (*workspace.Root, error) {
-	if dir == s.ws.Dir() {
-		return s.ws, nil
-	}
-	s.wsMu.Lock()
+	s.wsMu.Lock() // also orders this with SetWorkspace, so one directory never gets two sandboxes
 	defer s.wsMu.Unlock()
+	if w := s.hubWS.Load(); w != nil && dir == w.Dir() {
+		return w, nil
+	}
 	if w, ok := s.wsCache[dir]; ok {
 		return w, nil
 	}

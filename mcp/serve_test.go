@@ -407,7 +407,7 @@ func (l *writeLog) Write(p []byte) (int, error) {
 // result, tail, newline) made the client read it in pieces.
 func TestStreamSmallReplyIsOneWrite(t *testing.T) {
 	s := newTestService(t)
-	if err := os.WriteFile(filepath.Join(s.ws.Dir(), "a.txt"), []byte("x"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.WorkspaceDir(), "a.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	inR, inW := io.Pipe()

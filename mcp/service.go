@@ -61,21 +61,26 @@ type Service struct {
 	version string
 
 	workspaceDir string
-	ws           *workspace.Root
-	logger       *slog.Logger
-	audit        *audit.Logger
-	sessions     *sessions.Registry
-	procs        *process.Service
-	hub          *wshub.Hub
-	metrics      *metrics.Store
-	browser      *webview.Webview
-	browserFeed  *browserFeed
-	subsystems   []Subsystem
-	extraGroups  []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
-	up           *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
-	toolSearch   bool                       // upstream tools hidden behind servers_search / servers_call
-	rag          *rag.Engine
-	ragFeed      *ragFeed
+	// hubWS is the hub's workspace: where clients without usable roots or relay directory work.
+	// nil while the hub has none (WithNoWorkspace, until SetWorkspace). Read it through
+	// hubWorkspace; SetWorkspace swaps it under wsMu.
+	hubWS       atomic.Pointer[workspace.Root]
+	noWorkspace string // why there is no hub workspace and how to choose one (WithNoWorkspace)
+	onWorkspace listeners.Set[string]
+	logger      *slog.Logger
+	audit       *audit.Logger
+	sessions    *sessions.Registry
+	procs       *process.Service
+	hub         *wshub.Hub
+	metrics     *metrics.Store
+	browser     *webview.Webview
+	browserFeed *browserFeed
+	subsystems  []Subsystem
+	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
+	up          *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
+	toolSearch  bool                       // upstream tools hidden behind servers_search / servers_call
+	rag         *rag.Engine
+	ragFeed     *ragFeed
 
 	readOnly   bool
 	disabled   []string
@@ -126,6 +131,21 @@ type Service struct {
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
 func WithWorkspaceRoot(dir string) Option {
 	return func(s *Service) error { s.workspaceDir = dir; return nil }
+}
+
+// WithNoWorkspace starts the hub without a workspace of its own (unless WithWorkspaceRoot names
+// one): a desktop launch from the home directory, where the process's directory is no project.
+// Until SetWorkspace chooses one, a call that would work in the hub's workspace fails with
+// reason, which should say how to choose one; clients with usable roots or a relay directory
+// keep working in theirs.
+func WithNoWorkspace(reason string) Option {
+	return func(s *Service) error {
+		if reason == "" {
+			return errors.New("WithNoWorkspace: the reason is what callers read; give one")
+		}
+		s.noWorkspace = reason
+		return nil
+	}
 }
 
 // WithProcessService enables the process tools. The Service shuts it down on Shutdown.
@@ -226,24 +246,20 @@ func New(opts ...Option) (*Service, error) {
 			return nil, err
 		}
 	}
-	if s.workspaceDir == "" {
+	if s.workspaceDir == "" && s.noWorkspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 		s.workspaceDir = wd
 	}
-	root, err := workspace.Open(s.workspaceDir)
-	if err != nil {
-		return nil, err
-	}
-	root.Protect(s.hubState...) // the hub's own files stay off limits even inside the workspace
-	s.ws = root
-	if s.browser != nil {
-		// The browser may show the files of the hub's workspace (and of a client's root once a
-		// webview call of that client has used it, see checkURL); the hub serves every file://
-		// load of the browser from these, whatever asked for it (a tool, a link, a frame).
-		s.browser.AllowFiles(root)
+	var root *workspace.Root
+	if s.workspaceDir != "" {
+		var err error
+		if root, err = s.openHubWorkspace(s.workspaceDir); err != nil {
+			return nil, err
+		}
+		s.hubWS.Store(root)
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -307,9 +323,91 @@ func New(opts ...Option) (*Service, error) {
 	s.wireTrustFeeds()
 	s.watchOwnedProcesses()
 	s.wireRAGFeed()
-	s.sweepWorkspace(root)
+	if root != nil {
+		s.sweepWorkspace(root)
+	}
 	return s, nil
 }
+
+// openHubWorkspace opens dir as the hub's workspace: the hub's own files stay off limits even
+// inside it, and the browser may show its files (and a client's root once a webview call of that
+// client has used it, see checkURL); the hub serves every file:// load of the browser from
+// these, whatever asked for it (a tool, a link, a frame).
+func (s *Service) openHubWorkspace(dir string) (*workspace.Root, error) {
+	root, err := workspace.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	root.Protect(s.hubState...)
+	if s.browser != nil {
+		s.browser.AllowFiles(root)
+	}
+	return root, nil
+}
+
+// hubWorkspace is the hub's workspace, or the error WithNoWorkspace set while there is none.
+func (s *Service) hubWorkspace() (*workspace.Root, error) {
+	if w := s.hubWS.Load(); w != nil {
+		return w, nil
+	}
+	return nil, errors.New(s.noWorkspace)
+}
+
+// hubDir is the hub's workspace directory, "" while there is none.
+func (s *Service) hubDir() string {
+	if w := s.hubWS.Load(); w != nil {
+		return w.Dir()
+	}
+	return ""
+}
+
+// SetWorkspace makes dir the hub's workspace from now on, while the hub runs: the workspace of
+// every client without usable roots or relay directory (clients with their own keep them).
+// Connections, sessions, processes and transports stay as they are; a call already running
+// finishes in the directory it started in. The previous workspace's sandbox stays open among
+// the client roots' (a client whose root is that directory keeps using it; Shutdown closes it),
+// so nothing running loses its handle. dir must be an existing directory.
+func (s *Service) SetWorkspace(dir string) error {
+	s.wsMu.Lock()
+	old := s.hubWS.Load()
+	real := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	if old != nil && old.Dir() == real {
+		s.wsMu.Unlock()
+		return nil
+	}
+	next, reused := s.wsCache[real]
+	if reused {
+		delete(s.wsCache, real) // a client's root became the hub's: one sandbox, one owner
+	} else {
+		var err error
+		if next, err = s.openHubWorkspace(real); err != nil {
+			s.wsMu.Unlock()
+			return fmt.Errorf("workspace: %w", err)
+		}
+	}
+	if old != nil {
+		if s.wsCache == nil {
+			s.wsCache = map[string]*workspace.Root{}
+		}
+		s.wsCache[old.Dir()] = old
+	}
+	s.hubWS.Store(next)
+	s.wsMu.Unlock()
+	if !reused {
+		s.sweepWorkspace(next)
+	}
+	s.republishRoots()
+	s.logger.Info("workspace changed", "dir", next.Dir())
+	s.onWorkspace.Notify(next.Dir())
+	return nil
+}
+
+// OnWorkspaceChange calls f with the new directory after each SetWorkspace that changed it,
+// until cancel is called.
+func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.onWorkspace.Add(f) }
 
 // sweepWorkspace removes, in the background, the temp files that writes interrupted by a kill
 // left in w (workspace.Root.StartSweep: bounded, owned by w, stopped by its Close in Shutdown).
@@ -422,8 +520,11 @@ func (s *Service) Tools() []*sdk.Tool {
 // Sessions returns the client session registry.
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 
-// Workspace returns the hub's sandbox root.
-func (s *Service) Workspace() *workspace.Root { return s.ws }
+// Workspace returns the hub's sandbox root, or nil while the hub has none (WithNoWorkspace).
+func (s *Service) Workspace() *workspace.Root { return s.hubWS.Load() }
+
+// WorkspaceDir returns the hub's workspace directory, or "" while the hub has none.
+func (s *Service) WorkspaceDir() string { return s.hubDir() }
 
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
@@ -475,8 +576,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		if err := s.closeRootWorkspaces(); err != nil {
 			errs = append(errs, fmt.Errorf("root workspaces: %w", err))
 		}
-		if err := s.ws.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("workspace: %w", err))
+		if w := s.hubWS.Load(); w != nil {
+			if err := w.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("workspace: %w", err))
+			}
 		}
 		tool.Forget(s.server) // the handlers kept for re-adding switched-off toolsets
 		s.shutdownErr = errors.Join(errs...)

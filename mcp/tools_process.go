@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
-	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // Process tools (docs/tools.md): the core six (process_start, process_stop, process_kill, process_list,
@@ -140,14 +139,13 @@ type processTools struct {
 	callWorkspaces
 	callSessions
 	procs *process.Service
-	ws    *workspace.Root // the hub's workspace: what listings show paths against by default
 }
 
 func newProcessTools(s *Service) toolGroup {
 	if s.procs == nil {
 		return nil
 	}
-	return &processTools{callWorkspaces: s, callSessions: s, procs: s.procs, ws: s.ws}
+	return &processTools{callWorkspaces: s, callSessions: s, procs: s.procs}
 }
 
 func (*processTools) toolset() string { return "process" }
@@ -375,7 +373,7 @@ func (g *processTools) processDir(ctx context.Context, req *sdk.CallToolRequest,
 // asks the user about roots: a root not approved yet shows the hub's workspace).
 func (g *processTools) processInfo(ctx context.Context, req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
-	base := g.ws.Dir()
+	base := g.hubDir()
 	if ws, err := g.resolveWorkspace(ctx, req, false); err == nil {
 		base = ws.Dir()
 	}

@@ -173,6 +173,9 @@ func (s *Service) wireUpstreams() {
 			// The server works for whichever client calls it: it sees that client's workspace.
 			ss, _ := u.caller(name, "")
 			dir := s.displayWorkspace(ss)
+			if dir == "" {
+				return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil // no project chosen yet: no root to offer
+			}
 			return &sdk.ListRootsResult{Roots: []*sdk.Root{{URI: "file://" + dir, Name: "workspace"}}}, nil
 		},
 		Log: func(name string, p *sdk.LoggingMessageParams) {

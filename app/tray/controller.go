@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,9 @@ type Shell interface {
 	// ShowView shows the window on one dashboard view (View*).
 	ShowView(view string)
 	OpenFolder(path string) error
+	// PickFolder asks the user for a folder (the native picker), starting in start; "" when the
+	// user dismissed it.
+	PickFolder(title, start string) (string, error)
 	Quit()
 }
 
@@ -53,6 +57,12 @@ type Source interface {
 	SetAutostart(on bool) (note string, err error)
 	// Servers are the upstream servers the hub runs, in config order (none: nil).
 	Servers() []upstream.Status
+	// Project is the hub's project folder ("" while none is chosen); ok is false when the app
+	// has no project folder to show (the menu leaves the item out).
+	Project() (dir string, ok bool)
+	// SetProject makes dir the project folder; the returned note (may be "") is added to the
+	// menu's confirmation.
+	SetProject(dir string) (note string, err error)
 	// Subscribe calls changed (which must not block) whenever anything above may have changed,
 	// until cancel is called.
 	Subscribe(changed func()) (cancel func())
@@ -127,6 +137,9 @@ func (c *Controller) snapshot(notice string) State {
 	s.BridgeConnected, s.BridgeError = c.src.Bridge()
 	if on, ok := c.src.Autostart(); ok {
 		s.Autostart = &on
+	}
+	if dir, ok := c.src.Project(); ok {
+		s.Project = &Project{Dir: dir}
 	}
 	for _, st := range c.src.Servers() {
 		s.Servers = append(s.Servers, Server{Name: st.Name, State: st.State, Approved: st.Approved, Held: st.Held,
@@ -227,6 +240,8 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 			}
 			return fmt.Sprintf("Could not %s %s: %s", verb, transportLabel(a.Transport), shorten(err.Error(), 80))
 		}
+	case ActionChooseProject:
+		return c.chooseProject()
 	case ActionToggleAutostart:
 		note, err := c.src.SetAutostart(a.Enable)
 		if err != nil {
@@ -258,6 +273,28 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 		}
 	}
 	return ""
+}
+
+// chooseProject asks for a folder and makes it the project folder. The picker waits for the
+// user, so it runs off the event loop like every action.
+func (c *Controller) chooseProject() string {
+	start, _ := c.src.Project()
+	dir, err := c.shell.PickFolder("Choose a project folder", start)
+	switch {
+	case err != nil:
+		return "Project folder: " + shorten(err.Error(), 80)
+	case dir == "":
+		return "" // dismissed
+	}
+	note, err := c.src.SetProject(dir)
+	if err != nil {
+		return "Project not changed: " + shorten(err.Error(), 100)
+	}
+	msg := "Project folder is now " + filepath.Base(dir)
+	if note != "" {
+		msg += " (" + shorten(note, 80) + ")"
+	}
+	return msg
 }
 
 // approvalWhat says in a few words what a question is about.

@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/internal/upstream"
@@ -28,6 +29,14 @@ type State struct {
 	Autostart *bool
 	// Servers are the upstream servers ([[servers]] in the config file), in config order.
 	Servers []Server
+	// Project is the hub's project folder (the "Project: NAME" item); nil when the app has none
+	// to show (the item is left out).
+	Project *Project
+}
+
+// Project is the hub's project folder as the menu shows it.
+type Project struct {
+	Dir string // "" while none is chosen
 }
 
 // Server is one upstream server as the menu shows it.
@@ -94,6 +103,7 @@ const (
 	ActionApprove // answer Action.Approval with allow
 	ActionDeny    // answer Action.Approval with deny
 	ActionToggleAutostart
+	ActionChooseProject // ask for a folder (native picker) and make it the project folder
 )
 
 // Action is a click, resolved to what it should do.
@@ -130,6 +140,8 @@ const (
 	LabelOpenLogs       = "Open logs folder"
 	LabelQuit           = "Quit"
 	LabelAutostart      = "Start at login"
+	// LabelProject starts the project folder's item: "Project: my-app".
+	LabelProject = "Project: "
 )
 
 // Dashboard views tray items open: the tab names of frontend/src/App.svelte, which shows the view
@@ -327,6 +339,19 @@ func serverItems(servers []Server) []Item {
 	return out
 }
 
+// projectItem is the project folder's line; a click asks for another folder.
+func projectItem(p Project) Item {
+	it := Item{Enabled: true, Action: Action{Kind: ActionChooseProject}}
+	if p.Dir == "" {
+		it.Label = LabelProject + "none — choose a folder…"
+		it.Tooltip = "No project folder yet: clients without folders of their own cannot work until you choose one"
+		return it
+	}
+	it.Label = LabelProject + shorten(filepath.Base(p.Dir), 40)
+	it.Tooltip = p.Dir + " — where clients work; click to choose another folder"
+	return it
+}
+
 // approvalsLabel is the tray line for pending approvals: "2 waiting for approval".
 func approvalsLabel(n int) string { return fmt.Sprintf("%d waiting for approval", n) }
 
@@ -359,6 +384,9 @@ func BuildMenu(s State) Menu {
 		}
 	}
 	add(Item{Label: LabelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
+	if s.Project != nil {
+		add(projectItem(*s.Project))
+	}
 	sep()
 	if items := serverItems(s.Servers); len(items) > 0 {
 		m.Items = append(m.Items, items...)

@@ -399,3 +399,35 @@ func TestTrayViewsAreDashboardTabs(t *testing.T) {
 		}
 	}
 }
+
+// TestTrayProjectItem: the project folder's line follows "Open dashboard", names the folder (its
+// path in the tooltip), says when there is none, and asks for another folder when clicked; an
+// app without a project folder to show (nil) has no such line.
+func TestTrayProjectItem(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		project   *Project
+		wantLabel string
+		wantTip   string
+	}{
+		{"a project", &Project{Dir: "/home/me/src/my-app"}, "Project: my-app", "/home/me/src/my-app — where clients work"},
+		{"none chosen yet", &Project{}, "Project: none — choose a folder…", "No project folder yet"},
+		{"a long name is cut", &Project{Dir: "/srv/" + strings.Repeat("x", 60)}, "Project: " + strings.Repeat("x", 39) + "…", "/srv/xxx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := BuildMenu(State{Transports: trayTestTransports(), Project: tc.project})
+			labels := menuLabels(m)
+			i := slices.Index(labels, LabelOpenDashboard)
+			if i < 0 || i+1 >= len(labels) || labels[i+1] != tc.wantLabel {
+				t.Fatalf("labels %q: want %q right after %q", labels, tc.wantLabel, LabelOpenDashboard)
+			}
+			it := itemWithPrefix(t, m, tc.wantLabel)
+			if !it.Enabled || it.Action != (Action{Kind: ActionChooseProject}) || !strings.HasPrefix(it.Tooltip, tc.wantTip) {
+				t.Errorf("item %+v: want an enabled ActionChooseProject with tooltip %q…", it, tc.wantTip)
+			}
+		})
+	}
+	if labels := menuLabels(BuildMenu(State{Transports: trayTestTransports()})); slices.ContainsFunc(labels, func(l string) bool { return strings.HasPrefix(l, LabelProject) }) {
+		t.Errorf("no project to show, yet the menu has %q", labels)
+	}
+}

@@ -231,9 +231,10 @@ export class Switchboard {
   /**
    * extraEnv adds variables for the child (e.g. OLLAMA_HOST for a spec's own backend). home reuses
    * a HOME (config file, data, socket directory), e.g. the one of a previous start stopped with
-   * keepHome, to restart the same switchboard; by default each start gets a fresh one.
+   * keepHome, to restart the same switchboard; by default each start gets a fresh one. fromHome
+   * starts it as the application menu does: no --workspace, in the HOME directory.
    */
-  async start(ideUrl: string, extraEnv: Record<string, string> = {}, home?: string): Promise<SwitchboardInfo> {
+  async start(ideUrl: string, extraEnv: Record<string, string> = {}, home?: string, opts: { fromHome?: boolean } = {}): Promise<SwitchboardInfo> {
     // Unix socket paths are limited to 108 bytes: keep the temp dir short.
     this.home = home ?? mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-'));
     const run = path.join(this.home, 'run');
@@ -249,7 +250,9 @@ export class Switchboard {
       MCP_ADDR: tcpAddr, // the TCP transport's address; it stays off until switched on
       ...extraEnv,
     });
-    const child = new Child(this.name, this.bin, ['--workspace', workspace], env, workspace);
+    const child = opts.fromHome
+      ? new Child(this.name, this.bin, [], env, this.home)
+      : new Child(this.name, this.bin, ['--workspace', workspace], env, workspace);
     this.child = child;
     const dash = await child.waitForOutput(/dashboard at (http:\/\/[^\s/]+)\/\?token=(\S+)/);
     const unix = child.output.match(/unix on unix:\/\/(\S+)/);

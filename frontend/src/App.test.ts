@@ -94,6 +94,9 @@ function fakeControl(overrides: Partial<Control> = {}) {
     setAutostart: rec('setAutostart', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
     audit: rec('audit', { entries: [], file: '/d/logs/audit.log', files: [] }),
     hubLog: rec('hubLog', { records: [], file: '/d/logs/hub.log' }),
+    project: rec('project', { dir: '/home/u/proj', name: 'proj', source: 'cwd' }),
+    setProject: rec('setProject', { project: { dir: '/home/u/proj', name: 'proj', source: 'chosen' }, note: '' }),
+    pickProject: rec('pickProject', { project: { dir: '/home/u/proj', name: 'proj', source: 'chosen' }, note: '' }),
     ...overrides,
   };
   return { control, calls };
@@ -162,6 +165,7 @@ describe('App', () => {
       'ide:activity',
       'approvals',
       'servers',
+      'project', // the header's project folder and the first-run prompt
       'ml', // the overview's inference backends card
     ]);
     expect($('hub-status')?.dataset.status).toBe('open');
@@ -1036,5 +1040,96 @@ describe('App', () => {
     expect(inSection('rag', 'settings-saved-text').textContent).toContain('applies at the next start');
     expect((calls.at(-1) as [string, { url: string }])[1].url).toBe('localhost:6334');
     expect($('settings-servers-link')?.getAttribute('href')).toBe('#servers');
+  });
+});
+
+describe('project folder', () => {
+  const typeInto = (id: string, v: string) => {
+    const el = $(id) as HTMLInputElement;
+    el.value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    flushSync();
+  };
+  const submit = () => {
+    ($('project-save') as HTMLButtonElement).click();
+    flushSync();
+  };
+
+  it('asks for a folder on first run: checks the typed path, shows the hub refusal, and goes once one is chosen', async () => {
+    let refuse = true;
+    const { sock, calls } = await start({
+      setProject: async (dir: string) => {
+        calls.push(['setProject', dir]);
+        if (refuse) throw new Error('choose the project folder: HTTP 400: project folder: /home/u is your home directory, not a project');
+        return { project: { dir: '/home/u/src/app', name: 'app', source: 'chosen' }, note: 'restarted in it: fs' };
+      },
+    });
+    expect($('project-prompt')).toBeNull(); // not before the hub said there is none
+    send(sock, 'snapshot', 'project', { dir: '', name: '', source: 'none' });
+    expect($('project-prompt')?.textContent).toContain('Choose a project folder');
+    expect($('project-button')?.textContent).toContain('none');
+    expect($('project-pick')).toBeNull(); // no native picker in a browser
+
+    typeInto('project-input', 'src/app');
+    submit();
+    expect($('project-error')?.textContent).toContain('"src/app" is relative');
+    typeInto('project-input', '~');
+    submit();
+    expect($('project-error')?.textContent).toContain('Not your whole home directory');
+    expect(calls.filter((c) => c[0] === 'setProject')).toEqual([]);
+
+    typeInto('project-input', '/home/u');
+    expect($('project-error')).toBeNull(); // typing clears the last error
+    submit();
+    await vi.waitFor(() => expect($('project-error')?.textContent).toBe('project folder: /home/u is your home directory, not a project'));
+    expect($('project-prompt')).not.toBeNull();
+
+    refuse = false;
+    typeInto('project-input', '~/src/app');
+    submit();
+    await vi.waitFor(() => expect($('project-prompt')).toBeNull());
+    expect(calls.filter((c) => c[0] === 'setProject')).toEqual([
+      ['setProject', '/home/u'],
+      ['setProject', '~/src/app'],
+    ]);
+    expect($('project-button')?.dataset.dir).toBe('/home/u/src/app');
+    expect($('project-button')?.textContent).toContain('app');
+    expect($('project-saved')?.textContent).toContain('restarted in it: fs');
+  });
+
+  it('in the desktop window the native picker chooses; a dismissed picker changes nothing', async () => {
+    let answer = { project: { dir: '', name: '', source: 'none' as const }, note: '' };
+    const { sock, calls } = await start({
+      kind: 'wails',
+      pickProject: async () => {
+        calls.push(['pickProject']);
+        return answer as never;
+      },
+    });
+    send(sock, 'snapshot', 'project', { dir: '', name: '', source: 'none' });
+    ($('project-pick') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls.filter((c) => c[0] === 'pickProject')).toHaveLength(1));
+    await tick();
+    expect($('project-prompt')).not.toBeNull();
+    expect($('project-saved')).toBeNull();
+
+    answer = { project: { dir: '/srv/app', name: 'app', source: 'chosen' } as never, note: '' };
+    ($('project-pick') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect($('project-prompt')).toBeNull());
+    expect($('project-button')?.dataset.dir).toBe('/srv/app');
+  });
+
+  it('the header shows the folder, follows changes made elsewhere (the tray) and opens the chooser', async () => {
+    const { sock } = await start();
+    send(sock, 'snapshot', 'project', { dir: '/home/u/proj', name: 'proj', source: 'last' });
+    expect($('project-prompt')).toBeNull();
+    expect($('project-button')?.textContent).toContain('proj');
+    send(sock, 'event', 'project', { dir: '/home/u/other', name: 'other', source: 'chosen' });
+    expect($('project-button')?.dataset.dir).toBe('/home/u/other');
+    click('project-button');
+    expect($('project-current')?.textContent).toBe('/home/u/other');
+    expect($('project-chooser')?.textContent).toContain('chosen here');
+    click('project-close');
+    expect($('project-chooser')).toBeNull();
   });
 });

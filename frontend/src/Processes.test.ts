@@ -89,6 +89,9 @@ async function start(hash = '#processes') {
     setAutostart: rec1('setAutostart'),
     audit: rec1('audit'),
     hubLog: rec1('hubLog'),
+    project: rec1('project'),
+    setProject: rec1('setProject'),
+    pickProject: rec1('pickProject'),
   };
   window.location.hash = hash;
   app = mount(App, {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -75,6 +76,8 @@ type Manager struct {
 
 	onChange listeners.Set[string]
 	nextID   atomic.Uint32
+	// workspace is Options.Workspace until SetWorkspace changes it (the hub's workspace moved).
+	workspace atomic.Pointer[string]
 }
 
 // New returns a Manager with no servers; Sync gives it its list.
@@ -104,7 +107,44 @@ func New(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{opts: opts, approvals: a, servers: map[string]*server{}}, nil
+	m := &Manager{opts: opts, approvals: a, servers: map[string]*server{}}
+	m.workspace.Store(&opts.Workspace)
+	return m, nil
+}
+
+// Workspace is the default working directory of stdio servers ("" : the hub's own).
+func (m *Manager) Workspace() string { return *m.workspace.Load() }
+
+// SetWorkspace changes the default working directory of stdio servers (the hub's workspace
+// moved). Each running or starting stdio server whose directory follows it (no cwd, or a
+// relative one) restarts there, so its files are the new project's; the others, idle on-demand
+// servers and remote servers are left as they are. It returns the names it restarted.
+func (m *Manager) SetWorkspace(dir string) []string {
+	if prev := m.workspace.Swap(&dir); *prev == dir {
+		return nil
+	}
+	m.mu.Lock()
+	var follow []string
+	for _, name := range m.order {
+		s := m.servers[name]
+		if s == nil || s.spec.URL != "" || filepath.IsAbs(s.spec.Cwd) {
+			continue
+		}
+		s.mu.Lock()
+		live := s.state == StateRunning || s.state == StateStarting || s.state == StateBackoff
+		s.mu.Unlock()
+		if live {
+			follow = append(follow, name)
+		}
+	}
+	m.mu.Unlock()
+	var restarted []string
+	for _, name := range follow {
+		if err := m.restart(name, "restart: the hub's workspace changed to "+dir); err == nil {
+			restarted = append(restarted, name)
+		}
+	}
+	return restarted
 }
 
 // SetHooks connects the Manager to the hub's clients. Call it before Sync: a server started
@@ -287,7 +327,10 @@ func (m *Manager) FollowLogs(name string, f func(LogLine)) (cancel func(), err e
 }
 
 // Restart stops and starts a server now (its restart count is not increased).
-func (m *Manager) Restart(name string) error {
+func (m *Manager) Restart(name string) error { return m.restart(name, "restart asked by the user") }
+
+// restart is Restart with why in the server's log.
+func (m *Manager) restart(name, why string) error {
 	m.mu.Lock()
 	old := m.servers[name]
 	if old == nil || m.closed {
@@ -300,7 +343,7 @@ func (m *Manager) Restart(name string) error {
 	m.servers[name] = s
 	m.mu.Unlock()
 	old.stop()
-	s.log.add("hub", "restart asked by the user")
+	s.log.add("hub", why)
 	s.start()
 	m.notify(name)
 	return nil

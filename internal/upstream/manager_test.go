@@ -474,3 +474,44 @@ func TestHungServerCallEndsWithItsClient(t *testing.T) {
 	<-errc
 	waitLog("sleep 30000 cancelled")
 }
+
+// TestSetWorkspaceMovesFollowingServers: when the hub's workspace moves, a running server whose
+// working directory follows it (no cwd) restarts in the new one, and one with an absolute cwd
+// stays where it is, running, not restarted.
+func TestSetWorkspaceMovesFollowingServers(t *testing.T) {
+	first, second, fixed := t.TempDir(), t.TempDir(), t.TempDir()
+	m := newTestManager(t, Options{Workspace: first})
+	follows := fixtureSpec(t, "follows", map[string]string{"FIXTURE_PID_FILE": "pids"}) // relative: lands in its cwd
+	stays := fixtureSpec(t, "stays", map[string]string{"FIXTURE_PID_FILE": "pids"})
+	stays.Cwd = fixed
+	if err := m.Sync([]Spec{follows, stays}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "follows", StateRunning)
+	before := waitState(t, m, "stays", StateRunning)
+	if _, err := os.Stat(filepath.Join(first, "pids")); err != nil {
+		t.Fatalf("the server without cwd did not start in the workspace: %v", err)
+	}
+
+	if got := m.SetWorkspace(second); !slices.Equal(got, []string{"follows"}) {
+		t.Fatalf("SetWorkspace restarted %q, want [follows]", got)
+	}
+	if m.Workspace() != second {
+		t.Errorf("Workspace() = %q", m.Workspace())
+	}
+	waitStatus(t, m, "follows", StateRunning, func(st Status) bool {
+		_, err := os.Stat(filepath.Join(second, "pids"))
+		return st.State == StateRunning && err == nil
+	})
+	logs, _ := m.Logs("follows", 50)
+	if !slices.ContainsFunc(logs, func(l LogLine) bool { return strings.Contains(l.Text, "workspace changed to "+second) }) {
+		t.Errorf("the restart is not explained in the server's log: %v", logs)
+	}
+	after, _ := m.Status("stays")
+	if after.PID != before.PID || after.State != StateRunning {
+		t.Errorf("the server with an absolute cwd was restarted: pid %d → %d, state %s", before.PID, after.PID, after.State)
+	}
+	if got := m.SetWorkspace(second); got != nil {
+		t.Errorf("the same workspace again restarted %q", got)
+	}
+}

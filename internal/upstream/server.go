@@ -442,11 +442,11 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		}
 		env = append(env, k+"="+val)
 	}
-	dir := s.spec.Cwd
+	dir, ws := s.spec.Cwd, s.m.Workspace()
 	if dir == "" {
-		dir = s.m.opts.Workspace
-	} else if !filepath.IsAbs(dir) && s.m.opts.Workspace != "" {
-		dir = filepath.Join(s.m.opts.Workspace, dir)
+		dir = ws
+	} else if !filepath.IsAbs(dir) && ws != "" {
+		dir = filepath.Join(ws, dir)
 	}
 	path, err := exec.LookPath(s.spec.Command)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,7 +46,16 @@ type Subsystem struct {
 	applyErrs map[string]error
 
 	statusListeners listeners.Set[agentic.BridgeStatus]
+
+	// root is the workspace root announced in the hello frame: cfg.WorkspaceRoot until
+	// SetWorkspaceRoot changes it.
+	root atomic.Pointer[string]
 }
+
+// SetWorkspaceRoot changes the workspace root the bridge announces (the hub's workspace moved).
+// The backend learns it with the next hello, at the next (re)connection: a hello in the middle
+// of a connection would make it send its whole state again.
+func (s *Subsystem) SetWorkspaceRoot(dir string) { s.root.Store(&dir) }
 
 // New builds the subsystem. pub may be nil (headless): the bridge still
 // connects and tools still work; only hub publishing is skipped.
@@ -56,6 +66,7 @@ func New(pub Publisher, opts ...Option) *Subsystem {
 	}
 	cfg = cfg.Normalized()
 	s := &Subsystem{cfg: cfg, pub: pub, store: agentic.NewStore(agentic.Limits{}), applyErrs: map[string]error{}}
+	s.root.Store(&cfg.WorkspaceRoot)
 	s.bridge = agentic.NewBridge(cfg, agentic.BridgeHooks{
 		OnMessage: s.handleMessage,
 		OnConnect: s.sendHello,
@@ -135,7 +146,7 @@ func (s *Subsystem) publishStatus(st agentic.BridgeStatus) {
 func (s *Subsystem) sendHello() {
 	msg, err := protocol.New(protocol.TypeHello, "", protocol.HelloRequest{
 		Client:        "switchboard",
-		WorkspaceRoot: s.cfg.WorkspaceRoot,
+		WorkspaceRoot: *s.root.Load(),
 	})
 	if err == nil {
 		err = s.bridge.Send(msg)

@@ -19,6 +19,8 @@ import type {
   IDESession,
   InputResult,
   ProcessInfo,
+  Project,
+  ProjectChange,
   RAGCollectionList,
   RAGQueryOutput,
   ServerChange,
@@ -100,6 +102,12 @@ export interface Control {
   audit(q: AuditQuery): Promise<AuditPage>;
   /** The hub's own log: the newest `limit` records at `level` or above, oldest first. */
   hubLog(level: string, limit: number): Promise<HubLogList>;
+  /** The hub's project folder (dir "" while none is chosen). */
+  project(): Promise<Project>;
+  /** Makes dir (absolute, or ~/…) the project folder now; the hub refuses the home itself and /. */
+  setProject(dir: string): Promise<ProjectChange>;
+  /** Opens the desktop's native folder picker and uses the folder chosen (Wails only; a browser has none). */
+  pickProject(): Promise<ProjectChange>;
 }
 
 /** The bound Go methods Wails injects as window.go.app.App (each returns a Promise). */
@@ -142,6 +150,9 @@ export interface WailsApp {
   SetAutostart(enabled: boolean): Promise<SettingsChange>;
   Audit(q: AuditQuery): Promise<AuditPage>;
   HubLog(level: string, limit: number): Promise<HubLogList>;
+  Project(): Promise<Project>;
+  SetProject(dir: string): Promise<ProjectChange>;
+  PickProject(): Promise<ProjectChange>;
 }
 
 export interface WindowLike {
@@ -280,6 +291,15 @@ export class WailsControl implements Control {
   }
   hubLog(level: string, limit: number) {
     return this.call('read the hub log', () => this.app.HubLog(level, limit));
+  }
+  project() {
+    return this.call('read the project folder', () => this.app.Project());
+  }
+  setProject(dir: string) {
+    return this.call('choose the project folder', () => this.app.SetProject(dir));
+  }
+  pickProject() {
+    return this.call('choose the project folder', () => this.app.PickProject());
   }
 }
 
@@ -446,6 +466,15 @@ export class HttpControl implements Control {
   }
   hubLog(level: string, limit: number) {
     return this.request<HubLogList>('read the hub log', 'GET', `api/hublog${queryString({ level, limit })}`);
+  }
+  project() {
+    return this.request<Project>('read the project folder', 'GET', 'api/project');
+  }
+  setProject(dir: string) {
+    return this.request<ProjectChange>('choose the project folder', 'POST', 'api/project', { dir });
+  }
+  pickProject() {
+    return this.request<ProjectChange>('choose the project folder', 'POST', 'api/project/pick');
   }
 }
 

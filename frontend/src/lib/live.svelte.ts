@@ -7,6 +7,7 @@ import { nextTickDelay, type Anchor } from './clock';
 import type { Bootstrap, BridgeStatus, HubMessage } from './types';
 import { initialApprovals, reduceApprovals, type ApprovalsState } from './approvals';
 import { initialServers, reduceServers, SERVER_STATES, type ServersState } from './servers';
+import { initialProject, reduceProject, type ProjectState } from './project';
 import {
   initialActivity,
   initialBridge,
@@ -129,6 +130,8 @@ export class Dashboard {
   readonly approvals: ChannelStore<ApprovalsState>;
   /** Upstream servers ([[servers]]): the Servers tab, its count and the overview's line. */
   readonly servers: ChannelStore<ServersState>;
+  /** The project folder: the header's chooser and the first-run prompt. */
+  readonly project: ChannelStore<ProjectState>;
 
   private readonly frame: FrameScheduler;
   private nextNotice = 1;
@@ -161,6 +164,7 @@ export class Dashboard {
     this.ideActivity = this.channel('ide:activity', reduceIDEActivity, initialIDEActivity);
     this.approvals = this.channel('approvals', reduceApprovals, initialApprovals);
     this.servers = this.channel('servers', reduceServers, initialServers);
+    this.project = this.channel('project', reduceProject, initialProject);
     const tick = opts.tickMs ?? 1000;
     if (tick > 0) this.startClock(tick);
   }

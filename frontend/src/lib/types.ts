@@ -143,6 +143,13 @@ export type ServerChange = app.ServerChange;
 /** Snapshot and events of the hub channel "servers". */
 export type ServersFeed = mcp.ServersFeed;
 
+// ---- project folder (header, first-run prompt, Settings) ----------------------------------------
+
+/** The hub's project folder: GET /api/project, and the "project" channel's snapshot and events. */
+export type Project = app.Project;
+/** The answer to choosing a project folder (typed or picked). */
+export type ProjectChange = app.ProjectChange;
+
 // ---- settings (Settings view) -------------------------------------------------------------------
 
 /** GET /api/settings: the config file's values, the running hub's state, env overrides, pending sections. */

@@ -538,6 +538,68 @@ export interface AuditPage {
 
 
 //////////
+// source: project.go
+
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromFlag = "flag"; // --workspace
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromEnv = "env"; // SWITCHBOARD_WORKSPACE
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromConfig = "config"; // the config file's workspace
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromCwd = "cwd"; // the directory switchboard started in
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromLast = "last"; // the folder chosen last time (<data_dir>/project.json)
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromChosen = "chosen"; // chosen in the window or the tray while this hub runs
+/**
+ * Where the running project folder came from (Project.Source).
+ */
+export const ProjectFromNone = "none"; // none yet
+/**
+ * ChannelProject is the dashboard channel with the project folder: a Project as the snapshot and
+ * as every event.
+ */
+export const ChannelProject = "project";
+/**
+ * Project is the hub's project folder (GET /api/project, the "project" channel).
+ */
+export interface Project {
+  /**
+   * Dir is the folder, "" while none is chosen.
+   */
+  dir: string;
+  /**
+   * Name is the folder's base name, for headers and the tray.
+   */
+  name: string;
+  source: 'flag' | 'env' | 'config' | 'cwd' | 'last' | 'chosen' | 'none';
+}
+/**
+ * ProjectChange is the answer to choosing a project folder.
+ */
+export interface ProjectChange {
+  project: Project;
+  /**
+   * Note says what else happened or will happen: servers restarted in the new folder, the
+   * config file updated, a --workspace that wins again at the next start. "" when nothing.
+   */
+  note: string;
+}
+
+//////////
 // source: run.go
 
 

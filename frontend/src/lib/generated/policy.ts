@@ -219,8 +219,3 @@ export interface Status {
  */
 export interface Store {
 }
-/**
- * DefaultPollInterval is how often Watch looks at the file: one stat call, cheap enough to do
- * every second, and it follows editors that replace the file by renaming a new one over it.
- */
-export const DefaultPollInterval = 1_000_000_000;
