@@ -5,6 +5,7 @@ package upstream
 import (
 	"os"
 	"syscall"
+	"time"
 )
 
 // Windows has no process groups to signal: the server process itself is ended (what it started
@@ -18,3 +19,6 @@ func killGroup(pid int) {
 		_ = p.Kill()
 	}
 }
+
+// awaitGroupGone has no group to wait for on Windows.
+func awaitGroupGone(int, time.Duration) bool { return true }

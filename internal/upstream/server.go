@@ -216,7 +216,7 @@ func (s *server) runOnce(ctx context.Context) error {
 	if p != nil {
 		go func() {
 			select {
-			case <-p.exited:
+			case <-p.ended:
 				cancelSession()
 			case <-sctx.Done():
 			}
@@ -235,7 +235,7 @@ func (s *server) runOnce(ctx context.Context) error {
 		if p != nil {
 			// The process is the likelier cause than the protocol: say how it ended.
 			select {
-			case <-p.exited:
+			case <-p.ended:
 				return fmt.Errorf("start: %s", p.exitText(s.log))
 			case <-time.After(100 * time.Millisecond):
 			}
@@ -251,14 +251,14 @@ func (s *server) runOnce(ctx context.Context) error {
 
 	sessionEnded := make(chan error, 1)
 	go func() { sessionEnded <- cs.Wait() }()
-	var exited <-chan struct{}
+	var ended <-chan struct{}
 	if p != nil {
-		exited = p.exited
+		ended = p.ended
 	}
 	var why error
 	select {
 	case <-ctx.Done():
-	case <-exited:
+	case <-ended:
 		why = fmt.Errorf("%s", p.exitText(s.log))
 	case err := <-sessionEnded:
 		why = fmt.Errorf("connection ended: %v%s", orNil(err), lastLine(s.log))
@@ -421,7 +421,8 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type proc struct {
 	cmd     *exec.Cmd
 	stdin   *os.File
-	exited  chan struct{}
+	ended   chan struct{} // closed when the leader has exited (waitErr is set)
+	exited  chan struct{} // closed after that, once the rest of its group is gone too
 	waitErr error
 	log     *logRing
 }
@@ -486,7 +487,7 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		errR.Close()
 		return nil, nil, fmt.Errorf("start %s: %w", s.spec.Command, err)
 	}
-	p := &proc{cmd: cmd, stdin: inW, exited: make(chan struct{}), log: s.log}
+	p := &proc{cmd: cmd, stdin: inW, ended: make(chan struct{}), exited: make(chan struct{}), log: s.log}
 	s.mu.Lock()
 	s.pid = cmd.Process.Pid
 	s.mu.Unlock()
@@ -494,8 +495,13 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 	go s.log.readLines(errR, "stderr")
 	go func() {
 		p.waitErr = cmd.Wait()
-		// Whatever the leader left behind in its group goes with it.
+		close(p.ended)
+		// Whatever the leader left behind in its group goes with it, and the server counts as
+		// stopped once all of it is gone.
 		killGroup(cmd.Process.Pid)
+		if !awaitGroupGone(cmd.Process.Pid, 5*time.Second) {
+			s.log.add("hub", fmt.Sprintf("process group %d still has processes 5 s after SIGKILL", cmd.Process.Pid))
+		}
 		close(p.exited)
 		errR.Close()
 	}()
@@ -535,7 +541,7 @@ func (p *proc) wait(d time.Duration) bool {
 
 // exitText says how the process ended, for the log and for the error an in-flight call gets.
 func (p *proc) exitText(l *logRing) string {
-	<-p.exited
+	<-p.ended
 	var ee *exec.ExitError
 	var why string
 	if errors.As(p.waitErr, &ee) {
