@@ -31,6 +31,7 @@ import (
 	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/switchboard-hub/switchboard/internal/jsonobj"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // LevelSecurity sits between Info and Warn: not a problem, but an action worth an audit trail.
@@ -51,9 +52,7 @@ type Logger struct {
 	closer io.Closer
 	user   string
 
-	mu        sync.Mutex
-	listeners map[int]func(Entry)
-	nextID    int
+	listeners listeners.Set[Entry]
 }
 
 // New opens the audit sinks.
@@ -81,7 +80,7 @@ func New(o Options) (*Logger, error) {
 	if sink != nil {
 		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
 	}
-	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
+	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser()}, nil
 }
 
 // FlushInterval bounds how long an audit line may sit in memory before it reaches the file.
@@ -277,15 +276,7 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 		e.Level = "SECURITY"
 	}
 	l.write(ctx, lvl, e)
-	l.mu.Lock()
-	fns := make([]func(Entry), 0, len(l.listeners))
-	for _, fn := range l.listeners {
-		fns = append(fns, fn)
-	}
-	l.mu.Unlock()
-	for _, fn := range fns {
-		fn(e)
-	}
+	l.listeners.Notify(e)
 	return e
 }
 
@@ -480,18 +471,7 @@ func (l *Logger) Started(ctx context.Context, e Entry) {
 }
 
 // OnRecord registers fn for every recorded entry; the returned func unregisters it.
-func (l *Logger) OnRecord(fn func(Entry)) (cancel func()) {
-	l.mu.Lock()
-	id := l.nextID
-	l.nextID++
-	l.listeners[id] = fn
-	l.mu.Unlock()
-	return func() {
-		l.mu.Lock()
-		delete(l.listeners, id)
-		l.mu.Unlock()
-	}
-}
+func (l *Logger) OnRecord(fn func(Entry)) (cancel func()) { return l.listeners.Add(fn) }
 
 // bulkKeys hold payloads (file contents, stdin, scripts) that must never reach the audit trail.
 var bulkKeys = map[string]bool{

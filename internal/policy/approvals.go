@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Who answered a question. The audit log records one of these with every approval.
@@ -80,9 +82,9 @@ type Broker struct {
 
 	mu        sync.Mutex
 	pending   map[string]*waiter
-	listeners map[int]func(ApprovalChange)
+	listeners listeners.Set[ApprovalChange]
 	nextL     int
-	presence  map[int]func() bool
+	presence  map[int]func() bool // polled by Attended, not notified: not a listeners.Set
 }
 
 type waiter struct {
@@ -92,7 +94,7 @@ type waiter struct {
 
 // NewBroker returns an empty broker.
 func NewBroker() *Broker {
-	return &Broker{pending: map[string]*waiter{}, listeners: map[int]func(ApprovalChange){}, presence: map[int]func() bool{}}
+	return &Broker{pending: map[string]*waiter{}, presence: map[int]func() bool{}}
 }
 
 // UnattendedWait is how long a question waits when nobody is there to answer it (no dashboard
@@ -269,26 +271,9 @@ func (b *Broker) Pending() []Approval {
 }
 
 // Subscribe calls fn on every change; fn must not block.
-func (b *Broker) Subscribe(fn func(ApprovalChange)) (cancel func()) {
-	b.mu.Lock()
-	id := b.nextL
-	b.nextL++
-	b.listeners[id] = fn
-	b.mu.Unlock()
-	return func() { b.mu.Lock(); delete(b.listeners, id); b.mu.Unlock() }
-}
+func (b *Broker) Subscribe(fn func(ApprovalChange)) (cancel func()) { return b.listeners.Add(fn) }
 
-func (b *Broker) notify(c ApprovalChange) {
-	b.mu.Lock()
-	fns := make([]func(ApprovalChange), 0, len(b.listeners))
-	for _, fn := range b.listeners {
-		fns = append(fns, fn)
-	}
-	b.mu.Unlock()
-	for _, fn := range fns {
-		fn(c)
-	}
-}
+func (b *Broker) notify(c ApprovalChange) { b.listeners.Notify(c) }
 
 // bulkArgs are payloads shown by size only: what a call touches matters for a decision, the
 // bytes it writes would drown it.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // fileSections is the part of the config file this package reads. Other keys are the config
@@ -61,8 +63,7 @@ type Store struct {
 	mu        sync.Mutex
 	status    Status
 	stamp     os.FileInfo
-	listeners map[int]func(Status)
-	nextL     int
+	listeners listeners.Set[Status]
 }
 
 // NewStore starts with p (AllowAll when nil) for the file at path ("" = never reloads).
@@ -70,7 +71,7 @@ func NewStore(path string, p *Policy) *Store {
 	if p == nil {
 		p = AllowAll()
 	}
-	s := &Store{path: path, listeners: map[int]func(Status){}}
+	s := &Store{path: path}
 	if path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			s.path = abs
@@ -103,14 +104,7 @@ func (s *Store) Status() Status {
 }
 
 // Subscribe calls fn after every reload attempt that changed the status.
-func (s *Store) Subscribe(fn func(Status)) (cancel func()) {
-	s.mu.Lock()
-	id := s.nextL
-	s.nextL++
-	s.listeners[id] = fn
-	s.mu.Unlock()
-	return func() { s.mu.Lock(); delete(s.listeners, id); s.mu.Unlock() }
-}
+func (s *Store) Subscribe(fn func(Status)) (cancel func()) { return s.listeners.Add(fn) }
 
 // Reload reads the file now. On error the policy in force is kept and the error recorded.
 func (s *Store) Reload() error {
@@ -128,14 +122,8 @@ func (s *Store) Reload() error {
 		s.set(p)
 	}
 	st := s.status
-	fns := make([]func(Status), 0, len(s.listeners))
-	for _, fn := range s.listeners {
-		fns = append(fns, fn)
-	}
 	s.mu.Unlock()
-	for _, fn := range fns {
-		fn(st)
-	}
+	s.listeners.Notify(st)
 	return err
 }
 
