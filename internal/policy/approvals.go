@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
+	"github.com/switchboard-hub/switchboard/internal/redact"
 )
 
 // Who answered a question. The audit log records one of these with every approval.
@@ -275,12 +276,11 @@ func (b *Broker) Subscribe(fn func(ApprovalChange)) (cancel func()) { return b.l
 
 func (b *Broker) notify(c ApprovalChange) { b.listeners.Notify(c) }
 
-// bulkArgs are payloads shown by size only: what a call touches matters for a decision, the
-// bytes it writes would drown it.
-var bulkArgs = map[string]bool{"content": true, "old_string": true, "new_string": true, "input": true, "stdin": true, "data": true}
-
 // Summarize renders arguments for a person deciding: one "key: value" line per argument, sorted,
-// long values cut, payloads replaced by their size.
+// long values cut. What package redact hides is hidden as the audit trail hides it: payloads
+// (what a call touches matters for a decision, the bytes it writes would drown it) by their size,
+// secrets as redact.Marker; private text (a script, a prompt) is shown, since the person
+// deciding should read it.
 func Summarize(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "(no arguments)"
@@ -302,12 +302,18 @@ func Summarize(raw json.RawMessage) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		v := string(m[k])
-		var s string
-		if bulkArgs[k] && json.Unmarshal(m[k], &s) == nil {
+		var v, s string
+		switch class := redact.Of(k); {
+		case class == redact.Secret:
+			v = redact.Marker
+		case class == redact.Payload && json.Unmarshal(m[k], &s) == nil:
 			v = fmt.Sprintf("<%d bytes>", len(s))
-		} else if json.Unmarshal(m[k], &s) == nil {
+		case class == redact.Payload:
+			v = fmt.Sprintf("<%d bytes of JSON>", len(m[k]))
+		case json.Unmarshal(m[k], &s) == nil:
 			v = s
+		default:
+			v = string(redact.Nested(k, m[k]))
 		}
 		if r := []rune(v); len(r) > 200 {
 			v = string(r[:199]) + "…"
