@@ -44,6 +44,8 @@ type Options struct {
 	MaxSizeMB  int       // rotate after this size, default 10
 	MaxBackups int       // rotated files kept, default 5
 	Stderr     io.Writer // optional second sink (serve mode)
+	// User names the user when the system cannot say who runs the hub ($USER, from config.Env).
+	User string
 }
 
 // Logger writes audit entries. It is safe for concurrent use.
@@ -81,7 +83,7 @@ func New(o Options) (*Logger, error) {
 	if sink != nil {
 		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
 	}
-	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser()}, nil
+	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(o.User)}, nil
 }
 
 // FlushInterval bounds how long an audit line may sit in memory before it reaches the file.
@@ -207,11 +209,11 @@ func levelNames(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-func currentUser() string {
+func currentUser(fallback string) string {
 	if u, err := user.Current(); err == nil {
 		return u.Username
 	}
-	return os.Getenv("USER")
+	return fallback
 }
 
 // Slog returns the underlying logger for non-audit diagnostics that share the sinks.

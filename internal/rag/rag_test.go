@@ -169,11 +169,13 @@ func ollamaServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Server {
 	return srv
 }
 
-func TestOllamaHostFromEnv(t *testing.T) {
-	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
-	e := NewOllama("", "")
-	if e.URL() != "http://127.0.0.1:1" || e.Model() != "nomic-embed-text" {
-		t.Errorf("defaults from OLLAMA_HOST: %s %s", e.URL(), e.Model())
+func TestOllamaHostForms(t *testing.T) {
+	if e := NewOllama("", ""); e.URL() != "http://localhost:11434" || e.Model() != "nomic-embed-text" {
+		t.Errorf("defaults: %s %s", e.URL(), e.Model())
+	}
+	e := NewOllama("127.0.0.1:1", "") // OLLAMA_HOST's host:port form
+	if e.URL() != "http://127.0.0.1:1" {
+		t.Errorf("host:port: %s", e.URL())
 	}
 	_, err := e.Embed(context.Background(), []string{"x"})
 	var ue *UnreachableError
@@ -219,9 +221,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model, "usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}})
 	}))
 	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-test")
-	e := NewOpenAI("", "", "")
+	e := NewOpenAI(srv.URL+"/v1", "sk-test", "")
 	vecs, err := e.Embed(context.Background(), []string{"a", "bbb"})
 	if err != nil {
 		t.Fatal(err)
