@@ -127,7 +127,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			}
 			fl := cmd.Flags()
 			if !stdio && !fl.Changed("tcp") && !fl.Changed("unix") && !fl.Changed("http") {
-				if os.Getenv("MCP_ADDR") != "" {
+				if cfg.Env.MCPAddr != "" {
 					tcpAddr = cfg.TCP.Addr
 				} else {
 					stdio = true

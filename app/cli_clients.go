@@ -53,7 +53,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 		Short: "Show each MCP client and whether it is set up to reach this hub",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := clientconf.OSEnv()
+			env, err := clientconf.OSEnv(config.ReadEnv().Value)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				env, err := clientconf.OSEnv()
+				env, err := clientconf.OSEnv(config.ReadEnv().Value)
 				if err != nil {
 					return err
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 )
 
@@ -23,7 +24,7 @@ func newSecretCommand() *cobra.Command {
 	withKeyring := func(cmd *cobra.Command, do func(ctx context.Context, k *secrets.Keyring) error) error {
 		ctx, cancel := context.WithTimeout(cmd.Context(), secretTimeout)
 		defer cancel()
-		k, err := secrets.Open(ctx)
+		k, err := secrets.Open(ctx, sessionBus(config.ReadEnv()))
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 	"github.com/switchboard-hub/switchboard/internal/secrets/secretstest"
 )
@@ -40,7 +41,7 @@ func lookup(t *testing.T, name string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	k, err := secrets.Open(ctx)
+	k, err := secrets.Open(ctx, sessionBus(config.ReadEnv()))
 	if err != nil {
 		t.Fatal(err)
 	}

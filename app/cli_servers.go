@@ -297,7 +297,7 @@ clients' files are not changed: once a server runs in the hub, remove it from th
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			env, err := clientconf.OSEnv()
+			env, err := clientconf.OSEnv(config.ReadEnv().Value)
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
 // The dashboard's Clients view: the same work as `switchboard clients` (app/cli_clients.go) over
@@ -71,7 +72,7 @@ type clientArgs struct {
 
 // clientEnv is the user's environment with the hub's workspace as the project directory.
 func (c *Controller) clientEnv() (clientconf.Env, error) {
-	env, err := clientconf.OSEnv()
+	env, err := clientconf.OSEnv(config.ReadEnv().Value)
 	if err != nil {
 		return env, err
 	}

@@ -281,9 +281,9 @@ func (c *Controller) Settings() (Settings, error) {
 
 	s.Autostart = AutostartSetting{Config: file.Desktop.Autostart}
 	if _, err := autostartExe(); err == nil {
-		s.Autostart.Available, s.Autostart.Enabled = true, autostart.Enabled()
+		s.Autostart.Available, s.Autostart.Enabled = true, autostart.Enabled(c.st.Config.Env.ConfigHome())
 	}
-	s.Autostart.Entry, _ = autostart.Path()
+	s.Autostart.Entry, _ = autostart.Path(c.st.Config.Env.ConfigHome())
 
 	for _, o := range config.EnvOverrides() {
 		s.Overrides = append(s.Overrides, SettingOverride{Env: o.Env, Key: o.Key})
@@ -654,7 +654,7 @@ func (c *Controller) SetAutostart(on bool) (SettingsChange, error) {
 		return config.EditAutostart(b, on)
 	}
 	return c.save("autostart_set", map[string]bool{"enabled": on}, appliesNow, "The login entry is written (or removed) now.",
-		edit, func() error { return autostart.Set(on, exe) }, nil)
+		edit, func() error { return autostart.Set(c.st.Config.Env.ConfigHome(), on, exe) }, nil)
 }
 
 // ---- the Overview's switches ----

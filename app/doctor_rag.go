@@ -38,7 +38,7 @@ func ragChecks(ctx context.Context, cfg config.Config) []check {
 	default:
 		out = append(out, check{name: "rag", detail: fmt.Sprintf("[rag] backend %q is unknown", cfg.RAG.Backend), fix: `use "embedded" or "qdrant"`})
 	}
-	emb, err := ragEmbedder(cfg.RAG)
+	emb, err := ragEmbedder(cfg)
 	if err != nil {
 		return append(out, check{name: "embedder", detail: err.Error(), fix: `set [rag] embedder to "offline", "ollama" or "openai"`})
 	}

@@ -87,7 +87,7 @@ func workspaceSource(cfg config.Config, flag string) string {
 	switch {
 	case flag != "":
 		return ProjectFromFlag
-	case os.Getenv("SWITCHBOARD_WORKSPACE") != "":
+	case cfg.Env.Workspace != "":
 		return ProjectFromEnv
 	case cfg.Workspace != "":
 		return ProjectFromConfig

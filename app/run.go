@@ -14,7 +14,7 @@ import (
 )
 
 // hasDisplay reports whether a graphical session is reachable.
-func hasDisplay() bool { return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" }
+func hasDisplay() bool { return config.ReadEnv().HasDisplay() }
 
 // launchOptions are the root command's flags for the desktop app.
 type launchOptions struct {

@@ -258,7 +258,7 @@ func TestSettingsThroughDashboardAPI(t *testing.T) {
 	// Start at login: the entry appears and goes; a file without [desktop] autostart is left alone.
 	before := read()
 	saved("/api/settings/autostart", map[string]any{"enabled": true})
-	entry, _ := autostart.Path()
+	entry, _ := autostart.Path(filepath.Join(home, ".config"))
 	if _, err := os.Stat(entry); err != nil || read() != before {
 		t.Fatalf("autostart on: entry %v, file changed %v", err, read() != before)
 	}

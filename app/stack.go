@@ -136,6 +136,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		MaxSizeMB:  cfg.Audit.MaxSizeMB,
 		MaxBackups: cfg.Audit.MaxBackups,
 		Stderr:     auditEcho(so, sink),
+		User:       cfg.Env.User,
 	})
 	if err != nil {
 		return nil, err
@@ -186,7 +187,8 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithAudit(auditLog),
 		mcp.WithMetricsStore(store),
 		mcp.WithProcessService(procs),
-		mcp.WithBrowser(webview.New(webview.Options{BrowserPath: cfg.Browser.Path, Headless: cfg.Browser.Headless, HeadlessSet: true, DataDir: cfg.DataDir})),
+		mcp.WithBrowser(webview.New(webview.Options{BrowserPath: cfg.Browser.Path, Headless: cfg.Browser.Headless, HeadlessSet: true, DataDir: cfg.DataDir,
+			Display: cfg.Env.HasDisplay()})),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
 		mcp.WithToolsets(stackToolsets(cfg)...),
@@ -228,7 +230,8 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	ups, err := upstream.New(upstream.Options{
 		ApprovalsFile: filepath.Join(cfg.DataDir, "servers", "approvals.json"),
 		Workspace:     cfg.Workspace,
-		Secret:        keyringLookup,
+		Secret:        keyringLookup(cfg.Env),
+		Getenv:        cfg.Env.Lookup,
 		Logger:        logger,
 		Version:       version,
 		Reserved:      mcp.ToolsetNames(),
@@ -338,7 +341,8 @@ func newMLRegistry(cfg config.Config) (*ml.Registry, error) {
 	for _, b := range cfg.ML.Backends {
 		bcs = append(bcs, ml.BackendConfig{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, APIKeyEnv: b.APIKeyEnv, Endpoint: b.Endpoint})
 	}
-	reg, err := ml.NewRegistry(ml.Options{Backends: bcs, Default: cfg.ML.DefaultBackend})
+	reg, err := ml.NewRegistry(ml.Options{Backends: bcs, Default: cfg.ML.DefaultBackend, OllamaHost: cfg.Env.OllamaHost,
+		OpenAIBaseURL: cfg.Env.OpenAIBaseURL, OpenAIAPIKey: cfg.Env.OpenAIAPIKey, Getenv: cfg.Env.Getenv})
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -382,7 +386,7 @@ func (st *Stack) Close(ctx context.Context) error {
 // buildRAG makes the RAG engine from the [rag] section: the backend (embedded store under the
 // data dir, or Qdrant) and the embedder (offline, Ollama, OpenAI-compatible).
 func buildRAG(cfg config.Config) (*rag.Engine, error) {
-	emb, err := ragEmbedder(cfg.RAG)
+	emb, err := ragEmbedder(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -408,14 +412,21 @@ func buildRAG(cfg config.Config) (*rag.Engine, error) {
 	return eng, nil
 }
 
-func ragEmbedder(c config.RAG) (rag.Embedder, error) {
+func ragEmbedder(cfg config.Config) (rag.Embedder, error) {
+	c, env := cfg.RAG, cfg.Env
+	orEnv := func(v, fromEnv string) string {
+		if v == "" {
+			return fromEnv
+		}
+		return v
+	}
 	switch c.Embedder {
 	case "", "offline":
 		return rag.Offline{}, nil
 	case "ollama":
-		return rag.NewOllama(c.EmbedderURL, c.Model), nil
+		return rag.NewOllama(orEnv(c.EmbedderURL, env.OllamaHost), c.Model), nil
 	case "openai":
-		return rag.NewOpenAI(c.EmbedderURL, "", c.Model), nil
+		return rag.NewOpenAI(orEnv(c.EmbedderURL, env.OpenAIBaseURL), env.OpenAIAPIKey, c.Model), nil
 	}
 	return nil, fmt.Errorf("config [rag] embedder: %q is not an embedder; use \"offline\", \"ollama\" or \"openai\"", c.Embedder)
 }

@@ -90,7 +90,7 @@ func (s traySource) Autostart() (on, ok bool) {
 	if _, err := autostartExe(); err != nil {
 		return false, false
 	}
-	return autostart.Enabled(), true
+	return autostart.Enabled(s.st.Config.Env.ConfigHome()), true
 }
 
 // SetAutostart writes or removes the entry, audited like the other tray controls. When the config
@@ -99,7 +99,7 @@ func (s traySource) SetAutostart(on bool) (string, error) {
 	end := s.st.Service.BeginAction("tray", "autostart_set", map[string]bool{"enabled": on})
 	exe, err := autostartExe()
 	if err == nil {
-		err = autostart.Set(on, exe)
+		err = autostart.Set(s.st.Config.Env.ConfigHome(), on, exe)
 	}
 	end(err)
 	if err != nil {
@@ -124,7 +124,7 @@ func applyAutostartConfig(cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	return autostart.Set(*v, exe)
+	return autostart.Set(cfg.Env.ConfigHome(), *v, exe)
 }
 
 // Subscribe registers changed with every part of the stack the tray shows: transports, the

@@ -459,7 +459,7 @@ func TestAutostartConfigApplies(t *testing.T) {
 		v    *bool
 		want bool
 	}{{&on, true}, {nil, true}, {&off, false}, {nil, false}} {
-		var cfg config.Config
+		cfg := config.Config{Env: config.ReadEnv()} // the XDG_CONFIG_HOME set above
 		cfg.Desktop.Autostart = step.v
 		if err := applyAutostartConfig(cfg); err != nil {
 			t.Fatal(err)

@@ -39,8 +39,7 @@ func newMLFixture(t *testing.T, o MLOptions, extra ...Option) *mlFixture {
 	dead := mltest.NewOllama("x")
 	f.deadURL = dead.URL
 	dead.Close()
-	env := map[string]string{"OLLAMA_HOST": f.deadURL, "OPENAI_BASE_URL": f.openai.URL + "/v1", "OPENAI_API_KEY": "sk-local"}
-	reg, err := ml.NewRegistry(ml.Options{Getenv: func(k string) string { return env[k] }, CacheTTL: 300 * time.Millisecond, Backends: []ml.BackendConfig{
+	reg, err := ml.NewRegistry(ml.Options{OllamaHost: f.deadURL, OpenAIBaseURL: f.openai.URL + "/v1", OpenAIAPIKey: "sk-local", CacheTTL: 300 * time.Millisecond, Backends: []ml.BackendConfig{
 		{Name: "local", Kind: "ollama", URL: f.ollama.URL},
 	}})
 	if err != nil {

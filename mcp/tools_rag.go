@@ -96,7 +96,8 @@ func (g *ragTools) register(server *sdk.Server) {
 	tool.Add(server, &sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", true, true),
 		Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
 			"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
-			"binaries, .gitignore'd paths and files over 1 MiB are skipped. recreate=true rebuilds the collection. Sends progress notifications."}, g.ragIngest)
+			"it takes the files file_grep searches (no paths excluded by .gitignore, .ignore or .git/info/exclude, no hidden names, no symlinks), " +
+			"without binaries and files over 1 MiB. recreate=true rebuilds the collection. Sends progress notifications."}, g.ragIngest)
 	tool.Add(server, &sdk.Tool{Name: "rag_collections", Annotations: tool.ReadOnly("List collections"),
 		Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, g.ragCollections)
 }
@@ -163,12 +164,8 @@ func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in R
 		token = req.Params.GetProgressToken()
 	}
 	var notifyMu sync.Mutex
-	fsys := ws.FS()
-	if skip := g.walkSkip(req, ws); skip != nil {
-		fsys = ws.FilteredFS(skip)
-	}
-	res, err := g.rag.Ingest(ctx, fsys, filepath.ToSlash(rel), rag.IngestOptions{
-		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond,
+	res, err := g.rag.Ingest(ctx, ws, filepath.ToSlash(rel), rag.IngestOptions{
+		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond, Skip: g.walkSkip(req, ws),
 		Progress: func(p rag.Progress) {
 			g.ragFeed.update(p)
 			if token == nil || req.Session == nil {

@@ -80,7 +80,7 @@ func TestRAGIngestAndQuery(t *testing.T) {
 	if ing.Chunks < 5 {
 		t.Errorf("directory ingest reported %d chunks, want the chunk count (>= 5)", ing.Chunks)
 	}
-	for _, want := range []string{"assets/logo.png (binary)", "secret/ (gitignored)", "debug.log (gitignored)", "big/huge.txt (", "over the"} {
+	for _, want := range []string{"assets/logo.png (binary)", "secret/ (ignored)", "debug.log (ignored)", "big/huge.txt (", "over the"} {
 		if !strings.Contains(ing.Message, want) {
 			t.Errorf("message does not mention %q: %s", want, ing.Message)
 		}

@@ -83,7 +83,7 @@ func TestToolSnapshots(t *testing.T) {
 // mlRegistry is a backend registry from an empty environment (only the built-in ollama).
 func mlRegistry(t *testing.T) *ml.Registry {
 	t.Helper()
-	reg, err := ml.NewRegistry(ml.Options{Getenv: func(string) string { return "" }})
+	reg, err := ml.NewRegistry(ml.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

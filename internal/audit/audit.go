@@ -31,6 +31,8 @@ import (
 	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/switchboard-hub/switchboard/internal/jsonobj"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
+	"github.com/switchboard-hub/switchboard/internal/redact"
 )
 
 // LevelSecurity sits between Info and Warn: not a problem, but an action worth an audit trail.
@@ -42,6 +44,8 @@ type Options struct {
 	MaxSizeMB  int       // rotate after this size, default 10
 	MaxBackups int       // rotated files kept, default 5
 	Stderr     io.Writer // optional second sink (serve mode)
+	// User names the user when the system cannot say who runs the hub ($USER, from config.Env).
+	User string
 }
 
 // Logger writes audit entries. It is safe for concurrent use.
@@ -51,9 +55,7 @@ type Logger struct {
 	closer io.Closer
 	user   string
 
-	mu        sync.Mutex
-	listeners map[int]func(Entry)
-	nextID    int
+	listeners listeners.Set[Entry]
 }
 
 // New opens the audit sinks.
@@ -81,7 +83,7 @@ func New(o Options) (*Logger, error) {
 	if sink != nil {
 		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo, ReplaceAttr: levelNames})
 	}
-	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(), listeners: map[int]func(Entry){}}, nil
+	return &Logger{log: slog.New(h), sink: sink, closer: closer, user: currentUser(o.User)}, nil
 }
 
 // FlushInterval bounds how long an audit line may sit in memory before it reaches the file.
@@ -207,11 +209,11 @@ func levelNames(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-func currentUser() string {
+func currentUser(fallback string) string {
 	if u, err := user.Current(); err == nil {
 		return u.Username
 	}
-	return os.Getenv("USER")
+	return fallback
 }
 
 // Slog returns the underlying logger for non-audit diagnostics that share the sinks.
@@ -277,15 +279,7 @@ func (l *Logger) Record(ctx context.Context, e Entry, security bool) Entry {
 		e.Level = "SECURITY"
 	}
 	l.write(ctx, lvl, e)
-	l.mu.Lock()
-	fns := make([]func(Entry), 0, len(l.listeners))
-	for _, fn := range l.listeners {
-		fns = append(fns, fn)
-	}
-	l.mu.Unlock()
-	for _, fn := range fns {
-		fn(e)
-	}
+	l.listeners.Notify(e)
 	return e
 }
 
@@ -480,24 +474,7 @@ func (l *Logger) Started(ctx context.Context, e Entry) {
 }
 
 // OnRecord registers fn for every recorded entry; the returned func unregisters it.
-func (l *Logger) OnRecord(fn func(Entry)) (cancel func()) {
-	l.mu.Lock()
-	id := l.nextID
-	l.nextID++
-	l.listeners[id] = fn
-	l.mu.Unlock()
-	return func() {
-		l.mu.Lock()
-		delete(l.listeners, id)
-		l.mu.Unlock()
-	}
-}
-
-// bulkKeys hold payloads (file contents, stdin, scripts) that must never reach the audit trail.
-var bulkKeys = map[string]bool{
-	"content": true, "old_string": true, "new_string": true, "input": true, "stdin": true,
-	"script": true, "data": true, "message": true, "prompt": true, "response": true, "text": true,
-}
+func (l *Logger) OnRecord(fn func(Entry)) (cancel func()) { return l.listeners.Add(fn) }
 
 // Caps for SummarizeArgs. A value up to ValueCap bytes is kept whole; a longer one keeps its
 // first ValueCap bytes followed by its full size and the sha256 of the whole value, so the tail of
@@ -508,10 +485,11 @@ const (
 	SummaryCap = 32 << 10
 )
 
-// SummarizeArgs renders tool arguments as a "k=v" list, keys sorted. Payload fields (bulkKeys:
-// file contents, stdin, scripts, messages) never appear: they are recorded as their size and the
-// sha256 of their text, so the trail shows what was touched and can prove what was sent without
-// holding it. Other values are JSON, whole up to ValueCap (see there).
+// SummarizeArgs renders tool arguments as a "k=v" list, keys sorted, hiding what package redact
+// says: payload and private fields (file contents, stdin, scripts, messages) are recorded as
+// their size and the sha256 of their text, so the trail shows what was touched and can prove what
+// was sent without holding it; secrets (api_key, password, token, … at any depth) as
+// redact.Marker. Other values are JSON, whole up to ValueCap (see there).
 func SummarizeArgs(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
@@ -541,7 +519,12 @@ func summarize(raw json.RawMessage) string {
 		b.WriteString(k)
 		b.WriteByte('=')
 		v := m[k]
-		if bulkKeys[k] {
+		class := redact.Of(k)
+		if class == redact.Secret {
+			b.WriteString(redact.Marker)
+			continue
+		}
+		if class != redact.Shown {
 			var str string
 			if json.Unmarshal(v, &str) == nil {
 				fmt.Fprintf(&b, "<%d bytes sha256=%s>", len(str), digest([]byte(str)))
@@ -550,7 +533,7 @@ func summarize(raw json.RawMessage) string {
 			}
 			continue
 		}
-		js := compactJSON(v)
+		js := compactJSON(redact.Nested(k, v))
 		switch {
 		case b.Len() > SummaryCap:
 			fmt.Fprintf(&b, "<%d bytes sha256=%s>", len(js), digest(js))
@@ -569,7 +552,7 @@ func summarize(raw json.RawMessage) string {
 }
 
 // summarizeSimple is SummarizeArgs for the common case, every tool call's: a small object
-// (jsonobj handles it) of short, already compact values that are not payloads. It writes the
+// (jsonobj handles it) of short, already compact scalar values that are shown (redact.Shown). It writes the
 // same summary in one allocation instead of a map, a key slice and a buffer per value; ok is
 // false for anything else.
 func summarizeSimple(raw json.RawMessage) (string, bool) {
@@ -580,7 +563,7 @@ func summarizeSimple(raw json.RawMessage) (string, bool) {
 	size := 0
 	off := func(b []byte) int32 { return int32(cap(raw) - cap(b)) } // b is a subslice of raw
 	simple := len(raw) < 1<<30 && jsonobj.Members(raw, func(k, v []byte) {
-		if len(ms) == len(buf) || bulkKeys[string(k)] || len(v) > ValueCap || !compact(v) {
+		if len(ms) == len(buf) || len(v) == 0 || len(v) > ValueCap || v[0] == '{' || v[0] == '[' || redact.Of(string(k)) != redact.Shown || !compact(v) {
 			size = -1 << 40
 			return
 		}

@@ -71,6 +71,10 @@ func TestSummarizeArgs(t *testing.T) {
 		{`{"id":"proc-1","input":"hello"}`, `id="proc-1" input=<5 bytes sha256=` + hello + `>`},
 		{`{"command":"sh","stdin":"hello"}`, `command="sh" stdin=<5 bytes sha256=` + hello + `>`},
 		{`{"command":"ls", "args": ["-l"]}`, `args=["-l"] command="ls"`},
+		// secrets (package redact): neither value, size nor hash, at any depth
+		{`{"api_key":"sk-1","path":"a"}`, `api_key=<redacted> path="a"`},
+		{`{"command":"gh","env":["GITHUB_TOKEN=ghp_2", "HOME=/h"],"opts":{"password":"p"}}`, `command="gh" env=["GITHUB_TOKEN=<redacted>","HOME=/h"] opts={"password":"<redacted>"}`},
+		{`{"script":"hello"}`, `script=<5 bytes sha256=` + hello + `>`},
 		{`[1,2]`, `<5 bytes, not an object, sha256=` + digest([]byte(`[1,2]`)) + `>`},
 		{``, ``},
 	}

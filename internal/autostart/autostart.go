@@ -23,21 +23,20 @@ const Marker = "X-Switchboard-Autostart"
 // HiddenFlag is the argument the entry starts the app with.
 const HiddenFlag = "--hidden"
 
-// Dir is the user's autostart directory: $XDG_CONFIG_HOME/autostart, else ~/.config/autostart.
-func Dir() (string, error) {
-	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "autostart"), nil
+// Every function takes the user's config home ($XDG_CONFIG_HOME, else ~/.config: the app passes
+// config.Env.ConfigHome()); the entry lives in its autostart directory.
+
+// Dir is the user's autostart directory, configHome/autostart.
+func Dir(configHome string) (string, error) {
+	if !filepath.IsAbs(configHome) {
+		return "", fmt.Errorf("autostart: no config directory (no home directory, XDG_CONFIG_HOME unset): %q", configHome)
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("autostart: no home directory: %w", err)
-	}
-	return filepath.Join(home, ".config", "autostart"), nil
+	return filepath.Join(configHome, "autostart"), nil
 }
 
 // Path is the entry's path.
-func Path() (string, error) {
-	d, err := Dir()
+func Path(configHome string) (string, error) {
+	d, err := Dir(configHome)
 	if err != nil {
 		return "", err
 	}
@@ -46,8 +45,8 @@ func Path() (string, error) {
 
 // Enabled reports whether an autostart entry for Switchboard exists (ours or one the user put
 // there: either starts the app at login).
-func Enabled() bool {
-	p, err := Path()
+func Enabled(configHome string) bool {
+	p, err := Path(configHome)
 	if err != nil {
 		return false
 	}
@@ -60,8 +59,8 @@ var ErrNotOurs = errors.New("the autostart entry was not written by Switchboard 
 
 // Enable writes the entry starting exe (made absolute) with --hidden. An entry of the user's own
 // at the same path is not overwritten.
-func Enable(exe string) error {
-	p, err := Path()
+func Enable(configHome, exe string) error {
+	p, err := Path(configHome)
 	if err != nil {
 		return err
 	}
@@ -86,8 +85,8 @@ func Enable(exe string) error {
 }
 
 // Disable removes our entry; no entry is not an error, somebody else's is (ErrNotOurs).
-func Disable() error {
-	p, err := Path()
+func Disable(configHome string) error {
+	p, err := Path(configHome)
 	if err != nil {
 		return err
 	}
@@ -108,11 +107,11 @@ func Disable() error {
 }
 
 // Set enables or disables.
-func Set(on bool, exe string) error {
+func Set(configHome string, on bool, exe string) error {
 	if on {
-		return Enable(exe)
+		return Enable(configHome, exe)
 	}
-	return Disable()
+	return Disable(configHome)
 }
 
 // Entry is the desktop entry starting exe hidden in the tray.

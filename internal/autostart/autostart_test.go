@@ -28,19 +28,18 @@ func TestEnableDisable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := t.TempDir()
-			t.Setenv("XDG_CONFIG_HOME", cfg)
 			p := filepath.Join(cfg, "autostart", FileName)
-			if got, _ := Path(); got != p {
+			if got, _ := Path(cfg); got != p {
 				t.Fatalf("Path = %s; want %s", got, p)
 			}
-			if Enabled() {
+			if Enabled(cfg) {
 				t.Fatal("Enabled before anything was written")
 			}
 			if tt.existing != "" {
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				os.WriteFile(p, []byte(tt.existing), 0o644)
 			}
-			err := Enable(tt.exe)
+			err := Enable(cfg, tt.exe)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Enable = %v; want %v", err, tt.wantErr)
@@ -48,10 +47,10 @@ func TestEnableDisable(t *testing.T) {
 				if b, _ := os.ReadFile(p); string(b) != tt.existing {
 					t.Errorf("the user's entry changed to %q", b)
 				}
-				if err := Disable(); !errors.Is(err, ErrNotOurs) {
+				if err := Disable(cfg); !errors.Is(err, ErrNotOurs) {
 					t.Errorf("Disable of the user's entry = %v; want ErrNotOurs", err)
 				}
-				if !Enabled() {
+				if !Enabled(cfg) {
 					t.Error("the user's entry was removed")
 				}
 				return
@@ -66,17 +65,17 @@ func TestEnableDisable(t *testing.T) {
 			if !strings.Contains(string(b), "\n"+tt.wantExec+"\n") || !strings.Contains(string(b), "\nX-Switchboard-Autostart=true\n") {
 				t.Errorf("entry:\n%s\nwant the line %s and the marker", b, tt.wantExec)
 			}
-			if !Enabled() {
+			if !Enabled(cfg) {
 				t.Error("Enabled = false after Enable")
 			}
 			validate(t, p)
-			if err := Disable(); err != nil {
+			if err := Disable(cfg); err != nil {
 				t.Fatal(err)
 			}
-			if Enabled() {
+			if Enabled(cfg) {
 				t.Error("Enabled after Disable")
 			}
-			if err := Disable(); err != nil {
+			if err := Disable(cfg); err != nil {
 				t.Errorf("Disable with no entry = %v; want nil", err)
 			}
 		})
@@ -84,17 +83,18 @@ func TestEnableDisable(t *testing.T) {
 }
 
 func TestEnableNeedsAbsolutePath(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	if err := Enable("switchboard"); err == nil {
+	if err := Enable(t.TempDir(), "switchboard"); err == nil {
 		t.Error("Enable with a relative path succeeded")
 	}
 }
 
-func TestDirWithoutXDGConfigHome(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("HOME", home)
-	if d, _ := Dir(); d != filepath.Join(home, ".config", "autostart") {
+// Without a config home (no home directory) there is nowhere to write the entry; which config
+// home applies ($XDG_CONFIG_HOME or ~/.config) is config.Env.ConfigHome's (TestEnv).
+func TestDirNeedsConfigHome(t *testing.T) {
+	if d, err := Dir(""); err == nil {
+		t.Errorf("Dir(\"\") = %s, nil", d)
+	}
+	if d, _ := Dir("/home/u/.config"); d != "/home/u/.config/autostart" {
 		t.Errorf("Dir = %s", d)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -38,8 +39,9 @@ type Env struct {
 	LookPath                  func(string) (string, error)
 }
 
-// OSEnv is the running process's environment.
-func OSEnv() (Env, error) {
+// OSEnv is the running process's environment, its variables read through getenv
+// (config.Env.Value: XDG_CONFIG_HOME, PATH, CLAUDE_CONFIG_DIR, CODEX_HOME).
+func OSEnv(getenv func(string) string) (Env, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return Env{}, err
@@ -48,15 +50,17 @@ func OSEnv() (Env, error) {
 	if err != nil {
 		return Env{}, err
 	}
-	cfg := os.Getenv("XDG_CONFIG_HOME")
+	cfg := getenv("XDG_CONFIG_HOME")
 	if cfg == "" || !filepath.IsAbs(cfg) {
 		cfg = filepath.Join(home, ".config")
 	}
-	return Env{Home: home, ConfigHome: cfg, Project: wd, Getenv: os.Getenv, LookPath: lookPath}, nil
+	path := getenv("PATH")
+	return Env{Home: home, ConfigHome: cfg, Project: wd, Getenv: getenv, LookPath: func(name string) (string, error) { return lookPath(path, name) }}, nil
 }
 
-func lookPath(name string) (string, error) {
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+// lookPath finds an executable name in the directories of path (a PATH value).
+func lookPath(path, name string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
 			continue
 		}
@@ -346,7 +350,9 @@ func sameCommand(got, want string) bool {
 		return false
 	}
 	if !filepath.IsAbs(got) {
-		p, err := lookPath(got)
+		// exec.LookPath reads PATH itself; the entry's command resolves as the client's
+		// launcher would resolve it.
+		p, err := exec.LookPath(got)
 		if err != nil {
 			return false
 		}

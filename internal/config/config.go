@@ -23,6 +23,9 @@ type Config struct {
 	// Path is the file the config was read from ("" when none was); the hub watches it for
 	// policy changes.
 	Path string `toml:"-"`
+	// Env is the environment the config was read with (Load): the settings it overrode are
+	// applied already; the rest (model backends, the desktop session) is for the app to pass on.
+	Env Env `toml:"-" json:"-"`
 
 	Workspace     string   `toml:"workspace"`
 	DataDir       string   `toml:"data_dir"`
@@ -207,11 +210,14 @@ const (
 )
 
 // Default returns the built-in configuration.
-func Default() Config {
-	var c Config
-	c.DataDir = DefaultDataDir()
+func Default() Config { return defaultFor(ReadEnv()) }
+
+// defaultFor is Default with the paths e implies.
+func defaultFor(e Env) Config {
+	c := Config{Env: e}
+	c.DataDir = e.DefaultDataDir()
 	c.Unix.Enabled = true
-	c.Unix.Path = DefaultSocketPath()
+	c.Unix.Path = e.DefaultSocketPath()
 	c.TCP.Addr = DefaultTCPAddr
 	c.HTTP.Addr = DefaultHTTPAddr
 	c.Hub.Enabled = true
@@ -234,17 +240,23 @@ func Default() Config {
 }
 
 // DefaultPath is the config file in the user config dir (~/.config/switchboard/config.toml).
-func DefaultPath() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
+func DefaultPath() string { return ReadEnv().DefaultPath() }
+
+// DefaultPath is the config file under e's config home.
+func (e Env) DefaultPath() string {
+	dir := e.ConfigHome()
+	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "switchboard-config")
 	}
 	return filepath.Join(dir, "switchboard", "config.toml")
 }
 
 // DefaultDataDir holds logs, metrics and the fallback socket ($XDG_DATA_HOME/switchboard).
-func DefaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+func DefaultDataDir() string { return ReadEnv().DefaultDataDir() }
+
+// DefaultDataDir is the data directory e's XDG_DATA_HOME implies.
+func (e Env) DefaultDataDir() string {
+	if d := e.XDGDataHome; d != "" {
 		return filepath.Join(d, "switchboard")
 	}
 	if home, err := os.UserHomeDir(); err == nil {
@@ -254,20 +266,27 @@ func DefaultDataDir() string {
 }
 
 // DefaultSocketPath is $XDG_RUNTIME_DIR/switchboard/mcp.sock, else under the data dir.
-func DefaultSocketPath() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+func DefaultSocketPath() string { return ReadEnv().DefaultSocketPath() }
+
+// DefaultSocketPath is the Unix socket path e's XDG_RUNTIME_DIR implies.
+func (e Env) DefaultSocketPath() string {
+	if d := e.XDGRuntimeDir; d != "" {
 		return filepath.Join(d, "switchboard", "mcp.sock")
 	}
-	return filepath.Join(DefaultDataDir(), "mcp.sock")
+	return filepath.Join(e.DefaultDataDir(), "mcp.sock")
 }
 
 // Load reads defaults, then the file at path (explicit = must exist; empty = the default path,
-// optional), then the environment.
-func Load(path string) (Config, error) {
-	c := Default()
+// optional), then the environment (ReadEnv).
+func Load(path string) (Config, error) { return LoadWith(path, ReadEnv()) }
+
+// LoadWith is Load with the environment e.
+func LoadWith(path string, e Env) (Config, error) {
+	c := defaultFor(e)
+	c.Env = e
 	explicit := path != ""
 	if !explicit {
-		path = DefaultPath()
+		path = e.DefaultPath()
 	}
 	md, err := toml.DecodeFile(path, &c)
 	switch {
@@ -300,54 +319,55 @@ func Load(path string) (Config, error) {
 	return c, nil
 }
 
-// applyEnv overrides file settings with environment variables.
+// applyEnv overrides file settings with the environment's (c.Env).
 func (c *Config) applyEnv() error {
-	if v := os.Getenv("MCP_ADDR"); v != "" {
+	e := c.Env
+	if v := e.MCPAddr; v != "" {
 		c.TCP.Addr = v
 	}
-	if v := os.Getenv("SWITCHBOARD_TOKEN"); v != "" {
+	if v := e.Token; v != "" {
 		c.HTTP.Token = v
 	}
-	if v := os.Getenv("SWITCHBOARD_TCP_TOKEN"); v != "" {
+	if v := e.TCPToken; v != "" {
 		c.TCP.Token = v
 	}
-	if v := os.Getenv("SWITCHBOARD_WORKSPACE"); v != "" {
+	if v := e.Workspace; v != "" {
 		c.Workspace = v
 	}
-	if v := os.Getenv("SWITCHBOARD_DATA_DIR"); v != "" {
+	if v := e.DataDir; v != "" {
 		c.DataDir = v
 	}
-	if v := os.Getenv("SWITCHBOARD_SOCKET"); v != "" {
+	if v := e.Socket; v != "" {
 		c.Unix.Path = v
 	}
-	if v := os.Getenv("SWITCHBOARD_IDE_URL"); v != "" {
+	if v := e.IDEURL; v != "" {
 		c.IDE.URL = v
 		c.ideURLSet = true
 	}
-	if v := os.Getenv("SWITCHBOARD_TOOLSETS"); v != "" {
+	if v := e.Toolsets; v != "" {
 		c.Toolsets = strings.Split(v, ",")
 	}
-	if v := os.Getenv("SWITCHBOARD_IDE_TOKEN"); v != "" {
+	if v := e.IDEToken; v != "" {
 		c.IDE.Token = v
 	}
-	if v := os.Getenv("SWITCHBOARD_BROWSER"); v != "" {
+	if v := e.Browser; v != "" {
 		c.Browser.Path = v
 	}
-	if v := os.Getenv("SWITCHBOARD_DASHBOARD_ADDR"); v != "" {
+	if v := e.DashboardAddr; v != "" {
 		c.Dashboard.Addr = v
 	}
-	if v := os.Getenv("SWITCHBOARD_QDRANT_URL"); v != "" {
+	if v := e.QdrantURL; v != "" {
 		c.RAG.Backend = "qdrant"
 		c.RAG.URL = v
 	}
-	if v := os.Getenv("SWITCHBOARD_FETCH_ALLOW"); v != "" {
+	if v := e.FetchAllow; v != "" {
 		for _, e := range strings.Split(v, ",") {
 			if e = strings.TrimSpace(e); e != "" {
 				c.Web.Allow = append(c.Web.Allow, e)
 			}
 		}
 	}
-	if v := os.Getenv("SWITCHBOARD_READ_ONLY"); v != "" {
+	if v := e.ReadOnly; v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("SWITCHBOARD_READ_ONLY=%q: use true or false", v)

@@ -57,7 +57,10 @@ type EnvOverride struct {
 
 // EnvOverrides lists the environment variables set now that override keys the Settings view
 // edits: a hub started with the same environment does not use the file's value for those keys.
-func EnvOverrides() []EnvOverride {
+func EnvOverrides() []EnvOverride { return ReadEnv().Overrides() }
+
+// Overrides is EnvOverrides for the environment e.
+func (e Env) Overrides() []EnvOverride {
 	var out []EnvOverride
 	for _, o := range []EnvOverride{
 		{"MCP_ADDR", "tcp.addr"},
@@ -66,7 +69,7 @@ func EnvOverrides() []EnvOverride {
 		{"SWITCHBOARD_TOOLSETS", "toolsets"},
 		{"SWITCHBOARD_QDRANT_URL", "rag.backend, rag.url"},
 	} {
-		if os.Getenv(o.Env) != "" {
+		if e.Value(o.Env) != "" {
 			out = append(out, o)
 		}
 	}
@@ -302,7 +305,8 @@ func (e MLEdit) Validate() error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	reg, err := ml.NewRegistry(ml.Options{Backends: cfgs})
+	env := ReadEnv()
+	reg, err := ml.NewRegistry(ml.Options{Backends: cfgs, OllamaHost: env.OllamaHost, OpenAIBaseURL: env.OpenAIBaseURL, OpenAIAPIKey: env.OpenAIAPIKey})
 	if err != nil {
 		return err
 	}

@@ -185,11 +185,11 @@ func TestRegistry(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close()
 
-	env := map[string]string{"OLLAMA_HOST": deadURL}
+	env := map[string]string{}
 	get := func(k string) string { return env[k] }
 
 	// Only ollama without OpenAI variables.
-	r, err := ml.NewRegistry(ml.Options{Getenv: get})
+	r, err := ml.NewRegistry(ml.Options{OllamaHost: deadURL, Getenv: get})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,9 +200,8 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("default")
 	}
 
-	env["OPENAI_BASE_URL"] = oai.URL + "/v1"
 	env["LOCAL_KEY"] = "k"
-	r, err = ml.NewRegistry(ml.Options{Getenv: get, CacheTTL: time.Second, Backends: []ml.BackendConfig{
+	r, err = ml.NewRegistry(ml.Options{OllamaHost: deadURL, OpenAIBaseURL: oai.URL + "/v1", Getenv: get, CacheTTL: time.Second, Backends: []ml.BackendConfig{
 		{Name: "local", Kind: "ollama", URL: oll.URL, Model: "llama3.2:latest"},
 		{Name: "vllm", Kind: "openai", URL: oai.URL, APIKeyEnv: "LOCAL_KEY"},
 	}})
@@ -245,7 +244,7 @@ func TestRegistry(t *testing.T) {
 	}
 
 	// Config default, replacement of a built-in, bad entries.
-	r, err = ml.NewRegistry(ml.Options{Getenv: get, Default: "ollama", Backends: []ml.BackendConfig{{Name: "ollama", Kind: "ollama", URL: "http://gpu:11434"}}})
+	r, err = ml.NewRegistry(ml.Options{OllamaHost: deadURL, OpenAIBaseURL: oai.URL + "/v1", Getenv: get, Default: "ollama", Backends: []ml.BackendConfig{{Name: "ollama", Kind: "ollama", URL: "http://gpu:11434"}}})
 	if err != nil || r.Default(context.Background()) != "ollama" || len(r.Names()) != 2 {
 		t.Fatalf("override: %v %v", err, r.Names())
 	}
@@ -309,9 +308,7 @@ func TestStreamEdgeCases(t *testing.T) {
 }
 
 func TestBuiltinOpenAIDefaults(t *testing.T) {
-	r, err := ml.NewRegistry(ml.Options{Getenv: func(k string) string {
-		return map[string]string{"OPENAI_API_KEY": "sk-x"}[k]
-	}})
+	r, err := ml.NewRegistry(ml.Options{OpenAIAPIKey: "sk-x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,14 @@ type BackendConfig struct {
 // Options build a Registry.
 type Options struct {
 	Backends []BackendConfig
-	Default  string                  // name of the default backend; empty: the first available
-	Getenv   func(key string) string // environment lookup (os.Getenv when nil)
-	CacheTTL time.Duration           // how long a live check is trusted; default 5s
+	Default  string // name of the default backend; empty: the first available
+	// The built-in backends' settings, from the environment (config.Env): OLLAMA_HOST,
+	// OPENAI_BASE_URL, OPENAI_API_KEY.
+	OllamaHost, OpenAIBaseURL, OpenAIAPIKey string
+	// Getenv reads the variables backends name in api_key_env (config.Env.Getenv); nil: none
+	// is set.
+	Getenv   func(key string) string
+	CacheTTL time.Duration // how long a live check is trusted; default 5s
 }
 
 // DefaultOpenAIModel is the built-in openai backend's model when it talks to api.openai.com
@@ -60,14 +65,14 @@ type check struct {
 	pending chan struct{} // closed when the running check finishes
 }
 
-// NewRegistry builds the built-in backends from the environment — `ollama` (OLLAMA_HOST,
-// default http://localhost:11434) always, `openai` (OPENAI_BASE_URL, default
-// https://api.openai.com/v1, key OPENAI_API_KEY) when either variable is set — then the configured
-// ones; a configured backend with a built-in name replaces it.
+// NewRegistry builds the built-in backends from the environment's settings — `ollama`
+// (OllamaHost, default http://localhost:11434) always, `openai` (OpenAIBaseURL, default
+// https://api.openai.com/v1, key OpenAIAPIKey) when either is set — then the configured ones; a
+// configured backend with a built-in name replaces it.
 func NewRegistry(o Options) (*Registry, error) {
 	getenv := o.Getenv
 	if getenv == nil {
-		getenv = osGetenv
+		getenv = func(string) string { return "" }
 	}
 	r := &Registry{def: o.Default, ttl: o.CacheTTL, checks: map[string]*check{}}
 	if r.ttl <= 0 {
@@ -82,12 +87,12 @@ func NewRegistry(o Options) (*Registry, error) {
 		}
 		r.backends = append(r.backends, b)
 	}
-	b, err := NewBackend("ollama", KindOllama, ollama.Host(getenv("OLLAMA_HOST")).String(), "", "", "")
+	b, err := NewBackend("ollama", KindOllama, ollama.Host(o.OllamaHost).String(), "", "", "")
 	if err != nil {
 		return nil, fmt.Errorf("OLLAMA_HOST: %w", err)
 	}
 	add(b)
-	if base, key := getenv("OPENAI_BASE_URL"), getenv("OPENAI_API_KEY"); base != "" || key != "" {
+	if base, key := o.OpenAIBaseURL, o.OpenAIAPIKey; base != "" || key != "" {
 		model := ""
 		if base == "" {
 			// OpenAI itself lists image, audio and embedding models first: pick a chat model.

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 )
-
-var osGetenv = os.Getenv
 
 // HeuristicScores are measures that need no model, each in 0..1 where 1 is best.
 type HeuristicScores struct {

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
+	"github.com/switchboard-hub/switchboard/internal/redact"
 )
 
 // Who answered a question. The audit log records one of these with every approval.
@@ -80,9 +83,9 @@ type Broker struct {
 
 	mu        sync.Mutex
 	pending   map[string]*waiter
-	listeners map[int]func(ApprovalChange)
+	listeners listeners.Set[ApprovalChange]
 	nextL     int
-	presence  map[int]func() bool
+	presence  map[int]func() bool // polled by Attended, not notified: not a listeners.Set
 }
 
 type waiter struct {
@@ -92,7 +95,7 @@ type waiter struct {
 
 // NewBroker returns an empty broker.
 func NewBroker() *Broker {
-	return &Broker{pending: map[string]*waiter{}, listeners: map[int]func(ApprovalChange){}, presence: map[int]func() bool{}}
+	return &Broker{pending: map[string]*waiter{}, presence: map[int]func() bool{}}
 }
 
 // UnattendedWait is how long a question waits when nobody is there to answer it (no dashboard
@@ -269,33 +272,15 @@ func (b *Broker) Pending() []Approval {
 }
 
 // Subscribe calls fn on every change; fn must not block.
-func (b *Broker) Subscribe(fn func(ApprovalChange)) (cancel func()) {
-	b.mu.Lock()
-	id := b.nextL
-	b.nextL++
-	b.listeners[id] = fn
-	b.mu.Unlock()
-	return func() { b.mu.Lock(); delete(b.listeners, id); b.mu.Unlock() }
-}
+func (b *Broker) Subscribe(fn func(ApprovalChange)) (cancel func()) { return b.listeners.Add(fn) }
 
-func (b *Broker) notify(c ApprovalChange) {
-	b.mu.Lock()
-	fns := make([]func(ApprovalChange), 0, len(b.listeners))
-	for _, fn := range b.listeners {
-		fns = append(fns, fn)
-	}
-	b.mu.Unlock()
-	for _, fn := range fns {
-		fn(c)
-	}
-}
-
-// bulkArgs are payloads shown by size only: what a call touches matters for a decision, the
-// bytes it writes would drown it.
-var bulkArgs = map[string]bool{"content": true, "old_string": true, "new_string": true, "input": true, "stdin": true, "data": true}
+func (b *Broker) notify(c ApprovalChange) { b.listeners.Notify(c) }
 
 // Summarize renders arguments for a person deciding: one "key: value" line per argument, sorted,
-// long values cut, payloads replaced by their size.
+// long values cut. What package redact hides is hidden as the audit trail hides it: payloads
+// (what a call touches matters for a decision, the bytes it writes would drown it) by their size,
+// secrets as redact.Marker; private text (a script, a prompt) is shown, since the person
+// deciding should read it.
 func Summarize(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "(no arguments)"
@@ -317,12 +302,18 @@ func Summarize(raw json.RawMessage) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		v := string(m[k])
-		var s string
-		if bulkArgs[k] && json.Unmarshal(m[k], &s) == nil {
+		var v, s string
+		switch class := redact.Of(k); {
+		case class == redact.Secret:
+			v = redact.Marker
+		case class == redact.Payload && json.Unmarshal(m[k], &s) == nil:
 			v = fmt.Sprintf("<%d bytes>", len(s))
-		} else if json.Unmarshal(m[k], &s) == nil {
+		case class == redact.Payload:
+			v = fmt.Sprintf("<%d bytes of JSON>", len(m[k]))
+		case json.Unmarshal(m[k], &s) == nil:
 			v = s
+		default:
+			v = string(redact.Nested(k, m[k]))
 		}
 		if r := []rune(v); len(r) > 200 {
 			v = string(r[:199]) + "…"

@@ -315,6 +315,12 @@ func TestSummarize(t *testing.T) {
 	if Summarize(nil) != "(no arguments)" {
 		t.Error("empty")
 	}
+	// secrets (package redact) never show, at any depth; a script is shown to the person deciding
+	got = Summarize(json.RawMessage(`{"api_key":"sk-1","env":["GITHUB_TOKEN=ghp-2","HOME=/h"],"opts":{"password":"p-3"},"script":"rm x","data":{"a":1}}`))
+	want = "api_key: <redacted>\ndata: <7 bytes of JSON>\nenv: [\"GITHUB_TOKEN=<redacted>\",\"HOME=/h\"]\nopts: {\"password\":\"<redacted>\"}\nscript: rm x"
+	if got != want {
+		t.Errorf("Summarize = %q, want %q", got, want)
+	}
 }
 
 func TestRootDir(t *testing.T) {

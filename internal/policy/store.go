@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Status is what the dashboard and doctor show about the live policy.
@@ -29,8 +31,7 @@ type Store struct {
 
 	mu        sync.Mutex
 	status    Status
-	listeners map[int]func(Status)
-	nextL     int
+	listeners listeners.Set[Status]
 }
 
 // NewStore starts with p (AllowAll when nil) for the file at path ("" = never reloads).
@@ -38,7 +39,7 @@ func NewStore(path string, p *Policy) *Store {
 	if p == nil {
 		p = AllowAll()
 	}
-	s := &Store{path: path, listeners: map[int]func(Status){}}
+	s := &Store{path: path}
 	if path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			s.path = abs
@@ -70,14 +71,7 @@ func (s *Store) Status() Status {
 }
 
 // Subscribe calls fn after every reload attempt that changed the status.
-func (s *Store) Subscribe(fn func(Status)) (cancel func()) {
-	s.mu.Lock()
-	id := s.nextL
-	s.nextL++
-	s.listeners[id] = fn
-	s.mu.Unlock()
-	return func() { s.mu.Lock(); delete(s.listeners, id); s.mu.Unlock() }
-}
+func (s *Store) Subscribe(fn func(Status)) (cancel func()) { return s.listeners.Add(fn) }
 
 // Apply puts p in force, or, when err is set (the file did not load), keeps the policy in force
 // and records why, and tells the subscribers. The hub's config watcher (config.Watch) calls it
@@ -92,13 +86,7 @@ func (s *Store) Apply(p *Policy, err error) error {
 		s.set(p)
 	}
 	st := s.status
-	fns := make([]func(Status), 0, len(s.listeners))
-	for _, fn := range s.listeners {
-		fns = append(fns, fn)
-	}
 	s.mu.Unlock()
-	for _, fn := range fns {
-		fn(st)
-	}
+	s.listeners.Notify(st)
 	return err
 }

@@ -19,9 +19,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Status is the lifecycle state of a process.
@@ -154,14 +155,7 @@ type Service struct {
 	// nothing adds to wg once Shutdown waits on it.
 	launches sync.WaitGroup
 
-	listenersMu sync.Mutex
-	listeners   atomic.Pointer[[]listener]
-	nextListen  int64
-}
-
-type listener struct {
-	id int64
-	fn func(Event)
+	listeners listeners.Set[Event] // Notify takes no lock: it runs for every output chunk
 }
 
 // proc is one supervised process.
@@ -224,43 +218,11 @@ func New(opts Options) *Service {
 // Subscribe registers fn for every event and returns a function that removes it. fn runs
 // synchronously on a capture goroutine: it must be quick and must never block. Chunk data passed
 // to fn is its own copy and may be retained.
-func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
-	s.listenersMu.Lock()
-	defer s.listenersMu.Unlock()
-	s.nextListen++
-	id := s.nextListen
-	var next []listener
-	if cur := s.listeners.Load(); cur != nil {
-		next = slices.Clone(*cur)
-	}
-	next = append(next, listener{id: id, fn: fn})
-	s.listeners.Store(&next)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.listenersMu.Lock()
-			defer s.listenersMu.Unlock()
-			cur := *s.listeners.Load()
-			next := slices.DeleteFunc(slices.Clone(cur), func(l listener) bool { return l.id == id })
-			s.listeners.Store(&next)
-		})
-	}
-}
+func (s *Service) Subscribe(fn func(Event)) (cancel func()) { return s.listeners.Add(fn) }
 
-func (s *Service) hasListeners() bool {
-	cur := s.listeners.Load()
-	return cur != nil && len(*cur) > 0
-}
+func (s *Service) hasListeners() bool { return s.listeners.Len() > 0 }
 
-func (s *Service) emit(ev Event) {
-	cur := s.listeners.Load()
-	if cur == nil {
-		return
-	}
-	for _, l := range *cur {
-		l.fn(ev)
-	}
-}
+func (s *Service) emit(ev Event) { s.listeners.Notify(ev) }
 
 // Start launches a process and begins capturing its output. The process outlives ctx (which only
 // bounds the start itself); end it with Stop or Kill. A command that cannot be started (unknown

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -42,11 +41,9 @@ func (h *httpEmbedder) Dim() int      { return int(h.dim.Load()) }
 func (h *httpEmbedder) URL() string { return h.base }
 
 // NewOllama returns an embedder for Ollama's /api/embed. host is an OLLAMA_HOST-style value
-// (empty: $OLLAMA_HOST, else http://localhost:11434); model empty means nomic-embed-text.
+// (the app passes [rag] embedder_url, else $OLLAMA_HOST; empty: http://localhost:11434); model
+// empty means nomic-embed-text.
 func NewOllama(host, model string) *httpEmbedder {
-	if host == "" {
-		host = os.Getenv("OLLAMA_HOST")
-	}
 	if model == "" {
 		model = DefaultOllamaModel
 	}
@@ -55,16 +52,11 @@ func NewOllama(host, model string) *httpEmbedder {
 }
 
 // NewOpenAI returns an embedder for an OpenAI-compatible /v1/embeddings endpoint. baseURL empty
-// means $OPENAI_BASE_URL, else https://api.openai.com/v1; apiKey empty means $OPENAI_API_KEY.
+// means https://api.openai.com/v1 (the app passes [rag] embedder_url, else $OPENAI_BASE_URL, and
+// $OPENAI_API_KEY).
 func NewOpenAI(baseURL, apiKey, model string) *httpEmbedder {
 	if baseURL == "" {
-		baseURL = os.Getenv("OPENAI_BASE_URL")
-	}
-	if baseURL == "" {
 		baseURL = "https://api.openai.com/v1"
-	}
-	if apiKey == "" {
-		apiKey = os.Getenv("OPENAI_API_KEY")
 	}
 	if model == "" {
 		model = DefaultOpenAIModel

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path"
 	"regexp"
 	"runtime"
@@ -25,6 +26,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/switchboard-hub/switchboard/internal/search"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
@@ -228,6 +230,9 @@ type IngestOptions struct {
 	Progress   func(Progress) // called at most every ProgressEvery and at the end
 	// ProgressEvery throttles Progress (default 500 ms).
 	ProgressEvery time.Duration
+	// Skip leaves out more entries (search.WalkOptions.Skip: slash paths relative to the
+	// workspace root): the paths the policy denies. Nil leaves out nothing more.
+	Skip func(rel string, isDir bool) bool
 }
 
 // IngestResult summarises an ingest.
@@ -245,12 +250,14 @@ type IngestResult struct {
 // batchBytes bounds the content held in memory between commits.
 var batchBytes = 32 << 20 // a variable so tests can force many batches
 
-// Ingest indexes a file or directory (rel, slash-separated, relative to fsys's root).
-// Directory ingests honour .gitignore files from the root down, skip binaries and files over
-// MaxFileBytes, reuse unchanged sources (by SHA-256 of their content) and remove sources whose
+// Ingest indexes a file or directory of ws (rel, slash-separated, relative to ws's root).
+// Directory ingests take the files file_grep and file_glob search (search.Walk: .gitignore,
+// .ignore and .git/info/exclude from the root down, no hidden names, no symlinks, no special
+// files), leaving out opts.Skip's entries, binaries and files over MaxFileBytes;
+// they reuse unchanged sources (by SHA-256 of their content) and remove sources whose
 // files are gone. Work is committed in batches; each commit is atomic, so a cancelled or killed
 // ingest leaves every source with its old or its new content.
-func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts IngestOptions) (IngestResult, error) {
+func (e *Engine) Ingest(ctx context.Context, ws *workspace.Root, rel string, opts IngestOptions) (IngestResult, error) {
 	var res IngestResult
 	coll := opts.Collection
 	if err := ValidateCollection(coll); err != nil {
@@ -266,6 +273,10 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	defer func() { e.mu.Lock(); delete(e.active, coll); e.mu.Unlock() }()
 
 	rel = path.Clean(strings.TrimPrefix(rel, "./"))
+	fsys := ws.FS()
+	if opts.Skip != nil {
+		fsys = ws.FilteredFS(opts.Skip)
+	}
 	st, err := fs.Stat(fsys, rel)
 	if err != nil {
 		return res, fmt.Errorf("path: %w", err)
@@ -301,74 +312,11 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 			return res, fmt.Errorf("path: %s is %d bytes, over the %d-byte limit for ingestion; split it or ingest a smaller file", rel, st.Size(), maxBytes)
 		}
 		files = []string{rel}
-	} else {
-		var ign ignoreStack
-		// .gitignore files above the walked directory apply too
-		if rel != "." {
-			dirs := strings.Split(rel, "/")
-			for i := 0; i < len(dirs); i++ {
-				base := strings.Join(dirs[:i], "/")
-				if gi, err := fs.ReadFile(fsys, path.Join(base, ".gitignore")); err == nil {
-					ign = append(ign, parseGitignore(base, string(gi)))
-				}
-			}
+	} else if files, err = collect(ctx, ws, rel, opts.Skip, maxBytes, skip); err != nil {
+		if ctx.Err() != nil {
+			return res, cancelled(0, len(files), ctx.Err())
 		}
-		err := fs.WalkDir(fsys, rel, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				skip(p, "unreadable")
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if d.IsDir() {
-				if d.Name() == ".git" {
-					return fs.SkipDir
-				}
-				if p != rel && ign.ignored(p, true) {
-					skip(p+"/", "gitignored")
-					return fs.SkipDir
-				}
-				if gi, err := fs.ReadFile(fsys, path.Join(p, ".gitignore")); err == nil {
-					base := p
-					if base == "." {
-						base = ""
-					}
-					ign = append(ign, parseGitignore(base, string(gi)))
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() {
-				if d.Type()&fs.ModeSymlink != 0 {
-					skip(p, "symlink")
-				}
-				return nil
-			}
-			if ign.ignored(p, false) {
-				skip(p, "gitignored")
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				skip(p, "unreadable")
-				return nil
-			}
-			if info.Size() > maxBytes {
-				skip(p, fmt.Sprintf("%d bytes, over the %d-byte cap", info.Size(), maxBytes))
-				return nil
-			}
-			files = append(files, p)
-			return nil
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, cancelled(0, len(files), ctx.Err())
-			}
-			return res, err
-		}
+		return res, err
 	}
 	sort.Strings(files)
 
@@ -607,6 +555,49 @@ func (e *Engine) Ingest(ctx context.Context, fsys fs.FS, rel string, opts Ingest
 	progress.Done, progress.Message = true, res.Message
 	report(true)
 	return res, nil
+}
+
+// collect lists the files a directory ingest of rel takes, sorted: the files search.Walk visits
+// (the same as file_grep's and file_glob's), regular and at most maxBytes long. What it leaves
+// out for a reason worth telling goes to skip.
+func collect(ctx context.Context, ws *workspace.Root, rel string, filter func(string, bool) bool, maxBytes int64, skip func(p, why string)) ([]string, error) {
+	root, err := ws.OpenWalkRoot(rel)
+	if err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
+	defer root.Close()
+	join := func(p string) string {
+		if rel == "." {
+			return p
+		}
+		return rel + "/" + p
+	}
+	opts := search.WalkOptions{Skip: filter, Omitted: func(p string, isDir bool, why string) {
+		if isDir {
+			p += "/"
+		}
+		skip(join(p), why)
+	}}
+	opts.Base, opts.Parents = search.LoadParents(ws.FS(), rel)
+	var files []string
+	err = search.Walk(ctx, root, opts, func(p string, dir *os.Root, name string, isDir bool) error {
+		if isDir {
+			return nil
+		}
+		info, err := dir.Lstat(name)
+		switch {
+		case err != nil:
+			skip(join(p), "unreadable")
+		case !info.Mode().IsRegular():
+			// swapped since it was listed; scan checks the opened handle again anyway
+		case info.Size() > maxBytes:
+			skip(join(p), fmt.Sprintf("%d bytes, over the %d-byte cap", info.Size(), maxBytes))
+		default:
+			files = append(files, join(p))
+		}
+		return nil
+	})
+	return files, err
 }
 
 func cancelled(done, total int, err error) error {

@@ -179,7 +179,7 @@ func TestRetrievalEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := NewEngine(store, Offline{})
-	res, err := eng.Ingest(context.Background(), os.DirFS(dir), ".", IngestOptions{Collection: "eval"})
+	res, err := eng.Ingest(context.Background(), openWS(t, dir), ".", IngestOptions{Collection: "eval"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestVersion1CollectionStillOpens(t *testing.T) {
 	ask(eng, "zebra giraffe", "notes.txt")
 	ask(eng, "read the configuration file", "pkg/server.go")
 	fsys := fstest.MapFS{"more/ice.md": {Data: []byte("# Penguins\n\nemperor penguins live on antarctic ice\n")}}
-	if _, err := eng.Ingest(context.Background(), fsys, "more", IngestOptions{Collection: "old"}); err != nil {
+	if _, err := eng.Ingest(context.Background(), wsOf(t, fsys), "more", IngestOptions{Collection: "old"}); err != nil {
 		t.Fatal(err)
 	}
 	segs, _ := filepath.Glob(filepath.Join(dir, "old", "seg-*.bin"))
@@ -80,7 +80,7 @@ func TestStagedBatches(t *testing.T) {
 	for i := range 60 {
 		fsys[fmt.Sprintf("a/f%02d.md", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("# Note %d\n\nuniqword%d %s\n", i, i, strings.Repeat("filler text about nothing in particular ", 12)))}
 	}
-	if _, err := eng.Ingest(context.Background(), fsys, "a", IngestOptions{Collection: "c"}); err != nil {
+	if _, err := eng.Ingest(context.Background(), wsOf(t, fsys), "a", IngestOptions{Collection: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	if segs, _ := filepath.Glob(filepath.Join(dir, "c", "seg-*.bin")); len(segs) < 5 {
@@ -106,7 +106,7 @@ func TestStagedBatches(t *testing.T) {
 		more[fmt.Sprintf("b/g%03d.md", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("# Other %d\n\notherword%d %s\n", i, i, strings.Repeat("more filler text ", 30)))}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := eng.Ingest(ctx, more, "b", IngestOptions{Collection: "c", ProgressEvery: time.Nanosecond, Progress: func(p Progress) {
+	_, err := eng.Ingest(ctx, wsOf(t, more), "b", IngestOptions{Collection: "c", ProgressEvery: time.Nanosecond, Progress: func(p Progress) {
 		if p.Files > 40 {
 			cancel()
 		}

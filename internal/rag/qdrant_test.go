@@ -36,7 +36,7 @@ func TestQdrantBackend(t *testing.T) {
 		"docs/config.md":  {Data: []byte("# Configuration\n\nThe socket path is set with unix.path.\n")},
 		"main.go":         {Data: []byte("package main\n\n// main starts the hub.\nfunc main() {}\n")},
 	}
-	res, err := eng.Ingest(ctx, fsys, ".", IngestOptions{Collection: "docs"})
+	res, err := eng.Ingest(ctx, wsOf(t, fsys), ".", IngestOptions{Collection: "docs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,13 +55,13 @@ func TestQdrantBackend(t *testing.T) {
 		t.Fatalf("collections: %v %+v", err, infos)
 	}
 	// Unchanged: nothing written. Changed and deleted files are replaced and removed.
-	res, err = eng.Ingest(ctx, fsys, ".", IngestOptions{Collection: "docs"})
+	res, err = eng.Ingest(ctx, wsOf(t, fsys), ".", IngestOptions{Collection: "docs"})
 	if err != nil || res.Changed != 0 || res.Unchanged != 3 {
 		t.Fatalf("re-ingest: %v %+v", err, res)
 	}
 	fsys["docs/config.md"] = &fstest.MapFile{Data: []byte("# Configuration\n\nThe TCP address is set with tcp.addr.\n")}
 	delete(fsys, "main.go")
-	res, err = eng.Ingest(ctx, fsys, ".", IngestOptions{Collection: "docs"})
+	res, err = eng.Ingest(ctx, wsOf(t, fsys), ".", IngestOptions{Collection: "docs"})
 	if err != nil || res.Changed != 1 || res.Deleted != 1 {
 		t.Fatalf("incremental: %v %+v", err, res)
 	}
@@ -81,7 +81,7 @@ func TestQdrantBackend(t *testing.T) {
 	if _, err := other.Query(ctx, "docs", "tarball", 1, Hybrid); !errors.As(err, new(*MismatchError)) {
 		t.Fatalf("mismatch: %v", err)
 	}
-	if _, err := other.Ingest(ctx, fsys, ".", IngestOptions{Collection: "docs", Recreate: true}); err != nil {
+	if _, err := other.Ingest(ctx, wsOf(t, fsys), ".", IngestOptions{Collection: "docs", Recreate: true}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _, _ := q.Meta(ctx, "docs"); m.Embedder != "ollama" || m.Model != DefaultOllamaModel || m.Dim != 16 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 func TestTokenize(t *testing.T) {
@@ -69,20 +72,6 @@ func TestChunkMarkdownAndGo(t *testing.T) {
 	}
 }
 
-func TestGitignore(t *testing.T) {
-	st := ignoreStack{parseGitignore("", "*.log\n/build/\nnode_modules/\n!keep.log\ndocs/**/draft*.md\n"), parseGitignore("sub", "local.txt\n")}
-	cases := map[string]bool{
-		"a.log": true, "x/b.log": true, "keep.log": false, "build": true, "x/build": false,
-		"docs/a/b/draft1.md": true, "docs/final.md": false, "sub/local.txt": true, "local.txt": false, "x/node_modules": true,
-	}
-	for p, want := range cases {
-		isDir := p == "build" || p == "x/build" || p == "x/node_modules"
-		if got := st.ignored(p, isDir); got != want {
-			t.Errorf("ignored(%q) = %v, want %v", p, got, want)
-		}
-	}
-}
-
 func newTestEngine(t *testing.T) (*Engine, string) {
 	dir := t.TempDir()
 	store, err := OpenEmbedded(dir)
@@ -96,7 +85,7 @@ func TestPersistenceAndMismatch(t *testing.T) {
 	eng, dir := newTestEngine(t)
 	fsys := fstest.MapFS{"a.md": {Data: []byte("# Alpha\n\nthe alpha release notes\n")}, "b.md": {Data: []byte("# Beta\n\nbeta testing guide\n")},
 		"empty.txt": {Data: nil}} // a source without chunks
-	if _, err := eng.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "c"}); err != nil {
+	if _, err := eng.Ingest(context.Background(), wsOf(t, fsys), ".", IngestOptions{Collection: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	// A new process (a fresh store on the same directory) sees the same content.
@@ -107,7 +96,7 @@ func TestPersistenceAndMismatch(t *testing.T) {
 	}
 	// A commit by another store on the same directory (another process) is seen by store2.
 	fsys["b.md"] = &fstest.MapFile{Data: []byte("# Beta\n\nzeppelin maintenance\n")}
-	if _, err := eng.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "c"}); err != nil {
+	if _, err := eng.Ingest(context.Background(), wsOf(t, fsys), ".", IngestOptions{Collection: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	hits, err = NewEngine(store2, nil).Query(context.Background(), "c", "zeppelin", 1, LexicalOnly)
@@ -122,11 +111,11 @@ func TestPersistenceAndMismatch(t *testing.T) {
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "embedder offline (model hash-v1") || !strings.Contains(err.Error(), "ollama (model all-minilm") || !strings.Contains(err.Error(), "recreate=true") {
 		t.Fatalf("mismatch error: %v", err)
 	}
-	if _, err := other.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "c"}); !errors.As(err, &me) {
+	if _, err := other.Ingest(context.Background(), wsOf(t, fsys), ".", IngestOptions{Collection: "c"}); !errors.As(err, &me) {
 		t.Fatalf("ingest with another embedder: %v", err)
 	}
 	// recreate rebuilds it with the new embedder.
-	if _, err := other.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "c", Recreate: true}); err != nil {
+	if _, err := other.Ingest(context.Background(), wsOf(t, fsys), ".", IngestOptions{Collection: "c", Recreate: true}); err != nil {
 		t.Fatal(err)
 	}
 	meta, _, _ := store2.Meta(context.Background(), "c")
@@ -180,11 +169,13 @@ func ollamaServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Server {
 	return srv
 }
 
-func TestOllamaHostFromEnv(t *testing.T) {
-	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
-	e := NewOllama("", "")
-	if e.URL() != "http://127.0.0.1:1" || e.Model() != "nomic-embed-text" {
-		t.Errorf("defaults from OLLAMA_HOST: %s %s", e.URL(), e.Model())
+func TestOllamaHostForms(t *testing.T) {
+	if e := NewOllama("", ""); e.URL() != "http://localhost:11434" || e.Model() != "nomic-embed-text" {
+		t.Errorf("defaults: %s %s", e.URL(), e.Model())
+	}
+	e := NewOllama("127.0.0.1:1", "") // OLLAMA_HOST's host:port form
+	if e.URL() != "http://127.0.0.1:1" {
+		t.Errorf("host:port: %s", e.URL())
 	}
 	_, err := e.Embed(context.Background(), []string{"x"})
 	var ue *UnreachableError
@@ -230,9 +221,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model, "usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}})
 	}))
 	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-test")
-	e := NewOpenAI("", "", "")
+	e := NewOpenAI(srv.URL+"/v1", "sk-test", "")
 	vecs, err := e.Embed(context.Background(), []string{"a", "bbb"})
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +242,7 @@ func TestConcurrentQueriesDuringIngestAndCancel(t *testing.T) {
 		fsys[fmt.Sprintf("d/f%03d.md", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("# File %d\n\n%s\n", i, strings.Repeat(fmt.Sprintf("topic%d words here\n\n", i), 200)))}
 	}
 	fsys["d/anchor.md"] = &fstest.MapFile{Data: []byte("# Anchor\n\nzebra giraffe\n")}
-	if _, err := eng.Ingest(context.Background(), fstest.MapFS{"d/anchor.md": fsys["d/anchor.md"]}, "d", IngestOptions{Collection: "c"}); err != nil {
+	if _, err := eng.Ingest(context.Background(), wsOf(t, fstest.MapFS{"d/anchor.md": fsys["d/anchor.md"]}), "d", IngestOptions{Collection: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -287,7 +276,7 @@ func TestConcurrentQueriesDuringIngestAndCancel(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	_, err := eng.Ingest(ctx, fsys, "d", IngestOptions{Collection: "c", ProgressEvery: time.Nanosecond, Progress: func(p Progress) {
+	_, err := eng.Ingest(ctx, wsOf(t, fsys), "d", IngestOptions{Collection: "c", ProgressEvery: time.Nanosecond, Progress: func(p Progress) {
 		if p.Files > 20 {
 			progressed.Store(true)
 		}
@@ -304,7 +293,7 @@ func TestConcurrentQueriesDuringIngestAndCancel(t *testing.T) {
 		t.Error("no query ran during the ingest")
 	}
 	// Consistent afterwards, and a full ingest completes it.
-	res, err := eng.Ingest(context.Background(), fsys, "d", IngestOptions{Collection: "c"})
+	res, err := eng.Ingest(context.Background(), wsOf(t, fsys), "d", IngestOptions{Collection: "c"})
 	if err != nil || res.Files != 401 {
 		t.Fatalf("ingest after cancel: %v %+v", err, res)
 	}
@@ -321,12 +310,14 @@ func TestKilledIngestLeavesUsableCollection(t *testing.T) {
 	if dir := os.Getenv("RAG_KILL_CHILD_DIR"); dir != "" {
 		store, _ := OpenEmbedded(filepath.Join(dir, "store"))
 		eng := NewEngine(store, nil)
+		src := filepath.Join(dir, "src") // rewritten in place: a killed child leaves nothing behind
+		os.MkdirAll(src, 0o755)
+		ws := openWS(t, src)
 		for gen := 1; ; gen++ {
-			fsys := fstest.MapFS{}
 			for i := range 200 {
-				fsys[fmt.Sprintf("f%03d.md", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("# F%d\n\ngeneration%d %s\n", i, gen, strings.Repeat("padding text ", 500)))}
+				os.WriteFile(filepath.Join(src, fmt.Sprintf("f%03d.md", i)), []byte(fmt.Sprintf("# F%d\n\ngeneration%d %s\n", i, gen, strings.Repeat("padding text ", 500))), 0o644)
 			}
-			if _, err := eng.Ingest(context.Background(), fsys, ".", IngestOptions{Collection: "k"}); err != nil {
+			if _, err := eng.Ingest(context.Background(), ws, ".", IngestOptions{Collection: "k"}); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(3)
 			}
@@ -381,4 +372,25 @@ func TestKilledIngestLeavesUsableCollection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wsOf writes fsys into a fresh temporary directory and opens it as the workspace to ingest.
+func wsOf(t testing.TB, fsys fs.FS) *workspace.Root {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	return openWS(t, dir)
+}
+
+// openWS opens dir as a workspace, closed when the test ends.
+func openWS(t testing.TB, dir string) *workspace.Root {
+	t.Helper()
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
 }

@@ -1,7 +1,8 @@
 // Package search finds files and text in a directory tree the way ripgrep does: .gitignore,
 // .ignore and .git/info/exclude rules are honoured, hidden files and directories are skipped,
 // symlinks are not followed, binary files are not searched. file_grep and file_glob are built on
-// it; it imports nothing from MCP.
+// it, and so is rag_ingest's choice of files (internal/rag), so that every tool that walks the
+// workspace counts the same files. It imports nothing from MCP.
 //
 // Confinement: a walk starts from an os.Root opened on the search directory and descends with
 // one os.Root per directory (openat relative to the parent's handle), so a directory swapped for
@@ -39,6 +40,11 @@ type WalkOptions struct {
 	// paths the policy denies. It gets the slash path relative to the workspace root (Base
 	// prefixed) and whether the entry is a directory (a skipped directory is not entered).
 	Skip func(rel string, isDir bool) bool
+	// Omitted, when set, hears of the entries an ignore rule leaves out (why "ignored") and of
+	// symlinks (why "symlink"), with the slash path relative to the walk's start: for callers
+	// that report what they left out. Hidden names, .git, Skip's entries, special files and
+	// write temp files go unmentioned.
+	Omitted func(rel string, isDir bool, why string)
 }
 
 // LoadParents reads the ignore files of every directory from the top of fsys down to, but not
@@ -171,6 +177,17 @@ func walk(ctx context.Context, root *os.Root, opts WalkOptions, fast *fastOpener
 	return err
 }
 
+// omit tells opts.Omitted (if any) that relDir/name was left out.
+func (w *walker) omit(relDir, name string, isDir bool, why string) {
+	if w.opts.Omitted == nil {
+		return
+	}
+	if relDir != "" {
+		name = relDir + "/" + name
+	}
+	w.opts.Omitted(name, isDir, why)
+}
+
 func (w *walker) readDir(d *os.Root, relDir string) ([]fs.DirEntry, error) {
 	if w.fast != nil {
 		if relDir == "" {
@@ -243,11 +260,9 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 	for _, de := range des {
 		name := de.Name()
 		t := de.Type()
-		if t&fs.ModeSymlink != 0 {
-			continue
-		}
+		link := t&fs.ModeSymlink != 0 // never followed; mentioned to Omitted once the rules below pass it
 		isDir := de.IsDir()
-		if !isDir && !t.IsRegular() {
+		if !link && !isDir && !t.IsRegular() {
 			continue // sockets, devices, fifos (opens check again: the entry may be swapped)
 		}
 		if !isDir && workspace.IsTempName(name) {
@@ -268,8 +283,15 @@ func (w *walker) dir(ctx context.Context, d *os.Root, comps []string, set ignore
 			}
 			child[len(comps)] = name
 			if set.excluded(child, isDir) {
+				if !link {
+					w.omit(relDir, name, isDir, "ignored")
+				}
 				continue
 			}
+		}
+		if link {
+			w.omit(relDir, name, false, "symlink")
+			continue
 		}
 		rel := name
 		if relDir != "" {

@@ -88,11 +88,15 @@ type Keyring struct {
 	svc  dbus.BusObject
 }
 
+// Bus says where the session bus is: Address (DBUS_SESSION_BUS_ADDRESS) or, without one, the
+// systemd user bus under RuntimeDir (XDG_RUNTIME_DIR). The app fills it from config.Env.
+type Bus struct{ Address, RuntimeDir string }
+
 // Open connects to the Secret Service on the session bus. On a desktop the bus starts the
 // keyring daemon on demand (bus activation), so the first call may take a moment. Without a
 // session bus or a Secret Service on it the error matches ErrNoService.
-func Open(ctx context.Context) (*Keyring, error) {
-	addr, err := sessionBusAddress()
+func Open(ctx context.Context, bus Bus) (*Keyring, error) {
+	addr, err := bus.address()
 	if err != nil {
 		return nil, noService(err.Error())
 	}
@@ -115,15 +119,15 @@ func Open(ctx context.Context) (*Keyring, error) {
 // Close closes the connection.
 func (k *Keyring) Close() error { return k.conn.Close() }
 
-// sessionBusAddress is DBUS_SESSION_BUS_ADDRESS, or the systemd user bus socket. It is not
+// address is DBUS_SESSION_BUS_ADDRESS, or the systemd user bus socket. It is not
 // dbus.ConnectSessionBus's lookup: with neither, that runs `dbus-launch --autolaunch`, which
 // can leave a stray bus daemon behind, and it sets DBUS_SESSION_BUS_ADDRESS in the process
 // environment behind the caller's back.
-func sessionBusAddress() (string, error) {
-	if a := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" && a != "autolaunch:" {
+func (b Bus) address() (string, error) {
+	if a := b.Address; a != "" && a != "autolaunch:" {
 		return a, nil
 	}
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+	if dir := b.RuntimeDir; dir != "" {
 		p := filepath.Join(dir, "bus")
 		if fi, err := os.Stat(p); err == nil && fi.Mode().Type() == os.ModeSocket {
 			return "unix:path=" + dbus.EscapeBusAddressValue(p), nil

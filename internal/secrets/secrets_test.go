@@ -3,6 +3,7 @@ package secrets
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ func open(t *testing.T) (*Keyring, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	k, err := Open(ctx)
+	k, err := Open(ctx, envBus())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestOpenWithoutSecretService(t *testing.T) {
 			c.setup(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			k, err := Open(ctx)
+			k, err := Open(ctx, envBus())
 			if k != nil {
 				k.Close()
 			}
@@ -243,4 +244,10 @@ func TestValidName(t *testing.T) {
 			t.Errorf("ValidName(%q) = %v; want an example of a good name", c.name, err)
 		}
 	}
+}
+
+// envBus is the bus the test environment names (secretstest points DBUS_SESSION_BUS_ADDRESS at
+// its private bus), as the app's config.Env would.
+func envBus() Bus {
+	return Bus{Address: os.Getenv("DBUS_SESSION_BUS_ADDRESS"), RuntimeDir: os.Getenv("XDG_RUNTIME_DIR")}
 }

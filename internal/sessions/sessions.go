@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Info is a snapshot of one client session.
@@ -57,13 +59,12 @@ type Registry struct {
 
 	mu        sync.Mutex
 	sessions  map[string]*Info
-	listeners map[int]func(Change)
-	nextL     int
+	listeners listeners.Set[Change]
 }
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{sessions: map[string]*Info{}, listeners: map[int]func(Change){}}
+	return &Registry{sessions: map[string]*Info{}}
 }
 
 // Add registers a new session and returns its ID.
@@ -156,27 +157,6 @@ func (r *Registry) List() []Info {
 
 // Subscribe calls fn on every change until cancel is called. fn runs synchronously on the
 // goroutine that made the change, so it must not block.
-func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
-	r.mu.Lock()
-	id := r.nextL
-	r.nextL++
-	r.listeners[id] = fn
-	r.mu.Unlock()
-	return func() {
-		r.mu.Lock()
-		delete(r.listeners, id)
-		r.mu.Unlock()
-	}
-}
+func (r *Registry) Subscribe(fn func(Change)) (cancel func()) { return r.listeners.Add(fn) }
 
-func (r *Registry) notify(c Change) {
-	r.mu.Lock()
-	fns := make([]func(Change), 0, len(r.listeners))
-	for _, fn := range r.listeners {
-		fns = append(fns, fn)
-	}
-	r.mu.Unlock()
-	for _, fn := range fns {
-		fn(c)
-	}
-}
+func (r *Registry) notify(c Change) { r.listeners.Notify(c) }

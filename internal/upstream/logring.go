@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // logRing keeps a server's last lines of stderr and supervisor events: bounded in lines and in
@@ -17,8 +19,7 @@ type logRing struct {
 	lines []LogLine
 	next  int
 	full  bool
-	subs  map[int]func(LogLine)
-	subID int
+	subs  listeners.Set[LogLine]
 }
 
 const maxLogLine = 4096
@@ -27,7 +28,7 @@ func newLogRing(n int) *logRing {
 	if n <= 0 {
 		n = 1000
 	}
-	return &logRing{lines: make([]LogLine, n), subs: map[int]func(LogLine){}}
+	return &logRing{lines: make([]LogLine, n)}
 }
 
 func (r *logRing) add(stream, text string) {
@@ -45,14 +46,8 @@ func (r *logRing) add(stream, text string) {
 	if r.next == 0 {
 		r.full = true
 	}
-	subs := make([]func(LogLine), 0, len(r.subs))
-	for _, f := range r.subs {
-		subs = append(subs, f)
-	}
 	r.mu.Unlock()
-	for _, f := range subs {
-		f(l)
-	}
+	r.subs.Notify(l)
 }
 
 // tail returns the last n lines (all when n <= 0), oldest first.
@@ -81,14 +76,7 @@ func (r *logRing) lastStderr() string {
 	return ""
 }
 
-func (r *logRing) subscribe(f func(LogLine)) (cancel func()) {
-	r.mu.Lock()
-	id := r.subID
-	r.subID++
-	r.subs[id] = f
-	r.mu.Unlock()
-	return func() { r.mu.Lock(); delete(r.subs, id); r.mu.Unlock() }
-}
+func (r *logRing) subscribe(f func(LogLine)) (cancel func()) { return r.subs.Add(f) }
 
 // readLines copies rd into the ring line by line until rd ends. A line longer than the
 // scanner's buffer is split rather than stalling the server on a full pipe.

@@ -47,7 +47,8 @@ type Options struct {
 	ApprovalsFile string
 	// Workspace is a stdio server's default working directory.
 	Workspace string
-	// Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (default os.LookupEnv).
+	// Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (the app passes config.Env.Lookup;
+	// nil: no variable is set).
 	Secret SecretLookup
 	Getenv func(string) (string, bool)
 	Logger *slog.Logger
@@ -83,7 +84,7 @@ type Manager struct {
 // New returns a Manager with no servers; Sync gives it its list.
 func New(opts Options) (*Manager, error) {
 	if opts.Getenv == nil {
-		opts.Getenv = osGetenv
+		opts.Getenv = func(string) (string, bool) { return "", false }
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

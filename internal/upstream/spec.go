@@ -13,7 +13,6 @@ package upstream
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -222,6 +221,3 @@ func Expand(v string, getenv func(string) (string, bool), secret SecretLookup) (
 	})
 	return out, firstErr
 }
-
-// osGetenv is os.LookupEnv.
-func osGetenv(k string) (string, bool) { return os.LookupEnv(k) }

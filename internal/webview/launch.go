@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,9 +88,6 @@ var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 func startBrowser(ctx context.Context, path, profileRoot string, headless bool) (*browserProc, string, error) {
 	if err := checkPlatform(); err != nil {
 		return nil, "", err
-	}
-	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return nil, "", errors.New("headless: false needs a display, but DISPLAY and WAYLAND_DISPLAY are unset; use headless: true")
 	}
 	if err := os.MkdirAll(profileRoot, 0o700); err != nil {
 		return nil, "", fmt.Errorf("browser profile dir %s: %w", profileRoot, err)

@@ -44,6 +44,9 @@ type Options struct {
 	DataDir string
 	// ConsoleLimit is how many console messages are kept (default 1000; oldest dropped).
 	ConsoleLimit int
+	// Display says a graphical session is there (DISPLAY or WAYLAND_DISPLAY, config.Env):
+	// without one, Launch refuses headless: false.
+	Display bool
 }
 
 // Event tells subscribers (the dashboard feed) that something changed.
@@ -248,6 +251,9 @@ func (w *Webview) Launch(ctx context.Context, o LaunchOptions) (LaunchInfo, erro
 	}
 	lctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	if !headless && !w.opts.Display {
+		return LaunchInfo{}, errors.New("headless: false needs a display, but DISPLAY and WAYLAND_DISPLAY are unset; use headless: true")
+	}
 	proc, wsURL, err := startBrowser(lctx, path, filepath.Join(root, "browser"), headless)
 	if err != nil {
 		return LaunchInfo{}, err

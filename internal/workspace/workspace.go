@@ -204,6 +204,24 @@ func (r *Root) OpenDir(p string) (*os.File, string, error) {
 	return f, filepath.Join(r.dir, rel), nil
 }
 
+// OpenWalkRoot opens directory p as an os.Root for a walk that descends one directory handle at
+// a time (search.Walk, which rag_ingest uses too): confined like OpenDir, and never blocking on a
+// directory swapped for a FIFO (OpenRootIn). The caller closes the root.
+func (r *Root) OpenWalkRoot(p string) (*os.Root, error) {
+	if p == "" {
+		p = "."
+	}
+	rel, err := r.rel(p)
+	if err != nil {
+		return nil, err
+	}
+	root, err := OpenRootIn(r.root, rel)
+	if err != nil {
+		return nil, r.wrap("open directory", p, err)
+	}
+	return root, nil
+}
+
 // ReadResult is a whole file or a window of its lines.
 type ReadResult struct {
 	Content    string

@@ -39,6 +39,8 @@ import (
 	"github.com/philippgille/chromem-go"
 
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/internal/search"
+	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
 // cpuprofile names the file the first ingest's CPU profile goes to ("" for none).
@@ -177,13 +179,15 @@ func runSwitchboard(src string, questions []string, reps int) result {
 	ctx := context.Background()
 	cpu0 := cpuSeconds()
 	t0 := time.Now()
+	ws := must(workspace.Open(src))
+	defer ws.Close()
 	res := profileIngest(func() rag.IngestResult {
-		return must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
+		return must(eng.Ingest(ctx, ws, ".", rag.IngestOptions{Collection: "bench"}))
 	})
 	ingest := time.Since(t0)
 	ingestCPU := cpuSeconds() - cpu0
 	t1 := time.Now()
-	res2 := must(eng.Ingest(ctx, os.DirFS(src), ".", rag.IngestOptions{Collection: "bench"}))
+	res2 := must(eng.Ingest(ctx, ws, ".", rag.IngestOptions{Collection: "bench"}))
 	reingest := time.Since(t1)
 	if res2.Changed != 0 {
 		fatal(fmt.Sprintf("re-ingest changed %d files", res2.Changed))
@@ -267,23 +271,17 @@ func warmPageCache(src string) {
 	}
 }
 
-// walk lists files the way rag.Engine.Ingest does for a tree without .gitignore files.
+// walk lists the files rag.Engine.Ingest takes (search.Walk, files up to the size cap), so that
+// chromem-go gets the same ones.
 func walk(src string) []string {
+	root := must(os.OpenRoot(src))
+	defer root.Close()
 	var out []string
-	_ = fs.WalkDir(os.DirFS(src), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	_ = search.Walk(context.Background(), root, search.WalkOptions{}, func(p string, dir *os.Root, name string, isDir bool) error {
+		if isDir {
 			return nil
 		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if info, err := d.Info(); err == nil && info.Size() <= rag.DefaultMaxFileBytes {
+		if info, err := dir.Lstat(name); err == nil && info.Mode().IsRegular() && info.Size() <= rag.DefaultMaxFileBytes {
 			out = append(out, p)
 		}
 		return nil

@@ -23,6 +23,10 @@ export interface Options {
   MaxSizeMB: number /* int */; // rotate after this size, default 10
   MaxBackups: number /* int */; // rotated files kept, default 5
   Stderr: unknown /* io.Writer */; // optional second sink (serve mode)
+  /**
+   * User names the user when the system cannot say who runs the hub ($USER, from config.Env).
+   */
+  User: string;
 }
 /**
  * Logger writes audit entries. It is safe for concurrent use.

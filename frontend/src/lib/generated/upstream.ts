@@ -109,7 +109,8 @@ export interface Options {
    */
   Workspace: string;
   /**
-   * Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (default os.LookupEnv).
+   * Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (the app passes config.Env.Lookup;
+   * nil: no variable is set).
    */
   Secret: SecretLookup;
   Getenv: unknown;

@@ -189,6 +189,11 @@ export interface Options {
    * ConsoleLimit is how many console messages are kept (default 1000; oldest dropped).
    */
   ConsoleLimit: number /* int */;
+  /**
+   * Display says a graphical session is there (DISPLAY or WAYLAND_DISPLAY, config.Env):
+   * without one, Launch refuses headless: false.
+   */
+  Display: boolean;
 }
 /**
  * Event tells subscribers (the dashboard feed) that something changed.
