@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	sbtool "github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -207,7 +207,7 @@ type activityLog struct {
 	entries   []audit.Entry // ring storage, len <= max
 	next      int           // where the next entry goes once the ring is full
 	max       int
-	listeners []func(audit.Entry)
+	listeners listeners.Set[audit.Entry]
 }
 
 func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
@@ -232,11 +232,8 @@ func (a *activityLog) add(e audit.Entry) {
 		a.entries[a.next] = e
 		a.next = (a.next + 1) % a.max
 	}
-	fns := a.listeners
 	a.mu.Unlock()
-	for _, fn := range fns {
-		fn(e)
-	}
+	a.listeners.Notify(e)
 }
 
 // list returns the entries oldest first.
@@ -248,11 +245,7 @@ func (a *activityLog) list() []audit.Entry {
 	return append(out, a.entries[:a.next]...)
 }
 
-func (a *activityLog) subscribe(fn func(audit.Entry)) {
-	a.mu.Lock()
-	a.listeners = append(slices.Clone(a.listeners), fn)
-	a.mu.Unlock()
-}
+func (a *activityLog) subscribe(fn func(audit.Entry)) (cancel func()) { return a.listeners.Add(fn) }
 
 // callRecorder writes tool_call metrics events off the request path: a bounded queue drained by
 // one goroutine, so a slow disk never slows a tool call, and a full queue drops (and counts) events
