@@ -35,6 +35,10 @@ type Config struct {
 	// ideURLSet records that the IDE backend URL came from the file or the environment rather
 	// than the built-in default.
 	ideURLSet bool
+	// Flags are the keys this process took from command-line flags (over the file and the
+	// environment), recorded by the command line with SetByFlag so the Settings view can say
+	// which saved values this run does not use.
+	Flags []FlagOverride `toml:"-"`
 
 	// Desktop is the desktop app's own settings.
 	Desktop struct {
@@ -340,13 +344,7 @@ func (c *Config) applyEnv() error {
 		c.RAG.Backend = "qdrant"
 		c.RAG.URL = v
 	}
-	if v := os.Getenv("SWITCHBOARD_FETCH_ALLOW"); v != "" {
-		for _, e := range strings.Split(v, ",") {
-			if e = strings.TrimSpace(e); e != "" {
-				c.Web.Allow = append(c.Web.Allow, e)
-			}
-		}
-	}
+	c.Web.Allow = append(c.Web.Allow, EnvFetchAllow()...)
 	if v := os.Getenv("SWITCHBOARD_READ_ONLY"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -355,6 +353,30 @@ func (c *Config) applyEnv() error {
 		c.ReadOnly = b
 	}
 	return nil
+}
+
+// FlagOverride is a config key a command-line flag set for this run.
+type FlagOverride struct {
+	Flag  string // e.g. --workspace
+	Key   string // e.g. workspace, tcp.addr
+	Value string // what the flag gave (lists comma-separated)
+}
+
+// SetByFlag records that flag set key to value for this run (the caller sets the field itself).
+func (c *Config) SetByFlag(flag, key, value string) {
+	c.Flags = append(c.Flags, FlagOverride{Flag: flag, Key: key, Value: value})
+}
+
+// EnvFetchAllow is SWITCHBOARD_FETCH_ALLOW's entries (comma-separated), which web_fetch allows
+// besides [web] allow.
+func EnvFetchAllow() []string {
+	var out []string
+	for _, e := range strings.Split(os.Getenv("SWITCHBOARD_FETCH_ALLOW"), ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // IDEConfigured reports whether an IDE backend URL was configured (file or environment), not
