@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +200,41 @@ func TestRAGAPIKeyRefs(t *testing.T) {
 	out, err := EditRAGAPIKey([]byte(securityFile), "")
 	if err != nil || strings.Contains(string(out), "api_key") {
 		t.Fatalf("removed: %v\n%s", err, out)
+	}
+}
+
+// TestSecretsRedacted: every literal secret the file holds is found, references and short values
+// are not, and Redact hides them in a diff.
+func TestSecretsRedacted(t *testing.T) {
+	file := securityFile + `
+[hub]
+token = "hub-token-123"
+
+[[servers]]
+name = "gh"
+command = "npx"
+env = { GITHUB_TOKEN = "ghp_literal", DEBUG = "1", API_KEY = "${secret:x}" }
+headers = { Authorization = "Bearer remote-tok" }
+`
+	got := Secrets([]byte(file))
+	for _, want := range []string{"kept-in-the-file", "hunter2", "literal-key", "hub-token-123", "ghp_literal", "Bearer remote-tok", "remote-tok"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Secrets misses %q: %q", want, got)
+		}
+	}
+	for _, not := range []string{"1", "${secret:x}"} {
+		if slices.Contains(got, not) {
+			t.Errorf("Secrets lists %q", not)
+		}
+	}
+	diff := " token = \"kept-in-the-file\"\n+influx_url = \"http://admin:hunter2@h:8086\"\n headers = { Authorization = \"Bearer remote-tok\" }\n"
+	red := Redact(diff, got...)
+	for _, s := range []string{"kept-in-the-file", "hunter2", "remote-tok"} {
+		if strings.Contains(red, s) {
+			t.Errorf("Redact left %q: %s", s, red)
+		}
+	}
+	if !strings.Contains(red, `token = "(not shown)"`) {
+		t.Errorf("Redact: %s", red)
 	}
 }
