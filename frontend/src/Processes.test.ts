@@ -87,6 +87,10 @@ async function start(hash = '#processes') {
     saveML: rec1('saveML'),
     saveRAG: rec1('saveRAG'),
     setAutostart: rec1('setAutostart'),
+    saveSecurity: rec1('saveSecurity'),
+    regenerateToken: rec1('regenerateToken'),
+    saveWeb: rec1('saveWeb'),
+    setRAGAPIKey: rec1('setRAGAPIKey'),
     audit: rec1('audit'),
     hubLog: rec1('hubLog'),
   };
