@@ -56,9 +56,11 @@ func (g *globalFlags) load() (config.Config, error) {
 	}
 	if g.workspace != "" {
 		cfg.Workspace = g.workspace
+		cfg.SetByFlag("--workspace", "workspace", g.workspace)
 	}
 	if len(g.toolsets) > 0 {
 		cfg.Toolsets = g.toolsets
+		cfg.SetByFlag("--toolsets", "toolsets", strings.Join(g.toolsets, ","))
 	}
 	return cfg, nil
 }
@@ -124,6 +126,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			}
 			if readOnly {
 				cfg.ReadOnly = true
+				cfg.SetByFlag("--read-only", "read_only", "true")
 			}
 			fl := cmd.Flags()
 			if !stdio && !fl.Changed("tcp") && !fl.Changed("unix") && !fl.Changed("http") {
@@ -135,14 +138,24 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			}
 			if fl.Changed("tcp") || tcpAddr != "" {
 				cfg.TCP.Addr = orString(tcpAddr, cfg.TCP.Addr)
+				if fl.Changed("tcp") && tcpAddr != "" {
+					cfg.SetByFlag("--tcp", "tcp.addr", tcpAddr)
+				}
 			}
 			if fl.Changed("unix") {
 				cfg.Unix.Path = orString(unixPath, cfg.Unix.Path)
+				if unixPath != "" {
+					cfg.SetByFlag("--unix", "unix.path", unixPath)
+				}
 			}
 			if fl.Changed("http") {
 				cfg.HTTP.Addr = orString(httpAddr, cfg.HTTP.Addr)
+				if httpAddr != "" {
+					cfg.SetByFlag("--http", "http.addr", httpAddr)
+				}
 				if token != "" {
 					cfg.HTTP.Token = token
+					cfg.SetByFlag("--token", "http.token", "")
 				}
 			}
 			if fl.Changed("http") || tcpAddr != "" {

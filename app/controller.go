@@ -259,7 +259,7 @@ func (c *Controller) ClientConfig() ClientConfig {
 	}
 	if addr := c.st.Transports.Addr(mcp.TransportHTTP); addr != "" {
 		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("http://%s/mcp", addr),
-			Headers: &ClientHeaders{Authorization: "Bearer " + c.st.Config.HTTP.Token}})
+			Headers: &ClientHeaders{Authorization: "Bearer " + c.st.Transports.Security().HTTPToken}})
 	}
 	return out
 }

@@ -161,7 +161,10 @@ func (c *Controller) editServers(action string, args serverArgs, edit func([]byt
 		if err := c.st.ReloadConfig(); err != nil {
 			return ServerChange{}, err
 		}
-		return ServerChange{Path: path, Diff: clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff()}, nil
+		// Tokens in a server's env or headers (or anywhere near) are never shown in the diff.
+		diff := config.Redact(clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff(),
+			append(config.Secrets(old), config.Secrets(data)...)...)
+		return ServerChange{Path: path, Diff: diff}, nil
 	}()
 	end(err)
 	if err != nil {

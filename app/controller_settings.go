@@ -52,8 +52,15 @@ type Settings struct {
 	ML         MLSettings         `json:"ml"`
 	RAG        RAGSettings        `json:"rag"`
 	Autostart  AutostartSetting   `json:"autostart"`
+	// Security is how TCP and HTTP clients are let in (controller_settings_security.go).
+	Security SecuritySettings `json:"security"`
+	// Web is web_fetch's [web] section.
+	Web WebSettings `json:"web"`
 	// Overrides are environment variables of this hub that override keys of the file.
 	Overrides []SettingOverride `json:"overrides"`
+	// Flags are command-line flags this hub was started with that set a key to something other
+	// than the file's value: the saved value applies when it is started without them.
+	Flags []SettingFlag `json:"flags"`
 	// Pending names the sections whose saved values the running hub does not use yet: they apply
 	// at the next start ("workspace", "ml", "rag").
 	Pending []string `json:"pending"`
@@ -157,6 +164,11 @@ type MLInput struct {
 	DefaultBackend string             `json:"defaultBackend"`
 	JudgeBackend   string             `json:"judgeBackend"`
 	Backends       []MLBackendSetting `json:"backends"`
+	// InfluxURL and InfluxDB are the InfluxDB 1.x server ml_status reads ("" : the defaults;
+	// left out: the file's stay). A URL that holds a password is shown with the password hidden;
+	// sent back unchanged, the file's URL stays as it is.
+	InfluxURL *string `json:"influxUrl,omitempty"`
+	InfluxDB  *string `json:"influxDb,omitempty"`
 }
 
 // MLSettings is MLInput as saved, and the backends the running hub has.
@@ -165,9 +177,12 @@ type MLSettings struct {
 	JudgeBackend   string             `json:"judgeBackend"`
 	Backends       []MLBackendSetting `json:"backends"`
 	Running        []string           `json:"running"`
+	InfluxURL      string             `json:"influxUrl"` // password hidden
+	InfluxDB       string             `json:"influxDb"`
 }
 
-// RAGSettings is the [rag] keys the form edits (api_key is never shown, and stays as it is).
+// RAGSettings is the [rag] keys the form edits. The API key is never shown: APIKey says how the
+// file holds it, and SetRAGAPIKey changes it (SaveRAG leaves it as it is).
 type RAGSettings struct {
 	Backend     string `json:"backend"`
 	URL         string `json:"url"`
@@ -176,6 +191,8 @@ type RAGSettings struct {
 	EmbedderURL string `json:"embedderUrl"`
 	Collection  string `json:"collection"`
 	Dir         string `json:"dir"`
+	// APIKey is read only (ignored by SaveRAG).
+	APIKey *RAGAPIKeySetting `json:"apiKey,omitempty"`
 }
 
 // AutostartSetting is the tray's "Start at login": the XDG autostart entry, and [desktop]
@@ -191,6 +208,8 @@ type AutostartSetting struct {
 type SettingOverride struct {
 	Env string `json:"env"`
 	Key string `json:"key"`
+	// Adds: the variable's entries are used besides the file's (SWITCHBOARD_FETCH_ALLOW).
+	Adds bool `json:"adds,omitempty"`
 }
 
 // TransportInput is one transport as the form saves it; Addr "" keeps the saved address.
@@ -266,7 +285,8 @@ func (c *Controller) Settings() (Settings, error) {
 		s.Policy.Rules = append(s.Policy.Rules, PolicyRule{Tool: r.Tool, Args: r.Args, Client: r.Client, Action: r.Action, Origin: i + 1})
 	}
 
-	s.ML = MLSettings{DefaultBackend: file.ML.DefaultBackend, JudgeBackend: file.ML.JudgeBackend, Backends: []MLBackendSetting{}, Running: []string{}}
+	s.ML = MLSettings{DefaultBackend: file.ML.DefaultBackend, JudgeBackend: file.ML.JudgeBackend, Backends: []MLBackendSetting{}, Running: []string{},
+		InfluxURL: config.RedactURL(file.ML.InfluxURL), InfluxDB: file.ML.InfluxDB}
 	for i, b := range file.ML.Backends {
 		s.ML.Backends = append(s.ML.Backends, MLBackendSetting{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, APIKeyEnv: b.APIKeyEnv, Endpoint: b.Endpoint, Origin: i + 1})
 	}
@@ -277,7 +297,8 @@ func (c *Controller) Settings() (Settings, error) {
 	}
 
 	r := file.RAG
-	s.RAG = RAGSettings{Backend: r.Backend, URL: r.URL, Embedder: r.Embedder, Model: r.Model, EmbedderURL: r.EmbedderURL, Collection: r.Collection, Dir: r.Dir}
+	s.RAG = RAGSettings{Backend: r.Backend, URL: r.URL, Embedder: r.Embedder, Model: r.Model, EmbedderURL: r.EmbedderURL, Collection: r.Collection, Dir: r.Dir,
+		APIKey: ragAPIKeySetting(r.APIKey)}
 
 	s.Autostart = AutostartSetting{Config: file.Desktop.Autostart}
 	if _, err := autostartExe(); err == nil {
@@ -286,8 +307,11 @@ func (c *Controller) Settings() (Settings, error) {
 	s.Autostart.Entry, _ = autostart.Path(c.st.Config.Env.ConfigHome())
 
 	for _, o := range config.EnvOverrides() {
-		s.Overrides = append(s.Overrides, SettingOverride{Env: o.Env, Key: o.Key})
+		s.Overrides = append(s.Overrides, SettingOverride{Env: o.Env, Key: o.Key, Adds: o.Adds})
 	}
+	s.Security = c.securitySettings(file)
+	s.Web = webSettings(file, data, c.st.Config.Env)
+	s.Flags = c.flagOverrides(file)
 	if data != nil {
 		s.Pending = c.pending()
 	}
@@ -360,7 +384,9 @@ func (c *Controller) editConfig(edit func([]byte) ([]byte, error), live, after f
 	if err := tomledit.WriteFile(path, data); err != nil {
 		return "", fmt.Errorf("config %s: %w (the change is live but not saved)", path, err)
 	}
-	diff := clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff()
+	// Secrets beside the change (a token, a password) show in the diff's context: never to a person.
+	diff := config.Redact(clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff(),
+		append(config.Secrets(old), config.Secrets(data)...)...)
 	if after != nil {
 		if err := after(); err != nil {
 			return diff, err
@@ -607,15 +633,37 @@ func (c *Controller) SaveML(in MLInput) (SettingsChange, error) {
 			URL: strings.TrimSpace(b.URL), Model: strings.TrimSpace(b.Model), APIKeyEnv: strings.TrimSpace(b.APIKeyEnv), Endpoint: b.Endpoint}, Origin: b.Origin - 1})
 		names = append(names, b.Name)
 	}
-	if err := e.Validate(); err != nil {
+	// InfluxDB: left out of the body, the file's keys stay; the URL shown with its password
+	// redacted and sent back as shown keeps the file's URL.
+	file, _, err := config.ReadFile(c.st.Config.Path)
+	if err != nil {
+		return SettingsChange{}, err
+	}
+	editML, check := config.EditML, e
+	e.InfluxDB = file.ML.InfluxDB
+	if in.InfluxDB != nil {
+		e.InfluxDB = strings.TrimSpace(*in.InfluxDB)
+	}
+	e.InfluxURL = file.ML.InfluxURL
+	if in.InfluxURL != nil {
+		e.InfluxURL = strings.TrimSpace(*in.InfluxURL)
+	}
+	check.InfluxDB, check.InfluxURL = e.InfluxDB, e.InfluxURL
+	if e.InfluxURL == file.ML.InfluxURL || e.InfluxURL == config.RedactURL(file.ML.InfluxURL) {
+		editML, check.InfluxURL = config.EditMLKeepingInfluxURL, ""
+	}
+	if err := check.Validate(); err != nil {
 		return SettingsChange{}, err
 	}
 	return c.save("settings_ml", struct {
 		DefaultBackend string   `json:"defaultBackend"`
 		JudgeBackend   string   `json:"judgeBackend"`
 		Backends       []string `json:"backends"`
-	}{e.DefaultBackend, e.JudgeBackend, names}, appliesNextStart, "The inference backends are built at start: restart Switchboard to use them.",
-		func(b []byte) ([]byte, error) { return config.EditML(b, e) }, nil, nil)
+		InfluxURL      string   `json:"influxUrl"`
+		InfluxDB       string   `json:"influxDb"`
+	}{e.DefaultBackend, e.JudgeBackend, names, config.RedactURL(e.InfluxURL), e.InfluxDB}, appliesNextStart,
+		"The inference backends and ml_status's InfluxDB are set up at start: restart Switchboard to use them.",
+		func(b []byte) ([]byte, error) { return editML(b, e) }, nil, nil)
 }
 
 // SaveRAG saves the [rag] backend and embedder settings. They apply at the next start (the RAG
@@ -653,7 +701,7 @@ func (c *Controller) SetAutostart(on bool) (SettingsChange, error) {
 		}
 		return config.EditAutostart(b, on)
 	}
-	return c.save("autostart_set", map[string]bool{"enabled": on}, appliesNow, "The login entry is written (or removed) now.",
+	return c.save(actionAutostartSet, map[string]bool{"enabled": on}, appliesNow, "The login entry is written (or removed) now.",
 		edit, func() error { return autostart.Set(c.st.Config.Env.ConfigHome(), on, exe) }, nil)
 }
 

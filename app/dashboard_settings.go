@@ -6,7 +6,8 @@ import (
 )
 
 // settingsAPI adds the Settings view's routes: GET /api/settings, POST /api/settings/{section}
-// for each save, and POST /api/settings/policy/test (decides a call, saves nothing).
+// for each save, POST /api/settings/policy/test (decides a call, saves nothing), and
+// POST /api/settings/token (regenerates a token; the answer never holds it).
 func (d *dashboardServer) settingsAPI(api func(pattern string, h func(w http.ResponseWriter, r *http.Request) (any, error))) {
 	api("GET /api/settings", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Settings() })
 	api("POST /api/settings/transports", func(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -63,6 +64,36 @@ func (d *dashboardServer) settingsAPI(api func(pattern string, h func(w http.Res
 			return nil, fmt.Errorf("%v; want {\"backend\": \"embedded\", \"embedder\": \"offline\", ...}", err)
 		}
 		return d.ctl.SaveRAG(body)
+	})
+	api("POST /api/settings/security", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body SecurityInput
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("%v; want {\"tcpRequireToken\": false, \"httpAllowedOrigins\": [\"http://localhost:6274\"]}", err)
+		}
+		return d.ctl.SaveSecurity(body)
+	})
+	api("POST /api/settings/token", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body struct {
+			Token string `json:"token"`
+		}
+		if err := decode(r, &body); err != nil || body.Token == "" {
+			return nil, fmt.Errorf("body: want {\"token\": \"client\"} (or \"tcp\", \"http\")")
+		}
+		return d.ctl.RegenerateToken(body.Token)
+	})
+	api("POST /api/settings/web", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body WebInput
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("%v; want {\"allow\": [\"intranet.example\", \"10.0.0.0/8\"], \"timeout\": \"30s\"}", err)
+		}
+		return d.ctl.SaveWeb(body)
+	})
+	api("POST /api/settings/rag/apikey", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var body RAGAPIKeyInput
+		if err := decode(r, &body); err != nil {
+			return nil, fmt.Errorf("body: want {\"action\": \"reference\", \"ref\": \"${secret:rag-api-key}\"}, {\"action\": \"store\", \"name\": \"rag-api-key\", \"value\": \"...\"} or {\"action\": \"remove\"}")
+		}
+		return d.ctl.SetRAGAPIKey(body)
 	})
 	api("POST /api/settings/autostart", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		var body struct {

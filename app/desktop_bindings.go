@@ -181,6 +181,20 @@ func (a *App) SaveML(m MLInput) (SettingsChange, error) { return a.ctl.SaveML(m)
 // SaveRAG saves the RAG backend and embedder, used from the next start.
 func (a *App) SaveRAG(r RAGSettings) (SettingsChange, error) { return a.ctl.SaveRAG(r) }
 
+// SaveSecurity saves TCP's require_token and HTTP's allowed origins, in force now.
+func (a *App) SaveSecurity(in SecurityInput) (SettingsChange, error) { return a.ctl.SaveSecurity(in) }
+
+// RegenerateToken replaces a token where it is kept and puts it in force; it never returns it.
+func (a *App) RegenerateToken(name string) (TokenRegenerated, error) {
+	return a.ctl.RegenerateToken(name)
+}
+
+// SaveWeb saves web_fetch's allow-list and timeout, in force now.
+func (a *App) SaveWeb(in WebInput) (SettingsChange, error) { return a.ctl.SaveWeb(in) }
+
+// SetRAGAPIKey changes how the config refers to the RAG backend's API key (keyring, environment).
+func (a *App) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) { return a.ctl.SetRAGAPIKey(in) }
+
 // SetAutostart switches "Start at login", as the tray does.
 func (a *App) SetAutostart(enabled bool) (SettingsChange, error) { return a.ctl.SetAutostart(enabled) }
 

@@ -45,6 +45,8 @@ type Stack struct {
 	// it listens, where the logs are) that the Logs view should show too.
 	note    *slog.Logger
 	Metrics *metrics.Store
+	// Fetcher is web_fetch's: the Settings view changes its allow-list and timeout live.
+	Fetcher *fetch.Fetcher
 
 	ideOnce   sync.Once
 	Policy    *policy.Store
@@ -180,6 +182,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	if cfg.Workspace == "" {
 		workspaceOpt = mcp.WithNoWorkspace(noProjectReason)
 	}
+	st.Fetcher = fetcher
 	opts := []mcp.Option{
 		workspaceOpt,
 		mcp.WithVersion(version),
@@ -200,7 +203,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithNotes(cfg.DataDir),
 		mcp.WithHubState(hubStateDirs(cfg)...),
 	}
-	ragEngine, err := buildRAG(cfg)
+	ragEngine, err := buildRAG(cfg, logger)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
 		store.Close()
@@ -384,8 +387,11 @@ func (st *Stack) Close(ctx context.Context) error {
 }
 
 // buildRAG makes the RAG engine from the [rag] section: the backend (embedded store under the
-// data dir, or Qdrant) and the embedder (offline, Ollama, OpenAI-compatible).
-func buildRAG(cfg config.Config) (*rag.Engine, error) {
+// data dir, or Qdrant) and the embedder (offline, Ollama, OpenAI-compatible). The Qdrant API key
+// may be a reference, ${secret:NAME} (the keyring) or ${VAR} (the environment), resolved here;
+// one that cannot be resolved is a warning, not a failed start (a keyring still locked at login
+// must not keep the hub down): Qdrant then answers the RAG tools that the key is missing.
+func buildRAG(cfg config.Config, logger *slog.Logger) (*rag.Engine, error) {
 	emb, err := ragEmbedder(cfg)
 	if err != nil {
 		return nil, err
@@ -395,7 +401,11 @@ func buildRAG(cfg config.Config) (*rag.Engine, error) {
 	case "", "embedded":
 		backend, err = rag.OpenEmbedded(cfg.RAGDir())
 	case "qdrant":
-		backend, err = rag.NewQdrant(cfg.RAG.URL, cfg.RAG.APIKey)
+		key, kerr := resolveRAGAPIKey(cfg.Env, cfg.RAG.APIKey)
+		if kerr != nil {
+			logger.Warn("rag: the Qdrant API key is not available; RAG calls go without it", "err", kerr)
+		}
+		backend, err = rag.NewQdrant(cfg.RAG.URL, key)
 	default:
 		return nil, fmt.Errorf("config [rag] backend: %q is not a backend; use \"embedded\" or \"qdrant\"", cfg.RAG.Backend)
 	}

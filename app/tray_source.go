@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/switchboard-hub/switchboard/app/tray"
+	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/autostart"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
@@ -96,7 +97,7 @@ func (s traySource) Autostart() (on, ok bool) {
 // SetAutostart writes or removes the entry, audited like the other tray controls. When the config
 // sets [desktop] autostart otherwise, the note says that setting returns at the next start.
 func (s traySource) SetAutostart(on bool) (string, error) {
-	end := s.st.Service.BeginAction("tray", "autostart_set", map[string]bool{"enabled": on})
+	end := s.st.Service.BeginAction("tray", actionAutostartSet, map[string]bool{"enabled": on})
 	exe, err := autostartExe()
 	if err == nil {
 		err = autostart.Set(s.st.Config.Env.ConfigHome(), on, exe)
@@ -110,6 +111,9 @@ func (s traySource) SetAutostart(on bool) (string, error) {
 	}
 	return "", nil
 }
+
+// actionAutostartSet is the audited action of every "Start at login" switch (tray, Settings).
+const actionAutostartSet = "autostart_set"
 
 // autostartExe is the absolute path of the running binary, which the autostart entry starts.
 func autostartExe() (string, error) { return os.Executable() }
@@ -128,8 +132,8 @@ func applyAutostartConfig(cfg config.Config) error {
 }
 
 // Subscribe registers changed with every part of the stack the tray shows: transports, the
-// dashboard hub's clients, MCP sessions, approvals, the IDE bridge and the upstream servers'
-// states (a push, not a poll).
+// dashboard hub's clients, MCP sessions, approvals, the IDE bridge, the upstream servers' states
+// and "Start at login" (a push, not a poll).
 func (s traySource) Subscribe(changed func()) (cancel func()) {
 	cancels := []func(){
 		s.st.Transports.OnChange(func([]mcp.TransportStatus) { changed() }),
@@ -146,6 +150,13 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 	if m := s.st.Service.Upstreams(); m != nil {
 		cancels = append(cancels, m.OnChange(func(string) { changed() }))
 	}
+	// "Start at login" switched anywhere else (the Settings view, another window): every switch
+	// is an audited action, and the activity feed (the dashboard's "activity" channel) carries it.
+	cancels = append(cancels, s.st.Service.OnActivity(func(e audit.Entry) {
+		if e.Tool == actionAutostartSet {
+			changed()
+		}
+	}))
 	return func() {
 		for _, c := range cancels {
 			c()

@@ -302,3 +302,92 @@ func TestHTTPDiscoverFallsBack(t *testing.T) {
 	}
 	initHTTPSession(t, addr, "s3cret") // and initialize still works
 }
+
+// TestTransportSetSecurity: tokens, TCP's require_token and HTTP's allowed origins change while
+// TCP and HTTP run, as the Settings view changes them. Each transport reopens on the port it had;
+// a TCP client that sent no token, and one with the old token, are refused from then on, the new
+// token is let in; HTTP refuses the old bearer token and lets the new origin in. A change a
+// transport cannot run with (require_token without a token) is refused and everything stays as
+// it was, still running.
+func TestTransportSetSecurity(t *testing.T) {
+	s := newTestService(t)
+	tr := s.NewTransports(TransportConfig{TCPAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", TCPToken: "old", HTTPToken: "old"})
+	t.Cleanup(func() { tr.StopAll(context.Background()) })
+	for _, n := range []string{TransportTCP, TransportHTTP} {
+		if err := tr.Start(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tcpAddr, httpAddr := tr.Addr(TransportTCP), tr.Addr(TransportHTTP)
+	auth := func(tok string) string {
+		return `{"jsonrpc":"2.0","method":"switchboard/auth","params":{"token":"` + tok + `"}}`
+	}
+	status := func(token, origin string) int {
+		hdr := map[string]string{"Authorization": "Bearer " + token}
+		if origin != "" {
+			hdr["Origin"] = origin
+		}
+		return httpDo(t, "POST", "http://"+httpAddr+"/mcp", initBody, hdr).StatusCode
+	}
+	const inspector = "http://localhost:6274"
+	if _, err := tokenClient(t, tcpAddr, ""); err != nil {
+		t.Fatalf("loopback TCP without require_token refused a client without a token: %v", err)
+	}
+	if got := status("old", inspector); got != http.StatusForbidden {
+		t.Fatalf("origin %s before it was allowed: HTTP %d, want 403", inspector, got)
+	}
+	// A session open before the change.
+	before := dialClient(t, "tcp", tcpAddr)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	next := TransportSecurity{TCPToken: "new", TCPRequireToken: true, HTTPToken: "new", HTTPAllowedOrigins: []string{inspector}}
+	if err := tr.SetSecurity(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Addr(TransportTCP) != tcpAddr || tr.Addr(TransportHTTP) != httpAddr {
+		t.Fatalf("reopened on %s and %s, want %s and %s", tr.Addr(TransportTCP), tr.Addr(TransportHTTP), tcpAddr, httpAddr)
+	}
+	if err := before.Ping(ctx, nil); err == nil {
+		t.Error("a TCP session let in without a token outlived require_token")
+	}
+	for name, first := range map[string]string{"no token": "", "old token": auth("old")} {
+		if cs, err := tokenClient(t, tcpAddr, first); err == nil {
+			if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_exists", Arguments: map[string]any{"path": "."}}); err == nil && !res.IsError {
+				t.Errorf("TCP with %s was served after require_token", name)
+			}
+		}
+	}
+	cs, err := tokenClient(t, tcpAddr, auth("new"))
+	if err != nil {
+		t.Fatalf("TCP with the new token: %v", err)
+	}
+	var out FileExistsOutput
+	mustCall(t, cs, "file_exists", map[string]any{"path": "."}, &out)
+	if got := status("old", ""); got != http.StatusUnauthorized {
+		t.Errorf("HTTP with the old token: %d, want 401", got)
+	}
+	if got := status("new", inspector); got != http.StatusOK {
+		t.Errorf("HTTP with the new token from %s: %d, want 200", inspector, got)
+	}
+	if got := tr.Security(); got.TCPToken != "new" || !got.TCPRequireToken || got.HTTPToken != "new" || len(got.HTTPAllowedOrigins) != 1 {
+		t.Errorf("Security() = %+v", got)
+	}
+
+	// require_token with no token: TCP cannot open; refused, nothing changes.
+	if err := tr.SetSecurity(ctx, TransportSecurity{TCPRequireToken: true, HTTPToken: "other"}); err == nil || !strings.Contains(err.Error(), "token") {
+		t.Fatalf("require_token without a token: err = %v", err)
+	}
+	if got := tr.Security(); got.TCPToken != "new" || got.HTTPToken != "new" {
+		t.Fatalf("after a refused change Security() = %+v, want the previous settings", got)
+	}
+	if tr.Addr(TransportTCP) != tcpAddr {
+		t.Fatalf("after a refused change TCP runs on %q, want %s", tr.Addr(TransportTCP), tcpAddr)
+	}
+	if _, err := tokenClient(t, tcpAddr, auth("new")); err != nil {
+		t.Fatalf("after a refused change the new token no longer works: %v", err)
+	}
+	if got := status("new", ""); got != http.StatusOK {
+		t.Errorf("after a refused change HTTP with the token: %d", got)
+	}
+}

@@ -535,6 +535,11 @@ func (s *Service) WSHub() *wshub.Hub { return s.hub }
 // Activity returns the most recent tool calls, oldest first.
 func (s *Service) Activity() []audit.Entry { return s.activity.list() }
 
+// OnActivity calls fn with each entry the activity feed gets (tool calls, and the dashboard's and
+// tray's audited actions, such as autostart_set), on the goroutine that recorded it, until cancel
+// is called. fn must not block.
+func (s *Service) OnActivity(fn func(audit.Entry)) (cancel func()) { return s.activity.subscribe(fn) }
+
 // Shutdown releases everything the Service owns: subsystems, processes, the hub and the
 // workspace handle. Safe to call more than once.
 func (s *Service) Shutdown(ctx context.Context) error {

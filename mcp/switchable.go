@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
@@ -102,14 +103,18 @@ func (t *Transports) Set(ctx context.Context, name string, enabled bool) error {
 }
 
 // Start opens a transport; starting a running one is a no-op.
-func (t *Transports) Start(name string) error {
+func (t *Transports) Start(name string) error { return t.startOn(name, "") }
+
+// startOn is Start listening on addr instead of the configured address when addr is not empty
+// (a restart keeps the port a ":0" address was given).
+func (t *Transports) startOn(name, addr string) error {
 	t.mu.Lock()
 	if _, ok := t.running[name]; ok {
 		t.mu.Unlock()
 		return nil
 	}
 	t.mu.Unlock()
-	err := t.start(name)
+	err := t.start(name, addr)
 	t.mu.Lock()
 	if err != nil {
 		t.lastErr[name] = err.Error()
@@ -121,11 +126,19 @@ func (t *Transports) Start(name string) error {
 	return err
 }
 
-func (t *Transports) start(name string) error {
+func (t *Transports) start(name, addr string) error {
 	s := t.svc
 	t.mu.Lock()
-	cfg := t.cfg // SetAddr may change it meanwhile
+	cfg := t.cfg // SetAddr and SetSecurity may change it meanwhile
 	t.mu.Unlock()
+	if addr != "" {
+		switch name {
+		case TransportTCP:
+			cfg.TCPAddr = addr
+		case TransportHTTP:
+			cfg.HTTPAddr = addr
+		}
+	}
 	if name == TransportWS {
 		// The hub owns its listener (ws_start can open it too), so its state is read from it.
 		if s.hub == nil {
@@ -256,6 +269,90 @@ func (t *Transports) SetAddr(ctx context.Context, name, addr string) error {
 		return fmt.Errorf("%w (and it did not start again on %s: %v)", err, old, back)
 	}
 	return err
+}
+
+// TransportSecurity is how TCP and HTTP clients are let in: the tokens they present, whether TCP
+// asks for its token on loopback too, and the browser origins HTTP accepts besides its own.
+type TransportSecurity struct {
+	TCPToken           string
+	TCPRequireToken    bool
+	HTTPToken          string
+	HTTPAllowedOrigins []string
+}
+
+// Security returns the transports' security settings as they are now.
+func (t *Transports) Security() TransportSecurity {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return TransportSecurity{TCPToken: t.cfg.TCPToken, TCPRequireToken: t.cfg.TCPRequireToken,
+		HTTPToken: t.cfg.HTTPToken, HTTPAllowedOrigins: slices.Clone(t.cfg.HTTPAllowedOrigins)}
+}
+
+// SetSecurity changes the tokens, TCP's require_token and HTTP's allowed origins. A running TCP
+// or HTTP transport whose settings changed is closed and opened again on the address it had, so
+// no connection outlives the rules it was let in under (clients reconnect with the new token).
+// When a transport does not open again (e.g. require_token without a token), everything goes
+// back to the previous settings, running as before, and the error says why.
+func (t *Transports) SetSecurity(ctx context.Context, sec TransportSecurity) error {
+	t.mu.Lock()
+	old := TransportSecurity{TCPToken: t.cfg.TCPToken, TCPRequireToken: t.cfg.TCPRequireToken,
+		HTTPToken: t.cfg.HTTPToken, HTTPAllowedOrigins: t.cfg.HTTPAllowedOrigins}
+	apply := func(s TransportSecurity) {
+		t.cfg.TCPToken, t.cfg.TCPRequireToken = s.TCPToken, s.TCPRequireToken
+		t.cfg.HTTPToken, t.cfg.HTTPAllowedOrigins = s.HTTPToken, slices.Clone(s.HTTPAllowedOrigins)
+	}
+	apply(sec)
+	t.mu.Unlock()
+	changed := map[string]bool{
+		TransportTCP:  old.TCPToken != sec.TCPToken || old.TCPRequireToken != sec.TCPRequireToken,
+		TransportHTTP: old.HTTPToken != sec.HTTPToken || !slices.Equal(old.HTTPAllowedOrigins, sec.HTTPAllowedOrigins),
+	}
+	var restarted []string
+	for _, name := range []string{TransportTCP, TransportHTTP} {
+		if !changed[name] {
+			continue
+		}
+		was, err := t.restart(ctx, name)
+		if err == nil {
+			if was != "" {
+				restarted = append(restarted, name)
+			}
+			continue
+		}
+		// Back to the old settings: the transports restarted so far, and this one.
+		t.mu.Lock()
+		apply(old)
+		t.mu.Unlock()
+		var errs []error
+		for _, n := range append(restarted, name) {
+			if _, back := t.restart(ctx, n); back != nil {
+				errs = append(errs, fmt.Errorf("%s did not open again with its previous settings: %w", n, back))
+			}
+			if n == name && was != "" {
+				if back := t.startOn(n, was); back != nil {
+					errs = append(errs, fmt.Errorf("%s did not open again with its previous settings: %w", n, back))
+				}
+			}
+		}
+		return errors.Join(append([]error{err}, errs...)...)
+	}
+	t.notify()
+	return nil
+}
+
+// restart closes a running transport and opens it again on the address it was bound to; was is
+// that address ("" when it was not running, and then nothing happens).
+func (t *Transports) restart(ctx context.Context, name string) (was string, err error) {
+	t.mu.Lock()
+	rt, ok := t.running[name]
+	t.mu.Unlock()
+	if !ok {
+		return "", nil
+	}
+	if err := t.Stop(ctx, name); err != nil {
+		return rt.addr, err
+	}
+	return rt.addr, t.startOn(name, rt.addr)
 }
 
 // Stop closes a transport, letting in-flight calls finish (bounded by DrainTimeout).

@@ -5,9 +5,16 @@
 // Each save shows the file's diff; the file keeps its comments and holds the new values; the
 // running hub applies them (the TCP port answers, an MCP client on the Unix socket loses git_*
 // and is denied exec rm). Then the binary restarts on the same HOME and everything is still so.
+// The second test, on that restarted switchboard: the --workspace flag it runs with is marked;
+// TCP starts asking for its token, the client token is regenerated (the old one refused, the new
+// one let in, neither ever on the page), web_fetch reaches a loopback host once it is allowed,
+// InfluxDB and the RAG key reference are saved (the key itself never shown); and Start at login
+// switched by another window (as the tray does) shows here without a reload.
 // A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
 // docs/settings-view.png (a test run never changes tracked files).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
@@ -127,11 +134,6 @@ describe('settings', () => {
       expect(await execRm(client)).toBe('ran');
       await saveAndWait('policy');
       expect(await execRm(client)).toContain('denied by rule 1');
-
-      const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'settings-view.png') : path.join(artifactsDir, 'settings-view.png');
-      mkdirSync(path.dirname(shot), { recursive: true });
-      await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the picture
-      await page.screenshot({ path: shot, fullPage: true });
     } finally {
       await client.close();
     }
@@ -168,5 +170,137 @@ describe('settings', () => {
     } finally {
       await again.close();
     }
+  });
+});
+
+/**
+ * The first reply line of an initialize sent over TCP, after the switchboard/auth handshake when
+ * a token is given; '' when the hub closed the connection without one.
+ */
+function tcpReply(port: number, token?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let buf = '';
+    const done = (v: string) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => done(buf), 5_000);
+    sock.setEncoding('utf8');
+    sock.on('data', (d: string) => {
+      buf += d;
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) done(buf.slice(0, nl));
+    });
+    sock.on('close', () => done(buf));
+    sock.on('error', reject);
+    sock.on('connect', () => {
+      if (token) sock.write(JSON.stringify({ jsonrpc: '2.0', method: 'switchboard/auth', params: { token } }) + '\n');
+      sock.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e-tcp', version: '1' } } }) + '\n');
+    });
+  });
+}
+
+describe('settings: security, web fetch, backends, start at login', () => {
+  it('require_token, a regenerated token, a web_fetch host, InfluxDB and the RAG key: checked, saved with comments, live; Start at login switched elsewhere shows here', async () => {
+    const page = dash.page;
+    await dash.open('settings');
+    const section = (name: string) => page.locator(tid('settings-section', { section: name }));
+    const saveAndWait = async (name: string) => {
+      await section(name).locator(tid('settings-save')).click();
+      await section(name).locator(tid('settings-saved')).waitFor();
+    };
+    const tokenFile = path.join(home, '.config', 'switchboard', 'token');
+    const readToken = () => readFileSync(tokenFile, 'utf8').trim();
+
+    // This run's --workspace flag is marked, in the intro and beside the workspace field.
+    await page.locator(tid('settings-flag', { flag: '--workspace' })).waitFor();
+    expect(await section('workspace').textContent()).toContain('workspace is set by --workspace');
+
+    // Transport security: a bad origin is refused next to its field, nothing written.
+    expect(await tcpReply(port)).toContain('"serverInfo"'); // loopback, no token asked yet
+    const before = readFileSync(configFile, 'utf8');
+    await page.locator(tid('settings-security-require-token')).check();
+    await page.locator(tid('settings-security-origins')).fill('http://localhost:6274/');
+    await section('security').locator(tid('settings-save')).click();
+    const originError = section('security').locator(tid('settings-field-error', { field: 'http.allowed_origins' }));
+    await originError.waitFor();
+    expect(await originError.textContent()).toContain('has a path');
+    expect(readFileSync(configFile, 'utf8')).toBe(before);
+    // Saved: TCP asks every client for the token from now on.
+    await page.locator(tid('settings-security-origins')).fill('http://localhost:6274');
+    await saveAndWait('security');
+    await page.locator(tid('settings-security-running', { 'require-token': 'true' })).waitFor();
+    expect(await tcpReply(port)).not.toContain('"serverInfo"');
+    const oldToken = readToken();
+    expect(await tcpReply(port, oldToken)).toContain('"serverInfo"');
+
+    // The client token, regenerated after saying who needs it: the old one is refused at once,
+    // the new one let in; neither is ever on the page.
+    const client = page.locator(tid('settings-token', { token: 'client' }));
+    await client.locator(tid('settings-token-regenerate')).click();
+    expect(await client.locator(tid('settings-token-confirm-text')).textContent()).toContain('TCP clients');
+    await client.locator(tid('settings-token-confirm')).click();
+    await page.locator(tid('settings-token-done', { token: 'client' })).waitFor();
+    const newToken = readToken();
+    expect(newToken).not.toBe(oldToken);
+    expect(await tcpReply(port, oldToken)).not.toContain('"serverInfo"');
+    expect(await tcpReply(port, newToken)).toContain('"serverInfo"');
+    for (const t of [oldToken, newToken]) expect(await page.content()).not.toContain(t);
+
+    // Web fetch: a loopback page is refused until its host is allowed, then fetched at once.
+    const intranet = http.createServer((_, res) => res.end('intranet wiki page'));
+    await new Promise<void>((resolve) => intranet.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(intranet.address() as net.AddressInfo).port}`;
+    const mcp = await McpClient.connect({ path: sb.info!.socket }, { name: 'e2e-settings-web', version: '1' });
+    try {
+      await expect(mcp.callTool('web_fetch', { url: `http://${host}/` })).rejects.toThrow(/refused/);
+      await page.locator(tid('settings-web-allow')).fill(host);
+      await page.locator(tid('settings-web-timeout')).fill('20s');
+      await saveAndWait('web');
+      const res = (await mcp.callTool('web_fetch', { url: `http://${host}/` })) as { structuredContent?: { content?: string } };
+      expect(res.structuredContent?.content).toContain('intranet wiki page');
+    } finally {
+      await mcp.close();
+      intranet.close();
+    }
+
+    // ml_status's InfluxDB and the RAG key as a reference: saved, used from the next start.
+    await page.locator(tid('settings-ml-influx-url')).fill('http://127.0.0.1:8086');
+    await page.locator(tid('settings-ml-influx-db')).fill('lab');
+    await saveAndWait('ml');
+    await page.locator(tid('settings-pending', { section: 'ml' })).waitFor();
+    await page.locator(tid('settings-rag-key-mode')).selectOption('reference');
+    await page.locator(tid('settings-rag-key-ref')).fill('${QDRANT_API_KEY}');
+    await page.locator(tid('settings-rag-key-save')).click();
+    await page.locator(tid('settings-rag-key', { state: 'env' })).waitFor();
+    expect(await page.locator(tid('settings-rag-key-state')).textContent()).toContain('QDRANT_API_KEY');
+
+    const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'settings-view.png') : path.join(artifactsDir, 'settings-view.png');
+    mkdirSync(path.dirname(shot), { recursive: true });
+    await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header at the top of the picture
+    await page.screenshot({ path: shot, fullPage: true });
+
+    // Start at login switched by another window (the tray does the same): shown here, no reload.
+    await page.locator(tid('settings-autostart-state', { enabled: 'false' })).waitFor();
+    await api(sb.info!, 'POST', '/api/settings/autostart', { enabled: true });
+    await page.locator(tid('settings-autostart-state', { enabled: 'true' })).waitFor();
+    expect(await page.locator(tid('settings-autostart-toggle')).isChecked()).toBe(true);
+    await api(sb.info!, 'POST', '/api/settings/autostart', { enabled: false });
+    await page.locator(tid('settings-autostart-state', { enabled: 'false' })).waitFor();
+
+    // The file: the person's comments, the new keys; no token in it (the client token is in its own file).
+    const written = readFileSync(configFile, 'utf8');
+    for (const kept of ['# My Switchboard settings, kept in my dotfiles.\n', 'enabled = true  # only while I test clients\n', '# require_token = true\n', '# deletes need a yes\n']) {
+      expect(written).toContain(kept);
+    }
+    expect(written).toMatch(/^require_token = true$/m);
+    expect(written).toContain('allowed_origins = ["http://localhost:6274"]');
+    expect(written).toContain(`allow = ["${host}"]`);
+    expect(written).toContain('influx_url = "http://127.0.0.1:8086"');
+    expect(written).toContain('api_key = "${QDRANT_API_KEY}"');
+    for (const t of [oldToken, newToken]) expect(written).not.toContain(t);
+    expect(await page.locator(tid('control-error')).count()).toBe(0);
   });
 });

@@ -39,10 +39,23 @@ const SETTINGS: Settings = {
     roots: [],
     status: { path: '/home/u/.config/switchboard/config.toml', default: 'allow', askTimeout: '2m0s', rules: 2, rootsAllow: [], loadedAt: '' },
   },
-  ml: { defaultBackend: '', judgeBackend: '', backends: [], running: ['ollama'] },
-  rag: { backend: '', url: '', embedder: '', model: '', embedderUrl: '', collection: '', dir: '' },
+  ml: { defaultBackend: '', judgeBackend: '', backends: [], running: ['ollama'], influxUrl: '', influxDb: '' },
+  rag: { backend: '', url: '', embedder: '', model: '', embedderUrl: '', collection: '', dir: '', apiKey: { state: 'none' } },
   autostart: { available: true, enabled: false, entry: '/home/u/.config/autostart/switchboard.desktop' },
+  security: {
+    tcpRequireToken: false,
+    httpAllowedOrigins: [],
+    runningTcpRequireToken: false,
+    runningHttpAllowedOrigins: [],
+    tokens: [
+      { name: 'client', source: 'file', where: '/home/u/.config/switchboard/token', exists: true, usedBy: ['http', 'tcp'], regenerate: true, reconfigure: 'Reconfigure: Streamable HTTP clients …' },
+      { name: 'http', source: 'client', where: '/home/u/.config/switchboard/token', exists: false, usedBy: ['http'], regenerate: false, reconfigure: '' },
+      { name: 'tcp', source: 'client', where: '/home/u/.config/switchboard/token', exists: false, usedBy: ['tcp'], regenerate: false, reconfigure: '' },
+    ],
+  },
+  web: { allow: [], timeout: '', envAllow: [] },
   overrides: [{ env: 'MCP_ADDR', key: 'tcp.addr' }],
+  flags: [{ flag: '--workspace', key: 'workspace', value: '/home/u/proj' }],
   pending: ['rag'],
 };
 
@@ -92,6 +105,10 @@ function fakeControl(overrides: Partial<Control> = {}) {
     saveML: rec('saveML', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
     saveRAG: rec('saveRAG', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
     setAutostart: rec('setAutostart', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    saveSecurity: rec('saveSecurity', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    regenerateToken: rec('regenerateToken', { token: 'client', path: '/home/u/.config/switchboard/token', diff: '', reconfigure: 'Reconfigure: …', settings: SETTINGS }),
+    saveWeb: rec('saveWeb', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
+    setRAGAPIKey: rec('setRAGAPIKey', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
     audit: rec('audit', { entries: [], file: '/d/logs/audit.log', files: [] }),
     hubLog: rec('hubLog', { records: [], file: '/d/logs/hub.log' }),
     project: rec('project', { dir: '/home/u/proj', name: 'proj', source: 'cwd' }),
@@ -1040,6 +1057,122 @@ describe('App', () => {
     expect(inSection('rag', 'settings-saved-text').textContent).toContain('applies at the next start');
     expect((calls.at(-1) as [string, { url: string }])[1].url).toBe('localhost:6334');
     expect($('settings-servers-link')?.getAttribute('href')).toBe('#servers');
+  });
+
+  it('settings: transport security, tokens, web fetch, InfluxDB, the RAG key, flags, and Start at login switched elsewhere', async () => {
+    const calls: unknown[][] = [];
+    const changed = (applies: string) => ({ path: SETTINGS.path, diff: '+x\n', applies, note: '', settings: SETTINGS });
+    let securityTries = 0;
+    let reads = 0;
+    const { sock } = await start({
+      settings: async () => {
+        calls.push(['settings']);
+        // Read again after the tray switched Start at login on: the entry exists now.
+        return reads++ === 0 ? SETTINGS : { ...SETTINGS, autostart: { ...SETTINGS.autostart, enabled: true } };
+      },
+      saveSecurity: async (v) => {
+        calls.push(['saveSecurity', v]);
+        if (securityTries++ === 0) throw new Error('save security: HTTP 400: http.allowed_origins[1]: "*": wildcards are not allowed: any web page you visit could drive your tools; list each origin');
+        return changed('now');
+      },
+      regenerateToken: async (name) => {
+        calls.push(['regenerateToken', name]);
+        return { token: name, path: '/home/u/.config/switchboard/token', diff: '', reconfigure: 'Reconfigure: Streamable HTTP clients …', settings: SETTINGS };
+      },
+      saveWeb: async (v) => {
+        calls.push(['saveWeb', v]);
+        return changed('now');
+      },
+      saveML: async (v) => {
+        calls.push(['saveML', v]);
+        return changed('next start');
+      },
+      setRAGAPIKey: async (v) => {
+        calls.push(['setRAGAPIKey', v]);
+        return changed('next start');
+      },
+    });
+    window.location.hash = '';
+    await import('./views/Settings.svelte');
+    await openTab('settings');
+    await vi.waitFor(() => expect($('settings-path')?.textContent).toBe(SETTINGS.path));
+    const section = (sec: string) => document.querySelector(`[data-testid="settings-section"][data-section="${sec}"]`) as HTMLElement;
+    const inSection = (sec: string, id: string) => section(sec).querySelector(`[data-testid="${id}"]`) as HTMLElement;
+    const type = (el: HTMLElement, v: string) => {
+      (el as HTMLInputElement).value = v;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      flushSync();
+    };
+
+    // A flag of this run: in the intro and next to the workspace field.
+    expect($('settings-flag')?.dataset.flag).toBe('--workspace');
+    expect(section('workspace').textContent).toContain('workspace is set by --workspace (/home/u/proj) for this run; the saved value applies when Switchboard is started without it');
+
+    // Security: a wildcard refused next to the origins; then saved.
+    (inSection('security', 'settings-security-require-token') as HTMLInputElement).click();
+    type(inSection('security', 'settings-security-origins'), '*');
+    inSection('security', 'settings-save').click();
+    await vi.waitFor(() => expect(section('security').querySelector('[data-testid="settings-field-error"]')?.getAttribute('data-field')).toBe('http.allowed_origins'));
+    type(inSection('security', 'settings-security-origins'), 'http://localhost:6274\n');
+    inSection('security', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('security', 'settings-saved')?.dataset.applies).toBe('now'));
+    expect(calls.filter((c) => c[0] === 'saveSecurity').at(-1)).toEqual(['saveSecurity', { tcpRequireToken: true, httpAllowedOrigins: ['http://localhost:6274'] }]);
+
+    // Tokens: where each is kept; only a stored one can be regenerated, after saying who needs it.
+    expect($$('settings-token').map((r) => [r.dataset.token, r.querySelector('[data-testid="settings-token-where"]')?.textContent])).toEqual([
+      ['client', 'kept in /home/u/.config/switchboard/token'],
+      ['http', 'uses the client token'],
+      ['tcp', 'uses the client token'],
+    ]);
+    expect($$('settings-token-regenerate')).toHaveLength(1);
+    click('settings-token-regenerate');
+    expect($('settings-token-confirm-text')?.textContent).toContain('Reconfigure: Streamable HTTP clients');
+    click('settings-token-confirm');
+    await vi.waitFor(() => expect($('settings-token-done')?.dataset.token).toBe('client'));
+    expect($('settings-token-reconfigure')?.textContent).toContain('Reconfigure');
+    expect(calls.filter((c) => c[0] === 'regenerateToken')).toEqual([['regenerateToken', 'client']]);
+
+    // Web fetch: one entry per line, the timeout trimmed.
+    type($('settings-web-allow')!, 'intranet.example\n 10.0.0.0/8 \n');
+    type($('settings-web-timeout')!, ' 90s ');
+    inSection('web', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('web', 'settings-saved')).not.toBeNull());
+    expect(calls.filter((c) => c[0] === 'saveWeb')).toEqual([['saveWeb', { allow: ['intranet.example', '10.0.0.0/8'], timeout: '90s' }]]);
+
+    // ml_status's InfluxDB.
+    type($('settings-ml-influx-url')!, 'http://127.0.0.1:8086');
+    type($('settings-ml-influx-db')!, 'training');
+    inSection('ml', 'settings-save').click();
+    await vi.waitFor(() => expect(inSection('ml', 'settings-saved')).not.toBeNull());
+    expect(calls.filter((c) => c[0] === 'saveML').at(-1)).toMatchObject(['saveML', { influxUrl: 'http://127.0.0.1:8086', influxDb: 'training' }]);
+
+    // The RAG key: a new one goes to the hub once (for the keyring), and leaves the page after.
+    expect($('settings-rag-key-state')?.textContent).toBe('none');
+    const mode = $('settings-rag-key-mode') as HTMLSelectElement;
+    mode.value = 'store';
+    mode.dispatchEvent(new Event('change', { bubbles: true }));
+    flushSync();
+    click('settings-rag-key-save');
+    expect(section('rag').querySelector('[data-field="rag.api_key"]')?.textContent).toContain('paste the key');
+    expect(calls.filter((c) => c[0] === 'setRAGAPIKey')).toHaveLength(0);
+    type($('settings-rag-key-value')!, 'k-123');
+    click('settings-rag-key-save');
+    await vi.waitFor(() => expect(calls.filter((c) => c[0] === 'setRAGAPIKey')).toEqual([['setRAGAPIKey', { action: 'store', name: 'rag-api-key', value: 'k-123' }]]));
+    await vi.waitFor(() => expect($('settings-rag-key-value')).toBeNull());
+    expect(document.body.innerHTML).not.toContain('k-123');
+
+    // Start at login switched in the tray: its audited action arrives on the activity channel and
+    // the view reads the entry's state again, without a reload.
+    expect($('settings-autostart-state')?.dataset.enabled).toBe('false');
+    const reading = calls.filter((c) => c[0] === 'settings').length;
+    send(sock, 'event', 'activity', { time: new Date().toISOString(), callId: 'a42', actor: 'tray', tool: 'autostart_set', session: '', transport: 'tray', user: '', level: 'SECURITY', outcome: 'ok', durationMs: 1, args: '{"enabled":true}' });
+    await vi.waitFor(() => expect($('settings-autostart-state')?.dataset.enabled).toBe('true'));
+    expect(calls.filter((c) => c[0] === 'settings')).toHaveLength(reading + 1);
+    // Another tool call on the feed reads nothing again.
+    send(sock, 'event', 'activity', { time: new Date().toISOString(), callId: 'c43', tool: 'exec', session: 's', transport: 'unix', user: '', level: 'SECURITY', outcome: 'ok', durationMs: 1, args: '' });
+    await tick();
+    expect(calls.filter((c) => c[0] === 'settings')).toHaveLength(reading + 1);
+    expect((inSection('autostart', 'settings-autostart-toggle') as HTMLInputElement).checked).toBe(true);
   });
 });
 

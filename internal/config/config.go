@@ -38,6 +38,10 @@ type Config struct {
 	// ideURLSet records that the IDE backend URL came from the file or the environment rather
 	// than the built-in default.
 	ideURLSet bool
+	// Flags are the keys this process took from command-line flags (over the file and the
+	// environment), recorded by the command line with SetByFlag so the Settings view can say
+	// which saved values this run does not use.
+	Flags []FlagOverride `toml:"-"`
 
 	// Desktop is the desktop app's own settings.
 	Desktop struct {
@@ -360,13 +364,7 @@ func (c *Config) applyEnv() error {
 		c.RAG.Backend = "qdrant"
 		c.RAG.URL = v
 	}
-	if v := e.FetchAllow; v != "" {
-		for _, e := range strings.Split(v, ",") {
-			if e = strings.TrimSpace(e); e != "" {
-				c.Web.Allow = append(c.Web.Allow, e)
-			}
-		}
-	}
+	c.Web.Allow = append(c.Web.Allow, e.FetchAllowList()...)
 	if v := e.ReadOnly; v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -375,6 +373,30 @@ func (c *Config) applyEnv() error {
 		c.ReadOnly = b
 	}
 	return nil
+}
+
+// FlagOverride is a config key a command-line flag set for this run.
+type FlagOverride struct {
+	Flag  string // e.g. --workspace
+	Key   string // e.g. workspace, tcp.addr
+	Value string // what the flag gave (lists comma-separated)
+}
+
+// SetByFlag records that flag set key to value for this run (the caller sets the field itself).
+func (c *Config) SetByFlag(flag, key, value string) {
+	c.Flags = append(c.Flags, FlagOverride{Flag: flag, Key: key, Value: value})
+}
+
+// FetchAllowList is SWITCHBOARD_FETCH_ALLOW's entries (comma-separated), which web_fetch allows
+// besides [web] allow.
+func (e Env) FetchAllowList() []string {
+	var out []string
+	for _, v := range strings.Split(e.FetchAllow, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // IDEConfigured reports whether an IDE backend URL was configured (file or environment), not

@@ -53,6 +53,9 @@ func ReadFile(path string) (Config, []byte, error) {
 type EnvOverride struct {
 	Env string // e.g. MCP_ADDR
 	Key string // e.g. tcp.addr
+	// Adds: the variable's entries are used besides the file's (SWITCHBOARD_FETCH_ALLOW), rather
+	// than instead of them.
+	Adds bool
 }
 
 // EnvOverrides lists the environment variables set now that override keys the Settings view
@@ -63,11 +66,14 @@ func EnvOverrides() []EnvOverride { return ReadEnv().Overrides() }
 func (e Env) Overrides() []EnvOverride {
 	var out []EnvOverride
 	for _, o := range []EnvOverride{
-		{"MCP_ADDR", "tcp.addr"},
-		{"SWITCHBOARD_SOCKET", "unix.path"},
-		{"SWITCHBOARD_WORKSPACE", "workspace"},
-		{"SWITCHBOARD_TOOLSETS", "toolsets"},
-		{"SWITCHBOARD_QDRANT_URL", "rag.backend, rag.url"},
+		{"MCP_ADDR", "tcp.addr", false},
+		{"SWITCHBOARD_SOCKET", "unix.path", false},
+		{"SWITCHBOARD_WORKSPACE", "workspace", false},
+		{"SWITCHBOARD_TOOLSETS", "toolsets", false},
+		{"SWITCHBOARD_QDRANT_URL", "rag.backend, rag.url", false},
+		{"SWITCHBOARD_TOKEN", "http.token", false},
+		{"SWITCHBOARD_TCP_TOKEN", "tcp.token", false},
+		{"SWITCHBOARD_FETCH_ALLOW", "web.allow", true},
 	} {
 		if e.Value(o.Env) != "" {
 			out = append(out, o)
@@ -272,11 +278,15 @@ type MLBackendEdit struct {
 	Origin int
 }
 
-// MLEdit is the [ml] keys the Settings view edits (influx_url and influx_db stay as they are).
+// MLEdit is the [ml] keys the Settings view edits.
 type MLEdit struct {
 	DefaultBackend string
 	JudgeBackend   string
 	Backends       []MLBackendEdit
+	// InfluxURL and InfluxDB are the InfluxDB 1.x server ml_status reads ("": the defaults,
+	// http://localhost:8086 and lem); with influx_url set, generations are written there too.
+	InfluxURL string
+	InfluxDB  string
 }
 
 // Validate checks the backends as the hub builds them at start (ml.NewBackend), and that the
@@ -305,10 +315,13 @@ func (e MLEdit) Validate() error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
+	if err := e.validateInflux(); err != nil {
+		errs = append(errs, err)
+	}
 	env := ReadEnv()
 	reg, err := ml.NewRegistry(ml.Options{Backends: cfgs, OllamaHost: env.OllamaHost, OpenAIBaseURL: env.OpenAIBaseURL, OpenAIAPIKey: env.OpenAIAPIKey})
 	if err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
 	names := reg.Names()
 	for _, k := range []struct{ field, name string }{{"ml.default_backend", e.DefaultBackend}, {"ml.judge_backend", e.JudgeBackend}} {
@@ -319,9 +332,44 @@ func (e MLEdit) Validate() error {
 	return errors.Join(errs...)
 }
 
-// EditML writes [ml] default_backend and judge_backend and the [[ml.backends]] list.
+// validateInflux checks influx_url and influx_db as ml_status opens them (ml.NewInflux), and
+// refuses a new password in the URL: the file is no place for a secret (a password the file
+// already holds is kept by the caller, which never shows it).
+func (e MLEdit) validateInflux() error {
+	var errs []error
+	if _, err := ml.NewInflux(e.InfluxURL, "lem"); err != nil {
+		errs = append(errs, fmt.Errorf("ml.%w", err))
+	} else if hasPassword(e.InfluxURL) {
+		errs = append(errs, fmt.Errorf("ml.influx_url: %q holds a password, which would be kept in the config file in clear; use an InfluxDB without authentication on loopback, or keep the URL in the file by hand", RedactURL(e.InfluxURL)))
+	}
+	if e.InfluxDB != "" {
+		if _, err := ml.NewInflux("", e.InfluxDB); err != nil {
+			errs = append(errs, fmt.Errorf("ml.%w", err))
+		} else if strings.TrimSpace(e.InfluxDB) != e.InfluxDB {
+			errs = append(errs, fmt.Errorf("ml.influx_db: %q has spaces around it; write the database name alone, like lem", e.InfluxDB))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// EditML writes [ml] default_backend, judge_backend, influx_url and influx_db and the
+// [[ml.backends]] list.
 func EditML(data []byte, e MLEdit) ([]byte, error) {
-	if err := e.Validate(); err != nil {
+	return editML(data, e, false)
+}
+
+// EditMLKeepingInfluxURL is EditML for a form that showed influx_url redacted and sent it back
+// unchanged: the file's URL (with its password) stays as it is.
+func EditMLKeepingInfluxURL(data []byte, e MLEdit) ([]byte, error) {
+	return editML(data, e, true)
+}
+
+func editML(data []byte, e MLEdit, keepURL bool) ([]byte, error) {
+	check := e
+	if keepURL {
+		check.InfluxURL = ""
+	}
+	if err := check.Validate(); err != nil {
 		return nil, err
 	}
 	out, err := setString(data, []string{"ml"}, "default_backend", e.DefaultBackend, "")
@@ -329,6 +377,14 @@ func EditML(data []byte, e MLEdit) ([]byte, error) {
 		return nil, err
 	}
 	if out, err = setString(out, []string{"ml"}, "judge_backend", e.JudgeBackend, ""); err != nil {
+		return nil, err
+	}
+	if !keepURL {
+		if out, err = setString(out, []string{"ml"}, "influx_url", e.InfluxURL, ""); err != nil {
+			return nil, err
+		}
+	}
+	if out, err = setString(out, []string{"ml"}, "influx_db", e.InfluxDB, ""); err != nil {
 		return nil, err
 	}
 	entries := make([]tomledit.Entry, len(e.Backends))

@@ -301,12 +301,17 @@ func TestReadFileAndOverrides(t *testing.T) {
 	os.WriteFile(p, []byte("[tcp]\naddr = \"127.0.0.1:9300\"\n"), 0o600)
 	t.Setenv("MCP_ADDR", "127.0.0.1:9999")
 	t.Setenv("SWITCHBOARD_TOOLSETS", "")
+	t.Setenv("SWITCHBOARD_FETCH_ALLOW", "intranet.example, 10.0.0.0/8")
 	c, data, err := ReadFile(p)
 	if err != nil || c.TCP.Addr != "127.0.0.1:9300" || len(data) == 0 {
 		t.Fatalf("ReadFile: %v %q", err, c.TCP.Addr)
 	}
-	if o := EnvOverrides(); !slices_contains(o, EnvOverride{"MCP_ADDR", "tcp.addr"}) || slices_contains(o, EnvOverride{"SWITCHBOARD_TOOLSETS", "toolsets"}) {
+	if o := EnvOverrides(); !slices_contains(o, EnvOverride{"MCP_ADDR", "tcp.addr", false}) || slices_contains(o, EnvOverride{"SWITCHBOARD_TOOLSETS", "toolsets", false}) ||
+		!slices_contains(o, EnvOverride{"SWITCHBOARD_FETCH_ALLOW", "web.allow", true}) {
 		t.Fatalf("overrides: %v", o)
+	}
+	if got := ReadEnv().FetchAllowList(); !reflect.DeepEqual(got, []string{"intranet.example", "10.0.0.0/8"}) {
+		t.Fatalf("FetchAllowList = %q", got)
 	}
 	if c, data, err := ReadFile(filepath.Join(t.TempDir(), "none.toml")); err != nil || data != nil || c.TCP.Addr != DefaultTCPAddr {
 		t.Fatalf("absent file: %v %v %q", err, data, c.TCP.Addr)

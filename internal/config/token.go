@@ -43,36 +43,49 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 
 // RotateToken writes a new random token to path (atomically, mode 0600) and returns it.
 func RotateToken(path string) (string, error) {
+	token, err := NewToken()
+	if err != nil {
+		return "", err
+	}
+	return token, WriteToken(path, token)
+}
+
+// NewToken returns a new random token (32 bytes, hex).
+func NewToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
-	token := hex.EncodeToString(b)
+	return hex.EncodeToString(b), nil
+}
+
+// WriteToken writes token to path atomically, mode 0600 in a 0700 directory.
+func WriteToken(path, token string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("token dir: %w", err)
+		return fmt.Errorf("token dir: %w", err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".token-*")
 	if err != nil {
-		return "", fmt.Errorf("token file: %w", err)
+		return fmt.Errorf("token file: %w", err)
 	}
 	defer os.Remove(f.Name())
 	if err := f.Chmod(0o600); err != nil {
 		f.Close()
-		return "", err
+		return err
 	}
 	if _, err := f.WriteString(token + "\n"); err != nil {
 		f.Close()
-		return "", err
+		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return "", err
+		return err
 	}
 	if err := f.Close(); err != nil {
-		return "", err
+		return err
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return "", fmt.Errorf("token file: %w", err)
+		return fmt.Errorf("token file: %w", err)
 	}
-	return token, nil
+	return nil
 }

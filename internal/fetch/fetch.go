@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -37,11 +38,12 @@ type Options struct {
 	UserAgent string
 }
 
-// Fetcher fetches URLs safely. Safe for concurrent use.
+// Fetcher fetches URLs safely. Safe for concurrent use. The allow-list and the timeout can be
+// replaced while it runs (Configure), so a change in the Settings view applies to the next fetch.
 type Fetcher struct {
-	allow   *Allow
+	allow   atomic.Pointer[Allow]
 	client  *http.Client
-	timeout time.Duration
+	timeout atomic.Int64 // time.Duration
 	ua      string
 }
 
@@ -75,7 +77,9 @@ func New(o Options) (*Fetcher, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = "Switchboard-web_fetch/1 (+https://github.com/switchboard-hub/switchboard)"
 	}
-	f := &Fetcher{allow: allow, timeout: o.Timeout, ua: o.UserAgent}
+	f := &Fetcher{ua: o.UserAgent}
+	f.allow.Store(allow)
+	f.timeout.Store(int64(o.Timeout))
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy: nil, // a proxy would dial for us and bypass the address check
@@ -84,7 +88,8 @@ func New(o Options) (*Fetcher, error) {
 			if err != nil {
 				return nil, err
 			}
-			byName := f.allow.Host(host, port)
+			allow := f.allow.Load()
+			byName := allow.Host(host, port)
 			d := *dialer
 			// Control runs after DNS resolution, on the exact address the socket connects to,
 			// for every address tried: a name that resolves (or re-resolves) to an internal
@@ -94,7 +99,7 @@ func New(o Options) (*Fetcher, error) {
 				if err != nil {
 					return &RefusedError{address, "not an IP address"}
 				}
-				if byName || f.allow.Addr(ap) {
+				if byName || allow.Addr(ap) {
 					return nil
 				}
 				if reason := BlockedReason(ap.Addr()); reason != "" {
@@ -125,6 +130,21 @@ func New(o Options) (*Fetcher, error) {
 	return f, nil
 }
 
+// Configure replaces the allow-list and the timeout (0: the default) for the fetches that start
+// from now on; on an error nothing changes.
+func (f *Fetcher) Configure(allowList []string, timeout time.Duration) error {
+	allow, err := ParseAllow(allowList)
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	f.allow.Store(allow)
+	f.timeout.Store(int64(timeout))
+	return nil
+}
+
 // checkURL validates scheme and host spelling (the address itself is checked when dialed).
 func (f *Fetcher) checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
@@ -141,7 +161,8 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	if f.allow.Host(host, port) {
+	allow := f.allow.Load()
+	if allow.Host(host, port) {
 		return nil
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
@@ -149,7 +170,7 @@ func (f *Fetcher) checkURL(u *url.URL) error {
 		if p, err := netip.ParseAddrPort(net.JoinHostPort(host, port)); err == nil {
 			ap = p
 		}
-		if f.allow.Addr(ap) {
+		if allow.Addr(ap) {
 			return nil
 		}
 		if reason := BlockedReason(ip); reason != "" {
@@ -207,7 +228,8 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxBytes int, format
 	if err := f.checkURL(u); err != nil {
 		return Result{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	timeout := time.Duration(f.timeout.Load())
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -227,7 +249,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxBytes int, format
 			return Result{}, fe
 		}
 		if ctx.Err() != nil {
-			return Result{}, &FieldError{"url", fmt.Sprintf("timed out after %s", f.timeout)}
+			return Result{}, &FieldError{"url", fmt.Sprintf("timed out after %s", timeout)}
 		}
 		return Result{}, &FieldError{"url", fmt.Sprintf("fetch failed: %v", unwrapURL(err))}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSSRFRefused: addresses that must never be fetched without an allow-list entry, in every
@@ -224,5 +225,55 @@ func TestParseAllow(t *testing.T) {
 		if _, err := ParseAllow([]string{bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestConfigureWhileRunning: one Fetcher, reconfigured as the Settings view does: a host added to
+// the allow-list is reached by the next fetch, removed it is refused again, a shorter timeout
+// ends a slow fetch, and a bad entry changes nothing.
+func TestConfigureWhileRunning(t *testing.T) {
+	_, hostport := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			select { // until the client gives up
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		}
+		fmt.Fprint(w, "hello")
+	})
+	f, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) error {
+		_, err := f.Fetch(context.Background(), "http://"+hostport+path, 0, "raw")
+		return err
+	}
+	if err := get("/"); err == nil {
+		t.Fatal("loopback reached before it was allowed")
+	}
+	if err := f.Configure([]string{hostport}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := get("/"); err != nil {
+		t.Fatalf("allowed now, but: %v", err)
+	}
+	if err := f.Configure([]string{"bad entry/"}, time.Second); err == nil {
+		t.Fatal("a bad allow entry was taken")
+	}
+	if err := get("/"); err != nil {
+		t.Fatalf("a refused Configure changed the allow-list: %v", err)
+	}
+	if err := f.Configure([]string{hostport}, 500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := get("/slow"); err == nil || !strings.Contains(err.Error(), "timed out after 500ms") {
+		t.Fatalf("slow fetch with a 500ms timeout: %v", err)
+	}
+	if err := f.Configure(nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := get("/"); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("removed from the allow-list but reached: %v", err)
 	}
 }

@@ -235,6 +235,10 @@ describe('HttpControl against a real server', () => {
     await c.saveML({ defaultBackend: '', judgeBackend: '', backends: [] });
     await c.saveRAG({ backend: 'embedded', url: '', embedder: 'offline', model: '', embedderUrl: '', collection: '', dir: '' });
     await c.setAutostart(true);
+    await c.saveSecurity({ tcpRequireToken: true, httpAllowedOrigins: ['http://localhost:6274'] });
+    await c.regenerateToken('client');
+    await c.saveWeb({ allow: ['intranet.example'], timeout: '30s' });
+    await c.setRAGAPIKey({ action: 'reference', ref: '${QDRANT_API_KEY}' });
     expect(seen.map((s) => [s.method, s.url])).toEqual([
       ['GET', '/api/settings'],
       ['POST', '/api/settings/transports'],
@@ -245,6 +249,16 @@ describe('HttpControl against a real server', () => {
       ['POST', '/api/settings/ml'],
       ['POST', '/api/settings/rag'],
       ['POST', '/api/settings/autostart'],
+      ['POST', '/api/settings/security'],
+      ['POST', '/api/settings/token'],
+      ['POST', '/api/settings/web'],
+      ['POST', '/api/settings/rag/apikey'],
+    ]);
+    expect(seen.slice(9).map((s) => s.body)).toEqual([
+      { tcpRequireToken: true, httpAllowedOrigins: ['http://localhost:6274'] },
+      { token: 'client' },
+      { allow: ['intranet.example'], timeout: '30s' },
+      { action: 'reference', ref: '${QDRANT_API_KEY}' },
     ]);
     expect(seen.slice(1, 4).map((s) => s.body)).toEqual([{ transports: [{ name: 'tcp', enabled: true, addr: '127.0.0.1:9200' }] }, { toolsets: ['files'] }, { workspace: '/w2' }]);
     expect(seen[5].body).toEqual({ policy, tool: 'exec', args: { command: 'rm' } });
@@ -366,7 +380,7 @@ describe('WailsControl', () => {
         calls.push([name, ...args]);
         return result;
       };
-    const names = ['Settings', 'SaveTransports', 'SaveToolsets', 'SaveWorkspace', 'SavePolicy', 'TestPolicy', 'SaveML', 'SaveRAG', 'SetAutostart'];
+    const names = ['Settings', 'SaveTransports', 'SaveToolsets', 'SaveWorkspace', 'SavePolicy', 'TestPolicy', 'SaveML', 'SaveRAG', 'SetAutostart', 'SaveSecurity', 'RegenerateToken', 'SaveWeb', 'SetRAGAPIKey'];
     const app = Object.fromEntries([['Bootstrap', rec('Bootstrap')], ...names.map((n) => [n, rec(n)])]) as unknown as WailsApp;
     const c = new WailsControl(app);
     const policy = { default: '', askTimeout: '', rules: [], roots: [] };
@@ -380,7 +394,16 @@ describe('WailsControl', () => {
     await c.saveML({ defaultBackend: '', judgeBackend: '', backends: [] });
     await c.saveRAG(rag);
     await c.setAutostart(false);
+    await c.saveSecurity({ tcpRequireToken: false, httpAllowedOrigins: [] });
+    await c.regenerateToken('http');
+    await c.saveWeb({ allow: [], timeout: '' });
+    await c.setRAGAPIKey({ action: 'remove' });
     expect(calls.map((c) => c[0])).toEqual(names);
+    expect(calls.slice(10)).toEqual([
+      ['RegenerateToken', 'http'],
+      ['SaveWeb', { allow: [], timeout: '' }],
+      ['SetRAGAPIKey', { action: 'remove' }],
+    ]);
     expect(calls[1]).toEqual(['SaveTransports', [{ name: 'unix', enabled: true, addr: '' }]]);
     expect(calls[8]).toEqual(['SetAutostart', false]);
   });

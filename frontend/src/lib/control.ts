@@ -35,7 +35,11 @@ import type {
   SettingsPolicyInput,
   SettingsPolicyTest,
   SettingsRAG,
+  SettingsRAGAPIKeyInput,
+  SettingsSecurityInput,
+  SettingsTokenRegenerated,
   SettingsTransportInput,
+  SettingsWebInput,
   ToolsetList,
   TransportList,
   WorkspaceGrant,
@@ -96,6 +100,14 @@ export interface Control {
   saveML(ml: SettingsMLInput): Promise<SettingsChange>;
   /** Saves the RAG backend and embedder; used from the next start. */
   saveRAG(rag: SettingsRAG): Promise<SettingsChange>;
+  /** Saves TCP's require_token and HTTP's allowed origins; in force now (TCP and HTTP reopen). */
+  saveSecurity(security: SettingsSecurityInput): Promise<SettingsChange>;
+  /** Replaces a token ("client", "tcp", "http") where it is kept; the answer never holds it. */
+  regenerateToken(token: string): Promise<SettingsTokenRegenerated>;
+  /** Saves web_fetch's allow-list and timeout; in force now. */
+  saveWeb(web: SettingsWebInput): Promise<SettingsChange>;
+  /** Changes how the file refers to the RAG backend's API key; a new key goes to the keyring. */
+  setRAGAPIKey(key: SettingsRAGAPIKeyInput): Promise<SettingsChange>;
   /** "Start at login", as the tray's item. */
   setAutostart(enabled: boolean): Promise<SettingsChange>;
   /** One page of the audit trail, read from its files (the Logs view). */
@@ -147,6 +159,10 @@ export interface WailsApp {
   TestPolicy(test: SettingsPolicyTest): Promise<SettingsPolicyDecision>;
   SaveML(ml: SettingsMLInput): Promise<SettingsChange>;
   SaveRAG(rag: SettingsRAG): Promise<SettingsChange>;
+  SaveSecurity(security: SettingsSecurityInput): Promise<SettingsChange>;
+  RegenerateToken(token: string): Promise<SettingsTokenRegenerated>;
+  SaveWeb(web: SettingsWebInput): Promise<SettingsChange>;
+  SetRAGAPIKey(key: SettingsRAGAPIKeyInput): Promise<SettingsChange>;
   SetAutostart(enabled: boolean): Promise<SettingsChange>;
   Audit(q: AuditQuery): Promise<AuditPage>;
   HubLog(level: string, limit: number): Promise<HubLogList>;
@@ -282,6 +298,18 @@ export class WailsControl implements Control {
   }
   saveRAG(rag: SettingsRAG) {
     return this.call('save RAG', () => this.app.SaveRAG(rag));
+  }
+  saveSecurity(security: SettingsSecurityInput) {
+    return this.call('save security', () => this.app.SaveSecurity(security));
+  }
+  regenerateToken(token: string) {
+    return this.call(`regenerate the ${token} token`, () => this.app.RegenerateToken(token));
+  }
+  saveWeb(web: SettingsWebInput) {
+    return this.call('save web', () => this.app.SaveWeb(web));
+  }
+  setRAGAPIKey(key: SettingsRAGAPIKeyInput) {
+    return this.call('save the RAG key', () => this.app.SetRAGAPIKey(key));
   }
   setAutostart(enabled: boolean) {
     return this.call(`${enabled ? 'enable' : 'disable'} start at login`, () => this.app.SetAutostart(enabled));
@@ -457,6 +485,18 @@ export class HttpControl implements Control {
   }
   saveRAG(rag: SettingsRAG) {
     return this.request<SettingsChange>('save RAG', 'POST', 'api/settings/rag', rag);
+  }
+  saveSecurity(security: SettingsSecurityInput) {
+    return this.request<SettingsChange>('save security', 'POST', 'api/settings/security', security);
+  }
+  regenerateToken(token: string) {
+    return this.request<SettingsTokenRegenerated>(`regenerate the ${token} token`, 'POST', 'api/settings/token', { token });
+  }
+  saveWeb(web: SettingsWebInput) {
+    return this.request<SettingsChange>('save web', 'POST', 'api/settings/web', web);
+  }
+  setRAGAPIKey(key: SettingsRAGAPIKeyInput) {
+    return this.request<SettingsChange>('save the RAG key', 'POST', 'api/settings/rag/apikey', key);
   }
   setAutostart(enabled: boolean) {
     return this.request<SettingsChange>(`${enabled ? 'enable' : 'disable'} start at login`, 'POST', 'api/settings/autostart', { enabled });

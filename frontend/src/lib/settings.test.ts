@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   argsText,
+  autostartMark,
   decisionTone,
   errorsAt,
   isPending,
@@ -13,17 +14,26 @@ import {
   policyForm,
   policyInput,
   ragForm,
+  ragKeyForm,
+  ragKeyInput,
+  ragKeyText,
   removeAt,
   saveErrors,
   savedText,
+  securityForm,
+  securityInput,
   testArgs,
+  tokenTitle,
+  tokenWhere,
   toolsetsForm,
   toolsetsInput,
   transportsForm,
   transportsInput,
   unplaced,
+  webForm,
+  webInput,
 } from './settings';
-import type { Settings } from './types';
+import type { ActivityEntry, Settings } from './types';
 
 function sampleSettings(extra: Partial<Settings> = {}): Settings {
   return {
@@ -55,10 +65,30 @@ function sampleSettings(extra: Partial<Settings> = {}): Settings {
       roots: ['~/src', '/srv'],
       status: { path: '/home/u/.config/switchboard/config.toml', default: 'allow', askTimeout: '2m0s', rules: 2, rootsAllow: [], loadedAt: '' },
     },
-    ml: { defaultBackend: 'gpu', judgeBackend: '', backends: [{ name: 'gpu', kind: 'openai', url: 'http://gpu:8000/v1', origin: 1 }], running: ['ollama'] },
-    rag: { backend: 'embedded', url: '', embedder: 'offline', model: '', embedderUrl: '', collection: 'hostuk-docs', dir: '' },
+    ml: {
+      defaultBackend: 'gpu',
+      judgeBackend: '',
+      backends: [{ name: 'gpu', kind: 'openai', url: 'http://gpu:8000/v1', origin: 1 }],
+      running: ['ollama'],
+      influxUrl: 'http://admin:xxxxx@influx.lab:8086',
+      influxDb: '',
+    },
+    rag: { backend: 'embedded', url: '', embedder: 'offline', model: '', embedderUrl: '', collection: 'hostuk-docs', dir: '', apiKey: { state: 'secret', name: 'lab-qdrant' } },
     autostart: { available: true, enabled: false, entry: '/home/u/.config/autostart/switchboard.desktop' },
+    security: {
+      tcpRequireToken: false,
+      httpAllowedOrigins: ['http://localhost:6274'],
+      runningTcpRequireToken: false,
+      runningHttpAllowedOrigins: ['http://localhost:6274'],
+      tokens: [
+        { name: 'client', source: 'file', where: '/home/u/.config/switchboard/token', exists: true, usedBy: ['http', 'tcp'], regenerate: true, reconfigure: 'Reconfigure: …' },
+        { name: 'http', source: 'client', where: '/home/u/.config/switchboard/token', exists: false, usedBy: ['http'], regenerate: false, reconfigure: '' },
+        { name: 'tcp', source: 'env', where: 'SWITCHBOARD_TCP_TOKEN', exists: false, usedBy: ['tcp'], regenerate: false, reconfigure: '' },
+      ],
+    },
+    web: { allow: ['intranet.example'], timeout: '', envAllow: [] },
     overrides: [],
+    flags: [],
     pending: [],
     ...extra,
   };
@@ -141,6 +171,9 @@ describe('building the API input', () => {
     expect(mlInput(f)).toEqual({
       defaultBackend: 'gpu',
       judgeBackend: '',
+      // The URL as shown (password hidden) goes back as is: the hub keeps the file's.
+      influxUrl: 'http://admin:xxxxx@influx.lab:8086',
+      influxDb: '',
       backends: [
         { name: 'gpu', kind: 'openai', url: 'http://gpu:8000/v1', origin: 1 },
         { name: 'local', kind: 'ollama', url: 'http://127.0.0.1:11434', endpoint: 'generate' },
@@ -184,5 +217,75 @@ describe('display', () => {
     expect(savedText({ path: '/c.toml', diff: '+x', applies: 'now' })).toBe('Saved to /c.toml and in force now.');
     expect(savedText({ path: '/c.toml', diff: '+x', applies: 'next start' })).toBe('Saved to /c.toml; applies at the next start.');
     expect(savedText({ path: '/c.toml', diff: '', applies: 'now' })).toContain('Nothing to change');
+  });
+});
+
+describe('security, web, the RAG key, flags', () => {
+  it('fills and builds the security and web forms, one entry per line', () => {
+    const s = sampleSettings();
+    const f = securityForm(s);
+    expect(f).toEqual({ tcpRequireToken: false, origins: 'http://localhost:6274' });
+    f.tcpRequireToken = true;
+    f.origins = ' http://localhost:6274 \n\nhttps://app.example.com\n';
+    expect(securityInput(f)).toEqual({ tcpRequireToken: true, httpAllowedOrigins: ['http://localhost:6274', 'https://app.example.com'] });
+    const w = webForm(s);
+    expect(w).toEqual({ allow: 'intranet.example', timeout: '' });
+    w.allow += '\n 10.0.0.0/8 \n';
+    w.timeout = ' 90s ';
+    expect(webInput(w)).toEqual({ allow: ['intranet.example', '10.0.0.0/8'], timeout: '90s' });
+  });
+
+  it('describes tokens by where they are kept, never by value', () => {
+    const [client, http, tcp] = sampleSettings().security.tokens;
+    expect(tokenTitle(client)).toBe('Client token (HTTP, TCP)');
+    expect(tokenWhere(client)).toBe('kept in /home/u/.config/switchboard/token');
+    expect(tokenWhere({ ...client, exists: false })).toBe('kept in /home/u/.config/switchboard/token (created on first use)');
+    expect(tokenWhere(http)).toBe('uses the client token');
+    expect(tokenWhere(tcp)).toBe('set by the environment variable SWITCHBOARD_TCP_TOKEN');
+    expect(tokenWhere({ ...http, source: 'config', where: '[http] token in /c.toml' })).toBe('set in [http] token in /c.toml');
+    expect(tokenTitle({ ...client, usedBy: [] })).toBe('Client token (no transport now)');
+    expect(tokenTitle(tcp)).toBe('TCP token');
+  });
+
+  it('changes the RAG key only when asked, and a new key only with a value', () => {
+    const s = sampleSettings();
+    expect(ragKeyText(s)).toBe('the keyring secret lab-qdrant (${secret:lab-qdrant})');
+    expect(ragKeyText(sampleSettings({ rag: { ...s.rag, apiKey: { state: 'env', name: 'QDRANT_API_KEY' } } }))).toBe('the environment variable QDRANT_API_KEY (${QDRANT_API_KEY})');
+    expect(ragKeyText(sampleSettings({ rag: { ...s.rag, apiKey: { state: 'literal' } } }))).toContain('not shown');
+    expect(ragKeyText(sampleSettings({ rag: { ...s.rag, apiKey: { state: 'none' } } }))).toBe('none');
+    const f = ragKeyForm(s);
+    expect(f).toEqual({ mode: 'keep', ref: '${secret:lab-qdrant}', name: 'lab-qdrant', value: '' });
+    expect(ragKeyForm(sampleSettings({ rag: { ...s.rag, apiKey: { state: 'none' } } })).name).toBe('rag-api-key');
+    expect(ragKeyInput(f)).toEqual({ value: null });
+    expect(ragKeyInput({ ...f, mode: 'store' })).toEqual({ error: { field: 'rag.api_key', text: 'rag.api_key: paste the key to store in the keyring' } });
+    expect(ragKeyInput({ ...f, mode: 'store', name: ' lab ', value: 'k-123' })).toEqual({ value: { action: 'store', name: 'lab', value: 'k-123' } });
+    expect(ragKeyInput({ ...f, mode: 'reference', ref: ' ${KEY} ' })).toEqual({ value: { action: 'reference', ref: '${KEY}' } });
+    expect(ragKeyInput({ ...f, mode: 'remove' })).toEqual({ value: { action: 'remove' } });
+  });
+
+  it('marks keys set by a flag or added to by the environment, next to their section', () => {
+    const s = sampleSettings({
+      flags: [
+        { flag: '--workspace', key: 'workspace', value: '/tmp/x' },
+        { flag: '--token', key: 'http.token', value: '' },
+      ],
+      overrides: [{ env: 'SWITCHBOARD_FETCH_ALLOW', key: 'web.allow', adds: true }],
+    });
+    expect(overridesFor(s, ['workspace'])).toEqual(['workspace is set by --workspace (/tmp/x) for this run; the saved value applies when Switchboard is started without it']);
+    expect(overridesFor(s, ['http.token'])).toEqual(['http.token is set by --token for this run; the saved value applies when Switchboard is started without it']);
+    expect(overridesFor(s, ['web'])).toEqual(['SWITCHBOARD_FETCH_ALLOW adds to web.allow']);
+    expect(overridesFor(s, ['toolsets'])).toEqual([]);
+  });
+
+  it('marks the newest Start at login switch in the activity feed', () => {
+    const e = (tool: string, callId: string, outcome = 'ok'): ActivityEntry =>
+      ({ time: `2026-01-01T00:00:0${callId.slice(1)}Z`, callId, tool, outcome, actor: 'tray', session: '', transport: 'tray', user: '', level: 'SECURITY', durationMs: 1, args: '' }) as ActivityEntry;
+    expect(autostartMark([])).toBe('');
+    expect(autostartMark([e('exec', 'c1')])).toBe('');
+    const first = autostartMark([e('autostart_set', 'a1'), e('exec', 'c2')]);
+    expect(first).toBe('a1@2026-01-01T00:00:01Z');
+    // A "started" line is not the switch yet; the outcome is.
+    expect(autostartMark([e('autostart_set', 'a1'), e('autostart_set', 'a3', 'started')])).toBe(first);
+    expect(autostartMark([e('autostart_set', 'a1'), e('autostart_set', 'a3')])).toBe('a3@2026-01-01T00:00:03Z');
   });
 });

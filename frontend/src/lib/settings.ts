@@ -4,25 +4,32 @@
 // GET /api/settings answer and the forms, tested without a DOM.
 
 import type {
+  ActivityEntry,
   Settings,
   SettingsMLInput,
   SettingsPolicyInput,
   SettingsPolicyRule,
   SettingsRAG,
+  SettingsRAGAPIKeyInput,
+  SettingsSecurityInput,
+  SettingsToken,
   SettingsTransportInput,
+  SettingsWebInput,
 } from './types';
 
 export { diffLines, type DiffLine } from './clients';
 
 /** The sections, each saved by its own button, in the order the view shows them. */
-export const SECTIONS = ['transports', 'toolsets', 'workspace', 'policy', 'ml', 'rag', 'servers', 'autostart'] as const;
+export const SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'ml', 'rag', 'servers', 'autostart'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const SECTION_TITLES: Record<Section, string> = {
   transports: 'Transports',
+  security: 'Transport security',
   toolsets: 'Toolsets',
   workspace: 'Workspace',
   policy: 'Policy and roots',
+  web: 'Web fetch',
   ml: 'Inference backends',
   rag: 'RAG',
   servers: 'Upstream servers',
@@ -71,6 +78,34 @@ export interface MLForm {
   defaultBackend: string;
   judgeBackend: string;
   backends: BackendForm[];
+  /** ml_status's InfluxDB 1.x server; a password in it is shown (and sent back) as xxxxx. */
+  influxUrl: string;
+  influxDb: string;
+}
+
+export interface SecurityForm {
+  tcpRequireToken: boolean;
+  /** One origin per line. */
+  origins: string;
+}
+
+export interface WebForm {
+  /** One allow-list entry per line. */
+  allow: string;
+  timeout: string;
+}
+
+/** How the RAG key form changes the key: leave it, refer to one, store a new one, remove it. */
+export type RAGKeyMode = 'keep' | 'reference' | 'store' | 'remove';
+
+export interface RAGKeyForm {
+  mode: RAGKeyMode;
+  /** ${secret:NAME} or ${VAR}. */
+  ref: string;
+  /** The keyring name a new key is stored under. */
+  name: string;
+  /** The new key itself: sent once to the hub, which puts it in the keyring. */
+  value: string;
 }
 
 export interface TestForm {
@@ -112,6 +147,8 @@ export function mlForm(s: Settings): MLForm {
   return {
     defaultBackend: m?.defaultBackend ?? '',
     judgeBackend: m?.judgeBackend ?? '',
+    influxUrl: m?.influxUrl ?? '',
+    influxDb: m?.influxDb ?? '',
     backends: (m?.backends ?? []).map((b) => ({
       name: b.name,
       kind: b.kind,
@@ -135,6 +172,21 @@ export function ragForm(s: Settings): SettingsRAG {
     collection: r?.collection ?? '',
     dir: r?.dir ?? '',
   };
+}
+
+export function securityForm(s: Settings): SecurityForm {
+  return { tcpRequireToken: s.security?.tcpRequireToken ?? false, origins: (s.security?.httpAllowedOrigins ?? []).join('\n') };
+}
+
+export function webForm(s: Settings): WebForm {
+  return { allow: (s.web?.allow ?? []).join('\n'), timeout: s.web?.timeout ?? '' };
+}
+
+/** The RAG key form starts by leaving the key as it is; a new key is stored as rag-api-key unless named. */
+export function ragKeyForm(s: Settings): RAGKeyForm {
+  const k = s.rag?.apiKey;
+  const ref = k?.state === 'secret' ? `\${secret:${k.name}}` : k?.state === 'env' ? `\${${k.name}}` : '';
+  return { mode: 'keep', ref, name: k?.state === 'secret' && k.name ? k.name : 'rag-api-key', value: '' };
 }
 
 export function newRule(): RuleForm {
@@ -234,6 +286,8 @@ export function mlInput(f: MLForm): SettingsMLInput {
   return {
     defaultBackend: f.defaultBackend.trim(),
     judgeBackend: f.judgeBackend.trim(),
+    influxUrl: f.influxUrl.trim(),
+    influxDb: f.influxDb.trim(),
     backends: f.backends.map((b) => {
       const out: SettingsMLInput['backends'][number] = { name: b.name.trim(), kind: b.kind, url: b.url.trim() };
       if (b.model.trim()) out.model = b.model.trim();
@@ -243,6 +297,32 @@ export function mlInput(f: MLForm): SettingsMLInput {
       return out;
     }),
   };
+}
+
+export function securityInput(f: SecurityForm): SettingsSecurityInput {
+  return { tcpRequireToken: f.tcpRequireToken, httpAllowedOrigins: lines(f.origins) };
+}
+
+export function webInput(f: WebForm): SettingsWebInput {
+  return { allow: lines(f.allow), timeout: f.timeout.trim() };
+}
+
+/**
+ * ragKeyInput is POST /api/settings/rag/apikey's body, or null when the form leaves the key as it
+ * is. A pasted key is checked here only for being there: the hub checks the rest.
+ */
+export function ragKeyInput(f: RAGKeyForm): { value: SettingsRAGAPIKeyInput | null } | { error: FieldError } {
+  switch (f.mode) {
+    case 'keep':
+      return { value: null };
+    case 'remove':
+      return { value: { action: 'remove' } };
+    case 'reference':
+      return { value: { action: 'reference', ref: f.ref.trim() } };
+    case 'store':
+      if (!f.value.trim()) return { error: { field: 'rag.api_key', text: 'rag.api_key: paste the key to store in the keyring' } };
+      return { value: { action: 'store', name: f.name.trim(), value: f.value } };
+  }
 }
 
 /** The toolsets to save in the hub's order (checked in any order). */
@@ -266,7 +346,7 @@ const FIELD_RE = /^([A-Za-z_][\w-]*(?:\[\d+\])?(?:\.[\w-]+(?:\[\d+\])?)*): /;
  * status ("save policy: HTTP 400: "), which the form does not repeat.
  */
 export function saveErrors(message: string): SaveErrors {
-  const text = message.replace(/^(?:save [^:]+|test a call|read settings|(?:en|dis)able start at login): (?:HTTP \d{3}: )?/, '');
+  const text = message.replace(/^(?:save [^:]+|test a call|read settings|regenerate the \w+ token|(?:en|dis)able start at login): (?:HTTP \d{3}: )?/, '');
   const out: SaveErrors = { fields: [], general: [] };
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
@@ -305,9 +385,67 @@ export function decisionTone(d: string): 'ok' | 'busy' | 'bad' | 'idle' {
   return 'idle';
 }
 
-/** The environment variables that override keys of a section (tcp.addr for transports, …). */
+/**
+ * What overrides keys of a section in this hub (tcp.addr for transports, …): environment
+ * variables, and command-line flags that set a key to something other than the file's value.
+ */
 export function overridesFor(s: Settings, prefixes: string[]): string[] {
-  return (s.overrides ?? []).filter((o) => prefixes.some((p) => o.key.split(', ').some((k) => k === p || k.startsWith(p + '.')))).map((o) => `${o.env} overrides ${o.key}`);
+  const matches = (key: string) => prefixes.some((p) => key.split(', ').some((k) => k === p || k.startsWith(p + '.')));
+  const env = (s.overrides ?? []).filter((o) => matches(o.key)).map((o) => (o.adds ? `${o.env} adds to ${o.key}` : `${o.env} overrides ${o.key}`));
+  const flags = (s.flags ?? [])
+    .filter((f) => matches(f.key))
+    .map((f) => `${f.key} is set by ${f.flag}${f.value ? ` (${f.value})` : ''} for this run; the saved value applies when Switchboard is started without it`);
+  return [...env, ...flags];
+}
+
+/** Where a token is kept, for people: never its value. */
+export function tokenWhere(t: SettingsToken): string {
+  switch (t.source) {
+    case 'file':
+      return t.exists ? `kept in ${t.where}` : `kept in ${t.where} (created on first use)`;
+    case 'config':
+      return `set in ${t.where}`;
+    case 'env':
+      return `set by the environment variable ${t.where}`;
+    case 'flag':
+      return `set by ${t.where} for this run`;
+    case 'client':
+      return 'uses the client token';
+  }
+  return t.where;
+}
+
+/** The label of a token's row. */
+export function tokenTitle(t: SettingsToken): string {
+  if (t.name === 'client') return `Client token (${t.usedBy.length ? t.usedBy.map((u) => u.toUpperCase()).join(', ') : 'no transport now'})`;
+  return `${t.name.toUpperCase()} token`;
+}
+
+/** How the file holds the RAG key, for people: never the key. */
+export function ragKeyText(s: Settings): string {
+  const k = s.rag?.apiKey;
+  switch (k?.state) {
+    case 'secret':
+      return `the keyring secret ${k.name} (\${secret:${k.name}})`;
+    case 'env':
+      return `the environment variable ${k.name} (\${${k.name}})`;
+    case 'literal':
+      return 'a key written in the file (not shown); store it in the keyring instead';
+  }
+  return 'none';
+}
+
+/**
+ * autostartMark identifies the newest "Start at login" switch in the activity feed (from the tray,
+ * this view or another window), or '' when there is none: when it changes, the view re-reads
+ * whether the login entry exists.
+ */
+export function autostartMark(entries: ActivityEntry[]): string {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e.tool === 'autostart_set' && e.outcome !== 'started') return `${e.callId ?? ''}@${e.time}`;
+  }
+  return '';
 }
 
 export function isPending(s: Settings, section: Section): boolean {
@@ -320,8 +458,11 @@ export function savedText(change: { path: string; diff: string; applies: string 
   return change.applies === 'now' ? `Saved to ${change.path} and in force now.` : `Saved to ${change.path}; applies at the next start.`;
 }
 
+/** The [rag] keys the RAG form edits as text (the API key has its own form). */
+export type RAGField = Exclude<keyof SettingsRAG, 'apiKey'>;
+
 /** What an empty field means, for placeholders. */
-export const RAG_DEFAULTS: Record<keyof SettingsRAG, string> = {
+export const RAG_DEFAULTS: Record<RAGField, string> = {
   backend: 'embedded',
   url: 'localhost:6334',
   embedder: 'offline',

@@ -167,6 +167,20 @@ export type SettingsPolicyDecision = app.PolicyDecision;
 export type SettingsMLBackend = app.MLBackendSetting;
 export type SettingsMLInput = app.MLInput;
 export type SettingsRAG = app.RAGSettings;
+/** How the file holds the RAG backend's API key (never the key). */
+export type SettingsRAGAPIKey = app.RAGAPIKeySetting;
+/** A reference to write, a new key for the keyring, or none. */
+export type SettingsRAGAPIKeyInput = app.RAGAPIKeyInput;
+/** TCP's require_token, HTTP's allowed origins, where each token is kept (never its value). */
+export type SettingsSecurity = app.SecuritySettings;
+export type SettingsSecurityInput = app.SecurityInput;
+export type SettingsToken = app.TokenSetting;
+/** A regenerated token: where it is kept and who needs it, never the token. */
+export type SettingsTokenRegenerated = app.TokenRegenerated;
+export type SettingsWeb = app.WebSettings;
+export type SettingsWebInput = app.WebInput;
+/** A command-line flag of this run that set a key to something other than the file's value. */
+export type SettingsFlag = app.SettingFlag;
 // ---- logs (Logs view) -------------------------------------------------------------------------
 
 /** GET /api/audit's filters and cursor (Audit). */

@@ -238,9 +238,22 @@ export interface Settings {
   rag: RAGSettings;
   autostart: AutostartSetting;
   /**
+   * Security is how TCP and HTTP clients are let in (controller_settings_security.go).
+   */
+  security: SecuritySettings;
+  /**
+   * Web is web_fetch's [web] section.
+   */
+  web: WebSettings;
+  /**
    * Overrides are environment variables of this hub that override keys of the file.
    */
   overrides: SettingOverride[];
+  /**
+   * Flags are command-line flags this hub was started with that set a key to something other
+   * than the file's value: the saved value applies when it is started without them.
+   */
+  flags: SettingFlag[];
   /**
    * Pending names the sections whose saved values the running hub does not use yet: they apply
    * at the next start ("workspace", "ml", "rag").
@@ -369,6 +382,13 @@ export interface MLInput {
   defaultBackend: string;
   judgeBackend: string;
   backends: MLBackendSetting[];
+  /**
+   * InfluxURL and InfluxDB are the InfluxDB 1.x server ml_status reads ("" : the defaults;
+   * left out: the file's stay). A URL that holds a password is shown with the password hidden;
+   * sent back unchanged, the file's URL stays as it is.
+   */
+  influxUrl?: string;
+  influxDb?: string;
 }
 /**
  * MLSettings is MLInput as saved, and the backends the running hub has.
@@ -378,9 +398,12 @@ export interface MLSettings {
   judgeBackend: string;
   backends: MLBackendSetting[];
   running: string[];
+  influxUrl: string; // password hidden
+  influxDb: string;
 }
 /**
- * RAGSettings is the [rag] keys the form edits (api_key is never shown, and stays as it is).
+ * RAGSettings is the [rag] keys the form edits. The API key is never shown: APIKey says how the
+ * file holds it, and SetRAGAPIKey changes it (SaveRAG leaves it as it is).
  */
 export interface RAGSettings {
   backend: string;
@@ -390,6 +413,10 @@ export interface RAGSettings {
   embedderUrl: string;
   collection: string;
   dir: string;
+  /**
+   * APIKey is read only (ignored by SaveRAG).
+   */
+  apiKey?: RAGAPIKeySetting;
 }
 /**
  * AutostartSetting is the tray's "Start at login": the XDG autostart entry, and [desktop]
@@ -407,6 +434,10 @@ export interface AutostartSetting {
 export interface SettingOverride {
   env: string;
   key: string;
+  /**
+   * Adds: the variable's entries are used besides the file's (SWITCHBOARD_FETCH_ALLOW).
+   */
+  adds?: boolean;
 }
 /**
  * TransportInput is one transport as the form saves it; Addr "" keeps the saved address.
@@ -429,6 +460,138 @@ export interface SettingsChange {
   applies: string;
   note: string;
   settings: Settings;
+}
+
+//////////
+// source: controller_settings_security.go
+
+/**
+ * SecuritySettings is how TCP and HTTP clients are let in: the file's require_token and
+ * allowed_origins, what the running transports enforce, and where each token is kept.
+ */
+export interface SecuritySettings {
+  tcpRequireToken: boolean;
+  httpAllowedOrigins: string[];
+  /**
+   * Running is what the transports enforce now (the same after a save: it applies at once).
+   */
+  runningTcpRequireToken: boolean;
+  runningHttpAllowedOrigins: string[];
+  tokens: TokenSetting[];
+}
+/**
+ * TokenSetting describes one token without its value: where it is kept, whether the Settings
+ * view can regenerate it, and who has to be told the new one.
+ */
+export interface TokenSetting {
+  /**
+   * Name is "client" (the client token file), "tcp" or "http" (each transport's token).
+   */
+  name: string;
+  source: 'file' | 'config' | 'env' | 'flag' | 'client';
+  /**
+   * Where: the file's path, the config key, the variable or the flag.
+   */
+  where: string;
+  /**
+   * Exists: for the client token file, whether it has been created.
+   */
+  exists: boolean;
+  /**
+   * UsedBy lists the transports that use this token (the client token: those without their own).
+   */
+  usedBy: string[];
+  regenerate: boolean;
+  /**
+   * Reconfigure says which clients need the new token after a regeneration, and how to get it.
+   */
+  reconfigure: string;
+}
+/**
+ * SecurityInput is what the form saves of the transports' security.
+ */
+export interface SecurityInput {
+  tcpRequireToken: boolean;
+  httpAllowedOrigins: string[];
+}
+/**
+ * TokenRegenerated is RegenerateToken's answer: which token changed and where it is kept (never
+ * its value), what to tell which clients, and the settings after it.
+ */
+export interface TokenRegenerated {
+  token: string;
+  path: string;
+  /**
+   * Diff is the config file's diff for a token kept there, with the tokens replaced by a
+   * placeholder; "" for the client token file.
+   */
+  diff: string;
+  reconfigure: string;
+  settings: Settings;
+}
+/**
+ * WebSettings is web_fetch's [web] section: hosts allowed although internal, and the timeout.
+ */
+export interface WebSettings {
+  allow: string[];
+  /**
+   * Timeout as the file writes it; "" when it leaves it out (30s).
+   */
+  timeout: string;
+  /**
+   * EnvAllow are SWITCHBOARD_FETCH_ALLOW's entries, allowed besides the file's.
+   */
+  envAllow: string[];
+}
+/**
+ * WebInput is what the form saves of [web].
+ */
+export interface WebInput {
+  allow: string[];
+  timeout: string;
+}
+/**
+ * RAGAPIKeySetting is how the config file holds the RAG backend's API key, never the key.
+ */
+export interface RAGAPIKeySetting {
+  /**
+   * State: none, secret (${secret:NAME}), env (${VAR}) or literal (a key written in the file:
+   * it works, but the file is no place for it).
+   */
+  state: 'none' | 'secret' | 'env' | 'literal';
+  /**
+   * Name is the keyring secret's or the variable's name (secret, env).
+   */
+  name?: string;
+}
+/**
+ * RAGAPIKeyInput changes the RAG backend's API key.
+ */
+export interface RAGAPIKeyInput {
+  /**
+   * Action: "reference" writes Ref (${secret:NAME} or ${VAR}); "store" puts Value in the
+   * keyring as Name and writes ${secret:Name}; "remove" deletes the key from the file.
+   */
+  action: 'reference' | 'store' | 'remove';
+  ref?: string;
+  name?: string;
+  /**
+   * Value is the key itself (store only): it goes to the keyring, never to the file, the audit
+   * log or an answer.
+   */
+  value?: string;
+}
+/**
+ * SettingFlag is a command-line flag of this run that set a key to something other than the
+ * file's value.
+ */
+export interface SettingFlag {
+  flag: string;
+  key: string;
+  /**
+   * Value is what the flag gave ("" for a token: never shown).
+   */
+  value: string;
 }
 
 //////////
@@ -625,6 +788,10 @@ export interface Stack {
    */
   HubLog?: hublog.Ring;
   Metrics?: unknown /* metrics.Store */;
+  /**
+   * Fetcher is web_fetch's: the Settings view changes its allow-list and timeout live.
+   */
+  Fetcher?: unknown /* fetch.Fetcher */;
   Policy?: policy.Store;
   Approvals?: policy.Broker;
 }

@@ -413,6 +413,16 @@ export interface TransportStatus {
  */
 export interface Transports {
 }
+/**
+ * TransportSecurity is how TCP and HTTP clients are let in: the tokens they present, whether TCP
+ * asks for its token on loopback too, and the browser origins HTTP accepts besides its own.
+ */
+export interface TransportSecurity {
+  TCPToken: string;
+  TCPRequireToken: boolean;
+  HTTPToken: string;
+  HTTPAllowedOrigins: string[];
+}
 
 //////////
 // source: tools_files.go
