@@ -64,8 +64,13 @@ func Watch(ctx context.Context, path string, changed func(Config, error)) error 
 			if filepath.Base(ev.Name) == filepath.Clean(name) {
 				settle.Reset(watchSettle)
 			}
-		case <-w.Errors:
-			// An overflowed event queue loses events: load once to be sure.
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			// An overflowed event queue (fsnotify.ErrEventOverflow) loses events: load once to
+			// be sure; any other error is the same for us.
+			_ = err
 			settle.Reset(watchSettle)
 		case <-settle.C:
 			changed(load())

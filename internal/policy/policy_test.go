@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -180,13 +179,6 @@ func FuzzRules(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
-
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestStoreApplyKeepsLastGood(t *testing.T) {
 	p, err := Compile(Config{Rules: []RuleSpec{{Tool: "file_delete", Action: "deny"}}}, RootsConfig{})
