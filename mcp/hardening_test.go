@@ -19,6 +19,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // rawLines drives a Service over a raw newline-delimited stream and returns every line the server
@@ -422,7 +424,7 @@ func TestFloodingClientIsBounded(t *testing.T) {
 	}
 	flood.Close()
 	sent.Wait()
-	waitFor(t, func() bool { return heapInUse() < base+32<<20 }, "memory returned after the flooder left")
+	testutil.Eventually(t, "memory returned after the flooder left", func() bool { return heapInUse() < base+32<<20 })
 }
 
 // TestWindowKeepsSmallCallsConcurrent: the per-connection window that serializes large replies

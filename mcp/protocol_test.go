@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -128,14 +129,14 @@ func TestExecProgressAndCancellation(t *testing.T) {
 		t.Fatalf("pids file %q", raw)
 	}
 	rc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
-	waitFor(t, func() bool {
+	testutil.Eventually(t, "the cancelled command and its child to end", func() bool {
 		for _, pid := range pids {
 			if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.Signal(0)) == nil {
 				return false
 			}
 		}
 		return true
-	}, "the cancelled command and its child to end")
+	})
 	time.Sleep(300 * time.Millisecond) // room for a (wrong) reply to be written
 	rc.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	_, before := rc.next(func(m map[string]any) bool { return fmt.Sprint(m["id"]) == "8" }, 5*time.Second)

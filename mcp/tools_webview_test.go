@@ -28,21 +28,11 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
-
-// needBrowser skips without Chromium, except under CI=true where a missing browser fails.
-func needBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := webview.FindBrowser(os.Getenv("SWITCHBOARD_BROWSER")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but no browser: %v (build/setup-deps.sh installs chromium)", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
-}
 
 func newBrowserService(t *testing.T, opts ...Option) (*Service, *webview.Webview) {
 	t.Helper()
@@ -139,20 +129,8 @@ func TestWebviewAnnotationsAndAudit(t *testing.T) {
 	}
 }
 
-func snapRef(t *testing.T, snap, prefix string) string {
-	t.Helper()
-	for _, line := range strings.Split(snap, "\n") {
-		if i := strings.Index(line, prefix+" [ref="); i >= 0 {
-			rest := line[i+len(prefix)+6:]
-			return rest[:strings.IndexByte(rest, ']')]
-		}
-	}
-	t.Fatalf("no %q with a ref in snapshot:\n%s", prefix, snap)
-	return ""
-}
-
 func TestWebviewToolsEndToEnd(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	srv := webviewServer(t)
@@ -205,9 +183,9 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 
 	// Type and click through refs, then through selectors.
 	var ok WebviewSuccessOutput
-	mustCall(t, cs, "webview_type", map[string]any{"ref": snapRef(t, snap.Snapshot, `textbox "Email"`), "text": "me@"}, &ok)
+	mustCall(t, cs, "webview_type", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `textbox "Email"`), "text": "me@"}, &ok)
 	mustCall(t, cs, "webview_type", map[string]any{"selector": "#email", "text": "example.org"}, &ok) // appends
-	mustCall(t, cs, "webview_click", map[string]any{"ref": snapRef(t, snap.Snapshot, `checkbox "I agree"`)}, &ok)
+	mustCall(t, cs, "webview_click", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `checkbox "I agree"`)}, &ok)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#send"}, &ok)
 	var ev WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
@@ -325,8 +303,8 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	}
 
 	// Navigating by clicking a link: refs expire, the uncaught error is captured with URL and line.
-	oldRef := snapRef(t, snap.Snapshot, `button "Send"`)
-	mustCall(t, cs, "webview_click", map[string]any{"ref": snapRef(t, snap.Snapshot, `link "Next"`)}, &ok)
+	oldRef := testutil.SnapshotRef(t, snap.Snapshot, `button "Send"`)
+	mustCall(t, cs, "webview_click", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `link "Next"`)}, &ok)
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "button"}, &st)
 	if e := call(t, cs, "webview_click", map[string]any{"ref": oldRef}, nil); !strings.HasPrefix(e, "ref: ") || !strings.Contains(e, "take a new snapshot") {
 		t.Fatalf("stale ref after navigation: %q", e)
@@ -460,7 +438,7 @@ func processGroup(pgid int) []string {
 }
 
 func TestWebviewNavigationPolicy(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	ws := s.Workspace().Dir()
@@ -549,7 +527,7 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 }
 
 func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	a, b := connect(t, s), connect(t, s)
 	srv := webviewServer(t)
@@ -561,7 +539,7 @@ func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
 		t.Fatalf("client b sees %+v", snap)
 	}
 	// b types via its ref, a clicks; both see the result.
-	mustCall(t, b, "webview_type", map[string]any{"ref": snapRef(t, snap.Snapshot, `textbox "Email"`), "text": "b@x"}, nil)
+	mustCall(t, b, "webview_type", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `textbox "Email"`), "text": "b@x"}, nil)
 	mustCall(t, a, "webview_click", map[string]any{"selector": "#send"}, nil)
 	var ev WebviewEvalOutput
 	mustCall(t, b, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
@@ -596,7 +574,7 @@ func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
 }
 
 func TestWebviewConnectToRunningBrowser(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	// A browser started elsewhere (here by a second Webview), reached over its DevTools URL.
 	other := webview.New(webview.Options{DataDir: t.TempDir()})
 	info, err := other.Launch(context.Background(), webview.LaunchOptions{})
@@ -627,7 +605,7 @@ func TestWebviewConnectToRunningBrowser(t *testing.T) {
 }
 
 func TestWebviewDashboardFeed(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	h := wshub.New(wshub.Options{})
 	s, _ := newBrowserService(t, WithWSHub(h))
 	addr, _, err := h.Start("127.0.0.1:0")
@@ -702,7 +680,7 @@ func TestWebviewDashboardFeed(t *testing.T) {
 }
 
 func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	dataDir := t.TempDir()
 	w := webview.New(webview.Options{DataDir: dataDir, BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
 	s, err := New(WithWorkspaceRoot(t.TempDir()), WithBrowser(w))
@@ -736,7 +714,7 @@ func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
 }
 
 func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	var mu sync.Mutex
 	var msgs []string
@@ -785,7 +763,7 @@ func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
 }
 
 func TestWebviewLaunchErrors(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	s, _ := newBrowserService(t)
@@ -808,7 +786,7 @@ func TestWebviewLaunchErrors(t *testing.T) {
 }
 
 func TestWebviewBrowserCrashIsReported(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	var launch WebviewLaunchOutput
@@ -1014,7 +992,7 @@ func screenshotColours(t *testing.T, cs *sdk.ClientSession) (red, blue int) {
 // subresources (images, scripts, styles), iframes, symlinks that lead out, popups from a link
 // or window.open. The popups cannot be selected, and the tab list hides what they show.
 func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	fx := newFileGuardFixture(t, s.Workspace().Dir())
@@ -1099,7 +1077,7 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 // A workspace directory is listed (the hub serves file:// loads, so it renders the listing), and
 // the listing's links stay in the workspace.
 func TestWebviewFileGuardServesWorkspaceDirectories(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	ws := s.Workspace().Dir()
@@ -1129,7 +1107,7 @@ func TestWebviewFileGuardServesWorkspaceDirectories(t *testing.T) {
 // launched Chromium would otherwise save into $HOME/Downloads), and pages cannot read the
 // browser's own DevTools endpoint (its /json/list shows every tab).
 func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	home := t.TempDir()
 	t.Setenv("HOME", home) // the launched browser's default download directory is $HOME/Downloads
 	name := fmt.Sprintf("switchboard-download-%d.txt", time.Now().UnixNano())
@@ -1177,7 +1155,7 @@ func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
 // for: one on a file outside the workspace is listed without its title or path and refused, and
 // one on a workspace file is refused too (what it loaded was not served by the hub).
 func TestWebviewConnectedBrowserKeepsItsOwnFileTabs(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	fx := newFileGuardFixture(t, s.Workspace().Dir())
 	// The user's browser, started with a tab on a file outside the workspace and one inside it.

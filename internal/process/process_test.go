@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // newTestService returns a Service that is shut down (and checked to shut down cleanly, which
@@ -63,24 +65,11 @@ func mustOutput(t *testing.T, s *Service, id string, q OutputQuery) Output {
 	return out
 }
 
-// eventually polls cond until it holds or 5s pass. It waits for things that happen
-// asynchronously (output arriving); it is not a performance assertion.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // waitForOutput waits until the process's output contains want and returns it.
 func waitForOutput(t *testing.T, s *Service, id, want string) string {
 	t.Helper()
 	var text string
-	eventually(t, "output containing "+strconv.Quote(want), func() bool {
+	testutil.Eventually(t, "output containing "+strconv.Quote(want), func() bool {
 		text = mustOutput(t, s, id, OutputQuery{}).Text
 		return strings.Contains(text, want)
 	})
@@ -240,7 +229,7 @@ func TestStopReachesGrandchildren(t *testing.T) {
 	// PIDs and waits.
 	info := mustStart(t, s, shell(`sh -c 'sleep 300' & echo $!; sleep 300 & echo $!; wait`))
 	text := waitForOutput(t, s, info.ID, "\n")
-	eventually(t, "two PIDs", func() bool {
+	testutil.Eventually(t, "two PIDs", func() bool {
 		text = mustOutput(t, s, info.ID, OutputQuery{}).Text
 		return strings.Count(text, "\n") >= 2
 	})
