@@ -25,16 +25,25 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 // browser or a Node server starting, a restart back-off).
 func EventuallyWithin(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
+	if !Poll(limit, cond) {
+		t.Fatalf("timed out after %s waiting for %s", limit, what)
+	}
+}
+
+// Poll waits until cond holds or limit passes and reports whether it held, for a caller that
+// wants to say more than Eventually does when it did not (the last state it saw).
+func Poll(limit time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(limit)
 	pause := time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
+			return false
 		}
 		timer := time.NewTimer(pause)
 		<-timer.C
 		pause = min(2*pause, 50*time.Millisecond)
 	}
+	return true
 }
 
 // Receive waits for a value on ch and returns it, failing the test with what after Patience (or
