@@ -412,6 +412,14 @@ func TestOutputQueries(t *testing.T) {
 // TestOutputFollow reads a live process incrementally with Next, the way a client tails it.
 func TestOutputFollow(t *testing.T) {
 	s := newTestService(t, Options{})
+	// The client reads again whenever the process reports output or its exit.
+	changed := make(chan struct{}, 1)
+	defer s.Subscribe(func(Event) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})()
 	info := mustStart(t, s, shell(`for i in 1 2 3 4 5; do echo line$i; sleep 0.02; done`))
 	var got strings.Builder
 	var next int64
@@ -426,7 +434,7 @@ func TestOutputFollow(t *testing.T) {
 		if in.Status != StatusRunning && next == in.OutputBytes {
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
+		testutil.Receive(t, changed, "more output or the exit")
 	}
 	if want := "line1\nline2\nline3\nline4\nline5\n"; got.String() != want {
 		t.Fatalf("followed output %q, want %q", got.String(), want)

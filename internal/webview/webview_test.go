@@ -179,17 +179,34 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	if err := w.Click(ctx, Target{Ref: ref}); err == nil || !strings.HasPrefix(err.Error(), "ref:") {
 		t.Fatalf("stale ref: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	// Each console message is announced: read the console again on each until the exception.
+	consoled := make(chan struct{}, 1)
+	stopConsole := w.Subscribe(func(ev Event) {
+		if ev.Kind == "console" {
+			select {
+			case consoled <- struct{}{}:
+			default:
+			}
+		}
+	})
 	var exc *ConsoleMessage
-	for exc == nil && time.Now().Before(deadline) {
+	found := func() bool {
 		msgs, _ = w.Console(false)
 		for i := range msgs {
 			if msgs[i].Type == "exception" {
 				exc = &msgs[i]
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		return exc != nil
 	}
+	for timeout := time.After(testutil.Patience); !found(); {
+		select {
+		case <-consoled:
+		case <-timeout:
+			t.Fatalf("no exception in the console: %+v", msgs)
+		}
+	}
+	stopConsole()
 	if exc == nil || !strings.Contains(exc.Text, "boom from script") || !strings.HasSuffix(exc.URL, "/boom.js") || exc.Line != 3 {
 		t.Fatalf("exception: %+v", exc)
 	}
@@ -245,10 +262,9 @@ func TestConnectToRunningBrowser(t *testing.T) {
 	if _, err := w2.Connect(ctx, ConnectOptions{DebugURL: wsURL}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for tabs, _ = w2.Tabs(ctx); len(tabs) != 2 && time.Now().Before(deadline); tabs, _ = w2.Tabs(ctx) {
-		time.Sleep(50 * time.Millisecond) // Chrome answers CloseTarget before the tab is gone
-	}
+	// Chrome answers CloseTarget before the tab is gone, and tells this new connection nothing
+	// when it goes: list again and again.
+	testutil.Poll(testutil.Patience, func() bool { tabs, _ = w2.Tabs(ctx); return len(tabs) == 2 })
 	if len(tabs) != 2 { // the first connection's tab is gone, this one's is new
 		t.Fatalf("tabs after reconnect: %+v", tabs)
 	}

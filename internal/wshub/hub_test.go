@@ -172,11 +172,15 @@ func TestSnapshotOrderingUnderConcurrentPublish(t *testing.T) {
 	var counter atomic.Int64
 	counter.Store(-1)
 	snapshotting := make(chan struct{})
+	advanced := make(chan struct{}) // the producer published 100 events after the snapshot began
 	var once sync.Once
 	h.SetSnapshotProvider("counter", func(string) (any, bool) {
 		v := counter.Load()
 		once.Do(func() { close(snapshotting) })
-		time.Sleep(20 * time.Millisecond) // the producer keeps publishing meanwhile
+		select { // the producer keeps publishing meanwhile
+		case <-advanced:
+		case <-time.After(testutil.Patience):
+		}
 		return seqData{Seq: int(v)}, true
 	})
 	conn := dial(t, startHub(t, h))
@@ -198,6 +202,9 @@ func TestSnapshotOrderingUnderConcurrentPublish(t *testing.T) {
 			}
 			counter.Store(int64(i)) // state first, then the event, as real producers do
 			h.Publish("counter", TypeEvent, seqData{Seq: i})
+			if i == beforeSubscribe+100 {
+				close(advanced)
+			}
 		}
 	}()
 	t.Cleanup(wg.Wait)
