@@ -295,11 +295,24 @@ func TestOnBridgeStatusSubscription(t *testing.T) {
 	sim.Stop()
 	testutil.Eventually(t, "disconnected notification", func() bool { return !last().Connected && last().LastError != "" })
 
+	// A second subscriber, still subscribed, is the signal: the bridge keeps retrying (status
+	// changes every ≤50 ms), and each change reaches every subscribed callback in one pass.
+	later := make(chan BridgeStatus, 64)
+	defer sub.OnBridgeStatus(func(st BridgeStatus) {
+		select {
+		case later <- st:
+		default:
+		}
+	})()
 	cancel()
 	cancel() // idempotent
 	n := count()
-	// The bridge keeps retrying (status changes every ≤50 ms); none reaches the cancelled callback.
-	time.Sleep(300 * time.Millisecond)
+	// Until the bridge has retried twice, and one change more: a change is announced only
+	// after the previous one reached every callback.
+	for sub.BridgeStatus().Attempts < 2 {
+		testutil.Receive(t, later, "a status change after the cancel")
+	}
+	testutil.Receive(t, later, "a status change after the cancel")
 	if got := count(); got != n {
 		t.Errorf("%d notifications after cancel", got-n)
 	}
