@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -502,25 +503,20 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#out"}, nil)
 	mustCall(t, cs, "webview_console", map[string]any{"clear": true}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#out"}, nil)
-	deadline := time.Now().Add(10 * time.Second)
+	// What the page does after the click shows only through the tools: ask again and again.
 	var con WebviewConsoleOutput
-	blocked := false
-	for !blocked && time.Now().Before(deadline) {
+	if !testutil.Poll(testutil.Patience, func() bool {
 		mustCall(t, cs, "webview_console", map[string]any{}, &con)
-		for _, m := range con.Messages {
-			blocked = blocked || strings.Contains(m.Text, "secret.html blocked by the hub")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !blocked {
+		return slices.ContainsFunc(con.Messages, func(m webview.ConsoleMessage) bool {
+			return strings.Contains(m.Text, "secret.html blocked by the hub")
+		})
+	}) {
 		t.Fatalf("navigation out of the workspace not reported: %+v", con)
 	}
-	for time.Now().Before(deadline) {
-		if mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev); ev.Result == "about:blank" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Poll(testutil.Patience, func() bool {
+		mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev)
+		return ev.Result == "about:blank"
+	})
 	if ev.Result != "about:blank" {
 		t.Fatalf("the page stayed on %v", ev.Result)
 	}
@@ -794,14 +790,11 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	if err := syscall.Kill(-launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
 	var e string
-	for time.Now().Before(deadline) {
-		if e = call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil); strings.Contains(e, "connection was lost") || strings.Contains(e, "not connected") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testutil.Poll(testutil.Patience, func() bool {
+		e = call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil)
+		return strings.Contains(e, "connection was lost") || strings.Contains(e, "not connected")
+	})
 	if !strings.Contains(e, "connection was lost") && !strings.Contains(e, "not connected") {
 		t.Fatalf("after the browser died: %q", e)
 	}
@@ -1028,14 +1021,12 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#pop"}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#open"}, nil)
 	var tabs WebviewTabsOutput
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Poll(15*time.Second, func() bool {
+		tabs = WebviewTabsOutput{}
 		mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
-		if len(tabs.Tabs) == 3 && tabs.Tabs[0].URL != "" && tabs.Tabs[1].URL != "" && tabs.Tabs[2].URL != "" {
-			break // both popups have committed (to the error page of the refused load)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		// both popups have committed (to the error page of the refused load)
+		return len(tabs.Tabs) == 3 && tabs.Tabs[0].URL != "" && tabs.Tabs[1].URL != "" && tabs.Tabs[2].URL != ""
+	})
 	if len(tabs.Tabs) != 3 {
 		t.Fatalf("popups did not open: %+v", tabs)
 	}
@@ -1128,7 +1119,9 @@ func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#attach"}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#data"}, nil)
 	_ = call(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/dl"}, nil) // a download, not a document
-	time.Sleep(2 * time.Second)                                                      // a download would have finished by now
+	// A refused download leaves no trace to wait for, so this waits on purpose: 2 s is long
+	// enough for Chrome to have saved the few bytes had it been allowed to.
+	time.Sleep(2 * time.Second)
 	cwd, _ := os.Getwd()
 	for _, dir := range []string{home, s.Workspace().Dir(), cwd} {
 		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -1242,27 +1235,27 @@ func startUserChromium(t *testing.T, urls ...string) (string, int) {
 			}
 			resp.Body.Close()
 		}
-		// Wait until every tab has loaded its document.
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
+		// Wait until every tab has loaded its document (the user's browser tells us nothing: ask
+		// its /json/list again and again).
+		if !testutil.Poll(20*time.Second, func() bool {
 			resp, err := http.Get("http://" + host + "/json/list")
-			if err == nil {
-				var list []struct{ Type, Title, URL string }
-				_ = json.NewDecoder(resp.Body).Decode(&list)
-				resp.Body.Close()
-				loaded := 0
-				for _, tb := range list {
-					if tb.Type == "page" && tb.URL != "" && tb.Title != "" && tb.Title != tb.URL {
-						loaded++
-					}
-				}
-				if loaded >= len(urls) {
-					return host, pid
+			if err != nil {
+				return false
+			}
+			var list []struct{ Type, Title, URL string }
+			_ = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			loaded := 0
+			for _, tb := range list {
+				if tb.Type == "page" && tb.URL != "" && tb.Title != "" && tb.Title != tb.URL {
+					loaded++
 				}
 			}
-			time.Sleep(100 * time.Millisecond)
+			return loaded >= len(urls)
+		}) {
+			t.Fatal("the user's browser did not load its tabs")
 		}
-		t.Fatal("the user's browser did not load its tabs")
+		return host, pid
 	case <-time.After(30 * time.Second):
 		t.Fatal("the user's browser did not open its DevTools port")
 	}
