@@ -175,7 +175,7 @@ func TestUnixSocketSemantics(t *testing.T) {
 	}
 	// The second hub's probe of the live socket was a connection too; its session ends when the
 	// hub notices the probe closed.
-	waitFor(t, func() bool { return len(s.Sessions().List()) == 1 }, "the probe's session to end")
+	testutil.Eventually(t, "the probe's session to end", func() bool { return len(s.Sessions().List()) == 1 })
 	sess := s.Sessions().List()
 	if len(sess) != 1 || sess[0].Transport != "unix" || sess[0].ClientName != "sock-client" || sess[0].Calls != 1 || !strings.HasPrefix(sess[0].Peer, "pid ") {
 		t.Fatalf("session registry = %+v", sess)

@@ -297,8 +297,8 @@ func TestOnBridgeStatusSubscription(t *testing.T) {
 
 	// A second subscriber, still subscribed, is the signal: the bridge keeps retrying (status
 	// changes every ≤50 ms), and each change reaches every subscribed callback in one pass.
-	later := make(chan BridgeStatus, 64)
-	defer sub.OnBridgeStatus(func(st BridgeStatus) {
+	later := make(chan agentic.BridgeStatus, 64)
+	defer sub.OnBridgeStatus(func(st agentic.BridgeStatus) {
 		select {
 		case later <- st:
 		default:
