@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // Dashboard controls (through the headless page's real HTTP API) and tray clicks are audited with
@@ -106,9 +106,9 @@ next:
 	if len(startedCalls) != len(want) {
 		t.Errorf("%d started lines for %d actions", len(startedCalls), len(want))
 	}
-	// The activity feed shows them too.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// The activity feed shows them too (each action's end writes its audit line, then adds it
+	// to the feed).
+	testutil.Eventually(t, "the activity feed to show 1 tray and 5 dashboard actions", func() bool {
 		var tray, dash int
 		for _, e := range st.Service.Activity() {
 			switch e.Actor {
@@ -118,14 +118,8 @@ next:
 				dash++
 			}
 		}
-		if tray == 1 && dash == 5 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("activity feed: %d tray, %d dashboard entries", tray, dash)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return tray == 1 && dash == 5
+	})
 }
 
 // doctor warns when the IDE bridge token would travel over ws:// to another machine, and not for

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 	"github.com/switchboard-hub/switchboard/internal/secrets/secretstest"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // runSecret runs `switchboard secret ARGS` with stdin as its standard input.
@@ -155,18 +156,14 @@ func TestSecretSetFromTerminal(t *testing.T) {
 	}()
 	// Type only once the command has switched the terminal's echo off, as a person would after
 	// the prompt: typed earlier, the line discipline echoes it before anyone can stop it.
-	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+	// (A terminal's settings change with no event to wait on: check them again and again.)
+	testutil.Eventually(t, "the command to turn the terminal's echo off", func() bool {
 		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tio.Lflag&unix.ECHO == 0 {
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the command never turned the terminal's echo off")
-		}
-	}
+		return tio.Lflag&unix.ECHO == 0
+	})
 	if _, err := ptmx.Write([]byte("typed-s3cret\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -68,10 +68,21 @@ func shortDir(t *testing.T) string {
 	return dir
 }
 
-// lineWatcher collects a process's stderr and lets tests wait for a pattern.
+// lineWatcher collects a process's stderr and lets tests wait for a pattern: each new line
+// wakes the waiters (no polling).
 type lineWatcher struct {
-	mu    sync.Mutex
-	lines []string
+	mu      sync.Mutex
+	lines   []string
+	changed chan struct{} // closed (and replaced) when a line arrives or the stream ends
+	ended   bool
+}
+
+// wake returns the channel closed at the next change; call with mu held.
+func (w *lineWatcher) wake() chan struct{} {
+	if w.changed == nil {
+		w.changed = make(chan struct{})
+	}
+	return w.changed
 }
 
 func (w *lineWatcher) run(r io.Reader) {
@@ -79,8 +90,15 @@ func (w *lineWatcher) run(r io.Reader) {
 	for sc.Scan() {
 		w.mu.Lock()
 		w.lines = append(w.lines, sc.Text())
+		close(w.wake())
+		w.changed = nil
 		w.mu.Unlock()
 	}
+	w.mu.Lock()
+	w.ended = true
+	close(w.wake())
+	w.changed = nil
+	w.mu.Unlock()
 }
 
 func (w *lineWatcher) snapshot() []string {
@@ -91,22 +109,29 @@ func (w *lineWatcher) snapshot() []string {
 
 func (w *lineWatcher) wait(t *testing.T, re *regexp.Regexp) []string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	seen := 0
+	for {
 		w.mu.Lock()
-		for _, l := range w.lines {
+		for _, l := range w.lines[seen:] {
 			if m := re.FindStringSubmatch(l); m != nil {
 				w.mu.Unlock()
 				return m
 			}
 		}
+		seen = len(w.lines)
+		ended, changed := w.ended, w.wake()
 		w.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
+		if ended {
+			t.Fatalf("stderr ended without a line matching %s; got:\n%s", re, strings.Join(w.snapshot(), "\n"))
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			t.Fatalf("no stderr line matched %s; got:\n%s", re, strings.Join(w.snapshot(), "\n"))
+		}
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	t.Fatalf("no stderr line matched %s; got:\n%s", re, strings.Join(w.lines, "\n"))
-	return nil
 }
 
 func TestServeUnixConnectCallAndSigterm(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -77,11 +78,15 @@ func exitWithin(t *testing.T, cmd *exec.Cmd, limit time.Duration) (code int, too
 // TestStdioHubEndsWhenClientCloses: a client that goes away (stdin EOF) ends its stdio hub within
 // a second with exit code 0, even with a subscriptions/listen stream and a long call still open.
 func TestStdioHubEndsWhenClientCloses(t *testing.T) {
-	long := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep","args":["30"]}}}`
+	// The long call says when it runs (the marker file), so stdin closes while it is running.
+	started := filepath.Join(t.TempDir(), "started")
+	long := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sh","args":["-c","echo > %s; exec sleep 30"]}}}`, started)
 	for name, extra := range map[string][]string{"listen only": nil, "listen and a long call": {long}} {
 		t.Run(name, func(t *testing.T) {
 			cmd, stdin, _ := stdioHub(t, extra...)
-			time.Sleep(50 * time.Millisecond) // let the long call start (without it the test proves less, never more)
+			if extra != nil {
+				testutil.Eventually(t, "the long call to start", func() bool { _, err := os.Stat(started); return err == nil })
+			}
 			stdin.Close()
 			// 1 s is the promise; the margin is for a loaded machine's process exit.
 			if code, took := exitWithin(t, cmd, 3*time.Second); code != 0 || took > 1500*time.Millisecond {
@@ -133,9 +138,19 @@ func TestRelayExitsWhenItsClientGoes(t *testing.T) {
 		t.Fatalf("initialize through connect: %q %v", line, err)
 	}
 	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_write","arguments":{"path":"late.txt","content":"x"}}}`+"\n")
-	time.Sleep(200 * time.Millisecond) // let the question be asked (proves less on a slow machine, never more)
-	stdin.Close()                      // the client dies
+	// With a progress token, the hub reports every second while its question waits: the first
+	// report says the question is asked.
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_write","_meta":{"progressToken":"p1"},"arguments":{"path":"late.txt","content":"x"}}}`+"\n")
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil || strings.Contains(line, `"id":1`) {
+			t.Fatalf("want a progress report while the question waits; got %q %v", line, err)
+		}
+		if strings.Contains(line, `"notifications/progress"`) && strings.Contains(line, "waiting for the user to approve") {
+			break
+		}
+	}
+	stdin.Close() // the client dies
 	code, took := exitWithin(t, connect, 10*time.Second)
 	if code != 0 || took > 2500*time.Millisecond {
 		t.Errorf("relay exit %d after %s; want 0 within about a second of its client going away", code, took)

@@ -127,16 +127,12 @@ func TestAppBindingsOnRealStack(t *testing.T) {
 	if j := bindingJSON(t, res); j["success"] != true {
 		t.Errorf("SendInput JSON = %v, want {success: true} like the HTTP API", j)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out, err := st.Processes.Output(info.ID, process.OutputQuery{})
-		if err == nil && strings.Contains(out.Text, "hello tray") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cat never echoed the input: %q, %v", out.Text, err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var out process.Output
+	if !testutil.Poll(testutil.Patience, func() bool {
+		out, err = st.Processes.Output(info.ID, process.OutputQuery{})
+		return err == nil && strings.Contains(out.Text, "hello tray")
+	}) {
+		t.Fatalf("cat never echoed the input: %q, %v", out.Text, err)
 	}
 	killed, err := a.KillProcess(info.ID)
 	if err != nil {
@@ -222,25 +218,21 @@ func TestAppServerBindingsOnRealStack(t *testing.T) {
 	if j := bindingJSON(t, change); !strings.Contains(j["diff"].(string), `+name = "fixture"`) || j["path"] != cfg.Path {
 		t.Errorf("AddServer = %v", j)
 	}
-	var srv map[string]any
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var srv, listed map[string]any
+	if !testutil.Poll(60*time.Second, func() bool {
 		list, err := a.ListServers()
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := bindingJSON(t, list)
-		servers, _ := j["servers"].([]any)
-		if len(servers) == 1 {
-			srv, _ = servers[0].(map[string]any)
-			if srv["state"] == "running" {
-				break
-			}
+		listed = bindingJSON(t, list)
+		servers, _ := listed["servers"].([]any)
+		if len(servers) != 1 {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("fixture not running: %v", j)
-		}
-		time.Sleep(50 * time.Millisecond)
+		srv, _ = servers[0].(map[string]any)
+		return srv["state"] == "running"
+	}) {
+		t.Fatalf("fixture not running: %v", listed)
 	}
 	if srv["approved"] != false || len(srv["tools"].([]any)) != 3 {
 		t.Fatalf("new server = %v, want quarantined with 3 tools", srv)

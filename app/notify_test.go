@@ -106,22 +106,43 @@ func TestDesktopNotificationsFromARealHub(t *testing.T) {
 	if !all(collapsed) {
 		t.Errorf("collapsed notification = %+v", collapsed)
 	}
+	collapsedBy := time.Now()
 	// One notification per episode: the exits after the third are the same episode.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if s, err := st.Service.Upstreams().Status("crasher"); err == nil && s.Restarts >= 4 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the crasher did not exit a fourth time")
+	actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := st.Service.Upstreams().Await(actx, func() bool {
+		s, err := st.Service.Upstreams().Status("crasher")
+		return err == nil && s.Restarts >= 4
+	}); err != nil {
+		t.Fatalf("the crasher did not exit a fourth time: %v", err)
+	}
+	// The refusals' interval must end with nothing more to show. That is about time itself, the
+	// one wait here with no event: wait out the interval (1 s, above) from the collapsed notice;
+	// usually it is over already.
+	time.Sleep(time.Until(collapsedBy.Add(time.Second)))
+	// Then a barrier: the notifier shows its events in order, one goroutine, so once a fresh
+	// question's notice is in, every notice the earlier events (the fourth exit) caused is in too.
+	go func() {
+		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "ask/barrier.txt", "content": "x"}})
+		waiting <- err
+	}()
+	svc.Wait(t, "about the second question (the barrier)", 10*time.Second, func(n notifytest.Notification) bool {
+		return n.Summary == notify.SummaryApproval && n.Body == "notify-client wants to run file_write" && n.ID != ask.ID
+	})
+	for _, a := range st.Service.Approvals().Pending() {
+		if err := st.Service.DecideApproval(a.ID, "deny", policy.ByTray); err != nil {
+			t.Fatal(err)
 		}
 	}
-	time.Sleep(1500 * time.Millisecond) // longer than the refusals' interval, too
+	if err := <-waiting; err != nil {
+		t.Fatal(err)
+	}
 	count := map[string]int{}
 	for _, n := range svc.All() {
 		count[n.Summary]++
 	}
-	if count[notify.SummaryCrash] != 1 || count[notify.SummaryApproval] != 1 || count[notify.SummaryRefused] != 2 || len(count) != 3 {
-		t.Errorf("notifications by summary = %v, want one crash (one episode), one approval, two refusals", count)
+	if count[notify.SummaryCrash] != 1 || count[notify.SummaryApproval] != 2 || count[notify.SummaryRefused] != 2 || len(count) != 3 {
+		t.Errorf("notifications by summary = %v, want one crash (one episode), two approvals (the second is the barrier), two refusals", count)
 	}
 }
 

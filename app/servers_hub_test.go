@@ -60,18 +60,14 @@ func TestServersThroughRunningHub(t *testing.T) {
 
 	// The hub picks the new server up and starts it, quarantined.
 	var list ServerList
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	if !testutil.Poll(60*time.Second, func() bool {
+		list = ServerList{}
 		if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Servers) == 1 && list.Servers[0].State == "running" && len(list.Servers[0].Tools) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not running: %+v", list)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return len(list.Servers) == 1 && list.Servers[0].State == "running" && len(list.Servers[0].Tools) > 0
+	}) {
+		t.Fatalf("server not running: %+v", list)
 	}
 	if list.Servers[0].Approved {
 		t.Fatal("a new server is approved without the user")
@@ -109,10 +105,8 @@ func TestServersThroughRunningHub(t *testing.T) {
 	}
 	pid := list.Servers[0].PID
 	run("servers", "remove", "graph")
-	for start := time.Now(); syscall.Kill(pid, 0) == nil; time.Sleep(50 * time.Millisecond) {
-		if time.Since(start) > 10*time.Second {
-			t.Fatalf("removed server %d still runs", pid)
-		}
+	if !testutil.Gone(t, pid, 10*time.Second) {
+		t.Fatalf("removed server %d still runs", pid)
 	}
 }
 
@@ -191,29 +185,22 @@ func TestServerDiesWithKilledHub(t *testing.T) {
 	sock := filepath.Join(envValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
 	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", t.TempDir())
 	var pid int
-	for start := time.Now(); pid == 0; time.Sleep(20 * time.Millisecond) {
+	testutil.EventuallyWithin(t, 30*time.Second, "the server to start (its pid file)", func() bool {
 		if b, _ := os.ReadFile(pids); len(b) > 0 {
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
-		if time.Since(start) > 30*time.Second {
-			t.Fatal("the server never started")
-		}
-	}
+		return pid != 0
+	})
 	if err := serve.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = serve.Wait()
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			t.Logf("server %d gone after %s: %v %s", pid, time.Since(start), err, stat)
-			return
-		}
-		if time.Since(start) > 5*time.Second {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("server %d outlived its SIGKILLed hub", pid)
-		}
+	start := time.Now()
+	if !testutil.Gone(t, pid, 5*time.Second) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("server %d outlived its SIGKILLed hub", pid)
 	}
+	t.Logf("server %d gone after %s", pid, time.Since(start))
 }
 
 // TestDashboardURLStaysTheSame: the headless dashboard's URL (port and token) is the same at the

@@ -22,6 +22,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -85,20 +86,16 @@ func TestListenersSurviveDescriptorExhaustion(t *testing.T) {
 		c.Close()
 	}
 	for _, target := range [][2]string{{"unix", sock}, {"tcp", addr}} {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			conn, err := net.DialTimeout(target[0], target[1], time.Second)
-			if err == nil {
+		var err error
+		if !testutil.Poll(20*time.Second, func() bool {
+			conn, derr := net.DialTimeout(target[0], target[1], time.Second)
+			if err = derr; err == nil {
 				err = sdkCall(conn)
 				conn.Close()
 			}
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s does not serve after the attackers left: %v\n%s", target[0], err, strings.Join(w.snapshot(), "\n"))
-			}
-			time.Sleep(200 * time.Millisecond)
+			return err == nil
+		}) {
+			t.Fatalf("%s does not serve after the attackers left: %v\n%s", target[0], err, strings.Join(w.snapshot(), "\n"))
 		}
 	}
 	if _, err := os.Lstat(sock); err != nil {

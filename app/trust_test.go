@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // A call the policy asks about, from a client that cannot answer (no elicitation): the tray
@@ -173,24 +173,27 @@ func TestStackReloadsPolicyFromConfigFile(t *testing.T) {
 	if msg := callText(); msg != "" {
 		t.Fatal(msg)
 	}
-	write("data_dir = \"" + filepath.Join(dir, "data") + "\"\n[[policy.rules]]\ntool = \"lang_*\"\naction = \"deny\"\n")
-	deadline := time.Now().Add(10 * time.Second)
-	for callText() == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the hub did not pick up the new rule")
+	// Each reload of the file is announced; the next call after it follows the file.
+	reloads := make(chan policy.Status, 16)
+	defer st.Policy.Subscribe(func(s policy.Status) {
+		select {
+		case reloads <- s:
+		default:
 		}
-		time.Sleep(50 * time.Millisecond)
+	})()
+	awaitReload := func(what string, done func(policy.Status) bool) {
+		t.Helper()
+		for !done(testutil.Receive(t, reloads, what)) { // an earlier reload: wait for the next
+			continue
+		}
 	}
+	write("data_dir = \"" + filepath.Join(dir, "data") + "\"\n[[policy.rules]]\ntool = \"lang_*\"\naction = \"deny\"\n")
+	awaitReload("the hub to reload the new rule", func(s policy.Status) bool { return s.Rules == 1 })
 	if msg := callText(); !strings.Contains(msg, `denied by rule 1 (tool="lang_*" → deny)`) {
 		t.Errorf("deny message: %s", msg)
 	}
 	write("[policy]\ndefault = \"sometimes\"\n")
-	for st.Policy.Status().Error == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the broken file was not noticed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awaitReload("the hub to notice the broken file", func(s policy.Status) bool { return s.Error != "" })
 	if e := st.Policy.Status().Error; !strings.Contains(e, "policy.default") {
 		t.Errorf("status error: %s", e)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/notes"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // callWithin is call with a deadline: a tool that blocks (on a FIFO, say) fails the test after
@@ -247,10 +248,10 @@ func TestHardeningTempFilesHidden(t *testing.T) {
 			t.Errorf("a temp file was indexed: %+v", r)
 		}
 	}
-	waitFor(t, func() bool {
+	testutil.Eventually(t, "the sweep of a non-switchboard PID's temp file", func() bool {
 		_, err := os.Stat(filepath.Join(root, "sub", ".c.md.switchboard-1-7.tmp"))
 		return errors.Is(err, fs.ErrNotExist)
-	}, "the sweep of a non-switchboard PID's temp file")
+	})
 	for _, p := range []string{tmp, "sub/.b.md.switchboard-" + pid + "-7.tmp"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			t.Errorf("this hub's temp file was removed: %v", err)
@@ -274,10 +275,10 @@ func TestHardeningTempFilesSweptOnStart(t *testing.T) {
 		"deep/er/.report.md.switchboard-old-0123456789ab":                "a file_patch backup: never swept",
 	})
 	s := newTestService(t, WithWorkspaceRoot(root))
-	waitFor(t, func() bool {
+	testutil.Eventually(t, "the leftover temp file to be swept", func() bool {
 		_, err := os.Stat(left)
 		return errors.Is(err, fs.ErrNotExist)
-	}, "the leftover temp file to be swept")
+	})
 	for _, p := range []string{"deep/er/report.md", "deep/er/.report.md.switchboard-old-0123456789ab"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			t.Errorf("%s: %v", p, err)

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // rawLines drives a Service over a raw newline-delimited stream and returns every line the server
@@ -217,6 +219,8 @@ func TestCrossProtocolRequestClosedUnread(t *testing.T) {
 		if !closed || out != "" {
 			t.Errorf("%s: HTTP request got %q, closed=%v; want the connection closed without a byte", tc.network, out, closed)
 		}
+		// Belt and braces: a closed connection already means no session read the body; a write
+		// that never comes sends no signal, so this gives one a moment on purpose.
 		time.Sleep(100 * time.Millisecond)
 		if _, err := os.Stat(filepath.Join(s.Workspace().Dir(), "pwned-"+tc.network+".txt")); err == nil {
 			t.Errorf("%s: the request body was executed", tc.network)
@@ -411,7 +415,7 @@ func TestFloodingClientIsBounded(t *testing.T) {
 		if e := call(t, cs, "file_exists", map[string]any{"path": "big.txt"}, &out); e != "" || !out.Exists {
 			t.Fatalf("second client during the flood: %q %+v", e, out)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // on purpose: the calls are spread over the flood's length
 	}
 	close(stop)
 	<-sampled
@@ -422,7 +426,7 @@ func TestFloodingClientIsBounded(t *testing.T) {
 	}
 	flood.Close()
 	sent.Wait()
-	waitFor(t, func() bool { return heapInUse() < base+32<<20 }, "memory returned after the flooder left")
+	testutil.Eventually(t, "memory returned after the flooder left", func() bool { return heapInUse() < base+32<<20 })
 }
 
 // TestWindowKeepsSmallCallsConcurrent: the per-connection window that serializes large replies

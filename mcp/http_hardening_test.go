@@ -16,6 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mgo "github.com/mark3labs/mcp-go/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
@@ -240,7 +242,7 @@ func TestMCPGoClientOverHTTPAndDelete(t *testing.T) {
 	if r := httpDo(t, "POST", url, ping, hdr); r.StatusCode != http.StatusNotFound {
 		t.Errorf("request after DELETE: %d, want 404", r.StatusCode)
 	}
-	waitFor(t, func() bool { return len(s.Sessions().List()) < before }, "the deleted session leaves the registry")
+	testutil.Eventually(t, "the deleted session leaves the registry", func() bool { return len(s.Sessions().List()) < before })
 	if r := httpDo(t, "DELETE", url, "", map[string]string{"Mcp-Session-Id": sid}); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("DELETE without the token: %d, want 401", r.StatusCode)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // sseCall is one POST whose response stream a test reads event by event.
@@ -95,7 +96,7 @@ func execCall(id, progressToken, script string) string {
 func readPids(t *testing.T, path string) []int {
 	t.Helper()
 	var pids []int
-	waitFor(t, func() bool {
+	testutil.Eventually(t, "the command to write its pids", func() bool {
 		raw, err := os.ReadFile(path)
 		if err != nil || !strings.HasSuffix(string(raw), "\n") {
 			return false
@@ -106,7 +107,7 @@ func readPids(t *testing.T, path string) []int {
 			pids = append(pids, n)
 		}
 		return true
-	}, "the command to write its pids")
+	})
 	if len(pids) != 2 {
 		t.Fatalf("%s holds %v, want the shell's and its child's pid", path, pids)
 	}
@@ -155,14 +156,14 @@ func TestHTTPCancelledCallGetsNoReply(t *testing.T) {
 	if cancel.StatusCode != http.StatusAccepted {
 		t.Fatalf("cancel 1.5: %d", cancel.StatusCode)
 	}
-	waitFor(t, func() bool {
+	testutil.Eventually(t, "the cancelled commands and their children to end", func() bool {
 		for _, pid := range pids {
 			if syscall.Kill(pid, 0) == nil {
 				return false
 			}
 		}
 		return true
-	}, "the cancelled commands and their children to end")
+	})
 
 	for name, c := range map[string]*sseCall{"7": slow7, "1.5": slow15} {
 		if m, _ := c.until(t, isReply, 10*time.Second); m != nil {

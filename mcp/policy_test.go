@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // trustService builds a Service with a policy and collects its audit entries.
@@ -61,17 +62,24 @@ func connectWith(t *testing.T, s *Service, name string, opts *sdk.ClientOptions,
 // bare is a client that declares neither elicitation nor roots.
 func bare() *sdk.ClientOptions { return &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}} }
 
+// waitPending waits for a question to be pending (the broker announces each one).
 func waitPending(t *testing.T, s *Service) policy.Approval {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	added := make(chan struct{}, 1)
+	defer s.Approvals().Subscribe(func(c policy.ApprovalChange) {
+		if c.Kind == "added" {
+			select {
+			case added <- struct{}{}:
+			default:
+			}
+		}
+	})()
+	for {
 		if l := s.Approvals().Pending(); len(l) > 0 {
 			return l[0]
 		}
-		time.Sleep(5 * time.Millisecond)
+		testutil.Receive(t, added, "a pending approval")
 	}
-	t.Fatal("no pending approval")
-	return policy.Approval{}
 }
 
 func lastEntry(t *testing.T, entries func() []audit.Entry, tool string) audit.Entry {
@@ -94,10 +102,15 @@ func TestPolicyDenyAskAndDashboardApproval(t *testing.T) {
 	var progressMu sync.Mutex
 	var progressMsgs []string
 	opts := bare()
+	progressed := make(chan struct{}, 1)
 	opts.ProgressNotificationHandler = func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 		progressMu.Lock()
 		progressMsgs = append(progressMsgs, req.Params.Message)
 		progressMu.Unlock()
+		select {
+		case progressed <- struct{}{}:
+		default:
+		}
 	}
 	cs := connectWith(t, s, "plain-client", opts)
 
@@ -133,16 +146,8 @@ func TestPolicyDenyAskAndDashboardApproval(t *testing.T) {
 		}
 	}()
 	a := waitPending(t, s)
-	// A progress tick is due every second; poll rather than sleep a fixed time, which a loaded
-	// machine can overrun.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		progressMu.Lock()
-		n := len(progressMsgs)
-		progressMu.Unlock()
-		if n > 0 {
-			break
-		}
-	}
+	// A progress tick is due every second: wait for the first.
+	testutil.Receive(t, progressed, "a progress notification while the call waits")
 	progressMu.Lock()
 	if len(progressMsgs) == 0 || !strings.Contains(progressMsgs[0], "waiting for the user to approve this call") {
 		t.Errorf("progress while waiting: %q", progressMsgs)
@@ -362,16 +367,13 @@ func TestRootsGrantedDeclinedAndChanged(t *testing.T) {
 	// The go-sdk client sends notifications/roots/list_changed on AddRoots/RemoveRoots.
 	clientOf(t, cs).RemoveRoots(fileURI(project), fileURI(other))
 	clientOf(t, cs).AddRoots(&sdk.Root{URI: fileURI(third)})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		msg := call(t, cs, "file_write", map[string]any{"path": "after.txt", "content": "third"}, nil)
-		if msg == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after list_changed: %s", msg)
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The hub hears of the change in its own time, with no event the client sees: try again.
+	var msg string
+	if !testutil.Poll(testutil.Patience, func() bool {
+		msg = call(t, cs, "file_write", map[string]any{"path": "after.txt", "content": "third"}, nil)
+		return msg == ""
+	}) {
+		t.Fatalf("after list_changed: %s", msg)
 	}
 	if b, err := os.ReadFile(filepath.Join(third, "after.txt")); err != nil || string(b) != "third" {
 		t.Fatalf("write after roots change: %v %q", err, b)

@@ -11,13 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -51,6 +51,23 @@ func newRawConn(t *testing.T, s *Service) *rawConn {
 	rc.send(strings.TrimSpace(initLine))
 	rc.next(func(m map[string]any) bool { return fmt.Sprint(m["id"]) == "0" }, 5*time.Second)
 	return rc
+}
+
+// awaitCallsEnded waits until n calls of tool have ended: the hub records a call in its activity
+// feed when the handler returns, on the goroutine that then writes the reply, if any. A ping
+// sent after that is answered after such a reply would have been written, so "no reply before
+// the ping's" means no reply was sent.
+func awaitCallsEnded(t *testing.T, s *Service, tool string, n int) {
+	t.Helper()
+	testutil.Eventually(t, fmt.Sprintf("%d %s call(s) to end", n, tool), func() bool {
+		ended := 0
+		for _, e := range s.Activity() {
+			if e.Tool == tool {
+				ended++
+			}
+		}
+		return ended >= n
+	})
 }
 
 func (rc *rawConn) send(lines ...string) {
@@ -128,15 +145,12 @@ func TestExecProgressAndCancellation(t *testing.T) {
 		t.Fatalf("pids file %q", raw)
 	}
 	rc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
-	waitFor(t, func() bool {
-		for _, pid := range pids {
-			if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.Signal(0)) == nil {
-				return false
-			}
+	for _, pid := range pids {
+		if !testutil.Gone(t, pid, testutil.Patience) {
+			t.Fatalf("the cancelled command or its child (%d) still runs", pid)
 		}
-		return true
-	}, "the cancelled command and its child to end")
-	time.Sleep(300 * time.Millisecond) // room for a (wrong) reply to be written
+	}
+	awaitCallsEnded(t, s, "exec", 1)
 	rc.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	_, before := rc.next(func(m map[string]any) bool { return fmt.Sprint(m["id"]) == "8" }, 5*time.Second)
 	for _, m := range before {
@@ -158,7 +172,7 @@ func TestProcessWaitProgressAndCancellation(t *testing.T) {
 	rc.next(isProgress, 2500*time.Millisecond)
 	rc.next(isProgress, 2500*time.Millisecond)
 	rc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w1"}}`)
-	time.Sleep(500 * time.Millisecond)
+	awaitCallsEnded(t, s, "process_wait", 1)
 	rc.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	_, before := rc.next(func(m map[string]any) bool { return fmt.Sprint(m["id"]) == "9" }, 5*time.Second)
 	for _, m := range before {

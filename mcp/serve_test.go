@@ -18,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
@@ -173,7 +175,7 @@ func TestUnixSocketSemantics(t *testing.T) {
 	}
 	// The second hub's probe of the live socket was a connection too; its session ends when the
 	// hub notices the probe closed.
-	waitFor(t, func() bool { return len(s.Sessions().List()) == 1 }, "the probe's session to end")
+	testutil.Eventually(t, "the probe's session to end", func() bool { return len(s.Sessions().List()) == 1 })
 	sess := s.Sessions().List()
 	if len(sess) != 1 || sess[0].Transport != "unix" || sess[0].ClientName != "sock-client" || sess[0].Calls != 1 || !strings.HasPrefix(sess[0].Peer, "pid ") {
 		t.Fatalf("session registry = %+v", sess)
@@ -187,18 +189,7 @@ func TestUnixSocketSemantics(t *testing.T) {
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
 		t.Fatalf("socket file left after stop: %v", err)
 	}
-	waitFor(t, func() bool { return len(s.Sessions().List()) == 0 }, "session removed after disconnect")
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "session removed after disconnect", func() bool { return len(s.Sessions().List()) == 0 })
 }
 
 func TestTCPManyClientsAndOneBadClient(t *testing.T) {

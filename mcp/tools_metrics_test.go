@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/metrics"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 func newMetricsService(t *testing.T) (*Service, *metrics.Store) {
@@ -72,18 +73,14 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 		}
 	}
 	// With it, they are counted (recorded asynchronously: wait for them to land).
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var all MetricsQueryOutput
+	var all MetricsQueryOutput
+	if !testutil.Poll(testutil.Patience, func() bool {
+		all = MetricsQueryOutput{}
 		mustCall(t, cs, "metrics_query", map[string]any{"since": "1h", "include_internal": true}, &all)
 		_, toolCalls := withoutToolCalls(all.ByType)
-		if toolCalls >= 4 && all.Total == 4+toolCalls && all.Internal == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("include_internal: %+v", all)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return toolCalls >= 4 && all.Total == 4+toolCalls && all.Internal == 0
+	}) {
+		t.Fatalf("include_internal: %+v", all)
 	}
 	var again MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{"since": "1h"}, &again)

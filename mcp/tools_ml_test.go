@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/ml/mltest"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
 
@@ -81,10 +82,14 @@ func TestMLBackends(t *testing.T) {
 }
 
 // progressClient connects a client that collects progress notifications.
-func progressClient(t *testing.T, s *Service) (*sdk.ClientSession, func() []*sdk.ProgressNotificationParams) {
+// progressClient connects a client that collects progress notifications. The returned function
+// waits until at least n have arrived (each one wakes it; at most testutil.Patience) and returns
+// them all.
+func progressClient(t *testing.T, s *Service) (*sdk.ClientSession, func(n int) []*sdk.ProgressNotificationParams) {
 	t.Helper()
 	var mu sync.Mutex
 	var got []*sdk.ProgressNotificationParams
+	more := make(chan struct{}, 1)
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := s.Server().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -95,15 +100,32 @@ func progressClient(t *testing.T, s *Service) (*sdk.ClientSession, func() []*sdk
 			mu.Lock()
 			got = append(got, req.Params)
 			mu.Unlock()
+			select {
+			case more <- struct{}{}:
+			default:
+			}
 		}}).Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Close() })
-	return cs, func() []*sdk.ProgressNotificationParams {
+	all := func() []*sdk.ProgressNotificationParams {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]*sdk.ProgressNotificationParams(nil), got...)
+	}
+	return cs, func(n int) []*sdk.ProgressNotificationParams {
+		timeout := time.After(testutil.Patience)
+		for {
+			if ps := all(); len(ps) >= n {
+				return ps
+			}
+			select {
+			case <-more:
+			case <-timeout:
+				return all()
+			}
+		}
 	}
 }
 
@@ -141,11 +163,7 @@ func TestMLGenerateStreamsWithProgress(t *testing.T) {
 				t.Fatalf("server saw %+v", r)
 			}
 			// 25 tokens over ~375ms: several progress notifications, increasing, with the token total.
-			var ps []*sdk.ProgressNotificationParams
-			deadline := time.Now().Add(2 * time.Second)
-			for ps = progress(); len(ps) < 2 && time.Now().Before(deadline); ps = progress() {
-				time.Sleep(10 * time.Millisecond)
-			}
+			ps := progress(2)
 			if len(ps) < 2 {
 				t.Fatalf("%d progress notifications", len(ps))
 			}
@@ -221,13 +239,7 @@ func TestMLGenerateCancelStopsBackend(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Fatal("cancelled call returned no error")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for f.ollama.Cancelled() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the backend never saw its request cancelled")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Receive(t, f.ollama.Abandoned(), "the backend to see its request cancelled")
 	// The hub keeps serving: another call works.
 	var out MLGenerateOutput
 	f.ollama.TokenDelay = 0
@@ -280,8 +292,7 @@ func TestMLScore(t *testing.T) {
 	}
 
 	// The judge down: a clear error naming it.
-	f.ollama.Close()
-	time.Sleep(10 * time.Millisecond)
+	f.ollama.Close()                                         // returns once its port is closed
 	f2 := newMLFixture(t, MLOptions{JudgeBackend: "ollama"}) // OLLAMA_HOST points at a dead port
 	e := call(t, f2.cs, "ml_score", map[string]any{"prompt": "p", "response": "r", "suites": "semantic"}, nil)
 	if !strings.Contains(e, "semantic needs a judge backend and ollama") || !strings.Contains(e, "not available") {
@@ -317,11 +328,8 @@ func TestMLProbe(t *testing.T) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	_ = json.Unmarshal(raw, &out)
 	var last *sdk.ProgressNotificationParams
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if ps := progress(); len(ps) >= 3 {
-			last = ps[len(ps)-1]
-			break
-		}
+	if ps := progress(3); len(ps) >= 3 {
+		last = ps[len(ps)-1]
 	}
 	if last == nil || last.Total != 3 || last.Progress != 3 {
 		t.Fatalf("probe progress: %+v", last)
@@ -381,17 +389,13 @@ func TestMLStatusOnInfluxd(t *testing.T) {
 	if err := ix.Write(context.Background(), pts...); err != nil {
 		t.Fatal(err)
 	}
+	// InfluxDB makes written points visible in its own time: ask again and again.
 	var out MLStatusOutput
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testutil.Poll(testutil.Patience, func() bool {
 		mustCall(t, f.cs, "ml_status", map[string]any{}, &out)
-		if strings.Contains(out.Status, "points: 2 in the last hour") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("generation points never arrived:\n%s", out.Status)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return strings.Contains(out.Status, "points: 2 in the last hour")
+	}) {
+		t.Fatalf("generation points never arrived:\n%s", out.Status)
 	}
 	for _, want := range []string{"database lem: 2 measurement(s)", "generation\n", "backend=\"openai\"", "source=\"ml_generate\"", "tokens=",
 		"training_loss\n", "loss trend: decreasing (2 → 0.6"} {
@@ -489,10 +493,7 @@ func TestMLGenerateHeartbeat(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
-	ps := progress()
-	for deadline := time.Now().Add(2 * time.Second); len(ps) < 3 && time.Now().Before(deadline); ps = progress() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	ps := progress(3)
 	if len(ps) < 3 {
 		var got []string
 		for _, p := range ps {

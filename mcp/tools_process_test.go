@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // newProcessTestService builds a Service with a process service on a fresh workspace and a real
@@ -53,18 +54,15 @@ func waitProcess(t *testing.T, cs *sdk.ClientSession, id string) ProcessWaitOutp
 // pollOutput calls process_output until the output contains want.
 func pollOutput(t *testing.T, cs *sdk.ClientSession, id, want string) ProcessOutputOutput {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var o ProcessOutputOutput
+	var o ProcessOutputOutput
+	if !testutil.Poll(testutil.Patience, func() bool {
+		o = ProcessOutputOutput{}
 		mustCall(t, cs, "process_output", map[string]any{"id": id}, &o)
-		if strings.Contains(o.Output, want) {
-			return o
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process_output(%s) = %q, want it to contain %q", id, o.Output, want)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return strings.Contains(o.Output, want)
+	}) {
+		t.Fatalf("process_output(%s) = %q, want it to contain %q", id, o.Output, want)
 	}
+	return o
 }
 
 // TestProcessToolsContractKeys pins the JSON keys of the six process tools in docs/tools.md (plus the

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 
 	"github.com/switchboard-hub/switchboard/internal/rag"
@@ -229,6 +230,7 @@ func TestRAGIngestProgress(t *testing.T) {
 	writeTree(t, root, files)
 	var mu sync.Mutex
 	var got []*sdk.ProgressNotificationParams
+	more := make(chan struct{}, 1)
 	ctx := context.Background()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := s.Server().Connect(ctx, st, nil)
@@ -241,6 +243,10 @@ func TestRAGIngestProgress(t *testing.T) {
 			mu.Lock()
 			got = append(got, r.Params)
 			mu.Unlock()
+			select {
+			case more <- struct{}{}:
+			default:
+			}
 		}}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -252,8 +258,8 @@ func TestRAGIngestProgress(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("ingest: %v %+v", err, res)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// Notifications may arrive after the result: each one wakes this wait.
+	for timeout := time.After(testutil.Patience); ; {
 		mu.Lock()
 		n := len(got)
 		var last *sdk.ProgressNotificationParams
@@ -264,10 +270,11 @@ func TestRAGIngestProgress(t *testing.T) {
 		if last != nil && last.Progress == 300 && strings.Contains(last.Message, "300 files") {
 			break
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-more:
+		case <-timeout:
 			t.Fatalf("progress notifications: %d, last %+v", n, last)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -391,34 +398,33 @@ func TestRAGIngestCancel(t *testing.T) {
 	}
 	// The server-side ingest stops too (the dashboard feed says so), and a new ingest is accepted
 	// (one per collection at a time).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		l := s.ragFeed.list()
-		if len(l) == 1 && !l[0].Running && strings.Contains(l[0].Error, "ingest cancelled after") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-side ingest was not cancelled: %+v", l)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var l []RAGIngestProgress
+	if !testutil.Poll(testutil.Patience, func() bool {
+		l = s.ragFeed.list()
+		return len(l) == 1 && !l[0].Running && strings.Contains(l[0].Error, "ingest cancelled after")
+	}) {
+		t.Fatalf("server-side ingest was not cancelled: %+v", l)
 	}
+	// The collection's lock goes a moment after the feed's update: try again while it says
+	// "already running".
 	var e string
-	for {
+	var ing RAGIngestOutput
+	testutil.Poll(testutil.Patience, func() bool {
 		var q RAGQueryOutput
 		if e = call(t, cs, "rag_query", map[string]any{"question": "zebra giraffe", "topK": 1}, &q); e != "" || len(q.Results) != 1 || q.Results[0].Source != "docs/anchor.md" {
 			t.Fatalf("query after cancel: %q %+v", e, q)
 		}
-		var ing RAGIngestOutput
+		ing = RAGIngestOutput{}
 		e = call(t, cs, "rag_ingest", map[string]any{"path": "docs"}, &ing)
-		if e == "" {
-			if !strings.Contains(ing.Message, "1501 files") {
-				t.Errorf("ingest after cancel: %s", ing.Message)
-			}
-			break
-		}
-		if !strings.Contains(e, "already running") || time.Now().After(deadline) {
+		if e != "" && !strings.Contains(e, "already running") {
 			t.Fatalf("ingest after cancel: %s", e)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return e == ""
+	})
+	if e != "" {
+		t.Fatalf("ingest after cancel: %s", e)
+	}
+	if !strings.Contains(ing.Message, "1501 files") {
+		t.Errorf("ingest after cancel: %s", ing.Message)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 func TestFileGrepAndGlob(t *testing.T) {
@@ -150,6 +152,7 @@ func TestFileGrepProgress(t *testing.T) {
 
 	var mu sync.Mutex
 	var got []*sdk.ProgressNotificationParams
+	done := make(chan struct{}, 1) // the "done: ..." notification arrived
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := s.Server().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -161,6 +164,12 @@ func TestFileGrepProgress(t *testing.T) {
 			mu.Lock()
 			got = append(got, r.Params)
 			mu.Unlock()
+			if strings.HasPrefix(r.Params.Message, "done:") {
+				select {
+				case done <- struct{}{}:
+				default:
+				}
+			}
 		},
 	}).Connect(context.Background(), ct, nil)
 	if err != nil {
@@ -173,24 +182,13 @@ func TestFileGrepProgress(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		var last *sdk.ProgressNotificationParams
-		if n > 0 {
-			last = got[n-1]
-		}
-		mu.Unlock()
-		if last != nil && strings.HasPrefix(last.Message, "done: 2000 files searched") {
-			if last.ProgressToken != "grep-1" || last.Progress != 2000 {
-				t.Errorf("final progress = %+v", last)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no final progress notification; got %d, last %+v", n, last)
-		}
-		time.Sleep(10 * time.Millisecond)
+	// The final notification may arrive after the result: wait for it.
+	testutil.Receive(t, done, "the final progress notification")
+	mu.Lock()
+	n := len(got)
+	last := got[n-1]
+	mu.Unlock()
+	if last.ProgressToken != "grep-1" || last.Progress != 2000 || !strings.HasPrefix(last.Message, "done: 2000 files searched") {
+		t.Errorf("final progress = %+v (of %d)", last, n)
 	}
 }

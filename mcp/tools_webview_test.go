@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,21 +29,11 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
-
-// needBrowser skips without Chromium, except under CI=true where a missing browser fails.
-func needBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := webview.FindBrowser(os.Getenv("SWITCHBOARD_BROWSER")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but no browser: %v (build/setup-deps.sh installs chromium)", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
-}
 
 func newBrowserService(t *testing.T, opts ...Option) (*Service, *webview.Webview) {
 	t.Helper()
@@ -139,20 +130,8 @@ func TestWebviewAnnotationsAndAudit(t *testing.T) {
 	}
 }
 
-func snapRef(t *testing.T, snap, prefix string) string {
-	t.Helper()
-	for _, line := range strings.Split(snap, "\n") {
-		if i := strings.Index(line, prefix+" [ref="); i >= 0 {
-			rest := line[i+len(prefix)+6:]
-			return rest[:strings.IndexByte(rest, ']')]
-		}
-	}
-	t.Fatalf("no %q with a ref in snapshot:\n%s", prefix, snap)
-	return ""
-}
-
 func TestWebviewToolsEndToEnd(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	srv := webviewServer(t)
@@ -205,9 +184,9 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 
 	// Type and click through refs, then through selectors.
 	var ok WebviewSuccessOutput
-	mustCall(t, cs, "webview_type", map[string]any{"ref": snapRef(t, snap.Snapshot, `textbox "Email"`), "text": "me@"}, &ok)
+	mustCall(t, cs, "webview_type", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `textbox "Email"`), "text": "me@"}, &ok)
 	mustCall(t, cs, "webview_type", map[string]any{"selector": "#email", "text": "example.org"}, &ok) // appends
-	mustCall(t, cs, "webview_click", map[string]any{"ref": snapRef(t, snap.Snapshot, `checkbox "I agree"`)}, &ok)
+	mustCall(t, cs, "webview_click", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `checkbox "I agree"`)}, &ok)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#send"}, &ok)
 	var ev WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
@@ -325,8 +304,8 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	}
 
 	// Navigating by clicking a link: refs expire, the uncaught error is captured with URL and line.
-	oldRef := snapRef(t, snap.Snapshot, `button "Send"`)
-	mustCall(t, cs, "webview_click", map[string]any{"ref": snapRef(t, snap.Snapshot, `link "Next"`)}, &ok)
+	oldRef := testutil.SnapshotRef(t, snap.Snapshot, `button "Send"`)
+	mustCall(t, cs, "webview_click", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `link "Next"`)}, &ok)
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "button"}, &st)
 	if e := call(t, cs, "webview_click", map[string]any{"ref": oldRef}, nil); !strings.HasPrefix(e, "ref: ") || !strings.Contains(e, "take a new snapshot") {
 		t.Fatalf("stale ref after navigation: %q", e)
@@ -460,7 +439,7 @@ func processGroup(pgid int) []string {
 }
 
 func TestWebviewNavigationPolicy(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	ws := s.Workspace().Dir()
@@ -524,32 +503,27 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#out"}, nil)
 	mustCall(t, cs, "webview_console", map[string]any{"clear": true}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#out"}, nil)
-	deadline := time.Now().Add(10 * time.Second)
+	// What the page does after the click shows only through the tools: ask again and again.
 	var con WebviewConsoleOutput
-	blocked := false
-	for !blocked && time.Now().Before(deadline) {
+	if !testutil.Poll(testutil.Patience, func() bool {
 		mustCall(t, cs, "webview_console", map[string]any{}, &con)
-		for _, m := range con.Messages {
-			blocked = blocked || strings.Contains(m.Text, "secret.html blocked by the hub")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !blocked {
+		return slices.ContainsFunc(con.Messages, func(m webview.ConsoleMessage) bool {
+			return strings.Contains(m.Text, "secret.html blocked by the hub")
+		})
+	}) {
 		t.Fatalf("navigation out of the workspace not reported: %+v", con)
 	}
-	for time.Now().Before(deadline) {
-		if mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev); ev.Result == "about:blank" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Poll(testutil.Patience, func() bool {
+		mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev)
+		return ev.Result == "about:blank"
+	})
 	if ev.Result != "about:blank" {
 		t.Fatalf("the page stayed on %v", ev.Result)
 	}
 }
 
 func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	a, b := connect(t, s), connect(t, s)
 	srv := webviewServer(t)
@@ -561,7 +535,7 @@ func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
 		t.Fatalf("client b sees %+v", snap)
 	}
 	// b types via its ref, a clicks; both see the result.
-	mustCall(t, b, "webview_type", map[string]any{"ref": snapRef(t, snap.Snapshot, `textbox "Email"`), "text": "b@x"}, nil)
+	mustCall(t, b, "webview_type", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `textbox "Email"`), "text": "b@x"}, nil)
 	mustCall(t, a, "webview_click", map[string]any{"selector": "#send"}, nil)
 	var ev WebviewEvalOutput
 	mustCall(t, b, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
@@ -596,7 +570,7 @@ func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
 }
 
 func TestWebviewConnectToRunningBrowser(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	// A browser started elsewhere (here by a second Webview), reached over its DevTools URL.
 	other := webview.New(webview.Options{DataDir: t.TempDir()})
 	info, err := other.Launch(context.Background(), webview.LaunchOptions{})
@@ -627,7 +601,7 @@ func TestWebviewConnectToRunningBrowser(t *testing.T) {
 }
 
 func TestWebviewDashboardFeed(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	h := wshub.New(wshub.Options{})
 	s, _ := newBrowserService(t, WithWSHub(h))
 	addr, _, err := h.Start("127.0.0.1:0")
@@ -702,7 +676,7 @@ func TestWebviewDashboardFeed(t *testing.T) {
 }
 
 func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	dataDir := t.TempDir()
 	w := webview.New(webview.Options{DataDir: dataDir, BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
 	s, err := New(WithWorkspaceRoot(t.TempDir()), WithBrowser(w))
@@ -736,7 +710,7 @@ func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
 }
 
 func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	var mu sync.Mutex
 	var msgs []string
@@ -785,7 +759,7 @@ func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
 }
 
 func TestWebviewLaunchErrors(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	s, _ := newBrowserService(t)
@@ -808,7 +782,7 @@ func TestWebviewLaunchErrors(t *testing.T) {
 }
 
 func TestWebviewBrowserCrashIsReported(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	var launch WebviewLaunchOutput
@@ -816,14 +790,11 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	if err := syscall.Kill(-launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
 	var e string
-	for time.Now().Before(deadline) {
-		if e = call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil); strings.Contains(e, "connection was lost") || strings.Contains(e, "not connected") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testutil.Poll(testutil.Patience, func() bool {
+		e = call(t, cs, "webview_eval", map[string]any{"script": "1"}, nil)
+		return strings.Contains(e, "connection was lost") || strings.Contains(e, "not connected")
+	})
 	if !strings.Contains(e, "connection was lost") && !strings.Contains(e, "not connected") {
 		t.Fatalf("after the browser died: %q", e)
 	}
@@ -1014,7 +985,7 @@ func screenshotColours(t *testing.T, cs *sdk.ClientSession) (red, blue int) {
 // subresources (images, scripts, styles), iframes, symlinks that lead out, popups from a link
 // or window.open. The popups cannot be selected, and the tab list hides what they show.
 func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	fx := newFileGuardFixture(t, s.Workspace().Dir())
@@ -1050,14 +1021,12 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#pop"}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#open"}, nil)
 	var tabs WebviewTabsOutput
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Poll(15*time.Second, func() bool {
+		tabs = WebviewTabsOutput{}
 		mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
-		if len(tabs.Tabs) == 3 && tabs.Tabs[0].URL != "" && tabs.Tabs[1].URL != "" && tabs.Tabs[2].URL != "" {
-			break // both popups have committed (to the error page of the refused load)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		// both popups have committed (to the error page of the refused load)
+		return len(tabs.Tabs) == 3 && tabs.Tabs[0].URL != "" && tabs.Tabs[1].URL != "" && tabs.Tabs[2].URL != ""
+	})
 	if len(tabs.Tabs) != 3 {
 		t.Fatalf("popups did not open: %+v", tabs)
 	}
@@ -1099,7 +1068,7 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 // A workspace directory is listed (the hub serves file:// loads, so it renders the listing), and
 // the listing's links stay in the workspace.
 func TestWebviewFileGuardServesWorkspaceDirectories(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
 	ws := s.Workspace().Dir()
@@ -1129,7 +1098,7 @@ func TestWebviewFileGuardServesWorkspaceDirectories(t *testing.T) {
 // launched Chromium would otherwise save into $HOME/Downloads), and pages cannot read the
 // browser's own DevTools endpoint (its /json/list shows every tab).
 func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	home := t.TempDir()
 	t.Setenv("HOME", home) // the launched browser's default download directory is $HOME/Downloads
 	name := fmt.Sprintf("switchboard-download-%d.txt", time.Now().UnixNano())
@@ -1150,7 +1119,9 @@ func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#attach"}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#data"}, nil)
 	_ = call(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/dl"}, nil) // a download, not a document
-	time.Sleep(2 * time.Second)                                                      // a download would have finished by now
+	// A refused download leaves no trace to wait for, so this waits on purpose: 2 s is long
+	// enough for Chrome to have saved the few bytes had it been allowed to.
+	time.Sleep(2 * time.Second)
 	cwd, _ := os.Getwd()
 	for _, dir := range []string{home, s.Workspace().Dir(), cwd} {
 		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -1177,7 +1148,7 @@ func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
 // for: one on a file outside the workspace is listed without its title or path and refused, and
 // one on a workspace file is refused too (what it loaded was not served by the hub).
 func TestWebviewConnectedBrowserKeepsItsOwnFileTabs(t *testing.T) {
-	needBrowser(t)
+	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	fx := newFileGuardFixture(t, s.Workspace().Dir())
 	// The user's browser, started with a tab on a file outside the workspace and one inside it.
@@ -1264,27 +1235,27 @@ func startUserChromium(t *testing.T, urls ...string) (string, int) {
 			}
 			resp.Body.Close()
 		}
-		// Wait until every tab has loaded its document.
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
+		// Wait until every tab has loaded its document (the user's browser tells us nothing: ask
+		// its /json/list again and again).
+		if !testutil.Poll(20*time.Second, func() bool {
 			resp, err := http.Get("http://" + host + "/json/list")
-			if err == nil {
-				var list []struct{ Type, Title, URL string }
-				_ = json.NewDecoder(resp.Body).Decode(&list)
-				resp.Body.Close()
-				loaded := 0
-				for _, tb := range list {
-					if tb.Type == "page" && tb.URL != "" && tb.Title != "" && tb.Title != tb.URL {
-						loaded++
-					}
-				}
-				if loaded >= len(urls) {
-					return host, pid
+			if err != nil {
+				return false
+			}
+			var list []struct{ Type, Title, URL string }
+			_ = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			loaded := 0
+			for _, tb := range list {
+				if tb.Type == "page" && tb.URL != "" && tb.Title != "" && tb.Title != tb.URL {
+					loaded++
 				}
 			}
-			time.Sleep(100 * time.Millisecond)
+			return loaded >= len(urls)
+		}) {
+			t.Fatal("the user's browser did not load its tabs")
 		}
-		t.Fatal("the user's browser did not load its tabs")
+		return host, pid
 	case <-time.After(30 * time.Second):
 		t.Fatal("the user's browser did not open its DevTools port")
 	}

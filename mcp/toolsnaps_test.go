@@ -20,29 +20,7 @@ import (
 // under __toolsnaps__, so a change to a tool's contract shows up in review. Regenerate with
 // UPDATE_TOOLSNAPS=1 go test ./mcp -run TestToolSnapshots.
 func TestToolSnapshots(t *testing.T) {
-	h := wshub.New(wshub.Options{})
-	ragStore, err := rag.OpenEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fetcher, err := fetch.New(fetch.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := mcp.New(
-		mcp.WithRAG(rag.NewEngine(ragStore, nil)),
-		mcp.WithWorkspaceRoot(t.TempDir()),
-		mcp.WithProcessService(process.New(process.Options{})),
-		mcp.WithWSHub(h),
-		mcp.WithSubsystem(ide.New(nil)),
-		mcp.WithML(mlRegistry(t), mcp.MLOptions{}),
-		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
-		mcp.WithBrowser(webview.New(webview.Options{})),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Shutdown(t.Context()) })
+	svc := everyGroup(t)
 	dir := "__toolsnaps__"
 	update := os.Getenv("UPDATE_TOOLSNAPS") != ""
 	seen := map[string]bool{}
@@ -88,4 +66,34 @@ func mlRegistry(t *testing.T) *ml.Registry {
 		t.Fatal(err)
 	}
 	return reg
+}
+
+// everyGroup is a hub with every tool group registered (the browser, ML and IDE ones included,
+// none of them connected to anything), for tests that walk every tool.
+func everyGroup(t *testing.T) *mcp.Service {
+	t.Helper()
+	h := wshub.New(wshub.Options{})
+	ragStore, err := rag.OpenEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetcher, err := fetch.New(fetch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := mcp.New(
+		mcp.WithRAG(rag.NewEngine(ragStore, nil)),
+		mcp.WithWorkspaceRoot(t.TempDir()),
+		mcp.WithProcessService(process.New(process.Options{})),
+		mcp.WithWSHub(h),
+		mcp.WithSubsystem(ide.New(nil)),
+		mcp.WithML(mlRegistry(t), mcp.MLOptions{}),
+		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
+		mcp.WithBrowser(webview.New(webview.Options{})),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Shutdown(t.Context()) })
+	return svc
 }

@@ -253,17 +253,14 @@ func TestUpstreamServerEverythingThroughTheHub(t *testing.T) {
 	if res, err := c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "everything__toggle-simulated-logging", Arguments: map[string]any{}}); err != nil || res.IsError {
 		t.Fatalf("toggle logging: %v %s", err, toolText(res))
 	}
-	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+	var logs []string
+	if !testutil.Poll(20*time.Second, func() bool {
 		c.mu.Lock()
-		got := slices.ContainsFunc(c.logs, func(l string) bool { return l == "everything" || strings.HasPrefix(l, "everything/") })
-		logs := slices.Clone(c.logs)
-		c.mu.Unlock()
-		if got {
-			break
-		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("no log message from the server reached the client; loggers seen: %v", logs)
-		}
+		defer c.mu.Unlock()
+		logs = slices.Clone(c.logs)
+		return slices.ContainsFunc(logs, func(l string) bool { return l == "everything" || strings.HasPrefix(l, "everything/") })
+	}) {
+		t.Fatalf("no log message from the server reached the client; loggers seen: %v", logs)
 	}
 
 	// Every proxied call is in the audit log like a built-in one.

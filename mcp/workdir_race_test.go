@@ -37,7 +37,8 @@ func TestWorkdirSwapRace(t *testing.T) {
 				return
 			default:
 			}
-			// d: real directory -> symlink to outside -> real directory again.
+			// d: real directory -> symlink to outside -> real directory again. The short sleeps
+			// are on purpose: they vary how long each state lasts, so the calls meet all of them.
 			if os.Rename(d, held) == nil {
 				_ = os.Symlink(outside, d)
 				time.Sleep(20 * time.Microsecond)

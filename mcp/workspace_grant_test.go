@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // workspaceHub is a hub with the default policy (no [roots] allow) whose home directory is a
@@ -260,7 +261,9 @@ func TestApprovalsWithdrawnWhenClientGoes(t *testing.T) {
 	if err := s.DecideApproval(a.ID, "allow", policy.ByDashboard); err == nil {
 		t.Error("a withdrawn question could still be allowed")
 	}
-	time.Sleep(100 * time.Millisecond) // a late write would have happened by now (proves less on a slow machine, never more)
+	// The call has ended (the hub records it when its handler returns): a write it made would
+	// be on disk.
+	awaitCallsEnded(t, s, "file_write", 1)
 	if _, err := os.Stat(filepath.Join(s.Workspace().Dir(), "late.txt")); err == nil {
 		t.Error("the dead client's call ran")
 	}
@@ -303,16 +306,12 @@ func TestGrantedRootHeldByHandle(t *testing.T) {
 	}
 	id, _ := json.Marshal(req["id"])
 	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"roots":[{"uri":"` + fileURI(project) + `"}]}}`)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		si := sessionNamed(t, s, "swapper")
-		if len(si.Roots) == 1 && si.Roots[0].Status == rootGranted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("root never granted: %+v", si.Roots)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var si sessions.Info
+	if !testutil.Poll(testutil.Patience, func() bool {
+		si = sessionNamed(t, s, "swapper")
+		return len(si.Roots) == 1 && si.Roots[0].Status == rootGranted
+	}) {
+		t.Fatalf("root never granted: %+v", si.Roots)
 	}
 	// The swap: the granted directory moves away and a symlink to another directory takes its name.
 	if err := os.Rename(project, project+".orig"); err != nil {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // These tests drive the real fyne.io/systray item on a private session bus, reading it the way a
@@ -70,17 +72,11 @@ func readDbusMenu(t *testing.T, conn *dbus.Conn) []dbusMenuItem {
 
 func waitDbusMenu(t *testing.T, conn *dbus.Conn, ok func([]dbusMenuItem) bool) []dbusMenuItem {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		items := readDbusMenu(t, conn)
-		if ok(items) {
-			return items
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("menu never matched; last: %+v", items)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var items []dbusMenuItem
+	if !testutil.Poll(testutil.Patience, func() bool { items = readDbusMenu(t, conn); return ok(items) }) {
+		t.Fatalf("menu never matched; last: %+v", items)
 	}
+	return items
 }
 
 func labelsOf(items []dbusMenuItem) []string {

@@ -17,7 +17,13 @@ beforeAll(async () => {
     if (req.url?.startsWith('/two')) {
       res.end('<!doctype html><title>Second page</title><body style="background:#0a4"><h1>Two</h1></body>');
     } else {
-      res.end('<!doctype html><title>First page</title><body style="background:#fff"><h1>One</h1><button onclick="console.error(\'clicked in the page\')">Press</button></body>');
+      // The first page sends its <title> a moment after the document is committed, as a slow
+      // page (or a busy machine) does: Chrome announces the navigation with "host:port" as the
+      // title and never announces the parsed one, so the view must learn it from the load.
+      res.write('<!doctype html><html><head>');
+      setTimeout(() => {
+        res.end('<title>First page</title></head><body style="background:#fff"><h1>One</h1><button onclick="console.error(\'clicked in the page\')">Press</button></body></html>');
+      }, 500);
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -348,25 +349,28 @@ func BenchmarkDecide(b *testing.B) {
 	}
 }
 
+// The broker uses only channels and timers, so the test runs in a synctest bubble: once every
+// Ask is blocked waiting for its answer (synctest.Wait), all of them are pending.
 func TestBrokerRefusesBeyondMaxPending(t *testing.T) {
-	b := NewBroker()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var wg sync.WaitGroup
-	for range MaxPending {
-		wg.Add(1)
-		go func() { defer wg.Done(); b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil) }()
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(b.Pending()) < MaxPending && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil)
-	if o.Approved || !strings.Contains(o.Reason, "already waiting") {
-		t.Errorf("over the cap: %+v", o)
-	}
-	cancel()
-	wg.Wait()
+	synctest.Test(t, func(t *testing.T) {
+		b := NewBroker()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var wg sync.WaitGroup
+		for range MaxPending {
+			wg.Go(func() { b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil) })
+		}
+		synctest.Wait()
+		if n := len(b.Pending()); n != MaxPending {
+			t.Fatalf("%d pending, want %d", n, MaxPending)
+		}
+		o := b.Ask(ctx, Approval{Kind: KindCall}, time.Minute, nil)
+		if o.Approved || !strings.Contains(o.Reason, "already waiting") {
+			t.Errorf("over the cap: %+v", o)
+		}
+		cancel()
+		wg.Wait()
+	})
 }
 
 func TestAutoGrant(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 func TestExec(t *testing.T) {
@@ -139,14 +141,13 @@ func TestExecTruncates(t *testing.T) {
 func TestExecDuringShutdown(t *testing.T) {
 	s := New(Options{})
 	errc := make(chan error, 1)
-	started := make(chan struct{})
+	// The command says when it runs (the marker file), so the shutdown comes during the Exec.
+	marker := filepath.Join(t.TempDir(), "started")
 	go func() {
-		close(started)
-		_, err := s.Exec(context.Background(), ExecOptions{Command: "sleep", Args: []string{"300"}})
+		_, err := s.Exec(context.Background(), ExecOptions{Command: "sh", Args: []string{"-c", "echo > " + marker + "; exec sleep 300"}})
 		errc <- err
 	}()
-	<-started
-	time.Sleep(100 * time.Millisecond) // let the Exec start its command
+	testutil.Eventually(t, "the Exec's command to start", func() bool { _, err := os.Stat(marker); return err == nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {

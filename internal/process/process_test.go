@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // newTestService returns a Service that is shut down (and checked to shut down cleanly, which
@@ -63,24 +65,11 @@ func mustOutput(t *testing.T, s *Service, id string, q OutputQuery) Output {
 	return out
 }
 
-// eventually polls cond until it holds or 5s pass. It waits for things that happen
-// asynchronously (output arriving); it is not a performance assertion.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // waitForOutput waits until the process's output contains want and returns it.
 func waitForOutput(t *testing.T, s *Service, id, want string) string {
 	t.Helper()
 	var text string
-	eventually(t, "output containing "+strconv.Quote(want), func() bool {
+	testutil.Eventually(t, "output containing "+strconv.Quote(want), func() bool {
 		text = mustOutput(t, s, id, OutputQuery{}).Text
 		return strings.Contains(text, want)
 	})
@@ -240,7 +229,7 @@ func TestStopReachesGrandchildren(t *testing.T) {
 	// PIDs and waits.
 	info := mustStart(t, s, shell(`sh -c 'sleep 300' & echo $!; sleep 300 & echo $!; wait`))
 	text := waitForOutput(t, s, info.ID, "\n")
-	eventually(t, "two PIDs", func() bool {
+	testutil.Eventually(t, "two PIDs", func() bool {
 		text = mustOutput(t, s, info.ID, OutputQuery{}).Text
 		return strings.Count(text, "\n") >= 2
 	})
@@ -423,6 +412,14 @@ func TestOutputQueries(t *testing.T) {
 // TestOutputFollow reads a live process incrementally with Next, the way a client tails it.
 func TestOutputFollow(t *testing.T) {
 	s := newTestService(t, Options{})
+	// The client reads again whenever the process reports output or its exit.
+	changed := make(chan struct{}, 1)
+	defer s.Subscribe(func(Event) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})()
 	info := mustStart(t, s, shell(`for i in 1 2 3 4 5; do echo line$i; sleep 0.02; done`))
 	var got strings.Builder
 	var next int64
@@ -437,7 +434,7 @@ func TestOutputFollow(t *testing.T) {
 		if in.Status != StatusRunning && next == in.OutputBytes {
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
+		testutil.Receive(t, changed, "more output or the exit")
 	}
 	if want := "line1\nline2\nline3\nline4\nline5\n"; got.String() != want {
 		t.Fatalf("followed output %q, want %q", got.String(), want)

@@ -18,6 +18,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
@@ -268,17 +269,18 @@ func TestConcurrentQueriesDuringIngestAndCancel(t *testing.T) {
 			}
 		}()
 	}
-	var progressed atomic.Bool
+	// Cancelled from outside the ingest (another goroutine, as a client's cancel arrives) once
+	// it has done 20 files.
+	progressed := make(chan struct{})
+	var once sync.Once
 	go func() {
-		for !progressed.Load() {
-			time.Sleep(time.Millisecond)
-		}
+		<-progressed
 		cancel()
 	}()
 	start := time.Now()
 	_, err := eng.Ingest(ctx, wsOf(t, fsys), "d", IngestOptions{Collection: "c", ProgressEvery: time.Nanosecond, Progress: func(p Progress) {
 		if p.Files > 20 {
-			progressed.Store(true)
+			once.Do(func() { close(progressed) })
 		}
 	}})
 	close(stop)
@@ -331,19 +333,18 @@ func TestKilledIngestLeavesUsableCollection(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		// The child's progress shows only in its file: check it again and again.
+		if !testutil.Poll(30*time.Second, func() bool {
 			b, _ := os.ReadFile(filepath.Join(dir, "gen"))
-			if len(b) > 0 && string(b) != "0" {
-				break
-			}
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatal("child made no progress")
-			}
-			time.Sleep(10 * time.Millisecond)
+			return len(b) > 0 && string(b) != "0"
+		}) {
+			cmd.Process.Kill()
+			t.Fatal("child made no progress")
 		}
-		time.Sleep(time.Duration(37*(round+1)) * time.Millisecond) // somewhere inside a later ingest
+		// Kill it at an arbitrary moment inside a later ingest (a different one each round), its
+		// final write included: a wait on purpose, since a signal from the child could only come
+		// from the places that send one, and the point is a kill anywhere.
+		time.Sleep(time.Duration(37*(round+1)) * time.Millisecond)
 		cmd.Process.Kill()
 		cmd.Wait()
 		os.WriteFile(filepath.Join(dir, "gen"), []byte("0"), 0o644)

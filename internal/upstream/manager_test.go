@@ -86,6 +86,35 @@ func waitStatus(t *testing.T, m *Manager, name, state string, ok func(Status) bo
 	return st
 }
 
+// awaitLog waits for a line containing what in the server's log (FollowLogs: no polling).
+func awaitLog(t *testing.T, m *Manager, name, what string) {
+	t.Helper()
+	found := make(chan struct{}, 1)
+	has := func(l LogLine) bool { return strings.Contains(l.Text, what) }
+	cancel, err := m.FollowLogs(name, func(l LogLine) {
+		if has(l) {
+			select {
+			case found <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	logs, _ := m.Logs(name, 0) // lines from before the subscription
+	if slices.ContainsFunc(logs, has) {
+		return
+	}
+	select {
+	case <-found:
+	case <-time.After(testutil.Patience):
+		logs, _ := m.Logs(name, 0)
+		t.Fatalf("no %q in the log of %s: %v", what, name, logs)
+	}
+}
+
 func text(res *sdk.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -238,20 +267,12 @@ func TestKillDuringCallFailsFastAndRestarts(t *testing.T) {
 		_, err := m.CallTool(t.Context(), "fixture", "sleep", json.RawMessage(`{"ms":30000}`), nil)
 		errc <- err
 	}()
-	for waitInFlight := time.Now(); ; {
-		if s, _ := m.Status("fixture"); s.InFlight == 1 {
-			break
-		}
-		if time.Since(waitInFlight) > 10*time.Second {
-			t.Fatal("the call never reached the server")
-		}
-		time.Sleep(10 * time.Millisecond)
+	awaitLog(t, m, "fixture", "sleep 30000 started") // the call reached the server
+	if s, _ := m.Status("fixture"); s.InFlight != 1 {
+		t.Fatalf("in flight while the server runs the call: %d, want 1", s.InFlight)
 	}
-	for start := time.Now(); len(pidsIn(t, pids)) < 2; time.Sleep(20 * time.Millisecond) {
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the fixture's grandchild never started")
-		}
-	}
+	// The grandchild writes its pid once it runs; nothing announces that.
+	testutil.Eventually(t, "the fixture's grandchild to start", func() bool { return len(pidsIn(t, pids)) >= 2 })
 	killed := time.Now()
 	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -299,11 +320,9 @@ func TestShutdownLeavesNoProcess(t *testing.T) {
 	}
 	waitState(t, m, "grandchild", StateRunning)
 	waitState(t, m, "stubborn", StateRunning)
-	all := pidsIn(t, pids)
-	for start := time.Now(); len(all) < 3 && time.Since(start) < 10*time.Second; all = pidsIn(t, pids) {
-		time.Sleep(20 * time.Millisecond) // the grandchild writes its pid once it runs
-	}
-	if len(all) != 3 {
+	var all []int
+	// The grandchild writes its pid once it runs; nothing announces that.
+	if !testutil.Poll(testutil.Patience, func() bool { all = pidsIn(t, pids); return len(all) >= 3 }) || len(all) != 3 {
 		t.Fatalf("pids %v, want 3 (two servers, one grandchild)", all)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -345,14 +364,7 @@ func TestStartFailuresAreReportedAndRetried(t *testing.T) {
 		t.Errorf("crasher: the error does not quote its last stderr line: %q", st.LastError)
 	}
 	// It keeps retrying: the restart count grows.
-	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
-		if st, _ := m.Status("crasher"); st.Restarts >= 2 {
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the crashing server is not retried")
-		}
-	}
+	waitStatus(t, m, "crasher", "restarted twice", func(st Status) bool { return st.Restarts >= 2 })
 }
 
 func TestOnDemandStartsAtFirstCall(t *testing.T) {
@@ -457,22 +469,10 @@ func TestHungServerCallEndsWithItsClient(t *testing.T) {
 		_, err := m.CallTool(ctx, "hung", "sleep", json.RawMessage(`{"ms":30000}`), nil)
 		errc <- err
 	}()
-	waitLog := func(what string) {
-		t.Helper()
-		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-			logs, _ := m.Logs("hung", 0)
-			if slices.ContainsFunc(logs, func(l LogLine) bool { return strings.Contains(l.Text, what) }) {
-				return
-			}
-			if time.Since(start) > 5*time.Second {
-				t.Fatalf("no %q in the server's log: %v", what, logs)
-			}
-		}
-	}
-	waitLog("sleep 30000 started")
+	awaitLog(t, m, "hung", "sleep 30000 started")
 	cancel()
 	<-errc
-	waitLog("sleep 30000 cancelled")
+	awaitLog(t, m, "hung", "sleep 30000 cancelled")
 }
 
 // TestSetWorkspaceMovesFollowingServers: when the hub's workspace moves, a running server whose

@@ -228,16 +228,25 @@ func (w *Webview) State() State {
 	return s
 }
 
-// Refresh reads the active tab's current URL and title from the browser (Chrome does not
-// announce title changes), so that State is current.
+// Refresh reads every tab's current URL and title from the browser in one round trip (Chrome
+// does not announce title changes), so that State is current.
 func (w *Webview) Refresh(ctx context.Context) {
-	st, tb, err := w.activeTab()
+	st, err := w.sess()
 	if err != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if info, err := cdp.Call(ctx, st.browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: tb.id}); err == nil && info.TargetInfo != nil {
-		tb.setInfo(info.TargetInfo.URL, info.TargetInfo.Title)
+	res, err := cdp.Call(ctx, st.browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return
+	}
+	for _, info := range res.TargetInfos {
+		st.mu.Lock()
+		tb := st.tabs[info.TargetID]
+		st.mu.Unlock()
+		if tb != nil {
+			tb.setInfo(info.URL, info.Title)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
 )
 
@@ -65,10 +66,7 @@ func TestHostileEndpointIsDisconnected(t *testing.T) {
 			if err == nil {
 				// The message came after the last reply Connect waits for: the connection
 				// ends just after, and the next call says why.
-				deadline := time.Now().Add(5 * time.Second)
-				for w.Connected() && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
+				awaitDisconnected(w)
 				_, err = w.Eval(ctx, "1")
 			} else if !strings.HasPrefix(err.Error(), "debug_url: ") {
 				t.Fatalf("connect: %v; want a debug_url: error", err)
@@ -94,11 +92,8 @@ func TestHostileEventAfterConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The hostile event follows the answer to a query.
-	deadline := time.Now().Add(10 * time.Second)
-	for w.Connected() && time.Now().Before(deadline) {
-		_, _, _ = w.Query(ctx, "a", false)
-		time.Sleep(20 * time.Millisecond)
-	}
+	_, _, _ = w.Query(ctx, "a", false)
+	awaitDisconnected(w)
 	_, err := w.Eval(ctx, "1")
 	if err == nil || !strings.Contains(err.Error(), "malformed Page.frameNavigated") {
 		t.Fatalf("after the hostile event: %v", err)
@@ -132,7 +127,9 @@ func TestUpstreamChromedpPanicsOnNullFrame(t *testing.T) {
 		ctx, cancel2 := chromedp.NewContext(allocCtx)
 		defer cancel2()
 		_ = chromedp.Do(ctx)
-		time.Sleep(2 * time.Second) // the panic comes on chromedp's goroutine
+		// The panic comes on chromedp's goroutine and ends the process; only its absence lasts,
+		// so this waits on purpose: 2 s without it means chromedp handled the frame.
+		time.Sleep(2 * time.Second)
 		os.Exit(0)
 	}
 	srv := fakeServer(t, fakecdp.Options{Inject: []fakecdp.Inject{{After: "Page.enable", Message: nullFrame}}})
@@ -207,5 +204,27 @@ func BenchmarkCheckReply(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// awaitDisconnected waits (on the state events a lost connection sends) until w has dropped its
+// connection, or Patience passes; the caller's next call then says why, or that it did not.
+func awaitDisconnected(w *Webview) {
+	changed := make(chan struct{}, 1)
+	defer w.Subscribe(func(ev Event) {
+		if ev.Kind == "state" {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
+	})()
+	timeout := time.After(testutil.Patience)
+	for w.Connected() {
+		select {
+		case <-changed:
+		case <-timeout:
+			return
+		}
 	}
 }

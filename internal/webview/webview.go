@@ -579,6 +579,13 @@ func (w *Webview) tabEvent(t *tab, ev any) {
 		t.url = e.URL
 		t.mu.Unlock()
 		w.emit(Event{Kind: "state"})
+	case *page.EventDomContentEventFired, *page.EventLoadEventFired:
+		// Chrome announces a navigation with the address as the title ("host:port/") and never
+		// announces the <title> the document parses afterwards: the document being there is
+		// the signal for listeners (the dashboard's feed) to read the title again (Refresh).
+		// Without it, a page that parsed its <title> after the feed's read showed host:port
+		// until the next action.
+		w.emit(Event{Kind: "state"})
 	default:
 		if m, ok := consoleFrom(ev); ok {
 			w.addConsole(m)

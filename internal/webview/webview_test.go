@@ -13,18 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// requireBrowser skips without Chromium, except under CI=true where a missing browser fails.
-func requireBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := FindBrowser(os.Getenv("SWITCHBOARD_BROWSER")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but no browser: %v (build/setup-deps.sh installs chromium)", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
-}
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+)
 
 const testPage = `<!doctype html><html><head><title>Test page</title></head><body>
 <h1>Hello</h1>
@@ -60,7 +51,7 @@ func testServer(t *testing.T) *httptest.Server {
 
 func launched(t *testing.T) (*Webview, LaunchInfo) {
 	t.Helper()
-	requireBrowser(t)
+	testutil.RequireBrowser(t, FindBrowser)
 	w := New(Options{DataDir: t.TempDir(), BrowserPath: os.Getenv("SWITCHBOARD_BROWSER")})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -146,11 +137,11 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 			t.Fatalf("snapshot lacks %q:\n%s", want, snap.Text)
 		}
 	}
-	ref := refOf(t, snap.Text, `textbox "Name"`)
+	ref := testutil.SnapshotRef(t, snap.Text, `textbox "Name"`)
 	if err := w.Type(ctx, Target{Ref: ref}, "c!"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Click(ctx, Target{Ref: refOf(t, snap.Text, `button "Go"`)}); err != nil {
+	if err := w.Click(ctx, Target{Ref: testutil.SnapshotRef(t, snap.Text, `button "Go"`)}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := w.Eval(ctx, "document.getElementById('out').textContent")
@@ -159,7 +150,7 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	}
 	// Refs are stable within a document.
 	snap2, _ := w.Snapshot(ctx, 0)
-	if refOf(t, snap2.Text, `button "Go"`) != refOf(t, snap.Text, `button "Go"`) {
+	if testutil.SnapshotRef(t, snap2.Text, `button "Go"`) != testutil.SnapshotRef(t, snap.Text, `button "Go"`) {
 		t.Fatal("ref changed between snapshots of the same document")
 	}
 	msgs, _ := w.Console(false)
@@ -188,17 +179,34 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	if err := w.Click(ctx, Target{Ref: ref}); err == nil || !strings.HasPrefix(err.Error(), "ref:") {
 		t.Fatalf("stale ref: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	// Each console message is announced: read the console again on each until the exception.
+	consoled := make(chan struct{}, 1)
+	stopConsole := w.Subscribe(func(ev Event) {
+		if ev.Kind == "console" {
+			select {
+			case consoled <- struct{}{}:
+			default:
+			}
+		}
+	})
 	var exc *ConsoleMessage
-	for exc == nil && time.Now().Before(deadline) {
+	found := func() bool {
 		msgs, _ = w.Console(false)
 		for i := range msgs {
 			if msgs[i].Type == "exception" {
 				exc = &msgs[i]
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		return exc != nil
 	}
+	for timeout := time.After(testutil.Patience); !found(); {
+		select {
+		case <-consoled:
+		case <-timeout:
+			t.Fatalf("no exception in the console: %+v", msgs)
+		}
+	}
+	stopConsole()
 	if exc == nil || !strings.Contains(exc.Text, "boom from script") || !strings.HasSuffix(exc.URL, "/boom.js") || exc.Line != 3 {
 		t.Fatalf("exception: %+v", exc)
 	}
@@ -220,20 +228,8 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	}
 }
 
-func refOf(t *testing.T, snap, prefix string) string {
-	t.Helper()
-	for _, line := range strings.Split(snap, "\n") {
-		if i := strings.Index(line, prefix+" [ref="); i >= 0 {
-			rest := line[i+len(prefix)+6:]
-			return rest[:strings.IndexByte(rest, ']')]
-		}
-	}
-	t.Fatalf("no %q with a ref in:\n%s", prefix, snap)
-	return ""
-}
-
 func TestConnectToRunningBrowser(t *testing.T) {
-	requireBrowser(t)
+	testutil.RequireBrowser(t, FindBrowser)
 	path, _ := FindBrowser(os.Getenv("SWITCHBOARD_BROWSER"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -266,10 +262,9 @@ func TestConnectToRunningBrowser(t *testing.T) {
 	if _, err := w2.Connect(ctx, ConnectOptions{DebugURL: wsURL}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for tabs, _ = w2.Tabs(ctx); len(tabs) != 2 && time.Now().Before(deadline); tabs, _ = w2.Tabs(ctx) {
-		time.Sleep(50 * time.Millisecond) // Chrome answers CloseTarget before the tab is gone
-	}
+	// Chrome answers CloseTarget before the tab is gone, and tells this new connection nothing
+	// when it goes: list again and again.
+	testutil.Poll(testutil.Patience, func() bool { tabs, _ = w2.Tabs(ctx); return len(tabs) == 2 })
 	if len(tabs) != 2 { // the first connection's tab is gone, this one's is new
 		t.Fatalf("tabs after reconnect: %+v", tabs)
 	}
@@ -312,6 +307,73 @@ func TestStaleProfilesAreRemoved(t *testing.T) {
 	for _, d := range []string{live, fresh} {
 		if _, err := os.Stat(d); err != nil {
 			t.Fatalf("%s removed: %v", d, err)
+		}
+	}
+}
+
+// TestTitleParsedAfterNavigationIsAnnounced: Chrome announces a navigation with the address as
+// the title ("127.0.0.1:port") and never the <title> the document parses afterwards. A listener
+// that reads the title again on every state event (the dashboard's feed) must still get a state
+// event once the title is there; before the load events were passed on, the Browser view kept
+// showing host:port when the feed read the title before the document had parsed it. The server
+// holds the <title> back until the test has read the early title, so the order is certain.
+func TestTitleParsedAfterNavigationIsAnnounced(t *testing.T) {
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<!doctype html><html><head>")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, "<title>Late title</title></head><body><p>loaded</p></body></html>")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	w, _ := launched(t)
+	events := make(chan struct{}, 64)
+	cancel := w.Subscribe(func(ev Event) {
+		if ev.Kind == "state" {
+			select {
+			case events <- struct{}{}:
+			default:
+			}
+		}
+	})
+	t.Cleanup(cancel)
+	ctx, done := context.WithTimeout(context.Background(), 30*time.Second)
+	defer done()
+	if err := w.Navigate(ctx, srv.URL+"/"); err != nil { // returns once the document is committed
+		t.Fatal(err)
+	}
+	w.Refresh(ctx)
+	if title := w.State().Title; title == "Late title" {
+		t.Fatalf("title %q before the server sent it", title)
+	}
+	for len(events) > 0 { // what the navigation announced is read; only later events count
+		<-events
+	}
+	close(release)
+	for {
+		select {
+		case <-events:
+			w.Refresh(ctx)
+			if title := w.State().Title; title == "Late title" {
+				return
+			}
+		case <-ctx.Done():
+			w.Refresh(context.Background())
+			t.Fatalf("no state event announced the parsed title (the browser has %q)", w.State().Title)
 		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 const testToken = "test-token-0123456789"
@@ -116,17 +118,6 @@ func subscribe(t *testing.T, conn *websocket.Conn, channel string) {
 	expect(t, conn, TypeSubscribed, channel)
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 type seqData struct {
 	Seq int `json:"seq"`
 }
@@ -181,11 +172,15 @@ func TestSnapshotOrderingUnderConcurrentPublish(t *testing.T) {
 	var counter atomic.Int64
 	counter.Store(-1)
 	snapshotting := make(chan struct{})
+	advanced := make(chan struct{}) // the producer published 100 events after the snapshot began
 	var once sync.Once
 	h.SetSnapshotProvider("counter", func(string) (any, bool) {
 		v := counter.Load()
 		once.Do(func() { close(snapshotting) })
-		time.Sleep(20 * time.Millisecond) // the producer keeps publishing meanwhile
+		select { // the producer keeps publishing meanwhile
+		case <-advanced:
+		case <-time.After(testutil.Patience):
+		}
 		return seqData{Seq: int(v)}, true
 	})
 	conn := dial(t, startHub(t, h))
@@ -207,10 +202,13 @@ func TestSnapshotOrderingUnderConcurrentPublish(t *testing.T) {
 			}
 			counter.Store(int64(i)) // state first, then the event, as real producers do
 			h.Publish("counter", TypeEvent, seqData{Seq: i})
+			if i == beforeSubscribe+100 {
+				close(advanced)
+			}
 		}
 	}()
 	t.Cleanup(wg.Wait)
-	eventually(t, "producer to get going", func() bool { return counter.Load() == beforeSubscribe-1 })
+	testutil.Eventually(t, "producer to get going", func() bool { return counter.Load() == beforeSubscribe-1 })
 
 	subscribe(t, conn, "counter")
 	snap := seqOf(t, expect(t, conn, TypeSnapshot, "counter"))
@@ -328,7 +326,7 @@ func TestSlowClientIsDroppedFastClientGetsEverything(t *testing.T) {
 	if st.SlowDisconnects != 1 || st.Dropped == 0 {
 		t.Fatalf("stats %+v, want exactly 1 slow disconnect and some dropped", st)
 	}
-	eventually(t, "slow client to be unregistered", func() bool { return h.Stats().Clients == 1 })
+	testutil.Eventually(t, "slow client to be unregistered", func() bool { return h.Stats().Clients == 1 })
 	// The slow client drains what reached its socket, then sees the close.
 	_ = slow.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
@@ -445,10 +443,10 @@ func TestPing(t *testing.T) {
 	})
 
 	t.Run("silent client is dropped after twice the interval", func(t *testing.T) {
-		eventually(t, "earlier clients to leave", func() bool { return h.Stats().Clients == 0 })
+		testutil.Eventually(t, "earlier clients to leave", func() bool { return h.Stats().Clients == 0 })
 		conn := dial(t, u) // never reads, so never answers pings
-		eventually(t, "client to register", func() bool { return h.Stats().Clients == 1 })
-		eventually(t, "silent client to be dropped", func() bool { return h.Stats().Clients == 0 })
+		testutil.Eventually(t, "client to register", func() bool { return h.Stats().Clients == 1 })
+		testutil.Eventually(t, "silent client to be dropped", func() bool { return h.Stats().Clients == 0 })
 		// The hub closed the TCP connection: reading now ends in an error
 		// (after the pings queued before the close), not our deadline.
 		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -501,7 +499,7 @@ func TestOversizedFrameClosesConnection(t *testing.T) {
 	if !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
 		t.Fatalf("read after oversized frame: %v, want close 1009", err)
 	}
-	eventually(t, "client to be unregistered", func() bool { return h.Stats().Clients == 0 })
+	testutil.Eventually(t, "client to be unregistered", func() bool { return h.Stats().Clients == 0 })
 }
 
 func TestShutdownClosesClients(t *testing.T) {
@@ -516,7 +514,7 @@ func TestShutdownClosesClients(t *testing.T) {
 	u := startHub(t, h)
 	conns := []*websocket.Conn{dial(t, u), dial(t, u), dial(t, u)}
 	subscribe(t, conns[0], "x")
-	eventually(t, "3 clients", func() bool { return h.Stats().Clients == 3 })
+	testutil.Eventually(t, "3 clients", func() bool { return h.Stats().Clients == 3 })
 
 	// Clients read concurrently, as real ones do, so they answer the close
 	// frame and Shutdown completes the handshake without waiting it out.
@@ -584,7 +582,7 @@ func TestStartTwiceReturnsSameAddress(t *testing.T) {
 		t.Fatalf("running=%v url=%q", h.Running(), h.URL())
 	}
 	conn := dial(t, h.URL())
-	eventually(t, "client to register", func() bool { return h.Stats().Clients == 1 })
+	testutil.Eventually(t, "client to register", func() bool { return h.Stats().Clients == 1 })
 	if _, _, err := h.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -645,7 +643,7 @@ func TestBroadcastReachesEveryClient(t *testing.T) {
 	u := startHub(t, h)
 	a, b := dial(t, u), dial(t, u)
 	subscribe(t, a, "x") // subscribed or not, both get it
-	eventually(t, "2 clients", func() bool { return h.Stats().Clients == 2 })
+	testutil.Eventually(t, "2 clients", func() bool { return h.Stats().Clients == 2 })
 	h.Broadcast(Message{Type: "notice", Data: seqData{Seq: 9}})
 	for _, c := range []*websocket.Conn{a, b} {
 		if m := expect(t, c, "notice", ""); seqOf(t, m) != 9 {
@@ -702,7 +700,7 @@ func TestChannelCountFollowsDisconnect(t *testing.T) {
 		t.Fatalf("stats %+v, want 2 clients, 2 channels", st)
 	}
 	a.Close()
-	eventually(t, "a to leave", func() bool { st := h.Stats(); return st.Clients == 1 && st.Channels == 1 })
+	testutil.Eventually(t, "a to leave", func() bool { st := h.Stats(); return st.Clients == 1 && st.Channels == 1 })
 	h.Publish("y", TypeEvent, seqData{Seq: 1})
 	expect(t, b, TypeEvent, "y")
 }
@@ -741,7 +739,7 @@ func TestBurstOfMixedSizesArrivesIntact(t *testing.T) {
 			t.Fatalf("frame %d: seq %d, text of %d bytes; want seq %d, %d bytes", i, d.Seq, len(d.Text), i, len(want))
 		}
 	}
-	eventually(t, "sent counter to catch up", func() bool { return h.Stats().Sent == total+1 })
+	testutil.Eventually(t, "sent counter to catch up", func() bool { return h.Stats().Sent == total+1 })
 	if st := h.Stats(); st.Dropped != 0 || st.SlowDisconnects != 0 {
 		t.Fatalf("stats %+v, want nothing dropped", st)
 	}

@@ -22,7 +22,7 @@ func TestStrangerSlowBodyClosedAtOnce(t *testing.T) {
 	}
 	defer c.Close()
 	io.WriteString(c, "POST /ws HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
-	go func() { // trickles until the server closes
+	go func() { // trickles until the server closes: the slowness is the attack, so it sleeps on purpose
 		for i := 0; i < 50; i++ {
 			time.Sleep(100 * time.Millisecond)
 			if _, err := c.Write([]byte(" ")); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
@@ -34,9 +35,9 @@ func TestBridgeAuthorizationHeader(t *testing.T) {
 			sim := startSim(t, agenticsim.Options{Token: tc.simToken})
 			sub := startSubsystem(t, nil, sim.URL(), WithToken(tc.token))
 			if tc.connects {
-				eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
+				testutil.Eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
 			} else {
-				eventually(t, "two refused dials", func() bool { return sub.BridgeStatus().Attempts >= 2 })
+				testutil.Eventually(t, "two refused dials", func() bool { return sub.BridgeStatus().Attempts >= 2 })
 				st := sub.BridgeStatus()
 				if st.Connected {
 					t.Fatal("connected without the token")
@@ -129,19 +130,19 @@ func TestBridgeBackoffScheduleAndReset(t *testing.T) {
 		WithReconnectInterval(base), WithMaxReconnectInterval(limit),
 		withRetryHook(func(d time.Duration) { backend.log.add(logEntry{kind: "delay", delay: d}) }))
 
-	eventually(t, "six failed dials", func() bool { return len(delays(backend.log.snapshot())) >= 6 })
+	testutil.Eventually(t, "six failed dials", func() bool { return len(delays(backend.log.snapshot())) >= 6 })
 	st := sub.BridgeStatus()
 	if st.Connected || st.Attempts < 6 || st.NextRetryAt == nil || !strings.Contains(st.LastError, "503") {
 		t.Errorf("status while failing = %+v; want disconnected, attempts >= 6, nextRetryAt set, lastError naming 503", st)
 	}
 
 	backend.accept.Store(true)
-	eventually(t, "connection", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connection", func() bool { return sub.BridgeStatus().Connected })
 	if st := sub.BridgeStatus(); st.Attempts != 0 || st.LastError != "" || st.NextRetryAt != nil {
 		t.Errorf("status while connected = %+v; want attempts 0, no error, no retry", st)
 	}
 	drop()
-	eventually(t, "four delays after the drop", func() bool {
+	testutil.Eventually(t, "four delays after the drop", func() bool {
 		entries := backend.log.snapshot()
 		for i, e := range entries {
 			if e.kind == "connected" {
@@ -213,8 +214,8 @@ func TestBridgeStopsOnContextAndShutdown(t *testing.T) {
 	sub := New(nil, WithBackendURL(sim.URL()), WithLogger(quietLogger()), WithReconnectInterval(10*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	sub.Start(ctx)
-	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
-	eventually(t, "simulator sees the bridge", func() bool { return sim.Clients() == 1 })
+	testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "simulator sees the bridge", func() bool { return sim.Clients() == 1 })
 
 	cancel() // the app's context ends: the loop must stop and close the socket
 	shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
@@ -225,7 +226,7 @@ func TestBridgeStopsOnContextAndShutdown(t *testing.T) {
 	if sub.BridgeStatus().Connected {
 		t.Error("still connected after shutdown")
 	}
-	eventually(t, "simulator sees the bridge leave", func() bool { return sim.Clients() == 0 })
+	testutil.Eventually(t, "simulator sees the bridge leave", func() bool { return sim.Clients() == 0 })
 	if err := sub.Shutdown(shutdownCtx); err != nil {
 		t.Errorf("second shutdown: %v", err)
 	}
@@ -235,7 +236,7 @@ func TestBridgeStatusOnHubChannel(t *testing.T) {
 	sim := startSim(t, agenticsim.Options{})
 	pub := newRecordingPublisher()
 	sub := startSubsystem(t, pub, sim.URL())
-	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 
 	snap, ok := pub.snapshot(t, agentic.ChannelBridge)
 	if !ok || snap["connected"] != true || snap["url"] != sim.URL() {
@@ -248,7 +249,7 @@ func TestBridgeStatusOnHubChannel(t *testing.T) {
 	}
 
 	sim.Stop()
-	eventually(t, "disconnected event", func() bool {
+	testutil.Eventually(t, "disconnected event", func() bool {
 		events := pub.on(agentic.ChannelBridge)
 		last := events[len(events)-1].Data
 		return last["connected"] == false && last["nextRetryAt"] != nil
@@ -289,16 +290,29 @@ func TestOnBridgeStatusSubscription(t *testing.T) {
 		defer c()
 		_ = sub.Shutdown(ctx)
 	})
-	eventually(t, "connected notification", func() bool { return count() > 0 && last().Connected })
+	testutil.Eventually(t, "connected notification", func() bool { return count() > 0 && last().Connected })
 
 	sim.Stop()
-	eventually(t, "disconnected notification", func() bool { return !last().Connected && last().LastError != "" })
+	testutil.Eventually(t, "disconnected notification", func() bool { return !last().Connected && last().LastError != "" })
 
+	// A second subscriber, still subscribed, is the signal: the bridge keeps retrying (status
+	// changes every ≤50 ms), and each change reaches every subscribed callback in one pass.
+	later := make(chan agentic.BridgeStatus, 64)
+	defer sub.OnBridgeStatus(func(st agentic.BridgeStatus) {
+		select {
+		case later <- st:
+		default:
+		}
+	})()
 	cancel()
 	cancel() // idempotent
 	n := count()
-	// The bridge keeps retrying (status changes every ≤50 ms); none reaches the cancelled callback.
-	time.Sleep(300 * time.Millisecond)
+	// Until the bridge has retried twice, and one change more: a change is announced only
+	// after the previous one reached every callback.
+	for sub.BridgeStatus().Attempts < 2 {
+		testutil.Receive(t, later, "a status change after the cancel")
+	}
+	testutil.Receive(t, later, "a status change after the cancel")
 	if got := count(); got != n {
 		t.Errorf("%d notifications after cancel", got-n)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // TestBridgeContainsAPanicFromABackendMessage: a backend whose message makes the hub's handler
@@ -41,7 +42,7 @@ func TestBridgeContainsAPanicFromABackendMessage(t *testing.T) {
 	defer cancel()
 	b.Start(ctx)
 	defer b.Stop(context.Background())
-	eventually(t, "the bridge to reconnect after the panic", func() bool { return dials.Load() >= 2 && applied.Load() >= 2 })
+	testutil.Eventually(t, "the bridge to reconnect after the panic", func() bool { return dials.Load() >= 2 && applied.Load() >= 2 })
 	if st := b.Status(); !strings.Contains(st.LastError, "could not be applied") && st.Connected {
 		// Connected again already: the error was recorded before the reconnect.
 		t.Logf("status after reconnect: %+v", st)

@@ -11,13 +11,14 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
 // Read tools say when their answer is the stored state rather than a fresh one: offline bridge.
 func TestReadToolsSayWhenStale(t *testing.T) {
 	sub := startSubsystem(t, nil, "ws://127.0.0.1:1/ws")
-	eventually(t, "a failed dial", func() bool { return sub.BridgeStatus().Attempts > 0 })
+	testutil.Eventually(t, "a failed dial", func() bool { return sub.BridgeStatus().Attempts > 0 })
 	cs := connectTools(t, sub)
 
 	list := callTool[SessionListOutput](t, cs, "ide_session_list", nil)
@@ -42,7 +43,7 @@ func TestReadToolsSayWhenStale(t *testing.T) {
 	// Online against a backend that never answers: online, but the refresh timed out, said so.
 	silent := startSilentBackend(t)
 	sub2 := startSubsystem(t, nil, silent, WithResponseWait(50*time.Millisecond))
-	eventually(t, "connected to silent backend", func() bool { return sub2.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected to silent backend", func() bool { return sub2.BridgeStatus().Connected })
 	cs2 := connectTools(t, sub2)
 	list = callTool[SessionListOutput](t, cs2, "ide_session_list", nil)
 	if !list.BridgeOnline || !strings.Contains(list.Warning, "did not answer") {
@@ -54,7 +55,7 @@ func TestReadToolsSayWhenStale(t *testing.T) {
 func TestReadToolsFreshAnswer(t *testing.T) {
 	sim := startSim(t, agenticsim.Options{})
 	sub := startSubsystem(t, nil, sim.URL())
-	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 	cs := connectTools(t, sub)
 	list := callTool[SessionListOutput](t, cs, "ide_session_list", nil)
 	if !list.BridgeOnline || list.Warning != "" {
@@ -79,7 +80,7 @@ func TestSessionCreateUndecodableAnswerIsAnError(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			url := startAnsweringBackend(t, protocol.TypeSessionCreate, reply)
 			sub := startSubsystem(t, nil, url)
-			eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+			testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 			cs := connectTools(t, sub)
 			msg := callToolError(t, cs, "ide_session_create", map[string]any{"name": "x"})
 			if !strings.HasPrefix(msg, `name "x": `) || !strings.Contains(msg, "ide_session_list") || strings.Contains(msg, "creating") {
@@ -121,7 +122,7 @@ func TestUnreadableAnswerIsSurfaced(t *testing.T) {
 		return protocol.Message{Type: protocol.TypeSessionList, RequestID: req.RequestID, Data: json.RawMessage(`{"sessions":"not a list"}`), Timestamp: time.Now()}
 	})
 	sub := startSubsystem(t, nil, url)
-	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 	cs := connectTools(t, sub)
 	list := callTool[SessionListOutput](t, cs, "ide_session_list", nil)
 	if !list.BridgeOnline || !strings.Contains(list.Warning, "could not be read") || !strings.Contains(list.Warning, "state last received") {

@@ -105,18 +105,6 @@ func roundTrip[T any](t *testing.T, v any) T {
 	return out
 }
 
-// eventually polls cond every 10ms until it holds or 10s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // startSim runs a simulator on a free loopback port for the test's lifetime.

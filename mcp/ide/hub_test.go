@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
@@ -68,7 +69,7 @@ func TestRealHubDelivers(t *testing.T) {
 		Reply: func(_, m string) string { return "ok: " + m },
 	})
 	sub := startSubsystem(t, h, sim.URL())
-	eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
 
 	conn, _, err := websocket.DefaultDialer.Dial(h.URL()+"?token=hubtok", nil)
 	if err != nil {
@@ -120,7 +121,7 @@ func TestRealHubDelivers(t *testing.T) {
 		bi, _ := d["build"].(map[string]any)
 		return m.Channel == agentic.ChannelBuilds && m.Type == wshub.TypeEvent && bi["id"] == b.ID
 	})
-	eventually(t, "build finished in store", func() bool {
+	testutil.Eventually(t, "build finished in store", func() bool {
 		info, _ := sub.Store().Build(b.ID)
 		return info.Status == "success"
 	})

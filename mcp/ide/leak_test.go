@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
@@ -23,7 +24,7 @@ func TestNoGoroutinesLeft(t *testing.T) {
 		sub := New(newRecordingPublisher(), WithBackendURL(sim.URL()), WithLogger(quietLogger()),
 			WithReconnectInterval(5*time.Millisecond), WithMaxReconnectInterval(20*time.Millisecond))
 		sub.Start(context.Background())
-		eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+		testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 		sess, err := sub.CreateSession(context.Background(), "leak check")
 		if err != nil {
 			t.Fatal(err)
@@ -36,12 +37,12 @@ func TestNoGoroutinesLeft(t *testing.T) {
 		if _, err := sim.Start(addr); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "reconnected", func() bool { return sub.BridgeStatus().Connected })
+		testutil.Eventually(t, "reconnected", func() bool { return sub.BridgeStatus().Connected })
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := sub.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}()
-	eventually(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= baseline })
+	testutil.Eventually(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= baseline })
 }

@@ -84,7 +84,7 @@ func TestBridgeOverWSS(t *testing.T) {
 	var logs testutil.SyncBuffer
 	sub := startSubsystem(t, nil, url, WithToken("tls-token"), WithTLSConfig(&tls.Config{RootCAs: pool}),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	eventually(t, "connected over wss", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected over wss", func() bool { return sub.BridgeStatus().Connected })
 	cs := connectTools(t, sub)
 	list := callTool[SessionListOutput](t, cs, "ide_session_list", nil)
 	if !list.BridgeOnline || list.Warning != "" || len(list.Sessions) != 1 || list.Sessions[0].ID != "s-tls" {
@@ -101,7 +101,7 @@ func TestBridgeOverWSS(t *testing.T) {
 
 	// Without the CA the certificate is refused: TLS is really verified.
 	sub2 := startSubsystem(t, nil, url, WithToken("tls-token"))
-	eventually(t, "a failed dial", func() bool { return sub2.BridgeStatus().Attempts > 0 && sub2.BridgeStatus().LastError != "" })
+	testutil.Eventually(t, "a failed dial", func() bool { return sub2.BridgeStatus().Attempts > 0 && sub2.BridgeStatus().LastError != "" })
 	if st := sub2.BridgeStatus(); st.Connected || !strings.Contains(st.LastError, "certificate") {
 		t.Fatalf("untrusted certificate accepted or not reported: %+v", st)
 	}

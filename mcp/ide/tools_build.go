@@ -15,32 +15,38 @@ import (
 // defaultBuildListLimit keeps an unbounded ide_build_list answer readable.
 const defaultBuildListLimit = 50
 
+// BuildStatusInput are the arguments of ide_build_status.
 type BuildStatusInput struct {
 	BuildID string `json:"buildId" jsonschema:"build identifier (see ide_build_list)"`
 }
 
+// BuildStatusOutput is the result of ide_build_status.
 type BuildStatusOutput struct {
 	Build        BuildInfo `json:"build" jsonschema:"build record"`
 	BridgeOnline bool      `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
 	Warning      string    `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
+// BuildListInput are the arguments of ide_build_list.
 type BuildListInput struct {
 	Repo  string `json:"repo,omitempty" jsonschema:"only builds of this repository name"`
 	Limit int    `json:"limit,omitempty" jsonschema:"maximum number of builds to return, newest first; default 50"`
 }
 
+// BuildListOutput is the result of ide_build_list.
 type BuildListOutput struct {
 	Builds       []BuildInfo `json:"builds" jsonschema:"build records, newest start first"`
 	BridgeOnline bool        `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
 	Warning      string      `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
+// BuildLogsInput are the arguments of ide_build_logs.
 type BuildLogsInput struct {
 	BuildID string `json:"buildId" jsonschema:"build identifier (see ide_build_list)"`
 	Tail    int    `json:"tail,omitempty" jsonschema:"return only the last N lines; 0 or absent returns all kept lines (up to 5000)"`
 }
 
+// BuildLogsOutput is the result of ide_build_logs.
 type BuildLogsOutput struct {
 	BuildID      string   `json:"buildId" jsonschema:"echoed build identifier"`
 	Lines        []string `json:"lines" jsonschema:"log lines, oldest first"`

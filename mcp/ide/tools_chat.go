@@ -15,9 +15,13 @@ import (
 
 // Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
 type (
-	Session       = protocol.Session
-	PlanStep      = protocol.PlanStep
-	BuildInfo     = protocol.BuildInfo
+	// Session is an agent session.
+	Session = protocol.Session
+	// PlanStep is one step of a session's plan.
+	PlanStep = protocol.PlanStep
+	// BuildInfo is a CI build record.
+	BuildInfo = protocol.BuildInfo
+	// ActivityEvent is one entry of the backend's activity feed.
 	ActivityEvent = protocol.ActivityEvent
 )
 
@@ -28,22 +32,26 @@ type ChatMessage struct {
 	Timestamp time.Time `json:"timestamp" jsonschema:"message timestamp"`
 }
 
+// ChatSendInput are the arguments of ide_chat_send.
 type ChatSendInput struct {
 	SessionID string `json:"sessionId" jsonschema:"target session identifier (see ide_session_list)"`
 	Message   string `json:"message" jsonschema:"message content to send"`
 }
 
+// ChatSendOutput is the result of ide_chat_send.
 type ChatSendOutput struct {
 	Sent      bool      `json:"sent" jsonschema:"whether the message was forwarded to the backend"`
 	SessionID string    `json:"sessionId" jsonschema:"echoed session ID"`
 	Timestamp time.Time `json:"timestamp" jsonschema:"send time assigned by Switchboard"`
 }
 
+// ChatHistoryInput are the arguments of ide_chat_history.
 type ChatHistoryInput struct {
 	SessionID string `json:"sessionId" jsonschema:"session identifier (see ide_session_list)"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"maximum number of messages to return, newest kept; 0 or absent returns all kept (up to 500)"`
 }
 
+// ChatHistoryOutput is the result of ide_chat_history.
 type ChatHistoryOutput struct {
 	SessionID    string        `json:"sessionId" jsonschema:"echoed session ID"`
 	Messages     []ChatMessage `json:"messages" jsonschema:"messages, oldest first"`
@@ -51,26 +59,32 @@ type ChatHistoryOutput struct {
 	Warning      string        `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
+// SessionListInput are the arguments of ide_session_list (none).
 type SessionListInput struct{}
 
+// SessionListOutput is the result of ide_session_list.
 type SessionListOutput struct {
 	Sessions     []Session `json:"sessions" jsonschema:"known agent sessions, oldest first"`
 	BridgeOnline bool      `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
 	Warning      string    `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
+// SessionCreateInput are the arguments of ide_session_create.
 type SessionCreateInput struct {
 	Name string `json:"name" jsonschema:"human-readable name for the new session"`
 }
 
+// SessionCreateOutput is the result of ide_session_create.
 type SessionCreateOutput struct {
 	Session Session `json:"session" jsonschema:"the new session; status creating and no id if the backend has not answered within the wait (the final record then appears in ide_session_list)"`
 }
 
+// PlanStatusInput are the arguments of ide_plan_status.
 type PlanStatusInput struct {
 	SessionID string `json:"sessionId" jsonschema:"session identifier (see ide_session_list)"`
 }
 
+// PlanStatusOutput is the result of ide_plan_status.
 type PlanStatusOutput struct {
 	SessionID    string     `json:"sessionId" jsonschema:"echoed session ID"`
 	Status       string     `json:"status" jsonschema:"plan status, unknown when the backend has reported no plan"`

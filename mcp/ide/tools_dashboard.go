@@ -14,28 +14,34 @@ import (
 // defaultActivityLimit keeps an unbounded ide_dashboard_activity answer readable.
 const defaultActivityLimit = 50
 
+// DashboardOverviewInput are the arguments of ide_dashboard_overview (none).
 type DashboardOverviewInput struct{}
 
+// DashboardOverviewOutput is the result of ide_dashboard_overview.
 type DashboardOverviewOutput struct {
 	Overview     agentic.DashboardOverview `json:"overview" jsonschema:"platform summary"`
 	BridgeOnline bool                      `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
 	Warning      string                    `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
+// DashboardActivityInput are the arguments of ide_dashboard_activity.
 type DashboardActivityInput struct {
 	Limit int `json:"limit,omitempty" jsonschema:"maximum number of events to return, newest first; default 50"`
 }
 
+// DashboardActivityOutput is the result of ide_dashboard_activity.
 type DashboardActivityOutput struct {
 	Events       []ActivityEvent `json:"events" jsonschema:"activity events, newest first"`
 	BridgeOnline bool            `json:"bridgeOnline" jsonschema:"whether the bridge to the agentic backend is connected; when false the answer is the state last received"`
 	Warning      string          `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
+// DashboardMetricsInput are the arguments of ide_dashboard_metrics.
 type DashboardMetricsInput struct {
 	Period string `json:"period,omitempty" jsonschema:"time period: 1h, 24h or 7d; default 24h"`
 }
 
+// DashboardMetricsOutput is the result of ide_dashboard_metrics.
 type DashboardMetricsOutput struct {
 	Period       string                   `json:"period" jsonschema:"echoed period"`
 	Metrics      agentic.DashboardMetrics `json:"metrics" jsonschema:"aggregate metrics"`

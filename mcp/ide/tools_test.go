@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp/ide/agenticsim"
 )
 
@@ -73,7 +74,7 @@ func TestToolsAnswerWithBackendData(t *testing.T) {
 	}
 	okBuild := sim.StartBuild("alpha", "main", 5, true)
 	badBuild := sim.StartBuild("beta", "dev", 3, false)
-	eventually(t, "seed builds finished", func() bool {
+	testutil.Eventually(t, "seed builds finished", func() bool {
 		a, _ := sim.Build(okBuild.ID)
 		b, _ := sim.Build(badBuild.ID)
 		return a.Status == "success" && b.Status == "failed"
@@ -82,11 +83,11 @@ func TestToolsAnswerWithBackendData(t *testing.T) {
 
 	pub := newRecordingPublisher()
 	sub := startSubsystem(t, pub, sim.URL(), WithWorkspaceRoot("/work/space"))
-	eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "bridge connected", func() bool { return sub.BridgeStatus().Connected })
 	cs := connectTools(t, sub)
 
 	// hello carries the workspace root.
-	eventually(t, "hello received", func() bool {
+	testutil.Eventually(t, "hello received", func() bool {
 		return slices.ContainsFunc(sim.Requests(), func(m protocol.Message) bool { return m.Type == protocol.TypeHello })
 	})
 	for _, m := range sim.Requests() {
@@ -205,7 +206,7 @@ func TestToolsAnswerWithBackendData(t *testing.T) {
 			t.Errorf("chat_send = %+v", out)
 		}
 		var hist ChatHistoryOutput
-		eventually(t, "streamed reply complete", func() bool {
+		testutil.Eventually(t, "streamed reply complete", func() bool {
 			hist = callTool[ChatHistoryOutput](t, cs, "ide_chat_history", map[string]any{"sessionId": seeded.ID})
 			return len(hist.Messages) == 2 && hist.Messages[1].Content == "echo: please fix"
 		})
@@ -219,13 +220,13 @@ func TestToolsAnswerWithBackendData(t *testing.T) {
 		if len(last.Messages) != 1 || last.Messages[0].Role != "assistant" {
 			t.Errorf("history limit 1 = %+v", last.Messages)
 		}
-		eventually(t, "plan completed", func() bool {
+		testutil.Eventually(t, "plan completed", func() bool {
 			return callTool[PlanStatusOutput](t, cs, "ide_plan_status", map[string]any{"sessionId": seeded.ID}).Status == "completed"
 		})
 
 		// A second, headless bridge that never saw the chat gets it from the backend.
 		other := startSubsystem(t, nil, sim.URL())
-		eventually(t, "second bridge connected", func() bool { return other.BridgeStatus().Connected })
+		testutil.Eventually(t, "second bridge connected", func() bool { return other.BridgeStatus().Connected })
 		ocs := connectTools(t, other)
 		got := callTool[ChatHistoryOutput](t, ocs, "ide_chat_history", map[string]any{"sessionId": seeded.ID})
 		if len(got.Messages) != 2 || got.Messages[0].Content != "please fix" || got.Messages[1].Content != "echo: please fix" {
@@ -333,13 +334,13 @@ func TestPassthroughReachesHubChannel(t *testing.T) {
 	sim := startSim(t, agenticsim.Options{})
 	pub := newRecordingPublisher()
 	sub := startSubsystem(t, pub, sim.URL())
-	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 
 	custom, _ := protocol.New("deploy_status", "", map[string]any{"env": "staging"})
 	sim.Broadcast(custom)
 	custom.Channel = "deploys"
 	sim.Broadcast(custom)
-	eventually(t, "both passthrough events", func() bool {
+	testutil.Eventually(t, "both passthrough events", func() bool {
 		return len(pub.on("ide:deploy_status")) == 1 && len(pub.on("deploys")) == 1
 	})
 	if d := pub.on("deploys")[0].Data; d["env"] != "staging" {
@@ -350,7 +351,7 @@ func TestPassthroughReachesHubChannel(t *testing.T) {
 func TestChatSendWhileDisconnected(t *testing.T) {
 	// Nothing listens on port 1: the bridge stays disconnected.
 	sub := startSubsystem(t, nil, "ws://127.0.0.1:1/ws")
-	eventually(t, "a failed dial", func() bool { return sub.BridgeStatus().Attempts > 0 })
+	testutil.Eventually(t, "a failed dial", func() bool { return sub.BridgeStatus().Attempts > 0 })
 	cs := connectTools(t, sub)
 
 	msg := callToolError(t, cs, "ide_chat_send", map[string]any{"sessionId": "s1", "message": "hello?"})
@@ -379,7 +380,7 @@ func TestChatSendWhileDisconnected(t *testing.T) {
 func TestSessionCreatePlaceholderWhenBackendIsSlow(t *testing.T) {
 	silent := startSilentBackend(t)
 	sub2 := startSubsystem(t, nil, silent, WithResponseWait(50*time.Millisecond))
-	eventually(t, "connected to silent backend", func() bool { return sub2.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected to silent backend", func() bool { return sub2.BridgeStatus().Connected })
 
 	sess, err := sub2.CreateSession(context.Background(), "slow one")
 	if err != nil {
@@ -414,7 +415,7 @@ func TestBackendRestartMidStream(t *testing.T) {
 	})
 	pub := newRecordingPublisher()
 	sub := startSubsystem(t, pub, sim.URL())
-	eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "connected", func() bool { return sub.BridgeStatus().Connected })
 	cs := connectTools(t, sub)
 
 	sess := callTool[SessionCreateOutput](t, cs, "ide_session_create", map[string]any{"name": "restart"}).Session
@@ -422,13 +423,13 @@ func TestBackendRestartMidStream(t *testing.T) {
 	build := sim.StartBuild("alpha", "main", 40, true)
 
 	store := sub.Store()
-	eventually(t, "reply and build under way", func() bool {
+	testutil.Eventually(t, "reply and build under way", func() bool {
 		h := store.History(sess.ID, 0)
 		_, total, _ := store.Logs(build.ID, 0)
 		return len(h) == 2 && len(h[1].Content) > 0 && total >= 5
 	})
 	sim.Stop()
-	eventually(t, "bridge notices the drop", func() bool { return !sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "bridge notices the drop", func() bool { return !sub.BridgeStatus().Connected })
 
 	// Earlier state is kept and served while the backend is away.
 	partial := store.History(sess.ID, 0)[1].Content
@@ -449,16 +450,16 @@ func TestBackendRestartMidStream(t *testing.T) {
 	callToolError(t, cs, "ide_chat_send", map[string]any{"sessionId": sess.ID, "message": "still there?"})
 
 	// The backend keeps working while its socket is down; then it comes back.
-	eventually(t, "simulator finished the build offline", func() bool {
+	testutil.Eventually(t, "simulator finished the build offline", func() bool {
 		b, _ := sim.Build(build.ID)
 		return b.Status == "success"
 	})
 	if _, err := sim.Start(addrOf(t, sim.URL())); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "bridge reconnected", func() bool { return sub.BridgeStatus().Connected })
+	testutil.Eventually(t, "bridge reconnected", func() bool { return sub.BridgeStatus().Connected })
 	// hello's state sync brings the final build status without being asked.
-	eventually(t, "build status synced", func() bool {
+	testutil.Eventually(t, "build status synced", func() bool {
 		b, _ := store.Build(build.ID)
 		return b.Status == "success"
 	})
@@ -474,7 +475,7 @@ func TestBackendRestartMidStream(t *testing.T) {
 
 	// And the session carries on.
 	callTool[ChatSendOutput](t, cs, "ide_chat_send", map[string]any{"sessionId": sess.ID, "message": "again"})
-	eventually(t, "second reply", func() bool {
+	testutil.Eventually(t, "second reply", func() bool {
 		h := store.History(sess.ID, 0)
 		return len(h) == 4 && h[3].Content == longReply
 	})

@@ -67,6 +67,34 @@ func Portable(s *jsonschema.Schema) {
 	}
 }
 
+// JSONValue is the schema of a Go `any` in a tool's input or output: any JSON value, with its
+// types listed one single-typed branch each (anyOf, not a "type" list: Gemini takes one type per
+// schema and Ajv's strict mode refuses union types). jsonschema-go leaves `any` without a type,
+// which the MCP Inspector's strict mode flags, and made map[string]any an object that describes
+// none of its members, which Gemini's schema checks flag.
+//
+// The members of the object and array branches are any JSON value again. A schema can only say
+// so with a $ref to itself, which several clients do not follow (Codex shows such a parameter as
+// a string, Zed drops the tool), so they stay untyped: the one place a schema here has no type
+// (TestEverySchemaPortable in mcp knows it).
+func JSONValue() *jsonschema.Schema {
+	anyValue := func() *jsonschema.Schema { return &jsonschema.Schema{Description: "any JSON value"} }
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+		{Type: "string"},
+		{Type: "number"},
+		{Type: "boolean"},
+		{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: anyValue()},
+		{Type: "array", Items: anyValue()},
+		{Type: "null"},
+	}}
+}
+
+// schemaOptions are the options every tool's schemas are generated with: a Go `any` is a JSON
+// value (see JSONValue).
+func schemaOptions() *jsonschema.ForOptions {
+	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[any](): JSONValue()}}
+}
+
 // hasNilable reports whether values of t can contain a nil slice or map that would encode as
 // null, so Add only walks output values that need it.
 func hasNilable(t reflect.Type, seen map[reflect.Type]bool) bool {

@@ -93,3 +93,22 @@ func TestPortableSchemasAndNoNullOutputs(t *testing.T) {
 		t.Errorf("structured output carries null: %s", raw)
 	}
 }
+
+// TestJSONValueAcceptsEveryJSONValue: the schema a Go `any` gets lists types, but accepts every
+// JSON value an `any` did (null and nested containers included), as a validating client sees it.
+func TestJSONValueAcceptsEveryJSONValue(t *testing.T) {
+	resolved, err := tool.JSONValue().Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{`"s"`, `0`, `-1.5e300`, `true`, `false`, `null`, `[]`, `{}`,
+		`[1,"a",null,{"k":[{"deep":[null]}]}]`, `{"a":{"b":{"c":[1,2,{"d":null}]}},"e":""}`} {
+		var v any
+		if err := json.Unmarshal([]byte(src), &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := resolved.Validate(v); err != nil {
+			t.Errorf("%s refused: %v", src, err)
+		}
+	}
+}

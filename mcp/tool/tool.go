@@ -30,11 +30,11 @@ import (
 // A handler's error becomes a tool error (IsError, text = the error), never a JSON-RPC error, so
 // the model sees it and can correct the call.
 func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
-	in, err := jsonschema.ForType(reflect.TypeFor[In](), &jsonschema.ForOptions{})
+	in, err := jsonschema.ForType(reflect.TypeFor[In](), schemaOptions())
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
-	out, err := jsonschema.ForType(reflect.TypeFor[Out](), &jsonschema.ForOptions{})
+	out, err := jsonschema.ForType(reflect.TypeFor[Out](), schemaOptions())
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}

@@ -560,11 +560,8 @@ func runCLI(t *testing.T, dir string, argv, env []string) (output, leftover stri
 	}
 	if cmd.Process != nil {
 		pgid := cmd.Process.Pid
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) && groupAlive(pgid) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if groupAlive(pgid) {
+		// A process group's end has no event to wait on: check it again and again.
+		if !testutil.Poll(5*time.Second, func() bool { return !groupAlive(pgid) }) {
 			leftover = describeGroup(pgid)
 			_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		}

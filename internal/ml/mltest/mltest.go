@@ -47,6 +47,7 @@ type Server struct {
 	requests  []Request
 	cancelled int
 	started   chan struct{} // receives a value when a streamed generation has sent its first token
+	abandoned chan struct{} // receives a value when a client abandons a streamed generation
 }
 
 // Requests returns the generation requests received so far.
@@ -66,8 +67,12 @@ func (s *Server) Cancelled() int {
 // Started receives a value each time a streamed generation has sent its first token.
 func (s *Server) Started() <-chan struct{} { return s.started }
 
+// Abandoned receives a value each time the server sees a client abandon a streamed generation
+// (counted by Cancelled), so a test can wait for it instead of polling the count.
+func (s *Server) Abandoned() <-chan struct{} { return s.abandoned }
+
 func newServer(models []string) *Server {
-	return &Server{Models: models, started: make(chan struct{}, 64),
+	return &Server{Models: models, started: make(chan struct{}, 64), abandoned: make(chan struct{}, 64),
 		Reply: func(p string) string { return "echo: " + p }}
 }
 
@@ -108,6 +113,10 @@ func (s *Server) emit(w http.ResponseWriter, r *http.Request, n int, write func(
 				s.mu.Lock()
 				s.cancelled++
 				s.mu.Unlock()
+				select {
+				case s.abandoned <- struct{}{}:
+				default:
+				}
 				return false
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -211,16 +212,7 @@ func TestRestartKeepsStateAndAddress(t *testing.T) {
 		t.Errorf("sessions after restart = %+v, %v", list, err)
 	}
 	// The build ran on while the socket was down.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if info, _ := s.Build(b.ID); info.Status == "success" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("build did not finish")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the build to finish", func() bool { info, _ := s.Build(b.ID); return info.Status == "success" })
 	if n := len(s.BuildLines(b.ID)); n != 20 {
 		t.Errorf("build has %d lines, want 20", n)
 	}
@@ -229,10 +221,14 @@ func TestRestartKeepsStateAndAddress(t *testing.T) {
 func TestRunStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
+	urls := make(chan string, 1)
 	go func() {
-		errc <- Run(ctx, "127.0.0.1:0", Options{Demo: true, DemoInterval: 10 * time.Millisecond, Logger: quiet()})
+		errc <- Run(ctx, "127.0.0.1:0", Options{Demo: true, DemoInterval: 10 * time.Millisecond, Logger: slog.New(urlHandler(urls))})
 	}()
-	time.Sleep(50 * time.Millisecond) // let the demo start builds
+	// Cancel while the demo runs builds: a client on the URL Run announces sees one go by.
+	conn := dial(t, testutil.Receive(t, urls, "Run to announce its URL"), nil)
+	next(t, conn, func(m protocol.Message) bool { return m.Type == protocol.TypeBuild })
+	conn.Close()
 	cancel()
 	select {
 	case err := <-errc:
@@ -266,4 +262,23 @@ func TestCloseIsFinal(t *testing.T) {
 	if _, err := s.Start("127.0.0.1:0"); err == nil {
 		t.Error("Start after Close succeeded")
 	}
+}
+
+// urlHandler is a slog handler that passes on the "url" of the records it gets.
+type urlHandler chan<- string
+
+func (h urlHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h urlHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h urlHandler) WithGroup(string) slog.Handler            { return h }
+func (h urlHandler) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "url" {
+			select {
+			case h <- a.Value.String():
+			default:
+			}
+		}
+		return true
+	})
+	return nil
 }

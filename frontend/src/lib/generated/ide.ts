@@ -34,27 +34,45 @@ export interface Subsystem {
 //////////
 // source: tools_build.go
 
+/**
+ * BuildStatusInput are the arguments of ide_build_status.
+ */
 export interface BuildStatusInput {
   buildId: string;
 }
+/**
+ * BuildStatusOutput is the result of ide_build_status.
+ */
 export interface BuildStatusOutput {
   build: BuildInfo;
   bridgeOnline: boolean;
   warning?: string;
 }
+/**
+ * BuildListInput are the arguments of ide_build_list.
+ */
 export interface BuildListInput {
   repo?: string;
   limit?: number /* int */;
 }
+/**
+ * BuildListOutput is the result of ide_build_list.
+ */
 export interface BuildListOutput {
   builds: BuildInfo[];
   bridgeOnline: boolean;
   warning?: string;
 }
+/**
+ * BuildLogsInput are the arguments of ide_build_logs.
+ */
 export interface BuildLogsInput {
   buildId: string;
   tail?: number /* int */;
 }
+/**
+ * BuildLogsOutput is the result of ide_build_logs.
+ */
 export interface BuildLogsOutput {
   buildId: string;
   lines: string[];
@@ -66,19 +84,19 @@ export interface BuildLogsOutput {
 // source: tools_chat.go
 
 /**
- * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
+ * Session is an agent session.
  */
 export type Session = protocol.Session;
 /**
- * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
+ * PlanStep is one step of a session's plan.
  */
 export type PlanStep = protocol.PlanStep;
 /**
- * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
+ * BuildInfo is a CI build record.
  */
 export type BuildInfo = protocol.BuildInfo;
 /**
- * Record types of the ide_* tools (docs/tools.md), shared with the wire protocol (same JSON keys).
+ * ActivityEvent is one entry of the backend's activity feed.
  */
 export type ActivityEvent = protocol.ActivityEvent;
 /**
@@ -89,41 +107,71 @@ export interface ChatMessage {
   content: string;
   timestamp: string;
 }
+/**
+ * ChatSendInput are the arguments of ide_chat_send.
+ */
 export interface ChatSendInput {
   sessionId: string;
   message: string;
 }
+/**
+ * ChatSendOutput is the result of ide_chat_send.
+ */
 export interface ChatSendOutput {
   sent: boolean;
   sessionId: string;
   timestamp: string;
 }
+/**
+ * ChatHistoryInput are the arguments of ide_chat_history.
+ */
 export interface ChatHistoryInput {
   sessionId: string;
   limit?: number /* int */;
 }
+/**
+ * ChatHistoryOutput is the result of ide_chat_history.
+ */
 export interface ChatHistoryOutput {
   sessionId: string;
   messages: ChatMessage[];
   bridgeOnline: boolean;
   warning?: string;
 }
+/**
+ * SessionListInput are the arguments of ide_session_list (none).
+ */
 export interface SessionListInput {
 }
+/**
+ * SessionListOutput is the result of ide_session_list.
+ */
 export interface SessionListOutput {
   sessions: Session[];
   bridgeOnline: boolean;
   warning?: string;
 }
+/**
+ * SessionCreateInput are the arguments of ide_session_create.
+ */
 export interface SessionCreateInput {
   name: string;
 }
+/**
+ * SessionCreateOutput is the result of ide_session_create.
+ */
 export interface SessionCreateOutput {
   session: Session;
 }
+/**
+ * PlanStatusInput are the arguments of ide_plan_status.
+ */
 export interface PlanStatusInput {
   sessionId: string;
 }
+/**
+ * PlanStatusOutput is the result of ide_plan_status.
+ */
 export interface PlanStatusOutput {
   sessionId: string;
   status: string;
@@ -135,24 +183,42 @@ export interface PlanStatusOutput {
 //////////
 // source: tools_dashboard.go
 
+/**
+ * DashboardOverviewInput are the arguments of ide_dashboard_overview (none).
+ */
 export interface DashboardOverviewInput {
 }
+/**
+ * DashboardOverviewOutput is the result of ide_dashboard_overview.
+ */
 export interface DashboardOverviewOutput {
   overview: agentic.DashboardOverview;
   bridgeOnline: boolean;
   warning?: string;
 }
+/**
+ * DashboardActivityInput are the arguments of ide_dashboard_activity.
+ */
 export interface DashboardActivityInput {
   limit?: number /* int */;
 }
+/**
+ * DashboardActivityOutput is the result of ide_dashboard_activity.
+ */
 export interface DashboardActivityOutput {
   events: ActivityEvent[];
   bridgeOnline: boolean;
   warning?: string;
 }
+/**
+ * DashboardMetricsInput are the arguments of ide_dashboard_metrics.
+ */
 export interface DashboardMetricsInput {
   period?: string;
 }
+/**
+ * DashboardMetricsOutput is the result of ide_dashboard_metrics.
+ */
 export interface DashboardMetricsOutput {
   period: string;
   metrics: agentic.DashboardMetrics;
