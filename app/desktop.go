@@ -319,7 +319,7 @@ func (d *desktop) ShowWindow() {
 	if wctx := d.runtimeCtx(); wctx != nil {
 		wailsruntime.WindowShow(wctx)
 		wailsruntime.WindowUnminimise(wctx)
-		presentWindow()
+		d.presentWindow()
 	}
 }
 
@@ -382,6 +382,6 @@ func (d *desktop) OpenFolder(path string) error {
 // the main loop to start (endMainLoop).
 func (d *desktop) Quit() {
 	if d.quitting.CompareAndSwap(false, true) {
-		endMainLoop()
+		d.endMainLoop()
 	}
 }

@@ -48,8 +48,8 @@ import "C"
 // thread. Wails' own quit calls gtk_main_quit on whichever goroutine asked, and two of those at
 // once (a SIGTERM reaches Wails' signal handler and ours) race the main thread freeing the loop
 // as it returns; a quit before gtk_main started was lost. Called once per process (desktop.Quit).
-func endMainLoop() { C.switchboard_queue_end_main_loop() }
+func (*desktop) endMainLoop() { C.switchboard_queue_end_main_loop() }
 
 // presentWindow shows and raises the window on GTK's main thread (gtk_window_present): Wails'
 // WindowShow only maps a hidden window and does not raise one behind others.
-func presentWindow() { C.switchboard_queue_present() }
+func (*desktop) presentWindow() { C.switchboard_queue_present() }
