@@ -16,6 +16,8 @@ import (
 // File, directory and language tools: the 10 built-ins (docs/tools.md). Every path goes through
 // the workspace sandbox (internal/workspace), which refuses anything outside the root.
 
+// ReadFileInput is file_read's arguments: a path in the workspace, read whole or as a window of
+// lines (offset, limit) or of bytes (byte_offset, max_bytes) for files too large to read at once.
 type ReadFileInput struct {
 	Path   string `json:"path" jsonschema:"path to the file, relative to the workspace root" workspace:"path"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (0-based); with offset or limit the file is read as a window of lines"`
@@ -25,6 +27,8 @@ type ReadFileInput struct {
 	MaxBytes   int   `json:"max_bytes,omitempty" jsonschema:"size of the byte window, at most 4194304 (4 MiB, the default); setting it alone reads from byte 0"`
 }
 
+// ReadFileOutput is file_read's result: the content with its detected language, and for a windowed
+// read the totals and where the next window starts.
 type ReadFileOutput struct {
 	Content    string `json:"content" jsonschema:"file contents (or the requested window of lines)"`
 	Language   string `json:"language" jsonschema:"detected language ID, plaintext when unknown"`
@@ -36,16 +40,21 @@ type ReadFileOutput struct {
 	NextByteOffset int64 `json:"nextByteOffset,omitempty" jsonschema:"byte_offset to pass to continue after this window (byte windows only); never splits a UTF-8 character"`
 }
 
+// WriteFileInput is file_write's arguments: the path and the whole new content, which replaces the
+// file atomically.
 type WriteFileInput struct {
 	Path    string `json:"path" jsonschema:"destination path, relative to the workspace root; parents are created" workspace:"path"`
 	Content string `json:"content" jsonschema:"content to write; replaces the file atomically"`
 }
 
+// WriteFileOutput is file_write's result.
 type WriteFileOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the write succeeded"`
 	Path    string `json:"path" jsonschema:"echoed input path"`
 }
 
+// EditFileInput is file_edit's arguments: an exact string to find in an existing file and its
+// replacement, for small changes without rewriting the whole file.
 type EditFileInput struct {
 	Path       string `json:"path" jsonschema:"path to an existing file" workspace:"path"`
 	OldString  string `json:"old_string" jsonschema:"exact text to find; must not be empty"`
@@ -53,46 +62,55 @@ type EditFileInput struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence; default replaces the first only"`
 }
 
+// EditFileOutput is file_edit's result, with how many occurrences were replaced.
 type EditFileOutput struct {
 	Path         string `json:"path" jsonschema:"echoed input path"`
 	Success      bool   `json:"success" jsonschema:"whether the edit succeeded"`
 	Replacements int    `json:"replacements" jsonschema:"number of occurrences replaced"`
 }
 
+// DeleteFileInput is file_delete's arguments: a file or an empty directory.
 type DeleteFileInput struct {
 	Path string `json:"path" jsonschema:"file or empty directory to delete" workspace:"path"`
 }
 
+// DeleteFileOutput is file_delete's result.
 type DeleteFileOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the deletion succeeded"`
 	Path    string `json:"path" jsonschema:"echoed input path"`
 }
 
+// RenameFileInput is file_rename's arguments: both paths are in the workspace.
 type RenameFileInput struct {
 	OldPath string `json:"oldPath" jsonschema:"current path" workspace:"path"`
 	NewPath string `json:"newPath" jsonschema:"destination path; parents are created" workspace:"path"`
 }
 
+// RenameFileOutput is file_rename's result.
 type RenameFileOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the rename succeeded"`
 	OldPath string `json:"oldPath" jsonschema:"echoed source path"`
 	NewPath string `json:"newPath" jsonschema:"echoed destination path"`
 }
 
+// FileExistsInput is file_exists's arguments.
 type FileExistsInput struct {
 	Path string `json:"path" jsonschema:"path to check" workspace:"path"`
 }
 
+// FileExistsOutput is file_exists's result: whether the path exists and whether it is a directory.
 type FileExistsOutput struct {
 	Exists bool   `json:"exists" jsonschema:"whether the path exists"`
 	IsDir  bool   `json:"isDir" jsonschema:"whether the path is a directory"`
 	Path   string `json:"path" jsonschema:"echoed input path"`
 }
 
+// ListDirectoryInput is dir_list's arguments.
 type ListDirectoryInput struct {
 	Path string `json:"path" jsonschema:"directory path, relative to the workspace root (\".\" for the root)" workspace:"path"`
 }
 
+// DirectoryEntry is one child of a directory in dir_list's result.
 type DirectoryEntry struct {
 	Name  string `json:"name" jsonschema:"entry name (file name only)"`
 	Path  string `json:"path" jsonschema:"entry path (joined with the input path)"`
@@ -100,31 +118,39 @@ type DirectoryEntry struct {
 	Size  int64  `json:"size" jsonschema:"file size in bytes; 0 for directories"`
 }
 
+// ListDirectoryOutput is dir_list's result: the directory's immediate children (not recursive).
 type ListDirectoryOutput struct {
 	Entries []DirectoryEntry `json:"entries" jsonschema:"immediate children, sorted by name"`
 	Path    string           `json:"path" jsonschema:"echoed input path"`
 }
 
+// CreateDirectoryInput is dir_create's arguments; missing parents are created too.
 type CreateDirectoryInput struct {
 	Path string `json:"path" jsonschema:"directory path to create (like mkdir -p)" workspace:"path"`
 }
 
+// CreateDirectoryOutput is dir_create's result.
 type CreateDirectoryOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the directory exists now"`
 	Path    string `json:"path" jsonschema:"echoed input path"`
 }
 
+// DetectLanguageInput is lang_detect's arguments: a file name, which need not exist.
 type DetectLanguageInput struct {
 	Path string `json:"path" jsonschema:"file path; only the name is inspected, the file need not exist"`
 }
 
+// DetectLanguageOutput is lang_detect's result: the language ID internal/lang derives from the
+// name.
 type DetectLanguageOutput struct {
 	Language string `json:"language" jsonschema:"detected language ID, plaintext when unknown"`
 	Path     string `json:"path" jsonschema:"echoed input path"`
 }
 
+// GetSupportedLanguagesInput is lang_list's arguments: none.
 type GetSupportedLanguagesInput struct{}
 
+// GetSupportedLanguagesOutput is lang_list's result: every language lang_detect can report.
 type GetSupportedLanguagesOutput struct {
 	Languages []lang.Info `json:"languages" jsonschema:"supported language entries"`
 }

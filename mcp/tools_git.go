@@ -21,10 +21,13 @@ import (
 // agent: git.Runner.Open confines it to the workspace and runs git with the hub's own
 // configuration, so nothing in .git/config, attributes or hooks runs a program.
 
+// GitStatusInput is git_status's arguments: which repository in the workspace.
 type GitStatusInput struct {
 	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 }
 
+// GitFileStatus is one changed, staged or untracked file, in git_status's and git_add's results,
+// with git's porcelain index and work-tree letters.
 type GitFileStatus struct {
 	Path     string `json:"path" jsonschema:"path relative to the repository root"`
 	OrigPath string `json:"orig_path,omitempty" jsonschema:"previous path of a rename or copy"`
@@ -33,6 +36,8 @@ type GitFileStatus struct {
 	Status   string `json:"status" jsonschema:"modified, added, deleted, renamed, copied, type changed, conflicted or untracked"`
 }
 
+// GitStatusOutput is git_status's result: the branch and HEAD, how far it is from its upstream, and
+// the changed files.
 type GitStatusOutput struct {
 	Branch   string          `json:"branch" jsonschema:"current branch; empty when HEAD is detached"`
 	Commit   string          `json:"commit" jsonschema:"HEAD commit hash; empty before the first commit"`
@@ -43,6 +48,8 @@ type GitStatusOutput struct {
 	Clean    bool            `json:"clean" jsonschema:"no changes at all"`
 }
 
+// GitDiffInput is git_diff's arguments: the working tree against the index by default, the index
+// against HEAD with staged, or a revision or range with ref.
 type GitDiffInput struct {
 	Path   string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Staged bool     `json:"staged,omitempty" jsonschema:"diff the index against HEAD (what git_commit would record) instead of the working tree against the index"`
@@ -50,6 +57,7 @@ type GitDiffInput struct {
 	Paths  []string `json:"paths,omitempty" jsonschema:"limit to these files or directories (relative to the repository)"`
 }
 
+// GitFileChange is one file of a diff with its line counts, in git_diff's and git_show's results.
 type GitFileChange struct {
 	Path    string `json:"path" jsonschema:"file path"`
 	Added   int    `json:"added" jsonschema:"lines added"`
@@ -57,12 +65,15 @@ type GitFileChange struct {
 	Binary  bool   `json:"binary,omitempty" jsonschema:"binary file (no line counts)"`
 }
 
+// GitDiffOutput is git_diff's result: the unified diff (cut at 512 KiB) and per-file line counts.
 type GitDiffOutput struct {
 	Diff      string          `json:"diff" jsonschema:"unified diff"`
 	Files     []GitFileChange `json:"files" jsonschema:"changed files with line counts"`
 	Truncated bool            `json:"truncated" jsonschema:"the diff was cut at 512 KiB; narrow it with paths"`
 }
 
+// GitLogInput is git_log's arguments: where to start, how many commits, and which paths they must
+// touch.
 type GitLogInput struct {
 	Path     string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	MaxCount int      `json:"max_count,omitempty" jsonschema:"commits to return (default 20, at most 500)"`
@@ -70,6 +81,7 @@ type GitLogInput struct {
 	Paths    []string `json:"paths,omitempty" jsonschema:"only commits touching these paths"`
 }
 
+// GitCommit is one commit: an entry of git_log's result, or git_show's commit with its body.
 type GitCommit struct {
 	Hash    string `json:"hash" jsonschema:"full commit hash"`
 	Author  string `json:"author" jsonschema:"author name"`
@@ -79,15 +91,19 @@ type GitCommit struct {
 	Body    string `json:"body,omitempty" jsonschema:"rest of the message (git_show only)"`
 }
 
+// GitLogOutput is git_log's result.
 type GitLogOutput struct {
 	Commits []GitCommit `json:"commits" jsonschema:"commits, newest first"`
 }
 
+// GitShowInput is git_show's arguments: the repository and the commit to show.
 type GitShowInput struct {
 	Path string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Ref  string `json:"ref" jsonschema:"commit to show: a hash, branch, tag or HEAD~N"`
 }
 
+// GitShowOutput is git_show's result: the commit, its patch (cut at 512 KiB) and the files it
+// changed.
 type GitShowOutput struct {
 	Commit    GitCommit       `json:"commit" jsonschema:"the commit"`
 	Diff      string          `json:"diff" jsonschema:"its patch"`
@@ -95,12 +111,15 @@ type GitShowOutput struct {
 	Truncated bool            `json:"truncated" jsonschema:"the diff was cut at 512 KiB"`
 }
 
+// GitBranchInput is git_branch's arguments: with neither create nor checkout it only lists the
+// local branches.
 type GitBranchInput struct {
 	Path     string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Create   string `json:"create,omitempty" jsonschema:"create a branch with this name at HEAD"`
 	Checkout string `json:"checkout,omitempty" jsonschema:"switch to this branch (or commit; after create, the new branch); refuses when local changes would be overwritten"`
 }
 
+// GitBranch is one local branch in git_branch's result.
 type GitBranch struct {
 	Name     string `json:"name" jsonschema:"branch name"`
 	Commit   string `json:"commit" jsonschema:"commit it points at"`
@@ -108,6 +127,8 @@ type GitBranch struct {
 	Current  bool   `json:"current" jsonschema:"checked out"`
 }
 
+// GitBranchOutput is git_branch's result: the local branches after the call and what the call
+// created or switched to.
 type GitBranchOutput struct {
 	Current    string      `json:"current" jsonschema:"current branch after the call; empty when detached"`
 	Branches   []GitBranch `json:"branches" jsonschema:"local branches"`
@@ -115,20 +136,25 @@ type GitBranchOutput struct {
 	CheckedOut string      `json:"checked_out,omitempty" jsonschema:"what this call switched to"`
 }
 
+// GitAddInput is git_add's arguments: the literal paths to stage.
 type GitAddInput struct {
 	Path  string   `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Paths []string `json:"paths" jsonschema:"files or directories to stage, relative to the repository; [\".\"] for everything (literal paths, no globs)"`
 }
 
+// GitAddOutput is git_add's result: everything staged after the call, so the agent sees what
+// git_commit will record.
 type GitAddOutput struct {
 	Staged []GitFileStatus `json:"staged" jsonschema:"files now staged"`
 }
 
+// GitCommitInput is git_commit's arguments: the message for what is staged.
 type GitCommitInput struct {
 	Path    string `json:"path,omitempty" jsonschema:"repository directory relative to the workspace root (default \".\"); git does not look above the workspace" workspace:"path"`
 	Message string `json:"message" jsonschema:"commit message: subject line, blank line, body"`
 }
 
+// GitCommitOutput is git_commit's result: the new commit and the branch it is on.
 type GitCommitOutput struct {
 	Hash    string `json:"hash" jsonschema:"new commit hash"`
 	Branch  string `json:"branch" jsonschema:"branch it was recorded on"`

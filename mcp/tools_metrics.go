@@ -18,6 +18,8 @@ import (
 // metrics_query aggregates a lookback window. The hub also records one tool_call event per tool
 // call there (see callRecorder), so queries show tool usage without agents recording it.
 
+// MetricsRecordInput is metrics_record's arguments: an event type and what it is about; the hub
+// assigns the timestamp.
 type MetricsRecordInput struct {
 	Type    string         `json:"type" jsonschema:"event type, e.g. build_completed or security_alert"`
 	AgentID string         `json:"agent_id,omitempty" jsonschema:"identifier of the agent the event is about"`
@@ -25,21 +27,27 @@ type MetricsRecordInput struct {
 	Data    map[string]any `json:"data,omitempty" jsonschema:"any additional event data; a timestamp here is kept as plain data"`
 }
 
+// MetricsRecordOutput is metrics_record's result, with the timestamp the event was stored under.
 type MetricsRecordOutput struct {
 	Success   bool      `json:"success" jsonschema:"whether the event was recorded"`
 	Timestamp time.Time `json:"timestamp" jsonschema:"timestamp the server assigned (UTC)"`
 }
 
+// MetricsQueryInput is metrics_query's arguments: the lookback window, and whether to count the
+// hub's own tool_call events.
 type MetricsQueryInput struct {
 	Since           string `json:"since,omitempty" jsonschema:"lookback window: a positive whole number and a unit d, h or m, e.g. 7d, 24h, 30m; default 7d"`
 	IncludeInternal bool   `json:"include_internal,omitempty" jsonschema:"also count the hub's own events (type tool_call, one per tool call); default false leaves them out"`
 }
 
+// MetricCount is one group of metrics_query's counts: a type, repository or agent and how many
+// events it has.
 type MetricCount struct {
 	Key   string `json:"key" jsonschema:"group key: type name, repository or agent ID"`
 	Count int    `json:"count" jsonschema:"number of events in the group"`
 }
 
+// MetricEventBrief is one recent event in metrics_query's result, without its data.
 type MetricEventBrief struct {
 	Type      string    `json:"type" jsonschema:"event type"`
 	Timestamp time.Time `json:"timestamp" jsonschema:"event timestamp"`
@@ -47,6 +55,8 @@ type MetricEventBrief struct {
 	Repo      string    `json:"repo,omitempty" jsonschema:"repository, if set"`
 }
 
+// MetricsQueryOutput is metrics_query's result: totals and counts per type, repository and agent in
+// the window, and the latest events.
 type MetricsQueryOutput struct {
 	Total   int                `json:"total" jsonschema:"number of events in the window"`
 	ByType  []MetricCount      `json:"by_type" jsonschema:"event counts by type, most frequent first"`

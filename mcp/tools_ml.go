@@ -111,6 +111,8 @@ func (m *mlTools) Shutdown(ctx context.Context) error {
 
 // --- ml_generate --------------------------------------------------------------------------------
 
+// MLGenerateInput is ml_generate's arguments: a prompt and, optionally, which backend and model to
+// use and how to sample.
 type MLGenerateInput struct {
 	Prompt      string   `json:"prompt" jsonschema:"the input prompt"`
 	Backend     string   `json:"backend,omitempty" jsonschema:"backend name (see ml_backends); default: the default backend"`
@@ -119,6 +121,8 @@ type MLGenerateInput struct {
 	MaxTokens   int      `json:"max_tokens,omitempty" jsonschema:"maximum tokens to generate; default: the backend's"`
 }
 
+// MLGenerateOutput is ml_generate's result: the generated text and the backend and model that
+// produced it.
 type MLGenerateOutput struct {
 	Response string `json:"response" jsonschema:"generated text"`
 	Backend  string `json:"backend" jsonschema:"backend used"`
@@ -262,12 +266,15 @@ func (m *mlTools) recordGeneration(source, backend string, res ml.Result, genErr
 
 // --- ml_score -----------------------------------------------------------------------------------
 
+// MLScoreInput is ml_score's arguments: a prompt, the response to evaluate and the suites to run.
 type MLScoreInput struct {
 	Prompt   string `json:"prompt" jsonschema:"the original prompt"`
 	Response string `json:"response" jsonschema:"the model response to evaluate"`
 	Suites   string `json:"suites,omitempty" jsonschema:"comma-separated suites: heuristic, semantic; default heuristic"`
 }
 
+// MLHeuristicScores is ml_score's heuristic suite: scores computed from the text alone, with no
+// model involved.
 type MLHeuristicScores struct {
 	LengthFit        float64 `json:"length_fit" jsonschema:"0..1: word count fits what the prompt asks for (in N words, briefly, one word, in detail; else 5-400 words)"`
 	Structure        float64 `json:"structure" jsonschema:"0..1: complete final sentence, paragraphs or lists for long answers, a list when the prompt asks for one"`
@@ -280,6 +287,8 @@ type MLHeuristicScores struct {
 	Words            int     `json:"words" jsonschema:"word count of the response"`
 }
 
+// MLSemanticScores is ml_score's semantic suite: an LLM judge's ratings of the response and its
+// reasoning.
 type MLSemanticScores struct {
 	Relevance   float64 `json:"relevance" jsonschema:"1..10: does the response address the prompt"`
 	Accuracy    float64 `json:"accuracy" jsonschema:"1..10: factual and logical correctness"`
@@ -291,6 +300,7 @@ type MLSemanticScores struct {
 	Model       string  `json:"model" jsonschema:"the judge's model"`
 }
 
+// MLScoreOutput is ml_score's result: one set of scores per suite that was requested.
 type MLScoreOutput struct {
 	Heuristic *MLHeuristicScores `json:"heuristic,omitempty" jsonschema:"heuristic scores (present when requested)"`
 	Semantic  *MLSemanticScores  `json:"semantic,omitempty" jsonschema:"LLM judge scores (present when requested)"`
@@ -371,11 +381,14 @@ func (m *mlTools) judge(ctx context.Context) (*ml.Backend, error) {
 
 // --- ml_probe -----------------------------------------------------------------------------------
 
+// MLProbeInput is ml_probe's arguments: the backend to probe and the categories of capability
+// probes to run.
 type MLProbeInput struct {
 	Backend    string `json:"backend,omitempty" jsonschema:"backend name (see ml_backends); default: the default backend"`
 	Categories string `json:"categories,omitempty" jsonschema:"comma-separated categories to run: reasoning, math, coding, instruction, knowledge, safety; default all"`
 }
 
+// MLProbeResultItem is one probe's outcome in ml_probe's result.
 type MLProbeResultItem struct {
 	ID       string `json:"id" jsonschema:"probe identifier"`
 	Category string `json:"category" jsonschema:"probe category"`
@@ -383,6 +396,7 @@ type MLProbeResultItem struct {
 	Passed   bool   `json:"passed" jsonschema:"whether the response passed the probe's automatic check"`
 }
 
+// MLProbeOutput is ml_probe's result.
 type MLProbeOutput struct {
 	Total   int                 `json:"total" jsonschema:"number of probes executed"`
 	Results []MLProbeResultItem `json:"results" jsonschema:"per-probe results, in probe order"`
@@ -449,11 +463,14 @@ func (m *mlTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProb
 
 // --- ml_status ----------------------------------------------------------------------------------
 
+// MLStatusInput is ml_status's arguments: the InfluxDB to read training and generation status from,
+// overriding the [ml] config.
 type MLStatusInput struct {
 	InfluxURL string `json:"influx_url,omitempty" jsonschema:"InfluxDB 1.x URL; default from [ml] influx_url, else http://localhost:8086"`
 	InfluxDB  string `json:"influx_db,omitempty" jsonschema:"database name; default from [ml] influx_db, else lem"`
 }
 
+// MLStatusOutput is ml_status's result: a report formatted for reading, not parsing.
 type MLStatusOutput struct {
 	Status string `json:"status" jsonschema:"formatted multi-line status report"`
 }
@@ -479,6 +496,8 @@ func (m *mlTools) status(ctx context.Context, _ *sdk.CallToolRequest, in MLStatu
 
 // --- ml_backends and the dashboard feed ---------------------------------------------------------
 
+// MLBackendInfo is one inference backend and the outcome of its live check, in ml_backends' result
+// and on hub channel "ml".
 type MLBackendInfo struct {
 	Name      string `json:"name" jsonschema:"backend identifier"`
 	Available bool   `json:"available" jsonschema:"whether the backend answered its live check"`
@@ -488,6 +507,8 @@ type MLBackendInfo struct {
 	Error     string `json:"error,omitempty" jsonschema:"why the live check failed"`
 }
 
+// MLBackendsOutput is ml_backends' result; the same list is published on hub channel "ml" for the
+// dashboard whenever it changes.
 type MLBackendsOutput struct {
 	Backends []MLBackendInfo `json:"backends" jsonschema:"all registered backends"`
 	Default  string          `json:"default" jsonschema:"name of the default backend"`

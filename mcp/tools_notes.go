@@ -17,12 +17,15 @@ import (
 // Memory and todo tools (internal/notes): notes that persist per workspace under the data dir,
 // and one todo list per client session, shown live on the dashboard (hub channel "todos").
 
+// MemoryWriteInput is memory_write's arguments: a note in the caller's workspace, written, replaced
+// or (with empty content) deleted.
 type MemoryWriteInput struct {
 	tool.InWorkspace `json:"-"`
 	Key              string `json:"key" jsonschema:"note name: letters, digits, '.', '_' and '-' (no path separators), at most 128 characters"`
 	Content          string `json:"content" jsonschema:"note text (at most 256 KiB); empty deletes the note"`
 }
 
+// MemoryWriteOutput is memory_write's result.
 type MemoryWriteOutput struct {
 	Key      string `json:"key" jsonschema:"echoed key"`
 	Size     int    `json:"size" jsonschema:"bytes stored (0 after a delete)"`
@@ -30,17 +33,23 @@ type MemoryWriteOutput struct {
 	Replaced bool   `json:"replaced" jsonschema:"an existing note was overwritten or deleted"`
 }
 
+// MemoryReadInput is memory_read's arguments: one note's key, or none to list the workspace's
+// notes.
 type MemoryReadInput struct {
 	tool.InWorkspace `json:"-"`
 	Key              string `json:"key,omitempty" jsonschema:"note to read; omit to list every note's key, size and time"`
 }
 
+// MemoryNote is one entry of memory_read's listing: a note's key, size and last write, without its
+// content.
 type MemoryNote struct {
 	Key     string    `json:"key" jsonschema:"note name"`
 	Size    int64     `json:"size" jsonschema:"bytes"`
 	Updated time.Time `json:"updated" jsonschema:"last write"`
 }
 
+// MemoryReadOutput is memory_read's result: one note's content when a key was given, else the list
+// of notes.
 type MemoryReadOutput struct {
 	Key     string       `json:"key,omitempty" jsonschema:"the note read (with key)"`
 	Content string       `json:"content,omitempty" jsonschema:"its text (with key)"`
@@ -49,15 +58,21 @@ type MemoryReadOutput struct {
 	Notes   []MemoryNote `json:"notes,omitempty" jsonschema:"every note of this workspace, by key (without key)"`
 }
 
+// TodoItem is one step of a session's todo list, in todo_write's arguments and the todo tools'
+// results.
 type TodoItem struct {
 	Content string `json:"content" jsonschema:"what the step is"`
 	Status  string `json:"status" jsonschema:"pending, in_progress or completed"`
 }
 
+// TodoWriteInput is todo_write's arguments: the session's whole list, which replaces the previous
+// one.
 type TodoWriteInput struct {
 	Items []TodoItem `json:"items" jsonschema:"the whole list, in order; replaces this session's list (empty clears it)"`
 }
 
+// TodoListOutput is the result of todo_write and todo_read: the session's list and how many items
+// are in each state.
 type TodoListOutput struct {
 	Items      []TodoItem `json:"items" jsonschema:"this session's list"`
 	Pending    int        `json:"pending" jsonschema:"items pending"`
@@ -65,6 +80,7 @@ type TodoListOutput struct {
 	Completed  int        `json:"completed" jsonschema:"items completed"`
 }
 
+// TodoReadInput is todo_read's arguments: none (the list is the calling session's).
 type TodoReadInput struct{}
 
 // notesState is the Service's memory stores (one per workspace) and todo lists.

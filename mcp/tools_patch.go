@@ -14,12 +14,15 @@ import (
 
 // file_patch: unified diffs applied atomically inside the workspace (internal/patch).
 
+// PatchInput is file_patch's arguments: a unified diff to apply to the workspace, or only check
+// with dry_run.
 type PatchInput struct {
 	tool.InWorkspace `json:"-"`
 	Patch            string `json:"patch" jsonschema:"unified diff (as git diff or diff -u prints) for one or more files; a/ b/ prefixes, /dev/null for new and deleted files"`
 	DryRun           bool   `json:"dry_run,omitempty" jsonschema:"only check that every hunk applies and report what would change"`
 }
 
+// PatchFile is what a patch does to one file, in file_patch's result.
 type PatchFile struct {
 	Path    string `json:"path" jsonschema:"file path relative to the workspace root"`
 	OldPath string `json:"old_path,omitempty" jsonschema:"previous path, for renames"`
@@ -30,11 +33,15 @@ type PatchFile struct {
 	Offsets []int  `json:"offsets,omitempty" jsonschema:"per hunk, how many lines from its header's position it applied (only when some moved)"`
 }
 
+// PatchRisk is file_patch's assessment of how risky a patch is, so an agent or a reviewing user can
+// look closer before applying it.
 type PatchRisk struct {
 	Level   string   `json:"level" jsonschema:"low, medium or high"`
 	Reasons []string `json:"reasons" jsonschema:"why: size, deletions, sensitive paths (.git/, secrets, CI config, lock files)"`
 }
 
+// PatchOutput is file_patch's result: the files affected, the risk assessment and whether anything
+// was changed.
 type PatchOutput struct {
 	Files   []PatchFile `json:"files" jsonschema:"what the patch does to each file"`
 	Risk    PatchRisk   `json:"risk" jsonschema:"risk assessment of the patch"`

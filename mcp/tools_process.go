@@ -20,6 +20,8 @@ import (
 // process_output, process_input) plus process_wait and exec. Every process belongs to the shared
 // process.Service, so a process one client starts is visible to all clients and the dashboard.
 
+// ProcessStartInput is process_start's arguments: a command run without a shell, in a directory of
+// the workspace, on pipes or a pseudo-terminal.
 type ProcessStartInput struct {
 	Command string   `json:"command" jsonschema:"executable to run: a name looked up in PATH, or a path"`
 	Args    []string `json:"args,omitempty" jsonschema:"command-line arguments"`
@@ -28,6 +30,7 @@ type ProcessStartInput struct {
 	PTY     bool     `json:"pty,omitempty" jsonschema:"run on a pseudo-terminal (for programs that need a TTY); output is then one combined stream"`
 }
 
+// ProcessStartOutput is process_start's result: the ID the other process tools take.
 type ProcessStartOutput struct {
 	ID        string    `json:"id" jsonschema:"process ID to pass to the other process tools"`
 	PID       int       `json:"pid" jsonschema:"operating system process ID"`
@@ -36,20 +39,25 @@ type ProcessStartOutput struct {
 	StartedAt time.Time `json:"startedAt" jsonschema:"start time"`
 }
 
+// ProcessIDInput is the arguments of process_stop and process_kill: the process to end.
 type ProcessIDInput struct {
 	ID string `json:"id" jsonschema:"process ID returned by process_start"`
 }
 
+// ProcessControlOutput is the result of process_stop and process_kill.
 type ProcessControlOutput struct {
 	ID      string `json:"id" jsonschema:"echoed process ID"`
 	Success bool   `json:"success" jsonschema:"whether this call ended the process (false if it had already ended)"`
 	Message string `json:"message" jsonschema:"what happened, with the final status and exit code"`
 }
 
+// ProcessListInput is process_list's arguments.
 type ProcessListInput struct {
 	RunningOnly bool `json:"running_only,omitempty" jsonschema:"list only running processes; default false lists ended ones too"`
 }
 
+// ProcessInfo is one process record in process_list's result, with the working directory relative
+// to the workspace root.
 type ProcessInfo struct {
 	ID        string        `json:"id" jsonschema:"process ID"`
 	Command   string        `json:"command" jsonschema:"executable"`
@@ -65,17 +73,23 @@ type ProcessInfo struct {
 	Error     string        `json:"error,omitempty" jsonschema:"why it could not start (status failed)"`
 }
 
+// ProcessListOutput is process_list's result: the processes of the shared process.Service,
+// whichever client started them.
 type ProcessListOutput struct {
 	Processes []ProcessInfo `json:"processes" jsonschema:"process records, oldest start first"`
 	Total     int           `json:"total" jsonschema:"number of records returned"`
 }
 
+// ProcessOutputInput is process_output's arguments: which output to read, from an offset (to poll
+// for new output) or only the tail.
 type ProcessOutputInput struct {
 	ID    string `json:"id" jsonschema:"process ID"`
 	Since int64  `json:"since,omitempty" jsonschema:"byte offset to read from: pass the previous call's next to get only new output; default 0 reads from the oldest kept byte"`
 	Tail  int    `json:"tail,omitempty" jsonschema:"return at most the last N bytes of the selected output; default all"`
 }
 
+// ProcessOutputOutput is process_output's result: the selected output and the offset to continue
+// from.
 type ProcessOutputOutput struct {
 	ID      string `json:"id" jsonschema:"echoed process ID"`
 	Output  string `json:"output" jsonschema:"captured stdout and stderr, interleaved as they arrived"`
@@ -84,22 +98,27 @@ type ProcessOutputOutput struct {
 	Status  string `json:"status" jsonschema:"current process status"`
 }
 
+// ProcessInputInput is process_input's arguments: text for the process's stdin.
 type ProcessInputInput struct {
 	ID    string `json:"id" jsonschema:"process ID"`
 	Input string `json:"input" jsonschema:"text to write to stdin; no newline is added, include \\n to end a line"`
 }
 
+// ProcessInputOutput is process_input's result.
 type ProcessInputOutput struct {
 	ID      string `json:"id" jsonschema:"echoed process ID"`
 	Success bool   `json:"success" jsonschema:"whether the input was delivered"`
 	Message string `json:"message" jsonschema:"status message"`
 }
 
+// ProcessWaitInput is process_wait's arguments: the process and how long to wait for it to end.
 type ProcessWaitInput struct {
 	ID      string `json:"id" jsonschema:"process ID"`
 	Timeout int    `json:"timeout,omitempty" jsonschema:"seconds to wait, 1 to 600; default 30"`
 }
 
+// ProcessWaitOutput is process_wait's result: whether the process ended in time, its status and the
+// tail of its output.
 type ProcessWaitOutput struct {
 	ID       string        `json:"id" jsonschema:"echoed process ID"`
 	Exited   bool          `json:"exited" jsonschema:"whether the process has ended; false means the timeout passed first"`
@@ -109,6 +128,8 @@ type ProcessWaitOutput struct {
 	Duration time.Duration `json:"duration" jsonschema:"run time so far, or total once ended, in nanoseconds"`
 }
 
+// ExecInput is exec's arguments: a command run to completion without a shell, with a timeout and
+// optional stdin.
 type ExecInput struct {
 	Command string   `json:"command" jsonschema:"executable to run: a name looked up in PATH, or a path; no shell is involved, use sh -c for pipes"`
 	Args    []string `json:"args,omitempty" jsonschema:"command-line arguments"`
@@ -118,6 +139,7 @@ type ExecInput struct {
 	Stdin   string   `json:"stdin,omitempty" jsonschema:"text fed to the command's stdin; default none (end of file)"`
 }
 
+// ExecOutput is exec's result: the exit code and the captured stdout and stderr.
 type ExecOutput struct {
 	ExitCode   int    `json:"exit_code" jsonschema:"exit code; 128+N when ended by signal N (137 after a timeout)"`
 	Stdout     string `json:"stdout" jsonschema:"standard output (beginning and end kept if very large)"`

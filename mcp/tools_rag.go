@@ -19,12 +19,14 @@ import (
 // The domain code is internal/rag; the backend (embedded store or Qdrant) and embedder come from
 // the [rag] config section (app/stack.go).
 
+// RAGQueryInput is rag_query's arguments, also taken by Service.RAGQuery for the dashboard.
 type RAGQueryInput struct {
 	Question   string `json:"question" jsonschema:"the natural-language question"`
 	Collection string `json:"collection,omitempty" jsonschema:"collection to search; default hostuk-docs (or [rag] collection in the config)"`
 	TopK       int    `json:"topK,omitempty" jsonschema:"number of results to return; default 5, at most 100"`
 }
 
+// RAGQueryResult is one matching chunk in rag_query's result.
 type RAGQueryResult struct {
 	Content    string  `json:"content" jsonschema:"the chunk text"`
 	Source     string  `json:"source" jsonschema:"source file, relative to the workspace"`
@@ -34,6 +36,8 @@ type RAGQueryResult struct {
 	Score      float32 `json:"score" jsonschema:"relevance, descending: the fused hybrid score in (0,1] (BM25 and cosine similarity by reciprocal rank fusion; 1 = ranked first by both); cosine similarity on the qdrant backend"`
 }
 
+// RAGQueryOutput is rag_query's result: the best chunks and the same formatted as prompt context.
+// The dashboard's search (Controller.RAGQuery) returns it too.
 type RAGQueryOutput struct {
 	Results    []RAGQueryResult `json:"results" jsonschema:"matching chunks, best first"`
 	Query      string           `json:"query" jsonschema:"the question, echoed"`
@@ -41,12 +45,15 @@ type RAGQueryOutput struct {
 	Context    string           `json:"context" jsonschema:"the results formatted for direct use in a prompt"`
 }
 
+// RAGIngestInput is rag_ingest's arguments: a file or directory of the workspace to index into a
+// collection.
 type RAGIngestInput struct {
 	Path       string `json:"path" jsonschema:"file or directory to ingest, relative to the workspace" workspace:"path"`
 	Collection string `json:"collection,omitempty" jsonschema:"target collection; default hostuk-docs (or [rag] collection in the config)"`
 	Recreate   bool   `json:"recreate,omitempty" jsonschema:"drop the collection's existing content first and rebuild it (also the fix when the collection was built with another embedder)"`
 }
 
+// RAGIngestOutput is rag_ingest's result.
 type RAGIngestOutput struct {
 	Success    bool   `json:"success" jsonschema:"whether ingestion succeeded"`
 	Path       string `json:"path" jsonschema:"the path, echoed"`
@@ -55,10 +62,13 @@ type RAGIngestOutput struct {
 	Message    string `json:"message" jsonschema:"summary: files indexed, unchanged and removed, and what was skipped (binaries, .gitignore'd paths, files over the size cap)"`
 }
 
+// RAGCollectionsInput is rag_collections' arguments.
 type RAGCollectionsInput struct {
 	ShowStats bool `json:"show_stats,omitempty" jsonschema:"include point counts, status, backend and embedder of each collection"`
 }
 
+// RAGCollectionInfo is one collection in rag_collections' result; the details beyond the name come
+// only with show_stats.
 type RAGCollectionInfo struct {
 	Name        string `json:"name" jsonschema:"collection name"`
 	PointsCount uint64 `json:"points_count,omitempty" jsonschema:"chunks (vectors) stored; only with show_stats"`
@@ -69,6 +79,8 @@ type RAGCollectionInfo struct {
 	Dimension   int    `json:"dimension,omitempty" jsonschema:"vector dimension; only with show_stats"`
 }
 
+// RAGCollectionsOutput is rag_collections' result, also returned to the dashboard by
+// Controller.RAGCollections.
 type RAGCollectionsOutput struct {
 	Collections []RAGCollectionInfo `json:"collections" jsonschema:"collections, sorted by name"`
 }

@@ -20,6 +20,8 @@ import (
 
 // Search tools: file_grep and file_glob, ripgrep's rules (internal/search) inside the workspace.
 
+// GrepInput is file_grep's arguments: a pattern searched line by line under a path of the
+// workspace, with ripgrep's file selection.
 type GrepInput struct {
 	Pattern        string `json:"pattern" jsonschema:"regular expression (RE2 syntax, as ripgrep) or, with literal, a plain string; matched line by line"`
 	Path           string `json:"path,omitempty" jsonschema:"file or directory to search, relative to the workspace root (default \".\")" workspace:"path"`
@@ -31,6 +33,7 @@ type GrepInput struct {
 	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"also search files excluded by .gitignore/.ignore and hidden files (.git itself never)"`
 }
 
+// GrepMatch is one matching line in file_grep's result, with its context lines.
 type GrepMatch struct {
 	Path   string   `json:"path" jsonschema:"file path relative to the workspace root"`
 	Line   int      `json:"line" jsonschema:"1-based line number"`
@@ -40,18 +43,21 @@ type GrepMatch struct {
 	After  []string `json:"after,omitempty" jsonschema:"context lines after the match"`
 }
 
+// GrepOutput is file_grep's result.
 type GrepOutput struct {
 	Matches       []GrepMatch `json:"matches" jsonschema:"matching lines, by path then line"`
 	FilesSearched int         `json:"files_searched" jsonschema:"number of files searched"`
 	Truncated     bool        `json:"truncated" jsonschema:"more matches exist than max_results"`
 }
 
+// GlobInput is file_glob's arguments: a glob matched under a directory of the workspace.
 type GlobInput struct {
 	Pattern        string `json:"pattern" jsonschema:"glob relative to path: * ? [abc] {a,b} and ** for any number of directories, e.g. \"**/*.go\""`
 	Path           string `json:"path,omitempty" jsonschema:"directory to match under, relative to the workspace root (default \".\")" workspace:"path"`
 	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"also list files excluded by .gitignore/.ignore and hidden files"`
 }
 
+// GlobOutput is file_glob's result: the matching files (at most 1000).
 type GlobOutput struct {
 	Paths     []string `json:"paths" jsonschema:"matching files relative to the workspace root, sorted"`
 	Truncated bool     `json:"truncated" jsonschema:"more than 1000 files matched; narrow the pattern"`

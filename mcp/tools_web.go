@@ -12,12 +12,16 @@ import (
 
 // web_fetch: http(s) pages as Markdown, text or raw, SSRF-safe (internal/fetch).
 
+// WebFetchInput is web_fetch's arguments: the URL, how much of the body to read and the format to
+// return it in.
 type WebFetchInput struct {
 	URL      string `json:"url" jsonschema:"http or https URL; internal addresses (loopback, private, link-local, ...) are refused unless allow-listed"`
 	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"read at most this many bytes of the body (default 1 MiB, at most 5 MiB)"`
 	Format   string `json:"format,omitempty" jsonschema:"markdown (default: HTML converted to Markdown), text (visible text only) or raw (the body as sent); non-HTML text is returned as is"`
 }
 
+// WebFetchOutput is web_fetch's result: the page in the requested format, with the status and where
+// redirects led.
 type WebFetchOutput struct {
 	URL         string `json:"url" jsonschema:"echoed URL"`
 	FinalURL    string `json:"final_url" jsonschema:"URL after redirects (at most 5)"`

@@ -18,16 +18,21 @@ import (
 // Browser tools (docs/tools.md): the ten core webview_* tools plus webview_launch, webview_snapshot and
 // webview_tabs. Every client shares the one webview.Webview (one browser connection).
 
+// WebviewConnectInput is webview_connect's arguments: the DevTools address of a browser that is
+// already running.
 type WebviewConnectInput struct {
 	DebugURL string `json:"debug_url" jsonschema:"Chrome DevTools URL, e.g. http://localhost:9222 (Chrome started with --remote-debugging-port=9222), or a ws://.../devtools/browser/<id> URL"`
 	Timeout  int    `json:"timeout,omitempty" jsonschema:"default operation timeout in seconds, 1 to 600; default 30"`
 }
 
+// WebviewStatusOutput is the result of webview_connect, webview_disconnect and webview_wait.
 type WebviewStatusOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the operation succeeded"`
 	Message string `json:"message" jsonschema:"status message"`
 }
 
+// WebviewLaunchInput is webview_launch's arguments: the page to open in a browser the hub starts
+// and connects to.
 type WebviewLaunchInput struct {
 	tool.InWorkspace `json:"-"`
 	URL              string `json:"url,omitempty" jsonschema:"page to open once started: http(s), about:blank or a file:// URL inside the workspace; default about:blank"`
@@ -35,6 +40,7 @@ type WebviewLaunchInput struct {
 	Timeout          int    `json:"timeout,omitempty" jsonschema:"default operation timeout in seconds, 1 to 600; default 30"`
 }
 
+// WebviewLaunchOutput is webview_launch's result: which browser was started and what it shows.
 type WebviewLaunchOutput struct {
 	Success  bool   `json:"success" jsonschema:"whether the browser was started and connected"`
 	Message  string `json:"message" jsonschema:"status message"`
@@ -44,38 +50,48 @@ type WebviewLaunchOutput struct {
 	URL      string `json:"url" jsonschema:"the page it shows"`
 }
 
+// WebviewNoInput is the arguments of webview_disconnect: none.
 type WebviewNoInput struct{}
 
+// WebviewNavigateInput is webview_navigate's arguments.
 type WebviewNavigateInput struct {
 	tool.InWorkspace `json:"-"`
 	URL              string `json:"url" jsonschema:"fully qualified URL: http(s), about:blank, or a file:// URL inside the workspace"`
 }
 
+// WebviewNavigateOutput is webview_navigate's result.
 type WebviewNavigateOutput struct {
 	Success bool   `json:"success" jsonschema:"whether navigation was initiated"`
 	URL     string `json:"url" jsonschema:"echoed URL (file:// URLs as resolved inside the workspace)"`
 }
 
+// WebviewClickInput is webview_click's arguments: the element, by CSS selector or by a ref from
+// webview_snapshot.
 type WebviewClickInput struct {
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the element; the first match is clicked. Give selector or ref"`
 	Ref      string `json:"ref,omitempty" jsonschema:"element ref from webview_snapshot (e.g. e12), instead of selector"`
 }
 
+// WebviewSuccessOutput is the result of webview_click and webview_type.
 type WebviewSuccessOutput struct {
 	Success bool `json:"success" jsonschema:"whether the action was performed"`
 }
 
+// WebviewTypeInput is webview_type's arguments: the element, by CSS selector or snapshot ref, and
+// the text to type into it.
 type WebviewTypeInput struct {
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the element to type into. Give selector or ref"`
 	Ref      string `json:"ref,omitempty" jsonschema:"element ref from webview_snapshot (e.g. e12), instead of selector"`
 	Text     string `json:"text" jsonschema:"text to type; appended to the element's current content (\\n presses Enter)"`
 }
 
+// WebviewQueryInput is webview_query's arguments.
 type WebviewQueryInput struct {
 	Selector string `json:"selector" jsonschema:"CSS selector"`
 	All      bool   `json:"all,omitempty" jsonschema:"return all matching elements (up to 500); default returns the first match only"`
 }
 
+// WebviewElementInfo is one element in webview_query's result.
 type WebviewElementInfo struct {
 	NodeID      int                  `json:"nodeId" jsonschema:"CDP node identifier"`
 	TagName     string               `json:"tagName" jsonschema:"HTML tag name, lower case"`
@@ -83,51 +99,64 @@ type WebviewElementInfo struct {
 	BoundingBox *webview.BoundingBox `json:"boundingBox,omitempty" jsonschema:"element position and size; absent when it is not rendered"`
 }
 
+// WebviewQueryOutput is webview_query's result.
 type WebviewQueryOutput struct {
 	Found    bool                 `json:"found" jsonschema:"whether any elements matched"`
 	Count    int                  `json:"count" jsonschema:"number of elements matched"`
 	Elements []WebviewElementInfo `json:"elements" jsonschema:"element details"`
 }
 
+// WebviewConsoleInput is webview_console's arguments.
 type WebviewConsoleInput struct {
 	Clear bool `json:"clear,omitempty" jsonschema:"clear the console buffer after reading; default false"`
 }
 
+// WebviewConsoleOutput is webview_console's result: the console messages captured so far (the
+// newest, up to the buffer's limit), and emptied afterwards when clear was set.
 type WebviewConsoleOutput struct {
 	Messages []webview.ConsoleMessage `json:"messages" jsonschema:"captured console messages, oldest first: console calls (log, warn, error, ...), uncaught exceptions (type exception) and browser log entries"`
 	Count    int                      `json:"count" jsonschema:"number of messages"`
 }
 
+// WebviewEvalInput is webview_eval's arguments: JavaScript to run in the current page.
 type WebviewEvalInput struct {
 	Script string `json:"script" jsonschema:"JavaScript expression or statements to evaluate in the page; a returned promise is awaited"`
 }
 
+// WebviewEvalOutput is webview_eval's result: the script's value, or the error it threw.
 type WebviewEvalOutput struct {
 	Success bool   `json:"success" jsonschema:"whether evaluation succeeded"`
 	Result  any    `json:"result" jsonschema:"return value of the expression (JSON-serialisable)"`
 	Error   string `json:"error,omitempty" jsonschema:"the JavaScript error if evaluation failed"`
 }
 
+// WebviewScreenshotInput is webview_screenshot's arguments.
 type WebviewScreenshotInput struct {
 	Format   string `json:"format,omitempty" jsonschema:"image format: png or jpeg; default png"`
 	FullPage bool   `json:"full_page,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport; default false"`
 }
 
+// WebviewScreenshotOutput is webview_screenshot's result: the image, base64-encoded.
 type WebviewScreenshotOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the screenshot was captured"`
 	Data    string `json:"data" jsonschema:"standard base64-encoded image data"`
 	Format  string `json:"format" jsonschema:"format used"`
 }
 
+// WebviewWaitInput is webview_wait's arguments: a selector to wait for until it matches or the
+// timeout passes.
 type WebviewWaitInput struct {
 	Selector string `json:"selector" jsonschema:"CSS selector to wait for"`
 	Timeout  int    `json:"timeout,omitempty" jsonschema:"maximum wait in seconds, 1 to 600; default the connection timeout"`
 }
 
+// WebviewSnapshotInput is webview_snapshot's arguments.
 type WebviewSnapshotInput struct {
 	MaxChars int `json:"max_chars,omitempty" jsonschema:"size limit of the snapshot text in characters, up to 400000; default 40000"`
 }
 
+// WebviewSnapshotOutput is webview_snapshot's result: the page's accessibility tree as text, whose
+// refs webview_click and webview_type accept instead of selectors.
 type WebviewSnapshotOutput struct {
 	URL       string `json:"url" jsonschema:"the page's URL"`
 	Title     string `json:"title" jsonschema:"the page's title"`
@@ -136,6 +165,7 @@ type WebviewSnapshotOutput struct {
 	Truncated bool   `json:"truncated" jsonschema:"whether the snapshot was cut at max_chars"`
 }
 
+// WebviewTabsInput is webview_tabs' arguments: list the tabs, or open, select or close one.
 type WebviewTabsInput struct {
 	tool.InWorkspace `json:"-"`
 	Action           string `json:"action" jsonschema:"list, new, select or close"`
@@ -143,6 +173,7 @@ type WebviewTabsInput struct {
 	ID               string `json:"id,omitempty" jsonschema:"for select and close: the tab id from list"`
 }
 
+// WebviewTabsOutput is webview_tabs' result.
 type WebviewTabsOutput struct {
 	Tabs []webview.TabInfo `json:"tabs" jsonschema:"the browser's tabs after the action"`
 }

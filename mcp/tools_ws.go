@@ -24,10 +24,13 @@ import (
 // output and tool activity, which should not reach other machines unless the caller says so.
 const defaultWSAddr = "127.0.0.1:8080"
 
+// WSStartInput is ws_start's arguments: where the hub's WebSocket listener binds.
 type WSStartInput struct {
 	Addr string `json:"addr,omitempty" jsonschema:"listen address host:port; default \":8080\" on loopback (127.0.0.1). A bare \":PORT\" also binds loopback; name a host such as 0.0.0.0 to listen on other interfaces. Port 0 picks a free port"`
 }
 
+// WSStartOutput is ws_start's result: the listener's address and the caller's token for connecting
+// to it.
 type WSStartOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the server started or was already running"`
 	Addr    string `json:"addr" jsonschema:"address the server is bound to"`
@@ -35,8 +38,11 @@ type WSStartOutput struct {
 	Token   string `json:"token" jsonschema:"this client's token to present when connecting (?token= or Authorization: Bearer): it subscribes to the processes this client started (process:ID) and the shared processes, toolsets, ml and rag channels, nothing else"`
 }
 
+// WSInfoInput is ws_info's arguments: none.
 type WSInfoInput struct{}
 
+// WSInfoOutput is ws_info's result: the hub's clients and channels, and the ws_start listener if it
+// runs.
 type WSInfoOutput struct {
 	Clients  int    `json:"clients" jsonschema:"number of connected WebSocket clients"`
 	Channels int    `json:"channels" jsonschema:"number of channels with at least one subscriber"`

@@ -94,16 +94,17 @@ func iconVariants() []Icon {
 // ActionKind says what a menu item does when clicked.
 type ActionKind int
 
+// The menu actions. The model only names them; the tray controller carries them out.
 const (
-	ActionNone          ActionKind = iota // informational line
-	ActionOpenDashboard                   // show the window, on Action.View when set
-	ActionToggleTransport
-	ActionOpenLogs
-	ActionQuit
-	ActionApprove // answer Action.Approval with allow
-	ActionDeny    // answer Action.Approval with deny
-	ActionToggleAutostart
-	ActionChooseProject // ask for a folder (native picker) and make it the project folder
+	ActionNone            ActionKind = iota // informational line
+	ActionOpenDashboard                     // show the window, on Action.View when set
+	ActionToggleTransport                   // switch Action.Transport on or off (Action.Enable)
+	ActionOpenLogs                          // open the folder with the audit log
+	ActionQuit                              // stop the hub, its processes and sockets, and exit
+	ActionApprove                           // answer Action.Approval with allow
+	ActionDeny                              // answer Action.Approval with deny
+	ActionToggleAutostart                   // switch Start at login on or off (Action.Enable)
+	ActionChooseProject                     // ask for a folder (native picker) and make it the project folder
 )
 
 // Action is a click, resolved to what it should do.

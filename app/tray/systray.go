@@ -23,6 +23,8 @@ type SystrayView struct {
 	wg    sync.WaitGroup  // click forwarders
 }
 
+// NewSystrayView returns the system-tray View. Clicks are passed to click with ctx, which also
+// bounds the goroutines that forward them.
 func NewSystrayView(ctx context.Context, click func(context.Context, Action)) *SystrayView {
 	return &SystrayView{ctx: ctx, click: click, icons: map[Icon][]byte{}}
 }

@@ -47,6 +47,7 @@ type BackendError struct {
 	Message string
 }
 
+// Error formats the refusal with the backend's code, when it gave one.
 func (e *BackendError) Error() string {
 	if e.Code != "" {
 		return fmt.Sprintf("backend refused (%s): %s", e.Code, e.Message)
@@ -103,6 +104,8 @@ type Bridge struct {
 	done   chan struct{}
 }
 
+// NewBridge returns a Bridge for cfg.BackendURL that reports through hooks. It does not dial
+// until Start.
 func NewBridge(cfg Config, hooks BridgeHooks) *Bridge {
 	return &Bridge{
 		cfg:     cfg,

@@ -807,14 +807,19 @@ func (s *Store) Metrics(period string) DashboardMetrics {
 
 // ---- hub snapshots (data shapes in docs/ide-bridge.md) ----
 
+// SnapshotSessions is the snapshot a new subscriber of ChannelSessions receives: every session.
 func (s *Store) SnapshotSessions() SessionsSnapshot {
 	return SessionsSnapshot{Sessions: s.Sessions()}
 }
 
+// SnapshotChat is the snapshot a new subscriber of chat:<sessionID> receives: the session's
+// whole kept history.
 func (s *Store) SnapshotChat(sessionID string) ChatSnapshot {
 	return ChatSnapshot{SessionID: sessionID, Messages: s.History(sessionID, 0)}
 }
 
+// SnapshotPlan is the snapshot a new subscriber of plan:<sessionID> receives: the session's
+// plan, or an empty one with status "unknown" before the backend sent any.
 func (s *Store) SnapshotPlan(sessionID string) PlanFeed {
 	p, ok := s.Plan(sessionID)
 	if !ok {
@@ -823,10 +828,13 @@ func (s *Store) SnapshotPlan(sessionID string) PlanFeed {
 	return planFeed(sessionID, p)
 }
 
+// SnapshotBuilds is the snapshot a new subscriber of ChannelBuilds receives: every kept build.
 func (s *Store) SnapshotBuilds() BuildsSnapshot {
 	return BuildsSnapshot{Builds: s.Builds("", 0)}
 }
 
+// SnapshotBuild is the snapshot a new subscriber of build:<buildID> receives: the build and its
+// kept log lines. It reports false for a build the store does not know, and no snapshot is sent.
 func (s *Store) SnapshotBuild(buildID string) (BuildLogSnapshot, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -837,6 +845,8 @@ func (s *Store) SnapshotBuild(buildID string) (BuildLogSnapshot, bool) {
 	return BuildLogSnapshot{Build: b.info, Lines: slices.Clone(b.kept(s.limits.LogLinesPerBuild)), Total: b.total}, true
 }
 
+// SnapshotActivity is the snapshot a new subscriber of ChannelActivity receives: the last 500
+// activity events, oldest first.
 func (s *Store) SnapshotActivity() ActivitySnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()

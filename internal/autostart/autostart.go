@@ -54,7 +54,7 @@ func Enabled(configHome string) bool {
 	return err == nil
 }
 
-// ErrNotOurs: the entry at Path was not written by Switchboard, so it is left alone.
+// ErrNotOurs means the entry at Path was not written by Switchboard, so it is left alone.
 var ErrNotOurs = errors.New("the autostart entry was not written by Switchboard (no " + Marker + "=true); remove it yourself")
 
 // Enable writes the entry starting exe (made absolute) with --hidden. An entry of the user's own

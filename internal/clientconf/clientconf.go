@@ -26,6 +26,7 @@ const ServerName = "switchboard"
 // directory).
 type Scope string
 
+// The scopes a client can be set up in; not every client has both (Client.Scopes).
 const (
 	ScopeUser    Scope = "user"
 	ScopeProject Scope = "project"
@@ -299,6 +300,8 @@ func Lookup(name string) (Client, error) {
 // State is how a client's configuration stands towards this hub.
 type State string
 
+// The states, worded for people: `switchboard clients` and the dashboard's Clients view show
+// them as they are.
 const (
 	NotInstalled State = "not installed"
 	NotSetUp     State = "not set up"

@@ -53,6 +53,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error reports the field by its JSON key, so the agent knows which argument to fix.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // RefusedError is an address the fetcher would not connect to.
@@ -61,6 +62,7 @@ type RefusedError struct {
 	Reason string
 }
 
+// Error names the address, the reason and how a user can allow a host they trust.
 func (e *RefusedError) Error() string {
 	return fmt.Sprintf("refused to connect to %s: %s; if you trust this host, add it to SWITCHBOARD_FETCH_ALLOW or [web] allow", e.Addr, e.Reason)
 }

@@ -89,6 +89,7 @@ type Error struct {
 	Stderr string
 }
 
+// Error is git's subcommand and its message, or the exit status when git printed nothing.
 func (e *Error) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" {

@@ -13,6 +13,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error reports the field by its JSON key, so the agent knows which argument to fix.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // CheckRefName applies git check-ref-format's rules to a branch or ref name (as written by a

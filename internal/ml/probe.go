@@ -18,7 +18,7 @@ type Probe struct {
 	Check    func(response string) bool
 }
 
-// Probe categories.
+// ProbeCategories are the probe categories, in the order ml_probe runs them.
 var ProbeCategories = []string{"reasoning", "math", "coding", "instruction", "knowledge", "safety"}
 
 // Probe settings, as documented for the ml_* tools (docs/tools.md).

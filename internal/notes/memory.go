@@ -34,6 +34,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error reports the field by its JSON key, so the agent knows which argument to fix.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Memory is the note store of one workspace. Safe for concurrent use.

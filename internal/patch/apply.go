@@ -44,6 +44,7 @@ type ApplyError struct {
 	Msg  string
 }
 
+// Error names the file and hunk that failed and says that no file was changed.
 func (e *ApplyError) Error() string {
 	if e.Hunk > 0 {
 		return fmt.Sprintf("patch: hunk %d of %s %s; no file was changed", e.Hunk, e.File, e.Msg)

@@ -83,6 +83,7 @@ type ParseError struct {
 	Msg  string
 }
 
+// Error names the line of the patch that does not parse.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("patch: line %d: %s", e.Line, e.Msg)
 }

@@ -28,6 +28,7 @@ import (
 // Status is the lifecycle state of a process.
 type Status string
 
+// The statuses; every status but StatusRunning is final.
 const (
 	StatusRunning Status = "running"
 	StatusExited  Status = "exited"  // ended on its own (any exit code, or a signal nobody here sent)

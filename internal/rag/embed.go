@@ -40,9 +40,14 @@ const OfflineModel = "hash-v1"
 // real sentence embeddings.
 type Offline struct{}
 
-func (Offline) Name() string  { return "offline" }
+// Name implements Embedder: "offline".
+func (Offline) Name() string { return "offline" }
+
+// Model implements Embedder: OfflineModel, so a change of features is seen as another model.
 func (Offline) Model() string { return OfflineModel }
-func (Offline) Dim() int      { return OfflineDim }
+
+// Dim implements Embedder: OfflineDim, known before the first call.
+func (Offline) Dim() int { return OfflineDim }
 
 // Embed implements Embedder.
 func (o Offline) Embed(ctx context.Context, texts []string) ([][]float32, error) {

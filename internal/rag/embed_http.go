@@ -203,10 +203,12 @@ type UnreachableError struct {
 	Err  error
 }
 
+// Error names what could not be reached and where, and how to fix it.
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("%s at %s is unreachable (%v); start it or fix the URL in [rag], then run `switchboard doctor`", e.What, e.URL, e.Err)
 }
 
+// Unwrap returns the dial or request error, so callers can match it.
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Ping checks that an HTTP embedder answers (for switchboard doctor): it embeds one word.

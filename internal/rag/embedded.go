@@ -115,14 +115,19 @@ func OpenEmbedded(dir string) (*Embedded, error) {
 	return &Embedded{dir: dir, colls: map[string]*embColl{}}, nil
 }
 
+// Kind implements Backend: "embedded".
 func (e *Embedded) Kind() string { return "embedded" }
 
 // termDict returns the dictionary that numbers a collection's BM25 terms (termNumberer), so
 // ingest workers can number the terms they compute.
 func (e *Embedded) termDict(name string) *termDict { return e.coll(name).dict }
+
+// Location implements Backend: the store's directory.
 func (e *Embedded) Location() string {
 	return e.dir
 }
+
+// Close implements Backend. It has nothing to release: every commit is already on disk.
 func (e *Embedded) Close() error { return nil }
 
 func (e *Embedded) coll(name string) *embColl {

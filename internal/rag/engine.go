@@ -33,7 +33,7 @@ import (
 // DefaultCollection is the default collection name (docs/tools.md).
 const DefaultCollection = "hostuk-docs"
 
-// DefaultMaxFileBytes: files larger than this are skipped during ingestion.
+// DefaultMaxFileBytes is the default size limit of ingestion: larger files are skipped.
 const DefaultMaxFileBytes = 1 << 20
 
 // Meta is what a collection records about how its vectors were made.
@@ -136,6 +136,7 @@ type UnknownCollectionError struct {
 	Existing []string
 }
 
+// Error lists the existing collections, or says to ingest first when there are none.
 func (e *UnknownCollectionError) Error() string {
 	if len(e.Existing) == 0 {
 		return fmt.Sprintf("collection: %q does not exist and there are no collections yet; ingest documents with rag_ingest first", e.Name)
@@ -149,6 +150,7 @@ type MismatchError struct {
 	Have, Want Meta
 }
 
+// Error names both embedders and how to resolve the mismatch: rebuild, or configure to match.
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("collection: %q was built with embedder %s (model %s, %d dimensions) but this server embeds with %s (model %s, %d dimensions); "+
 		"re-ingest with recreate=true to rebuild it with %s, or configure [rag] embedder/model to match",

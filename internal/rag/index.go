@@ -313,6 +313,7 @@ func topM(scores []float32, m int) []ranked {
 // Mode selects the ranking(s) a search uses.
 type Mode int
 
+// The modes; the zero value is Hybrid.
 const (
 	Hybrid      Mode = iota // BM25 and vectors fused by reciprocal rank fusion (the default)
 	LexicalOnly             // BM25 only (for comparison in the evaluation)

@@ -66,9 +66,14 @@ func NewQdrant(addr, apiKey string) (*Qdrant, error) {
 	return &Qdrant{addr: addr, client: c}, nil
 }
 
-func (q *Qdrant) Kind() string     { return "qdrant" }
+// Kind implements Backend: "qdrant".
+func (q *Qdrant) Kind() string { return "qdrant" }
+
+// Location implements Backend: the server's address.
 func (q *Qdrant) Location() string { return q.addr }
-func (q *Qdrant) Close() error     { return q.client.Close() }
+
+// Close implements Backend: it closes the gRPC connection.
+func (q *Qdrant) Close() error { return q.client.Close() }
 
 // Health checks that the server answers (for switchboard doctor); it returns the version.
 func (q *Qdrant) Health(ctx context.Context) (string, error) {

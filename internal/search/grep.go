@@ -76,6 +76,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error reports the field by its JSON key, so the agent knows which argument to fix.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // matcher finds matching lines in a buffer.

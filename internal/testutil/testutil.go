@@ -19,6 +19,7 @@ type SyncBuffer struct {
 	b  bytes.Buffer
 }
 
+// Write appends p; it implements io.Writer.
 func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -647,6 +647,7 @@ func (m *Manager) Subscribe(ctx context.Context, name, uri string) error {
 	return nil
 }
 
+// Unsubscribe ends the subscription to uri on server name that Subscribe started.
 func (m *Manager) Unsubscribe(ctx context.Context, name, uri string) error {
 	s, cs, end, err := m.begin(ctx, name)
 	if err != nil {

@@ -162,7 +162,8 @@ func ValidateAll(specs []Spec, reserved []string) error {
 	return nil
 }
 
-// Command line for people: the command and its arguments, never the environment.
+// CommandLine is the command line for people: the command and its arguments, never the
+// environment.
 func (s Spec) CommandLine() string {
 	if s.Kind() != TransportStdio {
 		return s.URL

@@ -66,6 +66,7 @@ func (tg Target) field() string {
 	return "selector"
 }
 
+// String names the target for messages: ref e12, or selector "#id" (quoted).
 func (tg Target) String() string {
 	if tg.Ref != "" {
 		return "ref " + tg.Ref

@@ -34,6 +34,7 @@ type ProtocolError struct {
 	Detail string
 }
 
+// Error names the malformed message and says that the connection was ended because of it.
 func (e *ProtocolError) Error() string {
 	return fmt.Sprintf("the browser sent a malformed %s (%s %s); a DevTools endpoint that breaks the protocol is disconnected", e.Method, e.Field, e.Detail)
 }

@@ -30,11 +30,13 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
+// Error says what the file is and why file tools refuse it.
 func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s %q: is a %s, not a regular file; file tools refuse FIFOs, sockets and devices because opening or reading one can block forever (delete it with file_delete if it is in the way)",
 		e.Op, e.Path, KindOf(e.Mode))
 }
 
+// Unwrap returns ErrNotRegular, so errors.Is finds every refusal of a special file.
 func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
 
 // KindOf names the type of a file mode for error messages.

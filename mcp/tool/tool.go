@@ -112,7 +112,7 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 	server.AddTool(t, handler)
 }
 
-// InWorkspace, embedded in a tool's input type, declares that the tool works in the caller's
+// InWorkspace is embedded in a tool's input type to declare that the tool works in the caller's
 // workspace although no argument names a path (file_patch's patch text, notes, a browser
 // navigation to a file:// URL): a roots client is asked about its root before such a call runs.
 type InWorkspace struct{}

@@ -427,6 +427,10 @@ export interface TransportSecurity {
 //////////
 // source: tools_files.go
 
+/**
+ * ReadFileInput is file_read's arguments: a path in the workspace, read whole or as a window of
+ * lines (offset, limit) or of bytes (byte_offset, max_bytes) for files too large to read at once.
+ */
 export interface ReadFileInput {
   path: string;
   offset?: number /* int */;
@@ -437,6 +441,10 @@ export interface ReadFileInput {
   byte_offset?: number /* int64 */;
   max_bytes?: number /* int */;
 }
+/**
+ * ReadFileOutput is file_read's result: the content with its detected language, and for a windowed
+ * read the totals and where the next window starts.
+ */
 export interface ReadFileOutput {
   content: string;
   language: string;
@@ -449,78 +457,138 @@ export interface ReadFileOutput {
   totalBytes?: number /* int64 */;
   nextByteOffset?: number /* int64 */;
 }
+/**
+ * WriteFileInput is file_write's arguments: the path and the whole new content, which replaces the
+ * file atomically.
+ */
 export interface WriteFileInput {
   path: string;
   content: string;
 }
+/**
+ * WriteFileOutput is file_write's result.
+ */
 export interface WriteFileOutput {
   success: boolean;
   path: string;
 }
+/**
+ * EditFileInput is file_edit's arguments: an exact string to find in an existing file and its
+ * replacement, for small changes without rewriting the whole file.
+ */
 export interface EditFileInput {
   path: string;
   old_string: string;
   new_string: string;
   replace_all?: boolean;
 }
+/**
+ * EditFileOutput is file_edit's result, with how many occurrences were replaced.
+ */
 export interface EditFileOutput {
   path: string;
   success: boolean;
   replacements: number /* int */;
 }
+/**
+ * DeleteFileInput is file_delete's arguments: a file or an empty directory.
+ */
 export interface DeleteFileInput {
   path: string;
 }
+/**
+ * DeleteFileOutput is file_delete's result.
+ */
 export interface DeleteFileOutput {
   success: boolean;
   path: string;
 }
+/**
+ * RenameFileInput is file_rename's arguments: both paths are in the workspace.
+ */
 export interface RenameFileInput {
   oldPath: string;
   newPath: string;
 }
+/**
+ * RenameFileOutput is file_rename's result.
+ */
 export interface RenameFileOutput {
   success: boolean;
   oldPath: string;
   newPath: string;
 }
+/**
+ * FileExistsInput is file_exists's arguments.
+ */
 export interface FileExistsInput {
   path: string;
 }
+/**
+ * FileExistsOutput is file_exists's result: whether the path exists and whether it is a directory.
+ */
 export interface FileExistsOutput {
   exists: boolean;
   isDir: boolean;
   path: string;
 }
+/**
+ * ListDirectoryInput is dir_list's arguments.
+ */
 export interface ListDirectoryInput {
   path: string;
 }
+/**
+ * DirectoryEntry is one child of a directory in dir_list's result.
+ */
 export interface DirectoryEntry {
   name: string;
   path: string;
   isDir: boolean;
   size: number /* int64 */;
 }
+/**
+ * ListDirectoryOutput is dir_list's result: the directory's immediate children (not recursive).
+ */
 export interface ListDirectoryOutput {
   entries: DirectoryEntry[];
   path: string;
 }
+/**
+ * CreateDirectoryInput is dir_create's arguments; missing parents are created too.
+ */
 export interface CreateDirectoryInput {
   path: string;
 }
+/**
+ * CreateDirectoryOutput is dir_create's result.
+ */
 export interface CreateDirectoryOutput {
   success: boolean;
   path: string;
 }
+/**
+ * DetectLanguageInput is lang_detect's arguments: a file name, which need not exist.
+ */
 export interface DetectLanguageInput {
   path: string;
 }
+/**
+ * DetectLanguageOutput is lang_detect's result: the language ID internal/lang derives from the
+ * name.
+ */
 export interface DetectLanguageOutput {
   language: string;
   path: string;
 }
+/**
+ * GetSupportedLanguagesInput is lang_list's arguments: none.
+ */
 export interface GetSupportedLanguagesInput {
 }
+/**
+ * GetSupportedLanguagesOutput is lang_list's result: every language lang_detect can report.
+ */
 export interface GetSupportedLanguagesOutput {
   languages: unknown /* lang.Info */[];
 }
@@ -528,9 +596,16 @@ export interface GetSupportedLanguagesOutput {
 //////////
 // source: tools_git.go
 
+/**
+ * GitStatusInput is git_status's arguments: which repository in the workspace.
+ */
 export interface GitStatusInput {
   path?: string;
 }
+/**
+ * GitFileStatus is one changed, staged or untracked file, in git_status's and git_add's results,
+ * with git's porcelain index and work-tree letters.
+ */
 export interface GitFileStatus {
   path: string;
   orig_path?: string;
@@ -538,6 +613,10 @@ export interface GitFileStatus {
   worktree: string;
   status: string;
 }
+/**
+ * GitStatusOutput is git_status's result: the branch and HEAD, how far it is from its upstream, and
+ * the changed files.
+ */
 export interface GitStatusOutput {
   branch: string;
   commit: string;
@@ -547,29 +626,46 @@ export interface GitStatusOutput {
   files: GitFileStatus[];
   clean: boolean;
 }
+/**
+ * GitDiffInput is git_diff's arguments: the working tree against the index by default, the index
+ * against HEAD with staged, or a revision or range with ref.
+ */
 export interface GitDiffInput {
   path?: string;
   staged?: boolean;
   ref?: string;
   paths?: string[];
 }
+/**
+ * GitFileChange is one file of a diff with its line counts, in git_diff's and git_show's results.
+ */
 export interface GitFileChange {
   path: string;
   added: number /* int */;
   removed: number /* int */;
   binary?: boolean;
 }
+/**
+ * GitDiffOutput is git_diff's result: the unified diff (cut at 512 KiB) and per-file line counts.
+ */
 export interface GitDiffOutput {
   diff: string;
   files: GitFileChange[];
   truncated: boolean;
 }
+/**
+ * GitLogInput is git_log's arguments: where to start, how many commits, and which paths they must
+ * touch.
+ */
 export interface GitLogInput {
   path?: string;
   max_count?: number /* int */;
   ref?: string;
   paths?: string[];
 }
+/**
+ * GitCommit is one commit: an entry of git_log's result, or git_show's commit with its body.
+ */
 export interface GitCommit {
   hash: string;
   author: string;
@@ -578,47 +674,81 @@ export interface GitCommit {
   subject: string;
   body?: string;
 }
+/**
+ * GitLogOutput is git_log's result.
+ */
 export interface GitLogOutput {
   commits: GitCommit[];
 }
+/**
+ * GitShowInput is git_show's arguments: the repository and the commit to show.
+ */
 export interface GitShowInput {
   path?: string;
   ref: string;
 }
+/**
+ * GitShowOutput is git_show's result: the commit, its patch (cut at 512 KiB) and the files it
+ * changed.
+ */
 export interface GitShowOutput {
   commit: GitCommit;
   diff: string;
   files: GitFileChange[];
   truncated: boolean;
 }
+/**
+ * GitBranchInput is git_branch's arguments: with neither create nor checkout it only lists the
+ * local branches.
+ */
 export interface GitBranchInput {
   path?: string;
   create?: string;
   checkout?: string;
 }
+/**
+ * GitBranch is one local branch in git_branch's result.
+ */
 export interface GitBranch {
   name: string;
   commit: string;
   upstream?: string;
   current: boolean;
 }
+/**
+ * GitBranchOutput is git_branch's result: the local branches after the call and what the call
+ * created or switched to.
+ */
 export interface GitBranchOutput {
   current: string;
   branches: GitBranch[];
   created?: string;
   checked_out?: string;
 }
+/**
+ * GitAddInput is git_add's arguments: the literal paths to stage.
+ */
 export interface GitAddInput {
   path?: string;
   paths: string[];
 }
+/**
+ * GitAddOutput is git_add's result: everything staged after the call, so the agent sees what
+ * git_commit will record.
+ */
 export interface GitAddOutput {
   staged: GitFileStatus[];
 }
+/**
+ * GitCommitInput is git_commit's arguments: the message for what is staged.
+ */
 export interface GitCommitInput {
   path?: string;
   message: string;
 }
+/**
+ * GitCommitOutput is git_commit's result: the new commit and the branch it is on.
+ */
 export interface GitCommitOutput {
   hash: string;
   branch: string;
@@ -629,30 +759,52 @@ export interface GitCommitOutput {
 //////////
 // source: tools_metrics.go
 
+/**
+ * MetricsRecordInput is metrics_record's arguments: an event type and what it is about; the hub
+ * assigns the timestamp.
+ */
 export interface MetricsRecordInput {
   type: string;
   agent_id?: string;
   repo?: string;
   data?: { [key: string]: unknown};
 }
+/**
+ * MetricsRecordOutput is metrics_record's result, with the timestamp the event was stored under.
+ */
 export interface MetricsRecordOutput {
   success: boolean;
   timestamp: string;
 }
+/**
+ * MetricsQueryInput is metrics_query's arguments: the lookback window, and whether to count the
+ * hub's own tool_call events.
+ */
 export interface MetricsQueryInput {
   since?: string;
   include_internal?: boolean;
 }
+/**
+ * MetricCount is one group of metrics_query's counts: a type, repository or agent and how many
+ * events it has.
+ */
 export interface MetricCount {
   key: string;
   count: number /* int */;
 }
+/**
+ * MetricEventBrief is one recent event in metrics_query's result, without its data.
+ */
 export interface MetricEventBrief {
   type: string;
   timestamp: string;
   agent_id?: string;
   repo?: string;
 }
+/**
+ * MetricsQueryOutput is metrics_query's result: totals and counts per type, repository and agent in
+ * the window, and the latest events.
+ */
 export interface MetricsQueryOutput {
   total: number /* int */;
   by_type: MetricCount[];
@@ -692,6 +844,10 @@ export interface MLOptions {
    */
   FeedInterval: number;
 }
+/**
+ * MLGenerateInput is ml_generate's arguments: a prompt and, optionally, which backend and model to
+ * use and how to sample.
+ */
 export interface MLGenerateInput {
   prompt: string;
   backend?: string;
@@ -699,16 +855,27 @@ export interface MLGenerateInput {
   temperature?: number /* float64 */;
   max_tokens?: number /* int */;
 }
+/**
+ * MLGenerateOutput is ml_generate's result: the generated text and the backend and model that
+ * produced it.
+ */
 export interface MLGenerateOutput {
   response: string;
   backend: string;
   model: string;
 }
+/**
+ * MLScoreInput is ml_score's arguments: a prompt, the response to evaluate and the suites to run.
+ */
 export interface MLScoreInput {
   prompt: string;
   response: string;
   suites?: string;
 }
+/**
+ * MLHeuristicScores is ml_score's heuristic suite: scores computed from the text alone, with no
+ * model involved.
+ */
 export interface MLHeuristicScores {
   length_fit: number /* float64 */;
   structure: number /* float64 */;
@@ -720,6 +887,10 @@ export interface MLHeuristicScores {
   expected_format: string;
   words: number /* int */;
 }
+/**
+ * MLSemanticScores is ml_score's semantic suite: an LLM judge's ratings of the response and its
+ * reasoning.
+ */
 export interface MLSemanticScores {
   relevance: number /* float64 */;
   accuracy: number /* float64 */;
@@ -730,6 +901,9 @@ export interface MLSemanticScores {
   judge: string;
   model: string;
 }
+/**
+ * MLScoreOutput is ml_score's result: one set of scores per suite that was requested.
+ */
 export interface MLScoreOutput {
   heuristic?: MLHeuristicScores;
   semantic?: MLSemanticScores;
@@ -747,27 +921,48 @@ export interface MLContentScores {
   passed: number /* int */;
   total: number /* int */;
 }
+/**
+ * MLProbeInput is ml_probe's arguments: the backend to probe and the categories of capability
+ * probes to run.
+ */
 export interface MLProbeInput {
   backend?: string;
   categories?: string;
 }
+/**
+ * MLProbeResultItem is one probe's outcome in ml_probe's result.
+ */
 export interface MLProbeResultItem {
   id: string;
   category: string;
   response: string;
   passed: boolean;
 }
+/**
+ * MLProbeOutput is ml_probe's result.
+ */
 export interface MLProbeOutput {
   total: number /* int */;
   results: MLProbeResultItem[];
 }
+/**
+ * MLStatusInput is ml_status's arguments: the InfluxDB to read training and generation status from,
+ * overriding the [ml] config.
+ */
 export interface MLStatusInput {
   influx_url?: string;
   influx_db?: string;
 }
+/**
+ * MLStatusOutput is ml_status's result: a report formatted for reading, not parsing.
+ */
 export interface MLStatusOutput {
   status: string;
 }
+/**
+ * MLBackendInfo is one inference backend and the outcome of its live check, in ml_backends' result
+ * and on hub channel "ml".
+ */
 export interface MLBackendInfo {
   name: string;
   available: boolean;
@@ -776,6 +971,10 @@ export interface MLBackendInfo {
   model?: string;
   error?: string;
 }
+/**
+ * MLBackendsOutput is ml_backends' result; the same list is published on hub channel "ml" for the
+ * dashboard whenever it changes.
+ */
 export interface MLBackendsOutput {
   backends: MLBackendInfo[];
   default: string;
@@ -784,24 +983,43 @@ export interface MLBackendsOutput {
 //////////
 // source: tools_notes.go
 
+/**
+ * MemoryWriteInput is memory_write's arguments: a note in the caller's workspace, written, replaced
+ * or (with empty content) deleted.
+ */
 export interface MemoryWriteInput {
   key: string;
   content: string;
 }
+/**
+ * MemoryWriteOutput is memory_write's result.
+ */
 export interface MemoryWriteOutput {
   key: string;
   size: number /* int */;
   deleted: boolean;
   replaced: boolean;
 }
+/**
+ * MemoryReadInput is memory_read's arguments: one note's key, or none to list the workspace's
+ * notes.
+ */
 export interface MemoryReadInput {
   key?: string;
 }
+/**
+ * MemoryNote is one entry of memory_read's listing: a note's key, size and last write, without its
+ * content.
+ */
 export interface MemoryNote {
   key: string;
   size: number /* int64 */;
   updated: string;
 }
+/**
+ * MemoryReadOutput is memory_read's result: one note's content when a key was given, else the list
+ * of notes.
+ */
 export interface MemoryReadOutput {
   key?: string;
   content?: string;
@@ -809,19 +1027,34 @@ export interface MemoryReadOutput {
   updated?: string;
   notes?: MemoryNote[];
 }
+/**
+ * TodoItem is one step of a session's todo list, in todo_write's arguments and the todo tools'
+ * results.
+ */
 export interface TodoItem {
   content: string;
   status: string;
 }
+/**
+ * TodoWriteInput is todo_write's arguments: the session's whole list, which replaces the previous
+ * one.
+ */
 export interface TodoWriteInput {
   items: TodoItem[];
 }
+/**
+ * TodoListOutput is the result of todo_write and todo_read: the session's list and how many items
+ * are in each state.
+ */
 export interface TodoListOutput {
   items: TodoItem[];
   pending: number /* int */;
   in_progress: number /* int */;
   completed: number /* int */;
 }
+/**
+ * TodoReadInput is todo_read's arguments: none (the list is the calling session's).
+ */
 export interface TodoReadInput {
 }
 /**
@@ -834,10 +1067,17 @@ export interface TodosSnapshot {
 //////////
 // source: tools_patch.go
 
+/**
+ * PatchInput is file_patch's arguments: a unified diff to apply to the workspace, or only check
+ * with dry_run.
+ */
 export interface PatchInput {
   patch: string;
   dry_run?: boolean;
 }
+/**
+ * PatchFile is what a patch does to one file, in file_patch's result.
+ */
 export interface PatchFile {
   path: string;
   old_path?: string;
@@ -847,10 +1087,18 @@ export interface PatchFile {
   removed: number /* int */;
   offsets?: number /* int */[];
 }
+/**
+ * PatchRisk is file_patch's assessment of how risky a patch is, so an agent or a reviewing user can
+ * look closer before applying it.
+ */
 export interface PatchRisk {
   level: string;
   reasons: string[];
 }
+/**
+ * PatchOutput is file_patch's result: the files affected, the risk assessment and whether anything
+ * was changed.
+ */
 export interface PatchOutput {
   files: PatchFile[];
   risk: PatchRisk;
@@ -861,6 +1109,10 @@ export interface PatchOutput {
 //////////
 // source: tools_process.go
 
+/**
+ * ProcessStartInput is process_start's arguments: a command run without a shell, in a directory of
+ * the workspace, on pipes or a pseudo-terminal.
+ */
 export interface ProcessStartInput {
   command: string;
   args?: string[];
@@ -868,6 +1120,9 @@ export interface ProcessStartInput {
   env?: string[];
   pty?: boolean;
 }
+/**
+ * ProcessStartOutput is process_start's result: the ID the other process tools take.
+ */
 export interface ProcessStartOutput {
   id: string;
   pid: number /* int */;
@@ -875,17 +1130,30 @@ export interface ProcessStartOutput {
   args: string[];
   startedAt: string;
 }
+/**
+ * ProcessIDInput is the arguments of process_stop and process_kill: the process to end.
+ */
 export interface ProcessIDInput {
   id: string;
 }
+/**
+ * ProcessControlOutput is the result of process_stop and process_kill.
+ */
 export interface ProcessControlOutput {
   id: string;
   success: boolean;
   message: string;
 }
+/**
+ * ProcessListInput is process_list's arguments.
+ */
 export interface ProcessListInput {
   running_only?: boolean;
 }
+/**
+ * ProcessInfo is one process record in process_list's result, with the working directory relative
+ * to the workspace root.
+ */
 export interface ProcessInfo {
   id: string;
   command: string;
@@ -900,15 +1168,27 @@ export interface ProcessInfo {
   pty: boolean;
   error?: string;
 }
+/**
+ * ProcessListOutput is process_list's result: the processes of the shared process.Service,
+ * whichever client started them.
+ */
 export interface ProcessListOutput {
   processes: ProcessInfo[];
   total: number /* int */;
 }
+/**
+ * ProcessOutputInput is process_output's arguments: which output to read, from an offset (to poll
+ * for new output) or only the tail.
+ */
 export interface ProcessOutputInput {
   id: string;
   since?: number /* int64 */;
   tail?: number /* int */;
 }
+/**
+ * ProcessOutputOutput is process_output's result: the selected output and the offset to continue
+ * from.
+ */
 export interface ProcessOutputOutput {
   id: string;
   output: string;
@@ -916,19 +1196,32 @@ export interface ProcessOutputOutput {
   dropped: number /* int64 */;
   status: string;
 }
+/**
+ * ProcessInputInput is process_input's arguments: text for the process's stdin.
+ */
 export interface ProcessInputInput {
   id: string;
   input: string;
 }
+/**
+ * ProcessInputOutput is process_input's result.
+ */
 export interface ProcessInputOutput {
   id: string;
   success: boolean;
   message: string;
 }
+/**
+ * ProcessWaitInput is process_wait's arguments: the process and how long to wait for it to end.
+ */
 export interface ProcessWaitInput {
   id: string;
   timeout?: number /* int */;
 }
+/**
+ * ProcessWaitOutput is process_wait's result: whether the process ended in time, its status and the
+ * tail of its output.
+ */
 export interface ProcessWaitOutput {
   id: string;
   exited: boolean;
@@ -937,6 +1230,10 @@ export interface ProcessWaitOutput {
   output: string;
   duration: number;
 }
+/**
+ * ExecInput is exec's arguments: a command run to completion without a shell, with a timeout and
+ * optional stdin.
+ */
 export interface ExecInput {
   command: string;
   args?: string[];
@@ -945,6 +1242,9 @@ export interface ExecInput {
   timeout?: number /* int */;
   stdin?: string;
 }
+/**
+ * ExecOutput is exec's result: the exit code and the captured stdout and stderr.
+ */
 export interface ExecOutput {
   exit_code: number /* int */;
   stdout: string;
@@ -957,11 +1257,17 @@ export interface ExecOutput {
 //////////
 // source: tools_rag.go
 
+/**
+ * RAGQueryInput is rag_query's arguments, also taken by Service.RAGQuery for the dashboard.
+ */
 export interface RAGQueryInput {
   question: string;
   collection?: string;
   topK?: number /* int */;
 }
+/**
+ * RAGQueryResult is one matching chunk in rag_query's result.
+ */
 export interface RAGQueryResult {
   content: string;
   source: string;
@@ -970,17 +1276,28 @@ export interface RAGQueryResult {
   chunkIndex: number /* int */;
   score: number /* float32 */;
 }
+/**
+ * RAGQueryOutput is rag_query's result: the best chunks and the same formatted as prompt context.
+ * The dashboard's search (Controller.RAGQuery) returns it too.
+ */
 export interface RAGQueryOutput {
   results: RAGQueryResult[];
   query: string;
   collection: string;
   context: string;
 }
+/**
+ * RAGIngestInput is rag_ingest's arguments: a file or directory of the workspace to index into a
+ * collection.
+ */
 export interface RAGIngestInput {
   path: string;
   collection?: string;
   recreate?: boolean;
 }
+/**
+ * RAGIngestOutput is rag_ingest's result.
+ */
 export interface RAGIngestOutput {
   success: boolean;
   path: string;
@@ -988,9 +1305,16 @@ export interface RAGIngestOutput {
   chunks: number /* int */;
   message: string;
 }
+/**
+ * RAGCollectionsInput is rag_collections' arguments.
+ */
 export interface RAGCollectionsInput {
   show_stats?: boolean;
 }
+/**
+ * RAGCollectionInfo is one collection in rag_collections' result; the details beyond the name come
+ * only with show_stats.
+ */
 export interface RAGCollectionInfo {
   name: string;
   points_count?: number /* uint64 */;
@@ -1000,6 +1324,10 @@ export interface RAGCollectionInfo {
   model?: string;
   dimension?: number /* int */;
 }
+/**
+ * RAGCollectionsOutput is rag_collections' result, also returned to the dashboard by
+ * Controller.RAGCollections.
+ */
 export interface RAGCollectionsOutput {
   collections: RAGCollectionInfo[];
 }
@@ -1031,6 +1359,10 @@ export interface RAGFeedSnapshot {
 //////////
 // source: tools_search.go
 
+/**
+ * GrepInput is file_grep's arguments: a pattern searched line by line under a path of the
+ * workspace, with ripgrep's file selection.
+ */
 export interface GrepInput {
   pattern: string;
   path?: string;
@@ -1041,6 +1373,9 @@ export interface GrepInput {
   max_results?: number /* int */;
   include_ignored?: boolean;
 }
+/**
+ * GrepMatch is one matching line in file_grep's result, with its context lines.
+ */
 export interface GrepMatch {
   path: string;
   line: number /* int */;
@@ -1049,16 +1384,25 @@ export interface GrepMatch {
   before?: string[];
   after?: string[];
 }
+/**
+ * GrepOutput is file_grep's result.
+ */
 export interface GrepOutput {
   matches: GrepMatch[];
   files_searched: number /* int */;
   truncated: boolean;
 }
+/**
+ * GlobInput is file_glob's arguments: a glob matched under a directory of the workspace.
+ */
 export interface GlobInput {
   pattern: string;
   path?: string;
   include_ignored?: boolean;
 }
+/**
+ * GlobOutput is file_glob's result: the matching files (at most 1000).
+ */
 export interface GlobOutput {
   paths: string[];
   truncated: boolean;
@@ -1067,11 +1411,19 @@ export interface GlobOutput {
 //////////
 // source: tools_web.go
 
+/**
+ * WebFetchInput is web_fetch's arguments: the URL, how much of the body to read and the format to
+ * return it in.
+ */
 export interface WebFetchInput {
   url: string;
   max_bytes?: number /* int */;
   format?: string;
 }
+/**
+ * WebFetchOutput is web_fetch's result: the page in the requested format, with the status and where
+ * redirects led.
+ */
 export interface WebFetchOutput {
   url: string;
   final_url: string;
@@ -1084,19 +1436,33 @@ export interface WebFetchOutput {
 //////////
 // source: tools_webview.go
 
+/**
+ * WebviewConnectInput is webview_connect's arguments: the DevTools address of a browser that is
+ * already running.
+ */
 export interface WebviewConnectInput {
   debug_url: string;
   timeout?: number /* int */;
 }
+/**
+ * WebviewStatusOutput is the result of webview_connect, webview_disconnect and webview_wait.
+ */
 export interface WebviewStatusOutput {
   success: boolean;
   message: string;
 }
+/**
+ * WebviewLaunchInput is webview_launch's arguments: the page to open in a browser the hub starts
+ * and connects to.
+ */
 export interface WebviewLaunchInput {
   url?: string;
   headless?: boolean;
   timeout?: number /* int */;
 }
+/**
+ * WebviewLaunchOutput is webview_launch's result: which browser was started and what it shows.
+ */
 export interface WebviewLaunchOutput {
   success: boolean;
   message: string;
@@ -1105,73 +1471,132 @@ export interface WebviewLaunchOutput {
   headless: boolean;
   url: string;
 }
+/**
+ * WebviewNoInput is the arguments of webview_disconnect: none.
+ */
 export interface WebviewNoInput {
 }
+/**
+ * WebviewNavigateInput is webview_navigate's arguments.
+ */
 export interface WebviewNavigateInput {
   url: string;
 }
+/**
+ * WebviewNavigateOutput is webview_navigate's result.
+ */
 export interface WebviewNavigateOutput {
   success: boolean;
   url: string;
 }
+/**
+ * WebviewClickInput is webview_click's arguments: the element, by CSS selector or by a ref from
+ * webview_snapshot.
+ */
 export interface WebviewClickInput {
   selector?: string;
   ref?: string;
 }
+/**
+ * WebviewSuccessOutput is the result of webview_click and webview_type.
+ */
 export interface WebviewSuccessOutput {
   success: boolean;
 }
+/**
+ * WebviewTypeInput is webview_type's arguments: the element, by CSS selector or snapshot ref, and
+ * the text to type into it.
+ */
 export interface WebviewTypeInput {
   selector?: string;
   ref?: string;
   text: string;
 }
+/**
+ * WebviewQueryInput is webview_query's arguments.
+ */
 export interface WebviewQueryInput {
   selector: string;
   all?: boolean;
 }
+/**
+ * WebviewElementInfo is one element in webview_query's result.
+ */
 export interface WebviewElementInfo {
   nodeId: number /* int */;
   tagName: string;
   attributes: { [key: string]: string};
   boundingBox?: webview.BoundingBox;
 }
+/**
+ * WebviewQueryOutput is webview_query's result.
+ */
 export interface WebviewQueryOutput {
   found: boolean;
   count: number /* int */;
   elements: WebviewElementInfo[];
 }
+/**
+ * WebviewConsoleInput is webview_console's arguments.
+ */
 export interface WebviewConsoleInput {
   clear?: boolean;
 }
+/**
+ * WebviewConsoleOutput is webview_console's result: the console messages captured so far (the
+ * newest, up to the buffer's limit), and emptied afterwards when clear was set.
+ */
 export interface WebviewConsoleOutput {
   messages: webview.ConsoleMessage[];
   count: number /* int */;
 }
+/**
+ * WebviewEvalInput is webview_eval's arguments: JavaScript to run in the current page.
+ */
 export interface WebviewEvalInput {
   script: string;
 }
+/**
+ * WebviewEvalOutput is webview_eval's result: the script's value, or the error it threw.
+ */
 export interface WebviewEvalOutput {
   success: boolean;
   result: unknown;
   error?: string;
 }
+/**
+ * WebviewScreenshotInput is webview_screenshot's arguments.
+ */
 export interface WebviewScreenshotInput {
   format?: string;
   full_page?: boolean;
 }
+/**
+ * WebviewScreenshotOutput is webview_screenshot's result: the image, base64-encoded.
+ */
 export interface WebviewScreenshotOutput {
   success: boolean;
   data: string;
   format: string;
 }
+/**
+ * WebviewWaitInput is webview_wait's arguments: a selector to wait for until it matches or the
+ * timeout passes.
+ */
 export interface WebviewWaitInput {
   selector: string;
   timeout?: number /* int */;
 }
+/**
+ * WebviewSnapshotInput is webview_snapshot's arguments.
+ */
 export interface WebviewSnapshotInput {
   max_chars?: number /* int */;
 }
+/**
+ * WebviewSnapshotOutput is webview_snapshot's result: the page's accessibility tree as text, whose
+ * refs webview_click and webview_type accept instead of selectors.
+ */
 export interface WebviewSnapshotOutput {
   url: string;
   title: string;
@@ -1179,11 +1604,17 @@ export interface WebviewSnapshotOutput {
   refs: number /* int */;
   truncated: boolean;
 }
+/**
+ * WebviewTabsInput is webview_tabs' arguments: list the tabs, or open, select or close one.
+ */
 export interface WebviewTabsInput {
   action: string;
   url?: string;
   id?: string;
 }
+/**
+ * WebviewTabsOutput is webview_tabs' result.
+ */
 export interface WebviewTabsOutput {
   tabs: webview.TabInfo[];
 }
@@ -1191,17 +1622,31 @@ export interface WebviewTabsOutput {
 //////////
 // source: tools_ws.go
 
+/**
+ * WSStartInput is ws_start's arguments: where the hub's WebSocket listener binds.
+ */
 export interface WSStartInput {
   addr?: string;
 }
+/**
+ * WSStartOutput is ws_start's result: the listener's address and the caller's token for connecting
+ * to it.
+ */
 export interface WSStartOutput {
   success: boolean;
   addr: string;
   message: string;
   token: string;
 }
+/**
+ * WSInfoInput is ws_info's arguments: none.
+ */
 export interface WSInfoInput {
 }
+/**
+ * WSInfoOutput is ws_info's result: the hub's clients and channels, and the ws_start listener if it
+ * runs.
+ */
 export interface WSInfoOutput {
   clients: number /* int */;
   channels: number /* int */;

@@ -44,10 +44,25 @@ are left behind by this package.
  * Status is the lifecycle state of a process.
  */
 export type Status = string;
+/**
+ * The statuses; every status but StatusRunning is final.
+ */
 export const StatusRunning: Status = "running";
+/**
+ * The statuses; every status but StatusRunning is final.
+ */
 export const StatusExited: Status = "exited"; // ended on its own (any exit code, or a signal nobody here sent)
+/**
+ * The statuses; every status but StatusRunning is final.
+ */
 export const StatusStopped: Status = "stopped"; // ended after Stop
+/**
+ * The statuses; every status but StatusRunning is final.
+ */
 export const StatusKilled: Status = "killed"; // ended after Kill
+/**
+ * The statuses; every status but StatusRunning is final.
+ */
 export const StatusFailed: Status = "failed"; // reserved: a start that fails leaves no record (see Start)
 /**
  * Output streams as they appear in chunks and events.
