@@ -556,10 +556,30 @@ func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 			return SettingsChange{}, err
 		}
 	}
-	return c.save("settings_workspace", struct {
+	args := struct {
 		Workspace string `json:"workspace"`
-	}{dir}, appliesNextStart, "Used from the next start, in every mode (a --workspace flag or SWITCHBOARD_WORKSPACE still wins); the header's Project button changes the running hub's folder now.",
-		func(b []byte) ([]byte, error) { return config.EditWorkspace(b, dir) }, nil, nil)
+	}{dir}
+	edit := func(b []byte) ([]byte, error) { return config.EditWorkspace(b, dir) }
+	// The key is the folder of every start, and the running hub moves to it now too (as the
+	// header's Project button does) unless this run's folder was given by --workspace or
+	// SWITCHBOARD_WORKSPACE, which win over the file.
+	if src := c.st.Project().Source; dir == "" || src == ProjectFromFlag || src == ProjectFromEnv {
+		return c.save("settings_workspace", args, appliesNextStart, "Used from the next start, in every mode (a --workspace flag or SWITCHBOARD_WORKSPACE still wins); the header's Project button changes the running hub's folder now.",
+			edit, nil, nil)
+	}
+	ch, err := c.save("settings_workspace", args, appliesNow, "The running hub works there now (connected clients' next calls too), and every start uses it (a --workspace flag or SWITCHBOARD_WORKSPACE still wins).",
+		edit, nil, nil)
+	if err != nil {
+		return ch, err
+	}
+	// After the save, not inside it: moving the project may write the file itself.
+	if _, err := c.changeProject(dir); err != nil {
+		return SettingsChange{}, fmt.Errorf("saved for the next start, but the running hub keeps its folder: %w", err)
+	}
+	if ch.Settings, err = c.Settings(); err != nil {
+		return SettingsChange{}, err
+	}
+	return ch, nil
 }
 
 // policyEdit turns the form's policy into the config package's edit (origins 0-based).
