@@ -290,9 +290,11 @@ func (c *Controller) Settings() (Settings, error) {
 	for i, b := range file.ML.Backends {
 		s.ML.Backends = append(s.ML.Backends, MLBackendSetting{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, APIKeyEnv: b.APIKeyEnv, Endpoint: b.Endpoint, Origin: i + 1})
 	}
-	// The backends the hub was built with: from the config it started with (and this process's
-	// environment, as at start).
-	if reg, err := newMLRegistry(c.st.Config); err == nil {
+	// The backends the hub runs: from the [ml] in force (the start's, or the last one saved here)
+	// and this process's environment, as at start.
+	runCfg := c.st.Config
+	runCfg.ML = c.st.RunningML()
+	if reg, err := newMLRegistry(runCfg); err == nil {
 		s.ML.Running = reg.Names()
 	}
 
@@ -335,7 +337,7 @@ func (c *Controller) pending() []string {
 			out = append(out, "workspace")
 		}
 	}
-	if !reflect.DeepEqual(next.ML, c.st.Config.ML) {
+	if !reflect.DeepEqual(next.ML, c.st.RunningML()) {
 		out = append(out, "ml")
 	}
 	if !reflect.DeepEqual(next.RAG, c.st.Config.RAG) {
@@ -643,8 +645,10 @@ func (c *Controller) TestPolicy(in PolicyTest) (PolicyDecision, error) {
 	return out, nil
 }
 
-// SaveML saves [ml] default_backend and judge_backend and [[ml.backends]], checked as the hub
-// builds them. They apply at the next start (the backends are built once, at start).
+// SaveML saves [ml] default_backend and judge_backend, the InfluxDB keys and [[ml.backends]],
+// checked as the hub builds them, and puts them in force in the running hub once the file is
+// written: the next ml_* call and the dashboard's backend list use them (calls in flight finish
+// on the backends they started with).
 func (c *Controller) SaveML(in MLInput) (SettingsChange, error) {
 	e := config.MLEdit{DefaultBackend: strings.TrimSpace(in.DefaultBackend), JudgeBackend: strings.TrimSpace(in.JudgeBackend)}
 	var names []string
@@ -675,15 +679,42 @@ func (c *Controller) SaveML(in MLInput) (SettingsChange, error) {
 	if err := check.Validate(); err != nil {
 		return SettingsChange{}, err
 	}
-	return c.save("settings_ml", struct {
+	ch, err := c.save("settings_ml", struct {
 		DefaultBackend string   `json:"defaultBackend"`
 		JudgeBackend   string   `json:"judgeBackend"`
 		Backends       []string `json:"backends"`
 		InfluxURL      string   `json:"influxUrl"`
 		InfluxDB       string   `json:"influxDb"`
-	}{e.DefaultBackend, e.JudgeBackend, names, config.RedactURL(e.InfluxURL), e.InfluxDB}, appliesNextStart,
-		"The inference backends and ml_status's InfluxDB are set up at start: restart Switchboard to use them.",
+	}{e.DefaultBackend, e.JudgeBackend, names, config.RedactURL(e.InfluxURL), e.InfluxDB}, appliesNow,
+		"In force now: the next ml_* call and the dashboard's backend list use them (calls already running finish on the old ones).",
 		func(b []byte) ([]byte, error) { return editML(b, e) }, nil, nil)
+	if err != nil {
+		return ch, err
+	}
+	// Also when the file did not change: a hand edit of [ml] may be pending.
+	if err := c.applyML(); err != nil {
+		return SettingsChange{}, err
+	}
+	if ch.Settings, err = c.Settings(); err != nil {
+		return SettingsChange{}, err
+	}
+	return ch, nil
+}
+
+// applyML puts the file's [ml] in force, as a start would load it (the environment's overrides
+// included, as pending() reads it). Under the file's lock: the last of two saves applies the
+// file the later one wrote.
+func (c *Controller) applyML() error {
+	c.st.serversMu.Lock()
+	defer c.st.serversMu.Unlock()
+	next, err := config.Load(c.st.Config.Path)
+	if err == nil {
+		err = c.st.SetML(next.ML)
+	}
+	if err != nil {
+		return fmt.Errorf("saved, but the hub did not load it: %w", err)
+	}
+	return nil
 }
 
 // SaveRAG saves the [rag] backend and embedder settings. They apply at the next start (the RAG

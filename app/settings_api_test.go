@@ -50,7 +50,8 @@ action = "deny"  # pushes are mine
 // or directory is a 400 naming the key, and the file stays byte for byte), then written with its
 // comments kept, audited, and applied as far as a running hub can — TCP opens on the new port, a
 // toolset goes away for a connected MCP client, a new rule denies the very next call, the hub
-// moves to a new workspace; ML and RAG are listed as pending until the next start. The Overview's switches
+// moves to a new workspace, the inference backends are replaced (settings_ml_api_test.go has
+// more); RAG is listed as pending until the next start. The Overview's switches
 // save too, and "test a call" decides like `switchboard policy check` without saving.
 func TestSettingsThroughDashboardAPI(t *testing.T) {
 	home := realTempDir(t)
@@ -228,7 +229,7 @@ func TestSettingsThroughDashboardAPI(t *testing.T) {
 		t.Errorf("rules not in the new order:\n%s", got)
 	}
 
-	// Workspace, ML and RAG: checked and saved; ML and RAG pending until the next start.
+	// Workspace, ML and RAG: checked and saved; RAG pending until the next start.
 	refused("/api/settings/workspace", map[string]any{"workspace": "relative/dir"}, `workspace: "relative/dir" is relative`)
 	refused("/api/settings/ml", map[string]any{"backends": []any{map[string]any{"name": "gpu", "kind": "llama", "url": "http://gpu:1"}}}, "ml.backends[1].kind: ")
 	refused("/api/settings/ml", map[string]any{"defaultBackend": "gpu"}, `ml.default_backend: "gpu" is not a backend`)
@@ -242,10 +243,12 @@ func TestSettingsThroughDashboardAPI(t *testing.T) {
 	if got := st.Service.WorkspaceDir(); got != other {
 		t.Fatalf("running hub's workspace = %q, want %q", got, other)
 	}
-	saved("/api/settings/ml", map[string]any{"defaultBackend": "gpu", "backends": []any{map[string]any{"name": "gpu", "kind": "openai", "url": "http://gpu-box:8000/v1"}}})
+	if out := saved("/api/settings/ml", map[string]any{"defaultBackend": "gpu", "backends": []any{map[string]any{"name": "gpu", "kind": "openai", "url": "http://gpu-box:8000/v1"}}}); out["applies"] != "now" {
+		t.Fatalf("ml answer: %v", out)
+	}
 	out = saved("/api/settings/rag", map[string]any{"backend": "embedded", "embedder": "offline", "collection": "notes"})
 	pend := fmt.Sprint(out["settings"].(map[string]any)["pending"])
-	if pend != "[ml rag]" {
+	if pend != "[rag]" {
 		t.Fatalf("pending = %s", pend)
 	}
 	if cfg, err := config.Load(cfgPath); err != nil || cfg.Workspace != other || cfg.ML.DefaultBackend != "gpu" || cfg.RAG.Collection != "notes" || len(cfg.Policy.Rules) != 3 {

@@ -93,7 +93,7 @@ func tcpServedWithoutToken(t *testing.T, addr string) bool {
 // the key, the file byte for byte as it was), saved with its comments, audited, and applied where
 // the hub can — TCP starts asking for its token and HTTP lets a new origin in at once, a
 // regenerated token is the only one accepted right after, a host added to [web] allow is fetched
-// by the next web_fetch. No answer, audit line or diff ever holds a token, the InfluxDB password
+// by the next web_fetch, the InfluxDB keys apply now (nothing pending). No answer, audit line or diff ever holds a token, the InfluxDB password
 // or the RAG key.
 func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 	home := realTempDir(t)
@@ -316,15 +316,15 @@ func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 	}
 
 	// InfluxDB: checked as ml_status opens it; the redacted URL sent back keeps the file's password;
-	// a new password is refused. Pending until the next start.
+	// a new password is refused. In force at once: nothing pending.
 	refused("/api/settings/ml", map[string]any{"influxUrl": "influx.lab:8086"}, `ml.influx_url: "influx.lab:8086" is not an http(s) URL`)
 	refused("/api/settings/ml", map[string]any{"influxUrl": "http://u:newpass@127.0.0.1:8086"}, `ml.influx_url: "http://u:xxxxx@127.0.0.1:8086" holds a password`)
 	out = saved("/api/settings/ml", map[string]any{"influxUrl": "http://admin:xxxxx@127.0.0.1:8086", "influxDb": "training"})
 	if !strings.Contains(read(), `influx_url = "http://admin:hunter2@127.0.0.1:8086"  # the lab's`+"\ninflux_db = \"training\"\n") {
 		t.Fatalf("influx not saved as expected:\n%s", read())
 	}
-	if !strings.Contains(fmt.Sprint(out["settings"].(map[string]any)["pending"]), "ml") {
-		t.Fatalf("ml not pending: %v", out["settings"])
+	if out["applies"] != "now" || strings.Contains(fmt.Sprint(out["settings"].(map[string]any)["pending"]), "ml") {
+		t.Fatalf("ml saved as %v, pending %v", out["applies"], out["settings"].(map[string]any)["pending"])
 	}
 
 	// The RAG key: a literal is refused (the file is no place for it); a reference is written as

@@ -58,6 +58,10 @@ type Stack struct {
 	serversMu       sync.Mutex   // one edit of the config file at a time (server list, settings, switches)
 	serversLazy     bool         // every server starts on demand (a one-shot hub)
 
+	// mlConfig is the [ml] in force (RunningML); Config.ML stays the start's, read without a lock.
+	mlMu     sync.Mutex
+	mlConfig config.ML
+
 	// The project folder (app/project.go): where the hub's workspace came from, and one change
 	// of it at a time (projectOp, held across the change; projectMu, only around the field).
 	projectOp       sync.Mutex
@@ -170,7 +174,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
 		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler()),
-		projectSource: projectSource}
+		projectSource: projectSource, mlConfig: cfg.ML}
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
@@ -228,8 +232,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, err
 	}
-	opts = append(opts, mcp.WithML(mlReg, mcp.MLOptions{JudgeBackend: cfg.ML.JudgeBackend,
-		InfluxURL: cfg.ML.InfluxURL, InfluxDB: cfg.ML.InfluxDB, WriteInflux: cfg.ML.InfluxURL != ""}))
+	opts = append(opts, mcp.WithML(mlReg, mlOptions(cfg.ML)))
 	ups, err := upstream.New(upstream.Options{
 		ApprovalsFile: filepath.Join(cfg.DataDir, "servers", "approvals.json"),
 		Workspace:     cfg.Workspace,
@@ -350,6 +353,37 @@ func newMLRegistry(cfg config.Config) (*ml.Registry, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	return reg, nil
+}
+
+// mlOptions are the ML tools' options from [ml].
+func mlOptions(m config.ML) mcp.MLOptions {
+	return mcp.MLOptions{JudgeBackend: m.JudgeBackend, InfluxURL: m.InfluxURL, InfluxDB: m.InfluxDB, WriteInflux: m.InfluxURL != ""}
+}
+
+// RunningML is the [ml] the running hub's ML tools are built from: Config.ML at start, then
+// what the Settings view last applied (SetML).
+func (st *Stack) RunningML() config.ML {
+	st.mlMu.Lock()
+	defer st.mlMu.Unlock()
+	return st.mlConfig
+}
+
+// SetML rebuilds the inference backends from m (with this process's environment, as at start)
+// and puts them and ml_status's InfluxDB in force in the running hub; on error nothing changes.
+func (st *Stack) SetML(m config.ML) error {
+	cfg := st.Config
+	cfg.ML = m
+	reg, err := newMLRegistry(cfg)
+	if err != nil {
+		return err
+	}
+	st.mlMu.Lock()
+	defer st.mlMu.Unlock()
+	if err := st.Service.SetML(reg, mlOptions(m)); err != nil {
+		return err
+	}
+	st.mlConfig = m
+	return nil
 }
 
 // shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcp.DrainTimeout), then

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,37 +37,88 @@ type MLOptions struct {
 // WithML enables the ml_* tools on the given backend registry.
 func WithML(reg *ml.Registry, o MLOptions) Option {
 	return func(s *Service) error {
-		if reg == nil {
-			return errors.New("ml: registry is nil")
-		}
-		if o.JudgeBackend != "" {
-			if _, err := reg.Get(o.JudgeBackend); err != nil {
-				return fmt.Errorf("ml.judge_backend: %w", err)
-			}
-		}
-		if _, err := ml.NewInflux(o.InfluxURL, o.InfluxDB); err != nil {
-			return fmt.Errorf("ml: %w", err)
+		o, err := checkML(reg, o)
+		if err != nil {
+			return err
 		}
 		if o.FeedInterval <= 0 {
 			o.FeedInterval = 10 * time.Second
 		}
-		s.subsystems = append(s.subsystems, &mlTools{s: s, reg: reg, opts: o, stop: make(chan struct{})})
+		m := &mlTools{s: s, interval: o.FeedInterval, stop: make(chan struct{}), refresh: make(chan struct{}, 1)}
+		m.cur.Store(&mlState{reg: reg, opts: o})
+		s.subsystems = append(s.subsystems, m)
 		return nil
 	}
 }
 
-type mlTools struct {
-	s    *Service
+// checkML validates a registry and its options as WithML and SetML take them.
+func checkML(reg *ml.Registry, o MLOptions) (MLOptions, error) {
+	if reg == nil {
+		return o, errors.New("ml: registry is nil")
+	}
+	if o.JudgeBackend != "" {
+		if _, err := reg.Get(o.JudgeBackend); err != nil {
+			return o, fmt.Errorf("ml.judge_backend: %w", err)
+		}
+	}
+	if _, err := ml.NewInflux(o.InfluxURL, o.InfluxDB); err != nil {
+		return o, fmt.Errorf("ml: %w", err)
+	}
+	return o, nil
+}
+
+// SetML replaces the running hub's inference backends and ML options (the Settings view saves
+// them live), validated as WithML does; on error nothing changes. Calls in flight finish on the
+// registry they started with; the next calls and the dashboard feed use the new one, and the
+// feed re-checks at once so the dashboard shows the new backends. o.FeedInterval is ignored:
+// the feed keeps the interval it started with.
+func (s *Service) SetML(reg *ml.Registry, o MLOptions) error {
+	var m *mlTools
+	for _, sub := range s.subsystems {
+		if t, ok := sub.(*mlTools); ok {
+			m = t
+		}
+	}
+	if m == nil {
+		return errors.New("ml: this hub was built without the ML tools")
+	}
+	o, err := checkML(reg, o)
+	if err != nil {
+		return err
+	}
+	o.FeedInterval = m.interval
+	m.mu.Lock() // against publish: a list of the old registry is not published after this
+	m.cur.Store(&mlState{reg: reg, opts: o})
+	m.mu.Unlock()
+	select {
+	case m.refresh <- struct{}{}:
+	default: // a re-check is already due
+	}
+	return nil
+}
+
+// mlState is one configuration of the ML tools: every call reads it once (mlTools.state), so a
+// call never mixes two registries when SetML swaps it.
+type mlState struct {
 	reg  *ml.Registry
 	opts MLOptions
+}
+
+type mlTools struct {
+	s        *Service
+	cur      atomic.Pointer[mlState]
+	interval time.Duration // the feed's re-check period
 
 	stop     chan struct{}
+	refresh  chan struct{} // SetML asks the feed loop for a re-check now
 	stopOnce sync.Once
 	wg       sync.WaitGroup // feed loop and InfluxDB writes
 
-	mu   sync.Mutex        // guards last, and closing stop against wg.Add
+	mu   sync.Mutex        // guards last, swapping cur against publish, and closing stop against wg.Add
 	last *MLBackendsOutput // last published to the hub
 }
+
+func (m *mlTools) state() *mlState { return m.cur.Load() }
 
 func (m *mlTools) Name() string { return "ml" }
 
@@ -152,7 +204,8 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 	if in.MaxTokens < 0 || in.MaxTokens > 1<<20 {
 		return nil, MLGenerateOutput{}, fmt.Errorf("max_tokens: %d is out of range; use a positive number up to %d, or omit it", in.MaxTokens, 1<<20)
 	}
-	b, err := m.reg.Resolve(ctx, in.Backend)
+	st := m.state()
+	b, err := st.reg.Resolve(ctx, in.Backend)
 	if err != nil {
 		return nil, MLGenerateOutput{}, err
 	}
@@ -212,7 +265,7 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 	}
 	res, err := b.Generate(ctx, ml.Request{Prompt: in.Prompt, Model: in.Model, Temperature: in.Temperature, MaxTokens: in.MaxTokens, OnToken: onToken})
 	stopProgress()
-	m.recordGeneration("ml_generate", b.Name, res, err)
+	m.recordGeneration(st.opts, "ml_generate", b.Name, res, err)
 	if err != nil {
 		return nil, MLGenerateOutput{}, err
 	}
@@ -220,7 +273,7 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 }
 
 // recordGeneration stores a metrics event and, when configured, an InfluxDB point.
-func (m *mlTools) recordGeneration(source, backend string, res ml.Result, genErr error) {
+func (m *mlTools) recordGeneration(o MLOptions, source, backend string, res ml.Result, genErr error) {
 	ok := genErr == nil
 	if st := m.s.metrics; st != nil {
 		data := map[string]any{"source": source, "backend": backend, "model": res.Model, "tokens": res.Tokens, "ok": ok}
@@ -231,10 +284,10 @@ func (m *mlTools) recordGeneration(source, backend string, res ml.Result, genErr
 			m.s.logger.Warn("ml: metrics", "error", err)
 		}
 	}
-	if !m.opts.WriteInflux {
+	if !o.WriteInflux {
 		return
 	}
-	ix, err := ml.NewInflux(m.opts.InfluxURL, m.opts.InfluxDB)
+	ix, err := ml.NewInflux(o.InfluxURL, o.InfluxDB)
 	if err != nil {
 		return
 	}
@@ -346,7 +399,7 @@ func (m *mlTools) score(ctx context.Context, _ *sdk.CallToolRequest, in MLScoreI
 			FormatCompliance: h.FormatCompliance, Coverage: h.Coverage, Overall: h.Overall, ExpectedFormat: h.ExpectedFormat, Words: h.Words}
 	}
 	if suites["semantic"] {
-		judge, err := m.judge(ctx)
+		judge, err := m.judge(ctx, m.state())
 		if err != nil {
 			return nil, MLScoreOutput{}, err
 		}
@@ -361,19 +414,19 @@ func (m *mlTools) score(ctx context.Context, _ *sdk.CallToolRequest, in MLScoreI
 }
 
 // judge is the configured judge backend, else the default one; it must answer its live check.
-func (m *mlTools) judge(ctx context.Context) (*ml.Backend, error) {
-	name := m.opts.JudgeBackend
+func (m *mlTools) judge(ctx context.Context, st *mlState) (*ml.Backend, error) {
+	name := st.opts.JudgeBackend
 	if name == "" {
-		name = m.reg.Default(ctx)
+		name = st.reg.Default(ctx)
 	}
 	if name == "" {
 		return nil, errors.New("suites: semantic needs a judge backend and none is configured; set OLLAMA_HOST, OPENAI_BASE_URL or [[ml.backends]] (and [ml] judge_backend), or score with suites=heuristic")
 	}
-	b, err := m.reg.Get(name)
+	b, err := st.reg.Get(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.reg.Check(ctx, b); err != nil {
+	if err := st.reg.Check(ctx, b); err != nil {
 		return nil, fmt.Errorf("suites: semantic needs a judge backend and %s (%s) is not available: %v; start it, set [ml] judge_backend, or score with suites=heuristic", b.Name, b.URL, err)
 	}
 	return b, nil
@@ -407,7 +460,8 @@ func (m *mlTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProb
 	if err != nil {
 		return nil, MLProbeOutput{}, err
 	}
-	b, err := m.reg.Resolve(ctx, in.Backend)
+	st := m.state()
+	b, err := st.reg.Resolve(ctx, in.Backend)
 	if err != nil {
 		return nil, MLProbeOutput{}, err
 	}
@@ -449,7 +503,7 @@ func (m *mlTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProb
 		}
 	}()
 	results := ml.RunProbes(ctx, b, "", probes, func(r ml.ProbeResult) {
-		m.recordGeneration("ml_probe", b.Name, r.Gen, r.Err)
+		m.recordGeneration(st.opts, "ml_probe", b.Name, r.Gen, r.Err)
 		notify(true, fmt.Sprintf("%s: %s done", b.Name, r.ID))
 	})
 	close(hbDone)
@@ -476,12 +530,12 @@ type MLStatusOutput struct {
 }
 
 func (m *mlTools) status(ctx context.Context, _ *sdk.CallToolRequest, in MLStatusInput) (*sdk.CallToolResult, MLStatusOutput, error) {
-	u, db := in.InfluxURL, in.InfluxDB
+	u, db, o := in.InfluxURL, in.InfluxDB, m.state().opts
 	if u == "" {
-		u = m.opts.InfluxURL
+		u = o.InfluxURL
 	}
 	if db == "" {
-		db = m.opts.InfluxDB
+		db = o.InfluxDB
 	}
 	ix, err := ml.NewInflux(u, db)
 	if err != nil {
@@ -515,12 +569,13 @@ type MLBackendsOutput struct {
 }
 
 func (m *mlTools) list(ctx context.Context) MLBackendsOutput {
-	sts := m.reg.Statuses(ctx)
-	out := MLBackendsOutput{Backends: make([]MLBackendInfo, len(sts)), Default: m.reg.Default(ctx)}
+	st := m.state()
+	sts := st.reg.Statuses(ctx)
+	out := MLBackendsOutput{Backends: make([]MLBackendInfo, len(sts)), Default: st.reg.Default(ctx)}
 	for i, st := range sts {
 		out.Backends[i] = MLBackendInfo{Name: st.Name, Available: st.Available, Kind: st.Kind, URL: st.URL, Model: st.Model, Error: st.Error}
 	}
-	m.publish(out)
+	m.publish(st, out)
 	return out
 }
 
@@ -528,12 +583,18 @@ func (m *mlTools) backends(ctx context.Context, _ *sdk.CallToolRequest, _ struct
 	return nil, m.list(ctx), nil
 }
 
-// publish sends the backend list on hub channel "ml" when it changed.
-func (m *mlTools) publish(out MLBackendsOutput) {
+// publish sends the backend list on hub channel "ml" when it changed. A list of a registry that
+// SetML has since replaced (a call that started before) is not published: it would take the
+// dashboard back to the old backends until the next re-check.
+func (m *mlTools) publish(st *mlState, out MLBackendsOutput) {
 	if m.s.hub == nil {
 		return
 	}
 	m.mu.Lock()
+	if m.cur.Load() != st {
+		m.mu.Unlock()
+		return
+	}
 	changed := m.last == nil || !reflect.DeepEqual(*m.last, out)
 	m.last = &out
 	m.mu.Unlock()
@@ -558,7 +619,7 @@ func (m *mlTools) wireFeed() {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		t := time.NewTicker(m.opts.FeedInterval)
+		t := time.NewTicker(m.interval)
 		defer t.Stop()
 		for {
 			if m.s.hub.Stats().Clients > 0 { // nobody watching: no need to poke the backends
@@ -570,6 +631,7 @@ func (m *mlTools) wireFeed() {
 			case <-m.stop:
 				return
 			case <-t.C:
+			case <-m.refresh:
 			}
 		}
 	}()

@@ -266,11 +266,13 @@ describe('settings: security, web fetch, backends, start at login', () => {
       intranet.close();
     }
 
-    // ml_status's InfluxDB and the RAG key as a reference: saved, used from the next start.
+    // ml_status's InfluxDB: saved and in force at once (nothing pending); the RAG key as a
+    // reference: saved, used from the next start.
     await page.locator(tid('settings-ml-influx-url')).fill('http://127.0.0.1:8086');
     await page.locator(tid('settings-ml-influx-db')).fill('lab');
     await saveAndWait('ml');
-    await page.locator(tid('settings-pending', { section: 'ml' })).waitFor();
+    expect(await section('ml').locator(tid('settings-saved')).getAttribute('data-applies')).toBe('now');
+    expect(await page.locator(tid('settings-pending', { section: 'ml' })).count()).toBe(0);
     await page.locator(tid('settings-rag-key-mode')).selectOption('reference');
     await page.locator(tid('settings-rag-key-ref')).fill('${QDRANT_API_KEY}');
     await page.locator(tid('settings-rag-key-save')).click();
