@@ -93,8 +93,8 @@ func tcpServedWithoutToken(t *testing.T, addr string) bool {
 // the key, the file byte for byte as it was), saved with its comments, audited, and applied where
 // the hub can — TCP starts asking for its token and HTTP lets a new origin in at once, a
 // regenerated token is the only one accepted right after, a host added to [web] allow is fetched
-// by the next web_fetch, the InfluxDB keys apply now (nothing pending). No answer, audit line or diff ever holds a token, the InfluxDB password
-// or the RAG key.
+// by the next web_fetch, the InfluxDB keys apply now (nothing pending). No answer, audit line or
+// diff ever holds a token, the InfluxDB password or the RAG key.
 func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 	home := realTempDir(t)
 	t.Setenv("HOME", home)

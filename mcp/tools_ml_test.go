@@ -510,3 +510,42 @@ func TestMLGenerateHeartbeat(t *testing.T) {
 		}
 	}
 }
+
+// SetML replaces the backends of a running Service for the next call; a registry it would refuse
+// at construction leaves the running one in force, and a Service without the ML tools says so.
+func TestMLSetML(t *testing.T) {
+	f := newMLFixture(t, MLOptions{})
+	other := mltest.NewOllama("other-model")
+	defer other.Close()
+	reg, err := ml.NewRegistry(ml.Options{OllamaHost: f.deadURL, Default: "other", Backends: []ml.BackendConfig{{Name: "other", Kind: "ollama", URL: other.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.SetML(nil, MLOptions{}); err == nil {
+		t.Fatal("SetML(nil) accepted")
+	}
+	if err := f.svc.SetML(reg, MLOptions{JudgeBackend: "nope"}); err == nil || !strings.Contains(err.Error(), "ml.judge_backend") {
+		t.Fatalf("SetML with an unknown judge: %v", err)
+	}
+	var out MLBackendsOutput
+	mustCall(t, f.cs, "ml_backends", map[string]any{}, &out)
+	if out.Default != "openai" || len(out.Backends) != 3 {
+		t.Fatalf("after refused SetML calls: %+v", out)
+	}
+	if err := f.svc.SetML(reg, MLOptions{JudgeBackend: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, f.cs, "ml_backends", map[string]any{}, &out)
+	if out.Default != "other" || len(out.Backends) != 2 || out.Backends[1].Name != "other" || !out.Backends[1].Available {
+		t.Fatalf("after SetML: %+v", out)
+	}
+	var gen MLGenerateOutput
+	mustCall(t, f.cs, "ml_generate", map[string]any{"prompt": "hi"}, &gen)
+	if gen.Backend != "other" || len(other.Requests()) != 1 {
+		t.Fatalf("ml_generate after SetML: %+v", gen)
+	}
+
+	if err := newTestService(t).SetML(reg, MLOptions{}); err == nil || !strings.Contains(err.Error(), "without the ML tools") {
+		t.Fatalf("SetML on a Service without ML: %v", err)
+	}
+}
