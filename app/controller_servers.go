@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"os"
+	"reflect"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
@@ -191,10 +192,17 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	if err := st.Policy.Apply(p, err); err != nil {
 		return err
 	}
+	var errs []error
 	if m := st.Service.Upstreams(); m != nil {
-		return m.Sync(st.serverSpecs(cfg.Servers))
+		errs = append(errs, m.Sync(st.serverSpecs(cfg.Servers)))
 	}
-	return nil
+	// [ml] edited by hand is put in force like the Settings view's save (Stack.SetML).
+	if !reflect.DeepEqual(cfg.ML, st.RunningML()) {
+		if err := st.SetML(cfg.ML); err != nil {
+			errs = append(errs, fmt.Errorf("ml: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // controlRequest is a ControlMethod request's params.

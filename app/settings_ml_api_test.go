@@ -187,3 +187,38 @@ func hasBackend(out mcp.MLBackendsOutput, name string) bool {
 	}
 	return false
 }
+
+// TestHandEditedMLIsLive: the config file is the source of truth; an [ml] section edited by hand
+// (an editor, a script) is put in force by the file watcher like a save from the Settings view.
+func TestHandEditedMLIsLive(t *testing.T) {
+	home := realTempDir(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	for _, k := range []string{"OLLAMA_HOST", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SWITCHBOARD_WORKSPACE", "SWITCHBOARD_TOOLSETS", "MCP_ADDR"} {
+		t.Setenv(k, "")
+	}
+	gpu := mltest.NewOllama("gpu-model")
+	defer gpu.Close()
+	cfgPath := filepath.Join(home, ".config", "switchboard", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	if err := os.WriteFile(cfgPath, []byte("# mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := trayTestStack(t, "", func(c *config.Config) { c.Path = cfgPath })
+	edited := fmt.Sprintf("# mine\n[ml]\ndefault_backend = \"gpu\"\n\n[[ml.backends]]\nname = \"gpu\"\nkind = \"ollama\"\nurl = %q\n", gpu.URL)
+	if err := os.WriteFile(cfgPath, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The watcher may be set up after the first write: write again until the hub has it.
+	deadline := time.Now().Add(15 * time.Second)
+	for st.RunningML().DefaultBackend != "gpu" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hand-edited [ml] was not put in force: %+v", st.RunningML())
+		}
+		time.Sleep(100 * time.Millisecond) // polls the stack's state; the watcher has no signal to offer
+		_ = os.WriteFile(cfgPath, []byte(edited), 0o600)
+	}
+	if got := NewController(st, "test").pending(); strings.Contains(strings.Join(got, ","), "ml") {
+		t.Errorf("pending = %v after the hand edit was applied", got)
+	}
+}
