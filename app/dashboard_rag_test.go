@@ -31,17 +31,7 @@ func TestDashboardRAGAPI(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ct, stt := sdk.NewInMemoryTransports()
-	ss, err := st.Service.Server().Connect(ctx, stt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryClient(t, st, "t")
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "rag_ingest", Arguments: map[string]any{"path": "docs"}})
 	if err != nil || res.IsError {
 		t.Fatalf("rag_ingest: %v %+v", err, res)

@@ -72,47 +72,12 @@ func TestSettingsThroughDashboardAPI(t *testing.T) {
 		t.Helper()
 		return dashAPI(t, srv.URL, "dash-token", method, route, body)
 	}
-	read := func() string {
-		t.Helper()
-		b, err := os.ReadFile(cfgPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	refused := func(route string, body any, want string) {
-		t.Helper()
-		before := read()
-		code, out := do(http.MethodPost, route, body)
-		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["error"]), want) {
-			t.Fatalf("POST %s %v: %d %v; want 400 naming %q", route, body, code, out, want)
-		}
-		if read() != before {
-			t.Fatalf("POST %s was refused but the file changed:\n%s", route, read())
-		}
-	}
-	saved := func(route string, body any) map[string]any {
-		t.Helper()
-		code, out := do(http.MethodPost, route, body)
-		if code != http.StatusOK {
-			t.Fatalf("POST %s %v: %d %v", route, body, code, out)
-		}
-		return out
-	}
+	chk := settingsChecks{t, cfgPath, do}
+	read, refused, saved := chk.read, chk.refused, chk.saved
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	ct, srvT := sdk.NewInMemoryTransports()
-	ss, err := st.Service.Server().Connect(ctx, srvT, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "settings-test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryClient(t, st, "settings-test")
 	served := func(name string) bool {
 		res, err := cs.ListTools(ctx, nil)
 		if err != nil {

@@ -52,17 +52,7 @@ func TestSettingsMLLive(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	ct, srvT := sdk.NewInMemoryTransports()
-	ss, err := st.Service.Server().Connect(ctx, srvT, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "ml-settings-test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryClient(t, st, "ml-settings-test")
 	call := func(name string, args map[string]any, out any) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})

@@ -152,29 +152,8 @@ func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 		noSecret(method+" "+route, out)
 		return code, out
 	}
-	read := func() string {
-		b, _ := os.ReadFile(cfgPath)
-		return string(b)
-	}
-	refused := func(route string, body any, want string) {
-		t.Helper()
-		before := read()
-		code, out := do(http.MethodPost, route, body)
-		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["error"]), want) {
-			t.Fatalf("POST %s %v: %d %v; want 400 naming %q", route, body, code, out, want)
-		}
-		if read() != before {
-			t.Fatalf("POST %s was refused but the file changed:\n%s", route, read())
-		}
-	}
-	saved := func(route string, body any) map[string]any {
-		t.Helper()
-		code, out := do(http.MethodPost, route, body)
-		if code != http.StatusOK {
-			t.Fatalf("POST %s %v: %d %v", route, body, code, out)
-		}
-		return out
-	}
+	chk := settingsChecks{t, cfgPath, do}
+	read, refused, saved := chk.read, chk.refused, chk.saved
 	settings := func() map[string]any {
 		t.Helper()
 		code, s := do(http.MethodGet, "/api/settings", nil)
@@ -281,17 +260,7 @@ func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 	pageHost := strings.TrimPrefix(page.URL, "http://")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	ct, srvT := sdk.NewInMemoryTransports()
-	ss, err := st.Service.Server().Connect(ctx, srvT, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "settings-web", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryClient(t, st, "settings-web")
 	fetch := func() *sdk.CallToolResult {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": page.URL}})
 		if err != nil {
