@@ -574,8 +574,8 @@ func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 	if err != nil {
 		return ch, err
 	}
-	// After the save, not inside it: moving the project may write the file itself.
-	if _, err := c.changeProject(dir); err != nil {
+	// The file already says dir: only the running hub moves (the file keeps what the user typed).
+	if err := c.moveProjectToConfig(dir); err != nil {
 		return SettingsChange{}, fmt.Errorf("saved for the next start, but the running hub keeps its folder: %w", err)
 	}
 	if ch.Settings, err = c.Settings(); err != nil {

@@ -280,22 +280,9 @@ func (c *Controller) changeProject(dir string) (ProjectChange, error) {
 	if writeConfig {
 		next = ProjectFromConfig
 	}
-	prev := st.setProjectSource(next)
-	if err := st.Service.SetWorkspace(real); err != nil {
-		st.setProjectSource(prev)
+	notes, err := c.moveProjectLocked(real, next)
+	if err != nil {
 		return ProjectChange{}, err
-	}
-	var notes []string
-	if st.IDE != nil {
-		st.IDE.SetWorkspaceRoot(real)
-	}
-	if m := st.Service.Upstreams(); m != nil {
-		if names := m.SetWorkspace(real); len(names) > 0 {
-			notes = append(notes, "restarted in it: "+strings.Join(names, ", "))
-		}
-	}
-	if err := saveLastProject(st.Config.DataDir, real); err != nil {
-		notes = append(notes, fmt.Sprintf("in use now, but not remembered for the next launch (%v)", err))
 	}
 	switch {
 	case writeConfig:
@@ -311,6 +298,44 @@ func (c *Controller) changeProject(dir string) (ProjectChange, error) {
 	}
 	st.note.Info("project folder chosen", "dir", real, "was", from)
 	return ProjectChange{Project: st.Project(), Note: strings.Join(notes, "; ")}, nil
+}
+
+// moveProjectToConfig moves the running hub to dir, the workspace the config file now names.
+func (c *Controller) moveProjectToConfig(dir string) error {
+	real, err := checkProject(dir, userHome())
+	if err != nil {
+		return err
+	}
+	c.st.projectOp.Lock()
+	defer c.st.projectOp.Unlock()
+	_, err = c.moveProjectLocked(real, ProjectFromConfig)
+	return err
+}
+
+// moveProjectLocked puts real (checked by checkProject) in force as the running hub's project
+// folder, from source src: the hub's workspace, the IDE bridge's announced root, the upstream
+// servers that follow it, and the folder remembered for the next launch. It returns notes for
+// the user. The caller holds st.projectOp.
+func (c *Controller) moveProjectLocked(real, src string) ([]string, error) {
+	st := c.st
+	prev := st.setProjectSource(src)
+	if err := st.Service.SetWorkspace(real); err != nil {
+		st.setProjectSource(prev)
+		return nil, err
+	}
+	var notes []string
+	if st.IDE != nil {
+		st.IDE.SetWorkspaceRoot(real)
+	}
+	if m := st.Service.Upstreams(); m != nil {
+		if names := m.SetWorkspace(real); len(names) > 0 {
+			notes = append(notes, "restarted in it: "+strings.Join(names, ", "))
+		}
+	}
+	if err := saveLastProject(st.Config.DataDir, real); err != nil {
+		notes = append(notes, fmt.Sprintf("in use now, but not remembered for the next launch (%v)", err))
+	}
+	return notes, nil
 }
 
 // PickProject opens the desktop's folder picker and makes the folder chosen the project (as
