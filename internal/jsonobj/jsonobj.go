@@ -6,7 +6,10 @@
 // encoding/json, so their behaviour and error messages do not change.
 package jsonobj
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // Members calls fn for each member of the JSON object in data, in order, with the key (the
 // bytes between its quotes) and the value's raw bytes. It returns false, possibly after calling
@@ -141,4 +144,55 @@ func stringEnd(data []byte, i int) (int, bool) {
 		}
 	}
 	return i, false
+}
+
+// Elements calls fn for each element of the JSON array in data, in order, with the element's
+// raw bytes. Like Members it returns false, possibly after calling fn for some elements, when
+// data is not a JSON array (or not valid JSON); callers then fall back to encoding/json.
+func Elements(data []byte, fn func(value []byte)) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		ve, ok := valueEnd(data, i)
+		if !ok || !json.Valid(data[i:ve]) {
+			return false
+		}
+		fn(data[i:ve])
+		i = skipSpace(data, ve)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return skipSpace(data, i+1) == len(data)
+		default:
+			return false
+		}
+	}
+}
+
+// PlainString returns the value of a JSON string of valid UTF-8 without escapes or control
+// characters (the bytes between its quotes); ok is false for anything else, which callers decode
+// with encoding/json.
+func PlainString(v []byte) (s string, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(v[1 : len(v)-1]) {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
 }

@@ -74,3 +74,72 @@ func BenchmarkMembers(b *testing.B) {
 		Members(data, func(_, _ []byte) {})
 	}
 }
+
+var arrayCases = []string{
+	`[]`, ` [ ] `, `[1]`, `[{"a":"]"},"x",[1,[2]],null,true,-1.5e3]`, `[1,]`, `[1 2]`, `[`, `[1] x`,
+	`{}`, `"x"`, `[{"a":}]`, `["\u00e9","\\"]`, `[01]`,
+}
+
+// Elements must accept only what encoding/json accepts, and then report the same elements.
+func checkElements(t *testing.T, in string) {
+	var got []json.RawMessage
+	ok := Elements([]byte(in), func(v []byte) { got = append(got, bytes.Clone(v)) })
+	var want []json.RawMessage
+	err := json.Unmarshal([]byte(in), &want)
+	if !ok {
+		return
+	}
+	if err != nil || want == nil {
+		t.Fatalf("%q: Elements accepted what encoding/json refuses (%v)", in, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%q: elements %q, encoding/json %q", in, got, want)
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%q: element %d = %s, encoding/json %s", in, i, got[i], want[i])
+		}
+	}
+}
+
+func TestElementsAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range arrayCases {
+		checkElements(t, in)
+	}
+	for _, in := range []string{`[]`, `[1]`, `[{"a":"]"},"x",[1,[2]],null,true,-1.5e3]`} {
+		if !Elements([]byte(in), func([]byte) {}) {
+			t.Errorf("%q: not handled; a plain array must be", in)
+		}
+	}
+	for _, in := range []string{`[1,]`, `[1 2]`, `{}`, `[1] x`, `[01]`} {
+		if Elements([]byte(in), func([]byte) {}) {
+			t.Errorf("%q: handled; it must be left to encoding/json", in)
+		}
+	}
+}
+
+func FuzzElements(f *testing.F) {
+	for _, in := range arrayCases {
+		f.Add(in)
+	}
+	f.Fuzz(checkElements)
+}
+
+func FuzzPlainString(f *testing.F) {
+	for _, in := range []string{`"x"`, `""`, `"a\"b"`, `"é"`, "\"\x01\"", `x`, `"`, `"ab`} {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, ok := PlainString([]byte(in))
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("%q: PlainString accepted what encoding/json refuses (%v)", in, err)
+		}
+		if s != want {
+			t.Fatalf("%q: %q, encoding/json %q", in, s, want)
+		}
+	})
+}

@@ -540,6 +540,10 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 		}
 	}
 	pin := s.pins[tool]
+	direct := s.direct
+	if s.session != cs {
+		direct = nil
+	}
 	s.mu.Unlock()
 	if def == nil {
 		return nil, fmt.Errorf("server %q no longer offers %q", name, tool)
@@ -548,11 +552,16 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 		st := judge(name, def, pin, m.approvals.server(name)).State
 		return nil, fmt.Errorf("%s: held (%s): its definition is not the one approved; approve it on the dashboard's Servers view or with `switchboard servers approve %s %s`", ExposedName(name, tool), st, name, tool)
 	}
-	params := &sdk.CallToolParams{Name: tool, Arguments: rawArgs(args)}
-	if progressToken != nil {
-		params.SetProgressToken(progressToken)
+	var res *sdk.CallToolResult
+	if direct != nil {
+		res, err = callToolDirect(ctx, direct, tool, args, progressToken)
+	} else {
+		params := &sdk.CallToolParams{Name: tool, Arguments: rawArgs(args)}
+		if progressToken != nil {
+			params.SetProgressToken(progressToken)
+		}
+		res, err = cs.CallTool(ctx, params)
 	}
-	res, err := cs.CallTool(ctx, params)
 	if err != nil {
 		return nil, s.callError(ctx, cs, err)
 	}

@@ -36,6 +36,7 @@ type server struct {
 	lastErr   string
 	lastErrAt time.Time
 	session   *sdk.ClientSession
+	direct    *stdioConn    // session's connection when tools/call may go around go-sdk (callToolDirect)
 	changed   chan struct{} // closed and replaced at every state change: waiters re-check
 	wanted    bool          // a call asked an on-demand server to start
 	info      string
@@ -225,7 +226,7 @@ func (s *server) runOnce(ctx context.Context) error {
 	client := s.m.newClient(s)
 	cs, err := client.Connect(sctx, transport, nil)
 	if err == nil {
-		err = s.refreshOnStart(sctx, cs)
+		err = s.refreshOnStart(sctx, cs, transport)
 	}
 	timer.Stop()
 	if err != nil {
@@ -268,17 +269,20 @@ func (s *server) runOnce(ctx context.Context) error {
 		// Recorded with the session's end, so a call that failed with it reads the reason.
 		s.lastErr, s.lastErrAt = why.Error(), time.Now()
 	}
-	s.session = nil
+	s.session, s.direct = nil, nil
 	s.setStateLocked(s.state)
 	s.mu.Unlock()
 	return why
 }
 
 // refreshOnStart records what the server announced and lists what it offers.
-func (s *server) refreshOnStart(ctx context.Context, cs *sdk.ClientSession) error {
+func (s *server) refreshOnStart(ctx context.Context, cs *sdk.ClientSession, transport sdk.Transport) error {
 	ir := cs.InitializeResult()
 	s.mu.Lock()
 	s.session = cs
+	if t, ok := transport.(*stdioTransport); ok && ir != nil && ir.ProtocolVersion < newProtocol {
+		s.direct = t.conn.Load()
+	}
 	if ir != nil {
 		if ir.ServerInfo != nil {
 			s.info = strings.TrimSpace(ir.ServerInfo.Name + " " + ir.ServerInfo.Version)
@@ -288,7 +292,7 @@ func (s *server) refreshOnStart(ctx context.Context, cs *sdk.ClientSession) erro
 	s.mu.Unlock()
 	if err := s.refresh(ctx, cs, true, true, true); err != nil {
 		s.mu.Lock()
-		s.session = nil
+		s.session, s.direct = nil, nil
 		s.mu.Unlock()
 		return err
 	}
@@ -505,7 +509,7 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		close(p.exited)
 		errR.Close()
 	}()
-	return p, &sdk.IOTransport{Reader: outR, Writer: inW}, nil
+	return p, &stdioTransport{r: outR, w: inW, junk: func(line string) { s.log.add("stdout", "not JSON-RPC, ignored: "+line) }}, nil
 }
 
 // stop ends the process group: when the hub is stopping the server (graceful), stdin is closed
