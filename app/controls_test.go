@@ -52,7 +52,7 @@ func TestEveryControlIsServed(t *testing.T) {
 	send := func(s dashcontrol.Spec, token, origin string) (int, []byte) {
 		t.Helper()
 		var body io.Reader
-		if s.Method == http.MethodPost && readsBody(s) {
+		if s.ReadsBody() {
 			body = strings.NewReader("[")
 		}
 		req, _ := http.NewRequest(s.Method, srv.URL+wildcard.ReplaceAllString(s.Path, "nosuch"), body)
@@ -97,17 +97,4 @@ func TestEveryControlIsServed(t *testing.T) {
 	if b, _ := os.ReadFile(cfgPath); string(b) != original {
 		t.Errorf("walking the controls changed the config file:\n%s", b)
 	}
-}
-
-// readsBody tells whether a control takes anything from the request body.
-func readsBody(s dashcontrol.Spec) bool {
-	if len(s.Fixed) > 0 {
-		return true
-	}
-	for _, a := range s.Args {
-		if a.Source == dashcontrol.SourceBody || a.Source == dashcontrol.SourceBodyField {
-			return true
-		}
-	}
-	return false
 }

@@ -48,7 +48,7 @@ func (t *Table[R]) Routes() []Route[R] {
 func (rt Route[R]) Serve(recv R, r *http.Request) (any, error) {
 	var body []byte
 	var fields map[string]json.RawMessage
-	if sp := rt.controls[0].Spec(); sp.readsBody() {
+	if sp := rt.controls[0].Spec(); sp.ReadsBody() {
 		b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 		if err != nil {
 			return nil, fmt.Errorf("body: %v", err)
@@ -116,8 +116,8 @@ func fixedKeys(m map[string]any) string {
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
-// readsBody tells whether any argument or fixed field comes from the body.
-func (s Spec) readsBody() bool {
+// ReadsBody tells whether any argument or fixed field comes from the request body.
+func (s Spec) ReadsBody() bool {
 	if len(s.Fixed) > 0 {
 		return true
 	}
