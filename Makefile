@@ -92,12 +92,16 @@ docs:
 	CGO_ENABLED=0 $(GO) run . tools --markdown > docs/tools.md
 
 # The dashboard's TypeScript types, generated from the Go structs by tygo (pinned in build/tools;
-# config build/tygo.yaml). frontend/types_test.go fails when the committed files are stale.
+# config build/tygo.yaml), then the dashboard's controls from their table (app/controls.go) by
+# build/gencontrols: the Wails bindings (app/desktop_bindings_gen.go) and the TypeScript client
+# (frontend/src/lib/generated/control.ts). frontend/types_test.go and build/gencontrols' test fail
+# when the committed files are stale.
 $(TYGO): build/tools/go.mod build/tools/go.sum
 	cd build/tools && $(GO) build -o ../bin/tygo github.com/gzuidhof/tygo
 types: $(TYGO)
 	rm -f frontend/src/lib/generated/*.ts
 	GOOS=linux GOARCH=amd64 CGO_ENABLED=0 $(TYGO) generate --config build/tygo.yaml
+	CGO_ENABLED=0 $(GO) run ./build/gencontrols
 
 # --- tests ---------------------------------------------------------------------------------
 test: deps lint test-go test-frontend test-e2e test-desktop test-package

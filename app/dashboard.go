@@ -9,11 +9,9 @@ import (
 	"net"
 	"net/http"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/frontend"
-	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // dashboardServer serves the dashboard over loopback HTTP for headless mode: the built frontend
@@ -55,187 +53,17 @@ func (d *dashboardServer) Handler() http.Handler {
 			writeJSON(w, http.StatusOK, v)
 		})
 	}
+	// Bootstrap is served by hand: the page reaches the hub through this server's own /ws (same
+	// origin, one port to open), so the URL depends on the request's Host.
 	api("GET /api/bootstrap", func(w http.ResponseWriter, r *http.Request) (any, error) {
 		b, err := d.ctl.Bootstrap()
-		// The page reaches the hub through this server's own /ws: same origin, one port to open.
 		b.HubURL = "ws://" + r.Host + "/ws"
 		return b, err
 	})
-	api("GET /api/transports", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Transports(), nil })
-	api("POST /api/transports/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Enabled *bool `json:"enabled"`
-		}
-		if err := decode(r, &body); err != nil || body.Enabled == nil {
-			return nil, fmt.Errorf("body: want {\"enabled\": true|false}")
-		}
-		return d.ctl.SetTransport(r.PathValue("name"), *body.Enabled)
-	})
-	api("GET /api/toolsets", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Toolsets(), nil })
-	api("POST /api/toolsets/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Enabled *bool `json:"enabled"`
-		}
-		if err := decode(r, &body); err != nil || body.Enabled == nil {
-			return nil, fmt.Errorf("body: want {\"enabled\": true|false}")
-		}
-		return d.ctl.SetToolset(r.PathValue("name"), *body.Enabled)
-	})
-	api("POST /api/processes", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, err
-		}
-		return d.ctl.StartProcess(body.Command, body.Args)
-	})
-	api("POST /api/processes/{id}/stop", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		return d.ctl.StopProcess(r.PathValue("id"))
-	})
-	api("POST /api/processes/{id}/kill", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		return d.ctl.KillProcess(r.PathValue("id"))
-	})
-	api("POST /api/processes/{id}/input", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Input string `json:"input"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, err
-		}
-		return InputResult{Success: true}, d.ctl.SendInput(r.PathValue("id"), body.Input)
-	})
-	api("POST /api/ide/sessions", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Name string `json:"name"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, err
-		}
-		return d.ctl.CreateIDESession(body.Name)
-	})
-	api("POST /api/ide/chat", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			SessionID string `json:"sessionId"`
-			Message   string `json:"message"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, err
-		}
-		return d.ctl.SendChat(body.SessionID, body.Message)
-	})
-	api("GET /api/approvals", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Approvals(), nil })
-	api("POST /api/approvals/{id}", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Decision string `json:"decision"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, fmt.Errorf("body: want {\"decision\": \"allow\"|\"deny\"}")
-		}
-		return d.ctl.DecideApproval(r.PathValue("id"), body.Decision)
-	})
-	api("POST /api/sessions/{id}/workspace", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Dir   string `json:"dir"`
-			Allow *bool  `json:"allow"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, fmt.Errorf("%v; want {\"dir\": \"/path\", \"allow\": true|false}", err)
-		}
-		if body.Allow == nil {
-			return nil, fmt.Errorf("allow: required, true to grant the directory or false to revoke it")
-		}
-		return d.ctl.GrantWorkspace(r.PathValue("id"), body.Dir, *body.Allow)
-	})
-	api("GET /api/rag/collections", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.RAGCollections() })
-	api("POST /api/rag/query", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Collection string `json:"collection"`
-			Question   string `json:"question"`
-			TopK       int    `json:"topK"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, err
-		}
-		return d.ctl.RAGQuery(body.Collection, body.Question, body.TopK)
-	})
-	api("GET /api/clients", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ListClients() })
-	api("POST /api/clients/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Scope  string `json:"scope"`
-			Action string `json:"action"`
-			DryRun bool   `json:"dryRun"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, fmt.Errorf("%v; want {\"scope\": \"user\"|\"project\", \"action\": \"connect\"|\"disconnect\", \"dryRun\": true|false}", err)
-		}
-		if body.DryRun {
-			return d.ctl.PreviewClient(r.PathValue("name"), body.Scope, body.Action)
-		}
-		return d.ctl.ApplyClient(r.PathValue("name"), body.Scope, body.Action)
-	})
-	api("GET /api/servers", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ListServers() })
-	api("POST /api/servers", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var spec upstream.Spec
-		if err := decode(r, &spec); err != nil {
-			return nil, fmt.Errorf("%v; want a server like {\"name\": \"memory\", \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-memory\"]}", err)
-		}
-		return d.ctl.AddServer(spec)
-	})
-	api("DELETE /api/servers/{name}", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		return d.ctl.RemoveServer(r.PathValue("name"))
-	})
-	api("GET /api/servers/{name}/log", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		n := 500
-		if v := r.URL.Query().Get("lines"); v != "" {
-			var err error
-			if n, err = strconv.Atoi(v); err != nil {
-				return nil, fmt.Errorf("lines: %q is not a number", v)
-			}
-		}
-		return d.ctl.ServerLogs(r.PathValue("name"), n)
-	})
-	api("POST /api/servers/{name}/approve", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Tools []string `json:"tools"`
-		}
-		if err := decode(r, &body); err != nil {
-			return nil, fmt.Errorf("%v; want {} to approve the server and pin its tools, or {\"tools\": [\"name\"]} for held tools", err)
-		}
-		return d.ctl.ApproveServer(r.PathValue("name"), body.Tools)
-	})
-	api("POST /api/servers/{name}/restart", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		return d.ctl.RestartServer(r.PathValue("name"))
-	})
-	api("POST /api/servers/{name}/enabled", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Enabled *bool `json:"enabled"`
-		}
-		if err := decode(r, &body); err != nil || body.Enabled == nil {
-			return nil, fmt.Errorf("body: want {\"enabled\": true|false}")
-		}
-		return d.ctl.SetServerEnabled(r.PathValue("name"), *body.Enabled)
-	})
-	api("GET /api/clientconfig", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.ClientConfig(), nil })
-	d.settingsAPI(api)
-	d.projectAPI(api)
-	api("GET /api/audit", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		v := r.URL.Query()
-		limit, err := queryInt(v.Get("limit"), "limit")
-		if err != nil {
-			return nil, err
-		}
-		return d.ctl.Audit(AuditQuery{Client: v.Get("client"), Tool: v.Get("tool"), Decision: v.Get("decision"),
-			Outcome: v.Get("outcome"), Limit: limit, Before: v.Get("before")})
-	})
-	api("GET /api/hublog", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		limit, err := queryInt(r.URL.Query().Get("limit"), "limit")
-		if err != nil {
-			return nil, err
-		}
-		return d.ctl.HubLog(r.URL.Query().Get("level"), limit)
-	})
+	// Every other control, as app/controls.go declares it.
+	for _, rt := range dashboardControls.Routes() {
+		api(rt.Pattern, func(_ http.ResponseWriter, r *http.Request) (any, error) { return rt.Serve(d.ctl, r) })
+	}
 	if h := d.ctl.st.WSHub; h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own
 	}
@@ -312,26 +140,6 @@ func hostGuard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// queryInt reads a number from a query parameter ("" is 0).
-func queryInt(v, name string) (int, error) {
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not a number", name, v)
-	}
-	return n, nil
-}
-
-func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("body: invalid JSON: %v", err)
-	}
-	return nil
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -21,16 +21,18 @@ import (
 )
 
 // TestAppMirrorsFrontendBindings keeps the bound struct and the frontend in step: every method
-// the dashboard calls on window.go.app.App (frontend/src/lib/control.ts, interface WailsApp)
-// exists on App with the same number of arguments, and App exposes nothing else.
+// the dashboard calls on window.go.app.App (interface WailsApp, generated from the control table
+// into frontend/src/lib/generated/control.ts) exists on App with the same number of arguments,
+// and App exposes nothing else — which catches a binding written by hand (Bootstrap,
+// PickProject) that drifted from its declaration, and a method added to App outside the table.
 func TestAppMirrorsFrontendBindings(t *testing.T) {
-	src, err := os.ReadFile("../frontend/src/lib/control.ts")
+	src, err := os.ReadFile("../frontend/src/lib/generated/control.ts")
 	if err != nil {
 		t.Fatalf("read the frontend's binding interface: %v", err)
 	}
 	body := regexp.MustCompile(`(?s)export interface WailsApp \{(.*?)\n\}`).FindSubmatch(src)
 	if body == nil {
-		t.Fatal("frontend/src/lib/control.ts has no `export interface WailsApp { ... }`")
+		t.Fatal("frontend/src/lib/generated/control.ts has no `export interface WailsApp { ... }`; run `go run ./build/gencontrols`")
 	}
 	want := map[string]int{}
 	for _, m := range regexp.MustCompile(`(?m)^\s*(\w+)\(([^)]*)\)`).FindAllSubmatch(body[1], -1) {
@@ -150,7 +152,11 @@ func TestAppBindingsOnRealStack(t *testing.T) {
 		t.Errorf("empty input: err = %v, want it to name the field", err)
 	}
 
-	cfg := bindingJSON(t, a.ClientConfig())
+	snippets, err := a.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := bindingJSON(t, snippets)
 	if _, ok := cfg["unix"]; !ok {
 		t.Errorf("client config lacks the unix snippet: %v", cfg)
 	}
@@ -169,7 +175,10 @@ func TestAppBindingsOnRealStack(t *testing.T) {
 		}
 		return srv
 	}
-	cfg = bindingJSON(t, a.ClientConfig())
+	if snippets, err = a.ClientConfig(); err != nil {
+		t.Fatal(err)
+	}
+	cfg = bindingJSON(t, snippets)
 	if stdio := server(cfg, "stdio"); len(stdio) != 2 || stdio["command"] == "" || stdio["args"].([]any)[0] != "serve" {
 		t.Errorf("stdio snippet = %v, want only command and args", stdio)
 	}

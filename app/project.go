@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -356,20 +355,4 @@ func (c *Controller) PickProject(pick func(title, start string) (string, error))
 		return ProjectChange{Project: c.st.Project()}, nil
 	}
 	return c.SetProject(dir)
-}
-
-// projectAPI adds the project folder's routes: GET /api/project, POST /api/project {"dir": …}
-// and POST /api/project/pick (the desktop window's picker; refused in a browser, which has none).
-func (d *dashboardServer) projectAPI(api func(pattern string, h func(w http.ResponseWriter, r *http.Request) (any, error))) {
-	api("GET /api/project", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.Project(), nil })
-	api("POST /api/project", func(w http.ResponseWriter, r *http.Request) (any, error) {
-		var body struct {
-			Dir *string `json:"dir"`
-		}
-		if err := decode(r, &body); err != nil || body.Dir == nil {
-			return nil, errors.New(`body: want {"dir": "/home/me/src/project"}`)
-		}
-		return d.ctl.SetProject(*body.Dir)
-	})
-	api("POST /api/project/pick", func(http.ResponseWriter, *http.Request) (any, error) { return d.ctl.PickProject(nil) })
 }

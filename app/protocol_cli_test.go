@@ -141,7 +141,10 @@ func TestToolsetControls(t *testing.T) {
 	if got := served(); !got["exec"] || got["ide_session_list"] {
 		t.Fatalf("default toolsets without a configured IDE backend: %v", got)
 	}
-	list := a.Toolsets()
+	list, err := a.Toolsets()
+	if err != nil {
+		t.Fatal(err)
+	}
 	idx := slices.IndexFunc(list.Toolsets, func(ts mcp.ToolsetStatus) bool { return ts.Name == "ide" })
 	if idx < 0 || list.Toolsets[idx].Enabled || len(list.Toolsets[idx].Tools) == 0 {
 		t.Fatalf("ide toolset: %+v", list.Toolsets)

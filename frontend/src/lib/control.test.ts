@@ -198,7 +198,7 @@ describe('HttpControl against a real server', () => {
     );
   });
 
-  it('maps the Servers view actions to /api/servers (DELETE to remove, {} to approve a whole server)', async () => {
+  it('maps the Servers view actions to /api/servers (DELETE to remove, no tools to approve a whole server)', async () => {
     seen.length = 0;
     const c = new HttpControl(base, 'tok-1');
     expect((await c.listServers()).configPath).toBe('/c/config.toml');
@@ -212,7 +212,7 @@ describe('HttpControl against a real server', () => {
     expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
       ['GET', '/api/servers', undefined],
       ['GET', '/api/servers/my%20server/log?lines=50', undefined],
-      ['POST', '/api/servers/fixture/approve', {}],
+      ['POST', '/api/servers/fixture/approve', { tools: [] }],
       ['POST', '/api/servers/fixture/approve', { tools: ['greet'] }],
       ['POST', '/api/servers/fixture/restart', undefined],
       ['POST', '/api/servers/fixture/enabled', { enabled: false }],

@@ -595,6 +595,16 @@ export interface SettingFlag {
 }
 
 //////////
+// source: controls.go
+
+/**
+ * InputResult is SendInput's answer.
+ */
+export interface InputResult {
+  success: boolean;
+}
+
+//////////
 // source: dashboard.go
 
 /**
@@ -609,18 +619,14 @@ export interface APIError {
 
 /**
  * App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
- * exported method of the struct, under the package name (app) and the type name (App). The
- * methods mirror Controller one for one (frontend/src/lib/control.ts, interface WailsApp), so
- * the dashboard has the same controls in the window as over the headless HTTP API. It carries
- * no build tag: the bindings are plain Go and are tested without GTK.
+ * exported method of the struct, under the package name (app) and the type name (App). Its
+ * methods are the dashboard's controls (app/controls.go), so the dashboard has the same controls
+ * in the window as over the headless HTTP API: most are generated into desktop_bindings_gen.go
+ * (`go run ./build/gencontrols`), each one call into the control table; Bootstrap and PickProject,
+ * which need the window, are written by hand in desktop_bindings.go. It carries no build tag: the
+ * bindings are plain Go and are tested without GTK.
  */
 export interface App {
-}
-/**
- * InputResult is SendInput's answer, the same JSON as the headless API's.
- */
-export interface InputResult {
-  success: boolean;
 }
 
 //////////
