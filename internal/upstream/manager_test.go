@@ -432,6 +432,23 @@ func TestSyncValidatesAndStops(t *testing.T) {
 // TestHungServerCallEndsWithItsClient: a server that never answers a call holds only that
 // call: the caller's cancellation ends it at once (and is passed on), and other calls to the
 // same server go on meanwhile.
+// TestNoisyStdoutIsLoggedNotFatal: a server that prints a log line to its stdout (a common
+// mistake) still runs; the line shows in its log as such.
+func TestNoisyStdoutIsLoggedNotFatal(t *testing.T) {
+	m := newTestManager(t, Options{})
+	if err := m.Sync([]Spec{fixtureSpec(t, "noisy", map[string]string{"FIXTURE_MODE": "noisy-stdout"})}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "noisy", StateRunning)
+	awaitLog(t, m, "noisy", "not JSON-RPC, ignored: fixture says hello on stdout")
+	if _, err := m.Approve(t.Context(), "noisy"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.CallTool(t.Context(), "noisy", "greet", json.RawMessage(`{"name":"x"}`), nil); err != nil || !strings.Contains(text(res), "x") {
+		t.Fatalf("call: %v %v", res, err)
+	}
+}
+
 func TestHungServerCallEndsWithItsClient(t *testing.T) {
 	m := newTestManager(t, Options{})
 	if err := m.Sync([]Spec{fixtureSpec(t, "hung", map[string]string{"FIXTURE_MODE": "hang"})}); err != nil {

@@ -509,7 +509,13 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		close(p.exited)
 		errR.Close()
 	}()
-	return p, &stdioTransport{r: outR, w: inW, junk: func(line string) { s.log.add("stdout", "not JSON-RPC, ignored: "+line) }}, nil
+	junk := func(line string) {
+		if len(line) > 2000 {
+			line = line[:2000] + "…"
+		}
+		s.log.add("stdout", "not JSON-RPC, ignored: "+line)
+	}
+	return p, &stdioTransport{r: outR, w: inW, junk: junk}, nil
 }
 
 // stop ends the process group: when the hub is stopping the server (graceful), stdin is closed

@@ -73,7 +73,7 @@ type ToolStatus struct {
 // LogLine is one line a server wrote on stderr (or one event of its supervisor).
 type LogLine struct {
 	Time   string `json:"time"`   // RFC 3339 with milliseconds
-	Stream string `json:"stream"` // "stderr" or "hub"
+	Stream string `json:"stream"` // "stderr", "stdout" (a stdio server's lines that are not JSON-RPC) or "hub"
 	Text   string `json:"text"`
 }
 

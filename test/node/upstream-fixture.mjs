@@ -8,7 +8,8 @@
 //                      "hang": answer initialize, then never answer a tools/call;
 //                      "grandchild": start a child that ignores SIGTERM and keeps stdout open
 //                      (an orphan unless the hub ends the whole process group);
-//                      "ignore-stdin-eof": keep running after stdin closes (the hub must signal).
+//                      "ignore-stdin-eof": keep running after stdin closes (the hub must signal);
+//                      "noisy-stdout": print a log line to stdout before speaking MCP there.
 //   FIXTURE_PID_FILE   the fixture (and its grandchild) append their pids here.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +23,9 @@ const pidFile = process.env.FIXTURE_PID_FILE;
 if (pidFile) fs.appendFileSync(pidFile, `${process.pid}\n`);
 process.stderr.write(`fixture starting (mode=${mode || 'normal'}, pid ${process.pid})\n`);
 
+if (mode === 'noisy-stdout') {
+  process.stdout.write('fixture says hello on stdout\n');
+}
 if (mode === 'crash-at-start') {
   process.stderr.write('fixture: crashing on purpose\n');
   process.exit(3);

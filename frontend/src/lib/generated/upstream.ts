@@ -9,6 +9,10 @@
 
 
 //////////
+// source: directcall.go
+
+
+//////////
 // source: importer.go
 
 /**
@@ -371,6 +375,10 @@ export interface ToolStatus {
  */
 export interface LogLine {
   time: string; // RFC 3339 with milliseconds
-  stream: string; // "stderr" or "hub"
+  stream: string; // "stderr", "stdout" (a stdio server's lines that are not JSON-RPC) or "hub"
   text: string;
 }
+
+//////////
+// source: stdioconn.go
+
