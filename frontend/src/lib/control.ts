@@ -98,7 +98,7 @@ export interface Control {
   testPolicy(test: SettingsPolicyTest): Promise<SettingsPolicyDecision>;
   /** Saves the inference backends; used from the next start. */
   saveML(ml: SettingsMLInput): Promise<SettingsChange>;
-  /** Saves the RAG backend and embedder; used from the next start. */
+  /** Saves the RAG backend and embedder; the running hub switches to them first (refused: nothing saved). */
   saveRAG(rag: SettingsRAG): Promise<SettingsChange>;
   /** Saves TCP's require_token and HTTP's allowed origins; in force now (TCP and HTTP reopen). */
   saveSecurity(security: SettingsSecurityInput): Promise<SettingsChange>;
