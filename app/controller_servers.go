@@ -183,7 +183,7 @@ func (st *Stack) ReloadConfig() error {
 }
 
 // applyConfig puts one read of the config file in force. A file that did not load leaves the
-// policy in force (its status says why) and the servers as they are.
+// policy in force (its status says why), and the servers, [ml] and [rag] as they are.
 func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	var p *policy.Policy
 	if err == nil {
@@ -200,6 +200,13 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	if !reflect.DeepEqual(cfg.ML, st.RunningML()) {
 		if err := st.SetML(cfg.ML); err != nil {
 			errs = append(errs, fmt.Errorf("ml: %w", err))
+		}
+	}
+	// So is [rag] (Stack.SetRAG); one the hub cannot switch to (Qdrant unreachable, a directory
+	// it cannot write) leaves the engine in force, and the error is logged.
+	if cfg.RAG != st.RunningRAG() {
+		if err := st.SetRAG(cfg.RAG); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -31,10 +31,13 @@ import (
 //     is not saved);
 //   - the policy and [roots] are in force as soon as the file is written (the policy store
 //     reloads it);
-//   - the workspace key, the inference backends and RAG apply at the next start: the key is the
-//     workspace of every mode (app/project.go: the desktop's project folder is chosen, and
-//     changed live, in the header and the tray), and the backends are built once at start.
-//     Settings lists what is saved but not yet running under Pending.
+//   - the inference backends ([ml]) are put in force once the file is written; RAG ([rag]) is
+//     switched before it is written (a backend the hub cannot open or reach is refused, and
+//     nothing is saved);
+//   - the workspace key moves the running hub too unless a flag or the environment chose this
+//     run's folder (app/project.go: the desktop's project folder is also chosen, and changed
+//     live, in the header and the tray). Settings lists what is saved but not yet running
+//     under Pending.
 //
 // The Overview's transport and toolset switches (and the tray's transport items) save too, so
 // a switch the user flips stays flipped after a restart.
@@ -62,7 +65,8 @@ type Settings struct {
 	// than the file's value: the saved value applies when it is started without them.
 	Flags []SettingFlag `json:"flags"`
 	// Pending names the sections whose saved values the running hub does not use yet: they apply
-	// at the next start ("workspace", "ml", "rag").
+	// at the next start ("workspace", "ml", "rag"; ml and rag only when a hand edit could not be
+	// put in force, e.g. a Qdrant server that did not answer).
 	Pending []string `json:"pending"`
 }
 
@@ -340,7 +344,7 @@ func (c *Controller) pending() []string {
 	if !reflect.DeepEqual(next.ML, c.st.RunningML()) {
 		out = append(out, "ml")
 	}
-	if !reflect.DeepEqual(next.RAG, c.st.Config.RAG) {
+	if next.RAG != c.st.RunningRAG() {
 		out = append(out, "rag")
 	}
 	return out
@@ -717,8 +721,10 @@ func (c *Controller) applyML() error {
 	return nil
 }
 
-// SaveRAG saves the [rag] backend and embedder settings. They apply at the next start (the RAG
-// engine and its store are opened once, at start).
+// SaveRAG saves the [rag] backend and embedder settings and switches the running hub to them
+// before the file is written (Stack.SetRAG, with the file's API key and the environment's
+// overrides, as a start would read them): a backend the hub cannot open or reach is refused
+// with the key to fix, and nothing is saved. Calls already running finish on the old engine.
 func (c *Controller) SaveRAG(in RAGSettings) (SettingsChange, error) {
 	r := config.RAG{Backend: strings.TrimSpace(in.Backend), URL: strings.TrimSpace(in.URL), Embedder: strings.TrimSpace(in.Embedder),
 		Model: strings.TrimSpace(in.Model), EmbedderURL: strings.TrimSpace(in.EmbedderURL), Collection: strings.TrimSpace(in.Collection), Dir: strings.TrimSpace(in.Dir)}
@@ -731,11 +737,23 @@ func (c *Controller) SaveRAG(in RAGSettings) (SettingsChange, error) {
 	if err := errors.Join(errs...); err != nil {
 		return SettingsChange{}, err
 	}
+	live := func() error { // under the file's lock: the file's api_key is the one saved beside
+		file, _, err := config.ReadFile(c.st.Config.Path)
+		if err != nil {
+			return err
+		}
+		next := config.RAGAsSaved(r)
+		next.APIKey = file.RAG.APIKey
+		if err := c.st.SetRAG(next.WithEnv(c.st.Config.Env)); err != nil {
+			return fmt.Errorf("%w; nothing saved", err)
+		}
+		return nil
+	}
 	return c.save("settings_rag", struct {
 		Backend  string `json:"backend"`
 		Embedder string `json:"embedder"`
-	}{r.Backend, r.Embedder}, appliesNextStart, "RAG's store and embedder are opened at start: restart Switchboard to use them.",
-		func(b []byte) ([]byte, error) { return config.EditRAG(b, r) }, nil, nil)
+	}{r.Backend, r.Embedder}, appliesNow, "In force now: the next rag_* call and the Knowledge view use it (an ingest already running finishes where it started).",
+		func(b []byte) ([]byte, error) { return config.EditRAG(b, r) }, live, nil)
 }
 
 // SetAutostart is the tray's "Start at login": it writes or removes the XDG autostart entry now.

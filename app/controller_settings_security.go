@@ -427,12 +427,15 @@ func (c *Controller) SaveWeb(in WebInput) (SettingsChange, error) {
 // SetRAGAPIKey changes how the config file holds the RAG backend's API key: a reference
 // (${secret:NAME}, ${VAR}), a new key stored in the desktop keyring and referenced as
 // ${secret:NAME}, or none. The key itself never reaches the file, the audit log or an answer.
-// It applies at the next start, like the rest of [rag].
+// Like the rest of [rag] it is put in force before the file is written (Stack.SetRAG): a Qdrant
+// server that refuses the new key refuses the save, and a new key reaches the keyring only once
+// the server has taken it.
 func (c *Controller) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) {
 	var (
-		ref  string
-		live func() error
-		note = "RAG's store is opened at start: restart Switchboard to use the key."
+		ref   string
+		key   *string      // the new key itself, before the keyring holds it
+		ready func() error // stores it, once the server took it
+		note  = "In force now: RAG connects with the key from its next call (the key is used when [rag] backend is qdrant)."
 	)
 	args := struct {
 		Action string `json:"action"`
@@ -461,9 +464,10 @@ func (c *Controller) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) {
 		case strings.ContainsAny(value, "\r\n"):
 			return SettingsChange{}, errors.New("rag.api_key: the key has a line break; paste the key alone")
 		}
-		ref = "${secret:" + name + "}"
-		// Stored before the file is written: a keyring that refuses leaves the file as it was.
-		live = func() error {
+		ref, key = "${secret:"+name+"}", &value
+		// Stored before the file is written: a keyring that refuses leaves the file and the
+		// engine in force as they were.
+		ready = func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), secretTimeout)
 			defer cancel()
 			k, err := secrets.Open(ctx, sessionBus(c.st.Config.Env))
@@ -476,9 +480,9 @@ func (c *Controller) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) {
 			}
 			return nil
 		}
-		note = "The key is in the keyring as " + name + "; the file refers to it. RAG's store is opened at start: restart Switchboard to use it."
+		note = "The key is in the keyring as " + name + "; the file refers to it. In force now: RAG connects with it from its next call (when [rag] backend is qdrant)."
 	case "remove":
-		note = "RAG connects without a key from the next start."
+		note = "In force now: RAG connects without a key from its next call."
 		if file, _, err := config.ReadFile(c.st.Config.Path); err == nil {
 			if kind, name, ok := config.KeyRef(file.RAG.APIKey); ok && kind == "secret" {
 				note += " The keyring still holds " + name + ": `switchboard secret delete " + name + "` removes it."
@@ -488,7 +492,19 @@ func (c *Controller) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) {
 		return SettingsChange{}, fmt.Errorf("action: %q is not an action; use reference, store or remove", in.Action)
 	}
 	args.Ref = ref
-	return c.save("settings_rag_api_key", args, appliesNextStart, note,
+	live := func() error { // under the file's lock: the rest of [rag] is the file's
+		file, _, err := config.ReadFile(c.st.Config.Path)
+		if err != nil {
+			return err
+		}
+		next := file.RAG
+		next.APIKey = ref
+		if err := c.st.switchRAG(next.WithEnv(c.st.Config.Env), key, ready); err != nil {
+			return fmt.Errorf("%w; nothing saved", err)
+		}
+		return nil
+	}
+	return c.save("settings_rag_api_key", args, appliesNow, note,
 		func(b []byte) ([]byte, error) { return config.EditRAGAPIKey(b, ref) }, live, nil)
 }
 

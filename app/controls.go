@@ -234,7 +234,7 @@ var dashboardControls = dashcontrol.NewTable(
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "SaveRAG", Route: "POST /api/settings/rag", Action: "save RAG",
-		Doc:  "saves the RAG backend and embedder.",
+		Doc:  "switches the running hub to the RAG backend and embedder, then saves them (refused: nothing saved).",
 		Call: dashcontrol.Call1(dashcontrol.Body[RAGSettings]("rag"), (*Controller).SaveRAG),
 	},
 	dashcontrol.Control[*Controller]{
@@ -254,7 +254,7 @@ var dashboardControls = dashcontrol.NewTable(
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "SetRAGAPIKey", Route: "POST /api/settings/rag/apikey", Action: "save the RAG key",
-		Doc:  "changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none).",
+		Doc:  "changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once.",
 		Call: dashcontrol.Call1(dashcontrol.Body[RAGAPIKeyInput]("key"), (*Controller).SetRAGAPIKey),
 	},
 	dashcontrol.Control[*Controller]{

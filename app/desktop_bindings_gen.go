@@ -182,7 +182,8 @@ func (a *App) SaveML(ml MLInput) (SettingsChange, error) {
 	return callControl[SettingsChange](a, "SaveML", ml)
 }
 
-// SaveRAG saves the RAG backend and embedder.
+// SaveRAG switches the running hub to the RAG backend and embedder, then saves them (refused:
+// nothing saved).
 func (a *App) SaveRAG(rag RAGSettings) (SettingsChange, error) {
 	return callControl[SettingsChange](a, "SaveRAG", rag)
 }
@@ -205,7 +206,7 @@ func (a *App) SaveWeb(web WebInput) (SettingsChange, error) {
 }
 
 // SetRAGAPIKey changes how the config refers to the RAG backend's API key (a reference, or a new
-// key for the keyring, or none).
+// key for the keyring, or none); checked against the backend and in force at once.
 func (a *App) SetRAGAPIKey(key RAGAPIKeyInput) (SettingsChange, error) {
 	return callControl[SettingsChange](a, "SetRAGAPIKey", key)
 }

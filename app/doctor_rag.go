@@ -23,7 +23,13 @@ func ragChecks(ctx context.Context, cfg config.Config) []check {
 			out = append(out, check{name: "rag store", ok: true, detail: "embedded store in " + cfg.RAGDir()})
 		}
 	case "qdrant":
-		q, err := rag.NewQdrant(cfg.RAG.URL, cfg.RAG.APIKey)
+		// The key as the hub resolves it (a ${secret:NAME} or ${VAR} reference), not the reference.
+		key, kerr := resolveRAGAPIKey(cfg.Env, cfg.RAG.APIKey)
+		if kerr != nil {
+			out = append(out, check{name: "qdrant key", optional: true, detail: "rag.api_key: " + kerr.Error(),
+				fix: "`switchboard secret set NAME` stores the key in the keyring, or set the variable the reference names"})
+		}
+		q, err := rag.NewQdrant(cfg.RAG.URL, key)
 		if err != nil {
 			out = append(out, check{name: "qdrant", detail: err.Error(), fix: "set [rag] url to host:port (default localhost:6334) or SWITCHBOARD_QDRANT_URL"})
 			break

@@ -64,3 +64,22 @@ func TestDoctorRAG(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorRAGResolvesKey: doctor checks Qdrant with the API key the hub would use, the one a
+// ${VAR} reference in [rag] api_key names, not the reference itself.
+func TestDoctorRAGResolvesKey(t *testing.T) {
+	bin := binary(t)
+	sim, err := qdrantsim.Start("lab-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Stop()
+	cfgFile := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(cfgFile, []byte("[rag]\nbackend = \"qdrant\"\nurl = \""+sim.Addr+"\"\napi_key = \"${LAB_QDRANT_KEY}\"\n"), 0o644)
+	cmd := exec.Command(bin, "doctor", "--config", cfgFile, "--workspace", t.TempDir())
+	cmd.Env = append(testEnv(t), "LAB_QDRANT_KEY=lab-key", "SWITCHBOARD_QDRANT_URL=")
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "[ok  ] qdrant") {
+		t.Errorf("doctor did not reach Qdrant with the referenced key:\n%s", out)
+	}
+}

@@ -51,7 +51,7 @@ action = "deny"  # pushes are mine
 // comments kept, audited, and applied as far as a running hub can — TCP opens on the new port, a
 // toolset goes away for a connected MCP client, a new rule denies the very next call, the hub
 // moves to a new workspace, the inference backends are replaced (settings_ml_api_test.go has
-// more); RAG is listed as pending until the next start. The Overview's switches
+// more), RAG is switched (settings_rag_api_test.go has more); nothing is pending. The Overview's switches
 // save too, and "test a call" decides like `switchboard policy check` without saving.
 func TestSettingsThroughDashboardAPI(t *testing.T) {
 	home := realTempDir(t)
@@ -194,7 +194,7 @@ func TestSettingsThroughDashboardAPI(t *testing.T) {
 		t.Errorf("rules not in the new order:\n%s", got)
 	}
 
-	// Workspace, ML and RAG: checked and saved; RAG pending until the next start.
+	// Workspace, ML and RAG: checked and saved, and in force now.
 	refused("/api/settings/workspace", map[string]any{"workspace": "relative/dir"}, `workspace: "relative/dir" is relative`)
 	refused("/api/settings/ml", map[string]any{"backends": []any{map[string]any{"name": "gpu", "kind": "llama", "url": "http://gpu:1"}}}, "ml.backends[1].kind: ")
 	refused("/api/settings/ml", map[string]any{"defaultBackend": "gpu"}, `ml.default_backend: "gpu" is not a backend`)
@@ -213,8 +213,8 @@ func TestSettingsThroughDashboardAPI(t *testing.T) {
 	}
 	out = saved("/api/settings/rag", map[string]any{"backend": "embedded", "embedder": "offline", "collection": "notes"})
 	pend := fmt.Sprint(out["settings"].(map[string]any)["pending"])
-	if pend != "[rag]" {
-		t.Fatalf("pending = %s", pend)
+	if pend != "[]" || out["applies"] != "now" || st.RunningRAG().Collection != "notes" {
+		t.Fatalf("rag answer: applies %v, pending %s; running %+v", out["applies"], pend, st.RunningRAG())
 	}
 	if cfg, err := config.Load(cfgPath); err != nil || cfg.Workspace != other || cfg.ML.DefaultBackend != "gpu" || cfg.RAG.Collection != "notes" || len(cfg.Policy.Rules) != 3 {
 		t.Fatalf("the saved file loads as %+v, %v", cfg, err)

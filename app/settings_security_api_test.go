@@ -317,8 +317,8 @@ func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 	if got, err := resolveRAGAPIKey(config.ReadEnv(), "${secret:lab-qdrant}"); err != nil || got != ragKey {
 		t.Fatalf("the next start would resolve the key to %q, %v", got, err)
 	}
-	if pend := fmt.Sprint(out["settings"].(map[string]any)["pending"]); !strings.Contains(pend, "rag") {
-		t.Fatalf("rag not pending: %s", pend)
+	if pend := fmt.Sprint(out["settings"].(map[string]any)["pending"]); strings.Contains(pend, "rag") || out["applies"] != "now" || st.RunningRAG().APIKey != "${secret:lab-qdrant}" {
+		t.Fatalf("rag key: applies %v, pending %s; running %+v", out["applies"], pend, st.RunningRAG())
 	}
 	out = saved("/api/settings/rag/apikey", map[string]any{"action": "remove"})
 	if strings.Contains(read(), "api_key") || !strings.Contains(fmt.Sprint(out["note"]), "switchboard secret delete lab-qdrant") {

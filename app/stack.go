@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +63,13 @@ type Stack struct {
 	// mlConfig is the [ml] in force (RunningML); Config.ML stays the start's, read without a lock.
 	mlMu     sync.Mutex
 	mlConfig config.ML
+
+	// rag holds the RAG engine in force: the rag tools, the dashboard's Knowledge view and its
+	// feed take it from there for each operation. ragConfig is the [rag] it was built from
+	// (RunningRAG); ragMu makes one switch at a time (SetRAG).
+	rag       *rag.Live
+	ragMu     sync.Mutex
+	ragConfig config.RAG
 
 	// The project folder (app/project.go): where the hub's workspace came from, and one change
 	// of it at a time (projectOp, held across the change; projectMu, only around the field).
@@ -174,7 +183,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
 		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler()),
-		projectSource: projectSource, mlConfig: cfg.ML}
+		projectSource: projectSource, mlConfig: cfg.ML, ragConfig: cfg.RAG}
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
@@ -207,14 +216,15 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		mcp.WithNotes(cfg.DataDir),
 		mcp.WithHubState(hubStateDirs(cfg)...),
 	}
-	ragEngine, err := buildRAG(cfg, logger)
+	st.rag, err = openRAG(cfg, logger)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
 		store.Close()
 		auditLog.Close()
 		return nil, err
 	}
-	opts = append(opts, mcp.WithRAG(ragEngine))
+	st.rag.OnClosed(st.logRAGClosed)
+	opts = append(opts, mcp.WithRAG(st.rag))
 	var pub ide.Publisher
 	if so.withHub {
 		st.WSHub = wshub.New(wshub.Options{Token: cfg.Hub.Token, Logger: logger})
@@ -274,8 +284,13 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	wctx, stopWatch := context.WithCancel(context.Background())
 	st.stopConfigWatch = stopWatch
 	go func() { // ends in Close
-		err := config.Watch(wctx, cfg.Path, func(c config.Config, err error) {
-			if err := st.applyConfig(c, err); err != nil {
+		err := config.Watch(wctx, cfg.Path, func(config.Config, error) {
+			// Under the file's lock, and read again under it: a Settings save puts some
+			// sections in force before it writes them ([rag], the transports), and a read
+			// taken before the save ended must not put the old values back meanwhile.
+			st.serversMu.Lock()
+			defer st.serversMu.Unlock()
+			if err := st.ReloadConfig(); err != nil {
 				logger.Warn("config: the file on disk is not in force", "path", cfg.Path, "err", err)
 			}
 		})
@@ -420,42 +435,144 @@ func (st *Stack) Close(ctx context.Context) error {
 	return err
 }
 
-// buildRAG makes the RAG engine from the [rag] section: the backend (embedded store under the
-// data dir, or Qdrant) and the embedder (offline, Ollama, OpenAI-compatible). The Qdrant API key
-// may be a reference, ${secret:NAME} (the keyring) or ${VAR} (the environment), resolved here;
-// one that cannot be resolved is a warning, not a failed start (a keyring still locked at login
-// must not keep the hub down): Qdrant then answers the RAG tools that the key is missing.
-func buildRAG(cfg config.Config, logger *slog.Logger) (*rag.Engine, error) {
-	emb, err := ragEmbedder(cfg)
+// openRAG opens the RAG engine [rag] describes (ragSpec). Nothing is checked against the
+// network at start: a Qdrant server may come up after the hub, and a Qdrant API key that cannot
+// be resolved is a warning, not a failed start (a keyring still locked at login must not keep
+// the hub down): Qdrant then answers the RAG tools that the key is missing.
+func openRAG(cfg config.Config, logger *slog.Logger) (*rag.Live, error) {
+	spec, keyErr, err := ragSpec(cfg)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("config: %w", err)
 	}
-	var backend rag.Backend
-	switch cfg.RAG.Backend {
-	case "", "embedded":
-		backend, err = rag.OpenEmbedded(cfg.RAGDir())
-	case "qdrant":
-		key, kerr := resolveRAGAPIKey(cfg.Env, cfg.RAG.APIKey)
-		if kerr != nil {
-			logger.Warn("rag: the Qdrant API key is not available; RAG calls go without it", "err", kerr)
-		}
-		backend, err = rag.NewQdrant(cfg.RAG.URL, key)
-	default:
-		return nil, fmt.Errorf("config [rag] backend: %q is not a backend; use \"embedded\" or \"qdrant\"", cfg.RAG.Backend)
+	if keyErr != nil {
+		logger.Warn("rag: the Qdrant API key is not available; RAG calls go without it", "err", keyErr)
 	}
+	l, err := rag.Open(spec)
 	if err != nil {
 		return nil, fmt.Errorf("config [rag]: %w", err)
 	}
-	eng := rag.NewEngine(backend, emb)
-	if cfg.RAG.Collection != "" {
-		if err := rag.ValidateCollection(cfg.RAG.Collection); err != nil {
-			return nil, fmt.Errorf("config [rag] %w", err)
-		}
-		eng.DefaultCollection = cfg.RAG.Collection
-	}
-	return eng, nil
+	return l, nil
 }
 
+// ragSpec is the RAG engine of cfg's [rag]: the backend (the embedded store in cfg.RAGDir(), or
+// Qdrant), the embedder (offline, Ollama, OpenAI-compatible) and the default collection. The
+// Qdrant API key may be a reference, ${secret:NAME} (the keyring) or ${VAR} (the environment),
+// resolved here; keyErr says why one could not be (the spec then has no key). Errors name the key.
+func ragSpec(cfg config.Config) (spec rag.Spec, keyErr, err error) {
+	r := cfg.RAG
+	if spec.Embedder, err = ragEmbedder(cfg); err != nil {
+		return spec, nil, err
+	}
+	if r.Collection != "" {
+		if err := rag.ValidateCollection(r.Collection); err != nil {
+			return spec, nil, fmt.Errorf("rag.%w", err)
+		}
+		spec.Collection = r.Collection
+	}
+	switch r.Backend {
+	case "", "embedded":
+		spec.Backend = rag.BackendSpec{Kind: "embedded", Dir: cfg.RAGDir()}
+	case "qdrant":
+		key, kerr := resolveRAGAPIKey(cfg.Env, r.APIKey)
+		if kerr != nil {
+			keyErr, key = fmt.Errorf("rag.api_key: %w", kerr), ""
+		}
+		spec.Backend = rag.BackendSpec{Kind: "qdrant", URL: r.URL, APIKey: key}
+	default:
+		return spec, nil, fmt.Errorf("rag.backend: %q is not a backend; use \"embedded\" or \"qdrant\"", r.Backend)
+	}
+	return spec, keyErr, nil
+}
+
+// ragProbeTimeout bounds the check of a new RAG backend at a switch (a Qdrant server's answer).
+const ragProbeTimeout = 5 * time.Second
+
+// RunningRAG is the [rag] the running hub's RAG engine is built from: Config.RAG at start, then
+// what a Settings save or a hand edit of the file last put in force (SetRAG).
+func (st *Stack) RunningRAG() config.RAG {
+	st.ragMu.Lock()
+	defer st.ragMu.Unlock()
+	return st.ragConfig
+}
+
+// SetRAG switches the running hub's RAG engine to r, with this process's environment and data
+// directory, as at start. A store already open on the same directory is kept (only the
+// embedder or the default collection change); a new backend is checked first: the embedded
+// store's directory must be writable, a Qdrant server must answer and take the key. Calls
+// running on the old engine finish there, and its backend is closed once they have ended (the
+// hub log says so); the next rag_* call, the Knowledge view and its feed use the new one. On
+// error the engine in force stays, and the error names the key to fix.
+func (st *Stack) SetRAG(r config.RAG) error { return st.switchRAG(r, nil, nil) }
+
+// switchRAG is SetRAG. apiKey, when not nil, is the key itself for r.APIKey's reference (a key
+// the keyring does not hold yet); ready, when not nil, runs once the new engine is checked and
+// before it is put in force: its error leaves the engine in force.
+func (st *Stack) switchRAG(r config.RAG, apiKey *string, ready func() error) error {
+	st.ragMu.Lock()
+	defer st.ragMu.Unlock()
+	if r == st.ragConfig && apiKey == nil {
+		return nil // in force already (a save of what a hand edit put in force, say)
+	}
+	cfg := st.Config
+	cfg.RAG = r
+	spec, keyErr, err := ragSpec(cfg)
+	if err != nil {
+		return err
+	}
+	if apiKey != nil && spec.Backend.Kind == "qdrant" {
+		spec.Backend.APIKey, keyErr = *apiKey, nil
+	}
+	if keyErr != nil {
+		st.Logger.Warn("rag: the Qdrant API key is not available; RAG calls go without it", "err", keyErr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ragProbeTimeout)
+	defer cancel()
+	next, err := st.rag.Prepare(ctx, spec)
+	if err != nil {
+		return ragSwitchError(spec.Backend, err)
+	}
+	if ready != nil {
+		if err := ready(); err != nil {
+			next.Discard()
+			return err
+		}
+	}
+	if err := next.Commit(); err != nil {
+		return err
+	}
+	st.ragConfig = r
+	i := next.Info()
+	st.Logger.Info("rag: switched", "backend", i.Backend, "location", i.Location, "embedder", i.Embedder, "model", i.Model, "collection", i.Collection)
+	return nil
+}
+
+// ragSwitchError names the [rag] key behind a backend that could not be opened or checked.
+func ragSwitchError(b rag.BackendSpec, err error) error {
+	var refused *rag.RefusedError
+	switch {
+	case errors.Is(err, rag.ErrClosed):
+		return err
+	case b.Kind != "qdrant":
+		return fmt.Errorf("rag.dir: %w; set rag.dir to a directory Switchboard can write (empty: <data_dir>/rag)", err)
+	case errors.As(err, &refused):
+		return fmt.Errorf("rag.api_key: %w", err)
+	case strings.HasPrefix(err.Error(), "url: "): // rag.NewQdrant's: the address does not parse
+		return fmt.Errorf("rag.%w", err)
+	}
+	return fmt.Errorf("rag.url: %w", err)
+}
+
+// logRAGClosed notes in the hub log that a RAG backend the hub switched away from is closed (once
+// the calls that ran on it have ended).
+func (st *Stack) logRAGClosed(c rag.Closed) {
+	if c.Err != nil {
+		st.Logger.Warn("rag: closing the previous store", "backend", c.Backend, "location", c.Location, "err", c.Err)
+		return
+	}
+	st.Logger.Info("rag: closed the previous store", "backend", c.Backend, "location", c.Location)
+}
+
+// ragEmbedder is the embedder of cfg's [rag]; an embedder URL left empty is the environment's.
 func ragEmbedder(cfg config.Config) (rag.Embedder, error) {
 	c, env := cfg.RAG, cfg.Env
 	orEnv := func(v, fromEnv string) string {
@@ -472,7 +589,7 @@ func ragEmbedder(cfg config.Config) (rag.Embedder, error) {
 	case "openai":
 		return rag.NewOpenAI(orEnv(c.EmbedderURL, env.OpenAIBaseURL), env.OpenAIAPIKey, c.Model), nil
 	}
-	return nil, fmt.Errorf("config [rag] embedder: %q is not an embedder; use \"offline\", \"ollama\" or \"openai\"", c.Embedder)
+	return nil, fmt.Errorf("rag.embedder: %q is not an embedder; use \"offline\", \"ollama\" or \"openai\"", c.Embedder)
 }
 
 // hubStateDirs are the hub's own directories: its config file's directory, its data directory

@@ -77,7 +77,7 @@ func TestHardeningSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithSearch(), WithPatch(), WithNotes(data),
-		WithRAG(rag.NewEngine(store, rag.Offline{})), WithProcessService(process.New(process.Options{})))
+		WithRAG(rag.Hold(rag.NewEngine(store, rag.Offline{}))), WithProcessService(process.New(process.Options{})))
 	root := s.Workspace().Dir()
 	writeTree(t, root, map[string]string{
 		"docs/guide.md": guideMD,
@@ -202,7 +202,7 @@ func TestHardeningTempFilesHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newTestService(t, WithWorkspaceRoot(root), WithSearch(), WithRAG(rag.NewEngine(store, rag.Offline{})))
+	s := newTestService(t, WithWorkspaceRoot(root), WithSearch(), WithRAG(rag.Hold(rag.NewEngine(store, rag.Offline{}))))
 	cs := connect(t, s)
 	const d = 10 * time.Second
 	for _, p := range []string{".", "sub"} {

@@ -72,7 +72,7 @@ func TestHostileQdrantDoesNotTakeTheHubDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	s := newTestService(t, WithRAG(rag.NewEngine(q, rag.Offline{})))
+	s := newTestService(t, WithRAG(rag.Hold(rag.NewEngine(q, rag.Offline{}))))
 	cs, other := connect(t, s), connect(t, s)
 	for _, c := range []struct {
 		tool string

@@ -37,7 +37,7 @@ func TestHubStateOffLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithWorkspaceRoot(ws), WithHubState(cfgDir, dataDir), WithSearch(), WithPatch(),
-		WithRAG(rag.NewEngine(store, rag.Offline{})))
+		WithRAG(rag.Hold(rag.NewEngine(store, rag.Offline{}))))
 	cs := connect(t, s)
 
 	spellings := []string{

@@ -79,7 +79,7 @@ type Service struct {
 	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
 	up          *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
 	toolSearch  bool                       // upstream tools hidden behind servers_search / servers_call
-	rag         *rag.Engine
+	rag         *rag.Live                  // the engine in force; a Settings save or a hand edit switches it
 	ragFeed     *ragFeed
 
 	readOnly   bool
@@ -158,9 +158,11 @@ func WithWSHub(h *wshub.Hub) Option {
 	return func(s *Service) error { s.hub = h; return nil }
 }
 
-// WithRAG enables the RAG tools (rag_query, rag_ingest, rag_collections) on an engine.
-func WithRAG(e *rag.Engine) Option {
-	return func(s *Service) error { s.rag = e; s.ragFeed = &ragFeed{}; return nil }
+// WithRAG enables the RAG tools (rag_query, rag_ingest, rag_collections) on the engine in force
+// in l (rag.Hold wraps a single engine). Each call takes the engine for its own length, so a
+// switch of l applies from the next call. The Service closes l on Shutdown.
+func WithRAG(l *rag.Live) Option {
+	return func(s *Service) error { s.rag = l; s.ragFeed = &ragFeed{}; return nil }
 }
 
 // WithBrowser enables the browser tools (webview_*) on the shared connection w. The Service
@@ -569,7 +571,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		}
 		s.recorder.close()
 		if s.rag != nil {
-			if err := s.rag.Backend.Close(); err != nil {
+			if err := s.rag.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("rag: %w", err))
 			}
 		}

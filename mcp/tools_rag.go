@@ -85,11 +85,21 @@ type RAGCollectionsOutput struct {
 	Collections []RAGCollectionInfo `json:"collections" jsonschema:"collections, sorted by name"`
 }
 
-// ragTools are rag_query, rag_ingest and rag_collections (WithRAG).
+// ragTools are rag_query, rag_ingest and rag_collections (WithRAG). Each call acquires the
+// engine in force for its own length (rag.Live): one running when [rag] is switched finishes on
+// the engine it started on.
 type ragTools struct {
 	callWorkspaces
-	rag     *rag.Engine
+	rag     *rag.Live
 	ragFeed *ragFeed
+}
+
+// engine acquires the engine in force for one call; release must be called when it ends.
+func (g *ragTools) engine() (*rag.Engine, func(), error) {
+	if g.rag == nil {
+		return nil, nil, errNoRAG
+	}
+	return g.rag.Acquire()
 }
 
 func newRAGTools(s *Service) toolGroup {
@@ -114,12 +124,12 @@ func (g *ragTools) register(server *sdk.Server) {
 		Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, g.ragCollections)
 }
 
-func (g *ragTools) ragCollection(name string) string {
+func ragCollection(eng *rag.Engine, name string) string {
 	if name != "" {
 		return name
 	}
-	if g.rag.DefaultCollection != "" {
-		return g.rag.DefaultCollection
+	if eng.DefaultCollection != "" {
+		return eng.DefaultCollection
 	}
 	return rag.DefaultCollection
 }
@@ -131,14 +141,16 @@ func (g *ragTools) ragQuery(ctx context.Context, _ *sdk.CallToolRequest, in RAGQ
 
 // query is rag_query's logic; the dashboard's query box runs it too (Service.RAGQuery).
 func (g *ragTools) query(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
-	if g.rag == nil {
-		return RAGQueryOutput{}, errNoRAG
+	eng, release, err := g.engine()
+	if err != nil {
+		return RAGQueryOutput{}, err
 	}
+	defer release()
 	if in.TopK < 0 || in.TopK > 100 {
 		return RAGQueryOutput{}, fmt.Errorf("topK: %d is out of range; use 1 to 100 (default 5)", in.TopK)
 	}
-	coll := g.ragCollection(in.Collection)
-	hits, err := g.rag.Query(ctx, coll, in.Question, in.TopK, rag.Hybrid)
+	coll := ragCollection(eng, in.Collection)
+	hits, err := eng.Query(ctx, coll, in.Question, in.TopK, rag.Hybrid)
 	if err != nil {
 		return RAGQueryOutput{}, err
 	}
@@ -152,9 +164,11 @@ func (g *ragTools) query(ctx context.Context, in RAGQueryInput) (RAGQueryOutput,
 var errNoRAG = fmt.Errorf("rag: no RAG backend is configured on this server; see [rag] in docs/development.md and run `switchboard doctor`")
 
 func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RAGIngestInput) (*sdk.CallToolResult, RAGIngestOutput, error) {
-	if g.rag == nil {
-		return nil, RAGIngestOutput{}, errNoRAG
+	eng, release, err := g.engine()
+	if err != nil {
+		return nil, RAGIngestOutput{}, err
 	}
+	defer release()
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, RAGIngestOutput{}, err
 	}
@@ -170,13 +184,13 @@ func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in R
 	if err != nil {
 		return nil, RAGIngestOutput{}, fmt.Errorf("path: %w", err)
 	}
-	coll := g.ragCollection(in.Collection)
+	coll := ragCollection(eng, in.Collection)
 	var token any
 	if req != nil && req.Params != nil {
 		token = req.Params.GetProgressToken()
 	}
 	var notifyMu sync.Mutex
-	res, err := g.rag.Ingest(ctx, ws, filepath.ToSlash(rel), rag.IngestOptions{
+	res, err := eng.Ingest(ctx, ws, filepath.ToSlash(rel), rag.IngestOptions{
 		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond, Skip: g.walkSkip(req, ws),
 		Progress: func(p rag.Progress) {
 			g.ragFeed.update(p)
@@ -206,10 +220,12 @@ func (g *ragTools) ragCollections(ctx context.Context, _ *sdk.CallToolRequest, i
 
 // collections lists collections (the dashboard's Knowledge view asks with stats).
 func (g *ragTools) collections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
-	if g.rag == nil {
-		return RAGCollectionsOutput{}, errNoRAG
+	eng, release, err := g.engine()
+	if err != nil {
+		return RAGCollectionsOutput{}, err
 	}
-	infos, err := g.rag.Collections(ctx)
+	defer release()
+	infos, err := eng.Collections(ctx)
 	if err != nil {
 		return RAGCollectionsOutput{}, err
 	}
@@ -217,7 +233,7 @@ func (g *ragTools) collections(ctx context.Context, stats bool) (RAGCollectionsO
 	for i, c := range infos {
 		ci := RAGCollectionInfo{Name: c.Name}
 		if stats {
-			ci.PointsCount, ci.Status, ci.Backend = c.Points, c.Status, g.rag.Backend.Kind()
+			ci.PointsCount, ci.Status, ci.Backend = c.Points, c.Status, eng.Backend.Kind()
 			ci.Embedder, ci.Model, ci.Dimension = c.Meta.Embedder, c.Meta.Model, c.Meta.Dim
 		}
 		out.Collections[i] = ci
@@ -246,9 +262,11 @@ type RAGIngestProgress struct {
 	Updated    time.Time `json:"updated"`
 }
 
-// RAGFeedSnapshot is the "rag" channel's snapshot.
+// RAGFeedSnapshot is the "rag" channel's snapshot, sent again when [rag] is switched.
 type RAGFeedSnapshot struct {
-	Backend  string              `json:"backend"`
+	Backend string `json:"backend"`
+	// Location is the embedded store's directory or the Qdrant server's address.
+	Location string              `json:"location"`
 	Embedder string              `json:"embedder"`
 	Model    string              `json:"model"`
 	Ingests  []RAGIngestProgress `json:"ingests"`
@@ -296,7 +314,8 @@ func (f *ragFeed) list() []RAGIngestProgress {
 	return out
 }
 
-// wireRAGFeed publishes ingest progress on the hub's "rag" channel.
+// wireRAGFeed publishes ingest progress on the hub's "rag" channel, and a new snapshot when the
+// engine in force is switched (the Knowledge view shows the new backend and reloads its list).
 func (s *Service) wireRAGFeed() {
 	if s.hub == nil || s.rag == nil {
 		return
@@ -305,13 +324,15 @@ func (s *Service) wireRAGFeed() {
 	s.ragFeed.mu.Lock()
 	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish(ChannelRAG, wshub.TypeEvent, p) }
 	s.ragFeed.mu.Unlock()
-	h.SetSnapshotProvider(ChannelRAG, func(string) (any, bool) {
-		return RAGFeedSnapshot{Backend: s.rag.Backend.Kind(), Embedder: s.rag.Embedder.Name(), Model: s.rag.Embedder.Model(), Ingests: s.ragFeed.list()}, true
-	})
+	snapshot := func(i rag.Info) RAGFeedSnapshot {
+		return RAGFeedSnapshot{Backend: i.Backend, Location: i.Location, Embedder: i.Embedder, Model: i.Model, Ingests: s.ragFeed.list()}
+	}
+	h.SetSnapshotProvider(ChannelRAG, func(string) (any, bool) { return snapshot(s.rag.Info()), true })
+	s.rag.OnChange(func(i rag.Info) { h.Publish(ChannelRAG, wshub.TypeSnapshot, snapshot(i)) }) // ends with the Live, closed on Shutdown
 }
 
-// RAG returns the RAG engine, or nil.
-func (s *Service) RAG() *rag.Engine { return s.rag }
+// RAG returns the RAG engines' holder, or nil.
+func (s *Service) RAG() *rag.Live { return s.rag }
 
 // RAGQuery runs rag_query for the dashboard, without a client call (errNoRAG without RAG).
 func (s *Service) RAGQuery(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {

@@ -27,7 +27,7 @@ func newRAGService(t *testing.T) (*Service, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newTestService(t, WithRAG(rag.NewEngine(store, rag.Offline{})))
+	s := newTestService(t, WithRAG(rag.Hold(rag.NewEngine(store, rag.Offline{}))))
 	return s, s.Workspace().Dir()
 }
 
@@ -117,7 +117,7 @@ func TestRAGIngestAndQuery(t *testing.T) {
 	}
 
 	// Incremental: unchanged tree writes nothing.
-	man := filepath.Join(s.RAG().Backend.Location(), "hostuk-docs", "manifest.json")
+	man := filepath.Join(s.RAG().Info().Location, "hostuk-docs", "manifest.json")
 	before, err := os.Stat(man)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +291,7 @@ func TestRAGHubChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newTestService(t, WithWSHub(h), WithRAG(rag.NewEngine(store, nil)))
+	s := newTestService(t, WithWSHub(h), WithRAG(rag.Hold(rag.NewEngine(store, nil))))
 	writeTree(t, s.Workspace().Dir(), map[string]string{"docs/a.md": guideMD, "docs/b.go": serverGo})
 	cs := connect(t, s)
 	var start WSStartOutput

@@ -82,7 +82,7 @@ func everyGroup(t *testing.T) *mcp.Service {
 		t.Fatal(err)
 	}
 	svc, err := mcp.New(
-		mcp.WithRAG(rag.NewEngine(ragStore, nil)),
+		mcp.WithRAG(rag.Hold(rag.NewEngine(ragStore, nil))),
 		mcp.WithWorkspaceRoot(t.TempDir()),
 		mcp.WithProcessService(process.New(process.Options{})),
 		mcp.WithWSHub(h),

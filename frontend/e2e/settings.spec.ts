@@ -267,7 +267,7 @@ describe('settings: security, web fetch, backends, start at login', () => {
     }
 
     // ml_status's InfluxDB: saved and in force at once (nothing pending); the RAG key as a
-    // reference: saved, used from the next start.
+    // reference: saved and in force at once too (the embedded store needs no key).
     await page.locator(tid('settings-ml-influx-url')).fill('http://127.0.0.1:8086');
     await page.locator(tid('settings-ml-influx-db')).fill('lab');
     await saveAndWait('ml');
@@ -278,6 +278,8 @@ describe('settings: security, web fetch, backends, start at login', () => {
     await page.locator(tid('settings-rag-key-save')).click();
     await page.locator(tid('settings-rag-key', { state: 'env' })).waitFor();
     expect(await page.locator(tid('settings-rag-key-state')).textContent()).toContain('QDRANT_API_KEY');
+    expect(await page.locator(tid('settings-saved', { section: 'ragkey' })).getAttribute('data-applies')).toBe('now');
+    expect(await page.locator(tid('settings-pending', { section: 'rag' })).count()).toBe(0);
 
     const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'settings-view.png') : path.join(artifactsDir, 'settings-view.png');
     mkdirSync(path.dirname(shot), { recursive: true });

@@ -953,7 +953,7 @@ describe('App', () => {
       },
       saveRAG: async (r) => {
         calls.push(['saveRAG', r]);
-        return changed('next start', '+backend = "qdrant"\n');
+        return changed('now', '+backend = "qdrant"\n');
       },
     });
     window.location.hash = '';
@@ -1050,11 +1050,12 @@ describe('App', () => {
     await vi.waitFor(() => expect(inSection('policy', 'settings-saved')).not.toBeNull());
     expect($$('settings-field-error')).toHaveLength(0);
 
-    // RAG: applies at the next start, and says so.
+    // RAG: in force at once, and says so.
+    expect(document.querySelector('[data-testid="settings-section"][data-section="rag"] .head')?.textContent).toContain('applies now');
     type($('settings-rag-url')!, 'localhost:6334');
     inSection('rag', 'settings-save').click();
-    await vi.waitFor(() => expect(inSection('rag', 'settings-saved')?.dataset.applies).toBe('next start'));
-    expect(inSection('rag', 'settings-saved-text').textContent).toContain('applies at the next start');
+    await vi.waitFor(() => expect(inSection('rag', 'settings-saved')?.dataset.applies).toBe('now'));
+    expect(inSection('rag', 'settings-saved-text').textContent).toContain('in force now');
     expect((calls.at(-1) as [string, { url: string }])[1].url).toBe('localhost:6334');
     expect($('settings-servers-link')?.getAttribute('href')).toBe('#servers');
   });
@@ -1089,7 +1090,7 @@ describe('App', () => {
       },
       setRAGAPIKey: async (v) => {
         calls.push(['setRAGAPIKey', v]);
-        return changed('next start');
+        return changed('now');
       },
     });
     window.location.hash = '';

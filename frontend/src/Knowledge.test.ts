@@ -23,6 +23,7 @@ describe('reduceRAG', () => {
   it('takes the snapshot and upserts ingests by collection', () => {
     let s = reduceRAG(initialRAG, { type: 'snapshot', channel: 'rag', timestamp: '', data: { backend: 'embedded', embedder: 'offline', model: 'hash-v1', ingests: [] } });
     expect(s.backend).toBe('embedded');
+    expect(s.location).toBe('');
     const ing = { collection: 'docs', path: 'docs', files: 1, total: 4, changed: 1, chunks: 3, running: true, updated: '2026-01-01T00:00:00Z' };
     s = reduceRAG(s, { type: 'event', channel: 'rag', timestamp: '', data: ing });
     s = reduceRAG(s, { type: 'event', channel: 'rag', timestamp: '', data: { ...ing, files: 4, running: false } });
@@ -90,5 +91,15 @@ describe('Knowledge view', () => {
     expect($$('rag-result').map((r) => r.dataset.source)).toEqual(['docs/config.md', 'mcp/transport.go']);
     expect($('rag-result-section')?.textContent).toBe('§ Configuration');
     expect($('rag-result-score')?.textContent).toBe('0.980');
+
+    // The hub switches [rag] to Qdrant (a Settings save or a hand edit): a new snapshot comes,
+    // the header names the new store and the list is read again from it.
+    collections = [];
+    const before = calls.filter((c) => c[0] === 'ragCollections').length;
+    sock.serverSend(hubMsg('snapshot', 'rag', { backend: 'qdrant', location: 'qdrant.lan:6334', embedder: 'offline', model: 'hash-v1', ingests: [] }));
+    await vi.waitFor(() => expect($('rag-backend')?.textContent).toContain('qdrant store · offline embedder'));
+    expect($('rag-backend')?.title).toBe('qdrant.lan:6334');
+    await vi.waitFor(() => expect($('rag-empty')).not.toBeNull());
+    expect(calls.filter((c) => c[0] === 'ragCollections').length).toBe(before + 1);
   });
 });

@@ -174,6 +174,15 @@ type RAG struct {
 	Dir         string `toml:"dir"`          // embedded store; default <data_dir>/rag
 }
 
+// WithEnv is r as the environment e overrides it (Load applies it): SWITCHBOARD_QDRANT_URL
+// selects the Qdrant backend at its address.
+func (r RAG) WithEnv(e Env) RAG {
+	if v := e.QdrantURL; v != "" {
+		r.Backend, r.URL = "qdrant", v
+	}
+	return r
+}
+
 // RAGDir is where the embedded RAG store keeps its collections.
 func (c Config) RAGDir() string {
 	if c.RAG.Dir != "" {
@@ -360,10 +369,7 @@ func (c *Config) applyEnv() error {
 	if v := e.DashboardAddr; v != "" {
 		c.Dashboard.Addr = v
 	}
-	if v := e.QdrantURL; v != "" {
-		c.RAG.Backend = "qdrant"
-		c.RAG.URL = v
-	}
+	c.RAG = c.RAG.WithEnv(e)
 	c.Web.Allow = append(c.Web.Allow, e.FetchAllowList()...)
 	if v := e.ReadOnly; v != "" {
 		b, err := strconv.ParseBool(v)

@@ -445,6 +445,21 @@ func EditRAG(data []byte, r RAG) ([]byte, error) {
 	return out, nil
 }
 
+// RAGAsSaved is r as Load reads it back once EditRAG has written it (before the environment's
+// overrides, RAG.WithEnv): a key left empty is removed from the file, so it reads as its default.
+func RAGAsSaved(r RAG) RAG {
+	def := Default().RAG
+	for _, f := range []struct{ v, def *string }{
+		{&r.Backend, &def.Backend}, {&r.URL, &def.URL}, {&r.Embedder, &def.Embedder}, {&r.Model, &def.Model},
+		{&r.EmbedderURL, &def.EmbedderURL}, {&r.Collection, &def.Collection}, {&r.Dir, &def.Dir},
+	} {
+		if *f.v == "" {
+			*f.v = *f.def
+		}
+	}
+	return r
+}
+
 // EditAutostart writes [desktop] autostart.
 func EditAutostart(data []byte, on bool) ([]byte, error) {
 	return tomledit.Set(data, []string{"desktop"}, "autostart", on)

@@ -108,8 +108,32 @@ type Engine struct {
 	// DefaultCollection is used when a call names none (default DefaultCollection).
 	DefaultCollection string
 
+	// ingests is shared by the engines on one backend (Live): an ingest that started before a
+	// switch and one that starts after it do not write the same collection at once.
+	ingests *ingestGuard
+}
+
+// ingestGuard lets one ingest run per collection.
+type ingestGuard struct {
 	mu     sync.Mutex
 	active map[string]bool // collections with an ingest running
+}
+
+// begin marks coll as being ingested, or refuses when an ingest into it is already running.
+func (g *ingestGuard) begin(coll string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.active[coll] {
+		return fmt.Errorf("collection: an ingest into %q is already running; wait for it to finish", coll)
+	}
+	g.active[coll] = true
+	return nil
+}
+
+func (g *ingestGuard) end(coll string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.active, coll)
 }
 
 // NewEngine returns an engine; a nil embedder means the offline one.
@@ -117,7 +141,7 @@ func NewEngine(b Backend, e Embedder) *Engine {
 	if e == nil {
 		e = Offline{}
 	}
-	return &Engine{Backend: b, Embedder: e, DefaultCollection: DefaultCollection, active: map[string]bool{}}
+	return &Engine{Backend: b, Embedder: e, DefaultCollection: DefaultCollection, ingests: &ingestGuard{active: map[string]bool{}}}
 }
 
 var collectionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -265,14 +289,10 @@ func (e *Engine) Ingest(ctx context.Context, ws *workspace.Root, rel string, opt
 	if err := ValidateCollection(coll); err != nil {
 		return res, err
 	}
-	e.mu.Lock()
-	if e.active[coll] {
-		e.mu.Unlock()
-		return res, fmt.Errorf("collection: an ingest into %q is already running; wait for it to finish", coll)
+	if err := e.ingests.begin(coll); err != nil {
+		return res, err
 	}
-	e.active[coll] = true
-	e.mu.Unlock()
-	defer func() { e.mu.Lock(); delete(e.active, coll); e.mu.Unlock() }()
+	defer e.ingests.end(coll)
 
 	rel = path.Clean(strings.TrimPrefix(rel, "./"))
 	fsys := ws.FS()

@@ -92,10 +92,24 @@ func (q *Qdrant) wrap(err error) error {
 	case codes.Unavailable, codes.DeadlineExceeded:
 		return &UnreachableError{What: "qdrant", URL: q.addr, Err: err}
 	case codes.Unauthenticated, codes.PermissionDenied:
-		return fmt.Errorf("qdrant at %s refused the request (%v); set [rag] api_key", q.addr, err)
+		return &RefusedError{URL: q.addr, Err: err}
 	}
 	return fmt.Errorf("qdrant at %s: %w", q.addr, err)
 }
+
+// RefusedError is a Qdrant server that refused a request for want of a valid API key.
+type RefusedError struct {
+	URL string
+	Err error
+}
+
+// Error names the server and the key to set.
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("qdrant at %s refused the request (%v); set [rag] api_key", e.URL, e.Err)
+}
+
+// Unwrap returns the server's answer.
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Collections lists collections; a collection whose details fail is listed without stats.
 func (q *Qdrant) Collections(ctx context.Context) ([]CollectionInfo, error) {

@@ -397,20 +397,23 @@ export const reduceIDEActivity: Reducer<IDEActivityState> = (state, msg) => {
 
 export interface RAGState {
   backend: string;
+  /** The embedded store's directory or the Qdrant server's address. */
+  location: string;
   embedder: string;
   model: string;
   /** Latest state of each collection's ingest (running or finished), by collection. */
   ingests: RAGIngest[];
 }
 
-export const initialRAG: RAGState = { backend: '', embedder: '', model: '', ingests: [] };
+export const initialRAG: RAGState = { backend: '', location: '', embedder: '', model: '', ingests: [] };
 
-/** Snapshot: backend, embedder and every known ingest; event: one ingest's new state. */
+/** Snapshot (also sent when the hub switches [rag]): backend, embedder and every known ingest; event: one ingest's new state. */
 export const reduceRAG: Reducer<RAGState> = (state, msg) => {
   if (msg.type === 'snapshot') {
     const d = payload<RAGSnapshot>(msg);
     return {
       backend: typeof d.backend === 'string' ? d.backend : '',
+      location: typeof d.location === 'string' ? d.location : '',
       embedder: typeof d.embedder === 'string' ? d.embedder : '',
       model: typeof d.model === 'string' ? d.model : '',
       ingests: arr<RAGIngest>(d.ingests),

@@ -256,7 +256,8 @@ export interface Settings {
   flags: SettingFlag[];
   /**
    * Pending names the sections whose saved values the running hub does not use yet: they apply
-   * at the next start ("workspace", "ml", "rag").
+   * at the next start ("workspace", "ml", "rag"; ml and rag only when a hand edit could not be
+   * put in force, e.g. a Qdrant server that did not answer).
    */
   pending: string[];
 }

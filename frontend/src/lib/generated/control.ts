@@ -83,7 +83,7 @@ export interface Controls {
   testPolicy(test: app.PolicyTest): Promise<app.PolicyDecision>;
   /** Saves the inference backends and puts them in force in the running hub. */
   saveML(ml: app.MLInput): Promise<app.SettingsChange>;
-  /** Saves the RAG backend and embedder. */
+  /** Switches the running hub to the RAG backend and embedder, then saves them (refused: nothing saved). */
   saveRAG(rag: app.RAGSettings): Promise<app.SettingsChange>;
   /** Saves TCP's require_token and HTTP's allowed origins, in force now (TCP and HTTP reopen). */
   saveSecurity(security: app.SecurityInput): Promise<app.SettingsChange>;
@@ -91,7 +91,7 @@ export interface Controls {
   regenerateToken(token: string): Promise<app.TokenRegenerated>;
   /** Saves web_fetch's allow-list and timeout, in force now. */
   saveWeb(web: app.WebInput): Promise<app.SettingsChange>;
-  /** Changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none). */
+  /** Changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once. */
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
   /** Switches "Start at login", as the tray's item does. */
   setAutostart(enabled: boolean): Promise<app.SettingsChange>;

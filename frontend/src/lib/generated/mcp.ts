@@ -1347,10 +1347,14 @@ export interface RAGIngestProgress {
   updated: string;
 }
 /**
- * RAGFeedSnapshot is the "rag" channel's snapshot.
+ * RAGFeedSnapshot is the "rag" channel's snapshot, sent again when [rag] is switched.
  */
 export interface RAGFeedSnapshot {
   backend: string;
+  /**
+   * Location is the embedded store's directory or the Qdrant server's address.
+   */
+  location: string;
   embedder: string;
   model: string;
   ingests: RAGIngestProgress[];
