@@ -314,6 +314,29 @@ describe('App', () => {
     expect(calls.filter((c) => c[0] === 'clientConfig')).toHaveLength(1);
   });
 
+  it('hides the HTTP bearer token on screen; copy gives the real one, and it shows on request', async () => {
+    const http = { mcpServers: { switchboard: { type: 'http', url: 'http://127.0.0.1:8765/mcp', headers: { Authorization: 'Bearer s3cret-tok' } } } };
+    const stdio = { mcpServers: { switchboard: { command: 'switchboard', args: ['serve', '--stdio'] } } };
+    await start({ clientConfig: async () => ({ stdio, http }) });
+    click('client-config-toggle');
+    await vi.waitFor(() => expect($('client-config-http')?.textContent).toContain('Bearer ••••'));
+    expect($('client-config-http')?.textContent).not.toContain('s3cret-tok');
+    expect($('client-config-reveal-stdio')).toBeNull();
+    const writeText = vi.fn(async (_: string) => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    try {
+      click('client-config-copy-http');
+      await vi.waitFor(() => expect(writeText).toHaveBeenCalled());
+      expect(JSON.parse(writeText.mock.calls[0][0])).toEqual(http);
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard');
+    }
+    click('client-config-reveal-http');
+    await vi.waitFor(() => expect($('client-config-http')?.textContent).toContain('Bearer s3cret-tok'));
+    click('client-config-reveal-http');
+    await vi.waitFor(() => expect($('client-config-http')?.textContent).not.toContain('s3cret-tok'));
+  });
+
   it('filters the activity feed by tool, session and level', async () => {
     const { sock } = await start();
     await openTab('activity');
