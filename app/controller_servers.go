@@ -196,6 +196,12 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	if m := st.Service.Upstreams(); m != nil {
 		errs = append(errs, m.Sync(st.serverSpecs(cfg.Servers)))
 	}
+	// So is the workspace key, as the Settings view's save does (followFileWorkspace).
+	if err == nil {
+		if err := st.followFileWorkspace(cfg.Workspace); err != nil {
+			errs = append(errs, fmt.Errorf("workspace: %w", err))
+		}
+	}
 	// [ml] edited by hand is put in force like the Settings view's save (Stack.SetML).
 	if !reflect.DeepEqual(cfg.ML, st.RunningML()) {
 		if err := st.SetML(cfg.ML); err != nil {

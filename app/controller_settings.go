@@ -64,9 +64,10 @@ type Settings struct {
 	// Flags are command-line flags this hub was started with that set a key to something other
 	// than the file's value: the saved value applies when it is started without them.
 	Flags []SettingFlag `json:"flags"`
-	// Pending names the sections whose saved values the running hub does not use yet: they apply
-	// at the next start ("workspace", "ml", "rag"; ml and rag only when a hand edit could not be
-	// put in force, e.g. a Qdrant server that did not answer).
+	// Pending names the sections whose values in the file the running hub does not use
+	// ("workspace", "ml", "rag"): a hand edit it could not put in force (a Qdrant server that did
+	// not answer, a workspace that is not a directory; the hub log says why), or a workspace
+	// this run took from --workspace or SWITCHBOARD_WORKSPACE.
 	Pending []string `json:"pending"`
 }
 
@@ -553,8 +554,8 @@ func (c *Controller) toolsetsToSave(on []string) []string {
 }
 
 // SaveWorkspace saves the workspace key (an existing absolute directory; "" for the directory
-// switchboard starts in). It applies at the next start, in every mode; the running hub's folder
-// is changed with SetProject (the header's project chooser, the tray).
+// switchboard starts in), for every start, and moves the running hub there now unless this run's
+// folder came from --workspace or SWITCHBOARD_WORKSPACE.
 func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 	dir = strings.TrimSpace(dir)
 	if dir != "" {

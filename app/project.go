@@ -279,7 +279,7 @@ func (c *Controller) changeProject(dir string) (ProjectChange, error) {
 	if writeConfig {
 		next = ProjectFromConfig
 	}
-	notes, err := c.moveProjectLocked(real, next)
+	notes, err := st.moveProjectLocked(real, next)
 	if err != nil {
 		return ProjectChange{}, err
 	}
@@ -288,6 +288,7 @@ func (c *Controller) changeProject(dir string) (ProjectChange, error) {
 		if _, err := c.editConfig(func(b []byte) ([]byte, error) { return config.EditWorkspace(b, real) }, nil, nil); err != nil {
 			notes = append(notes, fmt.Sprintf("in use now, but the config file's workspace was not updated (%v)", err))
 		} else {
+			st.fileWorkspace = real
 			notes = append(notes, "saved as workspace in "+st.Config.Path)
 		}
 	case from == ProjectFromFlag:
@@ -307,16 +308,45 @@ func (c *Controller) moveProjectToConfig(dir string) error {
 	}
 	c.st.projectOp.Lock()
 	defer c.st.projectOp.Unlock()
-	_, err = c.moveProjectLocked(real, ProjectFromConfig)
+	c.st.fileWorkspace = dir
+	_, err = c.st.moveProjectLocked(real, ProjectFromConfig)
 	return err
+}
+
+// followFileWorkspace moves the running hub to the config file's workspace key when a hand edit
+// changed it, as a Settings save does; a folder this run got from --workspace or
+// SWITCHBOARD_WORKSPACE wins over the file, and an emptied key leaves the hub where it is
+// (the directory it starts in applies at the next start).
+func (st *Stack) followFileWorkspace(dir string) error {
+	st.projectOp.Lock()
+	defer st.projectOp.Unlock()
+	if dir == st.fileWorkspace {
+		return nil
+	}
+	st.fileWorkspace = dir
+	if src := st.Project().Source; dir == "" || src == ProjectFromFlag || src == ProjectFromEnv {
+		return nil
+	}
+	real, err := checkProject(dir, userHome())
+	if err != nil {
+		return err
+	}
+	if real == st.Service.WorkspaceDir() {
+		return nil
+	}
+	notes, err := st.moveProjectLocked(real, ProjectFromConfig)
+	if err != nil {
+		return err
+	}
+	st.note.Info("project folder from the config file", "dir", real, "notes", strings.Join(notes, "; "))
+	return nil
 }
 
 // moveProjectLocked puts real (checked by checkProject) in force as the running hub's project
 // folder, from source src: the hub's workspace, the IDE bridge's announced root, the upstream
 // servers that follow it, and the folder remembered for the next launch. It returns notes for
 // the user. The caller holds st.projectOp.
-func (c *Controller) moveProjectLocked(real, src string) ([]string, error) {
-	st := c.st
+func (st *Stack) moveProjectLocked(real, src string) ([]string, error) {
 	prev := st.setProjectSource(src)
 	if err := st.Service.SetWorkspace(real); err != nil {
 		st.setProjectSource(prev)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,56 @@ func TestHandEditedMLIsLive(t *testing.T) {
 	}
 	if got := NewController(st, "test").pending(); strings.Contains(strings.Join(got, ","), "ml") {
 		t.Errorf("pending = %v after the hand edit was applied", got)
+	}
+}
+
+// TestHandEditedWorkspaceIsLive: a hand edit of the workspace key moves the running hub there,
+// as a Settings save does; one the hub cannot use (not a directory) leaves it where it is and
+// shows the section as not in force.
+func TestHandEditedWorkspaceIsLive(t *testing.T) {
+	home := realTempDir(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	for _, k := range []string{"SWITCHBOARD_WORKSPACE", "SWITCHBOARD_TOOLSETS", "MCP_ADDR"} {
+		t.Setenv(k, "")
+	}
+	cfgPath := filepath.Join(home, ".config", "switchboard", "config.toml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	first, next := filepath.Join(home, "first"), filepath.Join(home, "next")
+	for _, d := range []string{first, next} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(cfgPath, fmt.Appendf(nil, "# mine\nworkspace = %q\n", first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := trayTestStack(t, "", func(c *config.Config) { c.Path = cfgPath; c.Workspace = first })
+	handEdit := func(dir string, done func() bool) {
+		t.Helper()
+		edited := fmt.Appendf(nil, "# mine\nworkspace = %q\n", dir)
+		// The watcher may be set up after the first write: write again until the hub has it.
+		deadline := time.Now().Add(15 * time.Second)
+		for _ = os.WriteFile(cfgPath, edited, 0o600); !done(); _ = os.WriteFile(cfgPath, edited, 0o600) {
+			if time.Now().After(deadline) {
+				t.Fatalf("hand edit to %s: the hub works in %s", dir, st.Service.WorkspaceDir())
+			}
+			time.Sleep(100 * time.Millisecond) // polls the stack's state; the watcher has no signal to offer
+		}
+	}
+	handEdit(next, func() bool { return st.Service.WorkspaceDir() == next })
+	if p := st.Project(); p.Source != ProjectFromConfig || p.Dir != next {
+		t.Errorf("project after the hand edit: %+v", p)
+	}
+	ctl := NewController(st, "test")
+	if got := ctl.pending(); slices.Contains(got, "workspace") {
+		t.Errorf("pending = %v after the hand edit was applied", got)
+	}
+	// A workspace that is not a directory is refused: the hub stays in next.
+	notDir := filepath.Join(home, "file")
+	os.WriteFile(notDir, nil, 0o600)
+	handEdit(notDir, func() bool { return slices.Contains(ctl.pending(), "workspace") })
+	if got := st.Service.WorkspaceDir(); got != next {
+		t.Errorf("after a refused hand edit the hub works in %s, want %s", got, next)
 	}
 }

@@ -77,6 +77,9 @@ type Stack struct {
 	projectMu       sync.Mutex
 	projectSource   string
 	stopProjectFeed func()
+	// fileWorkspace is the config's workspace key as last put in force (under projectOp): a
+	// hand edit that changes it moves the running hub (followFileWorkspace).
+	fileWorkspace string
 }
 
 // serverSpecs is the configured servers as this hub runs them: a one-shot hub starts none
@@ -183,7 +186,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
 		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler()),
-		projectSource: projectSource, mlConfig: cfg.ML, ragConfig: cfg.RAG}
+		projectSource: projectSource, fileWorkspace: cfg.Workspace, mlConfig: cfg.ML, ragConfig: cfg.RAG}
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())

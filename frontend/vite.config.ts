@@ -28,5 +28,9 @@ export default defineConfig(({ mode }) => ({
     environment: 'node',
     include: ['src/**/*.test.ts'],
     restoreMocks: true,
+    // The longest component tests (a whole Settings session) took 7.8 s, over the default 5 s
+    // limit, on two cores kept busy by other jobs (load average 12); they wait on events, so a
+    // larger budget changes nothing but how long a real hang takes to fail.
+    testTimeout: 30_000,
   },
 }));

@@ -255,9 +255,10 @@ export interface Settings {
    */
   flags: SettingFlag[];
   /**
-   * Pending names the sections whose saved values the running hub does not use yet: they apply
-   * at the next start ("workspace", "ml", "rag"; ml and rag only when a hand edit could not be
-   * put in force, e.g. a Qdrant server that did not answer).
+   * Pending names the sections whose values in the file the running hub does not use
+   * ("workspace", "ml", "rag"): a hand edit it could not put in force (a Qdrant server that did
+   * not answer, a workspace that is not a directory; the hub log says why), or a workspace
+   * this run took from --workspace or SWITCHBOARD_WORKSPACE.
    */
   pending: string[];
 }
