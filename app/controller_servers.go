@@ -244,7 +244,11 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 	case "servers.restart":
 		return c.RestartServer(req.Name)
 	case "servers.reload":
-		if err := c.st.ReloadConfig(); err != nil {
+		// Under the file's lock, as the watcher does: a Settings save in progress is read whole.
+		c.st.serversMu.Lock()
+		err := c.st.ReloadConfig()
+		c.st.serversMu.Unlock()
+		if err != nil {
 			return nil, err
 		}
 		return c.ListServers()
