@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"syscall"
@@ -83,7 +82,7 @@ session: launching it again shows the running one's window and exits.`,
 			if err != nil {
 				return err
 			}
-			lo.workspaceFrom = workspaceSource(cfg, g.workspace)
+			lo.workspaceFrom = WorkspaceSource(cfg, g.workspace)
 			return runApp(cmd.Context(), cfg, version, lo)
 		},
 	}
@@ -95,13 +94,6 @@ session: launching it again shows the running one's window and exits.`,
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version),
 		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g), newServersCommand(g), newSecretCommand())
 	return root
-}
-
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	if parent == nil {
-		parent = context.Background()
-	}
-	return signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 }
 
 func newServeCommand(g *globalFlags, version string) *cobra.Command {
@@ -159,18 +151,18 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 				}
 			}
 			if fl.Changed("http") || tcpAddr != "" {
-				if err := resolveClientToken(&cfg); err != nil {
+				if err := ResolveClientToken(&cfg); err != nil {
 					return err
 				}
 			}
 			if ws && noHub {
 				return errors.New("--ws and --no-hub: pick one (--ws starts the WebSocket hub, --no-hub leaves it out)")
 			}
-			ctx, stop := signalContext(cmd.Context())
+			ctx, stop := SignalContext(cmd.Context())
 			defer stop()
 			// On stdio the client shows stderr as errors: only warnings go there, audit lines
 			// only to the audit file.
-			st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: stdio, auditEcho: !stdio, withHub: !noHub, startIDE: !noHub, eagerServers: true})
+			st, err := BuildStack(cfg, version, StackOptions{LogSink: os.Stderr, Quiet: stdio, AuditEcho: !stdio, WithHub: !noHub, StartIDE: !noHub, EagerServers: true})
 			if err != nil {
 				return err
 			}
@@ -210,7 +202,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 					return err
 				}
 			}
-			releaseStartupMemory()
+			ReleaseStartupMemory()
 			if stdio {
 				// stdout belongs to the protocol from here on; all logging goes to stderr.
 				err := st.Service.ServeStdio(ctx)
@@ -284,14 +276,14 @@ func (e errNoHub) Error() string { return "no hub: " + e.err.Error() }
 
 // servePrivate serves an in-process hub over stdio, as quietly as `serve --stdio`.
 func servePrivate(parent context.Context, cfg config.Config, version string) error {
-	ctx, stop := signalContext(parent)
+	ctx, stop := SignalContext(parent)
 	defer stop()
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: true, withHub: true, startIDE: true, eagerServers: true})
+	st, err := BuildStack(cfg, version, StackOptions{LogSink: os.Stderr, Quiet: true, WithHub: true, StartIDE: true, EagerServers: true})
 	if err != nil {
 		return err
 	}
 	defer st.CloseBounded()
-	releaseStartupMemory()
+	ReleaseStartupMemory()
 	err = st.Service.ServeStdio(ctx)
 	stop()
 	return err
@@ -405,7 +397,7 @@ and --toolsets configure a hub, so with either of them call always uses a privat
 			} else {
 				// The same tool set as `switchboard tools` and a running hub (the hub is created,
 				// not started: ws_start starts it, for the lifetime of this call).
-				st, err := BuildStack(cfg, version, stackOptions{withHub: true})
+				st, err := BuildStack(cfg, version, StackOptions{WithHub: true})
 				if err != nil {
 					return err
 				}
@@ -475,7 +467,7 @@ registered tool, as in docs/tools.md.`,
 					return listHubTools(cmd, conn, version)
 				}
 			}
-			st, err := BuildStack(cfg, version, stackOptions{withHub: true})
+			st, err := BuildStack(cfg, version, StackOptions{WithHub: true})
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,27 +17,6 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
-// relayEntry is the server entry a client gets: the stdio relay to the running hub (as the
-// Clients view's "unix" snippet for other clients), the running binary's absolute path, and
-// --socket when the hub's socket is not the default one. Codex starts servers with a minimal
-// environment (no XDG_RUNTIME_DIR), where `connect` would compute another default socket, so its
-// entry always names the socket.
-func relayEntry(cfg config.Config, socket string, client clientconf.Client) (clientconf.Entry, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return clientconf.Entry{}, fmt.Errorf("cannot find the switchboard binary: %w", err)
-	}
-	if p, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = p
-	}
-	path := orString(socket, cfg.Unix.Path)
-	args := []string{"connect"}
-	if path != config.DefaultSocketPath() || client.Name == "codex" {
-		args = append(args, "--socket", path)
-	}
-	return clientconf.Entry{Command: exe, Args: args}, nil
-}
-
 func newClientsCommand(g *globalFlags) *cobra.Command {
 	var socket string
 	entryFor := func(c clientconf.Client) (clientconf.Entry, error) {
@@ -46,7 +24,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 		if err != nil {
 			return clientconf.Entry{}, err
 		}
-		return relayEntry(cfg, socket, c)
+		return RelayEntry(cfg, socket, c)
 	}
 	list := &cobra.Command{
 		Use:   "list",

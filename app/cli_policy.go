@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -21,7 +20,7 @@ func newPolicyCommand(g *globalFlags) *cobra.Command {
   switchboard policy check exec --args '{"command":"rm","args":["-rf","build"]}' --client claude-code`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
-			raw, err := callArgs(args)
+			raw, err := CallArgs(args)
 			if err != nil {
 				return fmt.Errorf("--%v; e.g. --args '{\"path\":\"README.md\"}'", err)
 			}
@@ -45,19 +44,6 @@ func newPolicyCommand(g *globalFlags) *cobra.Command {
 	check.Flags().StringVar(&client, "client", "", "the calling client's name (clientInfo.name), for rules with a client glob")
 	pol.AddCommand(check)
 	return pol
-}
-
-// callArgs reads a call's arguments for a policy check (`switchboard policy check --args`, the
-// Settings view's "test a call"): a JSON object, or nothing for a call without arguments.
-func callArgs(args string) (json.RawMessage, error) {
-	if strings.TrimSpace(args) == "" {
-		return json.RawMessage("{}"), nil
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(args), &obj); err != nil {
-		return nil, fmt.Errorf("args: not a JSON object (%v)", err)
-	}
-	return json.RawMessage(args), nil
 }
 
 func policySummary(cfg config.Config, p *policy.Policy) string {

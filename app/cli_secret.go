@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -16,15 +15,11 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 )
 
-// secretTimeout bounds one keyring command: the bus may have to start the keyring daemon, and a
-// daemon waiting on a prompt nobody sees would otherwise hang the command for good.
-const secretTimeout = 30 * time.Second
-
 func newSecretCommand() *cobra.Command {
 	withKeyring := func(cmd *cobra.Command, do func(ctx context.Context, k *secrets.Keyring) error) error {
-		ctx, cancel := context.WithTimeout(cmd.Context(), secretTimeout)
+		ctx, cancel := context.WithTimeout(cmd.Context(), SecretTimeout)
 		defer cancel()
-		k, err := secrets.Open(ctx, sessionBus(config.ReadEnv()))
+		k, err := secrets.Open(ctx, SessionBus(config.ReadEnv()))
 		if err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ func lookup(t *testing.T, name string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	k, err := secrets.Open(ctx, sessionBus(config.ReadEnv()))
+	k, err := secrets.Open(ctx, SessionBus(config.ReadEnv()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -234,7 +234,7 @@ func approveOffline(ctx context.Context, cfg config.Config, name string, tools [
 		return upstream.Status{}, fmt.Errorf("server %q is not in %s; `switchboard servers list` shows the configured ones", name, cfg.Path)
 	}
 	workspace := cfg.Workspace
-	m, err := upstream.New(upstream.Options{ApprovalsFile: approvalsFile(cfg), Workspace: workspace, Secret: keyringLookup(cfg.Env), Getenv: cfg.Env.Lookup, Reserved: mcp.ToolsetNames()})
+	m, err := upstream.New(upstream.Options{ApprovalsFile: approvalsFile(cfg), Workspace: workspace, Secret: KeyringLookup(cfg.Env), Getenv: cfg.Env.Lookup, Reserved: mcp.ToolsetNames()})
 	if err != nil {
 		return upstream.Status{}, err
 	}

@@ -184,7 +184,7 @@ func TestTerminalGetsNoAuditEcho(t *testing.T) {
 		cfg := config.Default()
 		dir := t.TempDir()
 		cfg.Workspace, cfg.DataDir = t.TempDir(), filepath.Join(dir, "data")
-		st, err := BuildStack(cfg, "test", stackOptions{logSink: &stderr, auditEcho: echo})
+		st, err := BuildStack(cfg, "test", StackOptions{LogSink: &stderr, AuditEcho: echo})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,9 +20,9 @@ func RunHTTPHub(ctx context.Context, cfg config.Config, version, addr, token str
 	}
 	cfg.HTTP.Addr, cfg.HTTP.Token = addr, token
 	cfg.Toolsets = []string{"all"}
-	ctx, stop := signalContext(ctx)
+	ctx, stop := SignalContext(ctx)
 	defer stop()
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, quiet: true, withHub: true, extra: extra})
+	st, err := BuildStack(cfg, version, StackOptions{LogSink: os.Stderr, Quiet: true, WithHub: true, Extra: extra})
 	if err != nil {
 		return err
 	}

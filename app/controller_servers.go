@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/internal/policy"
 	"os"
 	"reflect"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/policy"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"

@@ -308,11 +308,9 @@ var (
 // build/gencontrols (which writes the Wails bindings and the TypeScript client from them).
 func ControlSpecs() []dashcontrol.Spec { return dashboardControls.Specs() }
 
-// callControl is what each generated binding does: run the declared control on the App's
-// Controller.
-func callControl[Out any](a *App, name string, args ...any) (Out, error) {
-	return dashcontrol.Invoke[Out](dashboardControls, a.ctl, name, args...)
-}
+// Controls is the control table: the dashboard server serves its routes, the desktop's bindings
+// invoke its controls.
+func Controls() *dashcontrol.Table[*Controller] { return dashboardControls }
 
 // InputResult is SendInput's answer.
 type InputResult struct {

@@ -61,10 +61,10 @@ func (d *dashboardServer) Handler() http.Handler {
 		return b, err
 	})
 	// Every other control, as app/controls.go declares it.
-	for _, rt := range dashboardControls.Routes() {
+	for _, rt := range Controls().Routes() {
 		api(rt.Pattern, func(_ http.ResponseWriter, r *http.Request) (any, error) { return rt.Serve(d.ctl, r) })
 	}
-	if h := d.ctl.st.WSHub; h != nil {
+	if h := d.ctl.Hub(); h != nil {
 		mux.Handle("/ws", h) // token and Origin checks are the hub's own
 	}
 	mux.Handle("/", d.static())
@@ -78,7 +78,7 @@ func (d *dashboardServer) Handler() http.Handler {
 func (d *dashboardServer) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		connect := "'self' ws://" + r.Host
-		if h := d.ctl.st.WSHub; h != nil {
+		if h := d.ctl.Hub(); h != nil {
 			if u := h.URL(); u != "" {
 				connect += " " + u
 			}

@@ -21,7 +21,7 @@ import (
 // ranked query results, and errors that name the field.
 func TestDashboardRAGAPI(t *testing.T) {
 	cfg := testConfig(t)
-	st, err := BuildStack(cfg, "test", stackOptions{withHub: true})
+	st, err := BuildStack(cfg, "test", StackOptions{WithHub: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,21 +51,21 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 	default:
 		defer lock.Release() // after the stack has closed its sockets: a relaunch meanwhile hands over
 	}
-	ctx, stop := signalContext(parent)
+	ctx, stop := SignalContext(parent)
 	defer stop()
 	// The client token, so "Streamable HTTP" and TCP can be switched on from the tray.
-	if err := resolveClientToken(&cfg); err != nil {
+	if err := ResolveClientToken(&cfg); err != nil {
 		return err
 	}
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true, projectSource: lo.project.source})
+	st, err := BuildStack(cfg, version, StackOptions{LogSink: os.Stderr, WithHub: true, StartIDE: true, EagerServers: true, ProjectSource: lo.project.Source})
 	if err != nil {
 		return err
 	}
 	defer st.CloseBounded()
-	announceProject(st, "the window or the tray")
+	st.AnnounceProject(os.Stderr, "the window or the tray")
 	// The terminal gets what a person needs; every tool call goes to the audit log.
 	fmt.Fprintf(os.Stderr, "switchboard: tool calls are audited to %s (the dashboard's Activity view shows them live)\n", filepath.Join(st.Config.LogDir(), "audit.log"))
-	if err := startDefaultTransports(st); err != nil {
+	if err := st.StartDefaultTransports(); err != nil {
 		return err
 	}
 	d.st, d.logger = st, st.Logger
@@ -75,12 +75,12 @@ func runDesktop(parent context.Context, cfg config.Config, version string, lo la
 	d.ctl = NewController(st, version)
 	stopNotifications := startDesktopNotifications(st, notify.Options{})
 	defer stopNotifications() // before the stack closes (deferred earlier, runs later)
-	releaseStartupMemory()
+	ReleaseStartupMemory()
 	return d.run(ctx)
 }
 
 // windowSettleDelay is how long after the dashboard's first Bootstrap call the desktop releases
-// the garbage of loading the window (releaseStartupMemory): its first hub snapshots have been sent
+// the garbage of loading the window (ReleaseStartupMemory): its first hub snapshots have been sent
 // by then.
 const windowSettleDelay = 3 * time.Second
 
@@ -158,7 +158,7 @@ func (d *desktop) run(ctx context.Context) error {
 		d.mark("dashboard loaded, first Bootstrap call")
 		// Loading the window (assets, bindings, the dashboard's first hub snapshots) leaves a few
 		// MiB more garbage; give it back once the page has settled.
-		time.AfterFunc(windowSettleDelay, releaseStartupMemory)
+		time.AfterFunc(windowSettleDelay, ReleaseStartupMemory)
 	})
 	app.pickFolder = d.PickFolder
 	err := wails.Run(&options.App{

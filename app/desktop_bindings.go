@@ -1,6 +1,10 @@
 package app
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/switchboard-hub/switchboard/internal/dashcontrol"
+)
 
 // App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
 // exported method of the struct, under the package name (app) and the type name (App). Its
@@ -38,3 +42,9 @@ func (a *App) Bootstrap() (Bootstrap, error) {
 // PickProject opens the native folder picker and makes the folder chosen the project folder.
 // Written by hand: only the window has the picker.
 func (a *App) PickProject() (ProjectChange, error) { return a.ctl.PickProject(a.pickFolder) }
+
+// callControl is what each generated binding does: run the declared control on the App's
+// Controller.
+func callControl[Out any](a *App, name string, args ...any) (Out, error) {
+	return dashcontrol.Invoke[Out](Controls(), a.ctl, name, args...)
+}

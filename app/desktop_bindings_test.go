@@ -204,7 +204,7 @@ func TestAppServerBindingsOnRealStack(t *testing.T) {
 	fixture := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
 	cfg := testConfig(t)
 	cfg.Path = filepath.Join(t.TempDir(), "config.toml")
-	st, err := BuildStack(cfg, "test", stackOptions{withHub: true, eagerServers: true})
+	st, err := BuildStack(cfg, "test", StackOptions{WithHub: true, EagerServers: true})
 	if err != nil {
 		t.Fatal(err)
 	}

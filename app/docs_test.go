@@ -29,7 +29,7 @@ func testConfig(t *testing.T) config.Config {
 
 // TestToolsDocIsCurrent fails when docs/tools.md no longer matches the registered tools.
 func TestToolsDocIsCurrent(t *testing.T) {
-	st, err := BuildStack(testConfig(t), "test", stackOptions{withHub: true})
+	st, err := BuildStack(testConfig(t), "test", StackOptions{WithHub: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/internal/agentic"
 	"net"
 	"net/url"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/agentic"
 
 	"github.com/spf13/cobra"
 
@@ -119,7 +120,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 // toolsetChecks reports the tool groups this build and config serve, from the tools actually
 // registered (never a fixed list), then checks the backends of served groups only.
 func toolsetChecks(ctx context.Context, cfg config.Config, version string) []check {
-	st, err := BuildStack(cfg, version, stackOptions{withHub: true})
+	st, err := BuildStack(cfg, version, StackOptions{WithHub: true})
 	if err != nil {
 		return []check{{name: "toolsets", detail: err.Error(), fix: "fix toolsets in the config or --toolsets"}}
 	}

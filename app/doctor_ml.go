@@ -12,7 +12,7 @@ import (
 // mlChecks reports every inference backend (live check) and the InfluxDB server ml_status reads.
 // None of them is required: the ML tools answer with clear errors while a backend is down.
 func mlChecks(ctx context.Context, cfg config.Config) []check {
-	reg, err := newMLRegistry(cfg)
+	reg, err := NewMLRegistry(cfg)
 	if err != nil {
 		return []check{{name: "ml backends", detail: err.Error(), fix: "fix [ml] / [[ml.backends]] in the config (see docs/development.md)"}}
 	}

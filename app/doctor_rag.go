@@ -24,7 +24,7 @@ func ragChecks(ctx context.Context, cfg config.Config) []check {
 		}
 	case "qdrant":
 		// The key as the hub resolves it (a ${secret:NAME} or ${VAR} reference), not the reference.
-		key, kerr := resolveRAGAPIKey(cfg.Env, cfg.RAG.APIKey)
+		key, kerr := ResolveRAGAPIKey(cfg.Env, cfg.RAG.APIKey)
 		if kerr != nil {
 			out = append(out, check{name: "qdrant key", optional: true, detail: "rag.api_key: " + kerr.Error(),
 				fix: "`switchboard secret set NAME` stores the key in the keyring, or set the variable the reference names"})
@@ -44,7 +44,7 @@ func ragChecks(ctx context.Context, cfg config.Config) []check {
 	default:
 		out = append(out, check{name: "rag", detail: fmt.Sprintf("[rag] backend %q is unknown", cfg.RAG.Backend), fix: `use "embedded" or "qdrant"`})
 	}
-	emb, err := ragEmbedder(cfg)
+	emb, err := RAGEmbedder(cfg)
 	if err != nil {
 		return append(out, check{name: "embedder", detail: err.Error(), fix: `set [rag] embedder to "offline", "ollama" or "openai"`})
 	}

@@ -43,7 +43,7 @@ func (g *globalFlags) serverChecks(cmd *cobra.Command, cfg config.Config) []chec
 // startServersOnce starts every enabled server in a private manager, waits until each runs or
 // fails once, and stops them.
 func startServersOnce(ctx context.Context, cfg config.Config) []upstream.Status {
-	m, err := upstream.New(upstream.Options{ApprovalsFile: approvalsFile(cfg), Workspace: cfg.Workspace, Secret: keyringLookup(cfg.Env), Getenv: cfg.Env.Lookup,
+	m, err := upstream.New(upstream.Options{ApprovalsFile: approvalsFile(cfg), Workspace: cfg.Workspace, Secret: KeyringLookup(cfg.Env), Getenv: cfg.Env.Lookup,
 		Reserved: mcp.ToolsetNames(), Backoff: upstream.Backoff{Min: time.Hour}})
 	if err != nil {
 		return []upstream.Status{{Name: "servers", State: upstream.StateFailed, LastError: err.Error()}}

@@ -25,7 +25,7 @@ func notifyStack(t *testing.T, tweak func(*config.Config)) *Stack {
 	cfg := testConfig(t)
 	cfg.Hub.Addr = "127.0.0.1:0"
 	tweak(&cfg)
-	st, err := BuildStack(cfg, "test", stackOptions{withHub: true, eagerServers: true})
+	st, err := BuildStack(cfg, "test", StackOptions{WithHub: true, EagerServers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func notifyStack(t *testing.T, tweak func(*config.Config)) *Stack {
 			t.Errorf("close stack: %v", err)
 		}
 	})
-	if err := startDefaultTransports(st); err != nil {
+	if err := st.StartDefaultTransports(); err != nil {
 		t.Fatal(err)
 	}
 	return st

@@ -89,8 +89,8 @@ func TestLaunchFromHomeAsksForProject(t *testing.T) {
 		tool string
 		args map[string]any
 	}{{"file_write", map[string]any{"path": "a.txt", "content": "x"}}, {"exec", map[string]any{"command": "pwd"}}} {
-		if text, failed := toolText(t, cs, c.tool, c.args); !failed || !strings.Contains(text, noProjectReason) {
-			t.Errorf("%s with no project: failed=%v %q; want the error %q", c.tool, failed, text, noProjectReason)
+		if text, failed := toolText(t, cs, c.tool, c.args); !failed || !strings.Contains(text, NoProjectReason) {
+			t.Errorf("%s with no project: failed=%v %q; want the error %q", c.tool, failed, text, NoProjectReason)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(home, "a.txt")); err == nil {

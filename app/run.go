@@ -19,20 +19,20 @@ func hasDisplay() bool { return config.ReadEnv().HasDisplay() }
 // launchOptions are the root command's flags for the desktop app.
 type launchOptions struct {
 	hidden bool // --hidden: start in the tray, window hidden (when a tray host shows the icon)
-	// workspaceFrom is where the config's workspace came from (workspaceSource): flag,
+	// workspaceFrom is where the config's workspace came from (WorkspaceSource): flag,
 	// environment, config file, or "" when none is given.
 	workspaceFrom string
 	// project is the project folder runApp resolved (app/project.go).
-	project projectStart
+	project ProjectStart
 }
 
 // runApp starts the desktop app when this is a desktop build with a display, else headless.
 func runApp(ctx context.Context, cfg config.Config, version string, lo launchOptions) error {
 	cwd, _ := os.Getwd()
-	lo.project = resolveProject(cfg, lo.workspaceFrom, cwd, userHome())
-	cfg.Workspace = lo.project.dir
-	if lo.project.warning != "" {
-		fmt.Fprintf(os.Stderr, "switchboard: warning: %s\n", lo.project.warning)
+	lo.project = ResolveProject(cfg, lo.workspaceFrom, cwd, UserHome())
+	cfg.Workspace = lo.project.Dir
+	if lo.project.Warning != "" {
+		fmt.Fprintf(os.Stderr, "switchboard: warning: %s\n", lo.project.Warning)
 	}
 	if desktopBuilt && hasDisplay() {
 		return runDesktop(ctx, cfg, version, lo)
@@ -43,62 +43,22 @@ func runApp(ctx context.Context, cfg config.Config, version string, lo launchOpt
 	return runHeadless(ctx, cfg, version, lo)
 }
 
-// announceProject tells the terminal which project folder the hub serves, or that none is
-// chosen yet and where to choose one.
-func announceProject(st *Stack, where string) {
-	p := st.Project()
-	if p.Dir == "" {
-		fmt.Fprintf(os.Stderr, "switchboard: no project folder chosen yet: choose one in %s (tools that work in it refuse until then), or start with --workspace DIR\n", where)
-		return
-	}
-	fmt.Fprintf(os.Stderr, "switchboard: project folder %s (%s)\n", p.Dir, p.Source)
-}
-
-// startDefaultTransports opens what the desktop and headless modes open by default: the hub and
-// the Unix socket, plus TCP and HTTP when the config switches them on.
-func startDefaultTransports(st *Stack) error {
-	if err := st.Transports.Start(mcp.TransportWS); err != nil {
-		return err
-	}
-	if st.Config.Unix.Enabled {
-		if err := st.Transports.Start(mcp.TransportUnix); err != nil {
-			return err
-		}
-	}
-	if st.Config.TCP.Enabled {
-		if err := st.Transports.Start(mcp.TransportTCP); err != nil {
-			return err
-		}
-	}
-	if st.Config.HTTP.Enabled {
-		if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
-			return err
-		}
-	}
-	for _, t := range st.Transports.Status() {
-		if t.Running {
-			st.note.Info("listening", "transport", t.Name, "url", t.URL)
-		}
-	}
-	return nil
-}
-
 // runHeadless runs the same hub and transports as the desktop app and serves the dashboard over
 // loopback HTTP; the URL, with its token, goes to stderr.
 func runHeadless(parent context.Context, cfg config.Config, version string, lo launchOptions) error {
-	ctx, stop := signalContext(parent)
+	ctx, stop := SignalContext(parent)
 	defer stop()
-	if err := resolveClientToken(&cfg); err != nil {
+	if err := ResolveClientToken(&cfg); err != nil {
 		return err
 	}
-	st, err := BuildStack(cfg, version, stackOptions{logSink: os.Stderr, withHub: true, startIDE: true, eagerServers: true, projectSource: lo.project.source})
+	st, err := BuildStack(cfg, version, StackOptions{LogSink: os.Stderr, WithHub: true, StartIDE: true, EagerServers: true, ProjectSource: lo.project.Source})
 	if err != nil {
 		return err
 	}
 	defer st.CloseBounded()
 	// The terminal gets what a person needs; every tool call goes to the audit log.
 	fmt.Fprintf(os.Stderr, "switchboard: tool calls are audited to %s (the dashboard's Activity view shows them live)\n", filepath.Join(st.Config.LogDir(), "audit.log"))
-	if err := startDefaultTransports(st); err != nil {
+	if err := st.StartDefaultTransports(); err != nil {
 		return err
 	}
 	token, ln, err := dashboardEndpoint(cfg)
@@ -116,9 +76,9 @@ func runHeadless(parent context.Context, cfg config.Config, version string, lo l
 			fmt.Fprintf(os.Stderr, "switchboard: %s on %s\n", t.Name, t.URL)
 		}
 	}
-	announceProject(st, "the dashboard")
+	st.AnnounceProject(os.Stderr, "the dashboard")
 	fmt.Fprintf(os.Stderr, "switchboard: dashboard at http://%s/?token=%s\n", ln.Addr(), token)
-	releaseStartupMemory()
+	ReleaseStartupMemory()
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "switchboard: shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -116,7 +116,7 @@ func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Path, c.TCP, c.HTTP, c.ML, c.Web = cfgPath, file.TCP, file.HTTP, file.ML, file.Web
-		if err := resolveClientToken(c); err != nil {
+		if err := ResolveClientToken(c); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -314,7 +314,7 @@ func TestSettingsSecurityThroughDashboardAPI(t *testing.T) {
 	if v, err := lookup(t, "lab-qdrant"); err != nil || v != ragKey {
 		t.Fatalf("keyring lab-qdrant = %q, %v", v, err)
 	}
-	if got, err := resolveRAGAPIKey(config.ReadEnv(), "${secret:lab-qdrant}"); err != nil || got != ragKey {
+	if got, err := ResolveRAGAPIKey(config.ReadEnv(), "${secret:lab-qdrant}"); err != nil || got != ragKey {
 		t.Fatalf("the next start would resolve the key to %q, %v", got, err)
 	}
 	if pend := fmt.Sprint(out["settings"].(map[string]any)["pending"]); strings.Contains(pend, "rag") || out["applies"] != "now" || st.RunningRAG().APIKey != "${secret:lab-qdrant}" {
@@ -449,7 +449,7 @@ func TestTrayFollowsSettingsAutostart(t *testing.T) {
 	}
 	var told bool
 	for _, e := range st.Service.Activity()[seen:] {
-		if e.Tool == actionAutostartSet && e.Actor == "tray" && e.Outcome == "ok" {
+		if e.Tool == ActionAutostartSet && e.Actor == "tray" && e.Outcome == "ok" {
 			told = true
 		}
 	}

@@ -14,30 +14,6 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
-// resolveClientToken fills the HTTP bearer token and the TCP token that are not configured
-// (config file, SWITCHBOARD_TOKEN, SWITCHBOARD_TCP_TOKEN) with the client token kept in the config
-// dir, creating it on first use, so configured clients keep working across restarts.
-func resolveClientToken(cfg *config.Config) error {
-	if cfg.HTTP.Token != "" && cfg.TCP.Token != "" {
-		return nil
-	}
-	path := config.TokenPath()
-	t, created, err := config.LoadOrCreateToken(path)
-	if err != nil {
-		return err
-	}
-	if created {
-		fmt.Fprintf(os.Stderr, "switchboard: created the client token in %s (`switchboard token` prints it)\n", path)
-	}
-	if cfg.HTTP.Token == "" {
-		cfg.HTTP.Token = t
-	}
-	if cfg.TCP.Token == "" {
-		cfg.TCP.Token = t
-	}
-	return nil
-}
-
 func newTokenCommand(g *globalFlags) *cobra.Command {
 	var rotate bool
 	cmd := &cobra.Command{

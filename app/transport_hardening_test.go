@@ -192,7 +192,7 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 	cfg.Workspace = t.TempDir()
 	cfg.DataDir = t.TempDir()
 	cfg.TCP.Addr = "127.0.0.1:0"
-	st, err := BuildStack(cfg, "test", stackOptions{withHub: true})
+	st, err := BuildStack(cfg, "test", StackOptions{WithHub: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+
 	"github.com/switchboard-hub/switchboard/internal/agentic"
-	"os"
 
 	"github.com/switchboard-hub/switchboard/app/tray"
 	"github.com/switchboard-hub/switchboard/internal/audit"
@@ -33,10 +33,7 @@ func (s traySource) Transports() []mcp.TransportStatus { return s.st.Transports.
 // SetTransport switches a transport and saves it in the config file, as the dashboard's switch
 // does, audited "by tray".
 func (s traySource) SetTransport(ctx context.Context, name string, enable bool) error {
-	end := s.st.Service.BeginAction("tray", "transport_set", transportArgs{Name: name, Enabled: enable})
-	err := s.ctl.switchTransport(ctx, name, enable)
-	end(err)
-	return err
+	return s.ctl.SetTransportBy(ctx, "tray", name, enable)
 }
 
 func (s traySource) Sessions() int { return len(s.st.Service.Sessions().List()) }
@@ -79,7 +76,7 @@ func (s traySource) Project() (string, bool) { return s.st.Service.WorkspaceDir(
 
 // SetProject makes dir the project folder, as the window's chooser does, audited "by tray".
 func (s traySource) SetProject(dir string) (string, error) {
-	ch, err := s.ctl.setProject("tray", dir)
+	ch, err := s.ctl.SetProjectBy("tray", dir)
 	return ch.Note, err
 }
 
@@ -88,7 +85,7 @@ func (s traySource) LogDir() string { return s.st.Config.LogDir() }
 // Autostart: the XDG autostart entry's presence. The item is offered only when the running
 // binary's path is known (the entry starts it).
 func (s traySource) Autostart() (on, ok bool) {
-	if _, err := autostartExe(); err != nil {
+	if _, err := AutostartExe(); err != nil {
 		return false, false
 	}
 	return autostart.Enabled(s.st.Config.Env.ConfigHome()), true
@@ -97,8 +94,8 @@ func (s traySource) Autostart() (on, ok bool) {
 // SetAutostart writes or removes the entry, audited like the other tray controls. When the config
 // sets [desktop] autostart otherwise, the note says that setting returns at the next start.
 func (s traySource) SetAutostart(on bool) (string, error) {
-	end := s.st.Service.BeginAction("tray", actionAutostartSet, map[string]bool{"enabled": on})
-	exe, err := autostartExe()
+	end := s.st.Service.BeginAction("tray", ActionAutostartSet, map[string]bool{"enabled": on})
+	exe, err := AutostartExe()
 	if err == nil {
 		err = autostart.Set(s.st.Config.Env.ConfigHome(), on, exe)
 	}
@@ -112,19 +109,13 @@ func (s traySource) SetAutostart(on bool) (string, error) {
 	return "", nil
 }
 
-// actionAutostartSet is the audited action of every "Start at login" switch (tray, Settings).
-const actionAutostartSet = "autostart_set"
-
-// autostartExe is the absolute path of the running binary, which the autostart entry starts.
-func autostartExe() (string, error) { return os.Executable() }
-
 // applyAutostartConfig applies [desktop] autostart when the config sets it (desktop start-up).
 func applyAutostartConfig(cfg config.Config) error {
 	v := cfg.Desktop.Autostart
 	if v == nil {
 		return nil
 	}
-	exe, err := autostartExe()
+	exe, err := AutostartExe()
 	if err != nil {
 		return err
 	}
@@ -153,7 +144,7 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 	// "Start at login" switched anywhere else (the Settings view, another window): every switch
 	// is an audited action, and the activity feed (the dashboard's "activity" channel) carries it.
 	cancels = append(cancels, s.st.Service.OnActivity(func(e audit.Entry) {
-		if e.Tool == actionAutostartSet {
+		if e.Tool == ActionAutostartSet {
 			changed()
 		}
 	}))

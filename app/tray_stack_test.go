@@ -46,7 +46,7 @@ func trayTestStack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *
 	if err := os.MkdirAll(cfg.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := BuildStack(cfg, "test", stackOptions{withHub: true, startIDE: ideURL != ""})
+	st, err := BuildStack(cfg, "test", StackOptions{WithHub: true, StartIDE: ideURL != ""})
 	if err != nil {
 		t.Fatalf("BuildStack: %v", err)
 	}
@@ -57,7 +57,7 @@ func trayTestStack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *
 			t.Errorf("close stack: %v", err)
 		}
 	})
-	if err := startDefaultTransports(st); err != nil {
+	if err := st.StartDefaultTransports(); err != nil {
 		t.Fatalf("start transports: %v", err)
 	}
 	return st

@@ -145,7 +145,7 @@ func TestStackReloadsPolicyFromConfigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Workspace = ws
-	st, err := BuildStack(cfg, "test", stackOptions{})
+	st, err := BuildStack(cfg, "test", StackOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
