@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
-// The dashboard's Clients view: the same work as `switchboard clients` (app/cli_clients.go) over
+// The dashboard's Clients view: the same work as `switchboard clients` (app/cli/clients.go) over
 // the domain package internal/clientconf, with the same entry (RelayEntry). The project scope is
 // the hub's workspace, not the directory the hub was started in.
 

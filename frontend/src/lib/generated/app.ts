@@ -9,15 +9,6 @@ import type * as process from './process';
 import type * as upstream from './upstream';
 
 //////////
-// source: cli.go
-/*
-Package app is Switchboard's shell: the command line, the desktop window and tray (desktop
-builds), and the headless dashboard server. It wires internal packages into an mcp.Service and
-decides which transports run; it holds no tool logic of its own.
-*/
-
-
-//////////
 // source: controller.go
 
 /**
@@ -606,43 +597,6 @@ export interface InputResult {
 }
 
 //////////
-// source: dashboard.go
-
-/**
- * APIError is the body of every failed /api call.
- */
-export interface APIError {
-  error: string;
-}
-
-//////////
-// source: desktop_bindings.go
-
-/**
- * App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
- * exported method of the struct, under the package name (app) and the type name (App). Its
- * methods are the dashboard's controls (app/controls.go), so the dashboard has the same controls
- * in the window as over the headless HTTP API: most are generated into desktop_bindings_gen.go
- * (`go run ./build/gencontrols`), each one call into the control table; Bootstrap and PickProject,
- * which need the window, are written by hand in desktop_bindings.go. It carries no build tag: the
- * bindings are plain Go and are tested without GTK.
- */
-export interface App {
-}
-
-//////////
-// source: desktop_stub.go
-
-
-//////////
-// source: doctor.go
-
-
-//////////
-// source: doctor_rag.go
-
-
-//////////
 // source: logs.go
 
 /**
@@ -782,10 +736,6 @@ export interface ProjectStart {
 }
 
 //////////
-// source: run.go
-
-
-//////////
 // source: secrets.go
 
 /**
@@ -851,7 +801,3 @@ export interface StackOptions {
    */
   ProjectSource: string;
 }
-
-//////////
-// source: tray_source.go
-
