@@ -93,7 +93,7 @@ docs:
 
 # The dashboard's TypeScript types, generated from the Go structs by tygo (pinned in build/tools;
 # config build/tygo.yaml), then the dashboard's controls from their table (app/controls.go) by
-# build/gencontrols: the Wails bindings (app/desktop_bindings_gen.go) and the TypeScript client
+# build/gencontrols: the Wails bindings (app/desktop/bindings_gen.go) and the TypeScript client
 # (frontend/src/lib/generated/control.ts). frontend/types_test.go and build/gencontrols' test fail
 # when the committed files are stale.
 $(TYGO): build/tools/go.mod build/tools/go.sum

@@ -1,11 +1,12 @@
-// Command switchboard is the desktop MCP hub. All logic lives in app/, mcp/ and internal/.
+// Command switchboard is the desktop MCP hub. All logic lives in app/, mcp/ and internal/; the
+// command line (app/cli) starts the front end asked for.
 package main
 
 import (
 	"os"
 	"runtime/debug"
 
-	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/app/cli"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -16,9 +17,9 @@ func main() {
 	// default GOGC=100 collects after a handful of calls. 400 trades a few MiB of memory for a
 	// collector that stays out of the request path (docs/benchmarks.md). GOGC still wins. The
 	// start-up garbage, which an idle hub would otherwise keep, is given back once the stack is up
-	// (releaseStartupMemory in app/memory.go).
+	// (app.ReleaseStartupMemory in app/memory.go).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(app.Execute(version))
+	os.Exit(cli.Execute(version))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 )
@@ -72,6 +73,19 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	return c.Transports(), err
 }
 
+// SetTransportBy switches one transport now and saves it in the config file, as SetTransport
+// does, audited as transport_set by actor (the tray). Unlike the dashboard's switch it may switch
+// the WebSocket hub off: the tray does not run on it.
+func (c *Controller) SetTransportBy(ctx context.Context, actor, name string, enabled bool) error {
+	end := c.st.Service.BeginAction(actor, "transport_set", transportArgs{Name: name, Enabled: enabled})
+	err := c.switchTransport(ctx, name, enabled)
+	end(err)
+	return err
+}
+
+// Hub is the WebSocket hub the dashboard's live data comes from (nil in a hub built without one).
+func (c *Controller) Hub() *wshub.Hub { return c.st.WSHub }
+
 // ToolsetList wraps the toolset states (the same shape as the "toolsets" hub channel).
 type ToolsetList = mcp.ToolsetFeed
 
@@ -131,7 +145,7 @@ func (c *Controller) startProcess(command string, args []string) (process.Info, 
 	// Like process_start: the child starts in the directory that was opened, held by its handle.
 	ws := c.st.Service.Workspace()
 	if ws == nil {
-		return process.Info{}, errors.New(noProjectReason)
+		return process.Info{}, errors.New(NoProjectReason)
 	}
 	dir, abs, err := ws.OpenDir(".")
 	if err != nil {

@@ -4,14 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
-// The dashboard's Clients view: the same work as `switchboard clients` (app/cli_clients.go) over
-// the domain package internal/clientconf, with the same entry (relayEntry). The project scope is
+// The dashboard's Clients view: the same work as `switchboard clients` (app/cli/clients.go) over
+// the domain package internal/clientconf, with the same entry (RelayEntry). The project scope is
 // the hub's workspace, not the directory the hub was started in.
 
 // ClientList is ListClients' answer: every MCP client Switchboard knows, in the CLI's order.
@@ -90,7 +91,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 	}
 	out := ClientList{Clients: []ClientInfo{}, Project: env.Project}
 	for _, cl := range clientconf.Clients() {
-		want, err := relayEntry(c.st.Config, "", cl)
+		want, err := RelayEntry(c.st.Config, "", cl)
 		if err != nil {
 			return ClientList{}, err
 		}
@@ -124,7 +125,7 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 	var e *clientconf.Entry
 	switch action {
 	case "connect":
-		want, err := relayEntry(c.st.Config, "", cl)
+		want, err := RelayEntry(c.st.Config, "", cl)
 		if err != nil {
 			return cl, clientconf.Env{}, none, nil, err
 		}
@@ -138,7 +139,7 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 		return cl, env, none, nil, err
 	}
 	if scope == string(clientconf.ScopeProject) && env.Project == "" {
-		return cl, env, none, nil, errors.New("scope project: " + noProjectReason)
+		return cl, env, none, nil, errors.New("scope project: " + NoProjectReason)
 	}
 	ch, err := cl.Plan(env, clientconf.Scope(scope), e)
 	return cl, env, ch, e, err
@@ -146,7 +147,7 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 
 // state is the client's state in scope now (checked against the relay entry).
 func (c *Controller) clientState(cl clientconf.Client, env clientconf.Env, scope string) string {
-	want, err := relayEntry(c.st.Config, "", cl)
+	want, err := RelayEntry(c.st.Config, "", cl)
 	if err != nil {
 		return ""
 	}
@@ -238,4 +239,28 @@ func (c *Controller) applyClient(name, scope, action string) (ClientChange, erro
 		out.Message += fmt.Sprintf(" Restart %s (or reload its MCP servers) to connect.", cl.Display)
 	}
 	return out, nil
+}
+
+// RelayEntry is the server entry a client gets: the stdio relay to the running hub (as the
+// Clients view's "unix" snippet for other clients), the running binary's absolute path, and
+// --socket when the hub's socket is not the default one. Codex starts servers with a minimal
+// environment (no XDG_RUNTIME_DIR), where `connect` would compute another default socket, so its
+// entry always names the socket.
+func RelayEntry(cfg config.Config, socket string, client clientconf.Client) (clientconf.Entry, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return clientconf.Entry{}, fmt.Errorf("cannot find the switchboard binary: %w", err)
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	path := socket
+	if path == "" {
+		path = cfg.Unix.Path
+	}
+	args := []string{"connect"}
+	if path != config.DefaultSocketPath() || client.Name == "codex" {
+		args = append(args, "--socket", path)
+	}
+	return clientconf.Entry{Command: exe, Args: args}, nil
 }

@@ -299,7 +299,7 @@ func (c *Controller) Settings() (Settings, error) {
 	// and this process's environment, as at start.
 	runCfg := c.st.Config
 	runCfg.ML = c.st.RunningML()
-	if reg, err := newMLRegistry(runCfg); err == nil {
+	if reg, err := NewMLRegistry(runCfg); err == nil {
 		s.ML.Running = reg.Names()
 	}
 
@@ -308,7 +308,7 @@ func (c *Controller) Settings() (Settings, error) {
 		APIKey: ragAPIKeySetting(r.APIKey)}
 
 	s.Autostart = AutostartSetting{Config: file.Desktop.Autostart}
-	if _, err := autostartExe(); err == nil {
+	if _, err := AutostartExe(); err == nil {
 		s.Autostart.Available, s.Autostart.Enabled = true, autostart.Enabled(c.st.Config.Env.ConfigHome())
 	}
 	s.Autostart.Entry, _ = autostart.Path(c.st.Config.Env.ConfigHome())
@@ -638,7 +638,7 @@ func (c *Controller) TestPolicy(in PolicyTest) (PolicyDecision, error) {
 	if json.Unmarshal(in.Args, &s) == nil { // a string holding the JSON, as typed
 		args = s
 	}
-	raw, err := callArgs(args)
+	raw, err := CallArgs(args)
 	if err != nil {
 		return PolicyDecision{}, fmt.Errorf("%w; e.g. {\"command\": \"rm\", \"args\": [\"-rf\", \"build\"]}", err)
 	}
@@ -761,7 +761,7 @@ func (c *Controller) SaveRAG(in RAGSettings) (SettingsChange, error) {
 // When the config file sets [desktop] autostart (applied at every desktop start), that key is
 // saved too, so the next start does not undo the switch.
 func (c *Controller) SetAutostart(on bool) (SettingsChange, error) {
-	exe, err := autostartExe()
+	exe, err := AutostartExe()
 	if err != nil {
 		return SettingsChange{}, fmt.Errorf("autostart: the running binary's path is unknown (%v); add switchboard to your desktop's startup applications by hand", err)
 	}
@@ -771,7 +771,7 @@ func (c *Controller) SetAutostart(on bool) (SettingsChange, error) {
 		}
 		return config.EditAutostart(b, on)
 	}
-	return c.save(actionAutostartSet, map[string]bool{"enabled": on}, appliesNow, "The login entry is written (or removed) now.",
+	return c.save(ActionAutostartSet, map[string]bool{"enabled": on}, appliesNow, "The login entry is written (or removed) now.",
 		edit, func() error { return autostart.Set(c.st.Config.Env.ConfigHome(), on, exe) }, nil)
 }
 
@@ -822,3 +822,22 @@ func (c *Controller) switchToolset(name string, enabled bool) ([]mcp.ToolsetStat
 	}
 	return sets, nil
 }
+
+// CallArgs reads a call's arguments for a policy check (`switchboard policy check --args`, the
+// Settings view's "test a call"): a JSON object, or nothing for a call without arguments.
+func CallArgs(args string) (json.RawMessage, error) {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage("{}"), nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &obj); err != nil {
+		return nil, fmt.Errorf("args: not a JSON object (%v)", err)
+	}
+	return json.RawMessage(args), nil
+}
+
+// ActionAutostartSet is the audited action of every "Start at login" switch (tray, Settings).
+const ActionAutostartSet = "autostart_set"
+
+// AutostartExe is the absolute path of the running binary, which the autostart entry starts.
+func AutostartExe() (string, error) { return os.Executable() }

@@ -132,7 +132,7 @@ const defaultRAGSecret = "rag-api-key"
 // ---- reading ----
 
 // tokenSource is where a transport's token comes from in this hub: a flag, the environment, the
-// config file, else the client token file (as resolveClientToken fills it at start).
+// config file, else the client token file (as ResolveClientToken fills it at start).
 func (c *Controller) tokenSource(file config.Config, transport string) (source, where string) {
 	env, key, fileTok := "SWITCHBOARD_TCP_TOKEN", "tcp.token", file.TCP.Token
 	if transport == mcp.TransportHTTP {
@@ -468,9 +468,9 @@ func (c *Controller) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) {
 		// Stored before the file is written: a keyring that refuses leaves the file and the
 		// engine in force as they were.
 		ready = func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), secretTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), SecretTimeout)
 			defer cancel()
-			k, err := secrets.Open(ctx, sessionBus(c.st.Config.Env))
+			k, err := secrets.Open(ctx, SessionBus(c.st.Config.Env))
 			if err != nil {
 				return fmt.Errorf("rag.api_key: %w", err)
 			}
@@ -508,11 +508,11 @@ func (c *Controller) SetRAGAPIKey(in RAGAPIKeyInput) (SettingsChange, error) {
 		func(b []byte) ([]byte, error) { return config.EditRAGAPIKey(b, ref) }, live, nil)
 }
 
-// resolveRAGAPIKey resolves a reference in [rag] api_key (${secret:NAME} from the keyring,
+// ResolveRAGAPIKey resolves a reference in [rag] api_key (${secret:NAME} from the keyring,
 // ${VAR} from the environment); any other value is the key itself.
-func resolveRAGAPIKey(env config.Env, v string) (string, error) {
+func ResolveRAGAPIKey(env config.Env, v string) (string, error) {
 	if !strings.Contains(v, "${") {
 		return v, nil
 	}
-	return upstream.Expand(v, env.Lookup, keyringLookup(env))
+	return upstream.Expand(v, env.Lookup, KeyringLookup(env))
 }

@@ -9,10 +9,10 @@ import (
 // binding App.<Name> and the TypeScript method <name>), its HTTP route, its arguments in the
 // order the methods take them (and where each travels over HTTP), the label of its errors and
 // the Controller call. From this table
-//   - the headless dashboard serves /api (dashboardServer.Handler, through the same token and
-//     Origin checks and the same APIError answers as before);
+//   - the headless dashboard serves /api (app/dashboard: Server.Handler, through the same token
+//     and Origin checks and the same APIError answers as before);
 //   - `go run ./build/gencontrols` (also run by `make types`) writes the Wails bindings
-//     (app/desktop_bindings_gen.go) and the TypeScript client (frontend/src/lib/generated/control.ts);
+//     (app/desktop/bindings_gen.go) and the TypeScript client (frontend/src/lib/generated/control.ts);
 //     a test in build/gencontrols fails when they are stale.
 //
 // Adding a control is one entry here and its Controller method; then `make types`.
@@ -308,11 +308,9 @@ var (
 // build/gencontrols (which writes the Wails bindings and the TypeScript client from them).
 func ControlSpecs() []dashcontrol.Spec { return dashboardControls.Specs() }
 
-// callControl is what each generated binding does: run the declared control on the App's
-// Controller.
-func callControl[Out any](a *App, name string, args ...any) (Out, error) {
-	return dashcontrol.Invoke[Out](dashboardControls, a.ctl, name, args...)
-}
+// Controls is the control table: the dashboard server serves its routes, the desktop's bindings
+// invoke its controls.
+func Controls() *dashcontrol.Table[*Controller] { return dashboardControls }
 
 // InputResult is SendInput's answer.
 type InputResult struct {

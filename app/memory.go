@@ -2,7 +2,7 @@ package app
 
 import "runtime/debug"
 
-// releaseStartupMemory collects the garbage that starting up left behind and hands the freed
+// ReleaseStartupMemory collects the garbage that starting up left behind and hands the freed
 // pages back to the OS. Building the stack reflects and marshals every tool's schemas and decodes
 // JSON: ~10 MiB of short-lived allocations against a live heap of ~3 MiB. main sets GOGC=400,
 // whose first collection waits for a 16 MiB heap, which an idle hub does not reach for a long
@@ -11,7 +11,7 @@ import "runtime/debug"
 // C heap, where GTK and WebKit leave freed start-up memory that glibc keeps (trimCHeap), and on
 // Linux it unmaps the parts of the binary that only start-up used (releaseExecutablePages). One
 // forced collection costs a few milliseconds, once.
-func releaseStartupMemory() {
+func ReleaseStartupMemory() {
 	debug.FreeOSMemory()
 	trimCHeap()
 	// Best effort: if smaps cannot be read the pages stay mapped, as they would without this.

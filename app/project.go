@@ -18,14 +18,14 @@ import (
 // The project folder is the hub's workspace as a desktop user sees it: where clients without
 // roots of their own (or a connect relay started in a project) read, write and run. A launch from
 // the application menu or at login starts in the home directory (or /), which is no project, so
-// the desktop app and its headless fallback choose it this way (resolveProject):
+// the desktop app and its headless fallback choose it this way (ResolveProject):
 //
 //  1. --workspace, SWITCHBOARD_WORKSPACE or the config file's workspace, when one is given;
 //  2. the directory it was started in, unless that is the home directory or / (a terminal in a
 //     project: `make run`, `switchboard` typed in a checkout);
 //  3. the last folder the user chose in the window or the tray, kept in <data_dir>/project.json;
 //  4. none: the hub starts without a workspace (mcp.WithNoWorkspace) and the window asks for one.
-//     Tools that would work there refuse with noProjectReason meanwhile; clients with roots of
+//     Tools that would work there refuse with NoProjectReason meanwhile; clients with roots of
 //     their own work in them.
 //
 // The last choice is kept in the data directory, not in the config file's workspace key: that key
@@ -39,8 +39,8 @@ import (
 // connected and their next call works in the new folder; upstream servers whose working directory
 // follows the workspace restart there; the IDE bridge announces it at its next connection.
 
-// noProjectReason is what a tool answers while no project folder is chosen.
-const noProjectReason = "no project folder chosen yet: pick one in the Switchboard window or the tray, or pass --workspace DIR"
+// NoProjectReason is what a tool answers while no project folder is chosen.
+const NoProjectReason = "no project folder chosen yet: pick one in the Switchboard window or the tray, or pass --workspace DIR"
 
 // Where the running project folder came from (Project.Source).
 const (
@@ -74,15 +74,16 @@ type ProjectChange struct {
 	Note string `json:"note"`
 }
 
-// projectStart is the project folder a desktop start resolved, and from where.
-type projectStart struct {
-	dir, source string
-	warning     string // why the remembered folder was not used ("" when it was, or there is none)
+// ProjectStart is the project folder a desktop start resolved (ResolveProject), and from where.
+type ProjectStart struct {
+	Dir     string // "" when none is chosen yet
+	Source  string // one of the ProjectFrom* values
+	Warning string // why the remembered folder was not used ("" when it was, or there is none)
 }
 
-// workspaceSource says where cfg.Workspace came from for the root command: the flag, the
+// WorkspaceSource says where cfg.Workspace came from for the root command: the flag, the
 // environment or the config file ("" when none is given).
-func workspaceSource(cfg config.Config, flag string) string {
+func WorkspaceSource(cfg config.Config, flag string) string {
 	switch {
 	case flag != "":
 		return ProjectFromFlag
@@ -94,30 +95,30 @@ func workspaceSource(cfg config.Config, flag string) string {
 	return ""
 }
 
-// resolveProject picks the desktop's project folder (see the top of this file). from is where
-// cfg.Workspace came from (workspaceSource); cwd and home are the process's directory and the
+// ResolveProject picks the desktop's project folder (see the top of this file). from is where
+// cfg.Workspace came from (WorkspaceSource); cwd and home are the process's directory and the
 // user's home.
-func resolveProject(cfg config.Config, from, cwd, home string) projectStart {
+func ResolveProject(cfg config.Config, from, cwd, home string) ProjectStart {
 	if cfg.Workspace != "" {
 		if from == "" {
 			from = ProjectFromConfig
 		}
-		return projectStart{dir: cfg.Workspace, source: from}
+		return ProjectStart{Dir: cfg.Workspace, Source: from}
 	}
 	if cwd != "" && !launcherDir(cwd, home) {
-		return projectStart{dir: cwd, source: ProjectFromCwd}
+		return ProjectStart{Dir: cwd, Source: ProjectFromCwd}
 	}
 	last, err := loadLastProject(cfg.DataDir)
 	switch {
 	case err != nil:
-		return projectStart{source: ProjectFromNone, warning: err.Error()}
+		return ProjectStart{Source: ProjectFromNone, Warning: err.Error()}
 	case last == "":
-		return projectStart{source: ProjectFromNone}
+		return ProjectStart{Source: ProjectFromNone}
 	}
 	if _, err := checkProject(last, home); err != nil {
-		return projectStart{source: ProjectFromNone, warning: fmt.Sprintf("the last project folder cannot be used any more (%v); choose another", err)}
+		return ProjectStart{Source: ProjectFromNone, Warning: fmt.Sprintf("the last project folder cannot be used any more (%v); choose another", err)}
 	}
-	return projectStart{dir: last, source: ProjectFromLast}
+	return ProjectStart{Dir: last, Source: ProjectFromLast}
 }
 
 // launcherDir reports whether dir is where a launcher starts programs rather than a project
@@ -198,8 +199,8 @@ func saveLastProject(dataDir, dir string) error {
 	return nil
 }
 
-// userHome is the user's home directory, "" when unknown.
-func userHome() string {
+// UserHome is the user's home directory, "" when unknown.
+func UserHome() string {
 	h, err := os.UserHomeDir()
 	if err != nil || !filepath.IsAbs(h) {
 		return ""
@@ -244,12 +245,12 @@ func (c *Controller) Project() Project { return c.st.Project() }
 // SetProject makes dir the project folder now, remembers it for the next launch, and answers
 // with what happened (audited as project_set by the dashboard).
 func (c *Controller) SetProject(dir string) (ProjectChange, error) {
-	return c.setProject(actorDashboard, dir)
+	return c.SetProjectBy(actorDashboard, dir)
 }
 
-// setProject is SetProject audited for actor (the dashboard or the tray). One change at a time:
+// SetProjectBy is SetProject audited for actor (the dashboard or the tray). One change at a time:
 // the source, the hub's workspace and the remembered folder move together.
-func (c *Controller) setProject(actor, dir string) (ProjectChange, error) {
+func (c *Controller) SetProjectBy(actor, dir string) (ProjectChange, error) {
 	end := c.st.Service.BeginAction(actor, "project_set", struct {
 		Dir string `json:"dir"`
 	}{dir})
@@ -260,7 +261,7 @@ func (c *Controller) setProject(actor, dir string) (ProjectChange, error) {
 
 func (c *Controller) changeProject(dir string) (ProjectChange, error) {
 	st := c.st
-	real, err := checkProject(dir, userHome())
+	real, err := checkProject(dir, UserHome())
 	if err != nil {
 		return ProjectChange{}, err
 	}
@@ -302,7 +303,7 @@ func (c *Controller) changeProject(dir string) (ProjectChange, error) {
 
 // moveProjectToConfig moves the running hub to dir, the workspace the config file now names.
 func (c *Controller) moveProjectToConfig(dir string) error {
-	real, err := checkProject(dir, userHome())
+	real, err := checkProject(dir, UserHome())
 	if err != nil {
 		return err
 	}
@@ -327,7 +328,7 @@ func (st *Stack) followFileWorkspace(dir string) error {
 	if src := st.Project().Source; dir == "" || src == ProjectFromFlag || src == ProjectFromEnv {
 		return nil
 	}
-	real, err := checkProject(dir, userHome())
+	real, err := checkProject(dir, UserHome())
 	if err != nil {
 		return err
 	}
@@ -375,7 +376,7 @@ func (c *Controller) PickProject(pick func(title, start string) (string, error))
 	}
 	start := c.st.Service.WorkspaceDir()
 	if start == "" {
-		start = userHome()
+		start = UserHome()
 	}
 	dir, err := pick("Choose a project folder", start)
 	if err != nil {

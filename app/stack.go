@@ -96,29 +96,30 @@ func (st *Stack) serverSpecs(specs []upstream.Spec) []upstream.Spec {
 	return out
 }
 
-// stackOptions tune BuildStack for a mode.
-type stackOptions struct {
-	logSink io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
-	quiet   bool      // logSink gets warnings and errors only, no audit echo (serve --stdio)
-	// auditEcho also writes each audit line to logSink (serve on sockets, where the terminal is
+// StackOptions tune BuildStack for a mode (the CLI's serve, connect and one-shot hubs, the desktop
+// app, the headless dashboard).
+type StackOptions struct {
+	LogSink io.Writer // diagnostics and audit echo (stderr in serve mode); nil = file only
+	Quiet   bool      // LogSink gets warnings and errors only, no audit echo (serve --stdio)
+	// AuditEcho also writes each audit line to LogSink (serve on sockets, where the terminal is
 	// the operator's console). The desktop app and its headless mode leave the terminal to what
 	// a person needs: the audit goes to the audit log only.
-	auditEcho bool
-	extra     []mcp.Option
-	withHub   bool
-	startIDE  bool
-	// eagerServers starts the [[servers]] marked eager (the default) with the hub: for hubs that
+	AuditEcho bool
+	Extra     []mcp.Option // more options for the Service (development tools' fixtures)
+	WithHub   bool         // create the WebSocket hub (and its ws_* tools); started separately
+	StartIDE  bool         // start the IDE bridge while the ide toolset is on
+	// EagerServers starts the [[servers]] marked eager (the default) with the hub: for hubs that
 	// serve clients. One-shot hubs (call, tools, doctor) start a server only when a call needs it.
-	eagerServers bool
-	// projectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
+	EagerServers bool
+	// ProjectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
 	// starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
 	// home directory with no folder chosen yet) instead of in the current directory.
-	projectSource string
+	ProjectSource string
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
-func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, error) {
-	projectSource := so.projectSource
+func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, error) {
+	projectSource := so.ProjectSource
 	if cfg.Workspace == "" && projectSource != ProjectFromNone {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -136,8 +137,8 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	// One writer per stream: the audit echo and the diagnostics logger share one serialised
 	// writer, and each writes whole lines, so neither splits the other's lines.
 	var sink io.Writer
-	if so.logSink != nil {
-		sink = audit.LineWriter(so.logSink)
+	if so.LogSink != nil {
+		sink = audit.LineWriter(so.LogSink)
 	}
 	hubLog, err := hublog.New(hublog.Options{File: filepath.Join(cfg.LogDir(), "hub.log")})
 	if err != nil {
@@ -163,7 +164,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	logger := slog.New(hubLog.Handler())
 	if sink != nil {
 		level := slog.LevelInfo
-		if so.quiet {
+		if so.Quiet {
 			level = slog.LevelWarn
 		}
 		logger = slog.New(slog.NewMultiHandler(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: level}), hubLog.Handler()))
@@ -196,7 +197,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	}
 	workspaceOpt := mcp.WithWorkspaceRoot(cfg.Workspace)
 	if cfg.Workspace == "" {
-		workspaceOpt = mcp.WithNoWorkspace(noProjectReason)
+		workspaceOpt = mcp.WithNoWorkspace(NoProjectReason)
 	}
 	st.Fetcher = fetcher
 	opts := []mcp.Option{
@@ -229,7 +230,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	st.rag.OnClosed(st.logRAGClosed)
 	opts = append(opts, mcp.WithRAG(st.rag))
 	var pub ide.Publisher
-	if so.withHub {
+	if so.WithHub {
 		st.WSHub = wshub.New(wshub.Options{Token: cfg.Hub.Token, Logger: logger})
 		opts = append(opts, mcp.WithWSHub(st.WSHub))
 		pub = st.WSHub
@@ -238,7 +239,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		ide.WithReconnectInterval(cfg.IDE.ReconnectInterval.Duration), ide.WithMaxReconnectInterval(cfg.IDE.MaxReconnectInterval.Duration),
 		ide.WithResponseWait(cfg.IDE.ResponseWait.Duration))
 	opts = append(opts, mcp.WithSubsystem(st.IDE))
-	mlReg, err := newMLRegistry(cfg)
+	mlReg, err := NewMLRegistry(cfg)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
 		store.Close()
@@ -249,7 +250,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	ups, err := upstream.New(upstream.Options{
 		ApprovalsFile: filepath.Join(cfg.DataDir, "servers", "approvals.json"),
 		Workspace:     cfg.Workspace,
-		Secret:        keyringLookup(cfg.Env),
+		Secret:        KeyringLookup(cfg.Env),
 		Getenv:        cfg.Env.Lookup,
 		Logger:        logger,
 		Version:       version,
@@ -262,7 +263,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		return nil, err
 	}
 	opts = append(opts, mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(cfg.ServerTools == "search"))
-	opts = append(opts, so.extra...)
+	opts = append(opts, so.Extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
@@ -271,7 +272,7 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 		return nil, err
 	}
 	st.Service = svc
-	st.serversLazy = !so.eagerServers
+	st.serversLazy = !so.EagerServers
 	ups.OnChange(st.logServerChange) // before Sync: the first starts are logged too
 	if err := ups.Sync(st.serverSpecs(cfg.Servers)); err != nil {
 		_ = svc.Shutdown(context.Background())
@@ -314,10 +315,10 @@ func BuildStack(cfg config.Config, version string, so stackOptions) (*Stack, err
 	})
 	// The bridge dials the backend only while the ide toolset is on: with no backend configured
 	// it would retry (and log) forever for tools nobody is served.
-	if so.startIDE && slices.Contains(svc.ActiveToolsets(), "ide") {
+	if so.StartIDE && slices.Contains(svc.ActiveToolsets(), "ide") {
 		st.startIDE()
 	}
-	if so.startIDE {
+	if so.StartIDE {
 		svc.OnToolsetsChange(func(sets []mcp.ToolsetStatus) {
 			for _, ts := range sets {
 				if ts.Name == "ide" && ts.Enabled {
@@ -340,10 +341,10 @@ func (st *Stack) startIDE() {
 }
 
 // auditEcho is where audit lines are echoed besides the audit file: the shared stderr writer
-// when the mode asks for it (stackOptions.auditEcho), never in quiet mode (serve --stdio), where
+// when the mode asks for it (StackOptions.AuditEcho), never in quiet mode (serve --stdio), where
 // stderr carries real warnings only.
-func auditEcho(so stackOptions, sink io.Writer) io.Writer {
-	if so.quiet || !so.auditEcho {
+func auditEcho(so StackOptions, sink io.Writer) io.Writer {
+	if so.Quiet || !so.AuditEcho {
 		return nil
 	}
 	return sink
@@ -358,9 +359,9 @@ func stackToolsets(cfg config.Config) []string {
 	return mcp.DefaultToolsets(cfg.IDEConfigured())
 }
 
-// newMLRegistry builds the inference backends: ollama and openai from the environment, then
+// NewMLRegistry builds the inference backends: ollama and openai from the environment, then
 // [[ml.backends]] from the config.
-func newMLRegistry(cfg config.Config) (*ml.Registry, error) {
+func NewMLRegistry(cfg config.Config) (*ml.Registry, error) {
 	var bcs []ml.BackendConfig
 	for _, b := range cfg.ML.Backends {
 		bcs = append(bcs, ml.BackendConfig{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, APIKeyEnv: b.APIKeyEnv, Endpoint: b.Endpoint})
@@ -391,7 +392,7 @@ func (st *Stack) RunningML() config.ML {
 func (st *Stack) SetML(m config.ML) error {
 	cfg := st.Config
 	cfg.ML = m
-	reg, err := newMLRegistry(cfg)
+	reg, err := NewMLRegistry(cfg)
 	if err != nil {
 		return err
 	}
@@ -463,7 +464,7 @@ func openRAG(cfg config.Config, logger *slog.Logger) (*rag.Live, error) {
 // resolved here; keyErr says why one could not be (the spec then has no key). Errors name the key.
 func ragSpec(cfg config.Config) (spec rag.Spec, keyErr, err error) {
 	r := cfg.RAG
-	if spec.Embedder, err = ragEmbedder(cfg); err != nil {
+	if spec.Embedder, err = RAGEmbedder(cfg); err != nil {
 		return spec, nil, err
 	}
 	if r.Collection != "" {
@@ -476,7 +477,7 @@ func ragSpec(cfg config.Config) (spec rag.Spec, keyErr, err error) {
 	case "", "embedded":
 		spec.Backend = rag.BackendSpec{Kind: "embedded", Dir: cfg.RAGDir()}
 	case "qdrant":
-		key, kerr := resolveRAGAPIKey(cfg.Env, r.APIKey)
+		key, kerr := ResolveRAGAPIKey(cfg.Env, r.APIKey)
 		if kerr != nil {
 			keyErr, key = fmt.Errorf("rag.api_key: %w", kerr), ""
 		}
@@ -575,8 +576,8 @@ func (st *Stack) logRAGClosed(c rag.Closed) {
 	st.Logger.Info("rag: closed the previous store", "backend", c.Backend, "location", c.Location)
 }
 
-// ragEmbedder is the embedder of cfg's [rag]; an embedder URL left empty is the environment's.
-func ragEmbedder(cfg config.Config) (rag.Embedder, error) {
+// RAGEmbedder is the embedder of cfg's [rag]; an embedder URL left empty is the environment's.
+func RAGEmbedder(cfg config.Config) (rag.Embedder, error) {
 	c, env := cfg.RAG, cfg.Env
 	orEnv := func(v, fromEnv string) string {
 		if v == "" {

@@ -390,9 +390,9 @@ else
   fail "Unix socket MCP call failed: $(head -c 300 "$TMP/lang_list.json" 2>/dev/null)"
 fi
 
-# The dashboard's window starts with its own environment (app/window_env.go): the web process
-# inherits it, so JavaScriptCore's optimizing tiers are off there; the processes agents start must
-# not inherit any of it.
+# The dashboard's window starts with its own environment (app/desktop/window_env.go): the web
+# process inherits it, so JavaScriptCore's optimizing tiers are off there; the processes agents
+# start must not inherit any of it.
 WINDOW_ENV_RE='(JSC_useDFGJIT|WEBKIT_DISABLE_DMABUF_RENDERER|GDK_GL)='
 WEBPROC=""
 for p in $(descendants "$APP_PID"); do

@@ -1,10 +1,10 @@
 // Command gencontrols writes what the dashboard's control table (app/controls.go) implies, so a
 // control is declared once:
 //
-//   - app/desktop_bindings_gen.go: the Wails binding methods of app.App, each one call into the
+//   - app/desktop/bindings_gen.go: the Wails binding methods of desktop.App, each one call into the
 //     table (Wails binds methods by reflection, so they must be real methods);
 //   - frontend/src/lib/generated/control.ts: the TypeScript Controls interface the views call,
-//     WailsApp (the methods bound as window.go.app.App), and the Wails and HTTP implementations
+//     WailsApp (the methods bound as window.go.desktop.App), and the Wails and HTTP implementations
 //     that frontend/src/lib/control.ts extends.
 //
 // Run it from the repository root: go run ./build/gencontrols (make types runs it after tygo,
@@ -23,7 +23,7 @@ import (
 
 // The generated files and the tygo configuration, relative to the repository root.
 const (
-	bindingsFile = "app/desktop_bindings_gen.go"
+	bindingsFile = "app/desktop/bindings_gen.go"
 	clientFile   = "frontend/src/lib/generated/control.ts"
 	tygoConfig   = "build/tygo.yaml"
 )

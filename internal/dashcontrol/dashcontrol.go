@@ -184,11 +184,11 @@ type Control[R any] struct {
 	// controls that share a route (preview and apply of a client edit: "dryRun"); an absent field
 	// counts as its zero value.
 	Fixed map[string]any
-	// BindByHand: the Wails binding is written by hand in app/desktop_bindings.go (it needs what
+	// BindByHand: the Wails binding is written by hand in app/desktop/bindings.go (it needs what
 	// only the window has); the generator leaves it out.
 	BindByHand bool
-	// ServeByHand: the HTTP route is written by hand in app/dashboard.go (it needs the request);
-	// Routes leaves it out.
+	// ServeByHand: the HTTP route is written by hand in app/dashboard/server.go (it needs the
+	// request); Routes leaves it out.
 	ServeByHand bool
 	Call        Call[R]
 }

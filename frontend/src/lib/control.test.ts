@@ -100,9 +100,9 @@ afterAll(async () => {
 });
 
 describe('createControl', () => {
-  it('uses the Wails bindings when window.go.app.App exists', () => {
+  it('uses the Wails bindings when window.go.desktop.App exists', () => {
     const app = { Bootstrap: async () => ({}) } as unknown as WailsApp;
-    const c = createControl({ go: { app: { App: app } }, location: { href: 'wails://wails/' } });
+    const c = createControl({ go: { desktop: { App: app } }, location: { href: 'wails://wails/' } });
     expect(c.kind).toBe('wails');
     expect(c).toBeInstanceOf(WailsControl);
   });
@@ -110,7 +110,7 @@ describe('createControl', () => {
   it.each([
     [{ location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
     [{ go: {}, location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
-    [{ go: { app: {} }, location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
+    [{ go: { desktop: {} }, location: { href: 'http://127.0.0.1:8123/?token=abc' } }],
   ])('falls back to HTTP without complete bindings (%j)', (win) => {
     const c = createControl(win);
     expect(c.kind).toBe('http');
@@ -343,7 +343,7 @@ describe('WailsControl', () => {
       RAGQuery: rec('RAGQuery', { results: [] }),
       GrantWorkspace: rec('GrantWorkspace', { sessionId: 'unix-1', dir: '/srv/x', allow: true, status: 'approved' }),
     } as WailsApp;
-    const c = createControl({ go: { app: { App: app } }, location: { href: 'wails://wails/' } });
+    const c = createControl({ go: { desktop: { App: app } }, location: { href: 'wails://wails/' } });
     expect((await c.bootstrap()).hubUrl).toBe('ws://x/ws');
     await c.transports();
     await c.setTransport('http', false);

@@ -1,5 +1,5 @@
 // Control: every action the dashboard can take (toggle a transport, start/stop a process, chat...).
-// Inside the Wails window the Go bindings (window.go.app.App) answer; in a browser the headless
+// Inside the Wails window the Go bindings (window.go.desktop.App) answer; in a browser the headless
 // dashboard's HTTP API does, authenticated with the token from the page URL. Both return the same
 // JSON, so views do not care which one they got.
 //
@@ -18,7 +18,7 @@ export interface Control extends Controls {
 }
 
 export interface WindowLike {
-  go?: { app?: { App?: WailsApp } };
+  go?: { desktop?: { App?: WailsApp } };
   location: { href: string };
 }
 
@@ -107,7 +107,7 @@ export function tokenFromUrl(href: string): string {
 
 /** createControl picks the Wails bindings when present, else the HTTP API of the page's server. */
 export function createControl(win: WindowLike, fetchFn?: FetchLike): Control {
-  const app = win.go?.app?.App;
+  const app = win.go?.desktop?.App;
   if (app && typeof app.Bootstrap === 'function') return new WailsControl(app);
   return new HttpControl(pageBase(win.location.href), tokenFromUrl(win.location.href), fetchFn);
 }

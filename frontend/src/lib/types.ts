@@ -4,6 +4,7 @@
 // reading `undefined` at run time. Only dashboard-side additions are written by hand.
 
 import type * as app from './generated/app';
+import type * as dashboard from './generated/dashboard';
 import type * as audit from './generated/audit';
 import type * as hub from './generated/hub';
 import type * as hublog from './generated/hublog';
@@ -104,7 +105,7 @@ export type InputResult = app.InputResult;
 export type DecisionResult = app.DecisionResult;
 /** GrantWorkspace's answer (POST /api/sessions/{id}/workspace). */
 export type WorkspaceGrant = app.WorkspaceGrant;
-export type APIError = app.APIError;
+export type APIError = dashboard.APIError;
 /** GET /api/clients: every known MCP client and its state per scope (the Clients view). */
 export type ClientList = app.ClientList;
 export type ClientInfo = app.ClientInfo;

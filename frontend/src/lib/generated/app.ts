@@ -9,19 +9,6 @@ import type * as process from './process';
 import type * as upstream from './upstream';
 
 //////////
-// source: cli.go
-/*
-Package app is Switchboard's shell: the command line, the desktop window and tray (desktop
-builds), and the headless dashboard server. It wires internal packages into an mcp.Service and
-decides which transports run; it holds no tool logic of its own.
-*/
-
-
-//////////
-// source: cli_secret.go
-
-
-//////////
 // source: controller.go
 
 /**
@@ -463,6 +450,10 @@ export interface SettingsChange {
   note: string;
   settings: Settings;
 }
+/**
+ * ActionAutostartSet is the audited action of every "Start at login" switch (tray, Settings).
+ */
+export const ActionAutostartSet = "autostart_set";
 
 //////////
 // source: controller_settings_security.go
@@ -607,43 +598,6 @@ export interface InputResult {
 }
 
 //////////
-// source: dashboard.go
-
-/**
- * APIError is the body of every failed /api call.
- */
-export interface APIError {
-  error: string;
-}
-
-//////////
-// source: desktop_bindings.go
-
-/**
- * App is what the desktop window's JavaScript sees as window.go.app.App: Wails binds every
- * exported method of the struct, under the package name (app) and the type name (App). Its
- * methods are the dashboard's controls (app/controls.go), so the dashboard has the same controls
- * in the window as over the headless HTTP API: most are generated into desktop_bindings_gen.go
- * (`go run ./build/gencontrols`), each one call into the control table; Bootstrap and PickProject,
- * which need the window, are written by hand in desktop_bindings.go. It carries no build tag: the
- * bindings are plain Go and are tested without GTK.
- */
-export interface App {
-}
-
-//////////
-// source: desktop_stub.go
-
-
-//////////
-// source: doctor.go
-
-
-//////////
-// source: doctor_rag.go
-
-
-//////////
 // source: logs.go
 
 /**
@@ -712,6 +666,10 @@ export interface AuditPage {
 // source: project.go
 
 /**
+ * NoProjectReason is what a tool answers while no project folder is chosen.
+ */
+export const NoProjectReason = "no project folder chosen yet: pick one in the Switchboard window or the tray, or pass --workspace DIR";
+/**
  * Where the running project folder came from (Project.Source).
  */
 export const ProjectFromFlag = "flag"; // --workspace
@@ -769,10 +727,23 @@ export interface ProjectChange {
    */
   note: string;
 }
+/**
+ * ProjectStart is the project folder a desktop start resolved (ResolveProject), and from where.
+ */
+export interface ProjectStart {
+  Dir: string; // "" when none is chosen yet
+  Source: string; // one of the ProjectFrom* values
+  Warning: string; // why the remembered folder was not used ("" when it was, or there is none)
+}
 
 //////////
-// source: run.go
+// source: secrets.go
 
+/**
+ * SecretTimeout bounds one keyring command: the bus may have to start the keyring daemon, and a
+ * daemon waiting on a prompt nobody sees would otherwise hang the command for good.
+ */
+export const SecretTimeout = 30 * 1_000_000_000;
 
 //////////
 // source: stack.go
@@ -803,7 +774,31 @@ export interface Stack {
   Policy?: policy.Store;
   Approvals?: policy.Broker;
 }
-
-//////////
-// source: tray_source.go
-
+/**
+ * StackOptions tune BuildStack for a mode (the CLI's serve, connect and one-shot hubs, the desktop
+ * app, the headless dashboard).
+ */
+export interface StackOptions {
+  LogSink: unknown /* io.Writer */; // diagnostics and audit echo (stderr in serve mode); nil = file only
+  Quiet: boolean; // LogSink gets warnings and errors only, no audit echo (serve --stdio)
+  /**
+   * AuditEcho also writes each audit line to LogSink (serve on sockets, where the terminal is
+   * the operator's console). The desktop app and its headless mode leave the terminal to what
+   * a person needs: the audit goes to the audit log only.
+   */
+  AuditEcho: boolean;
+  Extra: mcp.Option[]; // more options for the Service (development tools' fixtures)
+  WithHub: boolean; // create the WebSocket hub (and its ws_* tools); started separately
+  StartIDE: boolean; // start the IDE bridge while the ide toolset is on
+  /**
+   * EagerServers starts the [[servers]] marked eager (the default) with the hub: for hubs that
+   * serve clients. One-shot hubs (call, tools, doctor) start a server only when a call needs it.
+   */
+  EagerServers: boolean;
+  /**
+   * ProjectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
+   * starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
+   * home directory with no folder chosen yet) instead of in the current directory.
+   */
+  ProjectSource: string;
+}

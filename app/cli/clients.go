@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/config"
+)
+
+func newClientsCommand(g *globalFlags) *cobra.Command {
+	var socket string
+	entryFor := func(c clientconf.Client) (clientconf.Entry, error) {
+		cfg, err := g.load()
+		if err != nil {
+			return clientconf.Entry{}, err
+		}
+		return app.RelayEntry(cfg, socket, c)
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Show each MCP client and whether it is set up to reach this hub",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := clientconf.OSEnv(config.ReadEnv().Value)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CLIENT\tSCOPE\tSTATE\tFILE")
+			for _, c := range clientconf.Clients() {
+				want, err := entryFor(c)
+				if err != nil {
+					return err
+				}
+				for _, scope := range c.Scopes() {
+					st := c.Check(env, scope, want)
+					if scope == clientconf.ScopeProject && st.State == clientconf.NotSetUp {
+						if _, err := os.Stat(st.Path); err != nil {
+							continue // no project file here: nothing to say
+						}
+					}
+					state := string(st.State)
+					if st.Detail != "" {
+						state += " (" + st.Detail + ")"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, scope, state, st.Path)
+				}
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "\nswitchboard clients connect NAME adds this hub to a client (--dry-run shows the change first).")
+			return nil
+		},
+	}
+	edit := func(connect bool) *cobra.Command {
+		var scope string
+		var dryRun, yes bool
+		verb, short := "disconnect", "Remove Switchboard's entry from a client's own config file (backup kept)"
+		if connect {
+			verb, short = "connect", "Add this hub to a client's own config file: shows the diff, keeps a backup"
+		}
+		cmd := &cobra.Command{
+			Use:   verb + " NAME",
+			Short: short,
+			Example: "  switchboard clients " + verb + " claude-code --dry-run\n" +
+				"  switchboard clients " + verb + " vscode --scope project --yes",
+			Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, pos []string) error {
+				c, err := clientconf.Lookup(pos[0])
+				if err != nil {
+					return err
+				}
+				env, err := clientconf.OSEnv(config.ReadEnv().Value)
+				if err != nil {
+					return err
+				}
+				var e *clientconf.Entry
+				if connect {
+					want, err := entryFor(c)
+					if err != nil {
+						return err
+					}
+					e = &want
+				}
+				ch, err := c.Plan(env, clientconf.Scope(scope), e)
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				if ch.Empty() {
+					if connect {
+						fmt.Fprintf(out, "%s is already connected to this hub (%s): nothing to change.\n", c.Display, ch.Path)
+					} else {
+						fmt.Fprintf(out, "%s has no switchboard entry in %s: nothing to change.\n", c.Display, ch.Path)
+					}
+					return nil
+				}
+				fmt.Fprint(out, ch.Diff())
+				if dryRun {
+					fmt.Fprintln(out, "\n--dry-run: nothing written.")
+					return nil
+				}
+				if !yes && isTerminal(os.Stdin) {
+					ok, err := confirm(cmd.InOrStdin(), out, fmt.Sprintf("Write %s?", ch.Path))
+					if err != nil {
+						return err
+					}
+					if !ok {
+						return errors.New("not written")
+					}
+				}
+				backup, err := ch.Apply(time.Now())
+				if err != nil {
+					return err
+				}
+				if backup != "" {
+					fmt.Fprintf(out, "Wrote %s (the previous version is in %s).\n", ch.Path, backup)
+				} else {
+					fmt.Fprintf(out, "Wrote %s.\n", ch.Path)
+				}
+				if connect {
+					fmt.Fprintf(out, "Restart %s (or reload its MCP servers) to connect; `switchboard clients disconnect %s` undoes this.\n", c.Display, c.Name)
+				}
+				return nil
+			},
+		}
+		cmd.Flags().StringVar(&scope, "scope", string(clientconf.ScopeUser), "user (the client's own settings) or project (the client's file in the current directory, for clients that have one)")
+		cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and stop")
+		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask before writing (runs without a terminal never ask)")
+		return cmd
+	}
+	var names []string
+	for _, c := range clientconf.Clients() {
+		names = append(names, c.Name)
+	}
+	root := &cobra.Command{
+		Use:   "clients",
+		Short: "Set up MCP clients (Claude, Cursor, VS Code, Zed, Gemini CLI, Codex, ...) to reach this hub",
+		Long: `clients lists the MCP clients found for this user and writes, or removes, Switchboard's entry
+in each client's own configuration file: the stdio relay ` + "`switchboard connect`" + ` to the running hub.
+Every write shows a diff first, keeps a backup (FILE.switchboard-backup-TIMESTAMP) and changes
+nothing else in the file (other servers, comments, order, formatting).
+
+Clients: ` + strings.Join(names, ", ") + `.`,
+		Args: cobra.NoArgs,
+		RunE: list.RunE,
+	}
+	root.PersistentFlags().StringVar(&socket, "socket", "", "hub socket the entry names (default: the configured one, "+config.DefaultSocketPath()+")")
+	root.AddCommand(list, edit(true), edit(false))
+	return root
+}
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+func confirm(in io.Reader, out io.Writer, question string) (bool, error) {
+	fmt.Fprintf(out, "%s [y/N] ", question)
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && line == "" {
+		return false, err
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}

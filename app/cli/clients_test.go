@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runClients(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := NewRootCommand("test")
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"clients"}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+// TestClientsVerbs drives the cobra verbs in a temporary HOME: --dry-run writes nothing,
+// connect (stdin is not a terminal here: no question) writes the entry with a backup, list
+// reports it, disconnect restores the file.
+func TestClientsVerbs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "run"))
+	t.Setenv("PATH", "/nonexistent")
+	orig := "{\n  // my settings\n  \"theme\": \"dark\",\n}\n"
+	settings := filepath.Join(home, ".config", "zed", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runClients(t, "list")
+	if err != nil || !strings.Contains(out, "zed") || !strings.Contains(out, "not set up") || !strings.Contains(out, "not installed") {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	out, err = runClients(t, "connect", "zed", "--dry-run")
+	if err != nil || !strings.Contains(out, `+  "context_servers": {`) || !strings.Contains(out, "nothing written") {
+		t.Fatalf("dry run: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != orig {
+		t.Fatal("--dry-run wrote the file")
+	}
+	if out, err = runClients(t, "connect", "zed"); err != nil || !strings.Contains(out, "switchboard-backup-") {
+		t.Fatalf("connect: %v\n%s", err, out)
+	}
+	b, _ := os.ReadFile(settings)
+	exe, _ := os.Executable()
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	if !strings.Contains(string(b), "// my settings") || !strings.Contains(string(b), exe) || strings.Contains(string(b), "--socket") {
+		t.Errorf("written:\n%s", b)
+	}
+	if out, _ = runClients(t, "list"); !strings.Contains(out, "connected to this hub") {
+		t.Errorf("list after connect:\n%s", out)
+	}
+	if out, _ = runClients(t, "connect", "zed"); !strings.Contains(out, "already connected") {
+		t.Errorf("connect again:\n%s", out)
+	}
+	if out, _ = runClients(t, "list", "--socket", "/elsewhere.sock"); !strings.Contains(out, "set up differently") {
+		t.Errorf("list for another socket:\n%s", out)
+	}
+	if _, err = runClients(t, "disconnect", "zed"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != strings.Replace(orig, "\n}", "\n  \"context_servers\": {},\n}", 1) {
+		t.Errorf("after disconnect:\n%s", b)
+	}
+	if _, err = runClients(t, "connect", "nosuch"); err == nil || !strings.Contains(err.Error(), "one of: claude-desktop") {
+		t.Errorf("unknown client: %v", err)
+	}
+	if _, err = runClients(t, "connect", "zed", "--scope", "project"); err == nil || !strings.Contains(err.Error(), "scopes: user") {
+		t.Errorf("zed --scope project: %v", err)
+	}
+	wd := t.TempDir()
+	t.Chdir(wd)
+	if _, err = runClients(t, "connect", "claude-code", "--scope", "project"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(wd, ".mcp.json")); err != nil || !strings.Contains(string(b), `"type": "stdio"`) {
+		t.Errorf(".mcp.json: %v\n%s", err, b)
+	}
+}

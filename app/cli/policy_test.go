@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+)
+
+// The hub follows the config file: a rule added while it runs denies the next call; a broken
+// edit keeps the last good policy and says why.
+func TestStackReloadsPolicyFromConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("data_dir = \"" + filepath.Join(dir, "data") + "\"\n")
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workspace = ws
+	st, err := app.BuildStack(cfg, "test", app.StackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.CloseBounded()
+	ctx := context.Background()
+	ct, srvT := sdk.NewInMemoryTransports()
+	if _, err := st.Service.Server().Connect(ctx, srvT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	callText := func() string {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "lang_list", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			return ""
+		}
+		return res.Content[0].(*sdk.TextContent).Text
+	}
+	if msg := callText(); msg != "" {
+		t.Fatal(msg)
+	}
+	// Each reload of the file is announced; the next call after it follows the file.
+	reloads := make(chan policy.Status, 16)
+	defer st.Policy.Subscribe(func(s policy.Status) {
+		select {
+		case reloads <- s:
+		default:
+		}
+	})()
+	awaitReload := func(what string, done func(policy.Status) bool) {
+		t.Helper()
+		for !done(testutil.Receive(t, reloads, what)) { // an earlier reload: wait for the next
+			continue
+		}
+	}
+	write("data_dir = \"" + filepath.Join(dir, "data") + "\"\n[[policy.rules]]\ntool = \"lang_*\"\naction = \"deny\"\n")
+	awaitReload("the hub to reload the new rule", func(s policy.Status) bool { return s.Rules == 1 })
+	if msg := callText(); !strings.Contains(msg, `denied by rule 1 (tool="lang_*" → deny)`) {
+		t.Errorf("deny message: %s", msg)
+	}
+	write("[policy]\ndefault = \"sometimes\"\n")
+	awaitReload("the hub to notice the broken file", func(s policy.Status) bool { return s.Error != "" })
+	if e := st.Policy.Status().Error; !strings.Contains(e, "policy.default") {
+		t.Errorf("status error: %s", e)
+	}
+	if msg := callText(); !strings.Contains(msg, "denied") {
+		t.Errorf("broken file must keep the last good policy: %q", msg)
+	}
+	// doctor reads the same file and names the key at fault.
+	if c := policyCheck(mustLoad(t, path)); c.ok || !strings.Contains(c.detail, "policy.default") {
+		t.Errorf("doctor: %+v", c)
+	}
+}
+
+func TestPolicyCheckCommand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[policy]\ndefault = \"allow\"\n[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n[[policy.rules]]\ntool = \"exec\"\nargs = { command = \"rm\" }\nclient = \"*\"\naction = \"ask\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := NewRootCommand("test")
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"--config", path}, args...))
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	out, err := run("policy", "check", "exec", "--args", `{"command":"rm","args":["-rf","x"]}`)
+	if err != nil || !strings.Contains(out, "decision: ask\n") || !strings.Contains(out, `rule 2 (tool="exec" args.command="rm" client="*" → ask)`) {
+		t.Errorf("exec rm: %v\n%s", err, out)
+	}
+	out, err = run("policy", "check", "file_read", "--args", `{"path":"x"}`)
+	if err != nil || !strings.Contains(out, "decision: allow\n") || !strings.Contains(out, "default policy (allow)") {
+		t.Errorf("file_read: %v\n%s", err, out)
+	}
+	if _, err := run("policy", "check", "x", "--args", `[1]`); err == nil || !strings.Contains(err.Error(), "--args") {
+		t.Errorf("bad --args: %v", err)
+	}
+}
+
+func mustLoad(t *testing.T, path string) config.Config {
+	t.Helper()
+	c, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

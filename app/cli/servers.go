@@ -1,0 +1,381 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/tomledit"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
+)
+
+// newServersCommand is `switchboard servers`: the user's other MCP servers ([[servers]] in the
+// config file). The verbs here edit the file (add, remove, enable, disable, import); verbs that
+// talk to the running hub (list, approve, logs) are added to the same command.
+func newServersCommand(g *globalFlags) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "servers",
+		Short: "Configure the MCP servers the hub runs for every client ([[servers]] in the config file)",
+		Long: `servers manages the user's other MCP servers: configured once in Switchboard's config file as
+[[servers]] tables, run by the hub (one instance shared by every client) and offered to clients as
+<name>__<tool>. A new server is quarantined: the hub offers its tools only once you approve it.
+
+add, remove, enable, disable and import edit the config file: each prints the change as a diff and
+writes the file atomically, changing nothing else in it (comments, order, other sections).
+--dry-run shows the change and writes nothing. A running hub applies the change within a second.
+
+list, approve, logs and restart ask the running hub (on its Unix socket); without one, list
+reads the config file and approve starts the server on its own to read and pin its tools.`,
+		Args: cobra.NoArgs,
+	}
+	root.AddCommand(newServersAddCommand(g), newServersRemoveCommand(g),
+		newServersEnableCommand(g, true), newServersEnableCommand(g, false), newServersImportCommand(g),
+		newServersListCommand(g), newServersApproveCommand(g), newServersLogsCommand(g), newServersRestartCommand(g))
+	return root
+}
+
+// configPath is the config file the edit verbs change: --config, else the default path.
+func (g *globalFlags) configPath() string {
+	if g.configFile != "" {
+		return g.configFile
+	}
+	return config.DefaultPath()
+}
+
+// editConfig applies edit to the config file, prints the change as a diff and writes it (not with
+// dryRun). It reports whether the file changed.
+func editConfig(out io.Writer, path string, dryRun bool, edit func([]byte) ([]byte, error)) (bool, error) {
+	data, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	next, err := edit(data)
+	if err != nil {
+		return false, fmt.Errorf("config %s: %w", path, err)
+	}
+	if string(next) == string(data) {
+		return false, nil
+	}
+	fmt.Fprint(out, clientconf.Change{Path: path, Old: data, New: next, Exists: exists}.Diff())
+	if dryRun {
+		fmt.Fprintln(out, "\n--dry-run: nothing written.")
+		return true, nil
+	}
+	if err := tomledit.WriteFile(path, next); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(out, "Wrote %s.\n", path)
+	return true, nil
+}
+
+// checkServerName refuses an invalid NAME with a valid one to use instead.
+func checkServerName(name string) error {
+	if err := (upstream.Spec{Name: name, Command: "x"}).Validate(upstream.ReservedNames()); err != nil {
+		_, why, _ := strings.Cut(err.Error(), "name: ")
+		suggest := upstream.SanitizeName(name)
+		if suggest == name {
+			suggest += "-mcp"
+		}
+		return fmt.Errorf("NAME %q: %s; e.g. %q", name, why, suggest)
+	}
+	return nil
+}
+
+// pairs parses repeated KEY=VALUE flags.
+func pairs(flag string, list []string, example string) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(list))
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%s %q: write KEY=VALUE, e.g. %s %s", flag, kv, flag, example)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("%s %s: given twice; give each key once", flag, k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// specFieldRE finds the field a Spec.Validate error names: `servers: "NAME": FIELD: ...`.
+var specFieldRE = regexp.MustCompile(`^servers: "[^"]*": ([a-z]+): `)
+
+// asFlagError rewrites a Spec.Validate error about a field in terms of the flag that sets it.
+func asFlagError(err error) error {
+	flags := map[string]string{"command": "--command", "url": "--url", "env": "--env", "headers": "--header",
+		"transport": "--transport", "start": "--on-demand", "name": "NAME"}
+	m := specFieldRE.FindStringSubmatchIndex(err.Error())
+	if m == nil {
+		return err
+	}
+	msg := err.Error()
+	field := msg[m[2]:m[3]]
+	if flag, ok := flags[field]; ok {
+		return fmt.Errorf("%s: %s", flag, msg[m[1]:])
+	}
+	return err
+}
+
+func newServersAddCommand(g *globalFlags) *cobra.Command {
+	var command, cwd, url, transport string
+	var args, envs, headers []string
+	var onDemand, disabled, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "add NAME (--command CMD [--arg A]... [--env K=V]... [--cwd DIR] | --url URL [--header K=V]... [--transport sse])",
+		Short: "Add a server to the config file (quarantined until approved)",
+		Long: `add writes a [[servers]] entry. NAME is lower-case letters, digits and '-' (at most 32): the
+server's tools appear to clients as NAME__<tool>.
+
+A local server is a command the hub starts (stdio); a remote one a URL it connects to (Streamable
+HTTP, or SSE with --transport sse). In --env and --header values, ${VAR} is read from the hub's
+environment and ${secret:NAME} from the desktop keyring when the server starts: keep tokens out of
+the file that way (quote the value so the shell leaves it alone).`,
+		Example: `  switchboard servers add everything --command npx --arg -y --arg @modelcontextprotocol/server-everything
+  switchboard servers add github --command docker --arg run --arg -i --arg --rm --arg -e --arg GITHUB_PERSONAL_ACCESS_TOKEN \
+      --arg ghcr.io/github/github-mcp-server --env 'GITHUB_PERSONAL_ACCESS_TOKEN=${secret:github-token}'
+  switchboard servers add remote --url https://example.test/mcp --header 'Authorization=Bearer ${REMOTE_TOKEN}' --on-demand`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			name := pos[0]
+			if err := checkServerName(name); err != nil {
+				return err
+			}
+			switch {
+			case command != "" && url != "":
+				return errors.New("--command and --url: give one, --command CMD for a local (stdio) server or --url URL for a remote one")
+			case command == "" && url == "":
+				return errors.New("give --command CMD for a local (stdio) server or --url URL for a remote one")
+			case url != "" && (len(args) > 0 || len(envs) > 0 || cwd != ""):
+				return errors.New("--arg, --env and --cwd are for a local server (--command); a remote one (--url) takes --header")
+			case command != "" && (len(headers) > 0 || transport != ""):
+				return errors.New("--header and --transport are for a remote server (--url); a local one (--command) takes --env")
+			}
+			switch transport {
+			case "", upstream.TransportHTTP, upstream.TransportSSE:
+			default:
+				return fmt.Errorf("--transport %q: use http (Streamable HTTP, the default) or sse (the older HTTP+SSE transport)", transport)
+			}
+			env, err := pairs("--env", envs, "API_KEY='${secret:api-key}'")
+			if err != nil {
+				return err
+			}
+			hdr, err := pairs("--header", headers, "'Authorization=Bearer ${secret:api-token}'")
+			if err != nil {
+				return err
+			}
+			s := upstream.Spec{Name: name, Command: command, Args: args, Env: env, Cwd: cwd, URL: url, Headers: hdr, Transport: transport}
+			if transport == upstream.TransportHTTP {
+				s.Transport = "" // the default for a URL: the file stays minimal
+			}
+			if onDemand {
+				s.Start = upstream.StartOnDemand
+			}
+			if disabled {
+				s.Enabled = new(false)
+			}
+			if err := s.Validate(upstream.ReservedNames()); err != nil {
+				return asFlagError(err)
+			}
+			out := cmd.OutOrStdout()
+			path := g.configPath()
+			if _, err := editConfig(out, path, dryRun, func(data []byte) ([]byte, error) { return upstream.AddServer(data, s) }); err != nil {
+				return err
+			}
+			warnLiteralSecrets(out, "--env", env, path)
+			warnLiteralSecrets(out, "--header", hdr, path)
+			if !dryRun {
+				fmt.Fprintf(out, "Added %s. The hub keeps a new server quarantined: it offers %s's tools only once you approve it.\n", name, name)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&command, "command", "", "the command that starts a local (stdio) server")
+	f.StringArrayVar(&args, "arg", nil, "an argument of --command (repeat for each, in order)")
+	f.StringArrayVar(&envs, "env", nil, "KEY=VALUE added to the server's environment (repeatable); VALUE may hold ${VAR} or ${secret:NAME}")
+	f.StringVar(&cwd, "cwd", "", "the local server's working directory (default: the hub's workspace)")
+	f.StringVar(&url, "url", "", "the http(s) URL of a remote server")
+	f.StringArrayVar(&headers, "header", nil, "NAME=VALUE sent with every request to --url (repeatable); VALUE may hold ${VAR} or ${secret:NAME}")
+	f.StringVar(&transport, "transport", "", "http (Streamable HTTP, the default) or sse, for --url")
+	f.BoolVar(&onDemand, "on-demand", false, "start the server at the first call that needs it, not with the hub")
+	f.BoolVar(&disabled, "disabled", false, "write the entry switched off (enabled = false)")
+	f.BoolVar(&dryRun, "dry-run", false, "show the change and stop")
+	return cmd
+}
+
+// warnLiteralSecrets points at values that look like credentials written in plain text.
+func warnLiteralSecrets(out io.Writer, flag string, m map[string]string, path string) {
+	for k, v := range m {
+		if upstream.LooksSecret(k, v) {
+			fmt.Fprintf(out, "note: %s %s looks like a secret and is now in %s in plain text; store it in the keyring and write ${secret:NAME} instead.\n", flag, k, path)
+		}
+	}
+}
+
+func newServersRemoveCommand(g *globalFlags) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a server's [[servers]] entry from the config file",
+		Long: `remove deletes the server's entry: its [[servers]] header, its keys and sub-tables (such as
+[servers.env]) and the comments after them; a comment directly above a table header (this entry's
+or the next one's) stays.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			out := cmd.OutOrStdout()
+			if _, err := editConfig(out, g.configPath(), dryRun, func(data []byte) ([]byte, error) {
+				return upstream.RemoveServer(data, pos[0])
+			}); err != nil {
+				return err
+			}
+			if !dryRun {
+				fmt.Fprintf(out, "Removed %s.\n", pos[0])
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change and stop")
+	return cmd
+}
+
+func newServersEnableCommand(g *globalFlags, on bool) *cobra.Command {
+	var dryRun bool
+	verb, short := "disable", "Switch a server off (enabled = false in its entry); its configuration stays"
+	if on {
+		verb, short = "enable", "Switch a server back on (removes enabled = false from its entry)"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " NAME",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			out := cmd.OutOrStdout()
+			path := g.configPath()
+			changed, err := editConfig(out, path, dryRun, func(data []byte) ([]byte, error) {
+				return upstream.SetServerEnabled(data, pos[0], on)
+			})
+			if err != nil {
+				return err
+			}
+			if !changed {
+				fmt.Fprintf(out, "%s is %sd already in %s: nothing to change.\n", pos[0], verb, path)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change and stop")
+	return cmd
+}
+
+func newServersImportCommand(g *globalFlags) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "import",
+		Short: "Add the servers configured in your MCP clients' own files (Claude, Cursor, VS Code, Zed, ...)",
+		Long: `import reads the servers configured in every MCP client's own files (each scope whose file
+exists; ` + "`switchboard clients list`" + ` shows them) and adds those not configured here yet, so one
+hub runs them for every client. Each is listed with the client it came from and what did not carry
+over as it was (the notes): a rename, keys not imported, a literal token to move to the keyring.
+The same server in several clients is added once; one switched off in its client is added
+switched off. Switchboard's own entry is left out, and so are servers this config has already
+(same name, command or URL).
+
+Imported servers are quarantined: the hub offers their tools only once you approve each one. The
+clients' files are not changed: once a server runs in the hub, remove it from the client yourself.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			env, err := clientconf.OSEnv(config.ReadEnv().Value)
+			if err != nil {
+				return err
+			}
+			found, ierr := upstream.Import(env)
+			if ierr != nil {
+				for _, line := range strings.Split(ierr.Error(), "\n") {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: skipped a client's file: %s\n", line)
+				}
+			}
+			path := g.configPath()
+			data, err := os.ReadFile(path)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			existing, err := upstream.ReadSpecs(data)
+			if err != nil {
+				return fmt.Errorf("config %s: %w", path, err)
+			}
+			add, skipped := upstream.MergeImports(existing, found)
+			printImports(out, found, add, skipped)
+			if len(add) == 0 {
+				fmt.Fprintln(out, "Nothing to import.")
+				return nil
+			}
+			fmt.Fprintln(out)
+			if _, err := editConfig(out, path, dryRun, func(data []byte) ([]byte, error) {
+				for _, s := range add {
+					if data, err = upstream.AddServer(data, s); err != nil {
+						return nil, err
+					}
+				}
+				return data, nil
+			}); err != nil {
+				return err
+			}
+			if !dryRun {
+				fmt.Fprintf(out, "Imported %d servers. They are quarantined: the hub offers their tools only once you approve each one.\n", len(add))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be added and show the change; write nothing")
+	return cmd
+}
+
+// printImports lists the servers to add, where each came from and its notes, then those left out.
+func printImports(out io.Writer, found []upstream.Found, add []upstream.Spec, skipped []string) {
+	adding := map[string]bool{}
+	for _, s := range add {
+		adding[s.Name] = true
+	}
+	if len(add) > 0 {
+		fmt.Fprintf(out, "To add (%d):\n", len(add))
+	}
+	for _, f := range found {
+		if !adding[f.Spec.Name] {
+			continue
+		}
+		state := ""
+		if !f.Spec.IsEnabled() {
+			state = " (disabled, as in the client)"
+		}
+		fmt.Fprintf(out, "  %s%s: %s\n", f.Spec.Name, state, f.Spec.CommandLine())
+		from := fmt.Sprintf("%s (%s) %q", f.Client, f.Scope, f.Original)
+		for _, a := range f.Also {
+			from += fmt.Sprintf(", %s (%s) %q", a.Client, a.Scope, a.Original)
+		}
+		fmt.Fprintf(out, "      from %s\n", from)
+		if f.Note != "" {
+			for _, n := range strings.Split(f.Note, "; ") {
+				fmt.Fprintf(out, "      note: %s\n", n)
+			}
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(out, "Not imported (%d):\n", len(skipped))
+		for _, s := range skipped {
+			fmt.Fprintf(out, "  %s\n", s)
+		}
+	}
+}

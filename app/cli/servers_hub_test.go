@@ -1,0 +1,260 @@
+//go:build unix
+
+package cli
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/app/apptest"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+)
+
+// TestServersThroughRunningHub: a server added with `switchboard servers add` while a hub runs
+// is started by that hub (the config file is the source of truth), listed quarantined, approved
+// with `servers approve`, after which `switchboard tools` and `call` reach its tools through the
+// hub; `servers logs` shows its stderr; `servers remove` stops it. Twenty `call`s later there is
+// still one server process.
+func TestServersThroughRunningHub(t *testing.T) {
+	memory := testutil.NodeModule(t, "@modelcontextprotocol/server-memory")
+	bin := apptest.Binary(t)
+	env := apptest.Env(t)
+	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(cfgDir, "config.toml")
+	if err := os.WriteFile(cfgFile, []byte("# my settings\nread_only = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
+	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
+	ws := t.TempDir()
+	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
+	defer func() {
+		serve.Process.Signal(syscall.SIGTERM)
+		serve.Wait()
+	}()
+
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := runCLI(t, bin, env, ws, args...)
+		if err != nil {
+			t.Fatalf("switchboard %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+		}
+		return out
+	}
+	run("servers", "add", "graph", "--command", "node", "--arg", filepath.Join(memory, "dist", "index.js"), "--env", "MEMORY_FILE_PATH="+memFile)
+	if b, _ := os.ReadFile(cfgFile); !strings.HasPrefix(string(b), "# my settings\n") {
+		t.Fatalf("config lost its comment:\n%s", b)
+	}
+
+	// The hub picks the new server up and starts it, quarantined.
+	var list app.ServerList
+	if !testutil.Poll(60*time.Second, func() bool {
+		list = app.ServerList{}
+		if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
+			t.Fatal(err)
+		}
+		return len(list.Servers) == 1 && list.Servers[0].State == "running" && len(list.Servers[0].Tools) > 0
+	}) {
+		t.Fatalf("server not running: %+v", list)
+	}
+	if list.Servers[0].Approved {
+		t.Fatal("a new server is approved without the user")
+	}
+	if out := run("tools"); strings.Contains(out, "graph__") {
+		t.Fatalf("quarantined tools served:\n%s", out)
+	}
+	if out := run("servers", "list"); !strings.Contains(out, "quarantined") || !strings.Contains(out, "servers approve graph") {
+		t.Fatalf("list does not say how to approve:\n%s", out)
+	}
+
+	if out := run("servers", "approve", "graph"); !strings.Contains(out, "graph__create_entities") {
+		t.Fatalf("approve: %s", out)
+	}
+	if out := run("tools"); !strings.Contains(out, "graph__read_graph") || !strings.Contains(out, "[graph]") {
+		t.Fatalf("approved tools not served with their toolset:\n%s", out)
+	}
+	run("call", "graph__create_entities", "--args", `{"entities":[{"name":"switchboard","entityType":"project","observations":["one hub"]}]}`)
+	for range 20 {
+		if out := run("call", "graph__read_graph", "--args", `{}`); !strings.Contains(out, "one hub") {
+			t.Fatalf("read_graph: %s", out)
+		}
+	}
+	if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if s := list.Servers[0]; s.Restarts != 0 || s.Calls < 21 || s.PID == 0 {
+		t.Fatalf("after 21 calls: %+v", s)
+	}
+	if pids := childrenRunning(t, serve.Process.Pid, "server-memory"); len(pids) != 1 {
+		t.Fatalf("server-memory processes under the hub: %v, want 1", pids)
+	}
+	if out := run("servers", "logs", "graph"); !strings.Contains(out, "started node") || !strings.Contains(out, "stderr") {
+		t.Fatalf("logs: %s", out)
+	}
+	pid := list.Servers[0].PID
+	run("servers", "remove", "graph")
+	if !testutil.Gone(t, pid, 10*time.Second) {
+		t.Fatalf("removed server %d still runs", pid)
+	}
+}
+
+// childrenRunning lists the pids of parent's children whose command line contains what.
+func childrenRunning(t *testing.T, parent int, what string) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 || f[0] == "Z" || f[1] != strconv.Itoa(parent) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), what) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestDoctorChecksServers: without a running hub, doctor starts each configured server once:
+// a working one is reported with its tools (and as quarantined until approved), one that cannot
+// start fails the run with the reason and the fix.
+func TestDoctorChecksServers(t *testing.T) {
+	memory := testutil.NodeModule(t, "@modelcontextprotocol/server-memory")
+	bin := apptest.Binary(t)
+	env := apptest.Env(t)
+	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "[[servers]]\nname = \"graph\"\ncommand = \"node\"\nargs = [" + strconv.Quote(filepath.Join(memory, "dist", "index.js")) + "]\nenv = { MEMORY_FILE_PATH = " + strconv.Quote(filepath.Join(t.TempDir(), "m.jsonl")) + " }\n\n" +
+		"[[servers]]\nname = \"broken\"\ncommand = \"no-such-server-binary\"\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, bin, env, t.TempDir(), "doctor")
+	if err == nil {
+		t.Fatalf("doctor passed with a server that cannot start:\n%s", out)
+	}
+	for _, want := range []string{
+		"[warn] server graph", "tools", "quarantined", "switchboard servers approve graph",
+		"[FAIL] server broken", `"no-such-server-binary" not found on PATH`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestServerDiesWithKilledHub: a hub killed with SIGKILL (no shutdown) takes its servers with it,
+// even one that ignores SIGTERM and the end of its input (the parent-death signal).
+func TestServerDiesWithKilledHub(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	bin := apptest.Binary(t)
+	env := apptest.Env(t)
+	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pids := filepath.Join(t.TempDir(), "pids")
+	cfg := "[[servers]]\nname = \"stubborn\"\ncommand = \"node\"\nargs = [" + strconv.Quote(script) + "]\nenv = { FIXTURE_MODE = \"ignore-stdin-eof\", FIXTURE_PID_FILE = " + strconv.Quote(pids) + " }\n"
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
+	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", t.TempDir())
+	var pid int
+	testutil.EventuallyWithin(t, 30*time.Second, "the server to start (its pid file)", func() bool {
+		if b, _ := os.ReadFile(pids); len(b) > 0 {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		return pid != 0
+	})
+	if err := serve.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = serve.Wait()
+	start := time.Now()
+	if !testutil.Gone(t, pid, 5*time.Second) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("server %d outlived its SIGKILLed hub", pid)
+	}
+	t.Logf("server %d gone after %s", pid, time.Since(start))
+}
+
+// TestDashboardURLStaysTheSame: the headless dashboard's URL (port and token) is the same at the
+// next start, so a bookmark works; with its port taken by something else it moves to a free
+// port with a warning and keeps its token.
+func TestDashboardURLStaysTheSame(t *testing.T) {
+	bin := apptest.Binary(t)
+	env := apptest.Env(t)
+	env = append(env, "DISPLAY=", "WAYLAND_DISPLAY=", "SWITCHBOARD_DASHBOARD_ADDR=127.0.0.1:"+strconv.Itoa(apptest.FreePort(t)))
+	start := func() (string, string, func()) {
+		t.Helper()
+		cmd := exec.Command(bin, "--workspace", t.TempDir())
+		cmd.Env = env
+		stderr, _ := cmd.StderrPipe()
+		var w apptest.LineWatcher
+		go w.Run(stderr)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		m := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
+		return m[1], m[2], func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+	}
+	addr1, tok1, stop := start()
+	stop()
+	addr2, tok2, stop := start()
+	stop()
+	if addr1 != addr2 || tok1 != tok2 {
+		t.Fatalf("dashboard URL changed across starts: %s?token=%s then %s?token=%s", addr1, tok1, addr2, tok2)
+	}
+	if fi, err := os.Stat(filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard", "dashboard-token")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("dashboard token file: %v %v", fi, err)
+	}
+	// The default port taken by something else: a free one this time, same token, a warning.
+	holder, err := net.Listen("tcp", config.DefaultDashboardAddr)
+	if err != nil {
+		t.Logf("the default dashboard port is in use here (%v); its fallback is checked where it is free", err)
+		return
+	}
+	defer holder.Close()
+	env = append(env, "SWITCHBOARD_DASHBOARD_ADDR=")
+	cmd := exec.Command(bin, "--workspace", t.TempDir())
+	cmd.Env = env
+	stderr, _ := cmd.StderrPipe()
+	var w apptest.LineWatcher
+	go w.Run(stderr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	m := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
+	if m[1] == "http://"+config.DefaultDashboardAddr || m[2] != tok1 {
+		t.Fatalf("with its port taken: %s?token=%s", m[1], m[2])
+	}
+	w.Wait(t, regexp.MustCompile(`usual address .* is taken`))
+}

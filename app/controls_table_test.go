@@ -1,0 +1,9 @@
+package app
+
+import "testing"
+
+func TestControlTableIsValid(t *testing.T) {
+	if err := ValidateControls(); err != nil {
+		t.Fatal(err)
+	}
+}

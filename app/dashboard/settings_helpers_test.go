@@ -1,0 +1,60 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-hub/switchboard/app"
+)
+
+// settingsChecks are the checks every Settings API test makes of a save: a refused one answers
+// 400 naming the fault and leaves the config file byte for byte, an accepted one answers 200.
+type settingsChecks struct {
+	t    *testing.T
+	path string // the config file
+	do   func(method, route string, body any) (int, map[string]any)
+}
+
+func (c settingsChecks) read() string {
+	c.t.Helper()
+	b, err := os.ReadFile(c.path)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (c settingsChecks) refused(route string, body any, want string) {
+	c.t.Helper()
+	before := c.read()
+	code, out := c.do(http.MethodPost, route, body)
+	if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["error"]), want) {
+		c.t.Fatalf("POST %s %v: %d %v; want 400 naming %q", route, body, code, out, want)
+	}
+	if c.read() != before {
+		c.t.Fatalf("POST %s was refused but the file changed:\n%s", route, c.read())
+	}
+}
+
+func (c settingsChecks) saved(route string, body any) map[string]any {
+	c.t.Helper()
+	code, out := c.do(http.MethodPost, route, body)
+	if code != http.StatusOK {
+		c.t.Fatalf("POST %s %v: %d %v", route, body, code, out)
+	}
+	return out
+}
+
+// settingsPending is what the Settings view lists as pending (Settings.Pending): the sections
+// whose saved values differ from what the hub runs.
+func settingsPending(t *testing.T, c *app.Controller) []string {
+	t.Helper()
+	s, err := c.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Pending
+}
