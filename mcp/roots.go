@@ -500,7 +500,7 @@ func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) e
 func (s *Service) computePathTools() {
 	s.pathTools = map[string]bool{}
 	s.pathArgs = map[string][]string{}
-	for _, t := range s.tools {
+	for _, t := range s.toolsets.tools {
 		r, ok := tool.Lookup(s.server, t.Name)
 		if !ok {
 			continue // registered outside tool.Add (test fixtures): no declaration, no paths

@@ -15,8 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -82,9 +80,8 @@ type Service struct {
 	rag         *rag.Live                  // the engine in force; a Settings save or a hand edit switches it
 	ragFeed     *ragFeed
 
-	readOnly   bool
-	disabled   []string
 	serverOpts []func(*sdk.ServerOptions)
+	opts       optionValues // what the options chose for the parts New builds; only New reads it
 
 	searchOn bool           // file_grep, file_glob (tools_search.go)
 	patchOn  bool           // file_patch (tools_patch.go)
@@ -92,14 +89,7 @@ type Service struct {
 	fetcher  *fetch.Fetcher // web_fetch (tools_web.go)
 	notes    *notesState    // memory_*, todo_* (tools_notes.go)
 
-	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
-	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
-
-	toolsetMu   sync.Mutex
-	toolsetsSet bool
-	active      map[string]bool // toolsets switched on
-	serving     map[string]bool // registered tools currently on the server
-	onToolsets  listeners.Set[[]ToolsetStatus]
+	toolsets *toolsetState // the registered tools and which of them are served (mcp/toolsets.go)
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
@@ -126,6 +116,15 @@ type Service struct {
 
 	shutdownOnce sync.Once
 	shutdownErr  error
+}
+
+// optionValues holds what the options chose for the parts of the hub New builds from them (the
+// toolsets); the parts own their state from then on.
+type optionValues struct {
+	readOnly       bool
+	disabled       []string
+	toolsetsChosen bool     // WithToolsets was given: serve only toolsets
+	toolsets       []string // validated toolset names
 }
 
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
@@ -199,13 +198,13 @@ func WithSessionRegistry(r *sessions.Registry) Option {
 
 // WithReadOnly registers only tools annotated read-only.
 func WithReadOnly(on bool) Option {
-	return func(s *Service) error { s.readOnly = on; return nil }
+	return func(s *Service) error { s.opts.readOnly = on; return nil }
 }
 
 // WithDisabledTools removes the named tools after registration. Unknown names are an error, so a
 // typo in the config file does not silently leave a tool enabled.
 func WithDisabledTools(names ...string) Option {
-	return func(s *Service) error { s.disabled = append(s.disabled, names...); return nil }
+	return func(s *Service) error { s.opts.disabled = append(s.opts.disabled, names...); return nil }
 }
 
 // WithServerOptions lets f amend the go-sdk server options before the server is created (e.g.
@@ -303,15 +302,20 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.upstreamServerOptions(serverOpts)
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
+	var servers func() []string
+	if s.up != nil {
+		servers = s.up.m.Names
+	}
+	s.toolsets = newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, servers)
 	s.registerGroups()
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
 	s.registerToolSearch(s.server)
-	if err := s.applyToolPolicy(); err != nil {
+	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
 	}
-	s.initToolsets()
+	s.toolsets.init()
 	s.computePathTools()
 	s.wireUpstreams()
 	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
@@ -321,7 +325,7 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.wireFeeds()
-	s.wireToolsetFeed()
+	s.toolsets.wireFeed(s.hub)
 	s.wireTrustFeeds()
 	s.watchOwnedProcesses()
 	s.wireRAGFeed()
@@ -426,67 +430,6 @@ func (s *Service) sweepWorkspace(w *workspace.Root) {
 	})
 }
 
-// applyToolPolicy lists what was registered, removes what read-only mode or the disabled list
-// excludes, and remembers annotations for audit levels. Listing goes through a real in-memory
-// client session, so it sees exactly what clients will see.
-func (s *Service) applyToolPolicy() error {
-	tools, err := listTools(context.Background(), s.server)
-	if err != nil {
-		return fmt.Errorf("list registered tools: %w", err)
-	}
-	known := map[string]bool{}
-	for _, t := range tools {
-		known[t.Name] = true
-	}
-	var unknown []string
-	for _, name := range s.disabled {
-		if !known[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Errorf("disabled_tools: unknown tool(s) %v; run `switchboard tools` for the list", unknown)
-	}
-	var remove []string
-	s.security = map[string]bool{}
-	for _, t := range tools {
-		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-		if slices.Contains(s.disabled, t.Name) || (s.readOnly && !ro) {
-			remove = append(remove, t.Name)
-			continue
-		}
-		s.security[t.Name] = !ro
-		s.tools = append(s.tools, t)
-	}
-	if len(remove) > 0 {
-		s.server.RemoveTools(remove...)
-	}
-	return nil
-}
-
-func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "switchboard-introspect", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer cs.Close()
-	var out []*sdk.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
 // SetControl sets what answers ControlMethod requests on the Unix socket (the app's CLI verbs
 // against a running hub). Listeners started later use it.
 func (s *Service) SetControl(f ControlFunc) { s.control.Store(&f) }
@@ -511,13 +454,6 @@ func (s *Service) controlLate(ctx context.Context, action string, params json.Ra
 
 // Server returns the underlying go-sdk server (for in-process clients and tests).
 func (s *Service) Server() *sdk.Server { return s.server }
-
-// Tools returns the registered tools, as clients list them.
-func (s *Service) Tools() []*sdk.Tool {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	return slices.Clone(s.tools)
-}
 
 // Sessions returns the client session registry.
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }

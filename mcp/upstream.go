@@ -415,8 +415,6 @@ func (s *Service) syncUpstream(name string) {
 		next.tools = append(next.tools, t.Name)
 	}
 
-	s.toolsetMu.Lock()
-	u.mu.Lock()
 	var gone []string
 	if cur != nil {
 		for _, n := range cur.tools {
@@ -425,35 +423,20 @@ func (s *Service) syncUpstream(name string) {
 			}
 		}
 	}
-	for _, n := range gone {
-		delete(u.security, n)
+	proxied := make([]tool.Registered, len(regs))
+	for i, r := range regs {
+		proxied[i] = r.r
 	}
-	for _, r := range regs {
-		u.security[r.t.Name] = !r.ro
-	}
-	u.mu.Unlock()
-	if len(gone) > 0 {
-		tool.Unregister(s.server, gone...)
-		s.tools = slices.DeleteFunc(s.tools, func(t *sdk.Tool) bool { return slices.Contains(gone, t.Name) })
+	out := s.toolsets.mirrorServer(name, gone, proxied, func() {
+		u.mu.Lock()
+		defer u.mu.Unlock()
 		for _, n := range gone {
-			delete(s.serving, n)
+			delete(u.security, n)
 		}
-	}
-	if _, ok := s.active[name]; !ok && len(regs) > 0 {
-		s.active[name] = true // a server's toolset is on until the user switches it off
-	}
-	for _, r := range regs {
-		if i := slices.IndexFunc(s.tools, func(t *sdk.Tool) bool { return t.Name == r.t.Name }); i >= 0 {
-			s.tools[i] = r.t
-		} else {
-			s.tools = append(s.tools, r.t)
+		for _, r := range regs {
+			u.security[r.t.Name] = !r.ro
 		}
-		// A switched-off toolset's tools are remembered for when it is switched on.
-		tool.AddProxied(s.server, r.r, s.active[name])
-		s.serving[r.t.Name] = s.active[name]
-	}
-	out := s.toolsetsLocked()
-	s.toolsetMu.Unlock()
+	})
 
 	s.syncUpstreamResources(name, cur, next, cat)
 	configured := slices.Contains(u.m.Names(), name)
@@ -465,7 +448,7 @@ func (s *Service) syncUpstream(name string) {
 	}
 	u.mu.Unlock()
 	if len(gone) > 0 || len(regs) > 0 || cur != nil {
-		s.onToolsets.Notify(out)
+		s.toolsets.onChange.Notify(out)
 	}
 }
 

@@ -98,7 +98,7 @@ func (s *Service) searchUpstreamTools(ctx context.Context, in ServersSearchInput
 		return ServersSearchOutput{}, fmt.Errorf("limit: %d is out of range; use 1 to 50", limit)
 	}
 	var tools []*sdk.Tool
-	for _, t := range s.ActiveTools() {
+	for _, t := range s.toolsets.activeTools() {
 		if _, ok := t.Meta[UpstreamMetaKey]; ok {
 			tools = append(tools, t)
 		}
@@ -179,7 +179,7 @@ func (s *Service) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler
 			if err := json.Unmarshal(p.Arguments, &in); err != nil {
 				return toolError(fmt.Sprintf("arguments: must be {\"name\": \"server__tool\", \"arguments\": {…}} (%v)", err)), nil
 			}
-			if !s.isServedUpstreamTool(in.Name) {
+			if !s.toolsets.servesUpstream(in.Name) {
 				return toolError(fmt.Sprintf("name: %q is not a tool of a connected server; find one with %s", in.Name, ToolServersSearch)), nil
 			}
 			p.Name = in.Name
@@ -199,20 +199,4 @@ func (s *Service) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler
 		}
 		return next(ctx, method, req)
 	}
-}
-
-// isServedUpstreamTool reports whether name is an upstream tool clients are served now.
-func (s *Service) isServedUpstreamTool(name string) bool {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	if !s.serving[name] {
-		return false
-	}
-	for _, t := range s.tools {
-		if t.Name == name {
-			_, up := t.Meta[UpstreamMetaKey]
-			return up
-		}
-	}
-	return false
 }
