@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
@@ -76,7 +77,6 @@ type Service struct {
 	subsystems  []Subsystem
 	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
 	up          *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
-	toolSearch  bool                       // upstream tools hidden behind servers_search / servers_call
 	rag         *rag.Live                  // the engine in force; a Settings save or a hand edit switches it
 	ragFeed     *ragFeed
 
@@ -119,12 +119,14 @@ type Service struct {
 }
 
 // optionValues holds what the options chose for the parts of the hub New builds from them (the
-// toolsets); the parts own their state from then on.
+// toolsets, the upstream servers); the parts own their state from then on.
 type optionValues struct {
 	readOnly       bool
 	disabled       []string
 	toolsetsChosen bool     // WithToolsets was given: serve only toolsets
 	toolsets       []string // validated toolset names
+	upstreams      *upstream.Manager
+	toolSearch     bool // upstream tools behind servers_search / servers_call
 }
 
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
@@ -300,28 +302,31 @@ func New(opts ...Option) (*Service, error) {
 	for _, f := range s.serverOpts {
 		f(serverOpts)
 	}
-	s.upstreamServerOptions(serverOpts)
-	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
 	var servers func() []string
-	if s.up != nil {
-		servers = s.up.m.Names
+	if m := s.opts.upstreams; m != nil {
+		s.up = newUpstreams(m, s.opts.toolSearch)
+		s.up.serverOptions(serverOpts)
+		servers = m.Names
 	}
+	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
 	s.toolsets = newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, servers)
 	s.registerGroups()
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
-	s.registerToolSearch(s.server)
+	s.up.registerToolSearch(s.server, s.toolsets)
 	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
 	}
 	s.toolsets.init()
 	s.computePathTools()
-	s.wireUpstreams()
+	if s.up != nil {
+		s.up.wire(s.server, s.toolsets, s, s.hub)
+	}
 	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
-	if s.toolSearch && s.up != nil {
-		s.server.AddReceivingMiddleware(s.toolSearchMiddleware) // outside audit: it audits the real tool
+	if s.up != nil && s.up.toolSearch {
+		s.server.AddReceivingMiddleware(s.up.toolSearchMiddleware) // outside audit: it audits the real tool
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.wireFeeds()
