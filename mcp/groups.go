@@ -58,7 +58,7 @@ func (s *Service) registerGroups() {
 // callWorkspaces is what a tool group needs of the hub's workspace handling (mcp/roots.go,
 // mcp/policy.go): the workspace a call's paths resolve against — the client's root, its relay
 // directory or the hub's, decided and consented to before the handler runs — and what a walk
-// must leave out. *Service implements it.
+// must leave out. *trust implements it (mcp/policy.go).
 type callWorkspaces interface {
 	// workspaceFor is the call's workspace, for a tool that declares workspace paths.
 	workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error)

@@ -42,7 +42,7 @@ func (s *Service) serveStream(ctx context.Context, transport, peer string, r io.
 	}
 	// A client whose input ended can no longer use an answer: its questions leave the
 	// dashboard now, not when its calls end.
-	o.onInputClosed = func() { s.approvals.Withdraw(ci.id, "withdrawn: the client's connection closed") }
+	o.onInputClosed = func() { s.trust.approvals.Withdraw(ci.id, "withdrawn: the client's connection closed") }
 	lt := &lineTransport{r: r, w: w, closeFn: closeFn, opts: o}
 	ss, err := s.server.Connect(withConnInfo(ctx, ci), lt, nil)
 	if err != nil {

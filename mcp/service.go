@@ -22,7 +22,6 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
-	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -59,13 +58,6 @@ type Service struct {
 	server  *sdk.Server
 	version string
 
-	workspaceDir string
-	// hubWS is the hub's workspace: where clients without usable roots or relay directory work.
-	// nil while the hub has none (WithNoWorkspace, until SetWorkspace). Read it through
-	// hubWorkspace; SetWorkspace swaps it under wsMu.
-	hubWS       atomic.Pointer[workspace.Root]
-	noWorkspace string // why there is no hub workspace and how to choose one (WithNoWorkspace)
-	onWorkspace listeners.Set[string]
 	logger      *slog.Logger
 	audit       *audit.Logger
 	sessions    *sessions.Registry
@@ -100,17 +92,8 @@ type Service struct {
 	recorder *callRecorder
 	callSeq  atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
-	// Trust (mcp/policy.go, mcp/roots.go): rules, pending questions, per-session roots.
-	policy    *policy.Store
-	approvals *policy.Broker
-	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
-	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
-	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
-	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Add, workspace:"path")
-	home      string              // the user's home directory, symlinks resolved ("" when unknown)
-	hubState  []string            // the hub's own config, data and runtime directories (WithHubState)
-	wsMu      sync.Mutex
-	wsCache   map[string]*workspace.Root // root directory → its sandbox
+	ws    *workspaces // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
+	trust *trust      // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
 
 	control atomic.Pointer[ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
 
@@ -118,9 +101,15 @@ type Service struct {
 	shutdownErr  error
 }
 
-// optionValues holds what the options chose for the parts of the hub New builds from them (the
-// toolsets, the upstream servers); the parts own their state from then on.
+// optionValues holds what the options chose for the parts of the hub New builds from them
+// (workspaces, trust, toolsets, the upstream servers); the parts own their state from then on.
 type optionValues struct {
+	workspaceDir string
+	noWorkspace  string
+	hubState     []string
+	policy       *policy.Store
+	approvals    *policy.Broker
+
 	readOnly       bool
 	disabled       []string
 	toolsetsChosen bool     // WithToolsets was given: serve only toolsets
@@ -131,7 +120,7 @@ type optionValues struct {
 
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
 func WithWorkspaceRoot(dir string) Option {
-	return func(s *Service) error { s.workspaceDir = dir; return nil }
+	return func(s *Service) error { s.opts.workspaceDir = dir; return nil }
 }
 
 // WithNoWorkspace starts the hub without a workspace of its own (unless WithWorkspaceRoot names
@@ -144,7 +133,7 @@ func WithNoWorkspace(reason string) Option {
 		if reason == "" {
 			return errors.New("WithNoWorkspace: the reason is what callers read; give one")
 		}
-		s.noWorkspace = reason
+		s.opts.noWorkspace = reason
 		return nil
 	}
 }
@@ -227,7 +216,7 @@ func WithHubState(dirs ...string) Option {
 			if real, err := filepath.EvalSymlinks(d); err == nil {
 				d = real
 			}
-			s.hubState = append(s.hubState, d)
+			s.opts.hubState = append(s.opts.hubState, d)
 		}
 		return nil
 	}
@@ -249,21 +238,6 @@ func New(opts ...Option) (*Service, error) {
 			return nil, err
 		}
 	}
-	if s.workspaceDir == "" && s.noWorkspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("workspace: %w", err)
-		}
-		s.workspaceDir = wd
-	}
-	var root *workspace.Root
-	if s.workspaceDir != "" {
-		var err error
-		if root, err = s.openHubWorkspace(s.workspaceDir); err != nil {
-			return nil, err
-		}
-		s.hubWS.Store(root)
-	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -273,31 +247,32 @@ func New(opts ...Option) (*Service, error) {
 	if s.sessions == nil {
 		s.sessions = sessions.New()
 	}
+	s.ws = &workspaces{hubState: s.opts.hubState, noWorkspace: s.opts.noWorkspace, browser: s.browser, logger: s.logger}
+	dir := s.opts.workspaceDir
+	if dir == "" && s.opts.noWorkspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		dir = wd
+	}
+	var root *workspace.Root
+	if dir != "" {
+		var err error
+		if root, err = s.ws.openHub(dir); err != nil {
+			return nil, err
+		}
+		s.ws.hub.Store(root)
+	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
-	s.initPolicy()
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		if real, err := filepath.EvalSymlinks(home); err == nil {
-			home = real
-		}
-		s.home = filepath.Clean(home)
-	}
-	// A session's questions end with it: its client can no longer use an answer, and an
-	// approval left on the dashboard would let a click run a dead client's call.
-	s.sessions.Subscribe(func(c sessions.Change) {
-		if c.Kind == "disconnected" {
-			s.approvals.Withdraw(c.Session.ID, "withdrawn: the client's session "+c.Session.ID+" ended")
-		}
-	})
-	if s.hub != nil {
-		s.approvals.AddPresence(func() bool { return s.hub.HasSubscribers(ChannelApprovals) })
-	}
+	s.trust = newTrust(s.opts.policy, s.opts.approvals, s.ws, s.sessions, s, s.logger, s.hub)
 
 	serverOpts := &sdk.ServerOptions{
 		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.
 		Logger:                  slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
-		InitializedHandler:      s.onInitialized,
-		RootsListChangedHandler: s.onRootsListChanged,
+		InitializedHandler:      s.trust.onInitialized,
+		RootsListChangedHandler: s.trust.onRootsListChanged,
 	}
 	for _, f := range s.serverOpts {
 		f(serverOpts)
@@ -319,11 +294,11 @@ func New(opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	s.toolsets.init()
-	s.computePathTools()
+	s.trust.computePathTools(s.server, s.toolsets.registered())
 	if s.up != nil {
-		s.up.wire(s.server, s.toolsets, s, s.hub)
+		s.up.wire(s.server, s.toolsets, s.trust, s.hub)
 	}
-	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
+	s.server.AddReceivingMiddleware(s.trust.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	if s.up != nil && s.up.toolSearch {
 		s.server.AddReceivingMiddleware(s.up.toolSearchMiddleware) // outside audit: it audits the real tool
@@ -331,45 +306,13 @@ func New(opts ...Option) (*Service, error) {
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
-	s.wireTrustFeeds()
+	s.trust.wireFeeds(s.hub)
 	s.watchOwnedProcesses()
 	s.wireRAGFeed()
 	if root != nil {
-		s.sweepWorkspace(root)
+		s.ws.sweep(root)
 	}
 	return s, nil
-}
-
-// openHubWorkspace opens dir as the hub's workspace: the hub's own files stay off limits even
-// inside it, and the browser may show its files (and a client's root once a webview call of that
-// client has used it, see checkURL); the hub serves every file:// load of the browser from
-// these, whatever asked for it (a tool, a link, a frame).
-func (s *Service) openHubWorkspace(dir string) (*workspace.Root, error) {
-	root, err := workspace.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	root.Protect(s.hubState...)
-	if s.browser != nil {
-		s.browser.AllowFiles(root)
-	}
-	return root, nil
-}
-
-// hubWorkspace is the hub's workspace, or the error WithNoWorkspace set while there is none.
-func (s *Service) hubWorkspace() (*workspace.Root, error) {
-	if w := s.hubWS.Load(); w != nil {
-		return w, nil
-	}
-	return nil, errors.New(s.noWorkspace)
-}
-
-// hubDir is the hub's workspace directory, "" while there is none.
-func (s *Service) hubDir() string {
-	if w := s.hubWS.Load(); w != nil {
-		return w.Dir()
-	}
-	return ""
 }
 
 // SetWorkspace makes dir the hub's workspace from now on, while the hub runs: the workspace of
@@ -379,61 +322,19 @@ func (s *Service) hubDir() string {
 // the client roots' (a client whose root is that directory keeps using it; Shutdown closes it),
 // so nothing running loses its handle. dir must be an existing directory.
 func (s *Service) SetWorkspace(dir string) error {
-	s.wsMu.Lock()
-	old := s.hubWS.Load()
-	real := dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		real = r
+	next, err := s.ws.setHub(dir)
+	if err != nil || next == nil {
+		return err
 	}
-	if old != nil && old.Dir() == real {
-		s.wsMu.Unlock()
-		return nil
-	}
-	next, reused := s.wsCache[real]
-	if reused {
-		delete(s.wsCache, real) // a client's root became the hub's: one sandbox, one owner
-	} else {
-		var err error
-		if next, err = s.openHubWorkspace(real); err != nil {
-			s.wsMu.Unlock()
-			return fmt.Errorf("workspace: %w", err)
-		}
-	}
-	if old != nil {
-		if s.wsCache == nil {
-			s.wsCache = map[string]*workspace.Root{}
-		}
-		s.wsCache[old.Dir()] = old
-	}
-	s.hubWS.Store(next)
-	s.wsMu.Unlock()
-	if !reused {
-		s.sweepWorkspace(next)
-	}
-	s.republishRoots()
+	s.trust.republishRoots()
 	s.logger.Info("workspace changed", "dir", next.Dir())
-	s.onWorkspace.Notify(next.Dir())
+	s.ws.onChange.Notify(next.Dir())
 	return nil
 }
 
 // OnWorkspaceChange calls f with the new directory after each SetWorkspace that changed it,
 // until cancel is called.
-func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.onWorkspace.Add(f) }
-
-// sweepWorkspace removes, in the background, the temp files that writes interrupted by a kill
-// left in w (workspace.Root.StartSweep: bounded, owned by w, stopped by its Close in Shutdown).
-// In the background because a walk of a large tree would delay the hub's first answer, and
-// nothing waits for it: the temp files are hidden from every listing meanwhile.
-func (s *Service) sweepWorkspace(w *workspace.Root) {
-	w.StartSweep(func(res workspace.SweepResult, err error) {
-		switch {
-		case err != nil && !errors.Is(err, context.Canceled):
-			s.logger.Warn("workspace: sweep of interrupted writes' temp files stopped", "dir", w.Dir(), "entries", res.Entries, "removed", len(res.Removed), "err", err)
-		case len(res.Removed) > 0 || res.Partial:
-			s.logger.Info("workspace: swept temp files of interrupted writes", "dir", w.Dir(), "removed", res.Removed, "entries", res.Entries, "partial", res.Partial)
-		}
-	})
-}
+func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.ws.onChange.Add(f) }
 
 // SetControl sets what answers ControlMethod requests on the Unix socket (the app's CLI verbs
 // against a running hub). Listeners started later use it.
@@ -464,10 +365,10 @@ func (s *Service) Server() *sdk.Server { return s.server }
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 
 // Workspace returns the hub's sandbox root, or nil while the hub has none (WithNoWorkspace).
-func (s *Service) Workspace() *workspace.Root { return s.hubWS.Load() }
+func (s *Service) Workspace() *workspace.Root { return s.ws.hub.Load() }
 
 // WorkspaceDir returns the hub's workspace directory, or "" while the hub has none.
-func (s *Service) WorkspaceDir() string { return s.hubDir() }
+func (s *Service) WorkspaceDir() string { return s.ws.hubDir() }
 
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
@@ -521,10 +422,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))
 			}
 		}
-		if err := s.closeRootWorkspaces(); err != nil {
+		if err := s.ws.closeRoots(); err != nil {
 			errs = append(errs, fmt.Errorf("root workspaces: %w", err))
 		}
-		if w := s.hubWS.Load(); w != nil {
+		if w := s.ws.hub.Load(); w != nil {
 			if err := w.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("workspace: %w", err))
 			}

@@ -175,7 +175,7 @@ func newGitTools(s *Service) toolGroup {
 	if !s.gitOn {
 		return nil
 	}
-	return &gitTools{callWorkspaces: s}
+	return &gitTools{callWorkspaces: s.trust}
 }
 
 func (*gitTools) toolset() string { return "git" }

@@ -61,7 +61,7 @@ func newPatchTools(s *Service) toolGroup {
 	if !s.patchOn {
 		return nil
 	}
-	return &patchTools{callWorkspaces: s}
+	return &patchTools{callWorkspaces: s.trust}
 }
 
 func (*patchTools) toolset() string { return "files" }

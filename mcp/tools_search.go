@@ -75,7 +75,7 @@ func newSearchTools(s *Service) toolGroup {
 	if !s.searchOn {
 		return nil
 	}
-	return &searchTools{callWorkspaces: s}
+	return &searchTools{callWorkspaces: s.trust}
 }
 
 func (*searchTools) toolset() string { return "files" }
