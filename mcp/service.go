@@ -82,6 +82,7 @@ type Service struct {
 	notes    *notesState    // memory_*, todo_* (tools_notes.go)
 
 	toolsets *toolsetState // the registered tools and which of them are served (mcp/toolsets.go)
+	conns    *connServer   // serves client connections (mcp/serve.go, mcp/http.go)
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
@@ -304,6 +305,7 @@ func New(opts ...Option) (*Service, error) {
 		s.server.AddReceivingMiddleware(s.up.toolSearchMiddleware) // outside audit: it audits the real tool
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
+	s.conns = &connServer{server: s.server, sessions: s.sessions, approvals: s.trust.approvals, logger: s.logger}
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
 	s.trust.wireFeeds(s.hub)
