@@ -39,12 +39,12 @@ var hubGroups = []func(*Service) toolGroup{
 
 // withToolGroups adds groups after hubGroups (tests: a fake group as a contributor would write it).
 func withToolGroups(mk ...func(*Service) toolGroup) Option {
-	return func(s *Service) error { s.extraGroups = append(s.extraGroups, mk...); return nil }
+	return func(s *Service) error { s.opts.extraGroups = append(s.opts.extraGroups, mk...); return nil }
 }
 
 // registerGroups registers every configured group's tools under its toolset.
 func (s *Service) registerGroups() {
-	for _, mk := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.extraGroups...) {
+	for _, mk := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.opts.extraGroups...) {
 		g := mk(s)
 		if g == nil {
 			continue

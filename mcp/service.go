@@ -53,48 +53,43 @@ type SubsystemWithShutdown interface {
 // Option configures a Service.
 type Option func(*Service) error
 
-// Service is the hub. Create it with New; it is safe for concurrent use.
+// Service is the hub. Create it with New; it is safe for concurrent use. It composes the hub's
+// parts (workspaces, trust, toolsets, upstream servers, connections), each owning its state, and
+// is their public face: its exported methods delegate to them.
 type Service struct {
-	server  *sdk.Server
-	version string
+	server *sdk.Server
+	opts   optionValues // what the options chose for the parts New builds; only New reads it
 
-	logger      *slog.Logger
-	audit       *audit.Logger
-	sessions    *sessions.Registry
-	procs       *process.Service
-	hub         *wshub.Hub
-	metrics     *metrics.Store
-	browser     *webview.Webview
-	browserFeed *browserFeed
-	subsystems  []Subsystem
-	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
-	up          *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
-	rag         *rag.Live                  // the engine in force; a Settings save or a hand edit switches it
-	ragFeed     *ragFeed
+	// What the whole hub shares: its tool groups, subsystems and parts use these.
+	logger     *slog.Logger
+	audit      *audit.Logger
+	sessions   *sessions.Registry
+	procs      *process.Service
+	hub        *wshub.Hub
+	metrics    *metrics.Store
+	browser    *webview.Webview
+	rag        *rag.Live   // the engine in force; a Settings save or a hand edit switches it
+	notes      *notesState // memory_*, todo_* (tools_notes.go)
+	subsystems []Subsystem
 
-	serverOpts []func(*sdk.ServerOptions)
-	opts       optionValues // what the options chose for the parts New builds; only New reads it
-
-	searchOn bool           // file_grep, file_glob (tools_search.go)
-	patchOn  bool           // file_patch (tools_patch.go)
-	gitOn    bool           // git_* (tools_git.go)
-	fetcher  *fetch.Fetcher // web_fetch (tools_web.go)
-	notes    *notesState    // memory_*, todo_* (tools_notes.go)
-
+	// The parts, each built in New with only what it uses.
+	ws       *workspaces   // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
+	trust    *trust        // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
 	toolsets *toolsetState // the registered tools and which of them are served (mcp/toolsets.go)
+	up       *upstreams    // the user's other MCP servers (mcp/upstream.go), nil when none
 	conns    *connServer   // serves client connections (mcp/serve.go, mcp/http.go)
+
+	// The dashboard's feeds and the record of calls (mcp/feeds*.go, mcp/middleware.go).
+	browserFeed *browserFeed
+	ragFeed     *ragFeed
+	activity    *activityLog
+	recorder    *callRecorder
+	callSeq     atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
 	// session's scoped hub token may stream (tools_ws.go).
 	startedBy sync.Map
-
-	activity *activityLog
-	recorder *callRecorder
-	callSeq  atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
-
-	ws    *workspaces // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
-	trust *trust      // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
 
 	control atomic.Pointer[ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
 
@@ -103,8 +98,17 @@ type Service struct {
 }
 
 // optionValues holds what the options chose for the parts of the hub New builds from them
-// (workspaces, trust, toolsets, the upstream servers); the parts own their state from then on.
+// (the server, tool groups, workspaces, trust, toolsets, the upstream servers); the parts own
+// their state from then on.
 type optionValues struct {
+	version     string
+	serverOpts  []func(*sdk.ServerOptions)
+	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
+	searchOn    bool                       // file_grep, file_glob (tools_search.go)
+	patchOn     bool                       // file_patch (tools_patch.go)
+	gitOn       bool                       // git_* (tools_git.go)
+	fetcher     *fetch.Fetcher             // web_fetch (tools_web.go)
+
 	workspaceDir string
 	noWorkspace  string
 	hubState     []string
@@ -202,7 +206,7 @@ func WithDisabledTools(names ...string) Option {
 // WithServerOptions lets f amend the go-sdk server options before the server is created (e.g.
 // the conformance fixtures' completion and subscription handlers).
 func WithServerOptions(f func(*sdk.ServerOptions)) Option {
-	return func(s *Service) error { s.serverOpts = append(s.serverOpts, f); return nil }
+	return func(s *Service) error { s.opts.serverOpts = append(s.opts.serverOpts, f); return nil }
 }
 
 // WithHubState names the hub's own directories (config, data, runtime). A client's root or relay
@@ -225,7 +229,7 @@ func WithHubState(dirs ...string) Option {
 
 // WithVersion sets the version announced to clients.
 func WithVersion(v string) Option {
-	return func(s *Service) error { s.version = v; return nil }
+	return func(s *Service) error { s.opts.version = v; return nil }
 }
 
 // New builds the Service and registers its tools: the file, directory and language tools, then
@@ -233,7 +237,7 @@ func WithVersion(v string) Option {
 // a hub, processes with a process service, RAG, browser), then each subsystem's tools in order
 // (ML, IDE, …).
 func New(opts ...Option) (*Service, error) {
-	s := &Service{version: "dev", activity: newActivityLog(500)}
+	s := &Service{activity: newActivityLog(500), opts: optionValues{version: "dev"}}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
@@ -275,7 +279,7 @@ func New(opts ...Option) (*Service, error) {
 		InitializedHandler:      s.trust.onInitialized,
 		RootsListChangedHandler: s.trust.onRootsListChanged,
 	}
-	for _, f := range s.serverOpts {
+	for _, f := range s.opts.serverOpts {
 		f(serverOpts)
 	}
 	var servers func() []string
@@ -284,7 +288,7 @@ func New(opts ...Option) (*Service, error) {
 		s.up.serverOptions(serverOpts)
 		servers = m.Names
 	}
-	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
+	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version}, serverOpts)
 	s.toolsets = newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, servers)
 	s.registerGroups()
 	for _, sub := range s.subsystems {
