@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -410,12 +411,8 @@ func (u *upstreams) sync(name string) {
 	cat, _ := u.m.Catalogue(name) // a removed server's is empty: everything it had goes
 	next := &servedUpstream{version: ver, instr: cat.Instructions}
 
-	type toolReg struct {
-		t  *sdk.Tool
-		r  tool.Registered
-		ro bool
-	}
-	var regs []toolReg
+	var regs []tool.Registered
+	audited := map[string]bool{} // exposed name → audited before the fact (not read-only)
 	for _, o := range cat.Tools {
 		t := proxiedTool(name, o)
 		upName := o.Tool.Name
@@ -428,8 +425,8 @@ func (u *upstreams) sync(name string) {
 			}
 			return res, nil
 		}
-		ro := o.Tool.Annotations != nil && o.Tool.Annotations.ReadOnlyHint
-		regs = append(regs, toolReg{t: t, r: tool.Registered{Tool: t, Handler: handler, Toolset: name}, ro: ro})
+		regs = append(regs, tool.Registered{Tool: t, Handler: handler, Toolset: name})
+		audited[t.Name] = o.Tool.Annotations == nil || !o.Tool.Annotations.ReadOnlyHint
 		next.tools = append(next.tools, t.Name)
 	}
 
@@ -441,19 +438,13 @@ func (u *upstreams) sync(name string) {
 			}
 		}
 	}
-	proxied := make([]tool.Registered, len(regs))
-	for i, r := range regs {
-		proxied[i] = r.r
-	}
-	out := u.toolsets.mirrorServer(name, gone, proxied, func() {
+	out := u.toolsets.mirrorServer(name, gone, regs, func() {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		for _, n := range gone {
 			delete(u.security, n)
 		}
-		for _, r := range regs {
-			u.security[r.t.Name] = !r.ro
-		}
+		maps.Copy(u.security, audited)
 	})
 
 	u.syncResources(name, cur, next, cat)
