@@ -21,7 +21,7 @@ import (
 // description talks about paths but is plain text.
 type fakeGroup struct{ callWorkspaces }
 
-func newFakeGroup(s *Service) toolGroup { return &fakeGroup{callWorkspaces: s} }
+func newFakeGroup(s *Service) toolGroup { return &fakeGroup{callWorkspaces: s.trust} }
 
 func (*fakeGroup) toolset() string { return "memory" }
 
@@ -64,10 +64,10 @@ func TestToolDeclarationsDecidePathHandling(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), withToolGroups(newFakeGroup))
-	if !s.pathTools["fake_copy"] || s.pathTools["fake_note"] || strings.Join(s.pathArgs["fake_copy"], ",") != "target" {
-		t.Fatalf("declarations read as pathTools=%v pathArgs=%v", s.pathTools, s.pathArgs)
+	if !s.trust.pathTools["fake_copy"] || s.trust.pathTools["fake_note"] || strings.Join(s.trust.pathArgs["fake_copy"], ",") != "target" {
+		t.Fatalf("declarations read as pathTools=%v pathArgs=%v", s.trust.pathTools, s.trust.pathArgs)
 	}
-	if s.pathTools["lang_detect"] {
+	if s.trust.pathTools["lang_detect"] {
 		t.Error("lang_detect only inspects a name; it is not a workspace tool")
 	}
 

@@ -39,12 +39,12 @@ var hubGroups = []func(*Service) toolGroup{
 
 // withToolGroups adds groups after hubGroups (tests: a fake group as a contributor would write it).
 func withToolGroups(mk ...func(*Service) toolGroup) Option {
-	return func(s *Service) error { s.extraGroups = append(s.extraGroups, mk...); return nil }
+	return func(s *Service) error { s.opts.extraGroups = append(s.opts.extraGroups, mk...); return nil }
 }
 
 // registerGroups registers every configured group's tools under its toolset.
 func (s *Service) registerGroups() {
-	for _, mk := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.extraGroups...) {
+	for _, mk := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.opts.extraGroups...) {
 		g := mk(s)
 		if g == nil {
 			continue
@@ -58,7 +58,7 @@ func (s *Service) registerGroups() {
 // callWorkspaces is what a tool group needs of the hub's workspace handling (mcp/roots.go,
 // mcp/policy.go): the workspace a call's paths resolve against — the client's root, its relay
 // directory or the hub's, decided and consented to before the handler runs — and what a walk
-// must leave out. *Service implements it.
+// must leave out. *trust implements it (mcp/policy.go).
 type callWorkspaces interface {
 	// workspaceFor is the call's workspace, for a tool that declares workspace paths.
 	workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error)

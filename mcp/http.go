@@ -64,10 +64,12 @@ const corsAllowHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, M
 // an allowed Origin (403). The token is checked before a byte of the body is read, and a 401
 // closes the connection. Request bodies are capped at MaxMessageSize and must arrive within
 // HTTPReadTimeout. CORS preflights from AllowedOrigins are answered.
-func (s *Service) HTTPHandler(o HTTPOptions) http.Handler {
-	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{
+func (s *Service) HTTPHandler(o HTTPOptions) http.Handler { return s.conns.httpHandler(o) }
+
+func (c *connServer) httpHandler(o HTTPOptions) http.Handler {
+	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return c.server }, &sdk.StreamableHTTPOptions{
 		SessionTimeout: 30 * time.Minute,
-		Logger:         s.logger,
+		Logger:         c.logger,
 	})
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
@@ -261,7 +263,11 @@ func originAllowed(origin, host string, extra []string) bool {
 
 // ServeHTTP runs the HTTP endpoint on ln until ctx ends, then shuts down gracefully.
 func (s *Service) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
-	srv := NewHTTPServer(s.HTTPHandler(o))
+	return s.conns.serveHTTP(ctx, ln, o)
+}
+
+func (c *connServer) serveHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
+	srv := NewHTTPServer(c.httpHandler(o))
 	drained := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(drained)

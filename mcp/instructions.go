@@ -31,7 +31,7 @@ func (s *Service) Instructions() string {
 	b.WriteString(" Tools: ")
 	b.WriteString(strings.Join(groups, "; "))
 	b.WriteString(".")
-	b.WriteString(s.upstreamInstructions())
+	b.WriteString(s.up.instructions())
 	return b.String()
 }
 

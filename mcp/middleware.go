@@ -127,7 +127,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			tool = params.Name
 			args = audit.SummarizeArgs(params.Arguments)
 		}
-		security := s.security[tool] || s.isUpstreamSecurity(tool)
+		security := s.toolsets.isSecurity(tool) || s.up.isSecurity(tool)
 		start := time.Now()
 		c := &toolCall{}
 		if params != nil {

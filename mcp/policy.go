@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 )
@@ -20,23 +24,85 @@ import (
 // WithPolicy enforces a policy store's rules on every tool call and asks questions through
 // broker when no client can answer them (default: allow everything, a private broker).
 func WithPolicy(store *policy.Store, broker *policy.Broker) Option {
-	return func(s *Service) error { s.policy, s.approvals = store, broker; return nil }
+	return func(s *Service) error { s.opts.policy, s.opts.approvals = store, broker; return nil }
 }
 
 // Policy returns the policy store in force.
-func (s *Service) Policy() *policy.Store { return s.policy }
+func (s *Service) Policy() *policy.Store { return s.trust.policy }
 
 // Approvals returns the broker holding questions for the dashboard and the tray.
-func (s *Service) Approvals() *policy.Broker { return s.approvals }
+func (s *Service) Approvals() *policy.Broker { return s.trust.approvals }
 
-func (s *Service) initPolicy() {
-	if s.policy == nil {
-		s.policy = policy.NewStore("", nil)
-	}
-	if s.approvals == nil {
-		s.approvals = policy.NewBroker()
-	}
+// DecideApproval answers a pending question from the dashboard or the tray.
+func (s *Service) DecideApproval(id, decision, by string) error {
+	return s.trust.decideApproval(id, decision, by)
 }
+
+// GrantWorkspace answers, for one session, whether it may use dir (one of its roots or its relay
+// directory) as its workspace: the dashboard's grant and revoke. The answer stands for the
+// session, like one given to a prompt.
+func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) error {
+	return s.trust.grantWorkspace(sessionID, dir, allow, by)
+}
+
+// trust decides what a call may do and where it works: the policy's rules (this file), the
+// questions put to the client or the user (elicitation, multi round-trip rounds, the approvals
+// broker), and each session's workspace — its MCP roots or relay directory and what the user
+// said about them (mcp/roots.go). It implements callWorkspaces for the tool groups.
+type trust struct {
+	policy    *policy.Store
+	approvals *policy.Broker
+	ws        *workspaces        // the sandboxes of the directories it grants
+	sessions  *sessions.Registry // shows each session's roots and workspace on the dashboard
+	ids       sessionIdentity
+	logger    *slog.Logger
+	home      string // the user's home directory, symlinks resolved ("" when unknown)
+
+	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
+	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
+	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
+	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Add, workspace:"path")
+}
+
+// sessionIdentity is what trust needs of the hub's record of client sessions
+// (mcp/middleware.go). *Service implements it.
+type sessionIdentity interface {
+	// sessionID is the dashboard's id of the request's session and its transport.
+	sessionID(ctx context.Context, req sdk.Request) (id, transport string)
+}
+
+// newTrust enforces store's rules (nil: allow everything) and asks through broker (nil: a private
+// one) when no client can answer. A session's questions end with it (sessions), and the broker
+// counts the dashboard as present while h has subscribers to the approvals channel.
+func newTrust(store *policy.Store, broker *policy.Broker, ws *workspaces, reg *sessions.Registry, ids sessionIdentity, logger *slog.Logger, h *wshub.Hub) *trust {
+	if store == nil {
+		store = policy.NewStore("", nil)
+	}
+	if broker == nil {
+		broker = policy.NewBroker()
+	}
+	tr := &trust{policy: store, approvals: broker, ws: ws, sessions: reg, ids: ids, logger: logger}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		if real, err := filepath.EvalSymlinks(home); err == nil {
+			home = real
+		}
+		tr.home = filepath.Clean(home)
+	}
+	// A session's questions end with it: its client can no longer use an answer, and an
+	// approval left on the dashboard would let a click run a dead client's call.
+	reg.Subscribe(func(c sessions.Change) {
+		if c.Kind == "disconnected" {
+			broker.Withdraw(c.Session.ID, "withdrawn: the client's session "+c.Session.ID+" ended")
+		}
+	})
+	if h != nil {
+		broker.AddPresence(func() bool { return h.HasSubscribers(ChannelApprovals) })
+	}
+	return tr
+}
+
+// hubDir is the hub's workspace directory ("" while it has none), for callWorkspaces.
+func (tr *trust) hubDir() string { return tr.ws.hubDir() }
 
 // clientName is the calling client's self-reported name ("" before initialize).
 func clientName(ss *sdk.ServerSession) string {
@@ -66,7 +132,7 @@ func toolError(msg string) *sdk.CallToolResult {
 // with a tool error naming the rule, ask puts the question to the client (elicitation) or to
 // the user (dashboard, tray) and waits. For clients with MCP roots it then makes sure the root
 // the call needs is known and consented to, so workspaceFor can answer without asking.
-func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
@@ -77,26 +143,26 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		ss := creq.Session
 		if cwd := relayDir(ctx); cwd != "" && ss != nil {
-			s.noteRelay(ctx, creq, cwd)
+			tr.noteRelay(ctx, creq, cwd)
 		}
-		pol := s.policy.Policy()
+		pol := tr.policy.Policy()
 		c := callFrom(ctx, creq)
 		members := c.argMembers
 		if names := pol.ArgNames(creq.Params.Name, clientName(ss)); len(names) > 0 {
-			members = func() map[string]json.RawMessage { return s.canonicalPathArgs(ctx, creq, names, c.argMembers()) }
+			members = func() map[string]json.RawMessage { return tr.canonicalPathArgs(ctx, creq, names, c.argMembers()) }
 		}
 		d := pol.DecideMembers(creq.Params.Name, clientName(ss), members)
 		c.decision, c.rule = string(d.Action), d.RuleName()
 		if d.Action == policy.Deny {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
-				creq.Params.Name, d.RuleName(), s.policyFile())), nil
+				creq.Params.Name, d.RuleName(), tr.policyFile())), nil
 		}
 		var rd *round // only calls that ask something need one
 		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ss)) {
-			rd = s.newRound(ctx, creq)
+			rd = tr.newRound(ctx, creq)
 		}
 		if d.Action == policy.Ask {
-			out, pending := s.askUser(ctx, rd, "switchboard-approve-call", policy.Approval{
+			out, pending := tr.askUser(ctx, rd, "switchboard-approve-call", policy.Approval{
 				Kind: policy.KindCall, Tool: creq.Params.Name, Arguments: policy.Summarize(creq.Params.Arguments),
 				Client: clientName(ss), Rule: d.RuleName(),
 			}, pol.AskTimeout)
@@ -112,7 +178,7 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			// Roots are listed for every tool (once per session, again after list_changed);
 			// consent is asked here, before the handler runs, for tools that declare workspace
 			// paths: a handler only reads what was decided (workspaceFor never asks).
-			if err := s.prepareRoots(ctx, rd, s.pathTools[creq.Params.Name]); err != nil {
+			if err := tr.prepareRoots(ctx, rd, tr.pathTools[creq.Params.Name]); err != nil {
 				return toolError(err.Error()), nil
 			}
 		}
@@ -126,8 +192,8 @@ func (s *Service) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-func (s *Service) policyFile() string {
-	if p := s.policy.Path(); p != "" {
+func (tr *trust) policyFile() string {
+	if p := tr.policy.Path(); p != "" {
 		return p
 	}
 	return "the config file"
@@ -138,31 +204,31 @@ func (s *Service) policyFile() string {
 // token gets a progress notification every second, so its request timeout does not fire.
 // pending is true when the question went to the client as an input request (multi round-trip)
 // and the call must return input_required.
-func (s *Service) askUser(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration) (out policy.Outcome, pending bool) {
+func (tr *trust) askUser(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration) (out policy.Outcome, pending bool) {
 	req, ss := rd.req, rd.ss
 	if a.Session == "" {
-		a.Session, _ = s.sessionID(ctx, req)
+		a.Session, _ = tr.ids.sessionID(ctx, req)
 	}
 	if a.Workspace == "" {
-		a.Workspace = s.displayWorkspace(ss)
+		a.Workspace = tr.displayWorkspace(ss)
 	}
-	tick := s.progressTicker(ctx, req, timeout, a)
+	tick := tr.progressTicker(ctx, req, timeout, a)
 	if canElicit(ss) {
-		out, ok, err := s.elicitApproval(ctx, rd, id, a, timeout, tick)
+		out, ok, err := tr.elicitApproval(ctx, rd, id, a, timeout, tick)
 		if !ok {
 			return policy.Outcome{}, true
 		}
 		if err == nil {
 			return out, false
 		}
-		s.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
+		tr.logger.Warn("elicitation failed; asking on the dashboard instead", "client", a.Client, "error", err)
 	}
-	return s.approvals.Ask(ctx, a, timeout, tick), false
+	return tr.approvals.Ask(ctx, a, timeout, tick), false
 }
 
 // progressTicker returns the per-second callback that keeps a waiting client informed, or nil
 // when the client sent no progress token.
-func (s *Service) progressTicker(ctx context.Context, req *sdk.CallToolRequest, timeout time.Duration, a policy.Approval) func(time.Duration) {
+func (tr *trust) progressTicker(ctx context.Context, req *sdk.CallToolRequest, timeout time.Duration, a policy.Approval) func(time.Duration) {
 	tok := req.Params.GetProgressToken()
 	if tok == nil || req.Session == nil {
 		return nil
@@ -182,7 +248,7 @@ func (s *Service) progressTicker(ctx context.Context, req *sdk.CallToolRequest, 
 // elicitApproval asks the client's user. accept (with or without content) approves once;
 // decline and cancel refuse. ok is false when the question was queued as an input request; an
 // error means the client could not ask at all.
-func (s *Service) elicitApproval(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (out policy.Outcome, ok bool, err error) {
+func (tr *trust) elicitApproval(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (out policy.Outcome, ok bool, err error) {
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if tick != nil && !rd.mrtr {
@@ -190,13 +256,13 @@ func (s *Service) elicitApproval(ctx context.Context, rd *round, id string, a po
 		done := make(chan struct{})
 		defer close(done)
 		go func() { // owned by this call: ends when the question is answered
-			t := time.NewTicker(time.Second)
-			defer t.Stop()
+			tk := time.NewTicker(time.Second)
+			defer tk.Stop()
 			for {
 				select {
 				case <-done:
 					return
-				case <-t.C:
+				case <-tk.C:
 					tick(time.Since(start))
 				}
 			}
@@ -240,8 +306,8 @@ func orUnknown(name string) string {
 	return name
 }
 
-// DecideApproval answers a pending question from the dashboard or the tray.
-func (s *Service) DecideApproval(id, decision, by string) error {
+// decideApproval is Service.DecideApproval.
+func (tr *trust) decideApproval(id, decision, by string) error {
 	var allow bool
 	switch decision {
 	case "allow":
@@ -253,7 +319,7 @@ func (s *Service) DecideApproval(id, decision, by string) error {
 	if id == "" {
 		return errors.New("id: required; GET /api/approvals lists the pending approvals")
 	}
-	return s.approvals.Decide(id, allow, by)
+	return tr.approvals.Decide(id, allow, by)
 }
 
 // ApprovalsSnapshot is the `approvals` hub channel's snapshot: the open questions and the state
@@ -272,20 +338,19 @@ type ApprovalsEvent struct {
 	Policy   *policy.Status   `json:"policy,omitempty"`
 }
 
-// wireTrustFeeds publishes approvals and policy reloads on the `approvals` hub channel.
-func (s *Service) wireTrustFeeds() {
-	h := s.hub
+// wireFeeds publishes approvals and policy reloads on the `approvals` hub channel.
+func (tr *trust) wireFeeds(h *wshub.Hub) {
 	if h == nil {
 		return
 	}
 	h.SetSnapshotProvider(ChannelApprovals, func(string) (any, bool) {
-		return ApprovalsSnapshot{Approvals: s.approvals.Pending(), Policy: s.policy.Status()}, true
+		return ApprovalsSnapshot{Approvals: tr.approvals.Pending(), Policy: tr.policy.Status()}, true
 	})
-	s.approvals.Subscribe(func(c policy.ApprovalChange) {
+	tr.approvals.Subscribe(func(c policy.ApprovalChange) {
 		a := c.Approval
 		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
 	})
-	s.policy.Subscribe(func(st policy.Status) {
+	tr.policy.Subscribe(func(st policy.Status) {
 		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
 	})
 }
@@ -294,12 +359,12 @@ func (s *Service) wireTrustFeeds() {
 // (workspace.Canonical: workspace-relative, cleaned, symlinks resolved), so a rule on
 // "src/*" matches "./src/a", "x/../src/a", the absolute path and a link into src alike. Only
 // the policy sees the rewritten members (a copy); the tool gets what the client sent.
-func (s *Service) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest, names []string, members map[string]json.RawMessage) map[string]json.RawMessage {
-	declared := s.pathArgs[req.Params.Name]
+func (tr *trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest, names []string, members map[string]json.RawMessage) map[string]json.RawMessage {
+	declared := tr.pathArgs[req.Params.Name]
 	if members == nil || !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(declared, n) }) {
 		return members
 	}
-	ws, err := s.resolveWorkspace(ctx, req, false)
+	ws, err := tr.resolveWorkspace(ctx, req, false)
 	if err != nil {
 		return members
 	}
@@ -343,15 +408,15 @@ func (s *Service) canonicalPathArgs(ctx context.Context, req *sdk.CallToolReques
 // the hub's own state, and files that the policy's path rules deny or hold for approval for this
 // tool or for file_read (reading a file's content through a search is reading it). nil when
 // nothing needs leaving out, so an ordinary walk pays nothing.
-func (s *Service) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
-	pol := s.policy.Policy()
+func (tr *trust) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
+	pol := tr.policy.Policy()
 	client := clientName(req.Session)
 	type check struct{ tool, arg string }
 	var checks []check
-	for _, t := range []string{req.Params.Name, "file_read"} {
-		for _, n := range pol.ArgNames(t, client) {
-			if slices.Contains(s.pathArgs[t], n) {
-				checks = append(checks, check{t, n})
+	for _, name := range []string{req.Params.Name, "file_read"} {
+		for _, n := range pol.ArgNames(name, client) {
+			if slices.Contains(tr.pathArgs[name], n) {
+				checks = append(checks, check{name, n})
 			}
 		}
 	}

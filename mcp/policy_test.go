@@ -505,7 +505,7 @@ func TestUndeclaredToolGetsNoWorkspace(t *testing.T) {
 		Dir string `json:"dir"`
 	}
 	sdk.AddTool(s.Server(), &sdk.Tool{Name: "test_where"}, func(ctx context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, out, error) {
-		ws, err := s.workspaceFor(ctx, req)
+		ws, err := s.trust.workspaceFor(ctx, req)
 		if err != nil {
 			return nil, out{}, err
 		}

@@ -63,18 +63,18 @@ func (st *sessionRoots) id() string {
 
 // identify records the session's registry id the first time it is known and reports whether it
 // did (the caller may then publish what it holds).
-func (s *Service) identify(ctx context.Context, st *sessionRoots, req sdk.Request) bool {
+func (tr *trust) identify(ctx context.Context, st *sessionRoots, req sdk.Request) bool {
 	if st.reg.Load() != nil {
 		return false
 	}
-	id, _ := s.sessionID(ctx, req)
+	id, _ := tr.ids.sessionID(ctx, req)
 	st.reg.Store(&id)
 	return true
 }
 
 // grounds are what AutoGrant judges a session's directories against.
-func (s *Service) grounds(st *sessionRoots) policy.Grounds {
-	g := policy.Grounds{Workspace: s.hubDir(), Home: s.home, HubState: s.hubState}
+func (tr *trust) grounds(st *sessionRoots) policy.Grounds {
+	g := policy.Grounds{Workspace: tr.hubDir(), Home: tr.home, HubState: tr.ws.hubState}
 	if st != nil && st.relay != nil {
 		g.Relay = st.relay.Dir
 	}
@@ -82,8 +82,8 @@ func (s *Service) grounds(st *sessionRoots) policy.Grounds {
 }
 
 // noteRelay records, once per session, the directory its connect relay announced.
-func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd string) {
-	st := s.rootsOf(req.Session)
+func (tr *trust) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd string) {
+	st := tr.rootsOf(req.Session)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.relay != nil {
@@ -96,7 +96,7 @@ func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd s
 		r.Status, r.Detail = rootInvalid, err.Error()
 	default:
 		r.Dir = dir
-		g := s.grounds(nil)
+		g := tr.grounds(nil)
 		if why := policy.Protected(dir, g); why != "" {
 			// A client started in the home directory (or /, as desktop apps start their
 			// servers) did not choose a project: it works in the hub's workspace.
@@ -106,9 +106,9 @@ func (s *Service) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd s
 		}
 	}
 	st.relay = &r
-	s.identify(ctx, st, req)
-	s.holdGranted(st)
-	s.publishRoots(st)
+	tr.identify(ctx, st, req)
+	tr.holdGranted(st)
+	tr.publishRoots(st)
 }
 
 func clientHasRoots(ss *sdk.ServerSession) bool {
@@ -116,13 +116,13 @@ func clientHasRoots(ss *sdk.ServerSession) bool {
 	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }
 
-func (s *Service) rootsOf(ss *sdk.ServerSession) *sessionRoots {
-	if v, ok := s.roots.Load(ss); ok {
+func (tr *trust) rootsOf(ss *sdk.ServerSession) *sessionRoots {
+	if v, ok := tr.roots.Load(ss); ok {
 		return v.(*sessionRoots)
 	}
-	v, loaded := s.roots.LoadOrStore(ss, &sessionRoots{answers: map[string]sessions.Root{}})
+	v, loaded := tr.roots.LoadOrStore(ss, &sessionRoots{answers: map[string]sessions.Root{}})
 	if !loaded {
-		go func() { _ = ss.Wait(); s.roots.Delete(ss) }() // owned by the session: ends with it
+		go func() { _ = ss.Wait(); tr.roots.Delete(ss) }() // owned by the session: ends with it
 	}
 	return v.(*sessionRoots)
 }
@@ -136,37 +136,37 @@ func speaksMRTR(ss *sdk.ServerSession) bool {
 
 // onRootsListChanged marks the session's roots stale; older clients are asked for the new list
 // at once (for the Sessions view), newer ones with their next call.
-func (s *Service) onRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
+func (tr *trust) onRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
 	ss := req.Session
 	if ss == nil || !clientHasRoots(ss) {
 		return // a client that never declared roots has none to re-read: do not ask it
 	}
-	st := s.rootsOf(ss)
+	st := tr.rootsOf(ss)
 	st.mu.Lock()
 	st.stale = true
-	s.identify(ctx, st, req)
+	tr.identify(ctx, st, req)
 	st.mu.Unlock()
 	if !speaksMRTR(ss) {
-		go s.listRootsNow(ctx, ss) // bounded by its timeout; a notification handler must not block
+		go tr.listRootsNow(ctx, ss) // bounded by its timeout; a notification handler must not block
 	}
 }
 
 // onInitialized lists a roots client's roots right away, so the Sessions view shows them
 // before the first call.
-func (s *Service) onInitialized(ctx context.Context, req *sdk.InitializedRequest) {
+func (tr *trust) onInitialized(ctx context.Context, req *sdk.InitializedRequest) {
 	if ss := req.Session; ss != nil && clientHasRoots(ss) && !speaksMRTR(ss) {
-		st := s.rootsOf(ss)
+		st := tr.rootsOf(ss)
 		st.mu.Lock()
-		s.identify(ctx, st, req)
+		tr.identify(ctx, st, req)
 		st.mu.Unlock()
-		go s.listRootsNow(ctx, ss)
+		go tr.listRootsNow(ctx, ss)
 	}
 }
 
-func (s *Service) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
+func (tr *trust) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	st := s.rootsOf(ss)
+	st := tr.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.loaded && !st.stale {
@@ -174,16 +174,16 @@ func (s *Service) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
 	}
 	res, err := ss.ListRoots(lctx, nil)
 	if err != nil {
-		s.logger.Debug("list client roots", "error", err)
+		tr.logger.Debug("list client roots", "error", err)
 		return
 	}
-	s.setRootsLocked(st, res)
+	tr.setRootsLocked(st, res)
 }
 
 // setRootsLocked classifies a roots/list answer. Earlier answers for the same directory stand.
-func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
-	pol := s.policy.Policy()
-	g := s.grounds(st)
+func (tr *trust) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
+	pol := tr.policy.Policy()
+	g := tr.grounds(st)
 	var list []sessions.Root
 	for _, r := range res.Roots {
 		if r == nil {
@@ -207,20 +207,20 @@ func (s *Service) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 		list = append(list, e)
 	}
 	st.roots, st.loaded, st.stale = list, true, false
-	s.holdGranted(st)
-	s.publishRoots(st)
+	tr.holdGranted(st)
+	tr.publishRoots(st)
 }
 
 // prepareRoots runs before a path-taking tool of a roots client: it lists the roots when they
 // are unknown or changed, and asks about the root the call needs when nobody has yet. Questions
 // for multi round-trip clients are queued on the round.
-func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) error {
+func (tr *trust) prepareRoots(ctx context.Context, rd *round, consent bool) error {
 	ss := rd.ss
-	st := s.rootsOf(ss)
+	st := tr.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if s.identify(ctx, st, rd.req) {
-		s.publishRoots(st)
+	if tr.identify(ctx, st, rd.req) {
+		tr.publishRoots(st)
 	}
 	if !st.loaded || st.stale {
 		res, ok, err := rd.listRoots(ctx)
@@ -230,21 +230,21 @@ func (s *Service) prepareRoots(ctx context.Context, rd *round, consent bool) err
 		if err != nil {
 			// A client that declares roots but cannot list them works as one without roots:
 			// in the hub's workspace, as before roots existed. Asked again after list_changed.
-			s.logger.Warn("client declared roots but roots/list failed; using the hub's workspace", "client", clientName(ss), "error", err)
+			tr.logger.Warn("client declared roots but roots/list failed; using the hub's workspace", "client", clientName(ss), "error", err)
 			res = &sdk.ListRootsResult{}
 		}
-		s.setRootsLocked(st, res)
+		tr.setRootsLocked(st, res)
 	}
 	first := firstUsable(st.roots)
 	if first < 0 || !consent {
 		return nil
 	}
-	idx, err := pickRoot(st.roots, first, callFrom(ctx, rd.req).argMembers(), s.pathArgs[rd.req.Params.Name])
+	idx, err := pickRoot(st.roots, first, callFrom(ctx, rd.req).argMembers(), tr.pathArgs[rd.req.Params.Name])
 	if err != nil {
 		return err
 	}
 	if st.roots[idx].Status == rootPending {
-		return s.askRootLocked(ctx, rd, st, idx)
+		return tr.askRootLocked(ctx, rd, st, idx)
 	}
 	return nil
 }
@@ -260,11 +260,11 @@ func firstUsable(roots []sessions.Root) int {
 
 // republishRoots shows every session's workspace again after the hub's changed. A session
 // whose roots are being asked about is skipped: it publishes when the question is answered.
-func (s *Service) republishRoots() {
-	s.roots.Range(func(_, v any) bool {
+func (tr *trust) republishRoots() {
+	tr.roots.Range(func(_, v any) bool {
 		st := v.(*sessionRoots)
 		if st.mu.TryLock() {
-			s.publishRoots(st)
+			tr.publishRoots(st)
 			st.mu.Unlock()
 		}
 		return true
@@ -272,30 +272,30 @@ func (s *Service) republishRoots() {
 }
 
 // publishRoots shows the session's roots, relay directory and workspace on the dashboard.
-func (s *Service) publishRoots(st *sessionRoots) {
+func (tr *trust) publishRoots(st *sessionRoots) {
 	id := st.id()
 	if id == "" {
 		return
 	}
-	s.sessions.SetRoots(id, st.roots)
-	dir, from := s.hubDir(), policy.FromHub
+	tr.sessions.SetRoots(id, st.roots)
+	dir, from := tr.hubDir(), policy.FromHub
 	if i := firstUsable(st.roots); i >= 0 {
 		dir, from = st.roots[i].Dir, policy.FromRoot
 	} else if usable(st.relay) {
 		dir, from = st.relay.Dir, policy.FromRelay
 	}
-	s.sessions.SetWorkspace(id, st.relay, dir, from)
+	tr.sessions.SetWorkspace(id, st.relay, dir, from)
 }
 
 // holdGranted opens (and caches) the workspace of every usable root and relay directory of st
 // as soon as it is granted, so the directory used is the one that was judged, by handle; a
 // directory that cannot be opened that way becomes invalid.
-func (s *Service) holdGranted(st *sessionRoots) {
+func (tr *trust) holdGranted(st *sessionRoots) {
 	hold := func(r *sessions.Root) {
 		if !usable(r) {
 			return
 		}
-		if _, err := s.openWorkspace(r.Dir); err != nil {
+		if _, err := tr.ws.forRoot(r.Dir); err != nil {
 			r.Status, r.Detail = rootInvalid, err.Error()
 		}
 	}
@@ -312,17 +312,17 @@ func usable(r *sessions.Root) bool {
 
 // relayWorkspace is the workspace of a session without usable roots: its relay's directory when
 // it may use it, else the hub's.
-func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
+func (tr *trust) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 	switch {
 	case st == nil || st.relay == nil:
 	case usable(st.relay):
-		return s.openWorkspace(st.relay.Dir)
+		return tr.ws.forRoot(st.relay.Dir)
 	case st.relay.Status == rootDeclined:
 		// The user revoked it: falling back to the hub's workspace would put this client's
 		// writes somewhere it does not expect.
 		return nil, fmt.Errorf("workspace: the directory this client started in (%s) was revoked for this session (%s); grant it again on the dashboard's Sessions view, or reconnect from another directory", st.relay.Dir, st.relay.Detail)
 	}
-	return s.hubWorkspace()
+	return tr.ws.hubWorkspace()
 }
 
 // workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
@@ -334,27 +334,27 @@ func (s *Service) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 // one needed (prepareRoots), for every tool that declares workspace paths. A tool that calls
 // workspaceFor without that declaration gets an error saying so, so a missing declaration shows
 // up in the first test instead of as a call that skipped the user's consent.
-func (s *Service) workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
-	if req != nil && req.Params != nil && !s.pathTools[req.Params.Name] {
+func (tr *trust) workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
+	if req != nil && req.Params != nil && !tr.pathTools[req.Params.Name] {
 		return nil, fmt.Errorf("workspace: tool %s works in the workspace without declaring it (tag its path arguments workspace:\"path\" or embed tool.InWorkspace in its input)", req.Params.Name)
 	}
-	return s.resolveWorkspace(ctx, req, true)
+	return tr.resolveWorkspace(ctx, req, true)
 }
 
 // displayWorkspace is the directory a session's relative paths resolve against, without asking
 // anyone: for messages and listings.
 // "" when the session would work in the hub's workspace and there is none.
-func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
+func (tr *trust) displayWorkspace(ss *sdk.ServerSession) string {
 	if ss == nil {
-		return s.hubDir()
+		return tr.hubDir()
 	}
-	v, ok := s.roots.Load(ss)
+	v, ok := tr.roots.Load(ss)
 	if !ok {
-		return s.hubDir()
+		return tr.hubDir()
 	}
 	st := v.(*sessionRoots)
 	if !st.mu.TryLock() {
-		return s.hubDir() // a question about roots is open; do not wait for it
+		return tr.hubDir() // a question about roots is open; do not wait for it
 	}
 	defer st.mu.Unlock()
 	if i := firstUsable(st.roots); i >= 0 && clientHasRoots(ss) {
@@ -363,27 +363,27 @@ func (s *Service) displayWorkspace(ss *sdk.ServerSession) string {
 	if usable(st.relay) {
 		return st.relay.Dir
 	}
-	return s.hubDir()
+	return tr.hubDir()
 }
 
 // resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
-func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
+func (tr *trust) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil {
-		return s.hubWorkspace()
+		return tr.ws.hubWorkspace()
 	}
 	ss := req.Session
 	if !clientHasRoots(ss) {
-		v, ok := s.roots.Load(ss)
+		v, ok := tr.roots.Load(ss)
 		if !ok {
-			return s.hubWorkspace() // no roots, no relay: the hub's workspace
+			return tr.ws.hubWorkspace() // no roots, no relay: the hub's workspace
 		}
 		st := v.(*sessionRoots)
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		return s.relayWorkspace(st)
+		return tr.relayWorkspace(st)
 	}
-	st := s.rootsOf(ss)
+	st := tr.rootsOf(ss)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.loaded {
@@ -392,26 +392,26 @@ func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest
 		if strict {
 			return nil, fmt.Errorf("workspace: this client's roots have not been listed yet; call again")
 		}
-		return s.hubWorkspace()
+		return tr.ws.hubWorkspace()
 	}
 	// Roots marked stale by a list_changed since the middleware ran: the call uses the roots
 	// that were judged for it; they are listed again before the next call.
 	first := firstUsable(st.roots)
 	if first < 0 {
-		return s.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
+		return tr.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
 	}
-	idx, err := pickRoot(st.roots, first, callFrom(ctx, req).argMembers(), s.pathArgs[req.Params.Name])
+	idx, err := pickRoot(st.roots, first, callFrom(ctx, req).argMembers(), tr.pathArgs[req.Params.Name])
 	if err != nil {
 		return nil, err
 	}
 	r := st.roots[idx]
 	switch {
 	case r.Status == rootGranted || r.Status == rootApproved:
-		return s.openWorkspace(r.Dir)
+		return tr.ws.forRoot(r.Dir)
 	case !strict:
-		return s.hubWorkspace()
+		return tr.ws.hubWorkspace()
 	case r.Status == rootDeclined:
-		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, s.policyFile())
+		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, tr.policyFile())
 	}
 	return nil, fmt.Errorf("workspace: the client's root %s has not been approved yet; call again to be asked", r.Dir)
 }
@@ -419,18 +419,18 @@ func (s *Service) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest
 // askRootLocked puts one root to the user and records a real answer for the session. A prompt
 // that was dismissed, or that nobody could answer, is not remembered: the call fails with how to
 // allow the root, and the next call asks again.
-func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) error {
+func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) error {
 	r := &st.roots[idx]
-	pol := s.policy.Policy()
+	pol := tr.policy.Policy()
 	why := r.Detail
-	out, pending := s.askUser(ctx, rd, "switchboard-approve-root", policy.Approval{Kind: policy.KindRoot, Root: r.Dir,
+	out, pending := tr.askUser(ctx, rd, "switchboard-approve-root", policy.Approval{Kind: policy.KindRoot, Root: r.Dir,
 		Client: clientName(rd.ss), Workspace: r.Dir, Tool: rd.req.Params.Name, Rule: "MCP root needs consent: " + why}, pol.AskTimeout)
 	if pending {
 		return nil // asked as an input request
 	}
 	if !out.Approved && out.Dismissed {
 		callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
-		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, s.policyFile())
+		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, tr.policyFile())
 	}
 	if out.Approved {
 		r.Status, r.Detail = rootApproved, "approved by "+out.By
@@ -442,20 +442,18 @@ func (s *Service) askRootLocked(ctx context.Context, rd *round, st *sessionRoots
 	}
 	st.answers[r.Dir] = *r
 	callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
-	s.holdGranted(st)
-	s.publishRoots(st)
+	tr.holdGranted(st)
+	tr.publishRoots(st)
 	return nil
 }
 
-// GrantWorkspace answers, for one session, whether it may use dir (one of its roots or its relay
-// directory) as its workspace: the dashboard's grant and revoke. The answer stands for the
-// session, like one given to a prompt.
-func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) error {
+// grantWorkspace is Service.GrantWorkspace.
+func (tr *trust) grantWorkspace(sessionID, dir string, allow bool, by string) error {
 	if sessionID == "" || dir == "" {
 		return fmt.Errorf("session and dir: both required; the Sessions view lists each session's roots")
 	}
 	var found *sessionRoots
-	s.roots.Range(func(_, v any) bool {
+	tr.roots.Range(func(_, v any) bool {
 		st := v.(*sessionRoots)
 		if st.id() == sessionID {
 			found = st
@@ -488,28 +486,28 @@ func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) e
 	if !hit {
 		return fmt.Errorf("dir: %s is not a root or the relay directory of session %s", dir, sessionID)
 	}
-	s.holdGranted(st)
-	s.publishRoots(st)
+	tr.holdGranted(st)
+	tr.publishRoots(st)
 	return nil
 }
 
-// computePathTools records, from each tool's declaration (tool.Add: fields tagged
+// computePathTools records, from each registered tool's declaration (tool.Add: fields tagged
 // workspace:"path", or an embedded tool.InWorkspace), which tools work in the caller's workspace
 // — only they need a roots client's consent — and which of their arguments are workspace paths.
 // The declaration decides, never an argument's name or description.
-func (s *Service) computePathTools() {
-	s.pathTools = map[string]bool{}
-	s.pathArgs = map[string][]string{}
-	for _, t := range s.tools {
-		r, ok := tool.Lookup(s.server, t.Name)
+func (tr *trust) computePathTools(server *sdk.Server, registered []*sdk.Tool) {
+	tr.pathTools = map[string]bool{}
+	tr.pathArgs = map[string][]string{}
+	for _, t := range registered {
+		r, ok := tool.Lookup(server, t.Name)
 		if !ok {
 			continue // registered outside tool.Add (test fixtures): no declaration, no paths
 		}
 		if r.Workspace {
-			s.pathTools[t.Name] = true
+			tr.pathTools[t.Name] = true
 		}
 		if len(r.PathArgs) > 0 {
-			s.pathArgs[t.Name] = r.PathArgs
+			tr.pathArgs[t.Name] = r.PathArgs
 		}
 	}
 }
@@ -570,42 +568,4 @@ func pickRoot(roots []sessions.Root, first int, members map[string]json.RawMessa
 		return first, nil
 	}
 	return chosen, nil
-}
-
-// openWorkspace returns the (shared, cached) sandbox for a root directory.
-func (s *Service) openWorkspace(dir string) (*workspace.Root, error) {
-	s.wsMu.Lock() // also orders this with SetWorkspace, so one directory never gets two sandboxes
-	defer s.wsMu.Unlock()
-	if w := s.hubWS.Load(); w != nil && dir == w.Dir() {
-		return w, nil
-	}
-	if w, ok := s.wsCache[dir]; ok {
-		return w, nil
-	}
-	// The directory was judged by its resolved name; OpenExact refuses it if that name no longer
-	// leads there, and the handle is what every later call uses (grants hold handles, not names).
-	w, err := workspace.OpenExact(dir)
-	if err != nil {
-		return nil, fmt.Errorf("workspace: root %s: %w", dir, err)
-	}
-	w.Protect(s.hubState...)
-	if s.wsCache == nil {
-		s.wsCache = map[string]*workspace.Root{}
-	}
-	s.wsCache[dir] = w
-	s.sweepWorkspace(w)
-	return w, nil
-}
-
-func (s *Service) closeRootWorkspaces() error {
-	s.wsMu.Lock()
-	defer s.wsMu.Unlock()
-	var first error
-	for _, w := range s.wsCache {
-		if err := w.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	s.wsCache = nil
-	return first
 }

@@ -32,7 +32,7 @@ const mrtrProtocol = "2026-07-28"
 const maxRoundStates = 1000
 
 type round struct {
-	s       *Service
+	tr      *trust
 	ctx     context.Context
 	req     *sdk.CallToolRequest
 	ss      *sdk.ServerSession
@@ -62,8 +62,8 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (s *Service) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
-	r := &round{s: s, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
+func (tr *trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
+	r := &round{tr: tr, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
 	if r.ss != nil {
 		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mrtrProtocol {
 			r.mrtr = true
@@ -72,10 +72,10 @@ func (s *Service) newRound(ctx context.Context, req *sdk.CallToolRequest) *round
 	if !r.mrtr || req.Params.RequestState == "" {
 		return r
 	}
-	s.rounds.mu.Lock()
-	st := s.rounds.m[req.Params.RequestState]
-	delete(s.rounds.m, req.Params.RequestState) // one use
-	s.rounds.mu.Unlock()
+	tr.rounds.mu.Lock()
+	st := tr.rounds.m[req.Params.RequestState]
+	delete(tr.rounds.m, req.Params.RequestState) // one use
+	tr.rounds.mu.Unlock()
 	if st == nil || st.ss != r.ss || st.key != callKey(req.Params) || time.Now().After(st.expires) {
 		return r // unknown, foreign or stale state: every question is asked afresh
 	}
@@ -102,23 +102,23 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
-	ttl := r.s.policy.Policy().AskTimeout + time.Minute
-	r.s.rounds.mu.Lock()
-	if r.s.rounds.m == nil {
-		r.s.rounds.m = map[string]*roundState{}
+	ttl := r.tr.policy.Policy().AskTimeout + time.Minute
+	r.tr.rounds.mu.Lock()
+	if r.tr.rounds.m == nil {
+		r.tr.rounds.m = map[string]*roundState{}
 	}
 	now := time.Now()
-	for k, v := range r.s.rounds.m { // sweep: abandoned retries must not pile up
+	for k, v := range r.tr.rounds.m { // sweep: abandoned retries must not pile up
 		if now.After(v.expires) {
-			delete(r.s.rounds.m, k)
+			delete(r.tr.rounds.m, k)
 		}
 	}
-	if len(r.s.rounds.m) >= maxRoundStates {
-		r.s.rounds.mu.Unlock()
+	if len(r.tr.rounds.m) >= maxRoundStates {
+		r.tr.rounds.mu.Unlock()
 		return toolError(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
 	}
-	r.s.rounds.m[token] = &roundState{ss: r.ss, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
-	r.s.rounds.mu.Unlock()
+	r.tr.rounds.m[token] = &roundState{ss: r.ss, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
+	r.tr.rounds.mu.Unlock()
 	// The result type is unexported in go-sdk; its JSON form is the supported way to set it.
 	ir, err := json.Marshal(r.ask)
 	if err != nil {

@@ -14,10 +14,26 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/sessions"
 )
 
 // DrainTimeout bounds how long shutdown waits for in-flight calls before closing connections.
 const DrainTimeout = 10 * time.Second
+
+// connServer gives every client connection its own session on the hub's one go-sdk server:
+// line-delimited JSON-RPC streams here (stdio, Unix socket, TCP), Streamable HTTP in
+// mcp/http.go. It records each connection in the session registry, and withdraws a client's
+// open questions as soon as its input ends.
+type connServer struct {
+	server    *sdk.Server
+	sessions  *sessions.Registry
+	approvals *policy.Broker
+	logger    *slog.Logger
+}
 
 // ServeStdio serves one client over stdin/stdout until the client closes stdin or ctx ends.
 func (s *Service) ServeStdio(ctx context.Context) error {
@@ -28,13 +44,13 @@ func (s *Service) ServeStdio(ctx context.Context) error {
 // disconnects; when ctx ends it stops reading, lets in-flight calls finish (up to DrainTimeout)
 // and closes the session.
 func (s *Service) ServeStream(ctx context.Context, transport, peer string, r io.ReadCloser, w io.Writer, closeFn func() error) error {
-	return s.serveStream(ctx, transport, peer, r, w, closeFn, lineOptions{})
+	return s.conns.serveStream(ctx, transport, peer, r, w, closeFn, lineOptions{})
 }
 
-func (s *Service) serveStream(ctx context.Context, transport, peer string, r io.ReadCloser, w io.Writer, closeFn func() error, o lineOptions) error {
+func (c *connServer) serveStream(ctx context.Context, transport, peer string, r io.ReadCloser, w io.Writer, closeFn func() error, o lineOptions) error {
 	ci := &connInfo{transport: transport, peer: peer}
-	ci.id = s.sessions.Add(transport, peer)
-	defer s.sessions.Remove(ci.id)
+	ci.id = c.sessions.Add(transport, peer)
+	defer c.sessions.Remove(ci.id)
 	o.onRelay = func(cwd string) {
 		ci.mu.Lock()
 		ci.relay = cwd
@@ -42,9 +58,9 @@ func (s *Service) serveStream(ctx context.Context, transport, peer string, r io.
 	}
 	// A client whose input ended can no longer use an answer: its questions leave the
 	// dashboard now, not when its calls end.
-	o.onInputClosed = func() { s.approvals.Withdraw(ci.id, "withdrawn: the client's connection closed") }
+	o.onInputClosed = func() { c.approvals.Withdraw(ci.id, "withdrawn: the client's connection closed") }
 	lt := &lineTransport{r: r, w: w, closeFn: closeFn, opts: o}
-	ss, err := s.server.Connect(withConnInfo(ctx, ci), lt, nil)
+	ss, err := c.server.Connect(withConnInfo(ctx, ci), lt, nil)
 	if err != nil {
 		return fmt.Errorf("%s session: %w", transport, err)
 	}
@@ -97,6 +113,10 @@ func (s *Service) Serve(ctx context.Context, ln net.Listener, transport string) 
 // descriptors (EMFILE, ENFILE), a connection aborted before it was accepted, anything else — are
 // retried with backoff: only ctx (shutdown, the user's toggle) or closing ln ends the listener.
 func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport string, so ServeOptions) error {
+	return s.conns.serveListener(ctx, ln, transport, so)
+}
+
+func (c *connServer) serveListener(ctx context.Context, ln net.Listener, transport string, so ServeOptions) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() { _ = ln.Close() })
 	defer stop()
@@ -112,10 +132,10 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 			// more slowly, and logged as an error.
 			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 			if temporaryAcceptError(err) {
-				s.logger.Warn("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
+				c.logger.Warn("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
 			} else {
 				backoff = time.Second
-				s.logger.Error("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
+				c.logger.Error("accept failed; retrying", "transport", transport, "error", err, "retry_in", backoff)
 			}
 			select {
 			case <-time.After(backoff):
@@ -126,14 +146,14 @@ func (s *Service) ServeListener(ctx context.Context, ln net.Listener, transport 
 		backoff = 0
 		peer := peerOf(conn)
 		o := lineOptions{socket: true, token: so.Token, control: so.Control, reject: func(reason string) {
-			s.logger.Warn("closed a connection unserved", "transport", transport, "peer", peer, "reason", reason)
+			c.logger.Warn("closed a connection unserved", "transport", transport, "peer", peer, "reason", reason)
 		}}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer conn.Close()
-			if err := s.serveStream(ctx, transport, peer, conn, conn, conn.Close, o); err != nil {
-				s.logger.Debug("connection ended", "transport", transport, "error", err)
+			if err := c.serveStream(ctx, transport, peer, conn, conn, conn.Close, o); err != nil {
+				c.logger.Debug("connection ended", "transport", transport, "error", err)
 			}
 		}()
 	}

@@ -15,8 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -24,12 +22,12 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
-	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
@@ -55,72 +53,43 @@ type SubsystemWithShutdown interface {
 // Option configures a Service.
 type Option func(*Service) error
 
-// Service is the hub. Create it with New; it is safe for concurrent use.
+// Service is the hub. Create it with New; it is safe for concurrent use. It composes the hub's
+// parts (workspaces, trust, toolsets, upstream servers, connections), each owning its state, and
+// is their public face: its exported methods delegate to them.
 type Service struct {
-	server  *sdk.Server
-	version string
+	server *sdk.Server
+	opts   optionValues // what the options chose for the parts New builds; only New reads it
 
-	workspaceDir string
-	// hubWS is the hub's workspace: where clients without usable roots or relay directory work.
-	// nil while the hub has none (WithNoWorkspace, until SetWorkspace). Read it through
-	// hubWorkspace; SetWorkspace swaps it under wsMu.
-	hubWS       atomic.Pointer[workspace.Root]
-	noWorkspace string // why there is no hub workspace and how to choose one (WithNoWorkspace)
-	onWorkspace listeners.Set[string]
-	logger      *slog.Logger
-	audit       *audit.Logger
-	sessions    *sessions.Registry
-	procs       *process.Service
-	hub         *wshub.Hub
-	metrics     *metrics.Store
-	browser     *webview.Webview
+	// What the whole hub shares: its tool groups, subsystems and parts use these.
+	logger     *slog.Logger
+	audit      *audit.Logger
+	sessions   *sessions.Registry
+	procs      *process.Service
+	hub        *wshub.Hub
+	metrics    *metrics.Store
+	browser    *webview.Webview
+	rag        *rag.Live   // the engine in force; a Settings save or a hand edit switches it
+	notes      *notesState // memory_*, todo_* (tools_notes.go)
+	subsystems []Subsystem
+
+	// The parts, each built in New with only what it uses.
+	ws       *workspaces   // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
+	trust    *trust        // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
+	toolsets *toolsetState // the registered tools and which of them are served (mcp/toolsets.go)
+	up       *upstreams    // the user's other MCP servers (mcp/upstream.go), nil when none
+	conns    *connServer   // serves client connections (mcp/serve.go, mcp/http.go)
+
+	// The dashboard's feeds and the record of calls (mcp/feeds*.go, mcp/middleware.go).
 	browserFeed *browserFeed
-	subsystems  []Subsystem
-	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
-	up          *upstreams                 // the user's other MCP servers (mcp/upstream.go), nil when none
-	toolSearch  bool                       // upstream tools hidden behind servers_search / servers_call
-	rag         *rag.Live                  // the engine in force; a Settings save or a hand edit switches it
 	ragFeed     *ragFeed
-
-	readOnly   bool
-	disabled   []string
-	serverOpts []func(*sdk.ServerOptions)
-
-	searchOn bool           // file_grep, file_glob (tools_search.go)
-	patchOn  bool           // file_patch (tools_patch.go)
-	gitOn    bool           // git_* (tools_git.go)
-	fetcher  *fetch.Fetcher // web_fetch (tools_web.go)
-	notes    *notesState    // memory_*, todo_* (tools_notes.go)
-
-	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
-	security map[string]bool // tools logged at audit.LevelSecurity (not read-only)
-
-	toolsetMu   sync.Mutex
-	toolsetsSet bool
-	active      map[string]bool // toolsets switched on
-	serving     map[string]bool // registered tools currently on the server
-	onToolsets  listeners.Set[[]ToolsetStatus]
+	activity    *activityLog
+	recorder    *callRecorder
+	callSeq     atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
 	// session's scoped hub token may stream (tools_ws.go).
 	startedBy sync.Map
-
-	activity *activityLog
-	recorder *callRecorder
-	callSeq  atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
-
-	// Trust (mcp/policy.go, mcp/roots.go): rules, pending questions, per-session roots.
-	policy    *policy.Store
-	approvals *policy.Broker
-	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
-	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
-	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
-	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Add, workspace:"path")
-	home      string              // the user's home directory, symlinks resolved ("" when unknown)
-	hubState  []string            // the hub's own config, data and runtime directories (WithHubState)
-	wsMu      sync.Mutex
-	wsCache   map[string]*workspace.Root // root directory → its sandbox
 
 	control atomic.Pointer[ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
 
@@ -128,9 +97,35 @@ type Service struct {
 	shutdownErr  error
 }
 
+// optionValues holds what the options chose for the parts of the hub New builds from them
+// (the server, tool groups, workspaces, trust, toolsets, the upstream servers); the parts own
+// their state from then on.
+type optionValues struct {
+	version     string
+	serverOpts  []func(*sdk.ServerOptions)
+	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
+	searchOn    bool                       // file_grep, file_glob (tools_search.go)
+	patchOn     bool                       // file_patch (tools_patch.go)
+	gitOn       bool                       // git_* (tools_git.go)
+	fetcher     *fetch.Fetcher             // web_fetch (tools_web.go)
+
+	workspaceDir string
+	noWorkspace  string
+	hubState     []string
+	policy       *policy.Store
+	approvals    *policy.Broker
+
+	readOnly       bool
+	disabled       []string
+	toolsetsChosen bool     // WithToolsets was given: serve only toolsets
+	toolsets       []string // validated toolset names
+	upstreams      *upstream.Manager
+	toolSearch     bool // upstream tools behind servers_search / servers_call
+}
+
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
 func WithWorkspaceRoot(dir string) Option {
-	return func(s *Service) error { s.workspaceDir = dir; return nil }
+	return func(s *Service) error { s.opts.workspaceDir = dir; return nil }
 }
 
 // WithNoWorkspace starts the hub without a workspace of its own (unless WithWorkspaceRoot names
@@ -143,7 +138,7 @@ func WithNoWorkspace(reason string) Option {
 		if reason == "" {
 			return errors.New("WithNoWorkspace: the reason is what callers read; give one")
 		}
-		s.noWorkspace = reason
+		s.opts.noWorkspace = reason
 		return nil
 	}
 }
@@ -199,19 +194,19 @@ func WithSessionRegistry(r *sessions.Registry) Option {
 
 // WithReadOnly registers only tools annotated read-only.
 func WithReadOnly(on bool) Option {
-	return func(s *Service) error { s.readOnly = on; return nil }
+	return func(s *Service) error { s.opts.readOnly = on; return nil }
 }
 
 // WithDisabledTools removes the named tools after registration. Unknown names are an error, so a
 // typo in the config file does not silently leave a tool enabled.
 func WithDisabledTools(names ...string) Option {
-	return func(s *Service) error { s.disabled = append(s.disabled, names...); return nil }
+	return func(s *Service) error { s.opts.disabled = append(s.opts.disabled, names...); return nil }
 }
 
 // WithServerOptions lets f amend the go-sdk server options before the server is created (e.g.
 // the conformance fixtures' completion and subscription handlers).
 func WithServerOptions(f func(*sdk.ServerOptions)) Option {
-	return func(s *Service) error { s.serverOpts = append(s.serverOpts, f); return nil }
+	return func(s *Service) error { s.opts.serverOpts = append(s.opts.serverOpts, f); return nil }
 }
 
 // WithHubState names the hub's own directories (config, data, runtime). A client's root or relay
@@ -226,7 +221,7 @@ func WithHubState(dirs ...string) Option {
 			if real, err := filepath.EvalSymlinks(d); err == nil {
 				d = real
 			}
-			s.hubState = append(s.hubState, d)
+			s.opts.hubState = append(s.opts.hubState, d)
 		}
 		return nil
 	}
@@ -234,7 +229,7 @@ func WithHubState(dirs ...string) Option {
 
 // WithVersion sets the version announced to clients.
 func WithVersion(v string) Option {
-	return func(s *Service) error { s.version = v; return nil }
+	return func(s *Service) error { s.opts.version = v; return nil }
 }
 
 // New builds the Service and registers its tools: the file, directory and language tools, then
@@ -242,26 +237,11 @@ func WithVersion(v string) Option {
 // a hub, processes with a process service, RAG, browser), then each subsystem's tools in order
 // (ML, IDE, …).
 func New(opts ...Option) (*Service, error) {
-	s := &Service{version: "dev", activity: newActivityLog(500)}
+	s := &Service{activity: newActivityLog(500), opts: optionValues{version: "dev"}}
 	for _, o := range opts {
 		if err := o(s); err != nil {
 			return nil, err
 		}
-	}
-	if s.workspaceDir == "" && s.noWorkspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("workspace: %w", err)
-		}
-		s.workspaceDir = wd
-	}
-	var root *workspace.Root
-	if s.workspaceDir != "" {
-		var err error
-		if root, err = s.openHubWorkspace(s.workspaceDir); err != nil {
-			return nil, err
-		}
-		s.hubWS.Store(root)
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -272,95 +252,73 @@ func New(opts ...Option) (*Service, error) {
 	if s.sessions == nil {
 		s.sessions = sessions.New()
 	}
+	s.ws = &workspaces{hubState: s.opts.hubState, noWorkspace: s.opts.noWorkspace, browser: s.browser, logger: s.logger}
+	dir := s.opts.workspaceDir
+	if dir == "" && s.opts.noWorkspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		dir = wd
+	}
+	var root *workspace.Root
+	if dir != "" {
+		var err error
+		if root, err = s.ws.openHub(dir); err != nil {
+			return nil, err
+		}
+		s.ws.hub.Store(root)
+	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
-	s.initPolicy()
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		if real, err := filepath.EvalSymlinks(home); err == nil {
-			home = real
-		}
-		s.home = filepath.Clean(home)
-	}
-	// A session's questions end with it: its client can no longer use an answer, and an
-	// approval left on the dashboard would let a click run a dead client's call.
-	s.sessions.Subscribe(func(c sessions.Change) {
-		if c.Kind == "disconnected" {
-			s.approvals.Withdraw(c.Session.ID, "withdrawn: the client's session "+c.Session.ID+" ended")
-		}
-	})
-	if s.hub != nil {
-		s.approvals.AddPresence(func() bool { return s.hub.HasSubscribers(ChannelApprovals) })
-	}
+	s.trust = newTrust(s.opts.policy, s.opts.approvals, s.ws, s.sessions, s, s.logger, s.hub)
 
 	serverOpts := &sdk.ServerOptions{
 		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.
 		Logger:                  slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
-		InitializedHandler:      s.onInitialized,
-		RootsListChangedHandler: s.onRootsListChanged,
+		InitializedHandler:      s.trust.onInitialized,
+		RootsListChangedHandler: s.trust.onRootsListChanged,
 	}
-	for _, f := range s.serverOpts {
+	for _, f := range s.opts.serverOpts {
 		f(serverOpts)
 	}
-	s.upstreamServerOptions(serverOpts)
-	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.version}, serverOpts)
+	var servers func() []string
+	if m := s.opts.upstreams; m != nil {
+		s.up = newUpstreams(m, s.opts.toolSearch)
+		s.up.serverOptions(serverOpts)
+		servers = m.Names
+	}
+	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version}, serverOpts)
+	s.toolsets = newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, servers)
 	s.registerGroups()
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)
 	}
-	s.registerToolSearch(s.server)
-	if err := s.applyToolPolicy(); err != nil {
+	s.up.registerToolSearch(s.server, s.toolsets)
+	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
 	}
-	s.initToolsets()
-	s.computePathTools()
-	s.wireUpstreams()
-	s.server.AddReceivingMiddleware(s.policyMiddleware) // inside audit: the decision is in the call's audit line
+	s.toolsets.init()
+	s.trust.computePathTools(s.server, s.toolsets.registered())
+	if s.up != nil {
+		s.up.wire(s.server, s.toolsets, s.trust, s.hub)
+	}
+	s.server.AddReceivingMiddleware(s.trust.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
-	if s.toolSearch && s.up != nil {
-		s.server.AddReceivingMiddleware(s.toolSearchMiddleware) // outside audit: it audits the real tool
+	if s.up != nil && s.up.toolSearch {
+		s.server.AddReceivingMiddleware(s.up.toolSearchMiddleware) // outside audit: it audits the real tool
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
+	s.conns = &connServer{server: s.server, sessions: s.sessions, approvals: s.trust.approvals, logger: s.logger}
 	s.wireFeeds()
-	s.wireToolsetFeed()
-	s.wireTrustFeeds()
+	s.toolsets.wireFeed(s.hub)
+	s.trust.wireFeeds(s.hub)
 	s.watchOwnedProcesses()
 	s.wireRAGFeed()
 	if root != nil {
-		s.sweepWorkspace(root)
+		s.ws.sweep(root)
 	}
 	return s, nil
-}
-
-// openHubWorkspace opens dir as the hub's workspace: the hub's own files stay off limits even
-// inside it, and the browser may show its files (and a client's root once a webview call of that
-// client has used it, see checkURL); the hub serves every file:// load of the browser from
-// these, whatever asked for it (a tool, a link, a frame).
-func (s *Service) openHubWorkspace(dir string) (*workspace.Root, error) {
-	root, err := workspace.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	root.Protect(s.hubState...)
-	if s.browser != nil {
-		s.browser.AllowFiles(root)
-	}
-	return root, nil
-}
-
-// hubWorkspace is the hub's workspace, or the error WithNoWorkspace set while there is none.
-func (s *Service) hubWorkspace() (*workspace.Root, error) {
-	if w := s.hubWS.Load(); w != nil {
-		return w, nil
-	}
-	return nil, errors.New(s.noWorkspace)
-}
-
-// hubDir is the hub's workspace directory, "" while there is none.
-func (s *Service) hubDir() string {
-	if w := s.hubWS.Load(); w != nil {
-		return w.Dir()
-	}
-	return ""
 }
 
 // SetWorkspace makes dir the hub's workspace from now on, while the hub runs: the workspace of
@@ -370,122 +328,19 @@ func (s *Service) hubDir() string {
 // the client roots' (a client whose root is that directory keeps using it; Shutdown closes it),
 // so nothing running loses its handle. dir must be an existing directory.
 func (s *Service) SetWorkspace(dir string) error {
-	s.wsMu.Lock()
-	old := s.hubWS.Load()
-	real := dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		real = r
+	next, err := s.ws.setHub(dir)
+	if err != nil || next == nil {
+		return err
 	}
-	if old != nil && old.Dir() == real {
-		s.wsMu.Unlock()
-		return nil
-	}
-	next, reused := s.wsCache[real]
-	if reused {
-		delete(s.wsCache, real) // a client's root became the hub's: one sandbox, one owner
-	} else {
-		var err error
-		if next, err = s.openHubWorkspace(real); err != nil {
-			s.wsMu.Unlock()
-			return fmt.Errorf("workspace: %w", err)
-		}
-	}
-	if old != nil {
-		if s.wsCache == nil {
-			s.wsCache = map[string]*workspace.Root{}
-		}
-		s.wsCache[old.Dir()] = old
-	}
-	s.hubWS.Store(next)
-	s.wsMu.Unlock()
-	if !reused {
-		s.sweepWorkspace(next)
-	}
-	s.republishRoots()
+	s.trust.republishRoots()
 	s.logger.Info("workspace changed", "dir", next.Dir())
-	s.onWorkspace.Notify(next.Dir())
+	s.ws.onChange.Notify(next.Dir())
 	return nil
 }
 
 // OnWorkspaceChange calls f with the new directory after each SetWorkspace that changed it,
 // until cancel is called.
-func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.onWorkspace.Add(f) }
-
-// sweepWorkspace removes, in the background, the temp files that writes interrupted by a kill
-// left in w (workspace.Root.StartSweep: bounded, owned by w, stopped by its Close in Shutdown).
-// In the background because a walk of a large tree would delay the hub's first answer, and
-// nothing waits for it: the temp files are hidden from every listing meanwhile.
-func (s *Service) sweepWorkspace(w *workspace.Root) {
-	w.StartSweep(func(res workspace.SweepResult, err error) {
-		switch {
-		case err != nil && !errors.Is(err, context.Canceled):
-			s.logger.Warn("workspace: sweep of interrupted writes' temp files stopped", "dir", w.Dir(), "entries", res.Entries, "removed", len(res.Removed), "err", err)
-		case len(res.Removed) > 0 || res.Partial:
-			s.logger.Info("workspace: swept temp files of interrupted writes", "dir", w.Dir(), "removed", res.Removed, "entries", res.Entries, "partial", res.Partial)
-		}
-	})
-}
-
-// applyToolPolicy lists what was registered, removes what read-only mode or the disabled list
-// excludes, and remembers annotations for audit levels. Listing goes through a real in-memory
-// client session, so it sees exactly what clients will see.
-func (s *Service) applyToolPolicy() error {
-	tools, err := listTools(context.Background(), s.server)
-	if err != nil {
-		return fmt.Errorf("list registered tools: %w", err)
-	}
-	known := map[string]bool{}
-	for _, t := range tools {
-		known[t.Name] = true
-	}
-	var unknown []string
-	for _, name := range s.disabled {
-		if !known[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Errorf("disabled_tools: unknown tool(s) %v; run `switchboard tools` for the list", unknown)
-	}
-	var remove []string
-	s.security = map[string]bool{}
-	for _, t := range tools {
-		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-		if slices.Contains(s.disabled, t.Name) || (s.readOnly && !ro) {
-			remove = append(remove, t.Name)
-			continue
-		}
-		s.security[t.Name] = !ro
-		s.tools = append(s.tools, t)
-	}
-	if len(remove) > 0 {
-		s.server.RemoveTools(remove...)
-	}
-	return nil
-}
-
-func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "switchboard-introspect", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer cs.Close()
-	var out []*sdk.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
+func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.ws.onChange.Add(f) }
 
 // SetControl sets what answers ControlMethod requests on the Unix socket (the app's CLI verbs
 // against a running hub). Listeners started later use it.
@@ -512,21 +367,14 @@ func (s *Service) controlLate(ctx context.Context, action string, params json.Ra
 // Server returns the underlying go-sdk server (for in-process clients and tests).
 func (s *Service) Server() *sdk.Server { return s.server }
 
-// Tools returns the registered tools, as clients list them.
-func (s *Service) Tools() []*sdk.Tool {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	return slices.Clone(s.tools)
-}
-
 // Sessions returns the client session registry.
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 
 // Workspace returns the hub's sandbox root, or nil while the hub has none (WithNoWorkspace).
-func (s *Service) Workspace() *workspace.Root { return s.hubWS.Load() }
+func (s *Service) Workspace() *workspace.Root { return s.ws.hub.Load() }
 
 // WorkspaceDir returns the hub's workspace directory, or "" while the hub has none.
-func (s *Service) WorkspaceDir() string { return s.hubDir() }
+func (s *Service) WorkspaceDir() string { return s.ws.hubDir() }
 
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
@@ -580,10 +428,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))
 			}
 		}
-		if err := s.closeRootWorkspaces(); err != nil {
+		if err := s.ws.closeRoots(); err != nil {
 			errs = append(errs, fmt.Errorf("root workspaces: %w", err))
 		}
-		if w := s.hubWS.Load(); w != nil {
+		if w := s.ws.hub.Load(); w != nil {
 			if err := w.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("workspace: %w", err))
 			}

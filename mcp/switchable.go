@@ -49,8 +49,10 @@ type TransportStatus struct {
 // Transports switches the listening transports on and off at run time, so the tray and the
 // dashboard can open and close ports without restarting the hub.
 type Transports struct {
-	svc *Service
-	cfg TransportConfig
+	conns   *connServer
+	hub     *wshub.Hub  // the WebSocket hub, the "ws" transport; nil without one
+	control ControlFunc // answers ControlMethod on the Unix socket
+	cfg     TransportConfig
 
 	mu        sync.Mutex
 	running   map[string]*runningTransport
@@ -67,16 +69,21 @@ type runningTransport struct {
 
 // NewTransports returns a manager with everything off.
 func (s *Service) NewTransports(cfg TransportConfig) *Transports {
-	t := &Transports{svc: s, cfg: cfg, running: map[string]*runningTransport{}, lastErr: map[string]string{}}
-	if s.hub != nil {
-		s.hub.SetSnapshotProvider(ChannelTransports, func(string) (any, bool) {
+	// The control function is looked up per request: SetControl may come after the socket opens.
+	return newTransports(s.conns, s.hub, s.controlLate, cfg)
+}
+
+func newTransports(conns *connServer, h *wshub.Hub, control ControlFunc, cfg TransportConfig) *Transports {
+	t := &Transports{conns: conns, hub: h, control: control, cfg: cfg, running: map[string]*runningTransport{}, lastErr: map[string]string{}}
+	if h != nil {
+		h.SetSnapshotProvider(ChannelTransports, func(string) (any, bool) {
 			return TransportsFeed{Transports: t.Status()}, true
 		})
 		t.OnChange(func(st []TransportStatus) {
-			s.hub.Publish(ChannelTransports, wshub.TypeEvent, TransportsFeed{Transports: st})
+			h.Publish(ChannelTransports, wshub.TypeEvent, TransportsFeed{Transports: st})
 		})
 		// ws_start can open the hub's listener without going through Transports; the hub tells us.
-		s.hub.OnChange(func(wshub.Stats) { t.notify() })
+		h.OnChange(func(wshub.Stats) { t.notify() })
 	}
 	return t
 }
@@ -127,7 +134,7 @@ func (t *Transports) startOn(name, addr string) error {
 }
 
 func (t *Transports) start(name, addr string) error {
-	s := t.svc
+	c := t.conns
 	t.mu.Lock()
 	cfg := t.cfg // SetAddr and SetSecurity may change it meanwhile
 	t.mu.Unlock()
@@ -141,10 +148,10 @@ func (t *Transports) start(name, addr string) error {
 	}
 	if name == TransportWS {
 		// The hub owns its listener (ws_start can open it too), so its state is read from it.
-		if s.hub == nil {
+		if t.hub == nil {
 			return errors.New("ws: no WebSocket hub configured")
 		}
-		_, _, err := s.hub.Start(cfg.HubAddr)
+		_, _, err := t.hub.Start(cfg.HubAddr)
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -158,14 +165,14 @@ func (t *Transports) start(name, addr string) error {
 			return err
 		}
 		rt.addr, rt.auth = cfg.UnixPath, "socket mode 0600 (this user only)"
-		serve = func() error { return s.ServeListener(ctx, ln, TransportUnix, ServeOptions{Control: s.controlLate}) }
+		serve = func() error { return c.serveListener(ctx, ln, TransportUnix, ServeOptions{Control: t.control}) }
 	case TransportTCP:
 		needToken := cfg.TCPRequireToken || !loopbackAddr(cfg.TCPAddr)
 		if needToken && cfg.TCPToken == "" {
 			cancel()
 			return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", cfg.TCPAddr)
 		}
-		ln, err := ListenTCP(cfg.TCPAddr, s.logger, needToken)
+		ln, err := ListenTCP(cfg.TCPAddr, c.logger, needToken)
 		if err != nil {
 			cancel()
 			return err
@@ -184,7 +191,7 @@ func (t *Transports) start(name, addr string) error {
 			rt.auth = "token required (switchboard/auth handshake; `switchboard token`)"
 		}
 		rt.addr = ln.Addr().String()
-		serve = func() error { return s.ServeListener(ctx, ln, TransportTCP, so) }
+		serve = func() error { return c.serveListener(ctx, ln, TransportTCP, so) }
 	case TransportHTTP:
 		if cfg.HTTPToken == "" {
 			cancel()
@@ -196,11 +203,11 @@ func (t *Transports) start(name, addr string) error {
 			return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 		}
 		if !isLoopback(ln.Addr()) {
-			s.logger.Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
+			c.logger.Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
 		}
 		rt.addr = ln.Addr().String()
 		serve = func() error {
-			return s.ServeHTTP(ctx, ln, HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins})
+			return c.serveHTTP(ctx, ln, HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins})
 		}
 	default:
 		cancel()
@@ -212,7 +219,7 @@ func (t *Transports) start(name, addr string) error {
 	go func() { // owned by rt: ends when rt.cancel is called (Stop/StopAll)
 		defer close(rt.done)
 		if err := serve(); err != nil {
-			s.logger.Error("transport stopped", "transport", name, "error", err)
+			c.logger.Error("transport stopped", "transport", name, "error", err)
 			t.mu.Lock()
 			t.lastErr[name] = err.Error()
 			t.mu.Unlock()
@@ -358,10 +365,10 @@ func (t *Transports) restart(ctx context.Context, name string) (was string, err 
 // Stop closes a transport, letting in-flight calls finish (bounded by DrainTimeout).
 func (t *Transports) Stop(ctx context.Context, name string) error {
 	if name == TransportWS {
-		if t.svc.hub == nil {
+		if t.hub == nil {
 			return nil
 		}
-		err := t.svc.hub.Stop(ctx)
+		err := t.hub.Stop(ctx)
 		t.notify()
 		return err
 	}
@@ -409,8 +416,8 @@ func (t *Transports) Status() []TransportStatus {
 		if rt, ok := t.running[name]; ok {
 			st.Running, st.Addr, st.Auth = true, rt.addr, rt.auth
 		}
-		if name == TransportWS && t.svc.hub != nil && t.svc.hub.Running() {
-			st.Running, st.Addr, st.Auth = true, t.svc.hub.Addr(), "hub token, Origin allow-list"
+		if name == TransportWS && t.hub != nil && t.hub.Running() {
+			st.Running, st.Addr, st.Auth = true, t.hub.Addr(), "hub token, Origin allow-list"
 		}
 		if st.Running {
 			switch name {
@@ -448,8 +455,8 @@ func (t *Transports) ConfigAddr(name string) string {
 
 // Addr returns the bound address of a running transport ("" when off).
 func (t *Transports) Addr(name string) string {
-	if name == TransportWS && t.svc.hub != nil {
-		return t.svc.hub.Addr()
+	if name == TransportWS && t.hub != nil {
+		return t.hub.Addr()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

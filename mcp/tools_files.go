@@ -158,7 +158,7 @@ type GetSupportedLanguagesOutput struct {
 // fileTools are the file, directory and language tools.
 type fileTools struct{ callWorkspaces }
 
-func newFileTools(s *Service) toolGroup { return &fileTools{callWorkspaces: s} }
+func newFileTools(s *Service) toolGroup { return &fileTools{callWorkspaces: s.trust} }
 
 func (*fileTools) toolset() string { return "files" }
 

@@ -165,17 +165,17 @@ type GitCommitOutput struct {
 // WithGit enables the git_* tools. They run the system git; without it installed, each call
 // says so.
 func WithGit() Option {
-	return func(s *Service) error { s.gitOn = true; return nil }
+	return func(s *Service) error { s.opts.gitOn = true; return nil }
 }
 
 // gitTools are the git_* tools (WithGit), on the system git.
 type gitTools struct{ callWorkspaces }
 
 func newGitTools(s *Service) toolGroup {
-	if !s.gitOn {
+	if !s.opts.gitOn {
 		return nil
 	}
-	return &gitTools{callWorkspaces: s}
+	return &gitTools{callWorkspaces: s.trust}
 }
 
 func (*gitTools) toolset() string { return "git" }

@@ -123,7 +123,7 @@ func newNotesTools(s *Service) toolGroup {
 	if s.notes == nil {
 		return nil
 	}
-	return &notesTools{callWorkspaces: s, callSessions: s, notes: s.notes}
+	return &notesTools{callWorkspaces: s.trust, callSessions: s, notes: s.notes}
 }
 
 func (*notesTools) toolset() string { return "memory" }

@@ -51,17 +51,17 @@ type PatchOutput struct {
 
 // WithPatch enables file_patch.
 func WithPatch() Option {
-	return func(s *Service) error { s.patchOn = true; return nil }
+	return func(s *Service) error { s.opts.patchOn = true; return nil }
 }
 
 // patchTools is file_patch (WithPatch).
 type patchTools struct{ callWorkspaces }
 
 func newPatchTools(s *Service) toolGroup {
-	if !s.patchOn {
+	if !s.opts.patchOn {
 		return nil
 	}
-	return &patchTools{callWorkspaces: s}
+	return &patchTools{callWorkspaces: s.trust}
 }
 
 func (*patchTools) toolset() string { return "files" }

@@ -167,7 +167,7 @@ func newProcessTools(s *Service) toolGroup {
 	if s.procs == nil {
 		return nil
 	}
-	return &processTools{callWorkspaces: s, callSessions: s, procs: s.procs}
+	return &processTools{callWorkspaces: s.trust, callSessions: s, procs: s.procs}
 }
 
 func (*processTools) toolset() string { return "process" }

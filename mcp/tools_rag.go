@@ -106,7 +106,7 @@ func newRAGTools(s *Service) toolGroup {
 	if s.rag == nil {
 		return nil
 	}
-	return &ragTools{callWorkspaces: s, rag: s.rag, ragFeed: s.ragFeed}
+	return &ragTools{callWorkspaces: s.trust, rag: s.rag, ragFeed: s.ragFeed}
 }
 
 func (*ragTools) toolset() string { return "rag" }

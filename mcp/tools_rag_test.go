@@ -210,7 +210,7 @@ func TestRAGErrors(t *testing.T) {
 	for _, tl := range s.Tools() {
 		switch tl.Name {
 		case "rag_ingest":
-			if tl.Annotations.ReadOnlyHint || !s.security[tl.Name] {
+			if tl.Annotations.ReadOnlyHint || !s.toolsets.security[tl.Name] {
 				t.Error("rag_ingest must not be read-only and must be audited at Security level")
 			}
 		case "rag_query", "rag_collections":

@@ -65,17 +65,17 @@ type GlobOutput struct {
 
 // WithSearch enables file_grep and file_glob.
 func WithSearch() Option {
-	return func(s *Service) error { s.searchOn = true; return nil }
+	return func(s *Service) error { s.opts.searchOn = true; return nil }
 }
 
 // searchTools are file_grep and file_glob (WithSearch).
 type searchTools struct{ callWorkspaces }
 
 func newSearchTools(s *Service) toolGroup {
-	if !s.searchOn {
+	if !s.opts.searchOn {
 		return nil
 	}
-	return &searchTools{callWorkspaces: s}
+	return &searchTools{callWorkspaces: s.trust}
 }
 
 func (*searchTools) toolset() string { return "files" }

@@ -33,17 +33,17 @@ type WebFetchOutput struct {
 
 // WithWebFetch enables web_fetch with the given fetcher (allow-list, time limit).
 func WithWebFetch(f *fetch.Fetcher) Option {
-	return func(s *Service) error { s.fetcher = f; return nil }
+	return func(s *Service) error { s.opts.fetcher = f; return nil }
 }
 
 // webTools is web_fetch (WithWebFetch).
 type webTools struct{ fetcher *fetch.Fetcher }
 
 func newWebTools(s *Service) toolGroup {
-	if s.fetcher == nil {
+	if s.opts.fetcher == nil {
 		return nil
 	}
-	return &webTools{fetcher: s.fetcher}
+	return &webTools{fetcher: s.opts.fetcher}
 }
 
 func (*webTools) toolset() string { return "web" }

@@ -192,7 +192,7 @@ func newWebviewTools(s *Service) toolGroup {
 	if s.browser == nil {
 		return nil
 	}
-	return &webviewTools{callWorkspaces: s, browser: s.browser}
+	return &webviewTools{callWorkspaces: s.trust, browser: s.browser}
 }
 
 func (*webviewTools) toolset() string { return "browser" }

@@ -124,7 +124,7 @@ func TestWebviewAnnotationsAndAudit(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"webview_connect", "webview_eval", "webview_navigate", "webview_click", "webview_type", "webview_launch", "webview_tabs", "webview_disconnect"} {
-		if byName[name].Annotations.ReadOnlyHint || !s.security[name] {
+		if byName[name].Annotations.ReadOnlyHint || !s.toolsets.security[name] {
 			t.Errorf("%s must not be read-only (audited at Security level)", name)
 		}
 	}

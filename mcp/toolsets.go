@@ -1,12 +1,16 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -92,11 +96,7 @@ func WithToolsets(names ...string) Option {
 		if err != nil {
 			return err
 		}
-		s.toolsetsSet = true
-		s.active = map[string]bool{}
-		for _, n := range sets {
-			s.active[n] = true
-		}
+		s.opts.toolsetsChosen, s.opts.toolsets = true, sets
 		return nil
 	}
 }
@@ -111,30 +111,139 @@ type ToolsetStatus struct {
 	Upstream bool `json:"upstream,omitempty"`
 }
 
-// Toolsets reports every toolset: whether it is on and which registered tools it holds.
-func (s *Service) Toolsets() []ToolsetStatus {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	return s.toolsetsLocked()
+// toolsetState is which of the registered tools the hub serves: the registered set (after
+// read-only mode and the disabled list), the toolsets switched on, and which tools are on the
+// go-sdk server now. Upstream servers' tools join and leave it as their catalogues change
+// (mirrorServer); each server is a toolset of its own.
+type toolsetState struct {
+	server *sdk.Server
+	// servers names the configured upstream servers (nil without any): each is a toolset.
+	servers func() []string
+
+	mu       sync.Mutex
+	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
+	security map[string]bool // hub tools logged at audit.LevelSecurity (not read-only); set once by applyToolPolicy
+	chosen   bool            // WithToolsets named the sets; otherwise all are on
+	active   map[string]bool // toolsets switched on
+	serving  map[string]bool // registered tools currently on the server
+	onChange listeners.Set[[]ToolsetStatus]
 }
 
-func (s *Service) toolsetsLocked() []ToolsetStatus {
-	out := make([]ToolsetStatus, len(toolsets))
-	for i, ts := range toolsets {
-		out[i] = ToolsetStatus{Name: ts.name, Title: ts.title, Enabled: s.active[ts.name], Tools: []string{}}
-	}
-	if s.up != nil {
-		// Each upstream server is a toolset of its own, after the hub's.
-		for _, name := range s.up.m.Names() {
-			on, ok := s.active[name]
-			out = append(out, ToolsetStatus{Name: name, Title: "server " + name, Enabled: on || !ok, Tools: []string{}, Upstream: true})
+// newToolsetState serves the toolsets named in sets when chosen (WithToolsets), else all of them
+// (init). servers may be nil.
+func newToolsetState(server *sdk.Server, chosen bool, sets []string, servers func() []string) *toolsetState {
+	ts := &toolsetState{server: server, servers: servers, chosen: chosen}
+	if chosen {
+		ts.active = map[string]bool{}
+		for _, n := range sets {
+			ts.active[n] = true
 		}
 	}
-	index := make(map[string]int, len(out))
-	for i, ts := range out {
-		index[ts.Name] = i
+	return ts
+}
+
+// serverNames names the configured upstream servers.
+func (ts *toolsetState) serverNames() []string {
+	if ts.servers == nil {
+		return nil
 	}
-	for _, t := range s.tools {
+	return ts.servers()
+}
+
+// applyToolPolicy lists what was registered, removes what read-only mode or the disabled list
+// excludes, and remembers annotations for audit levels. Listing goes through a real in-memory
+// client session, so it sees exactly what clients will see.
+func (ts *toolsetState) applyToolPolicy(readOnly bool, disabled []string) error {
+	tools, err := listTools(context.Background(), ts.server)
+	if err != nil {
+		return fmt.Errorf("list registered tools: %w", err)
+	}
+	known := map[string]bool{}
+	for _, t := range tools {
+		known[t.Name] = true
+	}
+	var unknown []string
+	for _, name := range disabled {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("disabled_tools: unknown tool(s) %v; run `switchboard tools` for the list", unknown)
+	}
+	var remove []string
+	ts.security = map[string]bool{}
+	for _, t := range tools {
+		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+		if slices.Contains(disabled, t.Name) || (readOnly && !ro) {
+			remove = append(remove, t.Name)
+			continue
+		}
+		ts.security[t.Name] = !ro
+		ts.tools = append(ts.tools, t)
+	}
+	if len(remove) > 0 {
+		ts.server.RemoveTools(remove...)
+	}
+	return nil
+}
+
+func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "switchboard-introspect", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	var out []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// isSecurity reports whether a hub tool is audited before the fact. The map is written once,
+// before the hub serves anyone, so the audit path reads it without the lock.
+func (ts *toolsetState) isSecurity(name string) bool { return ts.security[name] }
+
+// registered returns the registered tools, as clients list them.
+func (ts *toolsetState) registered() []*sdk.Tool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return slices.Clone(ts.tools)
+}
+
+// status reports every toolset: whether it is on and which registered tools it holds.
+func (ts *toolsetState) status() []ToolsetStatus {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.statusLocked()
+}
+
+func (ts *toolsetState) statusLocked() []ToolsetStatus {
+	out := make([]ToolsetStatus, len(toolsets))
+	for i, set := range toolsets {
+		out[i] = ToolsetStatus{Name: set.name, Title: set.title, Enabled: ts.active[set.name], Tools: []string{}}
+	}
+	// Each upstream server is a toolset of its own, after the hub's.
+	for _, name := range ts.serverNames() {
+		on, ok := ts.active[name]
+		out = append(out, ToolsetStatus{Name: name, Title: "server " + name, Enabled: on || !ok, Tools: []string{}, Upstream: true})
+	}
+	index := make(map[string]int, len(out))
+	for i, st := range out {
+		index[st.Name] = i
+	}
+	for _, t := range ts.tools {
 		if i, ok := index[ToolsetOf(t)]; ok {
 			out[i].Tools = append(out[i].Tools, t.Name)
 		}
@@ -143,21 +252,16 @@ func (s *Service) toolsetsLocked() []ToolsetStatus {
 }
 
 // isUpstreamToolset reports whether name is a configured upstream server's toolset.
-func (s *Service) isUpstreamToolset(name string) bool {
-	return s.up != nil && slices.Contains(s.up.m.Names(), name)
+func (ts *toolsetState) isUpstreamToolset(name string) bool {
+	return slices.Contains(ts.serverNames(), name)
 }
 
-// SetToolsets switches the served tool set. Tools leaving are removed from the server and tools
-// joining are added back with their original handlers; go-sdk then sends every connected client
-// notifications/tools/list_changed.
-//
-// Upstream servers' toolsets named in names are switched on; those not named keep their state
-// (a list of the hub's own sets, from the config or an older dashboard, leaves them alone).
-func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
+// setAll is Service.SetToolsets.
+func (ts *toolsetState) setAll(names []string) ([]ToolsetStatus, error) {
 	var own, servers []string
 	for _, entry := range names {
 		for _, n := range strings.Split(entry, ",") {
-			if n = strings.TrimSpace(n); s.isUpstreamToolset(n) {
+			if n = strings.TrimSpace(n); ts.isUpstreamToolset(n) {
 				servers = append(servers, n)
 			} else {
 				own = append(own, n)
@@ -166,70 +270,68 @@ func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
 	}
 	sets, err := ParseToolsets(own)
 	if err != nil {
-		return s.Toolsets(), err
+		return ts.status(), err
 	}
-	s.toolsetMu.Lock()
-	prev := s.active
-	s.active = map[string]bool{}
+	ts.mu.Lock()
+	prev := ts.active
+	ts.active = map[string]bool{}
 	for _, n := range sets {
-		s.active[n] = true
+		ts.active[n] = true
 	}
-	if s.up != nil {
-		for _, n := range s.up.m.Names() {
-			if on, ok := prev[n]; ok {
-				s.active[n] = on
-			}
+	for _, n := range ts.serverNames() {
+		if on, ok := prev[n]; ok {
+			ts.active[n] = on
 		}
 	}
 	for _, n := range servers {
-		s.active[n] = true
+		ts.active[n] = true
 	}
-	changed := s.applyToolsetsLocked()
-	out := s.toolsetsLocked()
-	s.toolsetMu.Unlock()
+	changed := ts.applyLocked()
+	out := ts.statusLocked()
+	ts.mu.Unlock()
 	if changed {
-		s.onToolsets.Notify(out)
+		ts.onChange.Notify(out)
 	}
 	return out, nil
 }
 
-// SetToolset switches one toolset on or off.
-func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error) {
-	if ToolsetIndex(name) < 0 && !s.isUpstreamToolset(name) {
-		return s.Toolsets(), fmt.Errorf("toolset: unknown toolset %q; valid: %s", name, strings.Join(ToolsetNames(), ", "))
+// set is Service.SetToolset.
+func (ts *toolsetState) set(name string, enabled bool) ([]ToolsetStatus, error) {
+	if ToolsetIndex(name) < 0 && !ts.isUpstreamToolset(name) {
+		return ts.status(), fmt.Errorf("toolset: unknown toolset %q; valid: %s", name, strings.Join(ToolsetNames(), ", "))
 	}
-	s.toolsetMu.Lock()
-	s.active[name] = enabled
-	changed := s.applyToolsetsLocked()
-	out := s.toolsetsLocked()
-	s.toolsetMu.Unlock()
+	ts.mu.Lock()
+	ts.active[name] = enabled
+	changed := ts.applyLocked()
+	out := ts.statusLocked()
+	ts.mu.Unlock()
 	if changed {
-		s.onToolsets.Notify(out)
+		ts.onChange.Notify(out)
 	}
 	return out, nil
 }
 
 // served reports whether a registered tool is in an active toolset. Tools outside every set, and
 // tools not registered through tool.Add (which could not be added back), are always served.
-func (s *Service) served(name string) bool {
-	r, ok := tool.Lookup(s.server, name)
+func (ts *toolsetState) served(name string) bool {
+	r, ok := tool.Lookup(ts.server, name)
 	if !ok || r.Toolset == "" {
 		return true
 	}
-	return s.active[r.Toolset]
+	return ts.active[r.Toolset]
 }
 
-// applyToolsetsLocked brings the server's tools in line with the active toolsets and reports
-// whether anything changed.
-func (s *Service) applyToolsetsLocked() bool {
+// applyLocked brings the server's tools in line with the active toolsets and reports whether
+// anything changed.
+func (ts *toolsetState) applyLocked() bool {
 	var remove []string
 	var add []*sdk.Tool
-	for _, t := range s.tools {
-		want := s.served(t.Name)
-		if want == s.serving[t.Name] {
+	for _, t := range ts.tools {
+		want := ts.served(t.Name)
+		if want == ts.serving[t.Name] {
 			continue
 		}
-		s.serving[t.Name] = want
+		ts.serving[t.Name] = want
 		if want {
 			add = append(add, t)
 		} else {
@@ -237,65 +339,103 @@ func (s *Service) applyToolsetsLocked() bool {
 		}
 	}
 	if len(remove) > 0 {
-		s.server.RemoveTools(remove...)
+		ts.server.RemoveTools(remove...)
 	}
 	for _, t := range add {
-		if r, ok := tool.Lookup(s.server, t.Name); ok {
-			s.server.AddTool(r.Tool, r.Handler)
+		if r, ok := tool.Lookup(ts.server, t.Name); ok {
+			ts.server.AddTool(r.Tool, r.Handler)
 		}
 	}
 	return len(remove) > 0 || len(add) > 0
 }
 
-// ActiveTools returns the tools clients are served now (the registered tools of active
+// activeTools returns the tools clients are served now (the registered tools of active
 // toolsets), in registration order.
-func (s *Service) ActiveTools() []*sdk.Tool {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
+func (ts *toolsetState) activeTools() []*sdk.Tool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	var out []*sdk.Tool
-	for _, t := range s.tools {
-		if s.serving[t.Name] {
+	for _, t := range ts.tools {
+		if ts.serving[t.Name] {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-// ActiveToolsets names the toolsets that serve at least one tool now.
-func (s *Service) ActiveToolsets() []string {
+// activeToolsets names the toolsets that serve at least one tool now.
+func (ts *toolsetState) activeToolsets() []string {
 	var out []string
-	for _, ts := range s.Toolsets() {
-		if ts.Enabled && len(ts.Tools) > 0 {
-			out = append(out, ts.Name)
+	for _, st := range ts.status() {
+		if st.Enabled && len(st.Tools) > 0 {
+			out = append(out, st.Name)
 		}
 	}
 	return out
 }
 
-// initToolsets marks every registered tool as served, then applies the toolsets chosen by
-// WithToolsets (default: all).
-func (s *Service) initToolsets() {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	if !s.toolsetsSet {
-		s.active = map[string]bool{}
-		for _, n := range ToolsetNames() {
-			s.active[n] = true
+// servesUpstream reports whether name is an upstream tool clients are served now.
+func (ts *toolsetState) servesUpstream(name string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if !ts.serving[name] {
+		return false
+	}
+	for _, t := range ts.tools {
+		if t.Name == name {
+			_, up := t.Meta[UpstreamMetaKey]
+			return up
 		}
 	}
-	s.serving = map[string]bool{}
-	for _, t := range s.tools {
-		s.serving[t.Name] = true
-	}
-	s.applyToolsetsLocked()
+	return false
 }
 
-// OnToolsetsChange registers f to run (with the new state) after every change of the served
-// toolsets, e.g. to start a subsystem's backend connection when its toolset is switched on, or
-// to tell the dashboard, until cancel is called. f runs after the change, outside the
-// Service's locks.
-func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) (cancel func()) {
-	return s.onToolsets.Add(f)
+// init marks every registered tool as served, then applies the toolsets chosen by WithToolsets
+// (default: all).
+func (ts *toolsetState) init() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if !ts.chosen {
+		ts.active = map[string]bool{}
+		for _, n := range ToolsetNames() {
+			ts.active[n] = true
+		}
+	}
+	ts.serving = map[string]bool{}
+	for _, t := range ts.tools {
+		ts.serving[t.Name] = true
+	}
+	ts.applyLocked()
+}
+
+// mirrorServer brings upstream server name's tools in line with its catalogue: the tools named in
+// gone leave, those in regs join or replace their earlier definition. whileLocked runs first under the toolset lock (the upstream side's audit levels,
+// so they change together with the tools served). It returns the toolsets' new state.
+func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Registered, whileLocked func()) []ToolsetStatus {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	whileLocked()
+	if len(gone) > 0 {
+		tool.Unregister(ts.server, gone...)
+		ts.tools = slices.DeleteFunc(ts.tools, func(t *sdk.Tool) bool { return slices.Contains(gone, t.Name) })
+		for _, n := range gone {
+			delete(ts.serving, n)
+		}
+	}
+	if _, ok := ts.active[name]; !ok && len(regs) > 0 {
+		ts.active[name] = true // a server's toolset is on until the user switches it off
+	}
+	for _, r := range regs {
+		if i := slices.IndexFunc(ts.tools, func(t *sdk.Tool) bool { return t.Name == r.Tool.Name }); i >= 0 {
+			ts.tools[i] = r.Tool
+		} else {
+			ts.tools = append(ts.tools, r.Tool)
+		}
+		// A switched-off toolset's tools are remembered for when it is switched on.
+		tool.AddProxied(ts.server, r, ts.active[name])
+		ts.serving[r.Tool.Name] = ts.active[name]
+	}
+	return ts.statusLocked()
 }
 
 // ToolsetFeed is the payload of the dashboard's "toolsets" channel (snapshot and events).
@@ -303,14 +443,50 @@ type ToolsetFeed struct {
 	Toolsets []ToolsetStatus `json:"toolsets"`
 }
 
-// wireToolsetFeed publishes the toolsets on the hub's "toolsets" channel: a snapshot for a
-// dashboard that subscribes, an event on every change.
-func (s *Service) wireToolsetFeed() {
-	if s.hub == nil {
+// wireFeed publishes the toolsets on the hub's "toolsets" channel: a snapshot for a dashboard
+// that subscribes, an event on every change.
+func (ts *toolsetState) wireFeed(h *wshub.Hub) {
+	if h == nil {
 		return
 	}
-	s.hub.SetSnapshotProvider(ChannelToolsets, func(string) (any, bool) {
-		return ToolsetFeed{Toolsets: s.Toolsets()}, true
+	h.SetSnapshotProvider(ChannelToolsets, func(string) (any, bool) {
+		return ToolsetFeed{Toolsets: ts.status()}, true
 	})
-	s.OnToolsetsChange(func(ts []ToolsetStatus) { s.hub.Publish(ChannelToolsets, wshub.TypeEvent, ToolsetFeed{Toolsets: ts}) })
+	ts.onChange.Add(func(st []ToolsetStatus) { h.Publish(ChannelToolsets, wshub.TypeEvent, ToolsetFeed{Toolsets: st}) })
+}
+
+// Tools returns the registered tools, as clients list them.
+func (s *Service) Tools() []*sdk.Tool { return s.toolsets.registered() }
+
+// Toolsets reports every toolset: whether it is on and which registered tools it holds.
+func (s *Service) Toolsets() []ToolsetStatus { return s.toolsets.status() }
+
+// SetToolsets switches the served tool set. Tools leaving are removed from the server and tools
+// joining are added back with their original handlers; go-sdk then sends every connected client
+// notifications/tools/list_changed.
+//
+// Upstream servers' toolsets named in names are switched on; those not named keep their state
+// (a list of the hub's own sets, from the config or an older dashboard, leaves them alone).
+func (s *Service) SetToolsets(names []string) ([]ToolsetStatus, error) {
+	return s.toolsets.setAll(names)
+}
+
+// SetToolset switches one toolset on or off.
+func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error) {
+	return s.toolsets.set(name, enabled)
+}
+
+// ActiveTools returns the tools clients are served now (the registered tools of active
+// toolsets), in registration order.
+func (s *Service) ActiveTools() []*sdk.Tool { return s.toolsets.activeTools() }
+
+// ActiveToolsets names the toolsets that serve at least one tool now.
+func (s *Service) ActiveToolsets() []string { return s.toolsets.activeToolsets() }
+
+// OnToolsetsChange registers f to run (with the new state) after every change of the served
+// toolsets, e.g. to start a subsystem's backend connection when its toolset is switched on, or
+// to tell the dashboard, until cancel is called. f runs after the change, outside the
+// Service's locks.
+func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) (cancel func()) {
+	return s.toolsets.onChange.Add(f)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ import (
 
 // WithUpstreams serves the approved tools, resources and prompts of the servers m runs.
 func WithUpstreams(m *upstream.Manager) Option {
-	return func(s *Service) error { s.up = &upstreams{m: m}; return nil }
+	return func(s *Service) error { s.opts.upstreams = m; return nil }
 }
 
 // Upstreams returns the upstream-server manager, or nil.
@@ -39,9 +40,17 @@ func (s *Service) Upstreams() *upstream.Manager {
 }
 
 // upstreams is the hub's side of the upstream servers: what is registered for each, and the
-// calls in flight on each (to route the server's requests to a client).
+// calls in flight on each (to route the server's requests to a client). A hub without upstream
+// servers has none: the methods the rest of the hub calls (isSecurity, instructions,
+// registerToolSearch) answer for a nil *upstreams as for servers that offer nothing.
 type upstreams struct {
-	m *upstream.Manager
+	m          *upstream.Manager
+	toolSearch bool // upstream tools hidden behind servers_search / servers_call
+
+	// Set by wire, once the hub's server exists.
+	server     *sdk.Server
+	toolsets   *toolsetState     // each server's tools are a toolset
+	workspaces sessionWorkspaces // what a server's roots/list answers: the calling client's workspace
 
 	mu         sync.Mutex
 	registered map[string]*servedUpstream // server → what is on the hub's server for it
@@ -52,6 +61,29 @@ type upstreams struct {
 	callers    map[string][]*sdk.ServerSession
 	progress   map[string]progressRoute // upstream progress token → the client's
 	progSeq    atomic.Uint64
+}
+
+// sessionWorkspaces is what the upstream servers need of the hub's workspace handling
+// (mcp/roots.go): the directory a client session works in.
+type sessionWorkspaces interface {
+	// displayWorkspace is the directory ss's relative paths resolve against, without asking
+	// anyone ("" when there is none).
+	displayWorkspace(ss *sdk.ServerSession) string
+}
+
+// newUpstreams is the hub's side of the servers m runs; toolSearch hides their tools behind
+// servers_search and servers_call.
+func newUpstreams(m *upstream.Manager, toolSearch bool) *upstreams {
+	return &upstreams{
+		m: m, toolSearch: toolSearch,
+		registered: map[string]*servedUpstream{},
+		security:   map[string]bool{},
+		resOwner:   map[string]string{},
+		tmplOwner:  map[string]string{},
+		prompts:    map[string][2]string{},
+		callers:    map[string][]*sdk.ServerSession{},
+		progress:   map[string]progressRoute{},
+	}
 }
 
 type servedUpstream struct {
@@ -68,12 +100,9 @@ type progressRoute struct {
 	token any
 }
 
-// upstreamServerOptions adds what the hub needs to proxy resources and prompts: the
-// capabilities (servers may add them after a client initialized), subscriptions and completion.
-func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
-	if s.up == nil {
-		return
-	}
+// serverOptions adds what the hub needs to proxy resources and prompts: the capabilities
+// (servers may add them after a client initialized), subscriptions and completion.
+func (u *upstreams) serverOptions(o *sdk.ServerOptions) {
 	// Servers may add prompts and resources after a client initialized: declare both from the
 	// start, so clients ask for them and heed list_changed.
 	if o.Capabilities == nil {
@@ -87,8 +116,8 @@ func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
 	}
 	prevSub, prevUnsub, prevComplete := o.SubscribeHandler, o.UnsubscribeHandler, o.CompletionHandler
 	o.SubscribeHandler = func(ctx context.Context, req *sdk.SubscribeRequest) error {
-		if name, ok := s.up.ownerOfURI(req.Params.URI); ok {
-			return s.up.m.Subscribe(ctx, name, req.Params.URI)
+		if name, ok := u.ownerOfURI(req.Params.URI); ok {
+			return u.m.Subscribe(ctx, name, req.Params.URI)
 		}
 		if prevSub != nil {
 			return prevSub(ctx, req)
@@ -96,8 +125,8 @@ func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
 		return fmt.Errorf("uri: no resource %q to subscribe to", req.Params.URI)
 	}
 	o.UnsubscribeHandler = func(ctx context.Context, req *sdk.UnsubscribeRequest) error {
-		if name, ok := s.up.ownerOfURI(req.Params.URI); ok {
-			return s.up.m.Unsubscribe(ctx, name, req.Params.URI)
+		if name, ok := u.ownerOfURI(req.Params.URI); ok {
+			return u.m.Unsubscribe(ctx, name, req.Params.URI)
 		}
 		if prevUnsub != nil {
 			return prevUnsub(ctx, req)
@@ -108,16 +137,16 @@ func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
 		if ref := req.Params.Ref; ref != nil {
 			switch ref.Type {
 			case "ref/prompt":
-				if p, ok := s.up.promptOwner(ref.Name); ok {
+				if p, ok := u.promptOwner(ref.Name); ok {
 					params := *req.Params
 					r := *ref
 					r.Name = p[1]
 					params.Ref = &r
-					return s.up.m.Complete(ctx, p[0], &params)
+					return u.m.Complete(ctx, p[0], &params)
 				}
 			case "ref/resource":
-				if name, ok := s.up.ownerOfTemplate(ref.URI); ok {
-					return s.up.m.Complete(ctx, name, req.Params)
+				if name, ok := u.ownerOfTemplate(ref.URI); ok {
+					return u.m.Complete(ctx, name, req.Params)
 				}
 			}
 		}
@@ -128,20 +157,11 @@ func (s *Service) upstreamServerOptions(o *sdk.ServerOptions) {
 	}
 }
 
-// wireUpstreams connects the manager to the hub: its hooks route server requests to clients,
-// and every change of what a server offers is mirrored on the hub's server.
-func (s *Service) wireUpstreams() {
-	if s.up == nil {
-		return
-	}
-	u := s.up
-	u.registered = map[string]*servedUpstream{}
-	u.security = map[string]bool{}
-	u.resOwner = map[string]string{}
-	u.tmplOwner = map[string]string{}
-	u.prompts = map[string][2]string{}
-	u.callers = map[string][]*sdk.ServerSession{}
-	u.progress = map[string]progressRoute{}
+// wire connects the manager to the hub: its hooks route server requests to clients, and every
+// change of what a server offers is mirrored on the hub's server (and, with a WebSocket hub h,
+// on the dashboard's "servers" channel).
+func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces sessionWorkspaces, h *wshub.Hub) {
+	u.server, u.toolsets, u.workspaces = server, toolsets, workspaces
 	u.m.SetHooks(upstream.Hooks{
 		Sampling: func(ctx context.Context, name string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 			ss, err := u.caller(name, "sampling/createMessage")
@@ -172,7 +192,7 @@ func (s *Service) wireUpstreams() {
 		Roots: func(ctx context.Context, name string) (*sdk.ListRootsResult, error) {
 			// The server works for whichever client calls it: it sees that client's workspace.
 			ss, _ := u.caller(name, "")
-			dir := s.displayWorkspace(ss)
+			dir := u.workspaces.displayWorkspace(ss)
 			if dir == "" {
 				return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil // no project chosen yet: no root to offer
 			}
@@ -183,7 +203,7 @@ func (s *Service) wireUpstreams() {
 			lp.Logger = name + loggerSuffix(p.Logger)
 			targets := u.callersOf(name)
 			if len(targets) == 0 {
-				for ss := range s.server.Sessions() {
+				for ss := range u.server.Sessions() {
 					targets = append(targets, ss)
 				}
 			}
@@ -203,16 +223,16 @@ func (s *Service) wireUpstreams() {
 			_ = r.ss.NotifyProgress(context.Background(), &np)
 		},
 		ResourceUpdated: func(name string, p *sdk.ResourceUpdatedNotificationParams) {
-			_ = s.server.ResourceUpdated(context.Background(), p)
+			_ = u.server.ResourceUpdated(context.Background(), p)
 		},
 	})
-	u.m.OnChange(func(name string) { s.syncUpstream(name) })
-	if s.hub != nil {
-		s.hub.SetSnapshotProvider(ChannelServers, func(string) (any, bool) {
+	u.m.OnChange(u.sync)
+	if h != nil {
+		h.SetSnapshotProvider(ChannelServers, func(string) (any, bool) {
 			return ServersFeed{Servers: u.m.Statuses()}, true
 		})
 		u.m.OnChange(func(string) {
-			s.hub.Publish(ChannelServers, wshub.TypeEvent, ServersFeed{Servers: u.m.Statuses()})
+			h.Publish(ChannelServers, wshub.TypeEvent, ServersFeed{Servers: u.m.Statuses()})
 		})
 	}
 }
@@ -368,19 +388,18 @@ func templateMatches(tmpl, uri string) bool {
 	return true
 }
 
-// isUpstreamSecurity reports whether an upstream tool is audited before the fact.
-func (s *Service) isUpstreamSecurity(name string) bool {
-	if s.up == nil {
+// isSecurity reports whether an upstream tool is audited before the fact.
+func (u *upstreams) isSecurity(name string) bool {
+	if u == nil {
 		return false
 	}
-	s.up.mu.Lock()
-	defer s.up.mu.Unlock()
-	return s.up.security[name]
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.security[name]
 }
 
-// syncUpstream mirrors one server's catalogue on the hub's server.
-func (s *Service) syncUpstream(name string) {
-	u := s.up
+// sync mirrors one server's catalogue on the hub's server.
+func (u *upstreams) sync(name string) {
 	ver := u.m.CatalogueVersion(name)
 	u.mu.Lock()
 	cur := u.registered[name]
@@ -392,12 +411,8 @@ func (s *Service) syncUpstream(name string) {
 	cat, _ := u.m.Catalogue(name) // a removed server's is empty: everything it had goes
 	next := &servedUpstream{version: ver, instr: cat.Instructions}
 
-	type toolReg struct {
-		t  *sdk.Tool
-		r  tool.Registered
-		ro bool
-	}
-	var regs []toolReg
+	var regs []tool.Registered
+	audited := map[string]bool{} // exposed name → audited before the fact (not read-only)
 	for _, o := range cat.Tools {
 		t := proxiedTool(name, o)
 		upName := o.Tool.Name
@@ -410,13 +425,11 @@ func (s *Service) syncUpstream(name string) {
 			}
 			return res, nil
 		}
-		ro := o.Tool.Annotations != nil && o.Tool.Annotations.ReadOnlyHint
-		regs = append(regs, toolReg{t: t, r: tool.Registered{Tool: t, Handler: handler, Toolset: name}, ro: ro})
+		regs = append(regs, tool.Registered{Tool: t, Handler: handler, Toolset: name})
+		audited[t.Name] = o.Tool.Annotations == nil || !o.Tool.Annotations.ReadOnlyHint
 		next.tools = append(next.tools, t.Name)
 	}
 
-	s.toolsetMu.Lock()
-	u.mu.Lock()
 	var gone []string
 	if cur != nil {
 		for _, n := range cur.tools {
@@ -425,37 +438,16 @@ func (s *Service) syncUpstream(name string) {
 			}
 		}
 	}
-	for _, n := range gone {
-		delete(u.security, n)
-	}
-	for _, r := range regs {
-		u.security[r.t.Name] = !r.ro
-	}
-	u.mu.Unlock()
-	if len(gone) > 0 {
-		tool.Unregister(s.server, gone...)
-		s.tools = slices.DeleteFunc(s.tools, func(t *sdk.Tool) bool { return slices.Contains(gone, t.Name) })
+	out := u.toolsets.mirrorServer(name, gone, regs, func() {
+		u.mu.Lock()
+		defer u.mu.Unlock()
 		for _, n := range gone {
-			delete(s.serving, n)
+			delete(u.security, n)
 		}
-	}
-	if _, ok := s.active[name]; !ok && len(regs) > 0 {
-		s.active[name] = true // a server's toolset is on until the user switches it off
-	}
-	for _, r := range regs {
-		if i := slices.IndexFunc(s.tools, func(t *sdk.Tool) bool { return t.Name == r.t.Name }); i >= 0 {
-			s.tools[i] = r.t
-		} else {
-			s.tools = append(s.tools, r.t)
-		}
-		// A switched-off toolset's tools are remembered for when it is switched on.
-		tool.AddProxied(s.server, r.r, s.active[name])
-		s.serving[r.t.Name] = s.active[name]
-	}
-	out := s.toolsetsLocked()
-	s.toolsetMu.Unlock()
+		maps.Copy(u.security, audited)
+	})
 
-	s.syncUpstreamResources(name, cur, next, cat)
+	u.syncResources(name, cur, next, cat)
 	configured := slices.Contains(u.m.Names(), name)
 	u.mu.Lock()
 	if configured {
@@ -465,13 +457,12 @@ func (s *Service) syncUpstream(name string) {
 	}
 	u.mu.Unlock()
 	if len(gone) > 0 || len(regs) > 0 || cur != nil {
-		s.onToolsets.Notify(out)
+		u.toolsets.onChange.Notify(out)
 	}
 }
 
-// syncUpstreamResources mirrors a server's resources, templates and prompts.
-func (s *Service) syncUpstreamResources(name string, cur, next *servedUpstream, cat upstream.Catalogue) {
-	u := s.up
+// syncResources mirrors a server's resources, templates and prompts.
+func (u *upstreams) syncResources(name string, cur, next *servedUpstream, cat upstream.Catalogue) {
 	m := u.m
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -494,13 +485,13 @@ func (s *Service) syncUpstreamResources(name string, cur, next *servedUpstream, 
 			prompts = append(prompts, p)
 		}
 		if len(uris) > 0 {
-			s.server.RemoveResources(uris...)
+			u.server.RemoveResources(uris...)
 		}
 		if len(tmpls) > 0 {
-			s.server.RemoveResourceTemplates(tmpls...)
+			u.server.RemoveResourceTemplates(tmpls...)
 		}
 		if len(prompts) > 0 {
-			s.server.RemovePrompts(prompts...)
+			u.server.RemovePrompts(prompts...)
 		}
 	}
 	read := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
@@ -513,7 +504,7 @@ func (s *Service) syncUpstreamResources(name string, cur, next *servedUpstream, 
 		u.resOwner[r.URI] = name
 		next.resources = append(next.resources, r.URI)
 		rc := *r
-		s.server.AddResource(&rc, read)
+		u.server.AddResource(&rc, read)
 	}
 	for _, t := range cat.Templates {
 		if owner, taken := u.tmplOwner[t.URITemplate]; taken && owner != name {
@@ -522,7 +513,7 @@ func (s *Service) syncUpstreamResources(name string, cur, next *servedUpstream, 
 		u.tmplOwner[t.URITemplate] = name
 		next.templates = append(next.templates, t.URITemplate)
 		tc := *t
-		s.server.AddResourceTemplate(&tc, read)
+		u.server.AddResourceTemplate(&tc, read)
 	}
 	for _, p := range cat.Prompts {
 		exposed := upstream.ExposedName(name, p.Name)
@@ -531,7 +522,7 @@ func (s *Service) syncUpstreamResources(name string, cur, next *servedUpstream, 
 		next.prompts = append(next.prompts, exposed)
 		pc := *p
 		pc.Name = exposed
-		s.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		u.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			params := *req.Params
 			params.Name = upName
 			return m.GetPrompt(ctx, name, &params)
@@ -583,16 +574,16 @@ func portableSchema(v any, input bool) any {
 	return &sch
 }
 
-// upstreamInstructions adds each approved server's own instructions to the hub's.
-func (s *Service) upstreamInstructions() string {
-	if s.up == nil {
+// instructions adds each approved server's own instructions to the hub's.
+func (u *upstreams) instructions() string {
+	if u == nil {
 		return ""
 	}
-	s.up.mu.Lock()
-	defer s.up.mu.Unlock()
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	var b strings.Builder
-	for _, name := range s.up.m.Names() {
-		r := s.up.registered[name]
+	for _, name := range u.m.Names() {
+		r := u.registered[name]
 		if r == nil || strings.TrimSpace(r.instr) == "" || len(r.tools)+len(r.prompts)+len(r.resources) == 0 {
 			continue
 		}

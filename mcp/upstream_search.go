@@ -29,7 +29,7 @@ const (
 // WithUpstreamToolSearch hides the upstream servers' tools from tools/list and offers
 // servers_search and servers_call instead.
 func WithUpstreamToolSearch(on bool) Option {
-	return func(s *Service) error { s.toolSearch = on; return nil }
+	return func(s *Service) error { s.opts.toolSearch = on; return nil }
 }
 
 // ServersSearchInput is servers_search's input.
@@ -63,9 +63,9 @@ type ServersCallInput struct {
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments, as its input_schema describes"`
 }
 
-// registerToolSearch adds servers_search and servers_call.
-func (s *Service) registerToolSearch(server *sdk.Server) {
-	if !s.toolSearch || s.up == nil {
+// registerToolSearch adds servers_search and servers_call (searching the tools toolsets serves).
+func (u *upstreams) registerToolSearch(server *sdk.Server, toolsets *toolsetState) {
+	if u == nil || !u.toolSearch {
 		return
 	}
 	tool.Add(server, &sdk.Tool{
@@ -73,7 +73,7 @@ func (s *Service) registerToolSearch(server *sdk.Server) {
 		Description: "Search the tools of the user's other MCP servers (connected through Switchboard) by what they do; returns each match's name, description and arguments. Call one with servers_call.",
 		Annotations: tool.ReadOnly("Search server tools"),
 	}, func(ctx context.Context, req *sdk.CallToolRequest, in ServersSearchInput) (*sdk.CallToolResult, ServersSearchOutput, error) {
-		out, err := s.searchUpstreamTools(ctx, in)
+		out, err := searchUpstreamTools(ctx, toolsets.activeTools(), in)
 		return nil, out, err
 	})
 	tool.Add(server, &sdk.Tool{
@@ -86,7 +86,8 @@ func (s *Service) registerToolSearch(server *sdk.Server) {
 	})
 }
 
-func (s *Service) searchUpstreamTools(ctx context.Context, in ServersSearchInput) (ServersSearchOutput, error) {
+// searchUpstreamTools ranks the upstream tools among active (the tools served now).
+func searchUpstreamTools(ctx context.Context, active []*sdk.Tool, in ServersSearchInput) (ServersSearchOutput, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return ServersSearchOutput{}, fmt.Errorf("query: required; describe what the tool should do")
 	}
@@ -98,7 +99,7 @@ func (s *Service) searchUpstreamTools(ctx context.Context, in ServersSearchInput
 		return ServersSearchOutput{}, fmt.Errorf("limit: %d is out of range; use 1 to 50", limit)
 	}
 	var tools []*sdk.Tool
-	for _, t := range s.ActiveTools() {
+	for _, t := range active {
 		if _, ok := t.Meta[UpstreamMetaKey]; ok {
 			tools = append(tools, t)
 		}
@@ -164,7 +165,7 @@ func argumentsText(t *sdk.Tool) string {
 
 // toolSearchMiddleware, outside audit and policy: hides upstream tools from tools/list and turns
 // a servers_call into a call of the tool it names.
-func (s *Service) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+func (u *upstreams) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
 		case "tools/call":
@@ -179,7 +180,7 @@ func (s *Service) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler
 			if err := json.Unmarshal(p.Arguments, &in); err != nil {
 				return toolError(fmt.Sprintf("arguments: must be {\"name\": \"server__tool\", \"arguments\": {…}} (%v)", err)), nil
 			}
-			if !s.isServedUpstreamTool(in.Name) {
+			if !u.toolsets.servesUpstream(in.Name) {
 				return toolError(fmt.Sprintf("name: %q is not a tool of a connected server; find one with %s", in.Name, ToolServersSearch)), nil
 			}
 			p.Name = in.Name
@@ -199,20 +200,4 @@ func (s *Service) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler
 		}
 		return next(ctx, method, req)
 	}
-}
-
-// isServedUpstreamTool reports whether name is an upstream tool clients are served now.
-func (s *Service) isServedUpstreamTool(name string) bool {
-	s.toolsetMu.Lock()
-	defer s.toolsetMu.Unlock()
-	if !s.serving[name] {
-		return false
-	}
-	for _, t := range s.tools {
-		if t.Name == name {
-			_, up := t.Meta[UpstreamMetaKey]
-			return up
-		}
-	}
-	return false
 }
