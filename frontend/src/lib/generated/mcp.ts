@@ -349,7 +349,9 @@ export type SubsystemWithShutdown =
  */
 export type Option = unknown;
 /**
- * Service is the hub. Create it with New; it is safe for concurrent use.
+ * Service is the hub. Create it with New; it is safe for concurrent use. It composes the hub's
+ * parts (workspaces, trust, toolsets, upstream servers, connections), each owning its state, and
+ * is their public face: its exported methods delegate to them.
  */
 export interface Service {
 }
@@ -1753,3 +1755,7 @@ export interface ServersCallInput {
   name: string;
   arguments?: { [key: string]: unknown};
 }
+
+//////////
+// source: workspaces.go
+
