@@ -192,8 +192,9 @@ func scriptedServer(t *testing.T, fn func(w io.Writer, req map[string]any)) *std
 	return &stdioTransport{r: outR, w: inW}
 }
 
-// TestStdioTransportToleratesNoisyServers: a server that prints log lines to stdout or
-// pretty-prints its messages over several lines still works; its noise goes to the log.
+// TestStdioTransportToleratesNoisyServers: a server that prints log lines to stdout (text,
+// JSON lines, text that starts like JSON) or pretty-prints its messages over several lines still
+// works; its noise goes to the log.
 func TestStdioTransportToleratesNoisyServers(t *testing.T) {
 	tr := scriptedServer(t, func(w io.Writer, req map[string]any) {
 		id, _ := json.Marshal(req["id"])
@@ -203,6 +204,8 @@ func TestStdioTransportToleratesNoisyServers(t *testing.T) {
 			io.WriteString(w, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": "+string(id)+",\n  \"result\": {\n    \"protocolVersion\": \"2025-06-18\",\n    \"capabilities\": {\"tools\": {}},\n    \"serverInfo\": {\"name\": \"noisy\", \"version\": \"1\"}\n  }\n}\n")
 		case "tools/call":
 			io.WriteString(w, "calling...\n")
+			io.WriteString(w, `{"level":"info","msg":"a JSON log line"}`+"\n")
+			io.WriteString(w, "{debug} not JSON at all\n")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"ok"}]}}`+"\n")
 		default:
 			if req["id"] != nil { // server/discover and the like: what a server before 2026-07-28 answers
@@ -221,7 +224,7 @@ func TestStdioTransportToleratesNoisyServers(t *testing.T) {
 	if err != nil || len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != "ok" {
 		t.Fatalf("call: %v %v", res, err)
 	}
-	if strings.Join(junk, "|") != "server starting on stdio...|calling..." {
+	if strings.Join(junk, "|") != `server starting on stdio...|calling...|{"level":"info","msg":"a JSON log line"}|{debug} not JSON at all` {
 		t.Fatalf("junk lines: %q", junk)
 	}
 }

@@ -178,7 +178,13 @@ func (c *stdioConn) readLoop() {
 			return
 		}
 		if pending != nil {
-			line = append(pending, line...)
+			if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+				// A whole message on its own line: what was held back was not the start of
+				// one, but a line of the server's own that happens to start like JSON.
+				c.logJunk(pending)
+			} else {
+				line = append(pending, line...)
+			}
 			pending = nil
 		}
 		line = bytes.TrimSpace(line)
@@ -186,9 +192,7 @@ func (c *stdioConn) readLoop() {
 			continue
 		}
 		if line[0] != '{' && line[0] != '[' {
-			if c.junk != nil {
-				c.junk(string(line))
-			}
+			c.logJunk(line)
 			continue
 		}
 		if c.direct(line) {
@@ -196,8 +200,12 @@ func (c *stdioConn) readLoop() {
 		}
 		msgs, err := decodeLine(line)
 		if err != nil {
-			if !json.Valid(line) {
+			switch {
+			case !json.Valid(line):
 				pending = append(line, '\n') // perhaps the rest follows on the next lines
+				continue
+			case !bytes.Contains(line, []byte(`"jsonrpc"`)):
+				c.logJunk(line) // JSON, but not JSON-RPC: a server logging JSON lines to stdout
 				continue
 			}
 			c.readErr = fmt.Errorf("server sent an invalid JSON-RPC message: %w", err)
@@ -214,6 +222,13 @@ func (c *stdioConn) readLoop() {
 }
 
 var errTooLarge = errors.New("message too large")
+
+// logJunk tells the transport's owner of output that is not a message.
+func (c *stdioConn) logJunk(b []byte) {
+	if c.junk != nil {
+		c.junk(string(bytes.TrimSpace(b)))
+	}
+}
 
 // readLine reads one line of at most max bytes (without its newline).
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
