@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -155,4 +156,47 @@ func (w *LineWatcher) Wait(t *testing.T, re *regexp.Regexp) []string {
 			t.Fatalf("no stderr line matched %s; got:\n%s", re, strings.Join(w.Lines(), "\n"))
 		}
 	}
+}
+
+// Headless is a switchboard process started by StartHeadless.
+type Headless struct {
+	// URL and Token are the dashboard's, from the line it prints at start.
+	URL, Token string
+	// Stderr holds the process's stderr lines.
+	Stderr *LineWatcher
+
+	cmd  *exec.Cmd
+	stop sync.Once
+}
+
+var dashboardLine = regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`)
+
+// StartHeadless starts bin with args in dir ("" : the test's own directory) and env, and waits
+// for the dashboard's URL on its stderr. The process is stopped at Stop or when the test ends.
+func StartHeadless(t *testing.T, bin string, env []string, dir string, args ...string) *Headless {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Dir = env, dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Headless{Stderr: &LineWatcher{}, cmd: cmd}
+	go h.Stderr.Run(stderr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Stop)
+	m := h.Stderr.Wait(t, dashboardLine)
+	h.URL, h.Token = m[1], m[2]
+	return h
+}
+
+// Stop ends the process (SIGTERM) and waits for it; later calls do nothing.
+func (h *Headless) Stop() {
+	h.stop.Do(func() {
+		// Already gone, or ended by the signal: either way there is nothing to report.
+		_ = h.cmd.Process.Signal(syscall.SIGTERM)
+		_ = h.cmd.Wait()
+	})
 }

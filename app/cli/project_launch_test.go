@@ -3,11 +3,9 @@ package cli
 import (
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/app"
@@ -27,19 +25,9 @@ func TestLaunchFromHomeAsksForProject(t *testing.T) {
 	home := apptest.EnvValue(env, "HOME")
 	start := func(dir string, args ...string) (url, token, sock string, w *apptest.LineWatcher, stop func()) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env, cmd.Dir = env, dir
-		stderr, _ := cmd.StderrPipe()
-		w = &apptest.LineWatcher{}
-		go w.Run(stderr)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		stop = func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
-		t.Cleanup(stop)
-		m := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
-		u := w.Wait(t, regexp.MustCompile(`unix on unix://(\S+)`))
-		return m[1], m[2], u[1], w, stop
+		h := apptest.StartHeadless(t, bin, env, dir, args...)
+		u := h.Stderr.Wait(t, regexp.MustCompile(`unix on unix://(\S+)`))
+		return h.URL, h.Token, u[1], h.Stderr, h.Stop
 	}
 
 	url, token, sock, w, stop := start(home)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -214,16 +213,8 @@ func TestDashboardURLStaysTheSame(t *testing.T) {
 	env = append(env, "DISPLAY=", "WAYLAND_DISPLAY=", "SWITCHBOARD_DASHBOARD_ADDR=127.0.0.1:"+strconv.Itoa(apptest.FreePort(t)))
 	start := func() (string, string, func()) {
 		t.Helper()
-		cmd := exec.Command(bin, "--workspace", t.TempDir())
-		cmd.Env = env
-		stderr, _ := cmd.StderrPipe()
-		var w apptest.LineWatcher
-		go w.Run(stderr)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		m := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
-		return m[1], m[2], func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+		h := apptest.StartHeadless(t, bin, env, "", "--workspace", t.TempDir())
+		return h.URL, h.Token, h.Stop
 	}
 	addr1, tok1, stop := start()
 	stop()
@@ -243,18 +234,9 @@ func TestDashboardURLStaysTheSame(t *testing.T) {
 	}
 	defer holder.Close()
 	env = append(env, "SWITCHBOARD_DASHBOARD_ADDR=")
-	cmd := exec.Command(bin, "--workspace", t.TempDir())
-	cmd.Env = env
-	stderr, _ := cmd.StderrPipe()
-	var w apptest.LineWatcher
-	go w.Run(stderr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	h := apptest.StartHeadless(t, bin, env, "", "--workspace", t.TempDir())
+	if h.URL == "http://"+config.DefaultDashboardAddr || h.Token != tok1 {
+		t.Fatalf("with its port taken: %s?token=%s", h.URL, h.Token)
 	}
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	m := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
-	if m[1] == "http://"+config.DefaultDashboardAddr || m[2] != tok1 {
-		t.Fatalf("with its port taken: %s?token=%s", m[1], m[2])
-	}
-	w.Wait(t, regexp.MustCompile(`usual address .* is taken`))
+	h.Stderr.Wait(t, regexp.MustCompile(`usual address .* is taken`))
 }

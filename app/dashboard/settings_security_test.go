@@ -10,11 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -382,17 +380,8 @@ func TestSettingsMarksFlagOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := t.TempDir()
-	cmd := exec.Command(bin, "--workspace", ws, "--toolsets", "files,git")
-	cmd.Env = env
-	stderr, _ := cmd.StderrPipe()
-	var w apptest.LineWatcher
-	go w.Run(stderr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
-	mt := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
-	url, token := mt[1], mt[2]
+	h := apptest.StartHeadless(t, bin, env, "", "--workspace", ws, "--toolsets", "files,git")
+	url, token := h.URL, h.Token
 	flags := func() map[string]map[string]any {
 		code, s := apptest.DashAPI(t, url, token, http.MethodGet, "/api/settings", nil)
 		if code != 200 {

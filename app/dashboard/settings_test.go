@@ -8,11 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -279,16 +276,8 @@ func TestSwitchesSurviveRestart(t *testing.T) {
 	ws := t.TempDir()
 	start := func() (string, string, func()) {
 		t.Helper()
-		cmd := exec.Command(bin, "--workspace", ws)
-		cmd.Env = env
-		stderr, _ := cmd.StderrPipe()
-		var w apptest.LineWatcher
-		go w.Run(stderr)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		m := w.Wait(t, regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`))
-		return m[1], m[2], func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }
+		h := apptest.StartHeadless(t, bin, env, "", "--workspace", ws)
+		return h.URL, h.Token, h.Stop
 	}
 	url, token, stop := start()
 	if conn, err := net.DialTimeout("tcp", tcpAddr, time.Second); err == nil {
