@@ -17,26 +17,40 @@ import (
 
 var (
 	binOnce sync.Once
+	binDir  string // made by Main, removed when the package's tests end
 	binPath string
 	binErr  error
 )
 
+// Main runs a package's tests (call it from TestMain) and then removes what Binary built: a
+// test binary has no other hook that runs after its last test, and a 38 MB binary left in the
+// temp dir by every run adds up.
+func Main(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sb-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "apptest:", err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir) // best effort: the exit code is the tests'
+	os.Exit(code)
+}
+
 // Binary builds switchboard (the module's main package) once per test binary, pure Go without
-// the desktop tag, and returns its path.
+// the desktop tag, and returns its path. The package's TestMain must call Main.
 func Binary(t *testing.T) string {
 	t.Helper()
+	if binDir == "" {
+		t.Fatal("apptest.Binary needs the package's TestMain to call apptest.Main(m), which removes the binary afterwards")
+	}
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "sb-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
 		root, err := moduleRoot()
 		if err != nil {
 			binErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "switchboard")
+		binPath = filepath.Join(binDir, "switchboard")
 		cmd := exec.Command("go", "build", "-o", binPath, ".")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -171,7 +171,39 @@ func (p *browserProc) close() {
 	killGroup(pgid)
 	<-p.done
 	waitGroupGone(pgid, 3*time.Second)
-	removeAllRetry(p.profile)
+	removeProfile(p.profile)
+}
+
+// removeProfile removes a profile we created and the directory Chromium made for its singleton
+// socket. Chromium puts that socket in a directory of its own under the temp dir
+// (/tmp/org.chromium.Chromium.XXXXXX) and points the profile's SingletonSocket symlink at it; it
+// removes it only on a clean exit, and a launched browser is killed, so without this every
+// launch would leave one behind.
+func removeProfile(profile string) {
+	if dir := singletonSocketDir(profile); dir != "" {
+		removeAllRetry(dir)
+	}
+	removeAllRetry(profile)
+}
+
+// singletonSocketDir is the directory the profile's SingletonSocket symlink points into, or ""
+// unless it is one Chromium made for it: directly under the temp dir, named after Chromium or
+// Chrome. The symlink is read, never followed, so a profile pointing elsewhere removes nothing
+// else.
+func singletonSocketDir(profile string) string {
+	target, err := os.Readlink(filepath.Join(profile, "SingletonSocket"))
+	if err != nil || !filepath.IsAbs(target) || filepath.Base(target) != "SingletonSocket" {
+		return ""
+	}
+	dir := filepath.Dir(filepath.Clean(target))
+	name := filepath.Base(dir)
+	if !strings.HasPrefix(name, "org.chromium.Chromium.") && !strings.HasPrefix(name, "com.google.Chrome.") {
+		return ""
+	}
+	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		return ""
+	}
+	return dir
 }
 
 // waitGroupGone waits until no live process is left in the process group. Zombies do not
@@ -233,7 +265,7 @@ func removeStaleProfiles(root string) {
 				}
 			}
 		}
-		removeAllRetry(dir)
+		removeProfile(dir)
 	}
 }
 

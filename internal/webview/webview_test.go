@@ -211,6 +211,10 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 		t.Fatalf("exception: %+v", exc)
 	}
 	pid, profile := info.PID, info.Profile
+	socketDir := singletonSocketDir(profile)
+	if socketDir == "" {
+		t.Fatal("the profile has no SingletonSocket link into a Chromium temp dir")
+	}
 	if !w.Disconnect() {
 		t.Fatal("Disconnect: was not connected")
 	}
@@ -222,6 +226,9 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(profile); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("profile not removed: %v", err)
+	}
+	if _, err := os.Stat(socketDir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Chromium's singleton socket dir %s not removed: %v", socketDir, err)
 	}
 	if _, err := w.Snapshot(ctx, 0); !errors.Is(err, ErrNotConnected) {
 		t.Fatalf("after disconnect: %v", err)
@@ -296,13 +303,37 @@ func TestStaleProfilesAreRemoved(t *testing.T) {
 		}
 	}
 	_ = os.Symlink("host-999999999", filepath.Join(stale, "SingletonLock"))
+	// Chromium's socket dir for the stale profile goes with it; a link pointing anywhere else
+	// (here: a directory of the test's own) removes nothing.
+	socketDir, err := os.MkdirTemp("", "org.chromium.Chromium.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(socketDir) })
+	_ = os.Symlink(filepath.Join(socketDir, "SingletonSocket"), filepath.Join(stale, "SingletonSocket"))
+	elsewhere := filepath.Join(t.TempDir(), "org.chromium.Chromium.x")
+	if err := os.Mkdir(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Symlink(filepath.Join(elsewhere, "SingletonSocket"), filepath.Join(live, "SingletonSocket"))
+	stale2 := filepath.Join(root, "profile-dead2")
+	if err := os.Mkdir(stale2, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Symlink(filepath.Join(elsewhere, "SingletonSocket"), filepath.Join(stale2, "SingletonSocket"))
 	_ = os.Symlink(fmt.Sprintf("host-%d", os.Getpid()), filepath.Join(live, "SingletonLock"))
 	old := time.Now().Add(-time.Hour)
 	_ = os.Chtimes(stale, old, old)
+	_ = os.Chtimes(stale2, old, old)
 	_ = os.Chtimes(live, old, old)
 	removeStaleProfiles(root)
-	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("stale profile kept: %v", err)
+	for _, d := range []string{stale, stale2, socketDir} {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s kept: %v", d, err)
+		}
+	}
+	if _, err := os.Stat(elsewhere); err != nil {
+		t.Fatalf("a directory outside the temp dir was removed through a profile's link: %v", err)
 	}
 	for _, d := range []string{live, fresh} {
 		if _, err := os.Stat(d); err != nil {
