@@ -189,7 +189,7 @@ func isDiscover(body []byte) bool {
 // as agreement to 2026-07-28, and every later request fails. Answered with -32022 (unsupported
 // protocol version), the Vercel AI SDK treats the error as final and never connects. -32601 is
 // what a server from before 2026-07-28 answers, and the AI SDK, go-sdk and mcp-go all fall back
-// from it (app/clients_test.go, mcp/http_hardening_test.go).
+// from it (test/clients/clients_test.go drives the AI SDK, mcp/http_hardening_test.go).
 //
 // A stateless 2026-07-28 endpoint (go-sdk's Stateless mode) would make every request its own
 // session: no Sessions-view entry that lasts, no per-session workspace, approvals or

@@ -275,7 +275,7 @@ func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
 
 // TestHTTPDiscoverFallsBack: a sessionless server/discover gets -32601 (method not found), the
 // answer on which the Vercel AI SDK, go-sdk and mcp-go all fall back to initialize (-32022 made
-// the AI SDK give up; app/clients_test.go drives the AI SDK itself).
+// the AI SDK give up; test/clients/clients_test.go drives the AI SDK itself).
 func TestHTTPDiscoverFallsBack(t *testing.T) {
 	s := newTestService(t)
 	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})

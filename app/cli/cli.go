@@ -254,9 +254,13 @@ exits with status 1, so the client reports the lost server.`,
 				if err != nil {
 					return err
 				}
+				app.ReleaseStartupMemory()
 				return relay(cmd.Context(), "tcp", tcpAddr, token, os.Stdin, os.Stdout)
 			}
 			path := orString(socket, cfg.Unix.Path)
+			// A relay is one per client and lives as long as the client: give back what start-up
+			// touched (the binary's pages, the init garbage), which is most of its memory.
+			app.ReleaseStartupMemory()
 			err = relay(cmd.Context(), "unix", path, "", os.Stdin, os.Stdout)
 			var nh errNoHub
 			if !errors.As(err, &nh) {

@@ -11,6 +11,9 @@
 //                     uses the SDK's SSEClientTransport there
 //   "own tool" rows   references: the hub's own file_exists on the stdio and HTTP connections (a
 //                     call through the hub without the upstream hop)
+//   floor/pump        reference: the client → build/bench/pump (a Go process copying bytes both
+//                     ways, reading no message) → server-everything: the least any proxy that is a
+//                     process of its own on the path costs on this machine
 //
 // Every target gets the same warm-up, then the same number of sequential `echo` calls in
 // interleaved rounds (each target in turn does its share), so load drift on the machine hits them
@@ -338,6 +341,14 @@ function procStatus(pid) {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM'), threads: Number(s.match(/Threads:\s+(\d+)/)?.[1]) };
 }
 
+// procPss is the process's proportional set size (/proc/PID/smaps_rollup): pages it shares with
+// other processes (the same binary's code, mapped by every relay) count once in all, split
+// between them, where VmRSS counts them in full in each.
+function procPss(pid) {
+  const m = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8').match(/^Pss:\s+(\d+) kB/m);
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
 // processTable maps every pid to its parent and command line.
 function processTable() {
   const out = new Map();
@@ -401,6 +412,11 @@ async function latency(o, tmp, versions) {
       targets.push({ key: 'direct', transport: 'stdio', ...(await connectClient('direct', transport, /^echo$/, stderr)) });
     }
     {
+      // The floor: one more process on the path that only copies bytes (build/bench/pump).
+      const { transport, stderr } = stdioTransport(o.pump, [o.serverNode, everythingEntry, 'stdio'], h.env, h.workspace);
+      targets.push({ key: 'floor/pump', transport: 'stdio → byte pump (reads no message) → stdio', reference: true, ...(await connectClient('floor/pump', transport, /^echo$/, stderr)) });
+    }
+    {
       const { transport, stderr } = stdioTransport(o.bin, ['serve', '--stdio', '--workspace', h.workspace], h.env, h.workspace);
       const t = { key: 'switchboard/stdio', transport: 'stdio', ...(await connectClient('switchboard/stdio', transport, /^everything__echo$/, stderr)) };
       targets.push(t);
@@ -427,7 +443,7 @@ async function latency(o, tmp, versions) {
       const transport = new SSEClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { fetch: benchFetch });
       targets.push({ key: 'mcp-hub/sse', transport: 'HTTP+SSE (its /mcp endpoint)', ...(await connectClient('mcp-hub/sse', transport, /^everything__echo$|^everything[^a-z0-9]+echo$/, mh.stderr)) });
     }
-    for (const t of targets) versions[t.key.split('/')[0]] ??= t.serverInfo;
+    for (const t of targets) if (!t.key.startsWith('floor/')) versions[t.key.split('/')[0]] ??= t.serverInfo;
     process.stderr.write(`bench: latency: ${targets.map((t) => `${t.key} (${t.tool})`).join(', ')}; ${o.n} calls each in ${o.rounds} interleaved rounds after ${o.warmup} warm-up calls\n`);
     const res = await measureInterleaved(targets, o);
     const rows = targets.map((t, k) => ({ key: t.key, transport: t.transport, tool: t.tool, server: t.serverInfo, reference: !!t.reference, ...res[k] }));
@@ -508,12 +524,16 @@ async function memory(o, tmp) {
     const relayPids = relays.map((r) => r.transport.pid);
     const up = upstreamProcs([hubPid, ...relayPids]);
     let relayRss = 0;
-    for (const p of relayPids) relayRss += procStatus(p).rss;
+    let relayPss = 0;
+    for (const p of relayPids) {
+      relayRss += procStatus(p).rss;
+      relayPss += procPss(p);
+    }
     out.switchboard = {
       hubPid, idleRss: idle.rss, rss: busy.rss, hwm: busy.hwm, threads: busy.threads,
-      upstreamCount: up.count, upstreamRss: up.rss, relayCount: relayPids.length, relayRss,
+      upstreamCount: up.count, upstreamRss: up.rss, relayCount: relayPids.length, relayRss, relayPss,
     };
-    process.stderr.write(`bench:   switchboard: hub RSS ${fmtMiB(idle.rss)} idle, ${fmtMiB(busy.rss)} with ${o.clients} clients (peak ${fmtMiB(busy.hwm)}); ${up.count} upstream processes (${fmtMiB(up.rss)}); relays ${fmtMiB(relayRss)}\n`);
+    process.stderr.write(`bench:   switchboard: hub RSS ${fmtMiB(idle.rss)} idle, ${fmtMiB(busy.rss)} with ${o.clients} clients (peak ${fmtMiB(busy.hwm)}); ${up.count} upstream processes (${fmtMiB(up.rss)}); relays ${fmtMiB(relayRss)} RSS summed, ${fmtMiB(relayPss)} PSS\n`);
     for (const r of relays) {
       await r.client.close().catch(() => {});
       openClients.delete(r.client);
@@ -585,7 +605,7 @@ function renderMarkdown(res, o) {
   lines.push(`Measured ${res.date} on ${m.cpu} (${m.os}), load average ${res.load.start.map((x) => x.toFixed(1)).join(' ')} at the start, ${res.load.end.map((x) => x.toFixed(1)).join(' ')} at the end; client (TS SDK ${res.versions.sdk}) on Node ${m.clientNode}, server-everything and mcp-hub on Node ${m.serverNode}.`);
   if (res.latency) {
     lines.push(`Servers: ${Object.entries(res.versions).filter(([k]) => k !== 'sdk').map(([k, v]) => `${k} = \`${v}\``).join(', ')}.`);
-    lines.push(`The same client code for every row; \`echo\` ${JSON.stringify(ECHO_ARGS)}; ${o.n} sequential calls per row after ${o.warmup} warm-up calls, in ${o.rounds} interleaved rounds. Rows marked "own tool" are references, not goals: the hub's own \`file_exists\` on the same connection, i.e. a call through the hub without the upstream hop.`);
+    lines.push(`The same client code for every row; \`echo\` ${JSON.stringify(ECHO_ARGS)}; ${o.n} sequential calls per row after ${o.warmup} warm-up calls, in ${o.rounds} interleaved rounds. Rows marked "own tool" are references, not goals: the hub's own \`file_exists\` on the same connection, i.e. a call through the hub without the upstream hop. The floor/pump row is a reference too: the direct call with one more process on the path that copies bytes and reads no message (\`build/bench/pump\`), the least a proxy running as a process of its own costs here.`);
     lines.push('');
     lines.push('| path | transport (client → proxy) | tool | median | p95 | p99 | calls/s | ÷ direct | ÷ mcp-hub | goal |');
     lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---|');
@@ -602,7 +622,7 @@ function renderMarkdown(res, o) {
     lines.push('');
     lines.push('| hub | clients via | hub RSS idle | hub RSS with clients | hub peak RSS | upstream processes | their RSS (not counted above) | other processes |');
     lines.push('|---|---|---:|---:|---:|---:|---:|---|');
-    lines.push(`| switchboard | \`switchboard connect\` → Unix socket | ${fmtMiB(s.idleRss)} | **${fmtMiB(s.rss)}** | ${fmtMiB(s.hwm)} | ${s.upstreamCount} ${s.upstreamCount === x.servers ? '(one per server)' : `(**expected ${x.servers}**)`} | ${fmtMiB(s.upstreamRss)} | ${s.relayCount} relays, ${fmtMiB(s.relayRss)} in all |`);
+    lines.push(`| switchboard | \`switchboard connect\` → Unix socket | ${fmtMiB(s.idleRss)} | **${fmtMiB(s.rss)}** | ${fmtMiB(s.hwm)} | ${s.upstreamCount} ${s.upstreamCount === x.servers ? '(one per server)' : `(**expected ${x.servers}**)`} | ${fmtMiB(s.upstreamRss)} | ${s.relayCount} relays: ${fmtMiB(s.relayPss)} in all (PSS; their RSS summed, shared pages counted in each: ${fmtMiB(s.relayRss)}) |`);
     if (p) lines.push(`| mcp-hub | its /mcp (HTTP+SSE) | ${fmtMiB(p.idleRss)} | ${fmtMiB(p.rss)} | ${fmtMiB(p.hwm)} | ${p.upstreamCount} | ${fmtMiB(p.upstreamRss)} | |`);
     if (p) lines.push(`\nHub RSS with ${x.clients} clients: switchboard ÷ mcp-hub = ${fmtRatio(x.rssRatio)}.`);
   }
@@ -648,6 +668,8 @@ async function main() {
       process.stderr.write(`bench: building ${o.bin}\n`);
       execFileSync('go', ['build', '-o', o.bin, '.'], { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, CGO_ENABLED: '0' } });
     }
+    o.pump = path.join(tmp, 'pump');
+    execFileSync('go', ['build', '-o', o.pump, './build/bench/pump'], { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, CGO_ENABLED: '0' } });
     if (o.only.includes('latency')) res.latency = await latency(o, tmp, res.versions);
     if (o.only.includes('memory')) res.memory = await memory(o, tmp);
   } finally {
