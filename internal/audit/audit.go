@@ -552,23 +552,47 @@ func summarize(raw json.RawMessage) string {
 }
 
 // summarizeSimple is SummarizeArgs for the common case, every tool call's: a small object
-// (jsonobj handles it) of short, already compact scalar values that are shown (redact.Shown). It writes the
+// (jsonobj handles it) of short, already compact scalar values that are shown (redact.Shown),
+// plain strings under a payload or private key (content, message, …: shown as their size and
+// sha256, hashed in place) and secrets (shown as the marker whatever they hold). It writes the
 // same summary in one allocation instead of a map, a key slice and a buffer per value; ok is
 // false for anything else.
 func summarizeSimple(raw json.RawMessage) (string, bool) {
 	// Members are kept as offsets into raw (a small frame: this runs deep in the call's stack).
-	type member struct{ ks, ke, vs, ve int32 }
+	type member struct {
+		ks, ke, vs, ve int32
+		how            redact.Class // Shown: the value as sent; Payload: a string's inner bytes, hashed; Secret: the marker
+	}
 	var buf [16]member
 	ms := buf[:0]
 	size := 0
 	off := func(b []byte) int32 { return int32(cap(raw) - cap(b)) } // b is a subslice of raw
 	simple := len(raw) < 1<<30 && jsonobj.Members(raw, func(k, v []byte) {
-		if len(ms) == len(buf) || len(v) == 0 || len(v) > ValueCap || v[0] == '{' || v[0] == '[' || redact.Of(string(k)) != redact.Shown || !compact(v) {
+		if len(ms) == len(buf) || len(v) == 0 {
 			size = -1 << 40
 			return
 		}
-		ms = append(ms, member{off(k), off(k) + int32(len(k)), off(v), off(v) + int32(len(v))})
-		size += len(k) + len(v) + 2
+		m := member{ks: off(k), ke: off(k) + int32(len(k)), vs: off(v), ve: off(v) + int32(len(v))}
+		switch redact.Of(string(k)) {
+		case redact.Secret:
+			m.how = redact.Secret
+			size += len(k) + len(redact.Marker) + 2
+		case redact.Shown:
+			if len(v) > ValueCap || v[0] == '{' || v[0] == '[' || !compact(v) {
+				size = -1 << 40
+				return
+			}
+			m.how = redact.Shown
+			size += len(k) + len(v) + 2
+		default: // Payload, Private: a string whose bytes need no unescaping
+			if !plainString(v) {
+				size = -1 << 40
+				return
+			}
+			m.how, m.vs, m.ve = redact.Payload, m.vs+1, m.ve-1
+			size += len(k) + len("<4294967296 bytes sha256=>") + 2*sha256.Size + 2
+		}
+		ms = append(ms, m)
 	})
 	if !simple || size < 0 || size > SummaryCap {
 		return "", false
@@ -579,9 +603,34 @@ func summarizeSimple(raw json.RawMessage) (string, bool) {
 		if i > 0 {
 			out = append(out, ' ')
 		}
-		out = append(append(append(out, raw[m.ks:m.ke]...), '='), raw[m.vs:m.ve]...)
+		out = append(append(out, raw[m.ks:m.ke]...), '=')
+		switch m.how {
+		case redact.Secret:
+			out = append(out, redact.Marker...)
+		case redact.Payload:
+			sum := sha256.Sum256(raw[m.vs:m.ve])
+			out = append(strconv.AppendInt(append(out, '<'), int64(m.ve-m.vs), 10), " bytes sha256="...)
+			out = append(hex.AppendEncode(out, sum[:]), '>')
+		default:
+			out = append(out, raw[m.vs:m.ve]...)
+		}
 	}
 	return string(out), true
+}
+
+// plainString reports whether v is a JSON string whose decoded value is its inner bytes as they
+// stand: no escapes, valid UTF-8 (encoding/json would replace invalid bytes), no control bytes.
+func plainString(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return false
+	}
+	inner := v[1 : len(v)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return false
+		}
+	}
+	return utf8.Valid(inner)
 }
 
 // compact reports whether v (valid JSON) has no whitespace outside its strings.

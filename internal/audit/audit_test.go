@@ -285,6 +285,12 @@ var summaryCases = []string{
 	`{}`, `{"path":"small.txt"}`, `{"b":1,"a":"x y","c":[1, 2],"d":{"e":null}}`, `{"content":"secret","path":"a"}`,
 	`{"z":"\"quoted\" \\ back","a":-1.5e3}`, `{"a":1,"a":2}`, `{"a\u0062":1}`, `[1]`, `"x"`, `{"é":"ü"}`,
 	`{"long":"` + strings.Repeat("x", ValueCap+10) + `"}`, `{"a" : 1 , "b" :"two"}`,
+	// payload and private strings (hashed in place when plain), secrets of any shape
+	`{"message":"hello from the benchmark"}`, `{"message":"é ü","path":"a"}`, `{"message":"a\nb"}`,
+	`{"message":"\u00e9"}`, "{\"message\":\"bad \xff utf8\"}", `{"content":""}`, `{"content":12}`,
+	`{"content":{"a":1}}`, `{"text":"` + strings.Repeat("y", ValueCap+10) + `"}`,
+	`{"api_key":"sk-1","path":"p"}`, `{"token":{"nested":[1,2]}}`, `{"password":null,"message":"m"}`,
+	"{\"message\":\"tab\there\"}",
 }
 
 func TestSummarizeArgsFastPathMatches(t *testing.T) {
@@ -293,8 +299,10 @@ func TestSummarizeArgsFastPathMatches(t *testing.T) {
 			t.Errorf("%q: fast path %q, general %q", in, got, want)
 		}
 	}
-	if _, ok := summarizeSimple(json.RawMessage(`{"path":"small.txt","limit":5}`)); !ok {
-		t.Error("a plain object of short values must take the fast path")
+	for _, in := range []string{`{"path":"small.txt","limit":5}`, `{"message":"hello from the benchmark"}`, `{"api_key":{"a":1},"content":"x"}`} {
+		if _, ok := summarizeSimple(json.RawMessage(in)); !ok {
+			t.Errorf("%s must take the fast path", in)
+		}
 	}
 }
 
@@ -361,4 +369,22 @@ func FuzzAppendLine(f *testing.F) {
 		}
 		checkLine(t, time.Unix(1e9, 7), LevelSecurity, e)
 	})
+}
+
+// BenchmarkSummarizeArgs: the summary every audited call computes, for arguments that take the
+// fast path (shown values; a private string, hashed in place) and for ones that do not.
+func BenchmarkSummarizeArgs(b *testing.B) {
+	for _, c := range []struct{ name, args string }{
+		{"shown", `{"path":"small.txt","limit":5}`},
+		{"private_string", `{"message":"hello from the benchmark"}`},
+		{"escaped_string", `{"message":"line one\nline two"}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			raw := json.RawMessage(c.args)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = SummarizeArgs(raw)
+			}
+		})
+	}
 }
