@@ -1195,8 +1195,9 @@ func startUserChromium(t *testing.T, urls ...string) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dataDir := t.TempDir()
 	args := []string{"--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + t.TempDir()}
+		"--disable-sync", "--remote-debugging-port=0", "--user-data-dir=" + dataDir}
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
@@ -1213,6 +1214,11 @@ func startUserChromium(t *testing.T, urls ...string) (string, int) {
 	t.Cleanup(func() {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		// A killed Chromium leaves the directory of its singleton socket (/tmp/org.chromium.Chromium.*),
+		// which the profile links to.
+		if target, err := os.Readlink(filepath.Join(dataDir, "SingletonSocket")); err == nil && strings.Contains(target, "org.chromium.Chromium.") {
+			_ = os.RemoveAll(filepath.Dir(target))
+		}
 	})
 	found := make(chan string, 1)
 	go func() {
