@@ -585,7 +585,7 @@ func summarizeSimple(raw json.RawMessage) (string, bool) {
 			m.how = redact.Shown
 			size += len(k) + len(v) + 2
 		default: // Payload, Private: a string whose bytes need no unescaping
-			if !plainString(v) {
+			if _, ok := jsonobj.PlainBytes(v); !ok {
 				size = -1 << 40
 				return
 			}
@@ -616,21 +616,6 @@ func summarizeSimple(raw json.RawMessage) (string, bool) {
 		}
 	}
 	return string(out), true
-}
-
-// plainString reports whether v is a JSON string whose decoded value is its inner bytes as they
-// stand: no escapes, valid UTF-8 (encoding/json would replace invalid bytes), no control bytes.
-func plainString(v []byte) bool {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return false
-	}
-	inner := v[1 : len(v)-1]
-	for _, c := range inner {
-		if c < 0x20 || c == '\\' || c == '"' {
-			return false
-		}
-	}
-	return utf8.Valid(inner)
 }
 
 // compact reports whether v (valid JSON) has no whitespace outside its strings.

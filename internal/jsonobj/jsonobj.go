@@ -22,15 +22,8 @@ import (
 func Members(data []byte, fn func(key, value []byte)) bool {
 	var seen [32]uint64 // start<<32 | end of each key seen
 	n := 0
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return skipSpace(data, i+1) == len(data)
-	}
-	for {
+	i, more, ok := open(data, '{', '}')
+	for more {
 		if i >= len(data) || data[i] != '"' {
 			return false
 		}
@@ -58,24 +51,45 @@ func Members(data []byte, fn func(key, value []byte)) bool {
 			return false
 		}
 		vs := skipSpace(data, i+1)
-		ve, ok := valueEnd(data, vs)
-		if !ok || !json.Valid(data[vs:ve]) {
+		ve, valid := valueEnd(data, vs)
+		if !valid || !json.Valid(data[vs:ve]) {
 			return false
 		}
 		fn(key, data[vs:ve])
-		i = skipSpace(data, ve)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return skipSpace(data, i+1) == len(data)
-		default:
-			return false
-		}
+		i, more, ok = next(data, ve, '}')
 	}
+	return ok
+}
+
+// open starts a container: it checks that data begins with the opening bracket and says where
+// its first value starts (more), or, for an empty container, whether the closing bracket ends
+// data (ok).
+func open(data []byte, opener, closer byte) (i int, more, ok bool) {
+	i = skipSpace(data, 0)
+	if i >= len(data) || data[i] != opener {
+		return i, false, false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == closer {
+		return i, false, skipSpace(data, i+1) == len(data)
+	}
+	return i, true, true
+}
+
+// next moves past a container's value that ends at ve: to the next value after a comma (more),
+// or past the closing bracket, which must end data (ok). Anything else is not valid.
+func next(data []byte, ve int, closer byte) (i int, more, ok bool) {
+	i = skipSpace(data, ve)
+	if i >= len(data) {
+		return i, false, false
+	}
+	switch data[i] {
+	case ',':
+		return skipSpace(data, i+1), true, true
+	case closer:
+		return i, false, skipSpace(data, i+1) == len(data)
+	}
+	return i, false, false
 }
 
 func skipSpace(data []byte, i int) int {
@@ -150,49 +164,39 @@ func stringEnd(data []byte, i int) (int, bool) {
 // raw bytes. Like Members it returns false, possibly after calling fn for some elements, when
 // data is not a JSON array (or not valid JSON); callers then fall back to encoding/json.
 func Elements(data []byte, fn func(value []byte)) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return skipSpace(data, i+1) == len(data)
-	}
-	for {
-		ve, ok := valueEnd(data, i)
-		if !ok || !json.Valid(data[i:ve]) {
+	i, more, ok := open(data, '[', ']')
+	for more {
+		ve, valid := valueEnd(data, i)
+		if !valid || !json.Valid(data[i:ve]) {
 			return false
 		}
 		fn(data[i:ve])
-		i = skipSpace(data, ve)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			return skipSpace(data, i+1) == len(data)
-		default:
-			return false
-		}
+		i, more, ok = next(data, ve, ']')
 	}
+	return ok
 }
 
 // PlainString returns the value of a JSON string of valid UTF-8 without escapes or control
 // characters (the bytes between its quotes); ok is false for anything else, which callers decode
 // with encoding/json.
 func PlainString(v []byte) (s string, ok bool) {
+	b, ok := PlainBytes(v)
+	return string(b), ok
+}
+
+// PlainBytes is PlainString without the copy: the bytes between the quotes, a subslice of v.
+func PlainBytes(v []byte) (b []byte, ok bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
+		return nil, false
 	}
-	for _, c := range v[1 : len(v)-1] {
+	inner := v[1 : len(v)-1]
+	for _, c := range inner {
 		if c == '\\' || c == '"' || c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
-	if !utf8.Valid(v[1 : len(v)-1]) {
-		return "", false
+	if !utf8.Valid(inner) {
+		return nil, false
 	}
-	return string(v[1 : len(v)-1]), true
+	return inner, true
 }
