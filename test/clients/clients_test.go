@@ -19,16 +19,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/app/apptest"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // rowTimeout bounds one client × transport run: the CLI's startup, four model turns and three
@@ -38,47 +39,15 @@ const rowTimeout = 90 * time.Second
 
 const serverName = "switchboard"
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	binDir    string
-)
-
 func TestMain(m *testing.M) {
 	if os.Getenv(wrapEnv) != "" {
 		os.Exit(stdioWrapper())
 	}
-	dir, err := os.MkdirTemp("", "switchboard-clients-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	apptest.Main(m)
 }
 
-// switchboardBinary builds the pure-Go switchboard binary once per test run.
-func switchboardBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		binPath = filepath.Join(binDir, "switchboard")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", binPath, ".")
-		cmd.Dir = filepath.Join("..", "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// switchboardBinary is the pure-Go switchboard binary, built once per test run.
+func switchboardBinary(t *testing.T) string { return apptest.Binary(t) }
 
 // modulesDir returns test/clients/node_modules.
 func modulesDir(t *testing.T) string {
