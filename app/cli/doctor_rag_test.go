@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/app/apptest"
+	"github.com/switchboard-hub/switchboard/internal/rag/ollamasim"
 	"github.com/switchboard-hub/switchboard/internal/rag/qdrantsim"
 )
 
@@ -24,23 +22,7 @@ func TestDoctorRAG(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sim.Stop()
-	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/embed" {
-			http.NotFound(w, r)
-			return
-		}
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		embs := make([][]float32, len(req.Input))
-		for i := range embs {
-			embs[i] = []float32{1, 0, 0, 0}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": embs})
-	}))
-	defer ollama.Close()
+	ollama := ollamasim.Start(t, ollamasim.Options{})
 
 	cfgFile := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(cfgFile, []byte("[rag]\nembedder = \"ollama\"\n"), 0o644)

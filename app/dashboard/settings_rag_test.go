@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/hublog"
+	"github.com/switchboard-hub/switchboard/internal/rag/ollamasim"
 	"github.com/switchboard-hub/switchboard/internal/rag/qdrantsim"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -344,45 +345,13 @@ func TestHandEditedRAGIsLive(t *testing.T) {
 	}
 }
 
-// blockingOllama is Ollama's /api/embed (4 dimensions) that holds every request until release
-// is closed, telling started when the first one arrives.
-func blockingOllama(t *testing.T) (url string, started <-chan struct{}, release chan struct{}) {
-	first := make(chan struct{}, 1)
-	release = make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/embed" {
-			http.NotFound(w, r)
-			return
-		}
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
-		select {
-		case first <- struct{}{}:
-		default:
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		embs := make([][]float32, len(req.Input))
-		for i := range embs {
-			embs[i] = []float32{1, 0, 0, 0}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": embs})
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, first, release
-}
-
 // TestRAGSwitchDrainsIngestInFlight: an ingest running when [rag] is switched finishes on the
 // engine it started on (its store and embedder), while new calls already use the new engine;
 // the old store is closed only once the ingest has ended.
 func TestRAGSwitchDrainsIngestInFlight(t *testing.T) {
-	ollama, started, release := blockingOllama(t)
+	release := make(chan struct{})
+	srv := ollamasim.Start(t, ollamasim.Options{Hold: release})
+	ollama, started := srv.URL, srv.Started
 	dirA := filepath.Join(realTempDir(t), "a")
 	h := newRAGHub(t, fmt.Sprintf("# mine\n[rag]\ndir = %q\nembedder = \"ollama\"\nembedder_url = %q\n", dirA, ollama))
 	sim, err := qdrantsim.Start("")

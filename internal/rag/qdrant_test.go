@@ -76,7 +76,7 @@ func TestQdrantBackend(t *testing.T) {
 		}
 	}
 	// Another embedder is refused; recreate rebuilds.
-	srv := ollamaServer(t, 16, nil)
+	srv := ollamaServer(t, 16)
 	other := NewEngine(q, NewOllama(srv.URL, ""))
 	if _, err := other.Query(ctx, "docs", "tarball", 1, Hybrid); !errors.As(err, new(*MismatchError)) {
 		t.Fatalf("mismatch: %v", err)

@@ -18,6 +18,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/rag/ollamasim"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
@@ -105,7 +106,7 @@ func TestPersistenceAndMismatch(t *testing.T) {
 		t.Fatalf("store2 did not see the other store's commit: %v %+v", err, hits)
 	}
 	// Another embedder is refused, naming both and the fix.
-	srv := ollamaServer(t, 8, nil)
+	srv := ollamaServer(t, 8)
 	other := NewEngine(store2, NewOllama(srv.URL, "all-minilm"))
 	_, err = other.Query(context.Background(), "c", "beta", 1, Hybrid)
 	var me *MismatchError
@@ -128,46 +129,16 @@ func TestPersistenceAndMismatch(t *testing.T) {
 	}
 }
 
-// ollamaServer follows Ollama's documented POST /api/embed: {"model","input":[...]} →
-// {"model","embeddings":[[...]]}; unknown models are 404 {"error":"model ... not found"}.
-func ollamaServer(t *testing.T, dim int, calls *atomic.Int64) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/api/embed" {
-			http.NotFound(w, r)
-			return
+// ollamaServer is Ollama's /api/embed (ollamasim) embedding by hashed tokens in dim dimensions.
+func ollamaServer(t *testing.T, dim int) *ollamasim.Server {
+	return ollamasim.Start(t, ollamasim.Options{Embed: func(in string) []float32 {
+		v := make([]float32, dim)
+		for _, tok := range tokenize(nil, in) {
+			v[fnv32(tok)%uint32(dim)] += 1
 		}
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, `{"error":"bad json"}`, http.StatusBadRequest)
-			return
-		}
-		if req.Model == "missing" {
-			w.WriteHeader(http.StatusNotFound)
-			fmt.Fprintf(w, `{"error":"model %q not found, try pulling it first"}`, req.Model)
-			return
-		}
-		if calls != nil {
-			calls.Add(1)
-		}
-		out := struct {
-			Model      string      `json:"model"`
-			Embeddings [][]float32 `json:"embeddings"`
-		}{Model: req.Model}
-		for _, in := range req.Input {
-			v := make([]float32, dim)
-			for _, tok := range tokenize(nil, in) {
-				v[fnv32(tok)%uint32(dim)] += 1
-			}
-			normalize(v)
-			out.Embeddings = append(out.Embeddings, v)
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		normalize(v)
+		return v
+	}})
 }
 
 func TestOllamaHostForms(t *testing.T) {
@@ -183,7 +154,7 @@ func TestOllamaHostForms(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "http://127.0.0.1:1") || !strings.Contains(err.Error(), "switchboard doctor") {
 		t.Errorf("unreachable: %v", err)
 	}
-	srv := ollamaServer(t, 4, nil)
+	srv := ollamaServer(t, 4)
 	_, err = NewOllama(srv.URL, "missing").Embed(context.Background(), []string{"x"})
 	if err == nil || !strings.Contains(err.Error(), "ollama pull missing") {
 		t.Errorf("missing model: %v", err)
