@@ -36,15 +36,7 @@ func TestApprovalThroughTrayAndDashboardAPI(t *testing.T) {
 		return apptest.DashAPI(t, srv.URL, token, method, path, body)
 	}
 
-	ct, srvT := sdk.NewInMemoryTransports()
-	if _, err := st.Service.Server().Connect(ctx, srvT, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "no-elicitation", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := apptest.ConnectClient(t, st, "no-elicitation")
 	done := make(chan *sdk.CallToolResult, 1)
 	go func() {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "approved.txt", "content": "yes"}})
