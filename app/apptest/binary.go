@@ -172,15 +172,50 @@ func (w *LineWatcher) Wait(t *testing.T, re *regexp.Regexp) []string {
 	}
 }
 
-// Headless is a switchboard process started by StartHeadless.
-type Headless struct {
-	// URL and Token are the dashboard's, from the line it prints at start.
-	URL, Token string
+// Proc is a switchboard process started by Start.
+type Proc struct {
+	// Cmd is the running command (Cmd.Process.Pid, or a signal of the test's own).
+	Cmd *exec.Cmd
 	// Stderr holds the process's stderr lines.
 	Stderr *LineWatcher
 
-	cmd  *exec.Cmd
 	stop sync.Once
+}
+
+// Start starts bin with args in dir ("" : the test's own directory) and env, and waits for a
+// line of its stderr matching ready, whose submatches it returns. The process is stopped at Stop
+// or when the test ends.
+func Start(t *testing.T, bin string, env []string, dir string, ready *regexp.Regexp, args ...string) (*Proc, []string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Dir = env, dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proc{Cmd: cmd, Stderr: &LineWatcher{}}
+	go p.Stderr.Run(stderr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p, p.Stderr.Wait(t, ready)
+}
+
+// Stop ends the process (SIGTERM) and waits for it; later calls do nothing.
+func (p *Proc) Stop() {
+	p.stop.Do(func() {
+		// Already gone, or ended by the signal: either way there is nothing to report.
+		_ = p.Cmd.Process.Signal(syscall.SIGTERM)
+		_ = p.Cmd.Wait()
+	})
+}
+
+// Headless is a switchboard process started by StartHeadless.
+type Headless struct {
+	*Proc
+	// URL and Token are the dashboard's, from the line it prints at start.
+	URL, Token string
 }
 
 var dashboardLine = regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\S+)`)
@@ -189,28 +224,6 @@ var dashboardLine = regexp.MustCompile(`dashboard at (http://[^/\s]+)/\?token=(\
 // for the dashboard's URL on its stderr. The process is stopped at Stop or when the test ends.
 func StartHeadless(t *testing.T, bin string, env []string, dir string, args ...string) *Headless {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env, cmd.Dir = env, dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &Headless{Stderr: &LineWatcher{}, cmd: cmd}
-	go h.Stderr.Run(stderr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.Stop)
-	m := h.Stderr.Wait(t, dashboardLine)
-	h.URL, h.Token = m[1], m[2]
-	return h
-}
-
-// Stop ends the process (SIGTERM) and waits for it; later calls do nothing.
-func (h *Headless) Stop() {
-	h.stop.Do(func() {
-		// Already gone, or ended by the signal: either way there is nothing to report.
-		_ = h.cmd.Process.Signal(syscall.SIGTERM)
-		_ = h.cmd.Wait()
-	})
+	p, m := Start(t, bin, env, dir, dashboardLine, args...)
+	return &Headless{Proc: p, URL: m[1], Token: m[2]}
 }

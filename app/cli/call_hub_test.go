@@ -36,11 +36,7 @@ func TestCallUsesRunningHub(t *testing.T) {
 	env := apptest.Env(t)
 	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
 	ws := t.TempDir()
-	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
-	defer func() {
-		serve.Process.Signal(syscall.SIGTERM)
-		serve.Wait()
-	}()
+	startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
 	elsewhere := t.TempDir() // the calls' working directory: not the hub's workspace
 
 	out, errOut, err := runCLI(t, bin, env, elsewhere, "call", "process_start", "--args", `{"command":"sleep","args":["30"]}`)

@@ -122,8 +122,7 @@ func TestRelayExitsWhenItsClientGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(apptest.ShortDir(t), "hub.sock")
-	serve := startUnixHub(t, bin, env, "--config", cfg, "serve", "--unix", sock, "--no-hub", "--workspace", ws)
-	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
+	startUnixHub(t, bin, env, "--config", cfg, "serve", "--unix", sock, "--no-hub", "--workspace", ws)
 
 	connect := exec.Command(bin, "connect", "--socket", sock)
 	connect.Env = env
@@ -162,20 +161,16 @@ func TestRelayExitsWhenItsClientGoes(t *testing.T) {
 	}
 }
 
-// startUnixHub starts `switchboard ARGS` (a serve with --unix) and returns once it listens.
+// startUnixHub starts `switchboard ARGS` (a serve with --unix) and returns once it listens; it
+// is stopped (SIGTERM) when the test ends.
 func startUnixHub(t *testing.T, bin string, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	serve := exec.Command(bin, args...)
-	serve.Env = env
-	stderrPipe, _ := serve.StderrPipe()
-	var w apptest.LineWatcher
-	go w.Run(stderrPipe)
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Wait(t, regexp.MustCompile(`unix listening on unix://`))
-	return serve
+	p, _ := apptest.Start(t, bin, env, "", unixListening, args...)
+	return p.Cmd
 }
+
+// unixListening is the line `serve --unix` prints once its socket accepts connections.
+var unixListening = regexp.MustCompile(`unix listening on unix://`)
 
 // TestTerminalGetsNoAuditEcho: the desktop app and its headless mode keep the terminal for what
 // a person needs — tool calls go to the audit log, not to stderr; `serve` on sockets still

@@ -130,7 +130,6 @@ func TestConnectReportsHubGoingAway(t *testing.T) {
 	env := apptest.Env(t)
 	sock := filepath.Join(apptest.ShortDir(t), "hub.sock")
 	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--no-hub", "--workspace", t.TempDir())
-	defer serve.Process.Kill()
 
 	connect := exec.Command(bin, "connect", "--socket", sock)
 	connect.Env = env

@@ -41,10 +41,6 @@ func TestServersThroughRunningHub(t *testing.T) {
 	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
 	ws := t.TempDir()
 	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
-	defer func() {
-		serve.Process.Signal(syscall.SIGTERM)
-		serve.Wait()
-	}()
 
 	run := func(args ...string) string {
 		t.Helper()
