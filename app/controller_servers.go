@@ -94,6 +94,36 @@ func (c *Controller) ApproveServer(name string, tools []string) (upstream.Status
 	return st, err
 }
 
+// ApproveServerCommand approves a server's command as the user was shown it (hash is its
+// CommandHash, from the server's status): the server may then run, its secrets be resolved and
+// its headers sent. A command that changed since it was shown is refused. Audited as
+// server_approve_command.
+func (c *Controller) ApproveServerCommand(name, hash string) (upstream.Status, error) {
+	m, err := c.upstreams()
+	if err != nil {
+		return upstream.Status{}, err
+	}
+	end := c.begin("server_approve_command", serverArgs{Server: name})
+	st, err := func() (upstream.Status, error) {
+		spec, err := m.Spec(name)
+		if err != nil {
+			return upstream.Status{}, err
+		}
+		if hash == "" {
+			return upstream.Status{}, errors.New("hash: required: the command_hash of the server's status, so the command approved is the one that was shown")
+		}
+		if hash != spec.CommandHash() {
+			return upstream.Status{}, fmt.Errorf("server %q: its command changed since it was shown (now: %s); review it again before approving", name, spec.CommandLine())
+		}
+		if err := m.ApproveCommand(spec); err != nil {
+			return upstream.Status{}, err
+		}
+		return m.Status(name)
+	}()
+	end(err)
+	return st, err
+}
+
 // RestartServer stops and starts a server now, audited as server_restart.
 func (c *Controller) RestartServer(name string) (upstream.Status, error) {
 	m, err := c.upstreams()
@@ -120,10 +150,22 @@ func (c *Controller) SetServerEnabled(name string, enabled bool) (ServerChange, 
 	})
 }
 
-// AddServer adds a server to the config file and starts it (quarantined until approved).
+// AddServer adds a server to the config file and starts it, its tools quarantined until
+// approved. The command the form showed is approved with it: adding it was the user's act.
 func (c *Controller) AddServer(spec upstream.Spec) (ServerChange, error) {
 	return c.editServers("server_add", serverArgs{Server: spec.Name}, func(data []byte) ([]byte, error) {
-		return upstream.AddServer(data, spec)
+		out, err := upstream.AddServer(data, spec)
+		if err != nil {
+			return nil, err
+		}
+		m, err := c.upstreams()
+		if err != nil {
+			return nil, err
+		}
+		if err := m.ApproveCommand(spec); err != nil {
+			return nil, err
+		}
+		return out, nil
 	})
 }
 
@@ -225,6 +267,7 @@ type controlRequest struct {
 	Tools  []string      `json:"tools"`
 	Lines  int           `json:"lines"`
 	On     bool          `json:"on"`
+	Hash   string        `json:"hash"`
 	Spec   upstream.Spec `json:"spec"`
 }
 
@@ -241,6 +284,8 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 		return c.ServerLogs(req.Name, req.Lines)
 	case "servers.approve":
 		return c.ApproveServer(req.Name, req.Tools)
+	case "servers.approve-command":
+		return c.ApproveServerCommand(req.Name, req.Hash)
 	case "servers.restart":
 		return c.RestartServer(req.Name)
 	case "servers.reload":

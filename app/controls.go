@@ -175,6 +175,12 @@ var dashboardControls = dashcontrol.NewTable(
 			(*Controller).ApproveServer),
 	},
 	dashcontrol.Control[*Controller]{
+		Name: "ApproveServerCommand", Route: "POST /api/servers/{name}/approve-command", Action: "approve the command of {name}",
+		Doc: "approves a server's command as shown (hash: its status's command_hash), so the server may run; a command changed since is refused.",
+		Call: dashcontrol.Call2(dashcontrol.Path[string]("name"), dashcontrol.BodyField[string]("hash").Required(),
+			(*Controller).ApproveServerCommand),
+	},
+	dashcontrol.Control[*Controller]{
 		Name: "RestartServer", Route: "POST /api/servers/{name}/restart", Action: "restart {name}",
 		Doc:  "stops and starts a server now.",
 		Call: dashcontrol.Call1(dashcontrol.Path[string]("name"), (*Controller).RestartServer),
@@ -187,7 +193,7 @@ var dashboardControls = dashcontrol.NewTable(
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "AddServer", Route: "POST /api/servers", Action: "add server {spec.name}",
-		Doc:  "adds a [[servers]] entry to the config file and starts it, quarantined until approved.",
+		Doc:  "adds a [[servers]] entry to the config file, approves the command it shows and starts it, its tools quarantined until approved.",
 		Call: dashcontrol.Call1(dashcontrol.Body[upstream.Spec]("spec"), (*Controller).AddServer),
 	},
 	dashcontrol.Control[*Controller]{

@@ -247,15 +247,16 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		return nil, err
 	}
 	opts = append(opts, mcp.WithML(mlReg, mlOptions(cfg.ML)))
-	ups, err := upstream.New(upstream.Options{
-		ApprovalsFile: filepath.Join(cfg.DataDir, "servers", "approvals.json"),
-		Workspace:     cfg.Workspace,
-		Secret:        KeyringLookup(cfg.Env),
-		Getenv:        cfg.Env.Lookup,
-		Logger:        logger,
-		Version:       version,
-		Reserved:      mcp.ToolsetNames(),
-	})
+	upOpts := UpstreamOptions(cfg)
+	upOpts.Logger, upOpts.Version = logger, version
+	// The folders [roots] allow grants, as the policy in force says (it is hot-reloaded).
+	upOpts.GrantedDirs = func() []string {
+		if p := st.Policy.Policy(); p != nil {
+			return p.RootsAllow
+		}
+		return nil
+	}
+	ups, err := upstream.New(upOpts)
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
 		store.Close()
@@ -609,4 +610,31 @@ func hubStateDirs(cfg config.Config) []string {
 		dirs = append(dirs, filepath.Dir(cfg.Unix.Path))
 	}
 	return dirs
+}
+
+// UpstreamOptions are the upstream-server manager's options from the config, the same for the
+// hub and for the CLI verbs that run a server without one (doctor, servers approve): the
+// approvals, each server's state directory and how ${...} values resolve.
+func UpstreamOptions(cfg config.Config) upstream.Options {
+	return upstream.Options{
+		ApprovalsFile: ApprovalsFile(cfg),
+		StateDir:      filepath.Join(cfg.DataDir, "servers", "state"),
+		Workspace:     cfg.Workspace,
+		Secret:        KeyringLookup(cfg.Env),
+		Getenv:        cfg.Env.Lookup,
+		Reserved:      mcp.ToolsetNames(),
+		GrantedDirs: func() []string {
+			p, err := cfg.CompilePolicy()
+			if err != nil {
+				return nil
+			}
+			return p.RootsAllow
+		},
+	}
+}
+
+// ApprovalsFile is where the user's approvals of servers (commands and tools) are kept: in the
+// hub's data directory, out of reach of its tools and of a repository's files.
+func ApprovalsFile(cfg config.Config) string {
+	return filepath.Join(cfg.DataDir, "servers", "approvals.json")
 }

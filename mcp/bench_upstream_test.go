@@ -132,7 +132,11 @@ func upstreamBenchHub(b *testing.B, entry string) *mcp.Service {
 		defer cancel()
 		_ = svc.Shutdown(ctx) // stops the upstream server too
 	})
-	if err := m.Sync([]upstream.Spec{{Name: "everything", Command: "node", Args: []string{entry, "stdio"}}}); err != nil {
+	spec := upstream.Spec{Name: "everything", Command: "node", Args: []string{entry, "stdio"}}
+	if err := m.ApproveCommand(spec); err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Sync([]upstream.Spec{spec}); err != nil {
 		b.Fatal(err)
 	}
 	changed := make(chan struct{}, 1)

@@ -191,7 +191,10 @@ func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces 
 		},
 		Roots: func(ctx context.Context, name string) (*sdk.ListRootsResult, error) {
 			// The server works for whichever client calls it: it sees that client's workspace.
-			ss, _ := u.caller(name, "")
+			ss, err := u.caller(name, "")
+			if err != nil {
+				return nil, err
+			}
 			dir := u.workspaces.displayWorkspace(ss)
 			if dir == "" {
 				return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil // no project chosen yet: no root to offer
@@ -274,18 +277,31 @@ func clientCaps(ss *sdk.ServerSession) *sdk.ClientCapabilities {
 	return p.Capabilities
 }
 
-// caller is the client whose call on the server is the most recent still in flight.
+// caller is the client a server's request (sampling, elicitation, roots) belongs to: the one
+// client with a call in flight on the server. A request on stdio or a session carries nothing
+// that ties it to one of several calls, so with calls of two clients in flight it cannot be
+// attributed and is refused, never guessed: answered by the wrong client it would show one
+// user's question to another, or take another's answer. (what == "" asks without an error
+// for none: roots/list from an idle server is answered with no roots.)
 func (u *upstreams) caller(name, what string) (*sdk.ServerSession, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	c := u.callers[name]
-	if len(c) == 0 {
-		if what == "" {
-			return nil, nil
+	var one *sdk.ServerSession
+	for _, ss := range u.callers[name] {
+		switch {
+		case one == nil:
+			one = ss
+		case ss != one:
+			if what == "" {
+				what = "roots/list"
+			}
+			return nil, fmt.Errorf("%s: calls of several clients are in flight on server %q, and the request does not say which call it belongs to; refused rather than asking the wrong client (it succeeds when one client calls the server at a time)", what, name)
 		}
+	}
+	if one == nil && what != "" {
 		return nil, fmt.Errorf("%s: no client call is in flight on server %q, so no client can answer", what, name)
 	}
-	return c[len(c)-1], nil
+	return one, nil
 }
 
 func (u *upstreams) callersOf(name string) []*sdk.ServerSession {

@@ -28,7 +28,7 @@ func upstreamHub(t *testing.T, opts ...Option) (*Service, *upstream.Manager) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, append(opts, WithUpstreams(m))...)
-	if err := m.Sync([]upstream.Spec{{Name: "everything", Command: "node", Args: []string{filepath.Join(dir, "dist", "index.js"), "stdio"}}}); err != nil {
+	if err := approveSync(m, []upstream.Spec{{Name: "everything", Command: "node", Args: []string{filepath.Join(dir, "dist", "index.js"), "stdio"}}}); err != nil {
 		t.Fatal(err)
 	}
 	waitUpstream(t, m, "everything", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
@@ -331,7 +331,7 @@ func TestUpstreamWriteToolAuditedBeforeItRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithAudit(al), WithUpstreams(m))
-	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
 		t.Fatal(err)
 	}
 	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
@@ -386,7 +386,7 @@ func TestUpstreamToolSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithAudit(al), WithUpstreams(m), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
-	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
 		t.Fatal(err)
 	}
 	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
@@ -431,5 +431,86 @@ func TestServerNamesCannotTakeAToolset(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("upstream.ReservedNames() = %v, toolsets = %v", got, want)
+	}
+}
+
+// approveSync approves each spec's command, as the user does once, and syncs.
+func approveSync(m *upstream.Manager, specs []upstream.Spec) error {
+	for _, s := range specs {
+		if err := m.ApproveCommand(s); err != nil {
+			return err
+		}
+	}
+	return m.Sync(specs)
+}
+
+// TestUpstreamQuestionsReachOnlyTheirClient: a server's elicitation during a call reaches the
+// client that made the call when it is the only one calling; with another client's call in
+// flight on the same server it is refused with the reason, and never shown to the other client.
+func TestUpstreamQuestionsReachOnlyTheirClient(t *testing.T) {
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithUpstreams(m))
+	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}, Env: map[string]string{"FIXTURE_MODE": "ask"}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
+	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
+		t.Fatal(err)
+	}
+	var asked sync.Map // client name → the question it was shown
+	// 2025-11-25 clients: a server's request during a call reaches them directly.
+	client := func(name string) *sdk.ClientSession {
+		ct, st := sdk.NewInMemoryTransports()
+		ss, err := s.Server().Connect(t.Context(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1.0"}, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked.Store(name, req.Params.Message)
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "from " + name}}, nil
+		}}).Connect(t.Context(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close(); ss.Close() })
+		return cs
+	}
+	a, b := client("client-a"), client("client-b")
+
+	// Alone: A's question reaches A.
+	res, err := a.CallTool(t.Context(), &sdk.CallToolParams{Name: "fixture__ask", Arguments: map[string]any{"question": "A alone?", "delay_ms": 0}})
+	if err != nil || toolText(res) != "answered: accept from client-a" {
+		t.Fatalf("alone: %v %q", err, toolText(res))
+	}
+
+	// A asks after a delay; meanwhile B's call is in flight (the most recent one).
+	done := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		r, err := a.CallTool(t.Context(), &sdk.CallToolParams{Name: "fixture__ask", Arguments: map[string]any{"question": "secret question of A", "delay_ms": 1500}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	testutil.Eventually(t, "A's call in flight", func() bool { st, _ := m.Status("fixture"); return st.InFlight == 1 })
+	bDone := make(chan error, 1)
+	go func() {
+		_, err := b.CallTool(t.Context(), &sdk.CallToolParams{Name: "fixture__sleep", Arguments: map[string]any{"ms": 3000}})
+		bDone <- err
+	}()
+	r := testutil.Receive(t, done, "A's call")
+	if got := toolText(r); !strings.Contains(got, "calls of several clients are in flight") {
+		t.Fatalf("A's ask with B's call in flight: %q", got)
+	}
+	if q, ok := asked.Load("client-b"); ok {
+		t.Fatalf("client B was shown A's question %q", q)
+	}
+	if err := testutil.Receive(t, bDone, "B's call"); err != nil {
+		t.Fatal(err)
 	}
 }

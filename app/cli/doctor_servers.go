@@ -10,7 +10,6 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
-	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // serverChecks checks each configured upstream server: as the running hub sees it when one
@@ -44,8 +43,9 @@ func (g *globalFlags) serverChecks(cmd *cobra.Command, cfg config.Config) []chec
 // startServersOnce starts every enabled server in a private manager, waits until each runs or
 // fails once, and stops them.
 func startServersOnce(ctx context.Context, cfg config.Config) []upstream.Status {
-	m, err := upstream.New(upstream.Options{ApprovalsFile: approvalsFile(cfg), Workspace: cfg.Workspace, Secret: app.KeyringLookup(cfg.Env), Getenv: cfg.Env.Lookup,
-		Reserved: mcp.ToolsetNames(), Backoff: upstream.Backoff{Min: time.Hour}})
+	opts := app.UpstreamOptions(cfg)
+	opts.Backoff = upstream.Backoff{Min: time.Hour}
+	m, err := upstream.New(opts)
 	if err != nil {
 		return []upstream.Status{{Name: "servers", State: upstream.StateFailed, LastError: err.Error()}}
 	}
@@ -82,7 +82,12 @@ func serverCheck(st upstream.Status, where string) check {
 		return c
 	case upstream.StateRunning:
 	case upstream.StateIdle:
-		c.ok, c.detail = true, "on demand: starts at its first call"
+		c.ok, c.detail = true, "on demand: starts at its first call; "+sandboxText(st.Sandbox)
+		return c
+	case upstream.StateUnapproved:
+		c.optional = true
+		c.detail = "command not approved: " + st.Command + "; nothing runs until you approve it"
+		c.fix = "review the command and approve it: `switchboard servers approve " + st.Name + "`"
 		return c
 	default:
 		c.detail = fmt.Sprintf("%s (%s): %s", st.State, where, st.LastError)
@@ -90,7 +95,7 @@ func serverCheck(st upstream.Status, where string) check {
 		return c
 	}
 	c.ok = true
-	c.detail = fmt.Sprintf("running %s (%s): %d tools, %d resources, %d prompts", st.ServerInfo, where, len(st.Tools), st.Resources, st.Prompts)
+	c.detail = fmt.Sprintf("running %s (%s): %d tools, %d resources, %d prompts; %s", st.ServerInfo, where, len(st.Tools), st.Resources, st.Prompts, sandboxText(st.Sandbox))
 	switch {
 	case !st.Approved:
 		c.ok, c.optional = false, true
@@ -101,6 +106,12 @@ func serverCheck(st upstream.Status, where string) check {
 		c.detail += fmt.Sprintf("; %d tool(s) held: new or changed since approval", st.Held)
 		c.fix = "review the diff on the dashboard's Servers view or `switchboard servers list`, then approve them by name"
 	}
+	if st.Sandbox.Mode == upstream.SandboxOff || st.Sandbox.Mode == upstream.SandboxUnconfined {
+		c.ok, c.optional = false, true
+		if c.fix == "" {
+			c.fix = "it can reach everything you can: remove sandbox = \"off\" from its entry (or use a kernel with Landlock)"
+		}
+	}
 	if st.Flagged > 0 {
 		c.ok, c.optional = false, true
 		c.detail += fmt.Sprintf("; %d tool(s) flagged as possible hidden instructions", st.Flagged)
@@ -109,4 +120,15 @@ func serverCheck(st upstream.Status, where string) check {
 		}
 	}
 	return c
+}
+
+// sandboxText says how a server is confined, for a check's detail.
+func sandboxText(sb upstream.SandboxStatus) string {
+	switch sb.Mode {
+	case upstream.SandboxConfined:
+		return "sandboxed (" + sb.Detail + ")"
+	case "":
+		return "sandbox unknown"
+	}
+	return "sandbox " + sb.Mode + ": " + sb.Detail
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,11 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/tomledit"
@@ -195,9 +198,19 @@ the file that way (quote the value so the shell leaves it alone).`,
 			}
 			warnLiteralSecrets(out, "--env", env, path)
 			warnLiteralSecrets(out, "--header", hdr, path)
-			if !dryRun {
-				fmt.Fprintf(out, "Added %s. The hub keeps a new server quarantined: it offers %s's tools only once you approve it.\n", name, name)
+			if dryRun {
+				return nil
 			}
+			// Typed at a terminal, the command is the user's own: approved as written. From a
+			// script (or an agent's shell) it waits for the user's approval.
+			if isTerminal(os.Stdin) {
+				if err := g.approveCommands(cmd, []upstream.Spec{s}); err != nil {
+					return fmt.Errorf("added %s, but approving its command: %w", name, err)
+				}
+				fmt.Fprintf(out, "Added %s and approved its command. Its tools reach clients once you approve them: `switchboard servers approve %s`.\n", name, name)
+				return nil
+			}
+			fmt.Fprintf(out, "Added %s. Its command is not approved (no terminal): nothing of it runs until you approve it with `switchboard servers approve %s`.\n", name, name)
 			return nil
 		},
 	}
@@ -280,20 +293,26 @@ func newServersEnableCommand(g *globalFlags, on bool) *cobra.Command {
 }
 
 func newServersImportCommand(g *globalFlags) *cobra.Command {
-	var dryRun bool
+	var dryRun, yes, project bool
 	cmd := &cobra.Command{
 		Use:   "import",
 		Short: "Add the servers configured in your MCP clients' own files (Claude, Cursor, VS Code, Zed, ...)",
-		Long: `import reads the servers configured in every MCP client's own files (each scope whose file
+		Long: `import reads the servers configured in your MCP clients' own files (each user file that
 exists; ` + "`switchboard clients list`" + ` shows them) and adds those not configured here yet, so one
-hub runs them for every client. Each is listed with the client it came from and what did not carry
-over as it was (the notes): a rename, keys not imported, a literal token to move to the keyring.
-The same server in several clients is added once; one switched off in its client is added
-switched off. Switchboard's own entry is left out, and so are servers this config has already
-(same name, command or URL).
+hub runs them for every client. Each is listed with its command, the client it came from and
+what did not carry over as it was (the notes): a rename, keys not imported, a literal token to
+move to the keyring. The same server in several clients is added once; one switched off in its
+client is added switched off. Switchboard's own entry is left out, and so are servers this config
+has already (same name, command or URL).
 
-Imported servers are quarantined: the hub offers their tools only once you approve each one. The
-clients' files are not changed: once a server runs in the hub, remove it from the client yourself.`,
+A repository's own files (.mcp.json, .vscode/mcp.json, .cursor/, .gemini/, ... in the current
+directory) are read only with --project: whoever wrote the repository wrote those commands.
+
+At a terminal, import asks for each server: yes adds it and approves its command, so it starts.
+Without a terminal it needs --yes, and then adds every server with its command not approved:
+nothing of it runs until you approve it (` + "`switchboard servers approve NAME`" + `). Either way
+its tools stay quarantined until you approve them. The clients' files are not changed: once a
+server runs in the hub, remove it from the client yourself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -301,7 +320,7 @@ clients' files are not changed: once a server runs in the hub, remove it from th
 			if err != nil {
 				return err
 			}
-			found, ierr := upstream.Import(env)
+			found, ierr := upstream.Import(env, project)
 			if ierr != nil {
 				for _, line := range strings.Split(ierr.Error(), "\n") {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: skipped a client's file: %s\n", line)
@@ -318,11 +337,39 @@ clients' files are not changed: once a server runs in the hub, remove it from th
 			}
 			add, skipped := upstream.MergeImports(existing, found)
 			printImports(out, found, add, skipped)
+			if !project {
+				if files := upstream.ProjectFiles(env); len(files) > 0 {
+					fmt.Fprintf(out, "Not read: this repository's own files (%s); they come with %s, not from you. Run with --project to import them after reading them.\n", strings.Join(files, ", "), env.Project)
+				}
+			}
 			if len(add) == 0 {
 				fmt.Fprintln(out, "Nothing to import.")
 				return nil
 			}
 			fmt.Fprintln(out)
+			interactive := !yes && !dryRun && isTerminal(os.Stdin)
+			if !yes && !dryRun && !interactive {
+				return errors.New("import adds commands the hub will run: there is no terminal to ask about each, so read the list above and run again with --yes (they are added with their commands not approved), or with --dry-run")
+			}
+			var approve []upstream.Spec
+			if interactive {
+				var keep []upstream.Spec
+				for _, s := range add {
+					showCommand(out, s)
+					ok, err := confirm(cmd.InOrStdin(), out, fmt.Sprintf("Add %s and approve its command?", s.Name))
+					if err != nil {
+						return err
+					}
+					if ok {
+						keep = append(keep, s)
+					}
+				}
+				add, approve = keep, keep
+				if len(add) == 0 {
+					fmt.Fprintln(out, "Nothing imported.")
+					return nil
+				}
+			}
 			if _, err := editConfig(out, path, dryRun, func(data []byte) ([]byte, error) {
 				for _, s := range add {
 					if data, err = upstream.AddServer(data, s); err != nil {
@@ -333,14 +380,58 @@ clients' files are not changed: once a server runs in the hub, remove it from th
 			}); err != nil {
 				return err
 			}
-			if !dryRun {
-				fmt.Fprintf(out, "Imported %d servers. They are quarantined: the hub offers their tools only once you approve each one.\n", len(add))
+			if dryRun {
+				return nil
 			}
+			if len(approve) > 0 {
+				if err := g.approveCommands(cmd, approve); err != nil {
+					return fmt.Errorf("imported, but approving their commands: %w", err)
+				}
+				fmt.Fprintf(out, "Imported %d servers and approved their commands. Their tools reach clients only once you approve each server: `switchboard servers approve NAME`.\n", len(add))
+				return nil
+			}
+			fmt.Fprintf(out, "Imported %d servers with their commands not approved: nothing of them runs until you approve each one: `switchboard servers approve NAME`.\n", len(add))
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be added and show the change; write nothing")
+	f := cmd.Flags()
+	f.BoolVar(&dryRun, "dry-run", false, "list what would be added and show the change; write nothing")
+	f.BoolVarP(&yes, "yes", "y", false, "without a terminal: add every server listed, its command not approved")
+	f.BoolVar(&project, "project", false, "also read this repository's own client files (.mcp.json, .vscode/, .cursor/, ...)")
 	return cmd
+}
+
+// approveCommands approves specs' commands, just written to the config file: in the running
+// hub once it has read the file, else in the approvals file.
+func (g *globalFlags) approveCommands(cmd *cobra.Command, specs []upstream.Spec) error {
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	conn := g.runningHub(cmd, cfg)
+	if conn == nil {
+		for _, s := range specs {
+			if err := upstream.ApproveCommandFile(app.ApprovalsFile(cfg), s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+	defer cancel()
+	var list app.ServerList
+	// Read the file now, so the hub knows the servers whose commands it is to approve.
+	if err := hubControl(ctx, conn, "servers.reload", nil, &list); err != nil {
+		return err
+	}
+	for _, s := range specs {
+		var st upstream.Status
+		if err := hubControl(ctx, conn, "servers.approve-command", map[string]any{"name": s.Name, "hash": s.CommandHash()}, &st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // printImports lists the servers to add, where each came from and its notes, then those left out.
@@ -362,6 +453,9 @@ func printImports(out io.Writer, found []upstream.Found, add []upstream.Spec, sk
 		}
 		fmt.Fprintf(out, "  %s%s: %s\n", f.Spec.Name, state, f.Spec.CommandLine())
 		from := fmt.Sprintf("%s (%s) %q", f.Client, f.Scope, f.Original)
+		if f.Scope == "project" {
+			from += " in " + f.Path + ", a file of the repository"
+		}
 		for _, a := range f.Also {
 			from += fmt.Sprintf(", %s (%s) %q", a.Client, a.Scope, a.Original)
 		}

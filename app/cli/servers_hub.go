@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -110,21 +110,22 @@ func newServersListCommand(g *globalFlags) *cobra.Command {
 
 // offlineServerList is what the config file and the approvals say when no hub runs.
 func offlineServerList(cfg config.Config) app.ServerList {
-	approved, _ := upstream.ApprovedServers(approvalsFile(cfg))
+	approved, _ := upstream.ApprovedServers(app.ApprovalsFile(cfg))
 	list := app.ServerList{ConfigPath: cfg.Path, Servers: []upstream.Status{}}
 	for _, sp := range cfg.Servers {
+		cmdOK, _ := upstream.CommandApproved(app.ApprovalsFile(cfg), sp)
 		st := upstream.Status{Name: sp.Name, Transport: sp.Kind(), Command: sp.CommandLine(), Enabled: sp.IsEnabled(),
-			Start: sp.StartMode(), State: "no hub running", Approved: approved[sp.Name], Tools: []upstream.ToolStatus{}}
+			Start: sp.StartMode(), State: "no hub running", Approved: approved[sp.Name], Tools: []upstream.ToolStatus{},
+			CommandApproved: cmdOK, CommandHash: sp.CommandHash()}
+		if !cmdOK {
+			st.State = upstream.StateUnapproved
+		}
 		if !sp.IsEnabled() {
 			st.State = upstream.StateDisabled
 		}
 		list.Servers = append(list.Servers, st)
 	}
 	return list
-}
-
-func approvalsFile(cfg config.Config) string {
-	return filepath.Join(cfg.DataDir, "servers", "approvals.json")
 }
 
 func printServerList(w io.Writer, list app.ServerList) {
@@ -136,7 +137,10 @@ func printServerList(w io.Writer, list app.ServerList) {
 	fmt.Fprintln(tw, "NAME\tSTATE\tAPPROVED\tTOOLS\tRESTARTS\tCOMMAND")
 	for _, s := range list.Servers {
 		approved := "no (quarantined)"
-		if s.Approved {
+		switch {
+		case !s.CommandApproved:
+			approved = "command not approved"
+		case s.Approved:
 			approved = "yes"
 		}
 		tools := fmt.Sprint(len(s.Tools))
@@ -147,6 +151,11 @@ func printServerList(w io.Writer, list app.ServerList) {
 	}
 	tw.Flush()
 	for _, s := range list.Servers {
+		if !s.CommandApproved {
+			fmt.Fprintf(w, "\n%s: command not approved: %s\n  Nothing of it runs until you approve it: `switchboard servers approve %s`\n", s.Name, s.Command, s.Name)
+		} else if s.Sandbox.Mode == upstream.SandboxOff || s.Sandbox.Mode == upstream.SandboxUnconfined {
+			fmt.Fprintf(w, "\n%s: not sandboxed (%s): %s\n", s.Name, s.Sandbox.Mode, s.Sandbox.Detail)
+		}
 		if s.LastError != "" && s.State != upstream.StateRunning {
 			fmt.Fprintf(w, "\n%s: %s\n", s.Name, s.LastError)
 		}
@@ -178,12 +187,18 @@ func indent(s, pre string) string {
 }
 
 func newServersApproveCommand(g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	var yes bool
+	cmd := &cobra.Command{
 		Use:   "approve NAME [TOOL...]",
-		Short: "Approve a server (offer its tools to clients, pinned as they are now), or held tools of it",
-		Long: `approve takes a server out of quarantine: its tools are offered to clients, each pinned by the
-hash of its definition. A tool whose definition later changes, or a new tool, is held until you
-approve it by name. Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
+		Short: "Approve a server: its command (what runs), then its tools (what agents see, pinned)",
+		Long: `approve takes a server through its two approvals. First its command: what runs on this
+machine (command, arguments, directory, environment, sandbox) or where its requests and
+credentials go (URL, headers). Nothing of a server runs, no secret is resolved and no header is
+sent before you approve its command; a change of it (a hand edit, an agent's edit, a pulled
+repository) needs your approval again. approve shows the command and asks (without a terminal
+it needs --yes). The server then starts, and its tools are pinned: each by the hash of its
+definition, so a tool that later changes, or a new one, is held until you approve it by name.
+Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.load()
@@ -191,11 +206,61 @@ approve it by name. Review the tools and their flags first: ` + "`switchboard se
 				return err
 			}
 			name, tools := args[0], args[1:]
+			out := cmd.OutOrStdout()
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 			defer cancel()
-			var st upstream.Status
-			if conn := g.runningHub(cmd, cfg); conn != nil {
+			conn := g.runningHub(cmd, cfg)
+			if conn != nil {
 				defer conn.Close()
+			}
+			spec, err := configuredSpec(cfg, name)
+			if err != nil {
+				return err
+			}
+			var cmdOK bool
+			if conn != nil {
+				var list app.ServerList
+				if err := hubControl(ctx, conn, "servers.list", nil, &list); err != nil {
+					return err
+				}
+				for _, st := range list.Servers {
+					if st.Name == name {
+						cmdOK = st.CommandApproved
+						if st.CommandHash != spec.CommandHash() {
+							return fmt.Errorf("server %q: the running hub has another command for it than %s says; wait for it to read the file (or `switchboard servers reload`) and try again", name, cfg.Path)
+						}
+					}
+				}
+			} else if cmdOK, err = upstream.CommandApproved(app.ApprovalsFile(cfg), spec); err != nil {
+				return err
+			}
+			if !cmdOK {
+				showCommand(out, spec)
+				switch {
+				case yes:
+				case isTerminal(os.Stdin):
+					ok, err := confirm(cmd.InOrStdin(), out, "Approve this command, so the hub runs it?")
+					if err != nil {
+						return err
+					}
+					if !ok {
+						return errors.New("not approved: nothing changed")
+					}
+				default:
+					return fmt.Errorf("server %q: its command is not approved, and there is no terminal to confirm it: read the command above and run again with --yes", name)
+				}
+				if conn != nil {
+					var st upstream.Status
+					if err := hubControl(ctx, conn, "servers.approve-command", map[string]any{"name": name, "hash": spec.CommandHash()}, &st); err != nil {
+						return err
+					}
+				} else if err := upstream.ApproveCommandFile(app.ApprovalsFile(cfg), spec); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "Approved the command of %s.\n", name)
+			}
+			var st upstream.Status
+			if conn != nil {
 				if err := hubControl(ctx, conn, "servers.approve", map[string]any{"name": name, "tools": tools}, &st); err != nil {
 					return err
 				}
@@ -204,7 +269,6 @@ approve it by name. Review the tools and their flags first: ` + "`switchboard se
 					return err
 				}
 			}
-			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "Approved %s: ", name)
 			var pinned []string
 			for _, t := range st.Tools {
@@ -218,9 +282,71 @@ approve it by name. Review the tools and their flags first: ` + "`switchboard se
 					fmt.Fprintf(out, "warning: %s is flagged: %s\n", t.Name, strings.Join(t.Flags, "; "))
 				}
 			}
+			if st.Sandbox.Mode != "" {
+				fmt.Fprintf(out, "Sandbox: %s (%s)\n", st.Sandbox.Mode, st.Sandbox.Detail)
+			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve the command shown without asking (it is printed first)")
+	return cmd
+}
+
+// configuredSpec finds a server's entry in the config file.
+func configuredSpec(cfg config.Config, name string) (upstream.Spec, error) {
+	for _, sp := range cfg.Servers {
+		if sp.Name == name {
+			return sp, nil
+		}
+	}
+	return upstream.Spec{}, fmt.Errorf("server %q is not in %s; `switchboard servers list` shows the configured ones", name, cfg.Path)
+}
+
+// showCommand prints what approving a server's command lets run, or where it lets requests go.
+func showCommand(out io.Writer, s upstream.Spec) {
+	if s.Kind() != upstream.TransportStdio {
+		fmt.Fprintf(out, "%s connects to %s (%s)\n", s.Name, s.URL, s.Kind())
+	} else {
+		fmt.Fprintf(out, "%s runs: %s\n", s.Name, s.CommandLine())
+		if s.Cwd != "" {
+			fmt.Fprintf(out, "  in: %s\n", s.Cwd)
+		}
+		switch sb := s.Sandbox; {
+		case sb != nil && sb.Off:
+			fmt.Fprintln(out, "  sandbox: OFF: it can reach everything you can")
+		case sb != nil:
+			fmt.Fprintf(out, "  sandbox widened: read %v, write %v, network %t\n", sb.Read, sb.Write, sb.NetworkAllowed())
+		}
+		if len(s.EnvPassthrough) > 0 {
+			fmt.Fprintf(out, "  passes on from your environment: %s\n", strings.Join(s.EnvPassthrough, ", "))
+		}
+	}
+	if names := append(mapKeys(s.Env), mapKeys(s.Headers)...); len(names) > 0 {
+		fmt.Fprintln(out, "  with:")
+		for k, v := range s.Env {
+			fmt.Fprintf(out, "    env %s = %s\n", k, redactValue(k, v))
+		}
+		for k, v := range s.Headers {
+			fmt.Fprintf(out, "    header %s = %s\n", k, redactValue(k, v))
+		}
+	}
+}
+
+// redactValue shows a configured value as written when it only refers to variables or
+// secrets, and hides a literal (it may be a token written in the file).
+func redactValue(k, v string) string {
+	if upstream.LooksSecret(k, v) {
+		return "<literal value hidden>"
+	}
+	return v
+}
+
+func mapKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // approveOffline starts the one server in a private manager, pins its tools and stops it.
@@ -235,7 +361,9 @@ func approveOffline(ctx context.Context, cfg config.Config, name string, tools [
 		return upstream.Status{}, fmt.Errorf("server %q is not in %s; `switchboard servers list` shows the configured ones", name, cfg.Path)
 	}
 	workspace := cfg.Workspace
-	m, err := upstream.New(upstream.Options{ApprovalsFile: approvalsFile(cfg), Workspace: workspace, Secret: app.KeyringLookup(cfg.Env), Getenv: cfg.Env.Lookup, Reserved: mcp.ToolsetNames()})
+	opts := app.UpstreamOptions(cfg)
+	opts.Workspace = workspace
+	m, err := upstream.New(opts)
 	if err != nil {
 		return upstream.Status{}, err
 	}

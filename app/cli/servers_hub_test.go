@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // TestServersThroughRunningHub: a server added with `switchboard servers add` while a hub runs
@@ -37,7 +38,6 @@ func TestServersThroughRunningHub(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte("# my settings\nread_only = false\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
 	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
 	ws := t.TempDir()
 	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
@@ -50,34 +50,41 @@ func TestServersThroughRunningHub(t *testing.T) {
 		}
 		return out
 	}
-	run("servers", "add", "graph", "--command", "node", "--arg", filepath.Join(memory, "dist", "index.js"), "--env", "MEMORY_FILE_PATH="+memFile)
+	// The memory file in the server's own state directory, where its sandbox lets it write.
+	run("servers", "add", "graph", "--command", "node", "--arg", filepath.Join(memory, "dist", "index.js"), "--env", "MEMORY_FILE_PATH=${SWITCHBOARD_STATE_DIR}/memory.jsonl")
 	if b, _ := os.ReadFile(cfgFile); !strings.HasPrefix(string(b), "# my settings\n") {
 		t.Fatalf("config lost its comment:\n%s", b)
 	}
 
-	// The hub picks the new server up and starts it, quarantined.
+	// Added without a terminal: the hub picks the server up but runs nothing of it.
 	var list app.ServerList
 	if !testutil.Poll(60*time.Second, func() bool {
 		list = app.ServerList{}
 		if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
 			t.Fatal(err)
 		}
-		return len(list.Servers) == 1 && list.Servers[0].State == "running" && len(list.Servers[0].Tools) > 0
+		return len(list.Servers) == 1 && list.Servers[0].State == "unapproved"
 	}) {
-		t.Fatalf("server not running: %+v", list)
+		t.Fatalf("server not waiting for its command's approval: %+v", list)
 	}
-	if list.Servers[0].Approved {
-		t.Fatal("a new server is approved without the user")
+	if s := list.Servers[0]; s.Approved || s.CommandApproved || s.PID != 0 || len(s.Tools) != 0 {
+		t.Fatalf("a new server ran or was approved without the user: %+v", s)
 	}
 	if out := run("tools"); strings.Contains(out, "graph__") {
-		t.Fatalf("quarantined tools served:\n%s", out)
+		t.Fatalf("unapproved tools served:\n%s", out)
 	}
-	if out := run("servers", "list"); !strings.Contains(out, "quarantined") || !strings.Contains(out, "servers approve graph") {
+	if out := run("servers", "list"); !strings.Contains(out, "command not approved: node ") || !strings.Contains(out, "servers approve graph") {
 		t.Fatalf("list does not say how to approve:\n%s", out)
 	}
+	if out, _, err := runCLI(t, bin, env, ws, "servers", "approve", "graph"); err == nil || !strings.Contains(out, "graph runs: node ") {
+		t.Fatalf("approve without a terminal or --yes: %v\n%s", err, out)
+	}
 
-	if out := run("servers", "approve", "graph"); !strings.Contains(out, "graph__create_entities") {
-		t.Fatalf("approve: %s", out)
+	out := run("servers", "approve", "graph", "--yes")
+	for _, want := range []string{"graph runs: node ", "env MEMORY_FILE_PATH = ${SWITCHBOARD_STATE_DIR}/memory.jsonl", "Approved the command of graph", "graph__create_entities", "Sandbox: confined"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("approve output lacks %q:\n%s", want, out)
+		}
 	}
 	if out := run("tools"); !strings.Contains(out, "graph__read_graph") || !strings.Contains(out, "[graph]") {
 		t.Fatalf("approved tools not served with their toolset:\n%s", out)
@@ -87,6 +94,10 @@ func TestServersThroughRunningHub(t *testing.T) {
 		if out := run("call", "graph__read_graph", "--args", `{}`); !strings.Contains(out, "one hub") {
 			t.Fatalf("read_graph: %s", out)
 		}
+	}
+	stateFile := filepath.Join(apptest.EnvValue(env, "XDG_DATA_HOME"), "switchboard", "servers", "state", "graph", "memory.jsonl")
+	if b, err := os.ReadFile(stateFile); err != nil || !strings.Contains(string(b), "one hub") {
+		t.Fatalf("the memory file in the server's state directory: %q %v", b, err)
 	}
 	if err := json.Unmarshal([]byte(run("servers", "list", "--json")), &list); err != nil {
 		t.Fatal(err)
@@ -144,22 +155,35 @@ func TestDoctorChecksServers(t *testing.T) {
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := "[[servers]]\nname = \"graph\"\ncommand = \"node\"\nargs = [" + strconv.Quote(filepath.Join(memory, "dist", "index.js")) + "]\nenv = { MEMORY_FILE_PATH = " + strconv.Quote(filepath.Join(t.TempDir(), "m.jsonl")) + " }\n\n" +
-		"[[servers]]\nname = \"broken\"\ncommand = \"no-such-server-binary\"\n"
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
+	graph := upstream.Spec{Name: "graph", Command: "node", Args: []string{filepath.Join(memory, "dist", "index.js")}, Env: map[string]string{"MEMORY_FILE_PATH": "${SWITCHBOARD_STATE_DIR}/m.jsonl"}}
+	broken := upstream.Spec{Name: "broken", Command: "no-such-server-binary"}
+	pending := upstream.Spec{Name: "pending", Command: "sh", Args: []string{"-c", "touch " + filepath.Join(cfgDir, "ran")}}
+	var cfg []byte
+	for _, sp := range []upstream.Spec{graph, broken, pending} {
+		var err error
+		if cfg, err = upstream.AddServer(cfg, sp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	apptest.ApproveCommands(t, env, graph, broken) // pending's command is not approved
 	out, _, err := runCLI(t, bin, env, t.TempDir(), "doctor")
 	if err == nil {
 		t.Fatalf("doctor passed with a server that cannot start:\n%s", out)
 	}
 	for _, want := range []string{
-		"[warn] server graph", "tools", "quarantined", "switchboard servers approve graph",
+		"[warn] server graph", "tools", "quarantined", "switchboard servers approve graph", "sandboxed (Landlock",
 		"[FAIL] server broken", `"no-such-server-binary" not found on PATH`,
+		"[warn] server pending", "command not approved: sh -c touch",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(cfgDir, "ran")); err == nil {
+		t.Fatal("doctor ran a server whose command is not approved")
 	}
 }
 
@@ -174,13 +198,16 @@ func TestServerDiesWithKilledHub(t *testing.T) {
 	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	pids := filepath.Join(t.TempDir(), "pids")
+	ws := t.TempDir()
+	pids := filepath.Join(ws, "pids") // in the workspace: the server's sandbox lets it write there
 	cfg := "[[servers]]\nname = \"stubborn\"\ncommand = \"node\"\nargs = [" + strconv.Quote(script) + "]\nenv = { FIXTURE_MODE = \"ignore-stdin-eof\", FIXTURE_PID_FILE = " + strconv.Quote(pids) + " }\n"
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	apptest.ApproveCommands(t, env, upstream.Spec{Name: "stubborn", Command: "node", Args: []string{script},
+		Env: map[string]string{"FIXTURE_MODE": "ignore-stdin-eof", "FIXTURE_PID_FILE": pids}})
 	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
-	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", t.TempDir())
+	serve := startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", ws)
 	var pid int
 	testutil.EventuallyWithin(t, 30*time.Second, "the server to start (its pid file)", func() bool {
 		if b, _ := os.ReadFile(pids); len(b) > 0 {

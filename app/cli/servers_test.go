@@ -52,7 +52,7 @@ func TestServersVerbs(t *testing.T) {
 	out, err = runServers(t, config, "add", "everything", "--command", "npx", "--arg", "-y", "--arg", "@modelcontextprotocol/server-everything",
 		"--env", "API_KEY=${secret:api-key}", "--on-demand")
 	if err != nil || !strings.Contains(out, "+args = [\"-y\", \"@modelcontextprotocol/server-everything\"]") ||
-		!strings.Contains(out, "Wrote "+config) || !strings.Contains(out, "quarantined") {
+		!strings.Contains(out, "Wrote "+config) || !strings.Contains(out, "not approved") || !strings.Contains(out, "servers approve everything") {
 		t.Fatalf("add: %v\n%s", err, out)
 	}
 	out, err = runServers(t, config, "add", "remote", "--url", "https://example.test/mcp", "--header", "Authorization=Bearer ${REMOTE_TOKEN}", "--transport", "sse")
@@ -208,8 +208,15 @@ func TestServersImport(t *testing.T) {
 	if b, _ := os.ReadFile(config); string(b) != orig {
 		t.Fatal("--dry-run wrote the file")
 	}
-	out, err = runServers(t, config, "import")
-	if err != nil || !strings.Contains(out, "Imported 2 servers") || !strings.Contains(out, "quarantined") {
+	// Without a terminal to ask about each command, import needs --yes; nothing is written.
+	if out, err = runServers(t, config, "import"); err == nil || !strings.Contains(err.Error(), "--yes") {
+		t.Fatalf("import without a terminal or --yes: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(config); string(b) != orig {
+		t.Fatal("a refused import wrote the file")
+	}
+	out, err = runServers(t, config, "import", "--yes")
+	if err != nil || !strings.Contains(out, "Imported 2 servers with their commands not approved") {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
 	b, _ := os.ReadFile(config)
@@ -220,7 +227,7 @@ func TestServersImport(t *testing.T) {
 	if !strings.HasPrefix(string(b), orig) {
 		t.Errorf("the rest of the file changed:\n%s", b)
 	}
-	if out, err = runServers(t, config, "import"); err != nil || !strings.Contains(out, "Nothing to import") {
+	if out, err = runServers(t, config, "import", "--yes"); err != nil || !strings.Contains(out, "Nothing to import") {
 		t.Errorf("second import: %v\n%s", err, out)
 	}
 }

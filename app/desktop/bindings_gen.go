@@ -126,6 +126,12 @@ func (a *App) ApproveServer(name string, tools []string) (upstream.Status, error
 	return callControl[upstream.Status](a, "ApproveServer", name, tools)
 }
 
+// ApproveServerCommand approves a server's command as shown (hash: its status's command_hash), so
+// the server may run; a command changed since is refused.
+func (a *App) ApproveServerCommand(name string, hash string) (upstream.Status, error) {
+	return callControl[upstream.Status](a, "ApproveServerCommand", name, hash)
+}
+
 // RestartServer stops and starts a server now.
 func (a *App) RestartServer(name string) (upstream.Status, error) {
 	return callControl[upstream.Status](a, "RestartServer", name)
@@ -136,7 +142,8 @@ func (a *App) SetServerEnabled(name string, enabled bool) (app.ServerChange, err
 	return callControl[app.ServerChange](a, "SetServerEnabled", name, enabled)
 }
 
-// AddServer adds a [[servers]] entry to the config file and starts it, quarantined until approved.
+// AddServer adds a [[servers]] entry to the config file, approves the command it shows and starts
+// it, its tools quarantined until approved.
 func (a *App) AddServer(spec upstream.Spec) (app.ServerChange, error) {
 	return callControl[app.ServerChange](a, "AddServer", spec)
 }

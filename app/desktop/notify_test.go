@@ -59,6 +59,10 @@ func TestDesktopNotificationsFromARealHub(t *testing.T) {
 			{Tool: "file_delete", Action: "deny"},
 		}}
 		c.Servers = []upstream.Spec{{Name: "crasher", Command: "node", Args: []string{fixture}, Env: map[string]string{"FIXTURE_MODE": "crash-at-start"}}}
+		// The user approved its command: a server whose command is not approved never runs.
+		if err := upstream.ApproveCommandFile(app.ApprovalsFile(*c), c.Servers[0]); err != nil {
+			t.Fatal(err)
+		}
 	})
 	// A tray host is there to answer (the broker refuses to ask when nobody can).
 	defer st.Service.Approvals().AddPresence(func() bool { return true })()

@@ -142,7 +142,7 @@ func (c *Controller) snapshot(notice string) State {
 		s.Project = &Project{Dir: dir}
 	}
 	for _, st := range c.src.Servers() {
-		s.Servers = append(s.Servers, Server{Name: st.Name, State: st.State, Approved: st.Approved, Held: st.Held,
+		s.Servers = append(s.Servers, Server{Name: st.Name, State: st.State, Approved: st.Approved, Held: st.Held, Sandbox: st.Sandbox.Mode,
 			Command: st.Command, LastError: st.LastError})
 	}
 	return s

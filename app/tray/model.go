@@ -41,10 +41,12 @@ type Project struct {
 
 // Server is one upstream server as the menu shows it.
 type Server struct {
-	Name      string
-	State     string // upstream.State*
-	Approved  bool   // out of quarantine
-	Held      int    // tools waiting for approval (new or changed)
+	Name     string
+	State    string // upstream.State*
+	Approved bool   // out of quarantine
+	Held     int    // tools waiting for approval (new or changed)
+	// Sandbox is upstream.Sandbox*: "off" and "unconfined" are said in the menu.
+	Sandbox   string
 	Command   string // command line or URL, for the tooltip
 	LastError string
 }
@@ -293,6 +295,8 @@ func serverLabel(s Server) string {
 		}
 	case s.State == upstream.StateBackoff:
 		what = "down, restarting"
+	case s.State == upstream.StateUnapproved:
+		what = "command not approved (approve in the dashboard)"
 	case !s.Approved:
 		what = "quarantined (approve in the dashboard)"
 	case s.Held > 0:
@@ -301,6 +305,9 @@ func serverLabel(s Server) string {
 		what = "idle (starts on first use)"
 	default:
 		what = s.State
+	}
+	if s.Sandbox == upstream.SandboxOff || s.Sandbox == upstream.SandboxUnconfined {
+		what += ", not sandboxed"
 	}
 	return s.Name + " — " + what
 }
@@ -316,7 +323,7 @@ func serverItems(servers []Server) []Item {
 		if s.State == upstream.StateRunning {
 			running++
 		}
-		if (!s.Approved || s.Held > 0) && s.State != upstream.StateDisabled {
+		if (!s.Approved || s.Held > 0 || s.State == upstream.StateUnapproved) && s.State != upstream.StateDisabled {
 			waiting++ // a disabled server waits for nothing until it is enabled
 		}
 	}

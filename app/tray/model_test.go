@@ -314,8 +314,9 @@ func TestTrayAutostartItem(t *testing.T) {
 
 func TestTrayServersSection(t *testing.T) {
 	servers := []Server{
-		{Name: "everything", State: upstream.StateRunning, Approved: true, Command: "npx -y @modelcontextprotocol/server-everything"},
+		{Name: "everything", State: upstream.StateRunning, Approved: true, Command: "npx -y @modelcontextprotocol/server-everything", Sandbox: upstream.SandboxOff},
 		{Name: "github", State: upstream.StateRunning},
+		{Name: "cloned", State: upstream.StateUnapproved},
 		{Name: "fixture", State: upstream.StateRunning, Approved: true, Held: 1},
 		{Name: "memory", State: upstream.StateIdle, Approved: true},
 		{Name: "broken", State: upstream.StateFailed, Approved: true, LastError: "start: exec: \"nope\": executable file not found in $PATH"},
@@ -325,9 +326,10 @@ func TestTrayServersSection(t *testing.T) {
 	m := BuildMenu(State{Transports: trayTestTransports(), Servers: servers})
 	labels := menuLabels(m)
 	want := []string{
-		"Servers: 3 running, 3 waiting for approval",
-		"everything — running",
+		"Servers: 3 running, 4 waiting for approval",
+		"everything — running, not sandboxed",
 		"github — quarantined (approve in the dashboard)",
+		"cloned — command not approved (approve in the dashboard)",
 		"fixture — running, 1 tool held (approve in the dashboard)",
 		"memory — idle (starts on first use)",
 		"broken — failed: start: exec: \"nope\": executable file not found in…",

@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// approvals is what the user approved: which servers are out of quarantine and, for each, the
-// pinned definition of every approved tool. It lives in the hub's data directory
+// approvals is what the user approved: for each server the command it may run (CommandHash:
+// what runs here, or where its requests and credentials go) and whether it is out of
+// quarantine, with the pinned definition of every approved tool. It lives in the hub's data directory
 // (servers/approvals.json), which the hub's own tools cannot reach (workspace.Protect), so an
 // agent cannot approve a tool for itself by writing the file.
 type approvals struct {
@@ -25,7 +26,20 @@ type approvals struct {
 type approvalsFile struct {
 	Version int                        `json:"version"`
 	Servers map[string]*serverApproval `json:"servers"`
+	// Commands are the approved commands by server name. Files of version 1 have none: every
+	// server's command is then approved again once, by the user.
+	Commands map[string]commandApproval `json:"commands,omitempty"`
 }
+
+// commandApproval is one approved command: its hash and, for people, what it was.
+type commandApproval struct {
+	Hash       string `json:"hash"`
+	Command    string `json:"command"`
+	ApprovedAt string `json:"approved_at"`
+}
+
+// approvalsVersion is the file's current format: 2 added commands.
+const approvalsVersion = 2
 
 type serverApproval struct {
 	ApprovedAt string                `json:"approved_at"`
@@ -39,7 +53,7 @@ type pinnedTool struct {
 }
 
 func loadApprovals(path string) (*approvals, error) {
-	a := &approvals{path: path, data: approvalsFile{Version: 1, Servers: map[string]*serverApproval{}}}
+	a := &approvals{path: path, data: approvalsFile{Version: approvalsVersion, Servers: map[string]*serverApproval{}, Commands: map[string]commandApproval{}}}
 	if path == "" {
 		return a, nil
 	}
@@ -56,7 +70,27 @@ func loadApprovals(path string) (*approvals, error) {
 	if a.data.Servers == nil {
 		a.data.Servers = map[string]*serverApproval{}
 	}
+	if a.data.Commands == nil {
+		a.data.Commands = map[string]commandApproval{}
+	}
+	a.data.Version = approvalsVersion
 	return a, nil
+}
+
+// commandApproved reports whether the user approved exactly this command for the server.
+func (a *approvals) commandApproved(name, hash string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, ok := a.data.Commands[name]
+	return ok && c.Hash == hash
+}
+
+// approveCommand records the command the user approved for a server (replacing an earlier one).
+func (a *approvals) approveCommand(name, hash, line string, now time.Time) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.data.Commands[name] = commandApproval{Hash: hash, Command: line, ApprovedAt: now.UTC().Format(time.RFC3339)}
+	return a.saveLocked()
 }
 
 // server returns a copy of a server's approval (nil: quarantined).
@@ -105,10 +139,13 @@ func (a *approvals) approve(name string, tools map[string]pinnedTool, now time.T
 func (a *approvals) forget(name string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.data.Servers[name]; !ok {
+	_, tools := a.data.Servers[name]
+	_, command := a.data.Commands[name]
+	if !tools && !command {
 		return nil
 	}
 	delete(a.data.Servers, name)
+	delete(a.data.Commands, name)
 	return a.saveLocked()
 }
 
@@ -155,4 +192,24 @@ func ApprovedServers(path string) (map[string]bool, error) {
 		out[name] = true
 	}
 	return out, nil
+}
+
+// CommandApproved reads from an approvals file whether a server's command is approved as
+// configured (for a listing without a running hub).
+func CommandApproved(path string, s Spec) (bool, error) {
+	a, err := loadApprovals(path)
+	if err != nil {
+		return false, err
+	}
+	return a.commandApproved(s.Name, s.CommandHash()), nil
+}
+
+// ApproveCommandFile records in an approvals file, with no hub running, that the user approved
+// s's command (`switchboard servers add` from a terminal, `servers import`).
+func ApproveCommandFile(path string, s Spec) error {
+	a, err := loadApprovals(path)
+	if err != nil {
+		return err
+	}
+	return a.approveCommand(s.Name, s.CommandHash(), s.CommandLine(), time.Now())
 }

@@ -51,7 +51,7 @@ func ReadSpecs(data []byte) ([]Spec, error) {
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && k[0] == "servers" {
-			return nil, fmt.Errorf("servers: unknown key %s; a [[servers]] entry takes name, command, args, env, cwd, url, headers, transport, enabled and start", k)
+			return nil, fmt.Errorf("servers: unknown key %s; a [[servers]] entry takes name, command, args, env, cwd, url, headers, transport, enabled, start, env_passthrough and sandbox", k)
 		}
 	}
 	return f.Servers, nil
@@ -467,6 +467,9 @@ func sameSpec(a, b Spec) bool {
 		if len(s.Headers) == 0 {
 			s.Headers = nil
 		}
+		if len(s.EnvPassthrough) == 0 {
+			s.EnvPassthrough = nil
+		}
 		on := s.IsEnabled()
 		s.Enabled = &on
 		return s
@@ -540,6 +543,34 @@ func renderSpec(s Spec, nl string) string {
 	}
 	if !s.IsEnabled() {
 		kv("enabled", "false")
+	}
+	quoteList := func(list []string) string {
+		q := make([]string, len(list))
+		for i, a := range list {
+			q[i] = tomledit.Quote(a)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	if len(s.EnvPassthrough) > 0 {
+		kv("env_passthrough", quoteList(s.EnvPassthrough))
+	}
+	if sb := s.Sandbox; sb != nil {
+		if sb.Off {
+			kv("sandbox", tomledit.Quote("off"))
+		} else {
+			var t strings.Builder
+			t.WriteString("[servers.sandbox]" + nl)
+			if len(sb.Read) > 0 {
+				t.WriteString("read = " + quoteList(sb.Read) + nl)
+			}
+			if len(sb.Write) > 0 {
+				t.WriteString("write = " + quoteList(sb.Write) + nl)
+			}
+			if sb.Network != nil {
+				t.WriteString(fmt.Sprintf("network = %t", *sb.Network) + nl)
+			}
+			subs = append(subs, t.String())
+		}
 	}
 	for _, sub := range subs { // sub-tables after every key of the entry's own table
 		b.WriteString(sub)

@@ -406,3 +406,60 @@ func FuzzEdits(f *testing.F) {
 		}
 	})
 }
+
+// TestSandboxAndPassthroughRoundTrip: [servers.sandbox], sandbox = "off" and env_passthrough
+// are read as written, refused when malformed, and written back by AddServer.
+func TestSandboxAndPassthroughRoundTrip(t *testing.T) {
+	specs, err := ReadSpecs([]byte(`
+[[servers]]
+name = "mem"
+command = "npx"
+env_passthrough = ["GITHUB_HOST"]
+[servers.sandbox]
+read = ["~/data"]
+write = ["/srv/shared"]
+network = false
+
+[[servers]]
+name = "raw"
+command = "raw-server"
+sandbox = "off"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, raw := specs[0], specs[1]
+	if mem.Sandbox == nil || mem.Sandbox.Read[0] != "~/data" || mem.Sandbox.Write[0] != "/srv/shared" || mem.Sandbox.NetworkAllowed() || mem.EnvPassthrough[0] != "GITHUB_HOST" {
+		t.Fatalf("mem: %+v %+v", mem, mem.Sandbox)
+	}
+	if raw.Sandbox == nil || !raw.Sandbox.Off {
+		t.Fatalf("raw: %+v", raw.Sandbox)
+	}
+	for _, s := range specs {
+		out, err := AddServer(nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadSpecs(out)
+		if err != nil || len(back) != 1 || !sameSpec(back[0], s) || back[0].CommandHash() != s.CommandHash() {
+			t.Fatalf("round trip of %s:\n%s\n%+v %v", s.Name, out, back, err)
+		}
+	}
+	for _, bad := range []struct{ toml, want string }{
+		{"[[servers]]\nname = \"x\"\ncommand = \"c\"\nsandbox = \"none\"\n", `write sandbox = "off"`},
+		{"[[servers]]\nname = \"x\"\ncommand = \"c\"\n[servers.sandbox]\nexec = true\n", `unknown key "exec"`},
+		{"[[servers]]\nname = \"x\"\ncommand = \"c\"\n[servers.sandbox]\nread = \"/a\"\n", "a list of paths"},
+	} {
+		if _, err := ReadSpecs([]byte(bad.toml)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v, want %q", bad.toml, err, bad.want)
+		}
+	}
+	rel := Spec{Name: "x", Command: "c", Sandbox: &Sandbox{Write: []string{"data"}}}
+	if err := rel.Validate(nil); err == nil || !strings.Contains(err.Error(), "absolute path") {
+		t.Fatalf("relative sandbox path: %v", err)
+	}
+	remote := Spec{Name: "x", URL: "https://example.test/mcp", Sandbox: &Sandbox{Off: true}}
+	if err := remote.Validate(nil); err == nil || !strings.Contains(err.Error(), "local server") {
+		t.Fatalf("sandbox on a remote server: %v", err)
+	}
+}

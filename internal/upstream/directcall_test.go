@@ -22,7 +22,7 @@ import (
 // annotations, images, resource links, structured content, tool errors and protocol errors.
 func TestDirectCallsMatchTheSession(t *testing.T) {
 	m := newTestManager(t, Options{})
-	if err := m.Sync([]Spec{everythingSpec(t, "everything")}); err != nil {
+	if err := approveSync(m, []Spec{everythingSpec(t, "everything")}); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m, "everything", StateRunning)

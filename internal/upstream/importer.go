@@ -41,14 +41,20 @@ const ScopeLocal = "local"
 
 // Import reads the MCP servers configured in every client's own files (each scope whose file
 // exists) and maps them to specs, in the order `switchboard clients list` shows the clients.
+// The project scope (.mcp.json, .vscode/, .cursor/, ... in env.Project: files that come with a
+// repository, written by whoever wrote it) is read only with project; the user's own files
+// always.
 // Switchboard's own entry, the relay to this hub, is left out. A file that cannot be read does not
 // stop the others: found holds what could be read and err joins one error per file that could not.
-func Import(env clientconf.Env) (found []Found, err error) {
+func Import(env clientconf.Env, project bool) (found []Found, err error) {
 	var errs []error
 	seen := map[string]bool{}
 	byKey := map[string]int{}
 	for _, c := range clientconf.Clients() {
 		for _, scope := range c.Scopes() {
+			if scope == clientconf.ScopeProject && !project {
+				continue
+			}
 			path, err := c.Path(env, scope)
 			if err != nil || seen[path] {
 				continue // the project is the home directory: a user file read already
@@ -675,3 +681,24 @@ func looksLikeToken(v string) bool {
 
 // secretName suggests a keyring name for the value of key: API_KEY -> api-key.
 func secretName(key string) string { return SanitizeName(key) }
+
+// ProjectFiles lists the client files of the project scope that exist in env.Project (what
+// Import leaves out without project).
+func ProjectFiles(env clientconf.Env) []string {
+	var out []string
+	for _, c := range clientconf.Clients() {
+		for _, scope := range c.Scopes() {
+			if scope != clientconf.ScopeProject {
+				continue
+			}
+			path, err := c.Path(env, scope)
+			if err != nil || slices.Contains(out, path) {
+				continue
+			}
+			if _, err := os.Stat(path); err == nil {
+				out = append(out, path)
+			}
+		}
+	}
+	return out
+}

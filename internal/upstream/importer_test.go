@@ -143,7 +143,7 @@ args = ["connect", "--socket", "/run/user/1000/switchboard/mcp.sock"]
 
 func TestImport(t *testing.T) {
 	env := importHome(t)
-	found, err := Import(env)
+	found, err := Import(env, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestImportUnreadableFile(t *testing.T) {
 	env := importHome(t)
 	bad := filepath.Join(env.Home, ".cursor", "mcp.json")
 	os.WriteFile(bad, []byte("{\n  \"mcpServers\": {,\n}\n"), 0o600)
-	found, err := Import(env)
+	found, err := Import(env, true)
 	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v", err)
 	}
@@ -260,7 +260,7 @@ func TestImportUnreadableFile(t *testing.T) {
 	}
 	empty := clientconf.Env{Home: t.TempDir(), Project: t.TempDir()}
 	empty.ConfigHome = filepath.Join(empty.Home, ".config")
-	if found, err := Import(empty); err != nil || len(found) != 0 {
+	if found, err := Import(empty, true); err != nil || len(found) != 0 {
 		t.Errorf("no clients: %v, %v", found, err)
 	}
 }
@@ -353,4 +353,35 @@ func at(s []string, i int) string {
 		return s[i]
 	}
 	return ""
+}
+
+// TestImportLeavesProjectFilesOut: without project, a repository's own files (.mcp.json,
+// .vscode/mcp.json, ...) are not read: a cloned repository cannot slip a command in.
+func TestImportLeavesProjectFilesOut(t *testing.T) {
+	env := importHome(t)
+	all, err := Import(env, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := Import(env, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var project int
+	for _, f := range all {
+		if f.Scope == string(clientconf.ScopeProject) {
+			project++
+		}
+	}
+	if project == 0 || len(user) >= len(all) {
+		t.Fatalf("fixture has %d project entries; %d found with, %d without", project, len(all), len(user))
+	}
+	for _, f := range user {
+		if f.Scope == string(clientconf.ScopeProject) {
+			t.Errorf("project entry %s read without project", f.Spec.Name)
+		}
+	}
+	if files := ProjectFiles(env); len(files) == 0 {
+		t.Fatal("ProjectFiles found none")
+	}
 }

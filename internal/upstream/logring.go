@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,48 @@ type logRing struct {
 	next  int
 	full  bool
 	subs  listeners.Set[LogLine]
+	// masks are the secrets the server was given (${secret:NAME} → value): a line that
+	// holds a value shows the reference instead.
+	masks []secretMask
+}
+
+type secretMask struct{ ref, value string }
+
+// minMasked is the shortest value masked: shorter ones would blot out ordinary text.
+const minMasked = 4
+
+// mask makes every later line (and Masked) show ${secret:name} for value.
+func (r *logRing) mask(name, value string) {
+	if len(value) < minMasked {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, m := range r.masks {
+		if m.value == value {
+			r.masks[i].ref = "${secret:" + name + "}"
+			return
+		}
+	}
+	r.masks = append(r.masks, secretMask{ref: "${secret:" + name + "}", value: value})
+	// Longest first, so a secret that contains another is replaced whole.
+	slices.SortFunc(r.masks, func(a, b secretMask) int { return len(b.value) - len(a.value) })
+}
+
+// masked replaces the secrets in text by their references.
+func (r *logRing) masked(text string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.maskedLocked(text)
+}
+
+func (r *logRing) maskedLocked(text string) string {
+	for _, m := range r.masks {
+		if strings.Contains(text, m.value) {
+			text = strings.ReplaceAll(text, m.value, m.ref)
+		}
+	}
+	return text
 }
 
 const maxLogLine = 4096
@@ -39,8 +82,8 @@ func (r *logRing) add(stream, text string) {
 		}
 		text = text[:cut] + "…"
 	}
-	l := LogLine{Time: time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), Stream: stream, Text: strings.ToValidUTF8(text, "\uFFFD")}
 	r.mu.Lock()
+	l := LogLine{Time: time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"), Stream: stream, Text: strings.ToValidUTF8(r.maskedLocked(text), "\uFFFD")}
 	r.lines[r.next] = l
 	r.next = (r.next + 1) % len(r.lines)
 	if r.next == 0 {

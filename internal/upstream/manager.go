@@ -45,8 +45,15 @@ type Backoff struct {
 type Options struct {
 	// ApprovalsFile keeps approvals and pins ("" = in memory only).
 	ApprovalsFile string
-	// Workspace is a stdio server's default working directory.
+	// Workspace is a stdio server's default working directory; a confined server may read and
+	// write it.
 	Workspace string
+	// StateDir holds each local server's own directory (StateDir/<name>): its working files,
+	// caches and temporary files, writable inside its sandbox ("" : none).
+	StateDir string
+	// GrantedDirs are the folders the hub grants clients without asking ([roots] allow): a
+	// confined server may read and write them too. Called at each start.
+	GrantedDirs func() []string
 	// Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (the app passes config.Env.Lookup;
 	// nil: no variable is set).
 	Secret SecretLookup
@@ -77,6 +84,9 @@ type Manager struct {
 
 	onChange listeners.Set[string]
 	nextID   atomic.Uint32
+	// stopReaper ends the goroutine that reaps the orphans the hub inherits as a subreaper.
+	stopReaper chan struct{}
+	reaperDone chan struct{}
 	// workspace is Options.Workspace until SetWorkspace changes it (the hub's workspace moved).
 	workspace atomic.Pointer[string]
 }
@@ -108,8 +118,21 @@ func New(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manager{opts: opts, approvals: a, servers: map[string]*server{}}
+	// A server's process that leaves its group becomes the hub's child, not init's, so the
+	// hub can still end it (killOrphans). Process-wide and idempotent.
+	subreaper := becomeSubreaper() == nil
+	if !subreaper {
+		opts.Logger.Warn("servers: cannot become a child subreaper; a server's process that leaves its process group may outlive it")
+	}
+	m := &Manager{opts: opts, approvals: a, servers: map[string]*server{}, stopReaper: make(chan struct{})}
 	m.workspace.Store(&opts.Workspace)
+	if subreaper {
+		m.reaperDone = make(chan struct{})
+		go func() {
+			defer close(m.reaperDone)
+			reapStrays(m.stopReaper, 10*time.Second)
+		}()
+	}
 	return m, nil
 }
 
@@ -241,6 +264,10 @@ func (m *Manager) Sync(specs []Spec) error {
 // and waits for them, or for ctx.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
+	if !m.closed && m.reaperDone != nil {
+		close(m.stopReaper)
+		defer func() { <-m.reaperDone }()
+	}
 	m.closed = true
 	all := make([]*server, 0, len(m.servers))
 	for _, s := range m.servers {
@@ -350,6 +377,52 @@ func (m *Manager) restart(name, why string) error {
 	return nil
 }
 
+// ApproveCommand records that the user approved sp's command (CommandHash) for the server of
+// its name, and starts the server if it is configured so and was waiting for that. It may
+// come before the server is configured (a form that approves the entry it is about to write):
+// the approval holds for exactly that command.
+func (m *Manager) ApproveCommand(sp Spec) error {
+	if err := sp.Validate(m.opts.Reserved); err != nil {
+		return err
+	}
+	if err := m.approvals.approveCommand(sp.Name, sp.CommandHash(), sp.CommandLine(), time.Now()); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	s := m.servers[sp.Name]
+	m.mu.Unlock()
+	if s != nil {
+		if s.spec.CommandHash() == sp.CommandHash() {
+			s.log.add("hub", "command approved by the user: "+sp.CommandLine())
+		}
+		select {
+		case s.approved <- struct{}{}:
+		default:
+		}
+		m.notify(sp.Name)
+	}
+	return nil
+}
+
+// Spec returns a configured server's spec.
+func (m *Manager) Spec(name string) (Spec, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return Spec{}, err
+	}
+	return s.spec, nil
+}
+
+// Mask replaces the secrets a server was given by their references (${secret:NAME}) in text
+// the server produced, before the hub shows it (a tool's result or error).
+func (m *Manager) Mask(name, text string) string {
+	s, err := m.get(name)
+	if err != nil {
+		return text
+	}
+	return s.log.masked(text)
+}
+
 // Approve takes a server out of quarantine and pins the tools it offers now; with tools named,
 // it pins only those (a held new or changed tool). The server must have listed its tools: an
 // idle on-demand server is started first, waiting up to ctx.
@@ -360,6 +433,9 @@ func (m *Manager) Approve(ctx context.Context, name string, tools ...string) (St
 	}
 	if !s.spec.IsEnabled() {
 		return Status{}, fmt.Errorf("server %q is disabled; enable it first (`switchboard servers enable %s`) so its tools can be listed", name, name)
+	}
+	if !m.approvals.commandApproved(name, s.spec.CommandHash()) {
+		return Status{}, fmt.Errorf("server %q: its command is not approved, so it has not run and has no tools to pin; approve the command first (`switchboard servers approve %s` shows it)", name, name)
 	}
 	if _, err := s.waitSession(ctx); err != nil {
 		return Status{}, fmt.Errorf("server %q: approve needs its tool list: %w", name, err)
@@ -418,6 +494,8 @@ func (s *server) waitSession(ctx context.Context) (*sdk.ClientSession, error) {
 			}
 		case StateDisabled:
 			return nil, fmt.Errorf("server %q is disabled", s.spec.Name)
+		case StateUnapproved:
+			return nil, fmt.Errorf("server %q does not run: its command (%s) is not approved; approve it on the dashboard's Servers view or with `switchboard servers approve %s`", s.spec.Name, s.spec.CommandLine(), s.spec.Name)
 		case StateStopped:
 			return nil, fmt.Errorf("server %q: the hub is shutting down", s.spec.Name)
 		case StateBackoff:
@@ -563,9 +641,46 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 		res, err = cs.CallTool(ctx, params)
 	}
 	if err != nil {
-		return nil, s.callError(ctx, cs, err)
+		return nil, s.maskErr(s.callError(ctx, cs, err))
 	}
+	s.maskResult(res)
 	return res, nil
+}
+
+// maskResult replaces the secrets the server was given by their references in the text of its
+// result, before any client, log or audit line sees it.
+func (s *server) maskResult(res *sdk.CallToolResult) {
+	if res == nil {
+		return
+	}
+	s.log.mu.Lock()
+	none := len(s.log.masks) == 0
+	s.log.mu.Unlock()
+	if none {
+		return
+	}
+	for _, c := range res.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			t.Text = s.log.masked(t.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			if m := s.log.masked(string(b)); m != string(b) {
+				res.StructuredContent = json.RawMessage(m)
+			}
+		}
+	}
+}
+
+func (s *server) maskErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if m := s.log.masked(err.Error()); m != err.Error() {
+		return errors.New(m)
+	}
+	return err
 }
 
 // callError explains a failed upstream request: the server going away during it is said as

@@ -43,6 +43,9 @@ func newTestManager(t *testing.T, opts Options) *Manager {
 	if opts.Workspace == "" {
 		opts.Workspace = t.TempDir()
 	}
+	if opts.StateDir == "" {
+		opts.StateDir = t.TempDir()
+	}
 	if opts.Backoff.Min == 0 {
 		opts.Backoff = Backoff{Min: 200 * time.Millisecond, Max: time.Second, Reset: time.Minute}
 	}
@@ -127,7 +130,7 @@ func text(res *sdk.CallToolResult) string {
 
 func TestEverythingQuarantinedUntilApproved(t *testing.T) {
 	m := newTestManager(t, Options{})
-	if err := m.Sync([]Spec{everythingSpec(t, "everything")}); err != nil {
+	if err := approveSync(m, []Spec{everythingSpec(t, "everything")}); err != nil {
 		t.Fatal(err)
 	}
 	st := waitState(t, m, "everything", StateRunning)
@@ -168,7 +171,7 @@ func TestEverythingQuarantinedUntilApproved(t *testing.T) {
 	}
 	// Approvals survive the hub: a new manager on the same file offers the tools at once.
 	m2 := newTestManager(t, Options{ApprovalsFile: m.opts.ApprovalsFile})
-	if err := m2.Sync([]Spec{everythingSpec(t, "everything")}); err != nil {
+	if err := approveSync(m2, []Spec{everythingSpec(t, "everything")}); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m2, "everything", StateRunning)
@@ -178,13 +181,15 @@ func TestEverythingQuarantinedUntilApproved(t *testing.T) {
 }
 
 func TestChangedToolIsHeldWithDiff(t *testing.T) {
-	desc := filepath.Join(t.TempDir(), "desc")
+	// In the workspace: the sandbox lets the server read there.
+	ws := t.TempDir()
+	desc := filepath.Join(ws, "desc")
 	if err := os.WriteFile(desc, []byte("Greets someone by name."), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := newTestManager(t, Options{})
+	m := newTestManager(t, Options{Workspace: ws})
 	spec := fixtureSpec(t, "fixture", map[string]string{"FIXTURE_DESC_FILE": desc})
-	if err := m.Sync([]Spec{spec}); err != nil {
+	if err := approveSync(m, []Spec{spec}); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m, "fixture", StateRunning)
@@ -253,9 +258,10 @@ func alive(pid int) bool {
 }
 
 func TestKillDuringCallFailsFastAndRestarts(t *testing.T) {
-	pids := filepath.Join(t.TempDir(), "pids")
-	m := newTestManager(t, Options{})
-	if err := m.Sync([]Spec{fixtureSpec(t, "fixture", map[string]string{"FIXTURE_MODE": "grandchild", "FIXTURE_PID_FILE": pids})}); err != nil {
+	ws := t.TempDir()
+	pids := filepath.Join(ws, "pids") // in the workspace, where the sandbox lets the server write
+	m := newTestManager(t, Options{Workspace: ws})
+	if err := approveSync(m, []Spec{fixtureSpec(t, "fixture", map[string]string{"FIXTURE_MODE": "grandchild", "FIXTURE_PID_FILE": pids})}); err != nil {
 		t.Fatal(err)
 	}
 	st := waitState(t, m, "fixture", StateRunning)
@@ -306,24 +312,29 @@ func TestKillDuringCallFailsFastAndRestarts(t *testing.T) {
 }
 
 func TestShutdownLeavesNoProcess(t *testing.T) {
-	pids := filepath.Join(t.TempDir(), "pids")
-	m, err := New(Options{Workspace: t.TempDir()})
+	ws := t.TempDir()
+	pids := filepath.Join(ws, "pids") // in the workspace, where the sandbox lets the server write
+	m, err := New(Options{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
 	specs := []Spec{
 		fixtureSpec(t, "grandchild", map[string]string{"FIXTURE_MODE": "grandchild", "FIXTURE_PID_FILE": pids}),
 		fixtureSpec(t, "stubborn", map[string]string{"FIXTURE_MODE": "ignore-stdin-eof", "FIXTURE_PID_FILE": pids}),
+		// Its grandchild calls setsid: out of the server's process group, it is found as the
+		// hub's orphan (the hub is a child subreaper).
+		fixtureSpec(t, "daemon", map[string]string{"FIXTURE_MODE": "daemon", "FIXTURE_PID_FILE": pids}),
 	}
-	if err := m.Sync(specs); err != nil {
+	if err := approveSync(m, specs); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m, "grandchild", StateRunning)
 	waitState(t, m, "stubborn", StateRunning)
+	waitState(t, m, "daemon", StateRunning)
 	var all []int
-	// The grandchild writes its pid once it runs; nothing announces that.
-	if !testutil.Poll(testutil.Patience, func() bool { all = pidsIn(t, pids); return len(all) >= 3 }) || len(all) != 3 {
-		t.Fatalf("pids %v, want 3 (two servers, one grandchild)", all)
+	// The grandchildren write their pids once they run; nothing announces that.
+	if !testutil.Poll(testutil.Patience, func() bool { all = pidsIn(t, pids); return len(all) >= 5 }) || len(all) != 5 {
+		t.Fatalf("pids %v, want 5 (three servers, two grandchildren)", all)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -344,7 +355,7 @@ func TestStartFailuresAreReportedAndRetried(t *testing.T) {
 		{Name: "missing", Command: "no-such-mcp-server-binary"},
 		{Name: "nosecret", Command: "node", Env: map[string]string{"TOKEN": "${SWITCHBOARD_TEST_UNSET_VAR}"}},
 	}
-	if err := m.Sync(specs); err != nil {
+	if err := approveSync(m, specs); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
@@ -371,7 +382,7 @@ func TestOnDemandStartsAtFirstCall(t *testing.T) {
 	m := newTestManager(t, Options{})
 	spec := fixtureSpec(t, "lazy", nil)
 	spec.Start = StartOnDemand
-	if err := m.Sync([]Spec{spec}); err != nil {
+	if err := approveSync(m, []Spec{spec}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := m.Status("lazy"); st.State != StateIdle {
@@ -410,18 +421,18 @@ func TestSyncValidatesAndStops(t *testing.T) {
 	}
 	off := false
 	spec := fixtureSpec(t, "fixture", nil)
-	if err := m.Sync([]Spec{spec}); err != nil {
+	if err := approveSync(m, []Spec{spec}); err != nil {
 		t.Fatal(err)
 	}
 	st := waitState(t, m, "fixture", StateRunning)
 	spec.Enabled = &off
-	if err := m.Sync([]Spec{spec}); err != nil {
+	if err := approveSync(m, []Spec{spec}); err != nil {
 		t.Fatal(err)
 	}
 	if st2, _ := m.Status("fixture"); st2.State != StateDisabled || alive(st.PID) {
 		t.Fatalf("disabled: state %q, old pid alive %v", st2.State, alive(st.PID))
 	}
-	if err := m.Sync(nil); err != nil {
+	if err := approveSync(m, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Status("fixture"); err == nil || !errors.Is(err, err) || !strings.Contains(err.Error(), "not configured") {
@@ -436,7 +447,7 @@ func TestSyncValidatesAndStops(t *testing.T) {
 // mistake) still runs; the line shows in its log as such.
 func TestNoisyStdoutIsLoggedNotFatal(t *testing.T) {
 	m := newTestManager(t, Options{})
-	if err := m.Sync([]Spec{fixtureSpec(t, "noisy", map[string]string{"FIXTURE_MODE": "noisy-stdout"})}); err != nil {
+	if err := approveSync(m, []Spec{fixtureSpec(t, "noisy", map[string]string{"FIXTURE_MODE": "noisy-stdout"})}); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m, "noisy", StateRunning)
@@ -451,7 +462,7 @@ func TestNoisyStdoutIsLoggedNotFatal(t *testing.T) {
 
 func TestHungServerCallEndsWithItsClient(t *testing.T) {
 	m := newTestManager(t, Options{})
-	if err := m.Sync([]Spec{fixtureSpec(t, "hung", map[string]string{"FIXTURE_MODE": "hang"})}); err != nil {
+	if err := approveSync(m, []Spec{fixtureSpec(t, "hung", map[string]string{"FIXTURE_MODE": "hang"})}); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m, "hung", StateRunning)
@@ -501,7 +512,7 @@ func TestSetWorkspaceMovesFollowingServers(t *testing.T) {
 	follows := fixtureSpec(t, "follows", map[string]string{"FIXTURE_PID_FILE": "pids"}) // relative: lands in its cwd
 	stays := fixtureSpec(t, "stays", map[string]string{"FIXTURE_PID_FILE": "pids"})
 	stays.Cwd = fixed
-	if err := m.Sync([]Spec{follows, stays}); err != nil {
+	if err := approveSync(m, []Spec{follows, stays}); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, m, "follows", StateRunning)
@@ -531,4 +542,15 @@ func TestSetWorkspaceMovesFollowingServers(t *testing.T) {
 	if got := m.SetWorkspace(second); got != nil {
 		t.Errorf("the same workspace again restarted %q", got)
 	}
+}
+
+// approveSync approves every spec's command, as the user would, then syncs: the tests of what
+// a running server does start from an approved command.
+func approveSync(m *Manager, specs []Spec) error {
+	for _, s := range specs {
+		if err := m.ApproveCommand(s); err != nil {
+			return err
+		}
+	}
+	return m.Sync(specs)
 }

@@ -94,7 +94,7 @@ func TestRemoteServers(t *testing.T) {
 			m := newTestManager(t, Options{Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 			spec := Spec{Name: "remote", URL: front + tc.path, Transport: tc.transport,
 				Headers: map[string]string{"Authorization": "Bearer ${SB_TEST_REMOTE_TOKEN}"}}
-			if err := m.Sync([]Spec{spec}); err != nil {
+			if err := approveSync(m, []Spec{spec}); err != nil {
 				t.Fatal(err)
 			}
 			st := waitState(t, m, "remote", StateRunning)

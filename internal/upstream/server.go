@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/sandbox"
 )
 
 // server is one configured upstream server and its supervisor. The Manager owns it; its run
@@ -48,22 +51,26 @@ type server struct {
 	prompts   []*sdk.Prompt
 	inflight  int
 	calls     int64
+	sandbox   SandboxStatus // how the last start was confined
 
 	// id tells servers of the same name apart (a restart or a config change makes a new one);
 	// catVer counts changes of what it offers (CatalogueVersion).
 	id     uint32
 	catVer atomic.Uint64
 
-	want   chan struct{} // wakes an idle on-demand server
-	cancel context.CancelFunc
-	done   chan struct{}
+	want     chan struct{} // wakes an idle on-demand server
+	approved chan struct{} // wakes a server waiting for its command's approval
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 func newServer(m *Manager, spec Spec) *server {
-	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), since: time.Now(), id: m.nextID.Add(1)}
+	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), approved: make(chan struct{}, 1), since: time.Now(), id: m.nextID.Add(1)}
 	switch {
 	case !spec.IsEnabled():
 		s.state = StateDisabled
+	case !m.approvals.commandApproved(spec.Name, spec.CommandHash()):
+		s.state = StateUnapproved
 	case spec.StartMode() == StartOnDemand:
 		s.state = StateIdle
 	default:
@@ -130,7 +137,19 @@ func (s *server) run(ctx context.Context) {
 		return
 	}
 	failures := 0
+	hash := s.spec.CommandHash()
 	for {
+		// Nothing of a server runs, is resolved or is sent before the user approved its command
+		// as configured (an edit of the command puts it back here).
+		for !s.m.approvals.commandApproved(s.spec.Name, hash) {
+			s.setState(StateUnapproved)
+			select {
+			case <-ctx.Done():
+				s.setState(StateStopped)
+				return
+			case <-s.approved:
+			}
+		}
 		if s.spec.StartMode() == StartOnDemand {
 			s.mu.Lock()
 			wanted := s.wanted
@@ -395,31 +414,78 @@ func (s *server) relist(tools, resources, prompts bool) {
 	}()
 }
 
+// secretLookup resolves ${secret:NAME} for this server and masks each value it hands out
+// wherever the hub shows the server's output (its log, its tools' results and errors).
+func (s *server) secretLookup() SecretLookup {
+	if s.m.opts.Secret == nil {
+		return nil
+	}
+	return func(name string) (string, error) {
+		v, err := s.m.opts.Secret(name)
+		if err == nil {
+			s.log.mask(name, v)
+		}
+		return v, err
+	}
+}
+
 // httpClient is an HTTP client that adds the configured headers (expanded at each start).
 func (s *server) httpClient() (*http.Client, error) {
 	h := http.Header{}
 	for k, v := range s.spec.Headers {
-		val, err := Expand(v, s.m.opts.Getenv, s.m.opts.Secret)
+		val, err := Expand(v, s.m.opts.Getenv, s.secretLookup())
 		if err != nil {
 			return nil, fmt.Errorf("headers: %s: %w", k, err)
 		}
 		h.Set(k, val)
 	}
-	return &http.Client{Transport: headerTransport{h: h, next: http.DefaultTransport}}, nil
+	origin, err := url.Parse(s.spec.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
+	return &http.Client{
+		Transport: headerTransport{h: h, host: origin.Host, scheme: origin.Scheme, next: http.DefaultTransport},
+		// The configured headers (tokens, API keys) are for the configured origin only: a
+		// redirect elsewhere is refused rather than followed with or without them.
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if !sameOrigin(req.URL, origin) {
+				return fmt.Errorf("server %q: refused a redirect from %s to another origin (%s://%s): the configured headers stay with their origin; set url to the new address if you trust it", s.spec.Name, origin.Host, req.URL.Scheme, req.URL.Host)
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		},
+	}, nil
 }
 
+// sameOrigin compares scheme and host (with port), as browsers do.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
+}
+
+// headerTransport adds the configured headers to requests for the configured origin, and to no
+// other (a second guard behind CheckRedirect).
 type headerTransport struct {
-	h    http.Header
-	next http.RoundTripper
+	h            http.Header
+	scheme, host string
+	next         http.RoundTripper
 }
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.EqualFold(r.URL.Scheme, t.scheme) || !strings.EqualFold(r.URL.Host, t.host) {
+		return t.next.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range t.h {
 		r.Header[k] = v
 	}
 	return t.next.RoundTrip(r)
 }
+
+// serverMarkEnv marks every process of a local server (its environment is inherited), so the
+// hub finds the ones that left the server's process group (killOrphans).
+const serverMarkEnv = "SWITCHBOARD_SERVER"
 
 // proc is a started server process: the leader of its own process group.
 type proc struct {
@@ -434,18 +500,26 @@ type proc struct {
 // startProcess starts the server in its own process group with pipes the hub owns (so Wait
 // never waits on a grandchild holding them) and its stderr into the log.
 func (s *server) startProcess() (*proc, sdk.Transport, error) {
-	env := os.Environ()
-	keys := make([]string, 0, len(s.spec.Env))
-	for k := range s.spec.Env {
-		keys = append(keys, k)
+	stateDir := ""
+	if s.m.opts.StateDir != "" {
+		stateDir = filepath.Join(s.m.opts.StateDir, s.spec.Name)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		val, err := Expand(s.spec.Env[k], s.m.opts.Getenv, s.m.opts.Secret)
+	getenv := s.m.opts.Getenv
+	if stateDir != "" {
+		getenv = func(k string) (string, bool) {
+			if k == StateDirEnv {
+				return stateDir, true
+			}
+			return s.m.opts.Getenv(k)
+		}
+	}
+	configured := make(map[string]string, len(s.spec.Env))
+	for k, v := range s.spec.Env {
+		val, err := Expand(v, getenv, s.secretLookup())
 		if err != nil {
 			return nil, nil, fmt.Errorf("env: %s: %w", k, err)
 		}
-		env = append(env, k+"="+val)
+		configured[k] = val
 	}
 	dir, ws := s.spec.Cwd, s.m.Workspace()
 	if dir == "" {
@@ -453,10 +527,42 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 	} else if !filepath.IsAbs(dir) && ws != "" {
 		dir = filepath.Join(ws, dir)
 	}
+	if dir == "" && stateDir != "" {
+		dir = stateDir // no project yet: the server works in its own directory
+	}
 	path, err := exec.LookPath(s.spec.Command)
 	if err != nil {
 		return nil, nil, fmt.Errorf("command: %q not found on PATH (%v); install it or give its full path", s.spec.Command, err)
 	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, nil, fmt.Errorf("command: %w", err)
+	}
+	if stateDir != "" {
+		if err := makeStateDir(stateDir); err != nil {
+			return nil, nil, err
+		}
+	}
+	c := s.confine(path, dir, stateDir)
+	env := serverEnv(os.Environ(), s.spec.EnvPassthrough, stateDir, c.status.Mode == SandboxConfined, configured)
+	mark := fmt.Sprintf("%d.%s.%d", os.Getpid(), s.spec.Name, s.id)
+	env = append(env, serverMarkEnv+"="+mark)
+	var cmd *exec.Cmd
+	if c.status.Mode == SandboxOff {
+		cmd = exec.Command(path, s.spec.Args...)
+		cmd.Env = env
+	} else {
+		var st sandbox.Status
+		if cmd, st, err = sandbox.Command(c.policy, env, path, s.spec.Args...); err != nil {
+			return nil, nil, err
+		}
+		c.status.Detail = st.Detail
+		if !st.Confined {
+			c.status.Mode = SandboxUnconfined
+		}
+	}
+	s.mu.Lock()
+	s.sandbox = c.status
+	s.mu.Unlock()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -475,9 +581,7 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		outW.Close()
 		return nil, nil, err
 	}
-	cmd := exec.Command(path, s.spec.Args...)
 	cmd.Dir = dir
-	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = procAttr()
 	err = cmd.Start()
@@ -495,7 +599,7 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 	s.mu.Lock()
 	s.pid = cmd.Process.Pid
 	s.mu.Unlock()
-	s.log.add("hub", fmt.Sprintf("started %s (pid %d)", s.spec.CommandLine(), cmd.Process.Pid))
+	s.log.add("hub", fmt.Sprintf("started %s (pid %d, %s: %s)", s.spec.CommandLine(), cmd.Process.Pid, c.status.Mode, c.status.Detail))
 	go s.log.readLines(errR, "stderr")
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -505,6 +609,9 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		killGroup(cmd.Process.Pid)
 		if !awaitGroupGone(cmd.Process.Pid, 5*time.Second) {
 			s.log.add("hub", fmt.Sprintf("process group %d still has processes 5 s after SIGKILL", cmd.Process.Pid))
+		}
+		if n := killOrphans(mark, cmd.Process.Pid, 5*time.Second); n > 0 {
+			s.log.add("hub", fmt.Sprintf("ended %d process(es) of the server that had left its process group", n))
 		}
 		close(p.exited)
 		errR.Close()
@@ -578,6 +685,12 @@ func (s *server) status(a *approvals) Status {
 		LastError: s.lastErr, LastErrorAt: stamp(s.lastErrAt), ServerInfo: s.info, Instructions: s.instr,
 		Resources: len(s.resources), Templates: len(s.templates), Prompts: len(s.prompts),
 		InFlight: s.inflight, Calls: s.calls, Tools: []ToolStatus{},
+		CommandHash: s.spec.CommandHash(), Cwd: s.spec.Cwd, Env: envNames(s.spec),
+		Sandbox: s.sandbox,
+	}
+	st.CommandApproved = a.commandApproved(s.spec.Name, st.CommandHash)
+	if st.Sandbox.Mode == "" {
+		st.Sandbox = plannedSandbox(s.spec)
 	}
 	if s.state == StateRunning || s.state == StateStarting {
 		st.PID = s.pid

@@ -11,8 +11,13 @@
 package upstream
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,7 +47,76 @@ type Spec struct {
 	Enabled *bool `toml:"enabled,omitempty" json:"enabled,omitempty"`
 	// Start is "eager" (with the hub, the default) or "on-demand" (at the first call that needs it).
 	Start string `toml:"start,omitempty" json:"start,omitempty"`
+
+	// EnvPassthrough names variables of the hub's environment a local server gets as they are,
+	// beyond the allow-list every server gets (PATH, HOME, LANG, ...: baseEnvNames in env.go).
+	EnvPassthrough []string `toml:"env_passthrough,omitempty" json:"env_passthrough,omitempty"`
+	// Sandbox widens a local server's confinement ([servers.sandbox]) or turns it off
+	// (sandbox = "off"); nil: the default confinement.
+	Sandbox *Sandbox `toml:"sandbox,omitempty" json:"sandbox,omitempty"`
 }
+
+// Sandbox is a local server's [servers.sandbox] table: what it may touch beyond the default
+// (the system read-only, its own install location read-only, the hub's project folder, the
+// folders [roots] allow grants and its own state directory read-write).
+type Sandbox struct {
+	// Off runs the server unconfined (written sandbox = "off"): it can then reach everything
+	// the user can. The dashboard and doctor warn about it.
+	Off bool `json:"off,omitempty"`
+	// Read and Write are more paths to read, or to read and write (absolute, or ~/ for the
+	// home).
+	Read  []string `json:"read,omitempty"`
+	Write []string `json:"write,omitempty"`
+	// Network false denies the server TCP connections (nil or true: allowed).
+	Network *bool `json:"network,omitempty"`
+}
+
+// UnmarshalTOML reads sandbox = "off" or a [servers.sandbox] table.
+func (b *Sandbox) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		if v != "off" {
+			return fmt.Errorf("sandbox: %q: write sandbox = \"off\" to run a server unconfined, or a [servers.sandbox] table with read, write and network to widen it", v)
+		}
+		*b = Sandbox{Off: true}
+		return nil
+	case map[string]any:
+		*b = Sandbox{}
+		for k, val := range v {
+			switch k {
+			case "read", "write":
+				list, ok := val.([]any)
+				if !ok {
+					return fmt.Errorf("sandbox: %s: a list of paths, like %s = [\"~/data\"]", k, k)
+				}
+				for _, e := range list {
+					p, ok := e.(string)
+					if !ok {
+						return fmt.Errorf("sandbox: %s: a list of paths, like %s = [\"~/data\"]", k, k)
+					}
+					if k == "read" {
+						b.Read = append(b.Read, p)
+					} else {
+						b.Write = append(b.Write, p)
+					}
+				}
+			case "network":
+				on, ok := val.(bool)
+				if !ok {
+					return errors.New("sandbox: network: true or false")
+				}
+				b.Network = &on
+			default:
+				return fmt.Errorf("sandbox: unknown key %q; [servers.sandbox] takes read, write and network", k)
+			}
+		}
+		return nil
+	}
+	return errors.New("sandbox: write sandbox = \"off\" or a [servers.sandbox] table with read, write and network")
+}
+
+// NetworkAllowed reports whether the server may use the network.
+func (b *Sandbox) NetworkAllowed() bool { return b == nil || b.Network == nil || *b.Network }
 
 // Start modes.
 const (
@@ -129,6 +203,24 @@ func (s Spec) Validate(reserved []string) error {
 	default:
 		return fmt.Errorf("%s: transport: %q is not a transport; use \"stdio\", \"http\" or \"sse\"", where, s.Transport)
 	}
+	if s.Kind() != TransportStdio && (s.Sandbox != nil || len(s.EnvPassthrough) > 0) {
+		return fmt.Errorf("%s: sandbox and env_passthrough are for a local server (command); a remote one runs elsewhere", where)
+	}
+	for _, k := range s.EnvPassthrough {
+		if !envNameRE.MatchString(k) {
+			return fmt.Errorf("%s: env_passthrough: %q is not a variable name", where, k)
+		}
+	}
+	if sb := s.Sandbox; sb != nil {
+		if sb.Off && (len(sb.Read) > 0 || len(sb.Write) > 0 || sb.Network != nil) {
+			return fmt.Errorf("%s: sandbox: \"off\" runs the server unconfined; remove read, write and network, or keep the sandbox and widen it", where)
+		}
+		for _, p := range append(slices.Clone(sb.Read), sb.Write...) {
+			if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") {
+				return fmt.Errorf("%s: sandbox: %q: give an absolute path or one under ~/", where, p)
+			}
+		}
+	}
 	for k := range s.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("%s: env: %q is not a variable name", where, k)
@@ -169,6 +261,27 @@ func (s Spec) CommandLine() string {
 		return s.URL
 	}
 	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+// CommandHash identifies what the user approves of a server before it runs: what runs on this
+// machine and with what (command, arguments, directory, environment templates, passthrough,
+// sandbox) or where requests and credentials go (URL, transport, header templates). Values are
+// hashed as written (${secret:NAME}, never a resolved secret). Its name, start mode and enabled
+// switch are not part of it.
+func (s Spec) CommandHash() string {
+	b, _ := json.Marshal(struct {
+		Kind           string            `json:"kind"`
+		Command        string            `json:"command,omitempty"`
+		Args           []string          `json:"args,omitempty"`
+		Cwd            string            `json:"cwd,omitempty"`
+		Env            map[string]string `json:"env,omitempty"`
+		EnvPassthrough []string          `json:"env_passthrough,omitempty"`
+		Sandbox        *Sandbox          `json:"sandbox,omitempty"`
+		URL            string            `json:"url,omitempty"`
+		Headers        map[string]string `json:"headers,omitempty"`
+	}{s.Kind(), s.Command, s.Args, s.Cwd, s.Env, s.EnvPassthrough, s.Sandbox, s.URL, s.Headers})
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
 }
 
 // SecretLookup finds a secret by name in the desktop keyring.

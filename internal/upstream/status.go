@@ -5,12 +5,15 @@ import "time"
 // Server states, as the dashboard, tray and `switchboard servers list` show them.
 const (
 	StateDisabled = "disabled" // enabled = false: not running
-	StateIdle     = "idle"     // on-demand, not started yet (or stopped after its last use)
-	StateStarting = "starting" // process started / connecting, not initialized yet
-	StateRunning  = "running"  // initialized; serving its approved tools
-	StateBackoff  = "backoff"  // died; restarting at NextRestart
-	StateFailed   = "failed"   // cannot start (bad command, bad secret): fix the config; retried on change
-	StateStopped  = "stopped"  // the hub is shutting down
+	// StateUnapproved: the user has not approved the server's command as configured; nothing
+	// runs, no secret is resolved and no request is sent until they do.
+	StateUnapproved = "unapproved"
+	StateIdle       = "idle"     // on-demand, not started yet (or stopped after its last use)
+	StateStarting   = "starting" // process started / connecting, not initialized yet
+	StateRunning    = "running"  // initialized; serving its approved tools
+	StateBackoff    = "backoff"  // died; restarting at NextRestart
+	StateFailed     = "failed"   // cannot start (bad command, bad secret): fix the config; retried on change
+	StateStopped    = "stopped"  // the hub is shutting down
 )
 
 // Tool states.
@@ -31,7 +34,16 @@ type Status struct {
 	Enabled bool   `json:"enabled"`
 	Start   string `json:"start"` // eager or on-demand
 	State   string `json:"state"`
-	// Approved: the user approved the server (it is out of quarantine).
+	// CommandApproved: the user approved the command as configured (CommandHash); until then
+	// the server does not run.
+	CommandApproved bool   `json:"command_approved"`
+	CommandHash     string `json:"command_hash"`
+	// Cwd and Env describe what runs (env names only, never values).
+	Cwd string   `json:"cwd,omitempty"`
+	Env []string `json:"env"`
+	// Sandbox says how the server is confined (local servers), or that it runs elsewhere.
+	Sandbox SandboxStatus `json:"sandbox"`
+	// Approved: the user approved the server's tools (it is out of quarantine).
 	Approved bool   `json:"approved"`
 	PID      int    `json:"pid,omitempty"`
 	Since    string `json:"since,omitempty"` // RFC 3339: when it entered State
@@ -55,6 +67,26 @@ type Status struct {
 	InFlight int   `json:"in_flight"`
 	Calls    int64 `json:"calls"`
 }
+
+// SandboxStatus is how a server is confined.
+type SandboxStatus struct {
+	// Mode is "confined", "unconfined" (the kernel cannot confine it), "off" (sandbox = "off")
+	// or "remote" (a URL: nothing runs here).
+	Mode string `json:"mode"`
+	// Detail says what is confined, or why not.
+	Detail string `json:"detail"`
+	// Read and Write are the paths granted beyond the system's (when confined).
+	Read  []string `json:"read"`
+	Write []string `json:"write"`
+}
+
+// Sandbox modes.
+const (
+	SandboxConfined   = "confined"
+	SandboxUnconfined = "unconfined"
+	SandboxOff        = "off"
+	SandboxRemote     = "remote"
+)
 
 // ToolStatus is one tool a server offers.
 type ToolStatus struct {

@@ -8,8 +8,11 @@
 //                      "hang": answer initialize, then never answer a tools/call;
 //                      "grandchild": start a child that ignores SIGTERM and keeps stdout open
 //                      (an orphan unless the hub ends the whole process group);
+//                      "daemon": the same, but the child leaves the process group (setsid), as
+//                      daemons do (the hub, a child subreaper, must still end it);
 //                      "ignore-stdin-eof": keep running after stdin closes (the hub must signal);
-//                      "noisy-stdout": print a log line to stdout before speaking MCP there.
+//                      "noisy-stdout": print a log line to stdout before speaking MCP there;
+//                      "ask": also offer the tool ask, which asks its client (elicitation).
 //   FIXTURE_PID_FILE   the fixture (and its grandchild) append their pids here.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,12 +33,12 @@ if (mode === 'crash-at-start') {
   process.stderr.write('fixture: crashing on purpose\n');
   process.exit(3);
 }
-if (mode === 'grandchild') {
+if (mode === 'grandchild' || mode === 'daemon') {
   const child = spawn(process.execPath, ['-e', `
     process.on('SIGTERM', () => {});
     ${pidFile ? `require('fs').appendFileSync(${JSON.stringify(pidFile)}, process.pid + '\\n');` : ''}
     setInterval(() => {}, 1000);
-  `], { stdio: ['ignore', 'inherit', 'inherit'] });
+  `], { stdio: ['ignore', 'inherit', 'inherit'], detached: mode === 'daemon' });
   child.unref();
 }
 if (mode === 'ignore-stdin-eof') {
@@ -78,5 +81,20 @@ server.registerTool('write-note', {
   inputSchema: { text: z.string().describe('The note') },
   annotations: { readOnlyHint: false, destructiveHint: true },
 }, async ({ text }) => ({ content: [{ type: 'text', text: `noted: ${text}` }] }));
+
+if (mode === 'ask') {
+  server.registerTool('ask', {
+    description: 'Waits delay_ms, then asks the client a question (elicitation) and returns the answer.',
+    inputSchema: { question: z.string().describe('What to ask'), delay_ms: z.number().describe('Wait before asking') },
+  }, async ({ question, delay_ms }) => {
+    await new Promise((r) => setTimeout(r, delay_ms));
+    try {
+      const res = await server.server.elicitInput({ message: question, requestedSchema: { type: 'object', properties: { answer: { type: 'string' } } } });
+      return { content: [{ type: 'text', text: `answered: ${res.action} ${res.content?.answer ?? ''}` }] };
+    } catch (e) {
+      return { content: [{ type: 'text', text: `ask failed: ${e.message}` }], isError: true };
+    }
+  });
+}
 
 await server.connect(new StdioServerTransport());

@@ -61,11 +61,13 @@ export interface Controls {
   serverLogs(name: string, lines: number): Promise<app.ServerLog>;
   /** Takes a server out of quarantine and pins all its tools (tools empty), or pins only the named held tools. */
   approveServer(name: string, tools: string[]): Promise<upstream.Status>;
+  /** Approves a server's command as shown (hash: its status's command_hash), so the server may run; a command changed since is refused. */
+  approveServerCommand(name: string, hash: string): Promise<upstream.Status>;
   /** Stops and starts a server now. */
   restartServer(name: string): Promise<upstream.Status>;
   /** Switches a server on or off in the config file. */
   setServerEnabled(name: string, enabled: boolean): Promise<app.ServerChange>;
-  /** Adds a [[servers]] entry to the config file and starts it, quarantined until approved. */
+  /** Adds a [[servers]] entry to the config file, approves the command it shows and starts it, its tools quarantined until approved. */
   addServer(spec: upstream.Spec): Promise<app.ServerChange>;
   /** Removes a server from the config file and stops it. */
   removeServer(name: string): Promise<app.ServerChange>;
@@ -132,6 +134,7 @@ export interface WailsApp {
   ListServers(): Promise<app.ServerList>;
   ServerLogs(name: string, lines: number): Promise<app.ServerLog>;
   ApproveServer(name: string, tools: string[]): Promise<upstream.Status>;
+  ApproveServerCommand(name: string, hash: string): Promise<upstream.Status>;
   RestartServer(name: string): Promise<upstream.Status>;
   SetServerEnabled(name: string, enabled: boolean): Promise<app.ServerChange>;
   AddServer(spec: upstream.Spec): Promise<app.ServerChange>;
@@ -252,6 +255,10 @@ export abstract class WailsControls implements Controls {
 
   approveServer(name: string, tools: string[]): Promise<upstream.Status> {
     return this.call<upstream.Status>(`approve ${name}${tools.length ? ' tools ' : ''}${tools.join(', ')}`, () => this.bindings.ApproveServer(name, tools));
+  }
+
+  approveServerCommand(name: string, hash: string): Promise<upstream.Status> {
+    return this.call<upstream.Status>(`approve the command of ${name}`, () => this.bindings.ApproveServerCommand(name, hash));
   }
 
   restartServer(name: string): Promise<upstream.Status> {
@@ -437,6 +444,10 @@ export abstract class HttpControls implements Controls {
 
   approveServer(name: string, tools: string[]): Promise<upstream.Status> {
     return this.request<upstream.Status>(`approve ${name}${tools.length ? ' tools ' : ''}${tools.join(', ')}`, 'POST', `api/servers/${encodeURIComponent(name)}/approve`, { tools });
+  }
+
+  approveServerCommand(name: string, hash: string): Promise<upstream.Status> {
+    return this.request<upstream.Status>(`approve the command of ${name}`, 'POST', `api/servers/${encodeURIComponent(name)}/approve-command`, { hash });
   }
 
   restartServer(name: string): Promise<upstream.Status> {

@@ -9,8 +9,21 @@
 
 
 //////////
+// source: confine.go
+
+
+//////////
 // source: directcall.go
 
+
+//////////
+// source: env.go
+
+/**
+ * StateDirEnv names the server's state directory in its environment, and may be used in env
+ * values (MEMORY_FILE_PATH = "${SWITCHBOARD_STATE_DIR}/memory.json").
+ */
+export const StateDirEnv = "SWITCHBOARD_STATE_DIR";
 
 //////////
 // source: importer.go
@@ -109,9 +122,20 @@ export interface Options {
    */
   ApprovalsFile: string;
   /**
-   * Workspace is a stdio server's default working directory.
+   * Workspace is a stdio server's default working directory; a confined server may read and
+   * write it.
    */
   Workspace: string;
+  /**
+   * StateDir holds each local server's own directory (StateDir/<name>): its working files,
+   * caches and temporary files, writable inside its sandbox ("" : none).
+   */
+  StateDir: string;
+  /**
+   * GrantedDirs are the folders the hub grants clients without asking ([roots] allow): a
+   * confined server may read and write them too. Called at each start.
+   */
+  GrantedDirs: unknown;
   /**
    * Secret resolves ${secret:NAME}; Getenv resolves ${VAR} (the app passes config.Env.Lookup;
    * nil: no variable is set).
@@ -224,6 +248,38 @@ export interface Spec {
    * Start is "eager" (with the hub, the default) or "on-demand" (at the first call that needs it).
    */
   start?: string;
+  /**
+   * EnvPassthrough names variables of the hub's environment a local server gets as they are,
+   * beyond the allow-list every server gets (PATH, HOME, LANG, ...: baseEnvNames in env.go).
+   */
+  env_passthrough?: string[];
+  /**
+   * Sandbox widens a local server's confinement ([servers.sandbox]) or turns it off
+   * (sandbox = "off"); nil: the default confinement.
+   */
+  sandbox?: Sandbox;
+}
+/**
+ * Sandbox is a local server's [servers.sandbox] table: what it may touch beyond the default
+ * (the system read-only, its own install location read-only, the hub's project folder, the
+ * folders [roots] allow grants and its own state directory read-write).
+ */
+export interface Sandbox {
+  /**
+   * Off runs the server unconfined (written sandbox = "off"): it can then reach everything
+   * the user can. The dashboard and doctor warn about it.
+   */
+  off?: boolean;
+  /**
+   * Read and Write are more paths to read, or to read and write (absolute, or ~/ for the
+   * home).
+   */
+  read?: string[];
+  write?: string[];
+  /**
+   * Network false denies the server TCP connections (nil or true: allowed).
+   */
+  network?: boolean;
 }
 /**
  * Start modes.
@@ -261,6 +317,11 @@ export type SecretLookup = unknown;
  * Server states, as the dashboard, tray and `switchboard servers list` show them.
  */
 export const StateDisabled = "disabled"; // enabled = false: not running
+/**
+ * StateUnapproved: the user has not approved the server's command as configured; nothing
+ * runs, no secret is resolved and no request is sent until they do.
+ */
+export const StateUnapproved = "unapproved";
 /**
  * Server states, as the dashboard, tray and `switchboard servers list` show them.
  */
@@ -316,7 +377,22 @@ export interface Status {
   start: string; // eager or on-demand
   state: string;
   /**
-   * Approved: the user approved the server (it is out of quarantine).
+   * CommandApproved: the user approved the command as configured (CommandHash); until then
+   * the server does not run.
+   */
+  command_approved: boolean;
+  command_hash: string;
+  /**
+   * Cwd and Env describe what runs (env names only, never values).
+   */
+  cwd?: string;
+  env: string[];
+  /**
+   * Sandbox says how the server is confined (local servers), or that it runs elsewhere.
+   */
+  sandbox: SandboxStatus;
+  /**
+   * Approved: the user approved the server's tools (it is out of quarantine).
    */
   approved: boolean;
   pid?: number /* int */;
@@ -349,6 +425,41 @@ export interface Status {
   in_flight: number /* int */;
   calls: number /* int64 */;
 }
+/**
+ * SandboxStatus is how a server is confined.
+ */
+export interface SandboxStatus {
+  /**
+   * Mode is "confined", "unconfined" (the kernel cannot confine it), "off" (sandbox = "off")
+   * or "remote" (a URL: nothing runs here).
+   */
+  mode: string;
+  /**
+   * Detail says what is confined, or why not.
+   */
+  detail: string;
+  /**
+   * Read and Write are the paths granted beyond the system's (when confined).
+   */
+  read: string[];
+  write: string[];
+}
+/**
+ * Sandbox modes.
+ */
+export const SandboxConfined = "confined";
+/**
+ * Sandbox modes.
+ */
+export const SandboxUnconfined = "unconfined";
+/**
+ * Sandbox modes.
+ */
+export const SandboxOff = "off";
+/**
+ * Sandbox modes.
+ */
+export const SandboxRemote = "remote";
 /**
  * ToolStatus is one tool a server offers.
  */
