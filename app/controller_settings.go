@@ -555,12 +555,17 @@ func (c *Controller) toolsetsToSave(on []string) []string {
 
 // SaveWorkspace saves the workspace key (an existing absolute directory; "" for the directory
 // switchboard starts in), for every start, and moves the running hub there now unless this run's
-// folder came from --workspace or SWITCHBOARD_WORKSPACE.
+// folder came from --workspace or SWITCHBOARD_WORKSPACE. A folder the project chooser refuses
+// (/, the home directory, one holding it) is refused here too, before the file is written: a
+// start would not use it (ResolveProject), and the key must not say otherwise.
 func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 	dir = strings.TrimSpace(dir)
 	if dir != "" {
 		if err := config.ValidateWorkspace(dir); err != nil {
 			return SettingsChange{}, err
+		}
+		if _, err := checkProject(dir, UserHome()); err != nil {
+			return SettingsChange{}, fmt.Errorf("workspace: %s", strings.TrimPrefix(err.Error(), "project folder: "))
 		}
 	}
 	args := struct {

@@ -113,13 +113,24 @@ type StackOptions struct {
 	EagerServers bool
 	// ProjectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
 	// starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
-	// home directory with no folder chosen yet) instead of in the current directory.
+	// home directory with no folder chosen yet) instead of in the current directory;
+	// ProjectFromConfig has the folder checked as the project chooser checks one (not used, with
+	// a warning, when it is / or the home directory).
 	ProjectSource string
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
 func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, error) {
 	projectSource := so.ProjectSource
+	// A workspace the config file names is checked as a chosen folder is (ResolveProject does
+	// the same for the desktop): one saying / or the home directory is not served; the hub
+	// starts as if the file named none, and says why once the logger exists.
+	var workspaceWarning string
+	if projectSource == ProjectFromConfig && cfg.Workspace != "" {
+		if workspaceWarning = configWorkspaceProblem(cfg, UserHome()); workspaceWarning != "" {
+			cfg.Workspace, projectSource = "", ""
+		}
+	}
 	if cfg.Workspace == "" && projectSource != ProjectFromNone {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -168,6 +179,9 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			level = slog.LevelWarn
 		}
 		logger = slog.New(slog.NewMultiHandler(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: level}), hubLog.Handler()))
+	}
+	if workspaceWarning != "" {
+		logger.Warn(workspaceWarning, "using", cfg.Workspace)
 	}
 	store, err := metrics.Open(cfg.MetricsDir())
 	if err != nil {

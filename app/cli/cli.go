@@ -164,7 +164,8 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			defer stop()
 			// On stdio the client shows stderr as errors: only warnings go there, audit lines
 			// only to the audit file.
-			st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: stdio, AuditEcho: !stdio, WithHub: !noHub, StartIDE: !noHub, EagerServers: true})
+			st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: stdio, AuditEcho: !stdio, WithHub: !noHub, StartIDE: !noHub, EagerServers: true,
+				ProjectSource: app.WorkspaceSource(cfg, g.workspace)})
 			if err != nil {
 				return err
 			}
@@ -267,7 +268,7 @@ exits with status 1, so the client reports the lost server.`,
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "switchboard: no hub at %s (%v); serving a private hub for this session: its processes and state are not shared with other clients (start `switchboard` to share them)\n", path, nh.err)
-			return servePrivate(cmd.Context(), cfg, version)
+			return servePrivate(cmd.Context(), cfg, version, app.WorkspaceSource(cfg, g.workspace))
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
@@ -281,10 +282,11 @@ type errNoHub struct{ err error }
 func (e errNoHub) Error() string { return "no hub: " + e.err.Error() }
 
 // servePrivate serves an in-process hub over stdio, as quietly as `serve --stdio`.
-func servePrivate(parent context.Context, cfg config.Config, version string) error {
+// workspaceFrom is where cfg.Workspace came from (app.WorkspaceSource).
+func servePrivate(parent context.Context, cfg config.Config, version, workspaceFrom string) error {
 	ctx, stop := app.SignalContext(parent)
 	defer stop()
-	st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: true, WithHub: true, StartIDE: true, EagerServers: true})
+	st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: true, WithHub: true, StartIDE: true, EagerServers: true, ProjectSource: workspaceFrom})
 	if err != nil {
 		return err
 	}

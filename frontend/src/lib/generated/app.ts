@@ -798,7 +798,9 @@ export interface StackOptions {
   /**
    * ProjectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
    * starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
-   * home directory with no folder chosen yet) instead of in the current directory.
+   * home directory with no folder chosen yet) instead of in the current directory;
+   * ProjectFromConfig has the folder checked as the project chooser checks one (not used, with
+   * a warning, when it is / or the home directory).
    */
   ProjectSource: string;
 }
