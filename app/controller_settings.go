@@ -151,6 +151,9 @@ type PolicyDecision struct {
 	Rule     string `json:"rule"`     // the rule that decided, or "default policy (allow)"
 	// RuleIndex is the deciding rule's 1-based position in the list tested (0: the default).
 	RuleIndex int `json:"ruleIndex"`
+	// Warnings are PolicyWarnings: rules tested that can never match, and a tool asked about
+	// that the hub never decides by that name.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MLBackendSetting is one [[ml.backends]] entry.
@@ -627,6 +630,17 @@ func (c *Controller) SavePolicy(in PolicyInput) (SettingsChange, error) {
 		})
 }
 
+// PolicyWarnings is what `switchboard policy check TOOL` and the Settings view's test warn
+// about: a call of tool that the hub never decides by that name (servers_call: it decides the
+// server tool the call names; policy.Rewritten), and p's rules that can never match.
+func PolicyWarnings(p *policy.Policy, tool string) []string {
+	var out []string
+	if instead, ok := policy.Rewritten(tool); ok {
+		out = append(out, fmt.Sprintf("the hub never decides a call named %s: it decides the server tool the call names; test that tool (%s)", tool, instead))
+	}
+	return append(out, p.Warnings...)
+}
+
 // TestPolicy decides a call against the policy being edited, before it is saved, with the logic
 // of `switchboard policy check TOOL --args JSON --client NAME`.
 func (c *Controller) TestPolicy(in PolicyTest) (PolicyDecision, error) {
@@ -648,7 +662,7 @@ func (c *Controller) TestPolicy(in PolicyTest) (PolicyDecision, error) {
 		return PolicyDecision{}, fmt.Errorf("%w; e.g. {\"command\": \"rm\", \"args\": [\"-rf\", \"build\"]}", err)
 	}
 	d := p.Decide(tool, strings.TrimSpace(in.Client), raw)
-	out := PolicyDecision{Decision: string(d.Action), Rule: d.RuleName()}
+	out := PolicyDecision{Decision: string(d.Action), Rule: d.RuleName(), Warnings: PolicyWarnings(p, tool)}
 	if d.Rule != nil {
 		out.RuleIndex = d.Rule.Index
 	}

@@ -202,6 +202,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
 		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler()),
 		projectSource: projectSource, fileWorkspace: cfg.Workspace, mlConfig: cfg.ML, ragConfig: cfg.RAG}
+	st.logPolicyWarnings(st.Policy.Status())
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())

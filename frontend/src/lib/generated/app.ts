@@ -351,6 +351,11 @@ export interface PolicyDecision {
    * RuleIndex is the deciding rule's 1-based position in the list tested (0: the default).
    */
   ruleIndex: number /* int */;
+  /**
+   * Warnings are PolicyWarnings: rules tested that can never match, and a tool asked about
+   * that the hub never decides by that name.
+   */
+  warnings?: string[];
 }
 /**
  * MLBackendSetting is one [[ml.backends]] entry.
