@@ -210,6 +210,13 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, fmt.Errorf("[web] allow / SWITCHBOARD_FETCH_ALLOW: %w", err)
 	}
+	toolsetsOpt, err := stackToolsets(cfg)
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, err
+	}
 	workspaceOpt := mcp.WithWorkspaceRoot(cfg.Workspace)
 	if cfg.Workspace == "" {
 		workspaceOpt = mcp.WithNoWorkspace(NoProjectReason)
@@ -226,7 +233,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			Display: cfg.Env.HasDisplay()})),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
-		mcp.WithToolsets(stackToolsets(cfg)...),
+		toolsetsOpt,
 		mcp.WithPolicy(st.Policy, st.Approvals),
 		mcp.WithSearch(),
 		mcp.WithPatch(),
@@ -365,13 +372,27 @@ func auditEcho(so StackOptions, sink io.Writer) io.Writer {
 	return sink
 }
 
-// stackToolsets is the configured toolsets, or the default: all but ide unless an IDE backend
-// URL is configured.
-func stackToolsets(cfg config.Config) []string {
-	if len(cfg.Toolsets) > 0 {
-		return cfg.Toolsets
+// stackToolsets serves the configured toolsets (the toolsets key, --toolsets,
+// SWITCHBOARD_TOOLSETS) — the hub's sets and the [[servers]] by name, checked here against the
+// configuration, since the hub learns its servers only once they are synced — or the default:
+// all but ide unless an IDE backend URL is configured, and every server.
+func stackToolsets(cfg config.Config) (mcp.Option, error) {
+	if len(cfg.Toolsets) == 0 {
+		return mcp.WithDefaultToolsets(cfg.IDEConfigured()), nil
 	}
-	return mcp.DefaultToolsets(cfg.IDEConfigured())
+	if _, err := mcp.ParseToolsets(cfg.Toolsets, configuredServers(cfg)...); err != nil {
+		return nil, err
+	}
+	return mcp.WithToolsets(cfg.Toolsets...), nil
+}
+
+// configuredServers names the [[servers]] of cfg, each a toolset of its own.
+func configuredServers(cfg config.Config) []string {
+	out := make([]string, 0, len(cfg.Servers))
+	for _, s := range cfg.Servers {
+		out = append(out, s.Name)
+	}
+	return out
 }
 
 // NewMLRegistry builds the inference backends: ollama and openai from the environment, then

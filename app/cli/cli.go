@@ -91,7 +91,7 @@ session: launching it again shows the running one's window and exits.`,
 	root.Flags().BoolVar(&lo.hidden, "hidden", false, "start in the tray with the window hidden (shown anyway when no tray host shows the icon); the login autostart entry uses it")
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory; the desktop app started from the home directory or / uses the project folder chosen in its window)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
-	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
+	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all, "+strings.Join(mcp.ToolsetNames(), ", ")+", or a configured server's name (default: all but ide, which needs a configured IDE backend URL, and every server)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version),
 		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g), newServersCommand(g), newSecretCommand())
