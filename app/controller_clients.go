@@ -80,8 +80,13 @@ func (c *Controller) clientEnv() (clientconf.Env, error) {
 	// "" while no project folder is chosen: the project scope has no file then (never one
 	// relative to the directory the hub runs in, the home directory of a desktop launch).
 	env.Project = c.st.Service.WorkspaceDir()
+	env.ProjectBackups = ClientBackupDir(c.st.Config)
 	return env, nil
 }
+
+// ClientBackupDir is where backups of project-scope client files go: the hub's data directory,
+// not the project (a backup there would be committed, or read by the client as a config).
+func ClientBackupDir(cfg config.Config) string { return filepath.Join(cfg.DataDir, "client-backups") }
 
 // ListClients lists every known MCP client, installed or not, with its state in each scope.
 func (c *Controller) ListClients() (ClientList, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
@@ -198,6 +199,9 @@ func (c *Controller) editServers(action string, args serverArgs, edit func([]byt
 		if err != nil {
 			return ServerChange{}, err
 		}
+		if data, err = config.ToolsetsFollowServers(old, data); err != nil {
+			return ServerChange{}, err
+		}
 		if err := tomledit.WriteFile(path, data); err != nil {
 			return ServerChange{}, err
 		}
@@ -236,7 +240,18 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	}
 	var errs []error
 	if m := st.Service.Upstreams(); m != nil {
+		prev := m.Names()
 		errs = append(errs, m.Sync(st.serverSpecs(cfg.Servers)))
+		// A server added to the file and named in its toolsets key (ToolsetsFollowServers
+		// names it there) is served now, as it will be at the next start, even when this run's
+		// toolsets leave out servers they do not name.
+		for _, name := range m.Names() {
+			if !slices.Contains(prev, name) && slices.Contains(cfg.Toolsets, name) {
+				if _, err := st.Service.SetToolset(name, true); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
 	}
 	// So is the workspace key, as the Settings view's save does (followFileWorkspace).
 	if err == nil {

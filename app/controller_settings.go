@@ -151,6 +151,9 @@ type PolicyDecision struct {
 	Rule     string `json:"rule"`     // the rule that decided, or "default policy (allow)"
 	// RuleIndex is the deciding rule's 1-based position in the list tested (0: the default).
 	RuleIndex int `json:"ruleIndex"`
+	// Warnings are PolicyWarnings: rules tested that can never match, and a tool asked about
+	// that the hub never decides by that name.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MLBackendSetting is one [[ml.backends]] entry.
@@ -522,14 +525,17 @@ func transportField(name string) string {
 // them now (clients get tools/list_changed). The default set is saved as no key at all, so the
 // file keeps following the default (ide joins it when an IDE backend is configured).
 func (c *Controller) SaveToolsets(names []string) (SettingsChange, error) {
-	sets, err := mcp.ParseToolsets(names)
+	servers, serversOn := c.serverToolsets()
+	sets, err := mcp.ParseToolsets(names, servers...)
 	if err != nil {
 		return SettingsChange{}, err
 	}
 	if len(sets) == 0 {
 		return SettingsChange{}, errors.New("toolsets: choose at least one toolset (an empty list in the file means the default set)")
 	}
-	saved := c.toolsetsToSave(sets)
+	// The servers not named keep their state (Service.SetToolsets), and the key, which names
+	// servers too, says so.
+	saved := c.toolsetsToSave(append(slices.Clone(sets), serversOn...))
 	return c.save("settings_toolsets", struct {
 		Toolsets []string `json:"toolsets"`
 	}{sets}, appliesNow, "Served now; connected clients were told the tool list changed.",
@@ -537,30 +543,55 @@ func (c *Controller) SaveToolsets(names []string) (SettingsChange, error) {
 		func() error { _, err := c.st.Service.SetToolsets(sets); return err }, nil)
 }
 
-// toolsetsToSave is the toolsets key for the hub's own sets that are on: in the order the hub
-// lists them, or nil when they are the default set.
+// toolsetsToSave is the toolsets key for the toolsets in on: the hub's own sets in the order the
+// hub lists them, then the upstream servers among on (the key names servers too: one it leaves
+// out is off at the next start), or nil when that is the default (the default sets and every
+// server), so the file keeps following the default.
 func (c *Controller) toolsetsToSave(on []string) []string {
-	var out []string
+	var own, servers []string
 	for _, n := range mcp.ToolsetNames() {
 		if slices.Contains(on, n) {
-			out = append(out, n)
+			own = append(own, n)
 		}
 	}
-	def := mcp.DefaultToolsets(c.st.Config.IDEConfigured())
-	if slices.Equal(out, def) {
+	all, _ := c.serverToolsets()
+	for _, n := range all {
+		if slices.Contains(on, n) {
+			servers = append(servers, n)
+		}
+	}
+	if slices.Equal(own, mcp.DefaultToolsets(c.st.Config.IDEConfigured())) && len(servers) == len(all) {
 		return nil
 	}
-	return out
+	return append(own, servers...)
+}
+
+// serverToolsets names the upstream servers' toolsets, and those of them that are on now.
+func (c *Controller) serverToolsets() (all, on []string) {
+	for _, ts := range c.st.Service.Toolsets() {
+		if ts.Upstream {
+			all = append(all, ts.Name)
+			if ts.Enabled {
+				on = append(on, ts.Name)
+			}
+		}
+	}
+	return all, on
 }
 
 // SaveWorkspace saves the workspace key (an existing absolute directory; "" for the directory
 // switchboard starts in), for every start, and moves the running hub there now unless this run's
-// folder came from --workspace or SWITCHBOARD_WORKSPACE.
+// folder came from --workspace or SWITCHBOARD_WORKSPACE. A folder the project chooser refuses
+// (/, the home directory, one holding it) is refused here too, before the file is written: a
+// start would not use it (ResolveProject), and the key must not say otherwise.
 func (c *Controller) SaveWorkspace(dir string) (SettingsChange, error) {
 	dir = strings.TrimSpace(dir)
 	if dir != "" {
 		if err := config.ValidateWorkspace(dir); err != nil {
 			return SettingsChange{}, err
+		}
+		if _, err := checkProject(dir, UserHome()); err != nil {
+			return SettingsChange{}, fmt.Errorf("workspace: %s", strings.TrimPrefix(err.Error(), "project folder: "))
 		}
 	}
 	args := struct {
@@ -622,6 +653,17 @@ func (c *Controller) SavePolicy(in PolicyInput) (SettingsChange, error) {
 		})
 }
 
+// PolicyWarnings is what `switchboard policy check TOOL` and the Settings view's test warn
+// about: a call of tool that the hub never decides by that name (servers_call: it decides the
+// server tool the call names; policy.Rewritten), and p's rules that can never match.
+func PolicyWarnings(p *policy.Policy, tool string) []string {
+	var out []string
+	if instead, ok := policy.Rewritten(tool); ok {
+		out = append(out, fmt.Sprintf("the hub never decides a call named %s: it decides the server tool the call names; test that tool (%s)", tool, instead))
+	}
+	return append(out, p.Warnings...)
+}
+
 // TestPolicy decides a call against the policy being edited, before it is saved, with the logic
 // of `switchboard policy check TOOL --args JSON --client NAME`.
 func (c *Controller) TestPolicy(in PolicyTest) (PolicyDecision, error) {
@@ -643,7 +685,7 @@ func (c *Controller) TestPolicy(in PolicyTest) (PolicyDecision, error) {
 		return PolicyDecision{}, fmt.Errorf("%w; e.g. {\"command\": \"rm\", \"args\": [\"-rf\", \"build\"]}", err)
 	}
 	d := p.Decide(tool, strings.TrimSpace(in.Client), raw)
-	out := PolicyDecision{Decision: string(d.Action), Rule: d.RuleName()}
+	out := PolicyDecision{Decision: string(d.Action), Rule: d.RuleName(), Warnings: PolicyWarnings(p, tool)}
 	if d.Rule != nil {
 		out.RuleIndex = d.Rule.Index
 	}
@@ -789,17 +831,26 @@ func (c *Controller) switchTransport(ctx context.Context, name string, enabled b
 	return err
 }
 
-// switchToolset switches one toolset now and saves the hub's own sets that are on as the
-// toolsets key. An upstream server's toolset only switches (the toolsets key names the hub's own
-// sets; a server is kept off with its enabled key in the Servers tab), and so does switching
-// the last set off (an empty list in the file would mean the default set).
+// switchToolset switches one toolset now and saves the toolsets that are on as the toolsets key
+// (toolsetsToSave: the hub's sets, then the servers). An upstream server's toolset only switches
+// while the file has no toolsets key (every server is on by default; a server is kept off with
+// its enabled key in the Servers tab); once the key exists it names the servers on, and a
+// server's switch saves like any other. Switching the last toolset off only switches (an empty
+// list in the file would mean the default set).
 func (c *Controller) switchToolset(name string, enabled bool) ([]mcp.ToolsetStatus, error) {
-	if c.st.Config.Path == "" || mcp.ToolsetIndex(name) < 0 {
+	if c.st.Config.Path == "" {
 		return c.st.Service.SetToolset(name, enabled)
+	}
+	if mcp.ToolsetIndex(name) < 0 {
+		servers, _ := c.serverToolsets()
+		file, _, err := config.ReadFile(c.st.Config.Path)
+		if err != nil || len(file.Toolsets) == 0 || !slices.Contains(servers, name) {
+			return c.st.Service.SetToolset(name, enabled) // an unknown name: SetToolset says so
+		}
 	}
 	var on []string
 	for _, ts := range c.st.Service.Toolsets() {
-		if !ts.Upstream && ts.Name != name && ts.Enabled {
+		if ts.Name != name && ts.Enabled {
 			on = append(on, ts.Name)
 		}
 	}

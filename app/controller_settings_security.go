@@ -222,13 +222,16 @@ func (c *Controller) flagOverrides(file config.Config) []SettingFlag {
 			saved = file.Workspace
 		case "toolsets":
 			saved = strings.Join(file.Toolsets, ",")
-			var own []string
+			var on, servers []string
 			for _, ts := range c.st.Service.Toolsets() {
-				if !ts.Upstream && ts.Enabled {
-					own = append(own, ts.Name)
+				if ts.Upstream {
+					servers = append(servers, ts.Name)
+				}
+				if ts.Enabled {
+					on = append(on, ts.Name)
 				}
 			}
-			if flagSets, err := mcp.ParseToolsets(strings.Split(f.Value, ",")); err == nil && !sameSet(flagSets, own) {
+			if flagSets, err := mcp.ParseToolsets(strings.Split(f.Value, ","), servers...); err == nil && !sameSet(flagSets, on) {
 				continue
 			}
 		case "tcp.addr":

@@ -189,4 +189,14 @@ func (st *Stack) logPolicy(ps policy.Status) {
 		return
 	}
 	st.Logger.Info("policy: reloaded", "path", ps.Path, "rules", ps.Rules, "default", string(ps.Default))
+	st.logPolicyWarnings(ps)
+}
+
+// logPolicyWarnings logs each rule of the policy in force that can never match (a rule on
+// servers_call), at the start and after every reload: such a rule loads fine and then silently
+// decides nothing, so the log is where the user learns it.
+func (st *Stack) logPolicyWarnings(ps policy.Status) {
+	for _, w := range ps.Warnings {
+		st.Logger.Warn("policy: "+w, "path", ps.Path)
+	}
 }

@@ -98,27 +98,63 @@ func WorkspaceSource(cfg config.Config, flag string) string {
 // ResolveProject picks the desktop's project folder (see the top of this file). from is where
 // cfg.Workspace came from (WorkspaceSource); cwd and home are the process's directory and the
 // user's home.
+//
+// A workspace from the config file that the project chooser would refuse (/, the home directory,
+// a folder holding it, a missing one) is not used: the start warns and goes on as if the file
+// named none.
 func ResolveProject(cfg config.Config, from, cwd, home string) ProjectStart {
+	var warnings []string
 	if cfg.Workspace != "" {
 		if from == "" {
 			from = ProjectFromConfig
 		}
-		return ProjectStart{Dir: cfg.Workspace, Source: from}
+		problem := ""
+		if from == ProjectFromConfig {
+			problem = configWorkspaceProblem(cfg, home)
+		}
+		if problem == "" {
+			return ProjectStart{Dir: cfg.Workspace, Source: from}
+		}
+		warnings = append(warnings, problem)
+	}
+	start := func(ps ProjectStart) ProjectStart {
+		if ps.Warning != "" {
+			warnings = append(warnings, ps.Warning)
+		}
+		ps.Warning = strings.Join(warnings, "; ")
+		return ps
 	}
 	if cwd != "" && !launcherDir(cwd, home) {
-		return ProjectStart{Dir: cwd, Source: ProjectFromCwd}
+		return start(ProjectStart{Dir: cwd, Source: ProjectFromCwd})
 	}
 	last, err := loadLastProject(cfg.DataDir)
 	switch {
 	case err != nil:
-		return ProjectStart{Source: ProjectFromNone, Warning: err.Error()}
+		return start(ProjectStart{Source: ProjectFromNone, Warning: err.Error()})
 	case last == "":
-		return ProjectStart{Source: ProjectFromNone}
+		return start(ProjectStart{Source: ProjectFromNone})
 	}
 	if _, err := checkProject(last, home); err != nil {
-		return ProjectStart{Source: ProjectFromNone, Warning: fmt.Sprintf("the last project folder cannot be used any more (%v); choose another", err)}
+		return start(ProjectStart{Source: ProjectFromNone, Warning: fmt.Sprintf("the last project folder cannot be used any more (%v); choose another", err)})
 	}
-	return ProjectStart{Dir: last, Source: ProjectFromLast}
+	return start(ProjectStart{Dir: last, Source: ProjectFromLast})
+}
+
+// configWorkspaceProblem checks the config file's workspace key as the project chooser checks a
+// folder (checkProject): the file is what Settings writes, and a key saying / or the home
+// directory would hand every client the whole computer at every start. It says why the key is
+// not used ("" when it may be). --workspace and SWITCHBOARD_WORKSPACE are not checked: a user who
+// types --workspace ~ means it.
+func configWorkspaceProblem(cfg config.Config, home string) string {
+	if _, err := checkProject(cfg.Workspace, home); err != nil {
+		file := cfg.Path
+		if file == "" {
+			file = "the config file"
+		}
+		return fmt.Sprintf("workspace %q in %s is not used: %s; set another folder in Settings or remove the key",
+			cfg.Workspace, file, strings.TrimPrefix(err.Error(), "project folder: "))
+	}
+	return ""
 }
 
 // launcherDir reports whether dir is where a launcher starts programs rather than a project

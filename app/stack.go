@@ -113,13 +113,24 @@ type StackOptions struct {
 	EagerServers bool
 	// ProjectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
 	// starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
-	// home directory with no folder chosen yet) instead of in the current directory.
+	// home directory with no folder chosen yet) instead of in the current directory;
+	// ProjectFromConfig has the folder checked as the project chooser checks one (not used, with
+	// a warning, when it is / or the home directory).
 	ProjectSource string
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
 func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, error) {
 	projectSource := so.ProjectSource
+	// A workspace the config file names is checked as a chosen folder is (ResolveProject does
+	// the same for the desktop): one saying / or the home directory is not served; the hub
+	// starts as if the file named none, and says why once the logger exists.
+	var workspaceWarning string
+	if projectSource == ProjectFromConfig && cfg.Workspace != "" {
+		if workspaceWarning = configWorkspaceProblem(cfg, UserHome()); workspaceWarning != "" {
+			cfg.Workspace, projectSource = "", ""
+		}
+	}
 	if cfg.Workspace == "" && projectSource != ProjectFromNone {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -169,6 +180,9 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		}
 		logger = slog.New(slog.NewMultiHandler(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: level}), hubLog.Handler()))
 	}
+	if workspaceWarning != "" {
+		logger.Warn(workspaceWarning, "using", cfg.Workspace)
+	}
 	store, err := metrics.Open(cfg.MetricsDir())
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
@@ -188,12 +202,20 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	st := &Stack{Config: cfg, Processes: procs, Logger: logger, Audit: auditLog, Metrics: store,
 		Policy: policy.NewStore(cfg.Path, pol), Approvals: policy.NewBroker(), HubLog: hubLog, note: slog.New(hubLog.Handler()),
 		projectSource: projectSource, fileWorkspace: cfg.Workspace, mlConfig: cfg.ML, ragConfig: cfg.RAG}
+	st.logPolicyWarnings(st.Policy.Status())
 	fetcher, err := fetch.New(fetch.Options{Allow: cfg.Web.Allow, Timeout: cfg.Web.Timeout.Duration})
 	if err != nil {
 		_ = procs.Shutdown(context.Background())
 		store.Close()
 		auditLog.Close()
 		return nil, fmt.Errorf("[web] allow / SWITCHBOARD_FETCH_ALLOW: %w", err)
+	}
+	toolsetsOpt, err := stackToolsets(cfg)
+	if err != nil {
+		_ = procs.Shutdown(context.Background())
+		store.Close()
+		auditLog.Close()
+		return nil, err
 	}
 	workspaceOpt := mcp.WithWorkspaceRoot(cfg.Workspace)
 	if cfg.Workspace == "" {
@@ -211,7 +233,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			Display: cfg.Env.HasDisplay()})),
 		mcp.WithReadOnly(cfg.ReadOnly),
 		mcp.WithDisabledTools(cfg.DisabledTools...),
-		mcp.WithToolsets(stackToolsets(cfg)...),
+		toolsetsOpt,
 		mcp.WithPolicy(st.Policy, st.Approvals),
 		mcp.WithSearch(),
 		mcp.WithPatch(),
@@ -351,13 +373,27 @@ func auditEcho(so StackOptions, sink io.Writer) io.Writer {
 	return sink
 }
 
-// stackToolsets is the configured toolsets, or the default: all but ide unless an IDE backend
-// URL is configured.
-func stackToolsets(cfg config.Config) []string {
-	if len(cfg.Toolsets) > 0 {
-		return cfg.Toolsets
+// stackToolsets serves the configured toolsets (the toolsets key, --toolsets,
+// SWITCHBOARD_TOOLSETS) — the hub's sets and the [[servers]] by name, checked here against the
+// configuration, since the hub learns its servers only once they are synced — or the default:
+// all but ide unless an IDE backend URL is configured, and every server.
+func stackToolsets(cfg config.Config) (mcp.Option, error) {
+	if len(cfg.Toolsets) == 0 {
+		return mcp.WithDefaultToolsets(cfg.IDEConfigured()), nil
 	}
-	return mcp.DefaultToolsets(cfg.IDEConfigured())
+	if _, err := mcp.ParseToolsets(cfg.Toolsets, configuredServers(cfg)...); err != nil {
+		return nil, err
+	}
+	return mcp.WithToolsets(cfg.Toolsets...), nil
+}
+
+// configuredServers names the [[servers]] of cfg, each a toolset of its own.
+func configuredServers(cfg config.Config) []string {
+	out := make([]string, 0, len(cfg.Servers))
+	for _, s := range cfg.Servers {
+		out = append(out, s.Name)
+	}
+	return out
 }
 
 // NewMLRegistry builds the inference backends: ollama and openai from the environment, then

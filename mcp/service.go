@@ -118,9 +118,12 @@ type optionValues struct {
 	readOnly       bool
 	disabled       []string
 	toolsetsChosen bool     // WithToolsets was given: serve only toolsets
-	toolsets       []string // validated toolset names
+	toolsets       []string // toolset names as given (checked by newToolsetState)
 	upstreams      *upstream.Manager
 	toolSearch     bool // upstream tools behind servers_search / servers_call
+
+	// toolsetsEveryServer: WithDefaultToolsets, whose sets include every upstream server.
+	toolsetsEveryServer bool
 }
 
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
@@ -289,7 +292,11 @@ func New(opts ...Option) (*Service, error) {
 		servers = m.Names
 	}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version}, serverOpts)
-	s.toolsets = newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, servers)
+	ts, err := newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer, servers)
+	if err != nil {
+		return nil, err
+	}
+	s.toolsets = ts
 	s.registerGroups()
 	for _, sub := range s.subsystems {
 		sub.RegisterTools(s.server)

@@ -56,26 +56,51 @@ func DefaultToolsets(ideConfigured bool) []string {
 	return out
 }
 
-// ParseToolsets validates toolset names ("all" stands for every set; commas split entries).
-// An unknown name is an error that lists the valid ones.
-func ParseToolsets(names []string) ([]string, error) {
-	var out []string
+// ParseToolsets validates toolset names: the hub's own sets, "all" (every set and every server),
+// and the names of the configured upstream servers in servers, each a toolset of its own (commas
+// split entries). An unknown name is an error that lists the valid ones.
+func ParseToolsets(names []string, servers ...string) ([]string, error) {
+	sets, all, err := parseToolsets(names, func(n string) bool { return slices.Contains(servers, n) }, servers)
+	if err != nil {
+		return nil, err
+	}
+	if all {
+		sets = append(sets, servers...)
+	}
+	slices.Sort(sets)
+	return slices.Compact(sets), nil
+}
+
+// parseToolsets is ParseToolsets for the Service, which may not know its servers' names yet (they
+// are synced after it is built): isServer says whether a name that is not one of the hub's sets
+// may be a server's; servers is what the error lists as such. all reports "all", which covers
+// servers configured later too.
+func parseToolsets(names []string, isServer func(string) bool, servers []string) (sets []string, all bool, err error) {
 	for _, entry := range names {
 		for _, n := range strings.Split(entry, ",") {
-			n = strings.ToLower(strings.TrimSpace(n))
+			n = strings.TrimSpace(n)
+			if ToolsetIndex(strings.ToLower(n)) >= 0 || strings.EqualFold(n, "all") {
+				n = strings.ToLower(n) // the hub's names are case-insensitive; a server's is not
+			}
 			switch {
 			case n == "":
 			case n == "all":
-				out = append(out, ToolsetNames()...)
-			case ToolsetIndex(n) < 0:
-				return nil, fmt.Errorf("toolsets: unknown toolset %q; valid: all, %s", n, strings.Join(ToolsetNames(), ", "))
+				all = true
+				sets = append(sets, ToolsetNames()...)
+			case ToolsetIndex(n) >= 0 || isServer(n):
+				sets = append(sets, n)
 			default:
-				out = append(out, n)
+				valid := "all, " + strings.Join(ToolsetNames(), ", ")
+				if len(servers) > 0 {
+					valid += ", or a configured server: " + strings.Join(servers, ", ")
+				} else {
+					valid += " (or the name of a configured server: none is configured)"
+				}
+				return nil, false, fmt.Errorf("toolsets: unknown toolset %q; valid: %s", n, valid)
 			}
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	return sets, all, nil
 }
 
 // ToolsetIndex returns the position of a toolset name, or -1.
@@ -88,15 +113,22 @@ func ToolsetIndex(name string) int {
 	return -1
 }
 
-// WithToolsets serves only the tools of the named toolsets (default: all). Unknown names are an
-// error naming the valid ones.
+// WithDefaultToolsets serves the default toolsets: DefaultToolsets(ideConfigured) and every
+// upstream server, including servers configured later (what "all" serves, but for ide).
+func WithDefaultToolsets(ideConfigured bool) Option {
+	return func(s *Service) error {
+		s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer = true, DefaultToolsets(ideConfigured), true
+		return nil
+	}
+}
+
+// WithToolsets serves only the tools of the named toolsets (default: all): the hub's own sets and
+// upstream servers by name ("all": every set and every server). Unknown names are an error naming
+// the valid ones; with WithUpstreams any other name is taken for a server's (the servers are
+// known only once synced: the caller checks the names against its configuration, ParseToolsets).
 func WithToolsets(names ...string) Option {
 	return func(s *Service) error {
-		sets, err := ParseToolsets(names)
-		if err != nil {
-			return err
-		}
-		s.opts.toolsetsChosen, s.opts.toolsets = true, sets
+		s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer = true, slices.Clone(names), false
 		return nil
 	}
 }
@@ -119,6 +151,9 @@ type toolsetState struct {
 	server *sdk.Server
 	// servers names the configured upstream servers (nil without any): each is a toolset.
 	servers func() []string
+	// allServers: a server the chosen toolsets do not name is on (no WithToolsets, or "all"
+	// among them); otherwise only the servers named are, whenever their tools arrive.
+	allServers bool
 
 	mu       sync.Mutex
 	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
@@ -129,17 +164,24 @@ type toolsetState struct {
 	onChange listeners.Set[[]ToolsetStatus]
 }
 
-// newToolsetState serves the toolsets named in sets when chosen (WithToolsets), else all of them
-// (init). servers may be nil.
-func newToolsetState(server *sdk.Server, chosen bool, sets []string, servers func() []string) *toolsetState {
-	ts := &toolsetState{server: server, servers: servers, chosen: chosen}
+// newToolsetState serves the toolsets named in names when chosen (WithToolsets), else all of
+// them (init), servers included; everyServer (WithDefaultToolsets) adds every server to the sets
+// named. servers is nil for a hub without upstream servers; with it, a name that is not one of
+// the hub's sets names a server.
+func newToolsetState(server *sdk.Server, chosen bool, names []string, everyServer bool, servers func() []string) (*toolsetState, error) {
+	ts := &toolsetState{server: server, servers: servers, chosen: chosen, allServers: !chosen}
 	if chosen {
+		sets, all, err := parseToolsets(names, func(string) bool { return servers != nil }, nil)
+		if err != nil {
+			return nil, err
+		}
+		ts.allServers = all || everyServer
 		ts.active = map[string]bool{}
 		for _, n := range sets {
 			ts.active[n] = true
 		}
 	}
-	return ts
+	return ts, nil
 }
 
 // serverNames names the configured upstream servers.
@@ -237,7 +279,7 @@ func (ts *toolsetState) statusLocked() []ToolsetStatus {
 	// Each upstream server is a toolset of its own, after the hub's.
 	for _, name := range ts.serverNames() {
 		on, ok := ts.active[name]
-		out = append(out, ToolsetStatus{Name: name, Title: "server " + name, Enabled: on || !ok, Tools: []string{}, Upstream: true})
+		out = append(out, ToolsetStatus{Name: name, Title: "server " + name, Enabled: on || (!ok && ts.allServers), Tools: []string{}, Upstream: true})
 	}
 	index := make(map[string]int, len(out))
 	for i, st := range out {
@@ -423,7 +465,9 @@ func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Reg
 		}
 	}
 	if _, ok := ts.active[name]; !ok && len(regs) > 0 {
-		ts.active[name] = true // a server's toolset is on until the user switches it off
+		// A server's toolset is on until the user switches it off, unless the toolsets chosen
+		// (--toolsets, the toolsets key) leave it out.
+		ts.active[name] = ts.allServers
 	}
 	for _, r := range regs {
 		if i := slices.IndexFunc(ts.tools, func(t *sdk.Tool) bool { return t.Name == r.Tool.Name }); i >= 0 {

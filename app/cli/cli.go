@@ -91,7 +91,7 @@ session: launching it again shows the running one's window and exits.`,
 	root.Flags().BoolVar(&lo.hidden, "hidden", false, "start in the tray with the window hidden (shown anyway when no tray host shows the icon); the login autostart entry uses it")
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace root the file and process tools are confined to (default: current directory; the desktop app started from the home directory or / uses the project folder chosen in its window)")
 	root.PersistentFlags().StringVar(&g.configFile, "config", "", "config file (default: "+config.DefaultPath()+")")
-	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all or "+strings.Join(mcp.ToolsetNames(), ", ")+" (default: all but ide, which needs a configured IDE backend URL)")
+	root.PersistentFlags().StringSliceVar(&g.toolsets, "toolsets", nil, "toolsets to serve, comma-separated: all, "+strings.Join(mcp.ToolsetNames(), ", ")+", or a configured server's name (default: all but ide, which needs a configured IDE backend URL, and every server)")
 	root.AddCommand(newServeCommand(g, version), newConnectCommand(g, version), newCallCommand(g, version),
 		newToolsCommand(g, version), newDoctorCommand(g, version), newVersionCommand(version),
 		newTokenCommand(g), newPolicyCommand(g), newClientsCommand(g), newServersCommand(g), newSecretCommand())
@@ -164,7 +164,8 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			defer stop()
 			// On stdio the client shows stderr as errors: only warnings go there, audit lines
 			// only to the audit file.
-			st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: stdio, AuditEcho: !stdio, WithHub: !noHub, StartIDE: !noHub, EagerServers: true})
+			st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: stdio, AuditEcho: !stdio, WithHub: !noHub, StartIDE: !noHub, EagerServers: true,
+				ProjectSource: app.WorkspaceSource(cfg, g.workspace)})
 			if err != nil {
 				return err
 			}
@@ -267,7 +268,7 @@ exits with status 1, so the client reports the lost server.`,
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "switchboard: no hub at %s (%v); serving a private hub for this session: its processes and state are not shared with other clients (start `switchboard` to share them)\n", path, nh.err)
-			return servePrivate(cmd.Context(), cfg, version)
+			return servePrivate(cmd.Context(), cfg, version, app.WorkspaceSource(cfg, g.workspace))
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
@@ -281,10 +282,11 @@ type errNoHub struct{ err error }
 func (e errNoHub) Error() string { return "no hub: " + e.err.Error() }
 
 // servePrivate serves an in-process hub over stdio, as quietly as `serve --stdio`.
-func servePrivate(parent context.Context, cfg config.Config, version string) error {
+// workspaceFrom is where cfg.Workspace came from (app.WorkspaceSource).
+func servePrivate(parent context.Context, cfg config.Config, version, workspaceFrom string) error {
 	ctx, stop := app.SignalContext(parent)
 	defer stop()
-	st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: true, WithHub: true, StartIDE: true, EagerServers: true})
+	st, err := app.BuildStack(cfg, version, app.StackOptions{LogSink: os.Stderr, Quiet: true, WithHub: true, StartIDE: true, EagerServers: true, ProjectSource: workspaceFrom})
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,11 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				cfg, err := g.load()
+				if err != nil {
+					return err
+				}
+				env.ProjectBackups = app.ClientBackupDir(cfg)
 				var e *clientconf.Entry
 				if connect {
 					want, err := entryFor(c)

@@ -88,3 +88,75 @@ func TestClientsVerbs(t *testing.T) {
 		t.Errorf(".mcp.json: %v\n%s", err, b)
 	}
 }
+
+// TestClientsProjectScopeRefusesSymlinksOut: `clients connect --scope project` in a repository
+// whose .vscode/mcp.json links to the user's ~/.claude.json, or whose .cursor links to ~/.ssh,
+// is refused naming the link; the user's files stay as they were and no backup (a copy of
+// ~/.claude.json) is left in the repository. A plain project file's backup goes to the data dir.
+func TestClientsProjectScopeRefusesSymlinksOut(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "run"))
+	t.Setenv("PATH", "/nonexistent")
+	claude := filepath.Join(home, ".claude.json")
+	orig := "{\"mcpServers\": {}, \"oauthAccount\": {\"accessToken\": \"s3cret\"}}\n"
+	if err := os.WriteFile(claude, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ssh := filepath.Join(home, ".ssh")
+	os.MkdirAll(ssh, 0o700)
+	repo := filepath.Join(t.TempDir(), "repo")
+	os.MkdirAll(filepath.Join(repo, ".vscode"), 0o755)
+	if err := os.Symlink(claude, filepath.Join(repo, ".vscode", "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ssh, filepath.Join(repo, ".cursor")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	for _, c := range []struct{ client, link string }{
+		{"vscode", filepath.Join(repo, ".vscode", "mcp.json")},
+		{"cursor", filepath.Join(repo, ".cursor")},
+	} {
+		out, err := runClients(t, "connect", c.client, "--scope", "project", "--yes")
+		if err == nil || !strings.Contains(err.Error(), c.link) || !strings.Contains(err.Error(), "outside the project") {
+			t.Errorf("%s: %v\n%s", c.client, err, out)
+		}
+		if strings.Contains(out, "s3cret") {
+			t.Errorf("%s: printed the outside file:\n%s", c.client, out)
+		}
+	}
+	if b, _ := os.ReadFile(claude); string(b) != orig {
+		t.Errorf("~/.claude.json changed:\n%s", b)
+	}
+	if got, _ := os.ReadDir(ssh); len(got) != 0 {
+		t.Errorf("written into ~/.ssh: %v", got)
+	}
+	backups := func(dir string) (out []string) {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && strings.Contains(d.Name(), "switchboard-backup") {
+				out = append(out, p)
+			}
+			return nil
+		})
+		return out
+	}
+	if b := backups(repo); len(b) != 0 {
+		t.Errorf("backups in the repository: %v", b)
+	}
+	if out, _ := runClients(t, "list"); !strings.Contains(out, "cannot read the config") {
+		t.Errorf("list does not show the refusal:\n%s", out)
+	}
+
+	// A real project file: written, its backup in the data dir rather than the repository.
+	mcp := filepath.Join(repo, ".mcp.json")
+	os.WriteFile(mcp, []byte("{}\n"), 0o644)
+	if out, err := runClients(t, "connect", "claude-code", "--scope", "project"); err != nil || !strings.Contains(out, filepath.Join(home, "data", "switchboard", "client-backups")) {
+		t.Errorf("connect claude-code: %v\n%s", err, out)
+	}
+	if b := backups(repo); len(b) != 0 {
+		t.Errorf("backups in the repository: %v", b)
+	}
+}

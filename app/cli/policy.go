@@ -38,6 +38,9 @@ func newPolicyCommand(g *globalFlags) *cobra.Command {
 			fmt.Fprintf(out, "decision: %s\n", d.Action)
 			fmt.Fprintf(out, "rule:     %s\n", d.RuleName())
 			fmt.Fprintf(out, "policy:   %s\n", policySummary(cfg, p))
+			for _, w := range app.PolicyWarnings(p, pos[0]) {
+				fmt.Fprintf(out, "warning:  %s\n", w)
+			}
 			return nil
 		},
 	}
@@ -67,5 +70,9 @@ func policyCheck(cfg config.Config) check {
 		return check{name: "policy", detail: err.Error() + " (a running hub keeps its last good policy until this is fixed)",
 			fix: "correct the [policy]/[roots] keys named above in " + cfg.Path + " (docs/policy.md)"}
 	}
-	return check{name: "policy", ok: true, detail: policySummary(cfg, p)}
+	detail := policySummary(cfg, p)
+	for _, w := range p.Warnings {
+		detail += "; warning: " + w
+	}
+	return check{name: "policy", ok: true, detail: detail}
 }

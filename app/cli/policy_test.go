@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -132,4 +133,117 @@ func mustLoad(t *testing.T, path string) config.Config {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestPolicyCheckWarnsAboutRulesThatNeverMatch: a rule on servers_call loads (the hub decides
+// each servers_call as the server tool it names, so the rule never matches); `policy check`
+// says so whatever tool is checked, naming the rule's key and the <server>__<tool> form, and
+// warns that servers_call itself is not what the hub decides; doctor shows the warning too; a
+// file without such a rule gets no warning.
+func TestPolicyCheckWarnsAboutRulesThatNeverMatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := NewRootCommand("test")
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"--config", path}, args...))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+		return out.String()
+	}
+	write("[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n[[policy.rules]]\ntool = \"servers_call\"\nargs = { name = \"github__*\" }\naction = \"deny\"\n")
+	rule := `warning:  policy.rules[2].tool: "servers_call" never matches: `
+	out := run("policy", "check", "github__create_issue")
+	if !strings.Contains(out, "decision: allow\n") || !strings.Contains(out, rule) || !strings.Contains(out, `name the server's tool as "<server>__<tool>" instead`) {
+		t.Errorf("check github__create_issue:\n%s", out)
+	}
+	out = run("policy", "check", "servers_call", "--args", `{"name":"github__create_issue"}`)
+	if !strings.Contains(out, "warning:  the hub never decides a call named servers_call") || !strings.Contains(out, rule) {
+		t.Errorf("check servers_call:\n%s", out)
+	}
+	if c := policyCheck(mustLoad(t, path)); !c.ok || !strings.Contains(c.detail, `warning: policy.rules[2].tool: "servers_call" never matches`) {
+		t.Errorf("doctor: %+v", c)
+	}
+	write("[[policy.rules]]\ntool = \"github__*\"\naction = \"deny\"\n[[policy.rules]]\ntool = \"servers_search\"\naction = \"ask\"\n")
+	if out := run("policy", "check", "github__create_issue"); strings.Contains(out, "warning") || !strings.Contains(out, "decision: deny\n") {
+		t.Errorf("no rule on servers_call:\n%s", out)
+	}
+}
+
+// TestHubLogsRulesThatNeverMatch: the hub warns in its log about a rule on servers_call when it
+// starts with one and when a reload brings one in.
+func TestHubLogsRulesThatNeverMatch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.toml")
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("data_dir = \""+filepath.Join(dir, "data")+"\"\n"+s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[[policy.rules]]\ntool = \"servers_call\"\naction = \"deny\"\n")
+	cfg := mustLoad(t, path)
+	cfg.Workspace = ws
+	log := &syncBuffer{}
+	st, err := app.BuildStack(cfg, "test", app.StackOptions{LogSink: log, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.CloseBounded()
+	want := `policy: policy.rules[1].tool: \"servers_call\" never matches`
+	if !strings.Contains(log.String(), want) {
+		t.Fatalf("start: no warning in the log:\n%s", log.String())
+	}
+	if w := st.Policy.Status().Warnings; len(w) != 1 {
+		t.Errorf("status warnings: %q", w)
+	}
+
+	// ReloadConfig is what the file watcher runs on each change (called here so the test does
+	// not race the watcher's start).
+	write("[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n")
+	if err := st.ReloadConfig(); err != nil {
+		t.Fatal(err)
+	}
+	if w := st.Policy.Status().Warnings; len(w) != 0 {
+		t.Errorf("status warnings after the rule went: %q", w)
+	}
+	before := strings.Count(log.String(), "never matches")
+	write("[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n[[policy.rules]]\ntool = \"servers_call\"\naction = \"ask\"\n")
+	if err := st.ReloadConfig(); err != nil {
+		t.Fatal(err)
+	}
+	if got := log.String(); strings.Count(got, "never matches") <= before || !strings.Contains(got, `policy.rules[2].tool: \"servers_call\" never matches`) {
+		t.Errorf("reload: no warning in the log:\n%s", got)
+	}
+}
+
+// syncBuffer is a log sink the hub writes from its own goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -107,3 +107,37 @@ func TestLaunchFromHomeAsksForProject(t *testing.T) {
 	}
 	stop()
 }
+
+// TestConfigWorkspaceOfHomeIsNotServedAtStart: a config file naming the home directory (or /) as
+// the workspace — what the Settings view used to save — is not served by the next plain start nor
+// by `serve`: each warns, naming the file and the reason, and keeps serving the directory it was
+// started in.
+func TestConfigWorkspaceOfHomeIsNotServedAtStart(t *testing.T) {
+	bin := apptest.Binary(t)
+	env := append(apptest.Env(t), "DISPLAY=", "WAYLAND_DISPLAY=", "SWITCHBOARD_DASHBOARD_ADDR=127.0.0.1:0", "SWITCHBOARD_WORKSPACE=")
+	home := apptest.EnvValue(env, "HOME")
+	cfgPath := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	project := apptest.RealDir(t.TempDir())
+	for _, ws := range []string{home, "/"} {
+		if err := os.WriteFile(cfgPath, []byte("workspace = \""+ws+"\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		warning := regexp.MustCompile(`workspace \\?"` + regexp.QuoteMeta(ws) + `\\?" in ` + regexp.QuoteMeta(cfgPath) + ` is not used: .*(home directory|whole computer)`)
+
+		h := apptest.StartHeadless(t, bin, env, project)
+		h.Stderr.Wait(t, warning)
+		h.Stderr.Wait(t, regexp.MustCompile(`project folder `+regexp.QuoteMeta(project)+` \(cwd\)`))
+		h.Stop()
+
+		sock := filepath.Join(apptest.ShortDir(t), "mcp.sock")
+		p, _ := apptest.Start(t, bin, env, project, regexp.MustCompile(`unix listening on`), "serve", "--unix", sock)
+		p.Stderr.Wait(t, warning)
+		if text, _ := apptest.ToolText(t, apptest.MCPOverUnix(t, sock, "serve-client"), "exec", map[string]any{"command": "pwd"}); !strings.Contains(text, project) {
+			t.Errorf("workspace %s in the file: serve ran exec in %q, want %s", ws, text, project)
+		}
+		p.Stop()
+	}
+}

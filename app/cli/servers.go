@@ -62,6 +62,10 @@ func editConfig(out io.Writer, path string, dryRun bool, edit func([]byte) ([]by
 		return false, err
 	}
 	next, err := edit(data)
+	if err == nil {
+		// Every edit here is of [[servers]]; the toolsets key names servers too.
+		next, err = config.ToolsetsFollowServers(data, next)
+	}
 	if err != nil {
 		return false, fmt.Errorf("config %s: %w", path, err)
 	}

@@ -231,3 +231,23 @@ func TestServersImport(t *testing.T) {
 		t.Errorf("second import: %v\n%s", err, out)
 	}
 }
+
+// TestServersVerbsKeepToolsetsInStep: the toolsets key names servers, so `servers add` names a
+// new server in a key that lists toolsets one by one (its tools would be off otherwise) and
+// `servers remove` takes it off (a stale name would stop the next start).
+func TestServersVerbsKeepToolsetsInStep(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(config, []byte("toolsets = [\"files\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runServers(t, config, "add", "github", "--command", "gh-mcp")
+	if b, _ := os.ReadFile(config); err != nil || !strings.HasPrefix(string(b), "toolsets = [\"files\", \"github\"]\n") || !strings.Contains(out, `+toolsets = ["files", "github"]`) {
+		t.Fatalf("add: %v\n%s\nfile:\n%s", err, out, b)
+	}
+	if _, err := runServers(t, config, "remove", "github"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(config); string(b) != "toolsets = [\"files\"]\n" {
+		t.Errorf("after remove:\n%s", b)
+	}
+}

@@ -259,3 +259,68 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 		t.Errorf("audit:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestClientsProjectScopeSymlinkThroughDashboardAPI: the Clients view's project scope is the
+// hub's workspace, a repository the user opened. A .vscode/mcp.json there that links to the
+// user's ~/.claude.json is listed as unreadable and refused (400 naming the link), the file
+// stays as it was and no copy of it lands in the workspace; a real project file is written with
+// its backup in the hub's data dir.
+func TestClientsProjectScopeSymlinkThroughDashboardAPI(t *testing.T) {
+	home := realTempDir(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	claude := filepath.Join(home, ".claude.json")
+	orig := "{\"mcpServers\": {}, \"oauthAccount\": {\"accessToken\": \"s3cret\"}}\n"
+	if err := os.WriteFile(claude, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := apptest.Stack(t, "")
+	ws := st.Service.WorkspaceDir()
+	link := filepath.Join(ws, ".vscode", "mcp.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(claude, link); err != nil {
+		t.Fatal(err)
+	}
+	ctl := app.NewController(st, "test")
+	srv := httptest.NewServer(NewServer(ctl, "dash-token").Handler())
+	defer srv.Close()
+
+	l, err := ctl.ListClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cl := range l.Clients {
+		for _, s := range cl.Scopes {
+			if cl.Name == "vscode" && s.Scope == "project" && (s.State != "cannot read the config" || !strings.Contains(s.Detail, "outside the project")) {
+				t.Errorf("vscode project listed as %+v", s)
+			}
+		}
+	}
+	for _, dry := range []bool{true, false} {
+		code, out := apptest.DashAPI(t, srv.URL, "dash-token", http.MethodPost, "/api/clients/vscode", map[string]any{"scope": "project", "action": "connect", "dryRun": dry})
+		if msg, _ := out["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, link) || !strings.Contains(msg, "outside the project") {
+			t.Errorf("dryRun %v: %d %v", dry, code, out)
+		}
+	}
+	if b, _ := os.ReadFile(claude); string(b) != orig {
+		t.Errorf("~/.claude.json changed:\n%s", b)
+	}
+
+	mcp := filepath.Join(ws, ".mcp.json")
+	os.WriteFile(mcp, []byte("{}\n"), 0o644)
+	code, out := apptest.DashAPI(t, srv.URL, "dash-token", http.MethodPost, "/api/clients/claude-code", map[string]any{"scope": "project", "action": "connect"})
+	backup, _ := out["backup"].(string)
+	if code != http.StatusOK || filepath.Dir(backup) != app.ClientBackupDir(st.Config) {
+		t.Fatalf("connect claude-code project: %d %v", code, out)
+	}
+	if b, err := os.ReadFile(backup); err != nil || string(b) != "{}\n" {
+		t.Errorf("backup: %v %q", err, b)
+	}
+	filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), "switchboard-backup") {
+			t.Errorf("backup in the workspace: %s", p)
+		}
+		return nil
+	})
+}

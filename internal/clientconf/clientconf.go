@@ -3,6 +3,11 @@
 // comments (JSONC) or TOML — changing nothing else in the file: other servers, comments, key
 // order, indentation and trailing commas stay byte for byte. Writes are atomic (a temporary
 // file renamed over the original, with the original's mode) and keep a backup of the original.
+//
+// A project's files are the repository's to shape, not the user's: a cloned repository can hold
+// `.vscode/mcp.json` as a symlink to ~/.claude.json, or `.cursor` as one to ~/.ssh. Project-scope
+// files are therefore read and written only when every existing component resolves inside the
+// project, and their backups go to the hub's data directory, never into the repository.
 package clientconf
 
 import (
@@ -36,8 +41,12 @@ const (
 // up a command on PATH.
 type Env struct {
 	Home, ConfigHome, Project string
-	Getenv                    func(string) string
-	LookPath                  func(string) (string, error)
+	// ProjectBackups is where backups of project-scope files go: a directory of the hub's own
+	// (the callers pass DATA_DIR/client-backups), so a backup never lands in the repository,
+	// where it would be committed or picked up by the client. "" writes no backup for them.
+	ProjectBackups string
+	Getenv         func(string) string
+	LookPath       func(string) (string, error)
 }
 
 // OSEnv is the running process's environment, its variables read through getenv
@@ -392,6 +401,10 @@ func (c Client) Check(env Env, scope Scope, want Entry) Status {
 		return st
 	}
 	st.Path = path
+	if err := env.contained(scope, path); err != nil {
+		st.State, st.Detail = Unreadable, err.Error()
+		return st
+	}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -425,6 +438,9 @@ type Change struct {
 	Old, New []byte
 	Exists   bool
 	Mode     fs.FileMode
+	// project is the directory a project-scope file must stay inside (checked again by Apply:
+	// the user may take a while to confirm); backupDir is where its backup goes.
+	project, backupDir string
 }
 
 // Empty reports whether the change changes nothing.
@@ -453,6 +469,12 @@ func (c Client) Plan(env Env, scope Scope, e *Entry) (Change, error) {
 		return Change{}, err
 	}
 	ch := Change{Path: path, Mode: 0o600}
+	if scope == ScopeProject {
+		ch.project, ch.backupDir = env.Project, env.ProjectBackups
+		if err := env.contained(scope, path); err != nil {
+			return ch, err
+		}
+	}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -494,14 +516,27 @@ func (c Client) Plan(env Env, scope Scope, e *Entry) (Change, error) {
 
 // Apply writes the change: the original is copied to PATH.switchboard-backup-TIMESTAMP first
 // (returned; "" for a new file), then the new content goes to a temporary file in the same
-// directory with the original's mode and is renamed over the original.
+// directory with the original's mode and is renamed over the original. A project-scope file's
+// backup goes to Env.ProjectBackups instead, named after the file's whole path (none when that
+// is ""), and the file must still resolve inside the project.
 func (ch Change) Apply(now time.Time) (backup string, err error) {
 	if ch.Empty() {
 		return "", nil
 	}
+	if ch.project != "" {
+		if err := within(ch.project, ch.Path); err != nil {
+			return "", err
+		}
+	}
 	dir := filepath.Dir(ch.Path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
+	}
+	if ch.project != "" {
+		// MkdirAll follows a symlinked directory created since the check; look again.
+		if err := within(ch.project, ch.Path); err != nil {
+			return "", err
+		}
 	}
 	if ch.Exists {
 		cur, err := os.ReadFile(ch.Path)
@@ -511,14 +546,7 @@ func (ch Change) Apply(now time.Time) (backup string, err error) {
 		if string(cur) != string(ch.Old) {
 			return "", fmt.Errorf("%s changed while switchboard was editing it (the client rewrote it?); nothing written, run this again", ch.Path)
 		}
-		backup = ch.Path + ".switchboard-backup-" + now.Format("20060102-150405")
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-			backup = fmt.Sprintf("%s.switchboard-backup-%s-%d", ch.Path, now.Format("20060102-150405"), i)
-		}
-		if err := os.WriteFile(backup, ch.Old, ch.Mode); err != nil {
+		if backup, err = ch.backup(now); err != nil {
 			return "", fmt.Errorf("backup: %w", err)
 		}
 	}
@@ -547,6 +575,89 @@ func (ch Change) Apply(now time.Time) (backup string, err error) {
 		return backup, err
 	}
 	return backup, os.Rename(tmp.Name(), target)
+}
+
+// backup copies the original to a new file (never over an existing one) and returns its path:
+// beside the file, or for a project-scope file in ch.backupDir ("" when there is none).
+func (ch Change) backup(now time.Time) (string, error) {
+	base := ch.Path
+	if ch.project != "" {
+		if ch.backupDir == "" {
+			return "", nil
+		}
+		if err := os.MkdirAll(ch.backupDir, 0o700); err != nil {
+			return "", err
+		}
+		// The whole path in the name: which project the file belongs to stays readable in a
+		// listing of the directory.
+		flat := strings.ReplaceAll(strings.TrimPrefix(filepath.Clean(ch.Path), string(filepath.Separator)), string(filepath.Separator), "%")
+		base = filepath.Join(ch.backupDir, flat)
+	}
+	stamp := now.Format("20060102-150405")
+	name := base + ".switchboard-backup-" + stamp
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		name = fmt.Sprintf("%s.switchboard-backup-%s-%d", base, stamp, i)
+	}
+	// O_EXCL: a name that appeared since the Lstat (a symlink planted there) is not followed.
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, ch.Mode)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(ch.Old); err != nil {
+		f.Close()
+		return "", err
+	}
+	return name, f.Close()
+}
+
+// contained refuses a project-scope path that leaves env.Project (see within).
+func (e Env) contained(scope Scope, path string) error {
+	if scope != ScopeProject {
+		return nil
+	}
+	return within(e.Project, path)
+}
+
+// within checks that path, a file under project, stays inside project on disk: every component
+// that exists, the file itself included when it is a symlink, must resolve (EvalSymlinks) to a
+// place inside the project's own resolved directory. A repository decides what its
+// `.vscode/mcp.json` or `.cursor` is; following one that points at ~/.claude.json or ~/.ssh would
+// read and rewrite the user's files from a project-scope setup.
+func within(project, path string) error {
+	refuse := func(format string, a ...any) error {
+		return fmt.Errorf("scope project: refusing %s: %s; only files inside the project %s are written for the project scope (remove the link, or use --scope user to set up the client for your user)",
+			path, fmt.Sprintf(format, a...), project)
+	}
+	root, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		return fmt.Errorf("scope project: the project directory %s: %w", project, err)
+	}
+	rel, err := filepath.Rel(project, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return refuse("it is not under the project directory")
+	}
+	cur := project
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		_, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // created by Apply, inside what has been checked so far
+		}
+		if err != nil {
+			return refuse("%v", err)
+		}
+		real, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			return refuse("%s is a symlink whose target cannot be resolved (%v)", cur, err)
+		}
+		if r, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(r) {
+			return refuse("%s is a symlink to %s, outside the project", cur, real)
+		}
+	}
+	return nil
 }
 
 // lines splits text after each newline; a last line without one gets a marker, as in diff(1).

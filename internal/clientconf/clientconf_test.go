@@ -567,3 +567,194 @@ func TestApplyKeepsSymlinkAndRefusesAConcurrentChange(t *testing.T) {
 		t.Errorf("target not written: %s", b)
 	}
 }
+
+// backupsIn lists the switchboard backups anywhere under dir.
+func backupsIn(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".switchboard-backup-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// TestProjectScopeStaysInsideTheProject: a repository decides what its .vscode/mcp.json or
+// .cursor is. A symlink out of the project (to the user's ~/.claude.json, to ~/.ssh, dangling)
+// is refused by Check, Plan and Apply, and the outside file is neither changed nor copied into
+// the repository; a symlink that stays inside the project is followed as before.
+func TestProjectScopeStaysInsideTheProject(t *testing.T) {
+	env, e := testEnv(t), testEntry(t)
+	env.ProjectBackups = filepath.Join(env.Home, "data", "client-backups")
+	secret := filepath.Join(env.Home, ".claude.json")
+	secretText := "{\"mcpServers\": {}, \"oauthAccount\": {\"token\": \"s3cret\"}}\n"
+	if err := os.WriteFile(secret, []byte(secretText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ssh := filepath.Join(env.Home, ".ssh")
+	if err := os.MkdirAll(ssh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	vscode, _ := Lookup("vscode")
+	cursor, _ := Lookup("cursor")
+	refused := func(t *testing.T, c Client, link string) {
+		t.Helper()
+		if st := c.Check(env, ScopeProject, e); st.State != Unreadable || !strings.Contains(st.Detail, link) || strings.Contains(st.Detail, "s3cret") {
+			t.Errorf("check: %s %q", st.State, st.Detail)
+		}
+		ch, err := c.Plan(env, ScopeProject, &e)
+		if err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), "outside the project") && !strings.Contains(err.Error(), "cannot be resolved") {
+			t.Fatalf("plan: %v", err)
+		}
+		if strings.Contains(string(ch.Old), "s3cret") {
+			t.Error("plan read the file outside the project")
+		}
+		if b, _ := os.ReadFile(secret); string(b) != secretText {
+			t.Errorf("the file outside the project changed:\n%s", b)
+		}
+		if got, _ := os.ReadDir(ssh); len(got) != 0 {
+			t.Errorf("written into ~/.ssh: %v", got)
+		}
+		if b := backupsIn(t, env.Project); len(b) != 0 {
+			t.Errorf("backups in the project: %v", b)
+		}
+	}
+
+	t.Run("symlinked file", func(t *testing.T) {
+		link := filepath.Join(env.Project, ".vscode", "mcp.json")
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink(secret, link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(filepath.Dir(link))
+		refused(t, vscode, link)
+	})
+	t.Run("relative symlink climbing out", func(t *testing.T) {
+		link := filepath.Join(env.Project, ".vscode", "mcp.json")
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink("../../.claude.json", link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(filepath.Dir(link))
+		refused(t, vscode, link)
+	})
+	t.Run("symlinked directory", func(t *testing.T) {
+		link := filepath.Join(env.Project, ".cursor")
+		os.MkdirAll(env.Project, 0o755)
+		if err := os.Symlink(ssh, link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(link)
+		refused(t, cursor, link)
+	})
+	t.Run("dangling symlink", func(t *testing.T) {
+		link := filepath.Join(env.Project, ".vscode", "mcp.json")
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink(filepath.Join(env.Home, "nowhere", "mcp.json"), link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(filepath.Dir(link))
+		refused(t, vscode, link)
+		if _, err := os.Stat(filepath.Join(env.Home, "nowhere")); err == nil {
+			t.Error("created the link's target outside the project")
+		}
+	})
+	t.Run("link appears after the preview", func(t *testing.T) {
+		ch, err := cursor.Plan(env, ScopeProject, &e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(env.Project, ".cursor")
+		if err := os.Symlink(ssh, link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(link)
+		if _, err := ch.Apply(time.Now()); err == nil || !strings.Contains(err.Error(), "outside the project") {
+			t.Fatalf("apply: %v", err)
+		}
+		if got, _ := os.ReadDir(ssh); len(got) != 0 {
+			t.Errorf("written into ~/.ssh: %v", got)
+		}
+	})
+	t.Run("symlink inside the project is followed", func(t *testing.T) {
+		shared := filepath.Join(env.Project, "config", "mcp.json")
+		os.MkdirAll(filepath.Dir(shared), 0o755)
+		os.WriteFile(shared, []byte("{}\n"), 0o644)
+		link := filepath.Join(env.Project, ".vscode", "mcp.json")
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink("../config/mcp.json", link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(filepath.Dir(link))
+		ch, err := vscode.Plan(env, ScopeProject, &e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ch.Apply(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(shared); !strings.Contains(string(b), ServerName) {
+			t.Errorf("target not written: %s", b)
+		}
+	})
+}
+
+// TestProjectScopeBackupOutsideTheProject: the previous version of a project file is kept in
+// Env.ProjectBackups, named after the file's path, and never beside the file; with no backup
+// directory there is no backup at all. A user-scope file's backup stays beside it.
+func TestProjectScopeBackupOutsideTheProject(t *testing.T) {
+	env, e := testEnv(t), testEntry(t)
+	env.ProjectBackups = filepath.Join(env.Home, "data", "client-backups")
+	c, _ := Lookup("claude-code")
+	path, _ := c.Path(env, ScopeProject)
+	orig := "{\"mcpServers\": {}}\n"
+	os.MkdirAll(env.Project, 0o755)
+	os.WriteFile(path, []byte(orig), 0o644)
+	ch, err := c.Plan(env, ScopeProject, &e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	backup, err := ch.Apply(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(backup) != env.ProjectBackups || !strings.Contains(filepath.Base(backup), "project%.mcp.json.switchboard-backup-") {
+		t.Errorf("backup at %s", backup)
+	}
+	if b, err := os.ReadFile(backup); err != nil || string(b) != orig {
+		t.Errorf("backup: %v %q", err, b)
+	}
+	if fi, err := os.Stat(env.ProjectBackups); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("backup dir: %v %v", err, fi)
+	}
+	if b := backupsIn(t, env.Project); len(b) != 0 {
+		t.Errorf("backups in the project: %v", b)
+	}
+	// A second change in the same second gets a name of its own.
+	ch, _ = c.Plan(env, ScopeProject, nil)
+	second, err := ch.Apply(now)
+	if err != nil || second == backup || second == "" {
+		t.Errorf("second backup %q (first %q): %v", second, backup, err)
+	}
+
+	env.ProjectBackups = ""
+	ch, _ = c.Plan(env, ScopeProject, &e)
+	if b, err := ch.Apply(time.Now()); err != nil || b != "" {
+		t.Errorf("no backup dir: backup %q, %v", b, err)
+	}
+	if b := backupsIn(t, env.Project); len(b) != 0 {
+		t.Errorf("backups in the project: %v", b)
+	}
+
+	u, _ := Lookup("cursor")
+	upath, _ := u.Path(env, ScopeUser)
+	os.MkdirAll(filepath.Dir(upath), 0o755)
+	os.WriteFile(upath, []byte("{}\n"), 0o644)
+	ch, _ = u.Plan(env, ScopeUser, &e)
+	if b, err := ch.Apply(time.Now()); err != nil || filepath.Dir(b) != filepath.Dir(upath) {
+		t.Errorf("user-scope backup %q: %v", b, err)
+	}
+}

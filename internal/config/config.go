@@ -32,8 +32,9 @@ type Config struct {
 	ReadOnly      bool     `toml:"read_only"`
 	DisabledTools []string `toml:"disabled_tools"`
 	// Toolsets served to clients (files, process, ws, metrics, rag, ml, browser, ide, git, web,
-	// memory, or all); empty: every set except ide, which is on only when an IDE backend URL is
-	// configured (ide.url or SWITCHBOARD_IDE_URL).
+	// memory, the name of a [[servers]] entry — a server not named is not offered — or all);
+	// empty: every set except ide, which is on only when an IDE backend URL is configured
+	// (ide.url or SWITCHBOARD_IDE_URL), and every server.
 	Toolsets []string `toml:"toolsets"`
 	// ideURLSet records that the IDE backend URL came from the file or the environment rather
 	// than the built-in default.

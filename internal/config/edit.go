@@ -174,6 +174,58 @@ func EditToolsets(data []byte, sets []string) ([]byte, error) {
 	return tomledit.Set(data, nil, "toolsets", sets)
 }
 
+// ToolsetsFollowServers keeps the toolsets key in step with an edit of [[servers]] (old is the
+// file before, data after): the key names each server it serves as a toolset of its own, so a
+// server added joins a key that lists toolsets one by one (its tools would be off otherwise),
+// and a server removed leaves it (a name nothing answers to stops the next start). A file
+// without the key, or with "all" in it, serves every server and is left as it is; so is a key
+// whose last name would go (an empty key means the default set, which is more, not less).
+func ToolsetsFollowServers(old, data []byte) ([]byte, error) {
+	var file struct {
+		Toolsets []string `toml:"toolsets"`
+	}
+	if _, err := toml.Decode(string(data), &file); err != nil || len(file.Toolsets) == 0 {
+		return data, nil // a file that does not parse is the server edit's to refuse
+	}
+	var sets []string
+	for _, entry := range file.Toolsets {
+		for _, n := range strings.Split(entry, ",") {
+			if n = strings.TrimSpace(n); strings.EqualFold(n, "all") {
+				return data, nil
+			} else if n != "" {
+				sets = append(sets, n)
+			}
+		}
+	}
+	names := func(b []byte) []string {
+		var f struct {
+			Servers []struct {
+				Name string `toml:"name"`
+			} `toml:"servers"`
+		}
+		_, _ = toml.Decode(string(b), &f)
+		out := make([]string, 0, len(f.Servers))
+		for _, s := range f.Servers {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	before, after := names(old), names(data)
+	next := slices.DeleteFunc(slices.Clone(sets), func(n string) bool { return slices.Contains(before, n) && !slices.Contains(after, n) })
+	for _, n := range after {
+		if !slices.Contains(before, n) && !slices.Contains(next, n) {
+			next = append(next, n)
+		}
+	}
+	if slices.Equal(next, sets) {
+		return data, nil
+	}
+	if len(next) == 0 {
+		return nil, fmt.Errorf("toolsets: names only %s; without it the key would be empty, which serves every toolset: write the toolsets to serve instead first", strings.Join(sets, ", "))
+	}
+	return EditToolsets(data, next)
+}
+
 // EditWorkspace writes the top-level workspace: an existing directory, absolute; empty removes
 // the key (the directory switchboard starts in).
 func EditWorkspace(data []byte, dir string) ([]byte, error) {

@@ -333,3 +333,50 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// TestToolsetsFollowServers: the toolsets key names servers as toolsets, so an edit of [[servers]]
+// takes it along: a server added joins a key that lists toolsets one by one, a server removed
+// leaves it (a stale name would stop the next start); no key and "all" serve every server and
+// stay untouched, as does an edit that adds or removes no server; the last name is not removed
+// (an empty key would mean every toolset).
+func TestToolsetsFollowServers(t *testing.T) {
+	const github = "\n[[servers]]\nname = \"github\"\ncommand = \"gh-mcp\"\n"
+	const linear = "\n[[servers]]\nname = \"linear\"\nurl = \"https://mcp.linear.app/mcp\"\n"
+	for _, c := range []struct {
+		name, old, new string
+		want           string // "" : new unchanged
+		err            string
+	}{
+		{name: "added to a list", old: "toolsets = [\"files\", \"github\"]  # mine\n" + github,
+			new:  "toolsets = [\"files\", \"github\"]  # mine\n" + github + linear,
+			want: "toolsets = [\"files\", \"github\", \"linear\"]  # mine\n" + github + linear},
+		{name: "removed from a list", old: "toolsets = [\"files\", \"github\", \"linear\"]\n" + github + linear,
+			new:  "toolsets = [\"files\", \"github\", \"linear\"]\n" + linear,
+			want: "toolsets = [\"files\", \"linear\"]\n" + linear},
+		{name: "removed, not named", old: "toolsets = [\"files\"]\n" + github, new: "toolsets = [\"files\"]\n"},
+		{name: "no key", old: "read_only = true\n" + github, new: "read_only = true\n" + github + linear},
+		{name: "all", old: "toolsets = [\"all\"]\n", new: "toolsets = [\"all\"]\n" + github},
+		{name: "no server added or removed", old: "toolsets = [\"files\"]\n" + github, new: "toolsets = [\"files\"]\n" + strings.Replace(github, "gh-mcp", "gh-mcp2", 1)},
+		{name: "the last name", old: "toolsets = [\"github\"]\n" + github, new: "toolsets = [\"github\"]\n", err: "toolsets: names only github"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ToolsetsFollowServers([]byte(c.old), []byte(c.new))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := c.want
+			if want == "" {
+				want = c.new
+			}
+			if string(got) != want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}

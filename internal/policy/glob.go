@@ -126,6 +126,18 @@ func (it *gitem) matchRune(c rune) bool {
 	return false
 }
 
+// literal returns the one string g matches when it has no wildcard, star or class.
+func (g glob) literal() (string, bool) {
+	rs := make([]rune, 0, len(g.items))
+	for _, it := range g.items {
+		if it.kind != gLit {
+			return "", false
+		}
+		rs = append(rs, it.r)
+	}
+	return string(rs), true
+}
+
 // match reports whether the whole of s matches.
 func (g glob) match(s string) bool {
 	items := g.items

@@ -95,6 +95,36 @@ type Policy struct {
 	AskTimeout time.Duration
 	Rules      []*Rule
 	RootsAllow []string // absolute, cleaned directories
+	// Warnings name the rules that compile but can never match (a rule naming servers_call, see
+	// Rewritten), each with what to write instead. They do not stop the policy: `switchboard
+	// policy check`, the hub's log and the Settings view show them.
+	Warnings []string
+}
+
+// rewritten maps the tool names the policy never sees to what a rule should name instead: the
+// hub turns a call of one into a call of another tool before the policy decides, so a rule that
+// names one never matches. servers_call (mcp.ToolServersCall) is rewritten into the server tool
+// it names (mcp/upstream_search.go, toolSearchMiddleware); servers_search is an ordinary tool
+// and is decided by its name. The one list of such names: the hub's test ties it to the rewrite.
+var rewritten = map[string]string{
+	"servers_call": `name the server's tool as "<server>__<tool>" instead (e.g. "github__create_issue", or "github__*" for every tool of that server)`,
+}
+
+// Rewritten reports whether a call named tool reaches the policy under another name (the tool
+// it stands for), and if so what a rule should name instead.
+func Rewritten(tool string) (instead string, ok bool) {
+	instead, ok = rewritten[tool]
+	return instead, ok
+}
+
+// RewrittenTools lists the names Rewritten knows, sorted.
+func RewrittenTools() []string {
+	out := make([]string, 0, len(rewritten))
+	for n := range rewritten {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // AllowAll is the policy of a hub without a [policy] section.
@@ -175,6 +205,14 @@ func Compile(c Config, roots RootsConfig) (*Policy, error) {
 		}
 		r.name = r.describe()
 		p.Rules = append(p.Rules, r)
+		// A rule on a name the policy never sees compiles but never matches: silently useless
+		// (a deny that denies nothing), so it is reported, not refused (the file stays loadable).
+		if name, ok := r.tool.literal(); ok {
+			if instead, ok := Rewritten(name); ok {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s.tool: %q never matches: a %s call is decided as the server tool it calls, never by this name; %s",
+					field, spec.Tool, name, instead))
+			}
+		}
 	}
 	for i, dir := range roots.Allow {
 		clean, err := cleanDir(dir)

@@ -432,3 +432,58 @@ func TestBrokerShortTimeoutIsATimeout(t *testing.T) {
 		t.Errorf("outcome = %+v, want a timeout", o)
 	}
 }
+
+// TestRulesOnRewrittenToolsAreWarned: a rule naming servers_call (the hub decides each such call
+// as the server tool it names) compiles — the file stays loadable — but is reported as never
+// matching, with the rule's key and what to write instead; a rule naming servers_search (an
+// ordinary tool), a glob that also matches other tools, or a server tool is not; the store's
+// status carries the warnings of the policy in force.
+func TestRulesOnRewrittenToolsAreWarned(t *testing.T) {
+	p := mustCompile(t, Config{Rules: []RuleSpec{
+		{Tool: "file_delete", Action: "deny"},
+		{Tool: "servers_call", Action: "deny"},
+		{Tool: "servers_search", Action: "ask"},
+		{Tool: "servers_*", Action: "ask"},
+		{Tool: `servers\_call`, Args: map[string]string{"name": "github__*"}, Client: "cursor", Action: "ask"},
+		{Tool: "github__create_issue", Action: "ask"},
+		{Tool: "servers_cal?", Action: "deny"},
+	}})
+	if len(p.Warnings) != 2 {
+		t.Fatalf("warnings: %q", p.Warnings)
+	}
+	for i, rule := range []string{"policy.rules[2].tool", "policy.rules[5].tool"} {
+		w := p.Warnings[i]
+		if !strings.HasPrefix(w, rule+": ") || !strings.Contains(w, "never matches") || !strings.Contains(w, `"<server>__<tool>"`) {
+			t.Errorf("warning %d: %s", i, w)
+		}
+	}
+	// The rule is still compiled and still decides a call of that name (policy check shows it);
+	// the hub simply never asks.
+	if d := p.Decide("servers_call", "", nil); d.Rule == nil || d.Rule.Index != 2 {
+		t.Errorf("decide servers_call: %v", d.RuleName())
+	}
+	if _, ok := Rewritten("servers_search"); ok {
+		t.Error("servers_search is an ordinary tool, decided by its name")
+	}
+	if got := RewrittenTools(); len(got) != 1 || got[0] != "servers_call" {
+		t.Errorf("RewrittenTools() = %v", got)
+	}
+
+	s := NewStore("", p)
+	if st := s.Status(); len(st.Warnings) != 2 {
+		t.Errorf("status warnings: %q", st.Warnings)
+	}
+	s.Status().Warnings[0] = "changed by a caller"
+	if s.Status().Warnings[0] == "changed by a caller" {
+		t.Error("Status shares its warnings with the store")
+	}
+	s.Apply(mustCompile(t, Config{Rules: []RuleSpec{{Tool: "github__*", Action: "ask"}}}), nil)
+	if st := s.Status(); len(st.Warnings) != 0 {
+		t.Errorf("warnings after a clean reload: %q", st.Warnings)
+	}
+	s.Apply(p, nil)
+	s.Apply(nil, errors.New("broken file"))
+	if st := s.Status(); len(st.Warnings) != 2 || st.Error == "" {
+		t.Errorf("a refused file keeps the warnings of the policy in force: %+v", st)
+	}
+}

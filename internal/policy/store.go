@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,9 @@ type Status struct {
 	// file and the policy in force agree.
 	Error   string    `json:"error,omitempty"`
 	ErrorAt time.Time `json:"errorAt,omitzero"`
+	// Warnings are the policy in force's rules that can never match (Policy.Warnings), each
+	// naming the rule and what to write instead.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Store holds the policy in force and reloads it when its file changes. An invalid file never
@@ -52,7 +56,7 @@ func NewStore(path string, p *Policy) *Store {
 func (s *Store) set(p *Policy) {
 	s.cur.Store(p)
 	s.status = Status{Path: s.path, Default: p.Default, AskTimeout: p.AskTimeout.String(), Rules: len(p.Rules),
-		RootsAllow: append([]string{}, p.RootsAllow...), LoadedAt: time.Now().UTC()}
+		RootsAllow: append([]string{}, p.RootsAllow...), LoadedAt: time.Now().UTC(), Warnings: slices.Clone(p.Warnings)}
 }
 
 // Policy returns the policy in force. It never returns nil.
@@ -67,6 +71,7 @@ func (s *Store) Status() Status {
 	defer s.mu.Unlock()
 	st := s.status
 	st.RootsAllow = append([]string{}, st.RootsAllow...)
+	st.Warnings = slices.Clone(st.Warnings)
 	return st
 }
 

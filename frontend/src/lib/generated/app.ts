@@ -351,6 +351,11 @@ export interface PolicyDecision {
    * RuleIndex is the deciding rule's 1-based position in the list tested (0: the default).
    */
   ruleIndex: number /* int */;
+  /**
+   * Warnings are PolicyWarnings: rules tested that can never match, and a tool asked about
+   * that the hub never decides by that name.
+   */
+  warnings?: string[];
 }
 /**
  * MLBackendSetting is one [[ml.backends]] entry.
@@ -798,7 +803,9 @@ export interface StackOptions {
   /**
    * ProjectSource is where cfg.Workspace came from (Project*; app/project.go). ProjectFromNone
    * starts the hub without a workspace when cfg.Workspace is empty (a desktop launch from the
-   * home directory with no folder chosen yet) instead of in the current directory.
+   * home directory with no folder chosen yet) instead of in the current directory;
+   * ProjectFromConfig has the folder checked as the project chooser checks one (not used, with
+   * a warning, when it is / or the home directory).
    */
   ProjectSource: string;
 }

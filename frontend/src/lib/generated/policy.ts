@@ -159,6 +159,12 @@ export interface Policy {
   AskTimeout: number;
   Rules: (Rule | undefined)[];
   RootsAllow: string[]; // absolute, cleaned directories
+  /**
+   * Warnings name the rules that compile but can never match (a rule naming servers_call, see
+   * Rewritten), each with what to write instead. They do not stop the policy: `switchboard
+   * policy check`, the hub's log and the Settings view show them.
+   */
+  Warnings: string[];
 }
 /**
  * Decision is the outcome of Decide.
@@ -212,6 +218,11 @@ export interface Status {
    */
   error?: string;
   errorAt?: string;
+  /**
+   * Warnings are the policy in force's rules that can never match (Policy.Warnings), each
+   * naming the rule and what to write instead.
+   */
+  warnings?: string[];
 }
 /**
  * Store holds the policy in force and reloads it when its file changes. An invalid file never

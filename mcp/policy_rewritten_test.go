@@ -1,0 +1,63 @@
+package mcp
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
+)
+
+// TestPolicyRewrittenToolsAreTheHubsRewrites ties internal/policy's list of names a rule never
+// sees (policy.RewrittenTools, behind the warning `policy check` and the hub give) to what the
+// hub does: every listed name is the tool-search call the hub rewrites, and a deny rule on it
+// really never matches — the servers_call goes through, decided as the server tool it names —
+// while a rule naming that tool as <server>__<tool>, as the warning says, denies it.
+func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
+	for _, n := range policy.RewrittenTools() {
+		if n != ToolServersCall {
+			t.Errorf("policy.RewrittenTools() lists %q, which the hub does not rewrite (only %s)", n, ToolServersCall)
+		}
+	}
+	if _, ok := policy.Rewritten(ToolServersCall); !ok {
+		t.Fatalf("policy.Rewritten(%q) = false: rules on it would not be warned about", ToolServersCall)
+	}
+	if _, ok := policy.Rewritten(ToolServersSearch); ok {
+		t.Fatalf("%s is decided by its own name; it must not be listed", ToolServersSearch)
+	}
+
+	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
+	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{
+		{Tool: ToolServersCall, Action: "deny"},
+		{Tool: "fixture__write-note", Action: "deny"},
+	}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "policy.rules[1].tool") {
+		t.Fatalf("warnings: %q", p.Warnings)
+	}
+	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithAudit(audit.Discard()), WithUpstreams(m), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
+	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
+	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "x"}}, nil); msg != "" {
+		t.Fatalf("the rule on %s matched after all: %q", ToolServersCall, msg)
+	}
+	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, `denied by rule 2 (tool="fixture__write-note"`) {
+		t.Fatalf("servers_call of fixture__write-note: %q", msg)
+	}
+}
