@@ -46,7 +46,7 @@ func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithAudit(audit.Discard()), WithUpstreams(m), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
-	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
 		t.Fatal(err)
 	}
 	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })

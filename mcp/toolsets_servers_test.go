@@ -21,7 +21,7 @@ func fixtureHub(t *testing.T, opts ...Option) *Service {
 		t.Fatal(err)
 	}
 	s := newTestService(t, append(opts, WithUpstreams(m))...)
-	if err := m.Sync([]upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
 		t.Fatal(err)
 	}
 	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
