@@ -119,11 +119,11 @@ function hubEnv(tmp, o, names, token) {
   return { env, workspace, sock, token };
 }
 
-// approve pins every server's tools as `switchboard servers approve NAME` does (no hub running:
-// the command starts the server on its own to read its tools).
+// approve approves every server's command and pins its tools as `switchboard servers approve
+// NAME --yes` does (no hub running: the command starts the server on its own to read its tools).
 function approve(o, h, names) {
   for (const name of names) {
-    execFileSync(o.bin, ['servers', 'approve', name], { env: h.env, cwd: h.workspace, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(o.bin, ['servers', 'approve', name, '--yes'], { env: h.env, cwd: h.workspace, stdio: ['ignore', 'ignore', 'pipe'] });
   }
 }
 

@@ -23,7 +23,7 @@ import (
 
 // everythingSpec runs the real @modelcontextprotocol/server-everything (pinned in test/node)
 // with node directly, so its pid is the server's.
-func everythingSpec(t *testing.T, name string) Spec {
+func everythingSpec(t testing.TB, name string) Spec {
 	dir := testutil.NodeModule(t, "@modelcontextprotocol/server-everything")
 	return Spec{Name: name, Command: "node", Args: []string{filepath.Join(dir, "dist", "index.js"), "stdio"}}
 }
@@ -35,7 +35,7 @@ func fixtureSpec(t *testing.T, name string, env map[string]string) Spec {
 	return Spec{Name: name, Command: "node", Args: []string{script}, Env: env}
 }
 
-func newTestManager(t *testing.T, opts Options) *Manager {
+func newTestManager(t testing.TB, opts Options) *Manager {
 	t.Helper()
 	if opts.ApprovalsFile == "" {
 		opts.ApprovalsFile = filepath.Join(t.TempDir(), "approvals.json")
@@ -64,13 +64,13 @@ func newTestManager(t *testing.T, opts Options) *Manager {
 }
 
 // waitState waits until the server reaches state, on the Manager's change events.
-func waitState(t *testing.T, m *Manager, name, state string) Status {
+func waitState(t testing.TB, m *Manager, name, state string) Status {
 	t.Helper()
 	return waitStatus(t, m, name, state, func(st Status) bool { return st.State == state })
 }
 
 // waitStatus waits until ok holds for the server's status.
-func waitStatus(t *testing.T, m *Manager, name, state string, ok func(Status) bool) Status {
+func waitStatus(t testing.TB, m *Manager, name, state string, ok func(Status) bool) Status {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
