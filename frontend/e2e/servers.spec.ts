@@ -40,14 +40,18 @@ describe('servers', () => {
   // The shared hub runs with HOME = dirname(workspace); its config file is the default path.
   const configFile = () => path.join(path.dirname(dash.server.workspace), '.config', 'switchboard', 'config.toml');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'sb-e2e-servers-'));
+  const projectDir = () => path.join(dash.server.workspace, 'servers-e2e');
   afterAll(() => {
     rmSync(configFile(), { force: true });
     rmSync(tmp, { recursive: true, force: true });
+    rmSync(projectDir(), { recursive: true, force: true });
   });
 
   it('adds a server from the form, approves it, holds a changed tool with its diff, shows the log, disables and removes it', async () => {
     const fixture = path.join(repoDir, 'test', 'node', 'upstream-fixture.mjs');
-    const descFile = path.join(tmp, 'greet.txt');
+    // In the hub's project folder: the fixture runs sandboxed, and may read that folder (not /tmp).
+    const descFile = path.join(projectDir(), 'greet.txt');
+    mkdirSync(projectDir(), { recursive: true });
     writeFileSync(descFile, 'Greets someone by name.\n');
     const page = dash.page;
     await dash.open('servers');

@@ -92,6 +92,7 @@ function fakeControl(overrides: Partial<Control> = {}) {
     listServers: rec('listServers', { servers: [], configPath: '/home/u/.config/switchboard/config.toml' }),
     serverLogs: rec('serverLogs', { name: '', lines: [] }),
     approveServer: rec('approveServer', {}),
+    approveServerCommand: rec('approveServerCommand', {}),
     restartServer: rec('restartServer', {}),
     setServerEnabled: rec('setServerEnabled', { path: '', diff: '', servers: [] }),
     addServer: rec('addServer', { path: '', diff: '', servers: [] }),
