@@ -92,6 +92,7 @@ function fakeControl(overrides: Partial<Control> = {}) {
     listServers: rec('listServers', { servers: [], configPath: '/home/u/.config/switchboard/config.toml' }),
     serverLogs: rec('serverLogs', { name: '', lines: [] }),
     approveServer: rec('approveServer', {}),
+    approveServerCommand: rec('approveServerCommand', {}),
     restartServer: rec('restartServer', {}),
     setServerEnabled: rec('setServerEnabled', { path: '', diff: '', servers: [] }),
     addServer: rec('addServer', { path: '', diff: '', servers: [] }),
@@ -797,6 +798,7 @@ describe('App', () => {
       pid: 4321, since: new Date(Date.now() - 5000).toISOString(), restarts: 1, server_info: 'upstream-fixture 1.0.0',
       last_error: 'exit status 3', last_error_at: '2026-01-01T10:00:00Z',
       resources: 2, resource_templates: 0, prompts: 1, held: 0, flagged: 1, in_flight: 0, calls: 7,
+      command_approved: true, command_hash: 'h1', env: [], sandbox: { mode: 'confined', detail: 'Landlock ABI 6', read: [], write: [] },
     };
     const quarantined = { ...base, approved: false, tools: tools('quarantined') };
     const approved = { ...base, approved: true, tools: tools('approved') };
@@ -914,6 +916,128 @@ describe('App', () => {
     expect(logPolls).toBe(polls); // no polling once the log is closed
   });
 
+  it('servers: a command not approved comes first with what would run; one panel approves the command, then the tools; a changed command is refused and shown', async () => {
+    const sandbox = { mode: 'confined', detail: 'confined with Landlock when it starts', read: [], write: [] };
+    const base = {
+      transport: 'stdio', enabled: true, start: 'eager', restarts: 0, resources: 0, resource_templates: 0, prompts: 0,
+      held: 0, flagged: 0, in_flight: 0, calls: 0, env: [] as string[], sandbox,
+    };
+    const calm = { ...base, name: 'calm', command: 'node calm.mjs', state: 'running', command_approved: true, command_hash: 'hc', approved: true, pid: 11, tools: [] };
+    const bare = { ...base, name: 'bare', command: 'npx bare-server', state: 'running', command_approved: true, command_hash: 'hb', approved: true,
+      sandbox: { mode: 'off', detail: 'sandbox = "off" in the config: the server can reach everything you can', read: [], write: [] }, tools: [] };
+    const remote = { ...base, name: 'gh', transport: 'http', command: 'https://api.example.com/mcp', state: 'running', command_approved: true, command_hash: 'hr',
+      approved: true, env: ['header Authorization'], sandbox: { mode: 'remote', detail: 'a remote server: nothing runs on this machine', read: [], write: [] }, tools: [] };
+    const unapproved = { ...base, name: 'hand', command: 'node /srv/hand.mjs --x', cwd: '/srv', env: ['API_KEY', 'MEMORY_FILE_PATH'], state: 'unapproved',
+      command_approved: false, command_hash: 'h1', approved: false, tools: [] };
+    const edited = { ...unapproved, command: 'node /srv/hand.mjs --evil', command_hash: 'h2' };
+    const starting = { ...edited, state: 'starting', command_approved: true, pid: 99 };
+    const tool = { name: 'greet', exposed: 'hand__greet', state: 'quarantined', description: 'Greets.', read_only: true, flags: [] as string[] };
+    const running = { ...starting, state: 'running', tools: [tool] };
+    const calls: unknown[][] = [];
+    let pinned = false;
+    const { sock } = await start({
+      listServers: async () => {
+        calls.push(['listServers']);
+        return { configPath: '/c/config.toml', servers: [] };
+      },
+      approveServerCommand: async (name, hash) => {
+        calls.push(['approveServerCommand', name, hash]);
+        if (hash !== 'h2') throw new Error(`approve the command of ${name}: HTTP 400: server "${name}": its command changed since it was shown (now: node /srv/hand.mjs --evil); review it again before approving`);
+        return { ...starting, approved: pinned } as never;
+      },
+      approveServer: async (name, t) => {
+        calls.push(['approveServer', name, t]);
+        pinned = true;
+        return { ...running, approved: true, tools: [{ ...tool, state: 'approved' }] } as never;
+      },
+    });
+    await openTab('servers');
+    expect($('servers-intro')?.textContent).toContain('two approvals');
+    send(sock, 'snapshot', 'servers', { servers: [calm, bare, remote, unapproved] });
+    const rows = () => $$('server-row');
+    // What needs the user first, then the config order.
+    expect(rows().map((r) => r.dataset.name)).toEqual(['hand', 'calm', 'bare', 'gh']);
+    const row = () => document.querySelector('[data-testid="server-row"][data-name="hand"]') as HTMLElement;
+    const inRow = (id: string) => row().querySelector(`[data-testid="${id}"]`) as HTMLElement | null;
+    expect(row().classList.contains('attention')).toBe(true);
+    expect(row().dataset.commandApproved).toBe('false');
+    expect(inRow('server-approval')?.textContent).toBe('command not approved');
+    expect(inRow('server-approval')?.dataset.approved).toBe('false');
+    expect(inRow('server-command-state')?.dataset.approved).toBe('false');
+    expect(inRow('server-command')?.textContent).toBe('node /srv/hand.mjs --x');
+    expect(inRow('server-cwd')?.textContent).toBe('/srv');
+    expect(inRow('server-env')?.textContent).toBe('API_KEY, MEMORY_FILE_PATH');
+    expect(inRow('server-sandbox')?.dataset.mode).toBe('confined');
+    expect(inRow('server-sandbox')?.title).toBe('confined with Landlock when it starts');
+    expect(inRow('server-pid')).toBeNull();
+    expect(inRow('server-no-tools')?.textContent).toContain('approve its command');
+    // Sandbox: off warns with the reason; remote shows nothing alarming.
+    const rowOf = (n: string) => document.querySelector(`[data-testid="server-row"][data-name="${n}"]`) as HTMLElement;
+    expect(rowOf('bare').querySelector<HTMLElement>('[data-testid="server-sandbox-warning"]')?.title).toContain('everything you can');
+    expect(rowOf('bare').querySelector('[data-testid="server-sandbox-warning"]')?.textContent).toBe('not sandboxed');
+    expect(rowOf('gh').querySelector('[data-testid="server-sandbox-warning"]')).toBeNull();
+    expect(rowOf('gh').querySelector('[data-testid="server-headers"]')?.textContent).toBe('Authorization');
+    expect(rowOf('calm').querySelector('[data-testid="server-sandbox-warning"]')).toBeNull();
+    expect(rowOf('calm').classList.contains('attention')).toBe(false);
+
+    // Approve…: the command first, with everything about what runs.
+    (inRow('server-approve') as HTMLElement).click();
+    flushSync();
+    const panel = () => $('server-approve-panel')!;
+    expect(panel().dataset.step).toBe('command');
+    expect($('server-approve-command-line')?.textContent).toBe('node /srv/hand.mjs --x');
+    expect($('server-approve-cwd')?.textContent).toBe('/srv');
+    expect($('server-approve-env')?.textContent).toContain('API_KEY, MEMORY_FILE_PATH');
+    expect($('server-approve-sandbox')?.dataset.mode).toBe('confined');
+    expect($('server-approve-command')?.textContent).toBe('Approve command and start');
+    expect($('server-approve-confirm')).toBeNull();
+    expect(calls.filter((c) => c[0] === 'approveServerCommand')).toEqual([]);
+
+    // The config changed meanwhile: refused, the error and the new command shown; nothing else moves.
+    click('server-approve-command');
+    await vi.waitFor(() => expect($('server-approve-command-error')?.textContent).toContain('its command changed since it was shown'));
+    expect($('server-approve-command-changed')).not.toBeNull();
+    expect($('control-error')).toBeNull();
+    send(sock, 'event', 'servers', { servers: [calm, bare, remote, edited] });
+    expect(panel().dataset.step).toBe('command');
+    expect($('server-approve-command-line')?.textContent).toBe('node /srv/hand.mjs --evil');
+
+    // Approved as now shown: the same panel waits for its tools, then offers to pin them.
+    click('server-approve-command');
+    await vi.waitFor(() => expect(panel().dataset.step).toBe('tools'));
+    expect($('server-approve-starting')).not.toBeNull();
+    expect(($('server-approve-confirm') as HTMLButtonElement).disabled).toBe(true);
+    expect(inRow('server-approval')?.textContent).toBe('quarantined');
+    // Down before listing its tools (a secret it cannot resolve): said why, nothing to pin yet.
+    send(sock, 'event', 'servers', { servers: [calm, bare, remote, { ...starting, state: 'backoff', last_error: 'env: API_KEY: ${secret:key}: no keyring' }] });
+    expect($('server-approve-down')?.textContent).toContain('no keyring');
+    expect(($('server-approve-confirm') as HTMLButtonElement).disabled).toBe(true);
+    send(sock, 'event', 'servers', { servers: [calm, bare, remote, running] });
+    expect($('server-approve-down')).toBeNull();
+    expect($$('server-approve-tool').map((e) => e.dataset.tool)).toEqual(['greet']);
+    expect(($('server-approve-confirm') as HTMLButtonElement).disabled).toBe(false);
+    expect($('server-approve-confirm')?.textContent).toBe('Approve and pin 1 tool');
+    click('server-approve-confirm');
+    await vi.waitFor(() => expect(row().dataset.approved).toBe('true'));
+    expect($('server-approve-panel')).toBeNull();
+    expect(calls.filter((c) => c[0] !== 'listServers')).toEqual([
+      ['approveServerCommand', 'hand', 'h1'],
+      ['approveServerCommand', 'hand', 'h2'],
+      ['approveServer', 'hand', []],
+    ]);
+    expect(rows().map((r) => r.dataset.name)).toEqual(['calm', 'bare', 'gh', 'hand']); // nothing waits now
+
+    // Tools pinned before, command edited since: the panel approves the command and is done.
+    send(sock, 'event', 'servers', { servers: [{ ...running, approved: true, state: 'unapproved', command_approved: false, command_hash: 'h2', tools: [] }] });
+    expect(inRow('server-approval')?.textContent).toBe('command not approved');
+    (inRow('server-approve') as HTMLElement).click();
+    flushSync();
+    expect($$('server-approve-steps')[0].textContent).not.toContain('Tools');
+    click('server-approve-command');
+    await vi.waitFor(() => expect($('server-approve-panel')).toBeNull());
+    expect(row().dataset.commandApproved).toBe('true');
+  });
+
   it('servers: the add form sends the spec and shows the hub’s error next to the field it names', async () => {
     const added: unknown[] = [];
     await start({
@@ -931,6 +1055,7 @@ describe('App', () => {
       el.dispatchEvent(new Event('input', { bubbles: true }));
       flushSync();
     };
+    expect($('server-form-note')?.textContent).toContain('Adding approves the command shown here');
     type('server-form-name', 'fixture');
     click('server-form-submit');
     await vi.waitFor(() => expect($('server-form-error')?.dataset.field).toBe('command'));

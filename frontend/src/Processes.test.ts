@@ -74,6 +74,7 @@ async function start(hash = '#processes') {
     listServers: rec1('listServers', { servers: [], configPath: '' }),
     serverLogs: rec1('serverLogs', { name: '', lines: [] }),
     approveServer: rec1('approveServer'),
+    approveServerCommand: rec1('approveServerCommand'),
     restartServer: rec1('restartServer'),
     setServerEnabled: rec1('setServerEnabled'),
     addServer: rec1('addServer'),

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  approvalBadge,
+  approvalStep,
+  approveCommandLabel,
   approveLabel,
+  changedCommand,
   diffLines,
+  envNames,
   emptyForm,
   flaggedTools,
   formError,
@@ -13,9 +18,11 @@ import {
   parsePairs,
   reduceServers,
   replaceServer,
+  sandboxView,
   serverStateTone,
   serversSummary,
   specFromForm,
+  sortServers,
   summaryText,
   toolCounts,
   uptime,
@@ -36,6 +43,10 @@ function server(name: string, extra: Partial<ServerStatus> = {}): ServerStatus {
     enabled: true,
     start: 'eager',
     state: 'running',
+    command_approved: true,
+    command_hash: `hash-${name}`,
+    env: [],
+    sandbox: { mode: 'confined', detail: 'confined with Landlock when it starts', read: [], write: [] },
     approved: true,
     restarts: 0,
     tools: [],
@@ -101,6 +112,68 @@ describe('one server', () => {
     expect(waitsForApproval(server('off', { approved: false, state: 'disabled' }))).toBe(false);
   });
 
+  it('waits for the approval of its command first, then of its tools', () => {
+    const cmd = server('c', { state: 'unapproved', command_approved: false, approved: false });
+    expect(waitsForApproval(cmd)).toBe(true);
+    // Tools pinned before, command changed since: it waits again.
+    expect(waitsForApproval(server('edited', { state: 'unapproved', command_approved: false }))).toBe(true);
+    expect(waitsForApproval(server('off', { state: 'disabled', command_approved: false, approved: false }))).toBe(false);
+    expect(approvalStep(cmd)).toBe('command');
+    expect(approvalStep(server('q', { approved: false }))).toBe('tools');
+    expect(approvalStep(server('ok'))).toBe('done');
+    expect(approvalStep(server('edited', { command_approved: false }))).toBe('command');
+    expect(approvalBadge(cmd)).toEqual({ text: 'command not approved', approved: false, tone: 'busy' });
+    expect(approvalBadge(server('q', { approved: false }))).toEqual({ text: 'quarantined', approved: false, tone: 'busy' });
+    expect(approvalBadge(server('ok'))).toEqual({ text: 'approved', approved: true, tone: 'ok' });
+  });
+
+  it('puts the servers waiting for the user first, otherwise keeps the config order', () => {
+    const list = [
+      server('a'),
+      server('b', { state: 'unapproved', command_approved: false, approved: false }),
+      server('c'),
+      server('d', { approved: false }),
+      server('e', { state: 'disabled', command_approved: false, approved: false }),
+      server('f', { held: 1, tools: [tool('x', 'new')] }),
+    ];
+    expect(sortServers(list).map((s) => s.name)).toEqual(['b', 'd', 'f', 'a', 'c', 'e']);
+    const calm = [server('a'), server('b')];
+    expect(sortServers(calm)).toBe(calm);
+    expect(sortServers([])).toEqual([]);
+  });
+
+  it('labels the command approval by what follows it', () => {
+    expect(approveCommandLabel(server('a'))).toBe('Approve command and start');
+    expect(approveCommandLabel(server('a', { start: 'on-demand' }))).toBe('Approve command');
+    expect(approveCommandLabel(server('gh', { transport: 'http' }))).toBe('Approve URL and connect');
+    expect(approveCommandLabel(server('gh', { transport: 'sse', start: 'on-demand' }))).toBe('Approve URL');
+  });
+
+  it('splits variable names from header names (values never come)', () => {
+    expect(envNames(['GITHUB_TOKEN', 'MEMORY_FILE_PATH', 'header Authorization', 'header X-Mode'])).toEqual({
+      env: ['GITHUB_TOKEN', 'MEMORY_FILE_PATH'],
+      headers: ['Authorization', 'X-Mode'],
+    });
+    expect(envNames(null)).toEqual({ env: [], headers: [] });
+  });
+
+  it('warns about a server that is not sandboxed, never about a remote one', () => {
+    expect(sandboxView({ mode: 'confined', detail: 'Landlock ABI 6' })).toEqual({ mode: 'confined', label: 'confined', unsandboxed: false, detail: 'Landlock ABI 6' });
+    const off = sandboxView({ mode: 'off', detail: 'sandbox = "off" in the config: the server can reach everything you can' });
+    expect(off).toMatchObject({ label: 'off', unsandboxed: true });
+    expect(off.detail).toContain('everything you can');
+    expect(sandboxView({ mode: 'unconfined', detail: 'this kernel has no Landlock' })).toMatchObject({ label: 'unconfined', unsandboxed: true });
+    expect(sandboxView({ mode: 'remote', detail: 'a remote server' })).toMatchObject({ unsandboxed: false, label: 'none needed (remote: nothing runs here)' });
+    expect(sandboxView(undefined)).toEqual({ mode: '', label: 'unknown', unsandboxed: false, detail: '' });
+  });
+
+  it('reads the new command from a refusal of a changed one', () => {
+    const err =
+      'approve the command of fixture: HTTP 400: server "fixture": its command changed since it was shown (now: node /srv/fixture.mjs --evil (x)); review it again before approving';
+    expect(changedCommand(err)).toBe('node /srv/fixture.mjs --evil (x)');
+    expect(changedCommand('approve the command of fixture: HTTP 404: server "fixture": not configured')).toBe('');
+  });
+
   it('shows uptime only while running, in seconds then minutes', () => {
     const since = '2026-01-01T10:00:00Z';
     const t0 = Date.parse(since);
@@ -124,6 +197,9 @@ describe('one server', () => {
     const sum = serversSummary(list);
     expect(sum).toEqual({ total: 4, running: 3, waiting: 2, held: 2 });
     expect(summaryText(sum)).toBe('3 running, 2 waiting for approval');
+    // A server whose command waits counts as waiting (and does not run).
+    const withCmd = serversSummary([...list, server('e', { state: 'unapproved', command_approved: false, approved: false })]);
+    expect(withCmd).toEqual({ total: 5, running: 3, waiting: 3, held: 2 });
     expect(summaryText(serversSummary([server('a')]))).toBe('1 running');
   });
 

@@ -11,6 +11,8 @@ export { diffLines, type DiffLine } from './clients';
 /** Server states (upstream.State*). */
 export const SERVER_STATES = {
   disabled: 'disabled',
+  /** The user has not approved its command as configured: nothing of it runs. */
+  unapproved: 'unapproved',
   idle: 'idle',
   starting: 'starting',
   running: 'running',
@@ -79,10 +81,107 @@ export function heldTools(s: Pick<ServerStatus, 'tools'>): ServerTool[] {
   return (s.tools ?? []).filter(isHeld);
 }
 
-/** waitsForApproval: a quarantined server, or one with held tools (a disabled one waits for nothing). */
-export function waitsForApproval(s: Pick<ServerStatus, 'approved' | 'held' | 'state' | 'tools'>): boolean {
+/** waitsForApproval: a server whose command is not approved, a quarantined one, or one with held tools (a disabled one waits for nothing). */
+export function waitsForApproval(s: Pick<ServerStatus, 'approved' | 'command_approved' | 'held' | 'state' | 'tools'>): boolean {
   if (s.state === SERVER_STATES.disabled) return false;
-  return !s.approved || (s.held ?? heldTools(s).length) > 0;
+  return !s.command_approved || !s.approved || (s.held ?? heldTools(s).length) > 0;
+}
+
+/**
+ * sortServers puts the servers waiting for the user (command not approved, quarantined, held
+ * tools) first; otherwise the hub's order (the config file's) is kept.
+ */
+export function sortServers(servers: ServerStatus[]): ServerStatus[] {
+  const waiting = servers.filter(waitsForApproval);
+  if (waiting.length === 0 || waiting.length === servers.length) return servers;
+  return [...waiting, ...servers.filter((s) => !waitsForApproval(s))];
+}
+
+/**
+ * The approval a server still needs, in the order they come: its command (nothing runs before),
+ * then its tools (quarantined until pinned); 'done' once both are given.
+ */
+export type ApprovalStep = 'command' | 'tools' | 'done';
+
+export function approvalStep(s: Pick<ServerStatus, 'approved' | 'command_approved'>): ApprovalStep {
+  if (!s.command_approved) return 'command';
+  if (!s.approved) return 'tools';
+  return 'done';
+}
+
+/** The approval badge of a server: its command first, then its tools. */
+export function approvalBadge(s: Pick<ServerStatus, 'approved' | 'command_approved'>): { text: string; approved: boolean; tone: 'ok' | 'busy' } {
+  switch (approvalStep(s)) {
+    case 'command':
+      return { text: 'command not approved', approved: false, tone: 'busy' };
+    case 'tools':
+      return { text: 'quarantined', approved: false, tone: 'busy' };
+    default:
+      return { text: 'approved', approved: true, tone: 'ok' };
+  }
+}
+
+/** isRemote: a server reached by URL (nothing runs on this machine). */
+export function isRemote(s: Pick<ServerStatus, 'transport'>): boolean {
+  return s.transport !== 'stdio';
+}
+
+/**
+ * The confirm button of a command approval: an eager local server starts at once, a remote one
+ * is connected to; an on-demand one waits for its first call (or the approval of its tools).
+ */
+export function approveCommandLabel(s: Pick<ServerStatus, 'transport' | 'start'>): string {
+  const remote = isRemote(s);
+  if (s.start === 'on-demand') return remote ? 'Approve URL' : 'Approve command';
+  return remote ? 'Approve URL and connect' : 'Approve command and start';
+}
+
+/**
+ * envNames splits a status's env list ("KEY", and "header Name" for a remote server's headers)
+ * into variable and header names. Values never reach the dashboard.
+ */
+export function envNames(env: string[] | null | undefined): { env: string[]; headers: string[] } {
+  const out = { env: [] as string[], headers: [] as string[] };
+  for (const n of env ?? []) {
+    if (n.startsWith('header ')) out.headers.push(n.slice('header '.length));
+    else out.env.push(n);
+  }
+  return out;
+}
+
+/** How a server is sandboxed, as its row shows it. */
+export interface SandboxView {
+  /** upstream.Sandbox* ("confined", "unconfined", "off", "remote"). */
+  mode: string;
+  /** What the row says after "sandbox: ". */
+  label: string;
+  /** It runs with everything the user can reach (sandbox = "off", or no Landlock): the row warns. */
+  unsandboxed: boolean;
+  /** What is confined, or why not (the tooltip). */
+  detail: string;
+}
+
+export function sandboxView(sb: Partial<ServerStatus['sandbox']> | null | undefined): SandboxView {
+  const mode = sb?.mode ?? '';
+  const detail = sb?.detail ?? '';
+  switch (mode) {
+    case 'remote':
+      return { mode, label: 'none needed (remote: nothing runs here)', unsandboxed: false, detail };
+    case 'off':
+    case 'unconfined':
+      return { mode, label: mode, unsandboxed: true, detail };
+    default:
+      return { mode, label: mode || 'unknown', unsandboxed: false, detail };
+  }
+}
+
+/**
+ * changedCommand reads the command an approval was refused for having changed ("its command
+ * changed since it was shown (now: CMD); review it again"); '' for any other error.
+ */
+export function changedCommand(message: string): string {
+  const m = message.match(/its command changed since it was shown \(now: (.*)\); review it again/s);
+  return m ? m[1] : '';
 }
 
 export interface ToolCounts {
@@ -131,7 +230,7 @@ export function uptime(s: Pick<ServerStatus, 'state' | 'since'>, now: number): s
 export interface ServersSummary {
   total: number;
   running: number;
-  /** Servers waiting for the user: quarantined, or with held tools. */
+  /** Servers waiting for the user: command not approved, quarantined, or with held tools. */
   waiting: number;
   /** Held tools over all servers. */
   held: number;
