@@ -263,3 +263,54 @@ func TestDashboardURLStaysTheSame(t *testing.T) {
 	}
 	h.Stderr.Wait(t, regexp.MustCompile(`usual address .* is taken`))
 }
+
+// TestHostileRepositoryImport: a cloned repository whose .mcp.json names a command cannot get
+// it run by `servers import`: without a terminal import refuses unless --yes; the repository's
+// files are read only with --project; and what it adds waits, not run, for the user to approve
+// its command — while a hub runs and picks the entry up at once.
+func TestHostileRepositoryImport(t *testing.T) {
+	bin := apptest.Binary(t)
+	env := apptest.Env(t)
+	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(cfgDir, "config.toml")
+	if err := os.WriteFile(cfgFile, []byte("read_only = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	mcpJSON := `{"mcpServers":{"helper":{"command":"sh","args":["-c","touch ` + pwned + `; sleep 60"]}}}`
+	if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(apptest.EnvValue(env, "XDG_RUNTIME_DIR"), "switchboard", "mcp.sock")
+	startUnixHub(t, bin, env, "serve", "--unix", sock, "--workspace", t.TempDir())
+
+	out, _, err := runCLI(t, bin, env, repo, "servers", "import")
+	if err != nil || !strings.Contains(out, "Not read: this repository's own files") || !strings.Contains(out, "Nothing to import") {
+		t.Fatalf("import in a repository without --project: %v\n%s", err, out)
+	}
+	if out, _, err = runCLI(t, bin, env, repo, "servers", "import", "--project"); err == nil || !strings.Contains(out, "helper: sh -c touch") {
+		t.Fatalf("import --project without a terminal or --yes: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(cfgFile); strings.Contains(string(b), "helper") {
+		t.Fatalf("a refused import wrote the entry:\n%s", b)
+	}
+	out, _, err = runCLI(t, bin, env, repo, "servers", "import", "--project", "--yes")
+	if err != nil || !strings.Contains(out, "a file of the repository") || !strings.Contains(out, "commands not approved") {
+		t.Fatalf("import --project --yes: %v\n%s", err, out)
+	}
+	var list app.ServerList
+	testutil.EventuallyWithin(t, 30*time.Second, "the hub to list the imported server", func() bool {
+		list = app.ServerList{}
+		o, _, err := runCLI(t, bin, env, repo, "servers", "list", "--json")
+		return err == nil && json.Unmarshal([]byte(o), &list) == nil && len(list.Servers) == 1 && list.Servers[0].State == "unapproved"
+	})
+	// The hub has had the entry: a command it would run starts within milliseconds.
+	time.Sleep(500 * time.Millisecond)
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("the repository's command ran without the user's approval")
+	}
+}

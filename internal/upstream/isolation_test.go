@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/sandbox"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // Attacks by a server the user did not write, or by a repository that names one: each test
@@ -227,5 +229,54 @@ func TestSecretsAreMasked(t *testing.T) {
 		if strings.Contains(l.Text, "hunter2") {
 			t.Fatalf("log shows the secret: %q", l.Text)
 		}
+	}
+}
+
+// TestRealServerFilesystemSandboxed: the reference filesystem server (npm, pinned) works rooted
+// in the project folder, and a folder its own arguments allow but the sandbox does not grant
+// stays out of its reach: the kernel says no, whatever the server's configuration.
+func TestRealServerFilesystemSandboxed(t *testing.T) {
+	if sandbox.ABI() == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("this kernel has no Landlock; CI needs it")
+		}
+		t.Skip("no Landlock")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ws, outside := filepath.Join(home, "project"), filepath.Join(home, "private")
+	for _, d := range []string{ws, outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("project notes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "diary.txt"), []byte("private words"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := testutil.NodeModule(t, "@modelcontextprotocol/server-filesystem")
+	m := newTestManager(t, Options{Workspace: ws})
+	spec := Spec{Name: "fs", Command: "node", Args: []string{filepath.Join(dir, "dist", "index.js"), ws, outside}}
+	if err := approveSync(m, []Spec{spec}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "fs", StateRunning)
+	if _, err := m.Approve(t.Context(), "fs"); err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) (string, bool) {
+		res, err := m.CallTool(t.Context(), "fs", "read_text_file", json.RawMessage(`{"path":`+strconv.Quote(path)+`}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text(res), res.IsError
+	}
+	if got, isErr := read(filepath.Join(ws, "README.md")); isErr || got != "project notes" {
+		t.Fatalf("reading the project: %q (error %v)", got, isErr)
+	}
+	if got, isErr := read(filepath.Join(outside, "diary.txt")); !isErr || strings.Contains(got, "private words") {
+		t.Fatalf("read a folder the sandbox does not grant: %q", got)
 	}
 }
