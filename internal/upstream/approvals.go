@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +64,9 @@ func loadApprovals(path string) (*approvals, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("server approvals %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return a, nil // an empty file approves nothing (every server needs approving again)
 	}
 	if err := json.Unmarshal(b, &a.data); err != nil {
 		return nil, fmt.Errorf("server approvals %s: %w (fix or delete the file: every server then needs approving again)", path, err)
