@@ -30,10 +30,7 @@ func TestServersThroughRunningHub(t *testing.T) {
 	memory := testutil.NodeModule(t, "@modelcontextprotocol/server-memory")
 	bin := apptest.Binary(t)
 	env := apptest.Env(t)
-	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
-	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfgDir := hubConfigDir(t, env)
 	cfgFile := filepath.Join(cfgDir, "config.toml")
 	if err := os.WriteFile(cfgFile, []byte("# my settings\nread_only = false\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -151,10 +148,7 @@ func TestDoctorChecksServers(t *testing.T) {
 	memory := testutil.NodeModule(t, "@modelcontextprotocol/server-memory")
 	bin := apptest.Binary(t)
 	env := apptest.Env(t)
-	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
-	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfgDir := hubConfigDir(t, env)
 	graph := upstream.Spec{Name: "graph", Command: "node", Args: []string{filepath.Join(memory, "dist", "index.js")}, Env: map[string]string{"MEMORY_FILE_PATH": "${SWITCHBOARD_STATE_DIR}/m.jsonl"}}
 	broken := upstream.Spec{Name: "broken", Command: "no-such-server-binary"}
 	pending := upstream.Spec{Name: "pending", Command: "sh", Args: []string{"-c", "touch " + filepath.Join(cfgDir, "ran")}}
@@ -194,10 +188,7 @@ func TestServerDiesWithKilledHub(t *testing.T) {
 	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
 	bin := apptest.Binary(t)
 	env := apptest.Env(t)
-	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
-	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfgDir := hubConfigDir(t, env)
 	ws := t.TempDir()
 	pids := filepath.Join(ws, "pids") // in the workspace: the server's sandbox lets it write there
 	cfg := "[[servers]]\nname = \"stubborn\"\ncommand = \"node\"\nargs = [" + strconv.Quote(script) + "]\nenv = { FIXTURE_MODE = \"ignore-stdin-eof\", FIXTURE_PID_FILE = " + strconv.Quote(pids) + " }\n"
@@ -271,10 +262,7 @@ func TestDashboardURLStaysTheSame(t *testing.T) {
 func TestHostileRepositoryImport(t *testing.T) {
 	bin := apptest.Binary(t)
 	env := apptest.Env(t)
-	cfgDir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
-	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cfgDir := hubConfigDir(t, env)
 	cfgFile := filepath.Join(cfgDir, "config.toml")
 	if err := os.WriteFile(cfgFile, []byte("read_only = false\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -313,4 +301,14 @@ func TestHostileRepositoryImport(t *testing.T) {
 	if _, err := os.Stat(pwned); err == nil {
 		t.Fatal("the repository's command ran without the user's approval")
 	}
+}
+
+// hubConfigDir is the config directory of the hub env (apptest.Env) starts, created.
+func hubConfigDir(t *testing.T, env []string) string {
+	t.Helper()
+	dir := filepath.Join(apptest.EnvValue(env, "XDG_CONFIG_HOME"), "switchboard")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
