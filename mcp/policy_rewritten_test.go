@@ -1,14 +1,11 @@
 package mcp
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/policy"
-	"github.com/switchboard-hub/switchboard/internal/testutil"
-	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // TestPolicyRewrittenToolsAreTheHubsRewrites ties internal/policy's list of names a rule never
@@ -29,8 +26,6 @@ func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 		t.Fatalf("%s is decided by its own name; it must not be listed", ToolServersSearch)
 	}
 
-	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
-	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
 	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{
 		{Tool: ToolServersCall, Action: "deny"},
 		{Tool: "fixture__write-note", Action: "deny"},
@@ -41,18 +36,7 @@ func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "policy.rules[1].tool") {
 		t.Fatalf("warnings: %q", p.Warnings)
 	}
-	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newTestService(t, WithAudit(audit.Discard()), WithUpstreams(m), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
-	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
-		t.Fatal(err)
-	}
-	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
-	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
-		t.Fatal(err)
-	}
+	s := fixtureHub(t, WithAudit(audit.Discard()), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
 	cs := connect(t, s)
 	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "x"}}, nil); msg != "" {
 		t.Fatalf("the rule on %s matched after all: %q", ToolServersCall, msg)

@@ -14,6 +14,12 @@ import (
 // upstream server "fixture" (tools fixture__greet, fixture__write-note, …).
 func fixtureHub(t *testing.T, opts ...Option) *Service {
 	t.Helper()
+	return fixtureHubWith(t, nil, opts...)
+}
+
+// fixtureHubWith is fixtureHub with the fixture's environment (FIXTURE_MODE, …).
+func fixtureHubWith(t *testing.T, env map[string]string, opts ...Option) *Service {
+	t.Helper()
 	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
 	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
 	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir(), Reserved: ToolsetNames()})
@@ -21,7 +27,7 @@ func fixtureHub(t *testing.T, opts ...Option) *Service {
 		t.Fatal(err)
 	}
 	s := newTestService(t, append(opts, WithUpstreams(m))...)
-	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}}}); err != nil {
+	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}, Env: env}}); err != nil {
 		t.Fatal(err)
 	}
 	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })

@@ -448,20 +448,8 @@ func approveSync(m *upstream.Manager, specs []upstream.Spec) error {
 // client that made the call when it is the only one calling; with another client's call in
 // flight on the same server it is refused with the reason, and never shown to the other client.
 func TestUpstreamQuestionsReachOnlyTheirClient(t *testing.T) {
-	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
-	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
-	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newTestService(t, WithUpstreams(m))
-	if err := approveSync(m, []upstream.Spec{{Name: "fixture", Command: "node", Args: []string{script}, Env: map[string]string{"FIXTURE_MODE": "ask"}}}); err != nil {
-		t.Fatal(err)
-	}
-	waitUpstream(t, m, "fixture", func(st upstream.Status) bool { return st.State == upstream.StateRunning })
-	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
-		t.Fatal(err)
-	}
+	s := fixtureHubWith(t, map[string]string{"FIXTURE_MODE": "ask"})
+	m := s.Upstreams()
 	var asked sync.Map // client name → the question it was shown
 	// 2025-11-25 clients: a server's request during a call reaches them directly.
 	client := func(name string) *sdk.ClientSession {
