@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -311,4 +312,57 @@ func hubConfigDir(t *testing.T, env []string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestServersAtATerminal: at a terminal (a pty, as a user types), `servers add` approves the
+// command it adds, and `servers import` shows each command and asks: yes adds it approved, no
+// leaves it out.
+func TestServersAtATerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Fatal("script (util-linux) is needed to give the CLI a terminal")
+	}
+	bin := apptest.Binary(t)
+	env := apptest.Env(t)
+	hubConfigDir(t, env)
+	home := apptest.EnvValue(env, "HOME")
+	claude := `{"mcpServers":{"alpha":{"command":"alpha-server","args":["--flag"]},"beta":{"command":"beta-server"}}}`
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte(claude), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	atTerminal := func(input string, args ...string) string {
+		t.Helper()
+		line := bin
+		for _, a := range args {
+			line += " " + strconv.Quote(a)
+		}
+		cmd := exec.Command("script", "-qec", line, "/dev/null")
+		cmd.Env, cmd.Dir = env, home
+		cmd.Stdin = strings.NewReader(input)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s at a terminal: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	if out := atTerminal("", "servers", "add", "typed", "--command", "typed-server"); !strings.Contains(out, "approved its command") {
+		t.Fatalf("add at a terminal:\n%s", out)
+	}
+	out := atTerminal("y\nn\n", "servers", "import")
+	for _, want := range []string{"alpha runs: alpha-server --flag", "Add alpha and approve its command?", "beta runs: beta-server", "Imported 1 servers and approved their commands"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("import at a terminal lacks %q:\n%s", want, out)
+		}
+	}
+	var list app.ServerList
+	o, _, err := runCLI(t, bin, env, home, "servers", "list", "--json")
+	if err != nil || json.Unmarshal([]byte(o), &list) != nil {
+		t.Fatalf("list: %v\n%s", err, o)
+	}
+	got := map[string]bool{}
+	for _, s := range list.Servers {
+		got[s.Name] = s.CommandApproved
+	}
+	if len(got) != 2 || !got["typed"] || !got["alpha"] {
+		t.Fatalf("servers and their commands' approval: %v (want typed and alpha, approved; beta declined)", got)
+	}
 }
