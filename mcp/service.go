@@ -310,6 +310,9 @@ func New(opts ...Option) (*Service, error) {
 	if s.up != nil {
 		s.up.wire(s.server, s.toolsets, s.trust, s.hub)
 	}
+	if s.up != nil {
+		s.server.AddReceivingMiddleware(s.up.missingToolMiddleware) // innermost: after the policy, like the call it stands for
+	}
 	s.server.AddReceivingMiddleware(s.trust.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	if s.up != nil && s.up.toolSearch {

@@ -181,6 +181,9 @@ func (u *upstreams) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandl
 				return toolError(fmt.Sprintf("arguments: must be {\"name\": \"server__tool\", \"arguments\": {…}} (%v)", err)), nil
 			}
 			if !u.toolsets.servesUpstream(in.Name) {
+				if why, ok := u.whyNotOffered(in.Name); ok {
+					return toolError("name: " + why), nil
+				}
 				return toolError(fmt.Sprintf("name: %q is not a tool of a connected server; find one with %s", in.Name, ToolServersSearch)), nil
 			}
 			p.Name = in.Name
