@@ -487,3 +487,33 @@ func TestRulesOnRewrittenToolsAreWarned(t *testing.T) {
 		t.Errorf("a refused file keeps the warnings of the policy in force: %+v", st)
 	}
 }
+
+// TestStoreAnnouncesOnlyChanges: applying the same policy again (a save read back by the file
+// watcher) is not announced — the hub logged each reload twice — while a change, and an error, is.
+func TestStoreAnnouncesOnlyChanges(t *testing.T) {
+	compile := func(action string) *Policy {
+		p, err := Compile(Config{Rules: []RuleSpec{{Tool: "exec", Action: action}}}, RootsConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s := NewStore("", compile("deny"))
+	var got []Status
+	defer s.Subscribe(func(st Status) { got = append(got, st) })()
+	if err := s.Apply(compile("deny"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("the same policy again was announced: %+v", got)
+	}
+	if err := s.Apply(compile("ask"), nil); err != nil || len(got) != 1 {
+		t.Fatalf("a changed rule: %v, %d announcements", err, len(got))
+	}
+	if err := s.Apply(nil, errors.New("line 3: bad")); err == nil || len(got) != 2 || got[1].Error == "" {
+		t.Fatalf("a broken file: %v, %+v", err, got)
+	}
+	if err := s.Apply(compile("ask"), nil); err != nil || len(got) != 3 || got[2].Error != "" {
+		t.Fatalf("the file fixed (same rules as before the error) is announced: %v, %+v", err, got)
+	}
+}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -88,10 +89,30 @@ func (s *Store) Apply(p *Policy, err error) error {
 		s.status.Error = err.Error() + " (the previous policy stays in force until the file is fixed)"
 		s.status.ErrorAt = time.Now().UTC()
 	} else {
+		if s.status.Error == "" && samePolicy(s.cur.Load(), p) {
+			// The same rules again (a save read back by the file watcher, an edit elsewhere in
+			// the file): nothing changed, nothing to announce.
+			s.mu.Unlock()
+			return nil
+		}
 		s.set(p)
 	}
 	st := s.status
 	s.mu.Unlock()
 	s.listeners.Notify(st)
 	return err
+}
+
+// samePolicy reports whether a and b decide alike: the same default, question timeout, rules
+// (as written) and granted roots.
+func samePolicy(a, b *Policy) bool {
+	if a == nil || b == nil || a.Default != b.Default || a.AskTimeout != b.AskTimeout || len(a.Rules) != len(b.Rules) || !slices.Equal(a.RootsAllow, b.RootsAllow) {
+		return false
+	}
+	for i := range a.Rules {
+		if a.Rules[i].Action != b.Rules[i].Action || !reflect.DeepEqual(a.Rules[i].Spec, b.Rules[i].Spec) {
+			return false
+		}
+	}
+	return true
 }

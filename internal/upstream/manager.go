@@ -495,6 +495,9 @@ func (s *server) waitSession(ctx context.Context) (*sdk.ClientSession, error) {
 		case StateDisabled:
 			return nil, fmt.Errorf("server %q is disabled", s.spec.Name)
 		case StateUnapproved:
+			if s.m.approvals.commandApproved(s.spec.Name, s.spec.CommandHash()) {
+				break // approved a moment ago: its supervisor is waking up to start it
+			}
 			return nil, fmt.Errorf("server %q does not run: its command (%s) is not approved; approve it on the dashboard's Servers view or with `switchboard servers approve %s`", s.spec.Name, s.spec.CommandLine(), s.spec.Name)
 		case StateStopped:
 			return nil, fmt.Errorf("server %q: the hub is shutting down", s.spec.Name)
