@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
@@ -85,13 +86,17 @@ func Running(pid int) bool {
 		return false
 	}
 	s, err := readStat(pid)
-	if err != nil {
+	switch {
+	case err == nil:
+		return !s.dead()
+	case errors.Is(err, fs.ErrNotExist):
 		// It was reaped between the two looks, or there is no /proc and kill's answer is all
 		// there is.
 		_, noProc := os.Stat("/proc/self/stat")
 		return noProc != nil
+	default:
+		return true // kill found it, and /proc will not say more (hidepid): the safe side
 	}
-	return !s.dead()
 }
 
 // stat is what the package needs of /proc/PID/stat.
