@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // These tests drive a freshly built switchboard binary with clients we did not write: the
@@ -72,8 +74,8 @@ func runNode(t *testing.T, dir string, timeout time.Duration, args ...string) (s
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", args...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.SysProcAttr = procgroup.GroupAttr()
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,6 +28,7 @@ import (
 	"github.com/gorilla/websocket"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
@@ -393,7 +393,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	if !st.Success || st.Message != "Disconnected" {
 		t.Fatalf("disconnect: %+v", st)
 	}
-	if left := processGroup(launch.PID); len(left) > 0 {
+	if left := procgroup.Members(launch.PID); len(left) > 0 {
 		t.Fatalf("browser processes left after disconnect: %v", left)
 	}
 	if e := call(t, cs, "webview_snapshot", map[string]any{}, nil); !strings.Contains(e, "not connected") {
@@ -411,31 +411,6 @@ func closedPortURL(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return "http://" + addr + "/"
-}
-
-// processGroup lists live (non-zombie) processes of process group pgid, read from /proc.
-func processGroup(pgid int) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+2:])
-		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
 }
 
 func TestWebviewNavigationPolicy(t *testing.T) {
@@ -595,7 +570,7 @@ func TestWebviewConnectToRunningBrowser(t *testing.T) {
 	}
 	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
 	// The browser we only connected to keeps running.
-	if len(processGroup(info.PID)) == 0 {
+	if len(procgroup.Members(info.PID)) == 0 {
 		t.Fatal("disconnect stopped a browser it had not launched")
 	}
 }
@@ -687,13 +662,13 @@ func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
 	var launch WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
 	profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser"))
-	if len(profiles) != 1 || len(processGroup(launch.PID)) == 0 {
-		t.Fatalf("after launch: profiles %v, group %v", profiles, processGroup(launch.PID))
+	if len(profiles) != 1 || len(procgroup.Members(launch.PID)) == 0 {
+		t.Fatalf("after launch: profiles %v, group %v", profiles, procgroup.Members(launch.PID))
 	}
 	// A second launch replaces the first browser: still one browser, one profile.
 	var again WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &again)
-	if left := processGroup(launch.PID); len(left) > 0 {
+	if left := procgroup.Members(launch.PID); len(left) > 0 {
 		t.Fatalf("first browser left running after a second launch: %v", left)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -701,7 +676,7 @@ func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if left := processGroup(again.PID); len(left) > 0 {
+	if left := procgroup.Members(again.PID); len(left) > 0 {
 		t.Fatalf("browser processes left after hub shutdown: %v", left)
 	}
 	if profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser")); len(profiles) != 0 {
@@ -787,7 +762,7 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	cs := connect(t, s)
 	var launch WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
-	if err := syscall.Kill(-launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
+	if err := procgroup.Signal(launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
 		t.Fatal(err)
 	}
 	var e string
@@ -1181,7 +1156,7 @@ func TestWebviewConnectedBrowserKeepsItsOwnFileTabs(t *testing.T) {
 		t.Fatalf("screenshot in the connected browser: %d red, %d blue pixels", red, blue)
 	}
 	mustCall(t, cs, "webview_disconnect", map[string]any{}, nil)
-	if len(processGroup(pid)) == 0 {
+	if len(procgroup.Members(pid)) == 0 {
 		t.Fatal("disconnect stopped the user's browser")
 	}
 }
@@ -1202,7 +1177,7 @@ func startUserChromium(t *testing.T, urls ...string) (string, int) {
 		args = append(args, "--no-sandbox")
 	}
 	cmd := exec.Command(path, append(args, urls[0])...) // headless Chromium takes one start URL
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.GroupAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -1212,7 +1187,7 @@ func startUserChromium(t *testing.T, urls ...string) (string, int) {
 	}
 	pid := cmd.Process.Pid
 	t.Cleanup(func() {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = procgroup.Signal(pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 		// A killed Chromium leaves the directory of its singleton socket (/tmp/org.chromium.Chromium.*),
 		// which the profile links to.

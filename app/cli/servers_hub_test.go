@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
@@ -116,25 +117,15 @@ func TestServersThroughRunningHub(t *testing.T) {
 	}
 }
 
-// childrenRunning lists the pids of parent's children whose command line contains what.
+// childrenRunning lists the pids of parent's live children whose command line contains what.
 func childrenRunning(t *testing.T, parent int, what string) []int {
 	t.Helper()
-	entries, _ := os.ReadDir("/proc")
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+	for _, pid := range procgroup.Children(parent) {
+		if procgroup.IsZombie(pid) {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) < 2 || f[0] == "Z" || f[1] != strconv.Itoa(parent) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 		if strings.Contains(string(cmdline), what) {
 			out = append(out, pid)
 		}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // ExecOptions describes a short synchronous command.
@@ -93,8 +95,8 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 	cmd := exec.CommandContext(runCtx, o.Command, o.Args...)
 	cmd.Dir = wd
 	cmd.Env = env
-	setOwnGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.SysProcAttr = procgroup.GroupAttr()
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = execWaitDelay // bounds the stdin copy if the command never reads it
 	if o.Stdin != "" {
 		cmd.Stdin = strings.NewReader(o.Stdin)
@@ -126,10 +128,10 @@ func (s *Service) Exec(ctx context.Context, o ExecOptions) (ExecResult, error) {
 
 	waitErr := cmd.Wait()
 	pgid := cmd.Process.Pid
-	if groupAlive(pgid) {
+	if procgroup.Alive(pgid) {
 		// A synchronous command leaves nothing behind: background descendants still in its group
 		// are killed (long-running work belongs in Start).
-		signalGroup(pgid, syscall.SIGKILL)
+		_ = procgroup.Signal(pgid, syscall.SIGKILL)
 		awaitGroupGone(pgid)
 	}
 	readersDone := make(chan struct{})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -87,7 +88,7 @@ func TestExecTimeoutKillsGroup(t *testing.T) {
 		t.Fatalf("got %+v, want timed out with 137", res)
 	}
 	child := pidsIn(t, res.Stdout, 1)[0]
-	if !pidGone(child) {
+	if procgroup.Running(child) {
 		t.Fatalf("background child %d survived the timeout", child)
 	}
 }
@@ -100,7 +101,7 @@ func TestExecCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res.TimedOut {
 		t.Fatalf("got %+v, %v; want context.Canceled", res, err)
 	}
-	if child := pidsIn(t, res.Stdout, 1)[0]; !pidGone(child) {
+	if child := pidsIn(t, res.Stdout, 1)[0]; procgroup.Running(child) {
 		t.Fatalf("child %d survived cancellation", child)
 	}
 }
@@ -113,7 +114,7 @@ func TestExecKillsLeftovers(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("got %+v, %v", res, err)
 	}
-	if child := pidsIn(t, res.Stdout, 1)[0]; !pidGone(child) {
+	if child := pidsIn(t, res.Stdout, 1)[0]; procgroup.Running(child) {
 		t.Fatalf("leftover child %d still running", child)
 	}
 }

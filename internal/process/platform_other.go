@@ -17,10 +17,6 @@ var errPlatform = fmt.Errorf("running processes is not supported on %s (it needs
 
 func checkPlatform() error { return errPlatform }
 
-func setOwnGroup(*exec.Cmd) {}
-
-func killGroup(int, syscall.Signal) error { return errPlatform }
-
 func killPID(int, syscall.Signal) error { return errPlatform }
 
 func startPTY(*exec.Cmd, uint16, uint16) (*os.File, error) { return nil, errPlatform }

@@ -10,18 +10,13 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // checkPlatform reports whether this system can run processes the way the package needs (process
 // groups, signals, PTYs): on Unix it always can.
 func checkPlatform() error { return nil }
-
-// setOwnGroup makes the child the leader of a new process group, so signalling -pgid reaches
-// everything it spawns.
-func setOwnGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
-
-// killGroup sends sig to every process in group pgid (sig 0 only probes).
-func killGroup(pgid int, sig syscall.Signal) error { return syscall.Kill(-pgid, sig) }
 
 // killPID sends sig to one process.
 func killPID(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
@@ -39,7 +34,7 @@ func startPTY(cmd *exec.Cmd, cols, rows uint16) (*os.File, error) {
 	pollable, err := pollableDup(master)
 	_ = master.Close()
 	if err != nil {
-		_ = killGroup(cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("start process %q: pty: %w", cmd.Args[0], err)
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // Status is the lifecycle state of a process.
@@ -324,7 +325,7 @@ func (s *Service) launch(p *proc, env []string, o StartOptions) error {
 		p.pty, p.stdin = pollable, pollable
 		p.reads = []*os.File{pollable}
 	} else {
-		setOwnGroup(cmd)
+		cmd.SysProcAttr = procgroup.GroupAttr()
 		files, err := pipeFiles(cmd)
 		if err != nil {
 			return fmt.Errorf("start process %q: %w", o.Command, err)
@@ -738,7 +739,7 @@ wait:
 	for {
 		select {
 		case <-done:
-			if !groupAlive(p.pgid) {
+			if !procgroup.Alive(p.pgid) {
 				return nil
 			}
 			done = nil
@@ -746,7 +747,7 @@ wait:
 			defer ticker.Stop()
 			poll = ticker.C
 		case <-poll:
-			if !groupAlive(p.pgid) {
+			if !procgroup.Alive(p.pgid) {
 				return nil
 			}
 		case <-timer.C:
@@ -766,7 +767,7 @@ wait:
 // is not yet reaped (it moved itself to another group), to the leader directly. Once the leader
 // is reaped its PID may be reused, so it is never signalled alone then.
 func (p *proc) signal(sig syscall.Signal) {
-	if err := killGroup(p.pgid, sig); err == nil {
+	if err := procgroup.Signal(p.pgid, sig); err == nil {
 		return
 	}
 	select {
@@ -776,31 +777,13 @@ func (p *proc) signal(sig syscall.Signal) {
 	}
 }
 
-// signalGroup signals every process in group pgid. ESRCH (already gone) is not an error here.
-func signalGroup(pgid int, sig syscall.Signal) {
-	if pgid > 0 {
-		_ = killGroup(pgid, sig)
-	}
-}
-
 // awaitGroupGone gives the kernel a moment to finish off the rest of a group after SIGKILL (the
 // leader is reaped, descendants may still be dying), so callers see a clean process table.
 // Bounded: a process stuck in uninterruptible sleep cannot hold the caller.
 func awaitGroupGone(pgid int) {
-	deadline := time.Now().Add(500 * time.Millisecond)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// groupAlive reports whether any process other than a zombie is in group pgid. kill(-pgid, 0)
-// also succeeds for zombies awaiting their reaper, which the group's own reaper (init, or us for
-// the leader) will collect; those cannot run and do not count.
-func groupAlive(pgid int) bool {
-	if err := killGroup(pgid, 0); err != nil {
-		return false
-	}
-	return groupHasLiveMember(pgid)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_ = procgroup.WaitGone(ctx, pgid) // past the limit the caller goes on: see above
 }
 
 // Shutdown stops every running process (SIGTERM, then SIGKILL after StopGrace or when ctx ends),
@@ -847,8 +830,8 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	for _, p := range live {
-		if groupAlive(p.pgid) {
-			signalGroup(p.pgid, syscall.SIGKILL)
+		if procgroup.Alive(p.pgid) {
+			_ = procgroup.Signal(p.pgid, syscall.SIGKILL)
 			awaitGroupGone(p.pgid)
 		}
 		for _, f := range p.reads {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -236,7 +237,7 @@ func TestStopReachesGrandchildren(t *testing.T) {
 	pids := append(pidsIn(t, text, 2), info.PID)
 	// The subshell forks its sleep (dash execs the last command, so find it via the group).
 	for _, pid := range pids {
-		if pidGone(pid) {
+		if !procgroup.Running(pid) {
 			t.Fatalf("pid %d not running before Stop", pid)
 		}
 	}
@@ -249,11 +250,11 @@ func TestStopReachesGrandchildren(t *testing.T) {
 		t.Fatalf("after Stop: %+v, want stopped with 143", final)
 	}
 	for _, pid := range pids {
-		if !pidGone(pid) {
+		if procgroup.Running(pid) {
 			t.Errorf("pid %d survived Stop", pid)
 		}
 	}
-	if groupHasLiveMember(info.PID) {
+	if procgroup.Alive(info.PID) {
 		t.Errorf("process group %d still has live members", info.PID)
 	}
 	if _, err := s.Stop(context.Background(), info.ID); !errors.Is(err, ErrNotRunning) {
@@ -273,7 +274,7 @@ func TestStopEscalatesToKill(t *testing.T) {
 		if final.Status != StatusStopped || final.ExitCode != 128+9 {
 			t.Fatalf("after Stop: %+v, want stopped with 137", final)
 		}
-		if !pidGone(info.PID) {
+		if procgroup.Running(info.PID) {
 			t.Fatal("leader survived")
 		}
 	})
@@ -288,7 +289,7 @@ func TestStopEscalatesToKill(t *testing.T) {
 		if final.Status != StatusStopped {
 			t.Fatalf("after Stop: %+v", final)
 		}
-		if !pidGone(grandchild) {
+		if procgroup.Running(grandchild) {
 			t.Fatalf("grandchild %d ignoring SIGTERM survived Stop", grandchild)
 		}
 	})
@@ -302,7 +303,7 @@ func TestStopEscalatesToKill(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Stop err = %v, want deadline exceeded", err)
 		}
-		if final.Status != StatusStopped || !pidGone(info.PID) {
+		if final.Status != StatusStopped || procgroup.Running(info.PID) {
 			t.Fatalf("process not ended when ctx expired: %+v", final)
 		}
 	})
@@ -319,7 +320,7 @@ func TestKill(t *testing.T) {
 	if final.Status != StatusKilled || final.ExitCode != 137 {
 		t.Fatalf("after Kill: %+v", final)
 	}
-	if !pidGone(info.PID) || !pidGone(child) {
+	if procgroup.Running(info.PID) || procgroup.Running(child) {
 		t.Fatal("Kill left a process of the group running")
 	}
 	if _, err := s.Kill(info.ID); !errors.Is(err, ErrNotRunning) {
@@ -638,7 +639,7 @@ func TestPTY(t *testing.T) {
 		if err != nil || final.Status != StatusStopped {
 			t.Fatalf("Stop: %+v, %v", final, err)
 		}
-		if !pidGone(child) {
+		if procgroup.Running(child) {
 			t.Fatal("child of the PTY session survived Stop")
 		}
 	})
@@ -663,11 +664,11 @@ func TestShutdown(t *testing.T) {
 	}
 	for _, id := range []string{plain.ID, stubborn.ID} {
 		in, _ := s.Get(id)
-		if in.Status != StatusStopped || !pidGone(in.PID) {
+		if in.Status != StatusStopped || procgroup.Running(in.PID) {
 			t.Errorf("%s after Shutdown: %+v", id, in)
 		}
 	}
-	if !pidGone(orphan) {
+	if procgroup.Running(orphan) {
 		t.Errorf("background child %d holding the output pipe survived Shutdown", orphan)
 	}
 	if _, err := s.Start(context.Background(), StartOptions{Command: "true"}); !errors.Is(err, ErrClosed) {

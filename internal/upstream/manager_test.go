@@ -18,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -247,16 +248,6 @@ func pidsIn(t *testing.T, file string) []int {
 	return out
 }
 
-// alive reports whether pid runs (a zombie counts as gone: it only waits to be reaped).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
-}
-
 func TestKillDuringCallFailsFastAndRestarts(t *testing.T) {
 	ws := t.TempDir()
 	pids := filepath.Join(ws, "pids") // in the workspace, where the sandbox lets the server write
@@ -301,7 +292,7 @@ func TestKillDuringCallFailsFastAndRestarts(t *testing.T) {
 	// The first run's grandchild (SIGTERM ignored, stdout held) went with its group.
 	first := pidsIn(t, pids)[:2]
 	for _, pid := range first {
-		if alive(pid) {
+		if procgroup.Running(pid) {
 			out, _ := exec.Command("ps", "-o", "pid,pgid,ppid,stat,args", "-p", strconv.Itoa(pid)).CombinedOutput()
 			t.Errorf("pid %d of the killed server's group still runs (all: %v)\n%s", pid, pidsIn(t, pids), out)
 		}
@@ -342,7 +333,7 @@ func TestShutdownLeavesNoProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range all {
-		if alive(pid) {
+		if procgroup.Running(pid) {
 			t.Errorf("pid %d outlived the hub's shutdown", pid)
 		}
 	}
@@ -429,8 +420,8 @@ func TestSyncValidatesAndStops(t *testing.T) {
 	if err := approveSync(m, []Spec{spec}); err != nil {
 		t.Fatal(err)
 	}
-	if st2, _ := m.Status("fixture"); st2.State != StateDisabled || alive(st.PID) {
-		t.Fatalf("disabled: state %q, old pid alive %v", st2.State, alive(st.PID))
+	if st2, _ := m.Status("fixture"); st2.State != StateDisabled || procgroup.Running(st.PID) {
+		t.Fatalf("disabled: state %q, old pid alive %v", st2.State, procgroup.Running(st.PID))
 	}
 	if err := approveSync(m, nil); err != nil {
 		t.Fatal(err)

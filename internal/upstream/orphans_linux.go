@@ -6,11 +6,12 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // A server's process may leave its process group (setsid, as daemons do), and then ending the
@@ -32,7 +33,7 @@ func killOrphans(mark string, leader int, limit time.Duration) (killed int) {
 	deadline := time.Now().Add(limit)
 	for {
 		found := 0
-		for _, pid := range childrenOf(self) {
+		for _, pid := range procgroup.Children(self) {
 			if pid == leader {
 				continue
 			}
@@ -41,7 +42,7 @@ func killOrphans(mark string, leader int, limit time.Duration) (killed int) {
 				continue
 			}
 			found++
-			_ = syscall.Kill(-pid, syscall.SIGKILL) // the group it leads, if it does
+			_ = procgroup.Signal(pid, syscall.SIGKILL) // the group it leads, if it does
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			var ws syscall.WaitStatus
 			if p, _ := syscall.Wait4(pid, &ws, 0, nil); p == pid {
@@ -52,34 +53,6 @@ func killOrphans(mark string, leader int, limit time.Duration) (killed int) {
 			return killed
 		}
 	}
-}
-
-// childrenOf lists the processes whose parent is ppid.
-func childrenOf(ppid int) []int {
-	// /proc/PID/task/TID/children lists each thread's children; the hub's children are spread
-	// over its threads, so read /proc/*/stat instead.
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	want := strconv.Itoa(ppid)
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == want {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // reapStrays reaps, every interval until stop closes, the hub's zombie children that were
@@ -99,8 +72,8 @@ func reapStrays(stop <-chan struct{}, interval time.Duration) {
 		case <-t.C:
 		}
 		now := map[int]bool{}
-		for _, pid := range childrenOf(self) {
-			if !isZombie(pid) {
+		for _, pid := range procgroup.Children(self) {
+			if !procgroup.IsZombie(pid) {
 				continue
 			}
 			if seen[pid] {
@@ -112,14 +85,4 @@ func reapStrays(stop <-chan struct{}, interval time.Duration) {
 		}
 		seen = now
 	}
-}
-
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] == "Z"
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -35,13 +36,13 @@ func startEverythingHTTP(t *testing.T, mode string) string {
 	ln.Close()
 	cmd := exec.Command("node", filepath.Join(dir, "dist", "index.js"), mode)
 	cmd.Env = append(cmd.Environ(), "PORT="+strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.GroupAttr()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
 	ready := make(chan struct{})

@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/sandbox"
 )
 
@@ -111,7 +112,7 @@ func (s *server) start() {
 	s.done = make(chan struct{})
 	go func() {
 		defer close(s.done)
-		// The kernel delivers a child's parent-death signal (procAttr) when the thread that
+		// The kernel delivers a child's parent-death signal (procgroup.Attr) when the thread that
 		// started it exits, not the process (golang/go#27505). Keeping this goroutine on one
 		// thread while it owns the process means the signal fires only if the hub dies.
 		runtime.LockOSThread()
@@ -583,7 +584,7 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 	}
 	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = procgroup.Attr() // own group; killed if the hub dies (see start)
 	err = cmd.Start()
 	// The child has its copies; the hub keeps only its ends, so EOF means the server is gone.
 	inR.Close()
@@ -605,11 +606,16 @@ func (s *server) startProcess() (*proc, sdk.Transport, error) {
 		p.waitErr = cmd.Wait()
 		close(p.ended)
 		// Whatever the leader left behind in its group goes with it, and the server counts as
-		// stopped once all of it is gone.
-		killGroup(cmd.Process.Pid)
-		if !awaitGroupGone(cmd.Process.Pid, 5*time.Second) {
+		// stopped once all of it is gone. A SIGKILL is delivered when its target next runs, so
+		// on a busy machine a killed grandchild can still be running when kill returns. Zombies
+		// do not count (procgroup's rule): reaping a reparented grandchild is its new parent's
+		// business.
+		_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
+		gone, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := procgroup.WaitGone(gone, cmd.Process.Pid); err != nil {
 			s.log.add("hub", fmt.Sprintf("process group %d still has processes 5 s after SIGKILL", cmd.Process.Pid))
 		}
+		cancel()
 		if n := killOrphans(mark, cmd.Process.Pid, 5*time.Second); n > 0 {
 			s.log.add("hub", fmt.Sprintf("ended %d process(es) of the server that had left its process group", n))
 		}
@@ -635,12 +641,12 @@ func (p *proc) stop(graceful bool) {
 		if p.wait(2 * time.Second) {
 			return
 		}
-		termGroup(pgid)
+		_ = procgroup.Signal(pgid, syscall.SIGTERM)
 		if p.wait(2 * time.Second) {
 			return
 		}
 	}
-	killGroup(pgid)
+	_ = procgroup.Signal(pgid, syscall.SIGKILL)
 	<-p.exited
 	_ = p.stdin.Close()
 }

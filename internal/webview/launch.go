@@ -14,7 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // BrowserNames are the executables looked up on PATH when no browser path is configured, in
@@ -102,8 +105,10 @@ func startBrowser(ctx context.Context, path, profileRoot string, headless bool) 
 	cmd := exec.Command(path, launchFlags(profile, headless)...)
 	cmd.Env = os.Environ()
 	// Own process group: closing kills the browser and every helper it forked in one signal.
-	// On Linux also Pdeathsig: if the hub itself dies, the kernel kills the browser.
-	cmd.SysProcAttr = browserProcAttr()
+	// On Linux also Pdeathsig: if the hub itself dies, the kernel kills the browser. Systems
+	// without it leave a browser running after a hub that crashes, and removeStaleProfiles
+	// cleans up its profile later.
+	cmd.SysProcAttr = procgroup.Attr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		_ = os.RemoveAll(profile)
@@ -168,9 +173,15 @@ func (p *browserProc) close() {
 	pgid := p.cmd.Process.Pid
 	// Helpers (zygote, renderers, GPU/utility processes) share the group even after the main
 	// process has gone; one signal to the group ends them all.
-	killGroup(pgid)
+	_ = procgroup.Signal(pgid, syscall.SIGKILL)
 	<-p.done
-	waitGroupGone(pgid, 3*time.Second)
+	// Then wait, up to 3 s, until no live member is left: zombies do not count (procgroup's
+	// rule), since helpers reparented to a PID 1 that does not reap (a container) can stay
+	// zombies. A SIGKILL cannot be caught, and a fork racing with it is killed too, so one
+	// signal is enough.
+	gone, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	_ = procgroup.WaitGone(gone, pgid)
+	cancel()
 	removeProfile(p.profile)
 }
 
@@ -204,42 +215,6 @@ func singletonSocketDir(profile string) string {
 		return ""
 	}
 	return dir
-}
-
-// waitGroupGone waits until no live process is left in the process group. Zombies do not
-// count: helpers reparented to a PID 1 that does not reap (a container) can stay zombies.
-func waitGroupGone(pgid int, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	for len(GroupMembers(pgid)) > 0 && time.Now().Before(deadline) {
-		killGroup(pgid)
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// GroupMembers lists the live (non-zombie) processes of process group pgid, from /proc.
-func GroupMembers(pgid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) {
-			continue
-		}
-		f := strings.Fields(s[i+2:])
-		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // removeStaleProfiles removes profiles left behind by a hub that died before it could clean up:

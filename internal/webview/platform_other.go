@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"syscall"
 )
 
 // errPlatform is what starting a browser answers on systems without Unix process groups, which
@@ -15,9 +14,5 @@ var errPlatform = fmt.Errorf("the webview tools are not supported on %s (the bro
 
 func checkPlatform() error { return errPlatform }
 
-func browserProcAttr() *syscall.SysProcAttr { return nil }
-
-// killGroup and pidAlive are never reached: startBrowser refuses first.
-func killGroup(int) {}
-
+// pidAlive is never reached: startBrowser refuses first.
 func pidAlive(int) bool { return false }

@@ -8,8 +8,5 @@ import "syscall"
 // signals): on Unix it can.
 func checkPlatform() error { return nil }
 
-// killGroup sends SIGKILL to every process in group pgid.
-func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
-
 // pidAlive reports whether process pid exists.
 func pidAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -63,8 +64,8 @@ func launched(t *testing.T) (*Webview, LaunchInfo) {
 	return w, info
 }
 
-// groupProcs lists live (non-zombie) processes in process group pgid.
-func groupProcs(pgid int) []string {
+// procsWithArg lists live processes whose command line contains arg.
+func procsWithArg(arg string) []string {
 	var out []string
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -72,40 +73,8 @@ func groupProcs(pgid int) []string {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+2:])
-		if len(f) < 3 || f[0] == "Z" {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid {
-			out = append(out, strconv.Itoa(pid))
-		}
-	}
-	return out
-}
-
-// procsWithArg lists live processes whose command line contains arg.
-func procsWithArg(arg string) []string {
-	var out []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), arg) {
-			st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if i := strings.LastIndexByte(string(st), ')'); i > 0 && strings.HasPrefix(string(st)[i+2:], "Z") {
-				continue
-			}
+		if err == nil && strings.Contains(string(b), arg) && !procgroup.IsZombie(pid) {
 			out = append(out, e.Name())
 		}
 	}
@@ -116,7 +85,7 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	w, info := launched(t)
 	srv := testServer(t)
 	ctx := context.Background()
-	if len(groupProcs(info.PID)) == 0 {
+	if len(procgroup.Members(info.PID)) == 0 {
 		t.Fatal("no browser processes in the launched group")
 	}
 	if _, err := os.Stat(info.Profile); err != nil {
@@ -218,7 +187,7 @@ func TestLaunchDriveAndCloseLeavesNothing(t *testing.T) {
 	if !w.Disconnect() {
 		t.Fatal("Disconnect: was not connected")
 	}
-	if left := groupProcs(pid); len(left) > 0 {
+	if left := procgroup.Members(pid); len(left) > 0 {
 		t.Fatalf("processes left in the browser's group: %v", left)
 	}
 	if left := procsWithArg(profile); len(left) > 0 {

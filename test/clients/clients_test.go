@@ -23,12 +23,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/app/apptest"
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -142,7 +144,7 @@ func startHub(t *testing.T, bin, workspace string, dirs hubDirs, flags []string,
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = workspace
 	cmd.Env = envList(dirs.env())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.GroupAttr()
 	var stderr testutil.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -155,7 +157,7 @@ func startHub(t *testing.T, bin, workspace string, dirs hubDirs, flags []string,
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 		}
 		if t.Failed() {
@@ -518,8 +520,8 @@ func runCLI(t *testing.T, dir string, argv, env []string) (output, leftover stri
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.SysProcAttr = procgroup.GroupAttr()
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var out testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -529,11 +531,12 @@ func runCLI(t *testing.T, dir string, argv, env []string) (output, leftover stri
 	}
 	if cmd.Process != nil {
 		pgid := cmd.Process.Pid
-		// A process group's end has no event to wait on: check it again and again.
-		if !testutil.Poll(5*time.Second, func() bool { return !groupAlive(pgid) }) {
+		gone, cancelGone := context.WithTimeout(t.Context(), 5*time.Second)
+		if procgroup.WaitGone(gone, pgid) != nil {
 			leftover = describeGroup(pgid)
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = procgroup.Signal(pgid, syscall.SIGKILL)
 		}
+		cancelGone()
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil // the CLI exited; a child still holding its output is reported as leftover
@@ -541,31 +544,12 @@ func runCLI(t *testing.T, dir string, argv, env []string) (output, leftover stri
 	return out.String(), leftover, err
 }
 
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
-}
-
-// describeGroup lists the processes of a process group from /proc.
+// describeGroup lists the live processes of a process group with their command lines.
 func describeGroup(pgid int) string {
-	entries, _ := os.ReadDir("/proc")
 	var sb strings.Builder
-	for _, e := range entries {
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp …; comm may contain spaces, so split after the last ')'.
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 || f[2] != fmt.Sprint(pgid) || f[0] == "Z" {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		fmt.Fprintf(&sb, "  pid %s: %s\n", e.Name(), strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
+	for _, pid := range procgroup.Members(pgid) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		fmt.Fprintf(&sb, "  pid %d: %s\n", pid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " "))
 	}
 	return sb.String()
 }

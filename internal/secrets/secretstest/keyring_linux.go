@@ -17,13 +17,14 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
 // run starts cmd in a process group of its own and waits for it in the background.
 func (s *Service) run(t testing.TB, cmd *exec.Cmd) {
 	t.Helper()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procgroup.GroupAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
 	}
@@ -148,11 +149,11 @@ func (s *Service) waitReady(limit time.Duration) error {
 func (s *Service) stop(t testing.TB) {
 	for i := len(s.PIDs) - 1; i >= 0; i-- {
 		pid := s.PIDs[i]
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		_ = procgroup.Signal(pid, syscall.SIGTERM)
 		select {
 		case <-s.exits[i]:
 		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = procgroup.Signal(pid, syscall.SIGKILL)
 			<-s.exits[i]
 		}
 	}
@@ -162,35 +163,13 @@ func (s *Service) stop(t testing.TB) {
 }
 
 // Leftovers lists the processes still running in the process groups of pids (as
-// "PID COMMAND"), from /proc: empty once a Service has stopped cleanly.
+// "PID COMMAND"): empty once a Service has stopped cleanly.
 func Leftovers(pids []int) []string {
-	groups := map[int]bool{}
-	for _, p := range pids {
-		groups[p] = true
-	}
-	entries, _ := os.ReadDir("/proc")
 	var out []string
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces, so split after its ')'.
-		i := strings.LastIndexByte(string(stat), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat)[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		if pgrp, _ := strconv.Atoi(f[2]); groups[pgrp] && f[0] != "Z" {
-			comm := string(stat)[strings.IndexByte(string(stat), '(')+1 : i]
-			out = append(out, fmt.Sprintf("%d %s", pid, comm))
+	for _, pgid := range pids {
+		for _, pid := range procgroup.Members(pgid) {
+			comm, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+			out = append(out, fmt.Sprintf("%d %s", pid, strings.TrimSpace(string(comm))))
 		}
 	}
 	return out
