@@ -7,7 +7,8 @@
 #   - with the installed hub running in a scratch home, `switchboard clients connect claude-code`
 #     and the real Claude Code CLI (npm, test/clients: make client-deps) lists switchboard as
 #     connected; `disconnect` takes it out again;
-#   - apt-get remove leaves nothing behind.
+#   - apt-get remove, with the app running and a client set up, stops every Switchboard process,
+#     names the client entries that point at the removed binary and leaves nothing behind.
 # Needs root and apt-get, and for the last two steps the desktop test tools (bash
 # build/setup-deps.sh) and Claude Code: a missing one fails under CI=true, else that part is
 # skipped with a note. Idempotent: an earlier install of switchboard is replaced by this one (and
@@ -163,8 +164,35 @@ else
   echo "test-package: Claude Code listed switchboard as connected to the installed hub; disconnect removed it"
 fi
 
-echo "test-package: apt-get remove switchboard"
-apt-get remove -y -qq switchboard >/dev/null
+# Removal while the app runs, as a user who forgot to quit it: a hub (with a client's relay
+# connected) and a client entry naming the binary. Afterwards no Switchboard process may remain,
+# and the removal says which client entry points at the removed binary.
+mkdir -p "$scratch/.cursor"
+printf '{}\n' >"$scratch/.cursor/mcp.json"
+out=$(run clients connect cursor --yes 2>&1) || fail "switchboard clients connect cursor: $out"
+(cd "$scratch" && exec env -u DISPLAY -u WAYLAND_DISPLAY "${user_env[@]}" /usr/bin/switchboard) >"$scratch/hub2.out" 2>&1 &
+hub_pid=$!
+for _ in $(seq 100); do [[ -S $scratch/run/switchboard/mcp.sock ]] && break; kill -0 "$hub_pid" 2>/dev/null || break; sleep 0.2; done
+[[ -S $scratch/run/switchboard/mcp.sock ]] || fail "the installed hub did not open its Unix socket in 20 s: $(cat "$scratch/hub2.out")"
+(sleep 600 | (cd "$scratch" && exec env "${user_env[@]}" /usr/bin/switchboard connect) >/dev/null 2>&1) &
+relay_job=$!
+for _ in $(seq 50); do pgrep -f '^/usr/bin/switchboard connect' >/dev/null && break; sleep 0.2; done
+pgrep -f '^/usr/bin/switchboard connect' >/dev/null || fail "the switchboard connect relay did not start"
+
+echo "test-package: apt-get remove switchboard (a hub and a relay running)"
+removal=$(apt-get remove -y -qq switchboard 2>&1) || fail "apt-get remove: $removal"
+printf '%s\n' "$removal" | sed 's/^/  | /'
+wait "$hub_pid" 2>/dev/null || true
+hub_pid=""
+pkill -f '^sleep 600$' 2>/dev/null || true
+wait "$relay_job" 2>/dev/null || true
+left=""
+for d in /proc/[0-9]*; do
+  case $(readlink "$d/exe" 2>/dev/null) in /usr/bin/switchboard*) left="$left ${d#/proc/}" ;; esac
+done
+[[ -z $left ]] || fail "Switchboard processes outlived the removal:$left"
+grep -q "stopping the running Switchboard processes" <<<"$removal" || fail "the removal did not say it stopped the running app"
+grep -q "cursor ($scratch/.cursor/mcp.json)" <<<"$removal" || fail "the removal did not name the client entry still pointing at the binary"
 for f in /usr/bin/switchboard "$entry" /usr/share/man/man1/switchboard.1.gz /usr/share/icons/hicolor/48x48/apps/switchboard.png; do
   [[ ! -e $f ]] || fail "$f still there after apt-get remove"
 done

@@ -66,7 +66,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 	}
 	edit := func(connect bool) *cobra.Command {
 		var scope string
-		var dryRun, yes bool
+		var dryRun, yes, all bool
 		verb, short := "disconnect", "Remove Switchboard's entry from a client's own config file (backup kept)"
 		if connect {
 			verb, short = "connect", "Add this hub to a client's own config file: shows the diff, keeps a backup"
@@ -76,8 +76,17 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 			Short: short,
 			Example: "  switchboard clients " + verb + " claude-code --dry-run\n" +
 				"  switchboard clients " + verb + " vscode --scope project --yes",
-			Args: cobra.ExactArgs(1),
+			Args: cobra.RangeArgs(0, 1),
 			RunE: func(cmd *cobra.Command, pos []string) error {
+				if all {
+					if connect || len(pos) > 0 {
+						return errors.New("--all: disconnect takes it instead of a client's name (switchboard clients disconnect --all)")
+					}
+					return disconnectAll(cmd, g, clientconf.Scope(scope), dryRun)
+				}
+				if len(pos) != 1 {
+					return fmt.Errorf("name the client (one of %s)", strings.Join(clientNames(), ", "))
+				}
 				c, err := clientconf.Lookup(pos[0])
 				if err != nil {
 					return err
@@ -144,12 +153,12 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 		cmd.Flags().StringVar(&scope, "scope", string(clientconf.ScopeUser), "user (the client's own settings) or project (the client's file in the current directory, for clients that have one)")
 		cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and stop")
 		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask before writing (runs without a terminal never ask)")
+		if !connect {
+			cmd.Flags().BoolVar(&all, "all", false, "remove Switchboard's entry from every client that has one (before uninstalling)")
+		}
 		return cmd
 	}
-	var names []string
-	for _, c := range clientconf.Clients() {
-		names = append(names, c.Name)
-	}
+	names := clientNames()
 	root := &cobra.Command{
 		Use:   "clients",
 		Short: "Set up MCP clients (Claude, Cursor, VS Code, Zed, Gemini CLI, Codex, ...) to reach this hub",
@@ -177,4 +186,52 @@ func confirm(in io.Reader, out io.Writer, question string) (bool, error) {
 	}
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes", nil
+}
+
+func clientNames() []string {
+	var names []string
+	for _, c := range clientconf.Clients() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// disconnectAll removes Switchboard's entry from every client file of scope that has one, each
+// with its diff and a backup, without asking (what an uninstall needs).
+func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, dryRun bool) error {
+	env, err := clientconf.OSEnv(config.ReadEnv().Value)
+	if err != nil {
+		return err
+	}
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	env.ProjectBackups = app.ClientBackupDir(cfg)
+	out := cmd.OutOrStdout()
+	var errs []error
+	changed := 0
+	for _, c := range clientconf.Clients() {
+		ch, err := c.Plan(env, scope, nil)
+		if err != nil || ch.Empty() {
+			continue // no file, no entry, or a scope the client lacks
+		}
+		fmt.Fprint(out, ch.Diff())
+		changed++
+		if dryRun {
+			continue
+		}
+		if _, err := ch.Apply(time.Now()); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.Name, err))
+			continue
+		}
+		fmt.Fprintf(out, "Removed Switchboard from %s (%s).\n", c.Display, ch.Path)
+	}
+	switch {
+	case changed == 0:
+		fmt.Fprintln(out, "No client has a switchboard entry: nothing to change.")
+	case dryRun:
+		fmt.Fprintln(out, "\n--dry-run: nothing written.")
+	}
+	return errors.Join(errs...)
 }

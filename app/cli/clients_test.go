@@ -160,3 +160,49 @@ func TestClientsProjectScopeRefusesSymlinksOut(t *testing.T) {
 		t.Errorf("backups in the repository: %v", b)
 	}
 }
+
+// TestClientsDisconnectAll: --all takes Switchboard's entry out of every client that has one
+// (before an uninstall) and leaves the rest of each file, and clients without one, alone.
+func TestClientsDisconnectAll(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(home, "run"))
+	t.Setenv("PATH", "/nonexistent")
+	zed := filepath.Join(home, ".config", "zed", "settings.json")
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	for _, f := range []string{zed, cursor} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("{\n  \"theme\": \"dark\"\n}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []string{"zed", "cursor"} {
+		if _, err := runClients(t, "connect", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _ := runClients(t, "list"); strings.Count(out, "connected to this hub") != 2 {
+		t.Fatalf("list after connecting two:\n%s", out)
+	}
+	out, err := runClients(t, "disconnect", "--all")
+	if err != nil || !strings.Contains(out, "Removed Switchboard from Zed") || !strings.Contains(out, "Removed Switchboard from Cursor") {
+		t.Fatalf("disconnect --all: %v\n%s", err, out)
+	}
+	if out, _ := runClients(t, "list"); strings.Contains(out, "connected to this hub") {
+		t.Fatalf("an entry is left:\n%s", out)
+	}
+	for _, f := range []string{zed, cursor} {
+		if b, _ := os.ReadFile(f); !strings.Contains(string(b), `"theme": "dark"`) {
+			t.Errorf("%s lost the rest of its settings:\n%s", f, b)
+		}
+	}
+	if out, err := runClients(t, "disconnect", "--all"); err != nil || !strings.Contains(out, "nothing to change") {
+		t.Fatalf("disconnect --all again: %v\n%s", err, out)
+	}
+	if _, err := runClients(t, "disconnect"); err == nil || !strings.Contains(err.Error(), "name the client") {
+		t.Fatalf("disconnect without a name: %v", err)
+	}
+}
