@@ -202,7 +202,7 @@ func ideCheck(ctx context.Context, raw string) check {
 	c, err := d.DialContext(dctx, "tcp", hostPort)
 	if err != nil {
 		return check{name: "ide backend", optional: true, detail: raw + " is not reachable (the IDE tools answer from cached state; the bridge keeps retrying)",
-			fix: "start the agentic backend, or `go run ./cmd/switchboard-dev agentic-sim` (in the source tree) for a local simulator"}
+			fix: "start the agentic backend at that address, or clear [ide] url (SWITCHBOARD_IDE_URL) if you do not use one"}
 	}
 	c.Close()
 	return check{name: "ide backend", ok: true, detail: raw + " reachable"}

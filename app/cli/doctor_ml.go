@@ -31,6 +31,12 @@ func mlChecks(ctx context.Context, cfg config.Config) []check {
 			out = append(out, check{name: name, ok: true, detail: what + " reachable"})
 			continue
 		}
+		if implicitBackend(cfg, st.Name) {
+			// The user never asked for it: the hub only tries the usual local address. A calm
+			// "not set up" with how to, not a warning.
+			out = append(out, check{name: name, ok: true, detail: fmt.Sprintf("not set up (nothing answers at %s); the ML tools need an Ollama or OpenAI-compatible server: start `ollama serve`, or set OLLAMA_HOST / OPENAI_BASE_URL or [[ml.backends]]", st.URL)})
+			continue
+		}
 		fix := "start the server or point the config's [[ml.backends]] url at it"
 		switch st.Name {
 		case "ollama":
@@ -45,6 +51,9 @@ func mlChecks(ctx context.Context, cfg config.Config) []check {
 		return append(out, check{name: "influxdb", detail: err.Error(), fix: "set [ml] influx_url to http://host:8086"})
 	}
 	ver, err := ix.Ping(ctx)
+	if err != nil && cfg.ML.InfluxURL == "" {
+		return append(out, check{name: "influxdb", ok: true, detail: fmt.Sprintf("not set up (nothing answers at %s); only ml_status reads metrics from InfluxDB: set [ml] influx_url to use one", ix.URL)})
+	}
 	if err != nil {
 		return append(out, check{name: "influxdb", optional: true, detail: fmt.Sprintf("%s (database %s): %v", ix.URL, ix.DB, err),
 			fix: "start influxd (apt-get install influxdb) or set [ml] influx_url; only ml_status and generation metrics need it"})
@@ -54,4 +63,19 @@ func mlChecks(ctx context.Context, cfg config.Config) []check {
 		detail += "; generation points are written there"
 	}
 	return append(out, check{name: "influxdb", ok: true, detail: detail})
+}
+
+// implicitBackend reports whether the backend called name is one the hub tries on its own (the
+// local Ollama it assumes when neither OLLAMA_HOST nor [[ml.backends]] names one), rather than
+// one the user configured.
+func implicitBackend(cfg config.Config, name string) bool {
+	if name != "ollama" || cfg.Env.OllamaHost != "" {
+		return false
+	}
+	for _, b := range cfg.ML.Backends {
+		if b.Name == name {
+			return false
+		}
+	}
+	return true
 }
