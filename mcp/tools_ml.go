@@ -559,6 +559,7 @@ type MLBackendInfo struct {
 	URL       string `json:"url" jsonschema:"server URL"`
 	Model     string `json:"model,omitempty" jsonschema:"configured model, if any"`
 	Error     string `json:"error,omitempty" jsonschema:"why the live check failed"`
+	Assumed   bool   `json:"assumed,omitempty" jsonschema:"true when nobody set this backend up and the hub only tries the usual local address: unavailable means not set up, not broken"`
 }
 
 // MLBackendsOutput is ml_backends' result; the same list is published on hub channel "ml" for the
@@ -573,7 +574,7 @@ func (m *mlTools) list(ctx context.Context) MLBackendsOutput {
 	sts := st.reg.Statuses(ctx)
 	out := MLBackendsOutput{Backends: make([]MLBackendInfo, len(sts)), Default: st.reg.Default(ctx)}
 	for i, st := range sts {
-		out.Backends[i] = MLBackendInfo{Name: st.Name, Available: st.Available, Kind: st.Kind, URL: st.URL, Model: st.Model, Error: st.Error}
+		out.Backends[i] = MLBackendInfo{Name: st.Name, Available: st.Available, Kind: st.Kind, URL: st.URL, Model: st.Model, Error: st.Error, Assumed: st.Assumed}
 	}
 	m.publish(st, out)
 	return out

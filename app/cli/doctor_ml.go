@@ -31,7 +31,7 @@ func mlChecks(ctx context.Context, cfg config.Config) []check {
 			out = append(out, check{name: name, ok: true, detail: what + " reachable"})
 			continue
 		}
-		if implicitBackend(cfg, st.Name) {
+		if st.Assumed {
 			// The user never asked for it: the hub only tries the usual local address. A calm
 			// "not set up" with how to, not a warning.
 			out = append(out, check{name: name, ok: true, detail: fmt.Sprintf("not set up (nothing answers at %s); the ML tools need an Ollama or OpenAI-compatible server: start `ollama serve`, or set OLLAMA_HOST / OPENAI_BASE_URL or [[ml.backends]]", st.URL)})
@@ -63,19 +63,4 @@ func mlChecks(ctx context.Context, cfg config.Config) []check {
 		detail += "; generation points are written there"
 	}
 	return append(out, check{name: "influxdb", ok: true, detail: detail})
-}
-
-// implicitBackend reports whether the backend called name is one the hub tries on its own (the
-// local Ollama it assumes when neither OLLAMA_HOST nor [[ml.backends]] names one), rather than
-// one the user configured.
-func implicitBackend(cfg config.Config, name string) bool {
-	if name != "ollama" || cfg.Env.OllamaHost != "" {
-		return false
-	}
-	for _, b := range cfg.ML.Backends {
-		if b.Name == name {
-			return false
-		}
-	}
-	return true
 }

@@ -213,6 +213,13 @@ describe('App', () => {
     send(sock, 'event', 'ml', { backends: [{ name: 'ollama', available: false, kind: 'ollama', url: 'u' }], default: 'ollama' });
     expect($('ml-backend-ollama-status')?.dataset.status).toBe('unreachable');
     expect($('ml-backends-help')).not.toBeNull();
+    // The local Ollama nobody set up (assumed) is calm: "not set up" with the how-to, no red error.
+    send(sock, 'event', 'ml', { backends: [{ name: 'ollama', available: false, assumed: true, kind: 'ollama', url: 'u', error: 'connection refused' }], default: 'ollama' });
+    const badge = $('ml-backend-ollama-status');
+    expect(badge?.dataset.status).toBe('not set up');
+    expect(badge?.className).toContain('tone-idle');
+    expect($('ml-backend-ollama-error')).toBeNull();
+    expect($('ml-backends-help')).not.toBeNull();
   });
 
   it('shows transports and toggles one through the control API; the hub transport cannot be switched off', async () => {

@@ -311,3 +311,27 @@ func TestBuiltinOpenAIDefaults(t *testing.T) {
 		t.Fatalf("%+v %v", b, err)
 	}
 }
+
+// TestAssumedBackend: the local Ollama the hub tries on its own is marked assumed (not set up
+// by anyone: its absence is no error), one named by OLLAMA_HOST or [[ml.backends]] is not.
+func TestAssumedBackend(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		o    ml.Options
+		want bool
+	}{
+		{"nothing set", ml.Options{}, true},
+		{"OLLAMA_HOST", ml.Options{OllamaHost: "http://127.0.0.1:1"}, false},
+		{"[[ml.backends]] ollama", ml.Options{Backends: []ml.BackendConfig{{Name: "ollama", Kind: "ollama", URL: "http://127.0.0.1:1"}}}, false},
+	} {
+		r, err := ml.NewRegistry(c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range r.Statuses(t.Context()) {
+			if st.Name == "ollama" && st.Assumed != c.want {
+				t.Errorf("%s: assumed = %v, want %v", c.name, st.Assumed, c.want)
+			}
+		}
+	}
+}

@@ -47,11 +47,16 @@ type Status struct {
 	Model     string `json:"model,omitempty"`
 	Available bool   `json:"available"`
 	Error     string `json:"error,omitempty"`
+	// Assumed: nobody set this backend up; the hub tries the usual local Ollama on its own
+	// (no OLLAMA_HOST, no [[ml.backends]] entry of that name). Its absence is "not set up",
+	// not an error.
+	Assumed bool `json:"assumed,omitempty"`
 }
 
 // Registry holds the named backends. Safe for concurrent use.
 type Registry struct {
 	backends []*Backend
+	assumed  map[string]bool // built-in backends nobody configured (Status.Assumed)
 	def      string
 	ttl      time.Duration
 
@@ -74,7 +79,7 @@ func NewRegistry(o Options) (*Registry, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	r := &Registry{def: o.Default, ttl: o.CacheTTL, checks: map[string]*check{}}
+	r := &Registry{def: o.Default, ttl: o.CacheTTL, checks: map[string]*check{}, assumed: map[string]bool{"ollama": o.OllamaHost == ""}}
 	if r.ttl <= 0 {
 		r.ttl = 5 * time.Second
 	}
@@ -114,6 +119,7 @@ func NewRegistry(o Options) (*Registry, error) {
 			return nil, fmt.Errorf("ml.backends[%d] (%s): %w", i, c.Name, err)
 		}
 		add(b)
+		delete(r.assumed, c.Name)
 	}
 	if r.def != "" {
 		if _, err := r.Get(r.def); err != nil {
@@ -229,7 +235,7 @@ func (r *Registry) Statuses(ctx context.Context) []Status {
 		go func() {
 			defer wg.Done()
 			err := r.Check(ctx, b)
-			out[i] = Status{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, Available: err == nil}
+			out[i] = Status{Name: b.Name, Kind: b.Kind, URL: b.URL, Model: b.Model, Available: err == nil, Assumed: r.assumed[b.Name]}
 			if err != nil {
 				out[i].Error = err.Error()
 			}

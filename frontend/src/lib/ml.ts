@@ -27,6 +27,7 @@ export function reduceML(state: MLState, msg: HubMessage): MLState {
       url: typeof b.url === 'string' ? b.url : '',
       model: typeof b.model === 'string' ? b.model : undefined,
       error: typeof b.error === 'string' ? b.error : undefined,
+      assumed: b.assumed === true ? true : undefined,
     });
   }
   return { backends, default: typeof d.default === 'string' ? d.default : '' };

@@ -972,6 +972,7 @@ export interface MLBackendInfo {
   url: string;
   model?: string;
   error?: string;
+  assumed?: boolean;
 }
 /**
  * MLBackendsOutput is ml_backends' result; the same list is published on hub channel "ml" for the
