@@ -58,6 +58,7 @@ type browserFeed struct {
 	shot     string
 	shotAt   time.Time
 	dirty    bool // state changed: take a new screenshot
+	stale    bool // the page changed while nobody subscribed: shot is older than the page
 	pending  []webview.ConsoleMessage
 	dropped  int
 	finished chan struct{}
@@ -68,7 +69,17 @@ func newBrowserFeed(w *webview.Webview, h *wshub.Hub) *browserFeed {
 	h.SetSnapshotProvider(ChannelBrowser, func(string) (any, bool) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return BrowserFeed{State: w.State(), Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(w.ConsoleTail(browserConsoleTail, false))}, true
+		state := w.State()
+		if state.Connected && (f.shot == "" || f.stale) {
+			// The page changed while nobody watched (no screenshot was taken then): take one
+			// now for the viewer who just arrived; it follows this snapshot as an event.
+			f.dirty = true
+			select {
+			case f.kick <- struct{}{}:
+			default:
+			}
+		}
+		return BrowserFeed{State: state, Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(w.ConsoleTail(browserConsoleTail, false))}, true
 	})
 	w.Subscribe(f.onEvent)
 	go f.loop()
@@ -143,6 +154,9 @@ func (f *browserFeed) refreshShot(connected bool) {
 		return
 	}
 	if !f.h.HasSubscribers(ChannelBrowser) {
+		f.mu.Lock()
+		f.stale = true // the next subscriber's snapshot asks for a fresh one
+		f.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -161,5 +175,6 @@ func (f *browserFeed) refreshShot(connected bool) {
 	f.mu.Lock()
 	f.shot = "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(data)
 	f.shotAt = time.Now()
+	f.stale = false
 	f.mu.Unlock()
 }

@@ -782,6 +782,48 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	}
 }
 
+// TestWebviewFeedLatestFrameForALateViewer: the Browser view opened after the agent's last
+// action (nobody subscribed while it happened, so no screenshot was taken) gets the latest frame
+// at once: its snapshot asks for one, which follows as an event without any new action.
+func TestWebviewFeedLatestFrameForALateViewer(t *testing.T) {
+	testutil.RequireBrowser(t, webview.FindBrowser)
+	h := wshub.New(wshub.Options{})
+	s, _ := newBrowserService(t, WithWSHub(h))
+	addr, _, err := h.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	srv := webviewServer(t)
+	mustCall(t, cs, "webview_launch", map[string]any{"url": srv.URL}, nil)
+	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#send"}, nil)
+	mustCall(t, cs, "webview_screenshot", map[string]any{}, nil)
+
+	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"browser"}`)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var m struct {
+			Type string      `json:"type"`
+			Data BrowserFeed `json:"data"`
+		}
+		_ = conn.SetReadDeadline(deadline)
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("no frame for a viewer who came after the last action: %v", err)
+		}
+		if m.Data.State.Connected && m.Data.Screenshot != "" {
+			return
+		}
+	}
+	t.Fatal("no frame for a viewer who came after the last action")
+}
+
 func TestBrowserFeedShortensConsoleText(t *testing.T) {
 	long := strings.Repeat("é", 2000) // 4000 bytes of two-byte runes
 	out := feedConsole([]webview.ConsoleMessage{{Type: "log", Text: long}, {Type: "log", Text: "short"}})
