@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatClock, formatCountdown, formatDurationMs, formatGoDuration, formatHourMinute, parseTime, processDuration, splitArgs, statusTone } from './format';
+import { countOf, formatAgo, formatClock, formatCountdown, formatDurationMs, formatGoDuration, formatHourMinute, parseTime, processDuration, splitArgs, statusTone } from './format';
 
 describe('splitArgs', () => {
   it.each([
@@ -72,5 +72,15 @@ describe('durations and times', () => {
     expect(statusTone('success')).toBe('ok');
     expect(statusTone('failed')).toBe('bad');
     expect(statusTone('whatever')).toBe('idle');
+  });
+});
+
+describe('countOf', () => {
+  it('puts the noun in the number of its count', () => {
+    expect(countOf(1, 'rule')).toBe('1 rule');
+    expect(countOf(0, 'rule')).toBe('0 rules');
+    expect(countOf(2, 'tool')).toBe('2 tools');
+    expect(countOf(1, 'entry', 'entries')).toBe('1 entry');
+    expect(countOf(3, 'entry', 'entries')).toBe('3 entries');
   });
 });

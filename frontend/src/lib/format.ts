@@ -163,3 +163,8 @@ export function processDuration(p: Pick<ProcessInfo, 'status' | 'startedAt' | 'd
   if (p.status === 'running' && started !== null && now >= started) return formatDurationMs(now - started);
   return formatGoDuration(p.duration);
 }
+
+/** countOf says a count with its noun in the right number: "1 rule", "3 rules", "0 tools". */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
