@@ -1,0 +1,192 @@
+// The Settings view's state: the settings as last read, one form per section, and each section's
+// save with its errors and confirmation. Each section saves on its own: the hub checks the values
+// (an error names the key, next to its field, and nothing is written), writes the file keeping its
+// comments and order, and applies what it can at once. After a save only that section's form is
+// refilled from the file, so what is being edited in the others stays; Reload refills them all.
+
+import type { Controls } from '../generated/control';
+import type { Settings, SettingsChange, SettingsPolicyDecision, SettingsRAG, SettingsTokenRegenerated } from '../types';
+import type { ErrorKey, Target } from './common';
+import { fieldErrors, messageOf, saveErrors, type SaveErrors } from './errors';
+import { mlForm, mlInput, emptyMLForm, type MLForm } from './ml';
+import { emptyPolicyForm, emptyTestForm, policyForm, policyInput, testInput, type PolicyForm, type TestForm } from './policy';
+import { emptyRAGForm, emptyRAGKeyForm, ragForm, ragKeyForm, ragKeyInput, type RAGKeyForm } from './rag';
+import { emptySecurityForm, securityForm, securityInput, type SecurityForm } from './security';
+import { toolsetsForm, toolsetsInput, toolsetsOrder } from './toolsets';
+import { transportsForm, transportsInput, type TransportForm } from './transports';
+import { emptyWebForm, webForm, webInput, type WebForm } from './web';
+import { workspaceForm, workspaceInput } from './workspace';
+
+/** The controls the Settings view calls. */
+export type SettingsControl = Pick<
+  Controls,
+  | 'settings'
+  | 'saveTransports'
+  | 'saveToolsets'
+  | 'saveWorkspace'
+  | 'savePolicy'
+  | 'testPolicy'
+  | 'saveML'
+  | 'saveRAG'
+  | 'saveSecurity'
+  | 'saveWeb'
+  | 'setRAGAPIKey'
+  | 'setAutostart'
+  | 'regenerateToken'
+>;
+
+export class SettingsEditor {
+  settings: Settings | null = $state(null);
+  loadError = $state('');
+  /** What is running: 'load', a save's target, 'test' or 'token'; '' when nothing is (every button waits). */
+  busy = $state('');
+
+  // One form per section, filled from the settings when read and after that section's save.
+  transports: TransportForm[] = $state([]);
+  toolsets: string[] = $state([]);
+  workspace = $state('');
+  policy: PolicyForm = $state(emptyPolicyForm());
+  ml: MLForm = $state(emptyMLForm());
+  rag: SettingsRAG = $state(emptyRAGForm());
+  security: SecurityForm = $state(emptySecurityForm());
+  web: WebForm = $state(emptyWebForm());
+  ragKey: RAGKeyForm = $state(emptyRAGKeyForm());
+
+  errors: Partial<Record<ErrorKey, SaveErrors>> = $state({});
+  saved: Partial<Record<Target, SettingsChange>> = $state({});
+
+  /** The test call as typed, and the hub's decision on it. */
+  test: TestForm = $state(emptyTestForm());
+  decision: SettingsPolicyDecision | null = $state(null);
+
+  /** The last token regenerated here (its value is never shown). */
+  tokenDone: SettingsTokenRegenerated | null = $state(null);
+
+  constructor(private readonly control: SettingsControl) {}
+
+  fill(s: Settings, only?: Target) {
+    if (!only || only === 'transports') this.transports = transportsForm(s);
+    if (!only || only === 'toolsets') this.toolsets = toolsetsForm(s);
+    if (!only || only === 'workspace') this.workspace = workspaceForm(s);
+    if (!only || only === 'policy') this.policy = policyForm(s);
+    if (!only || only === 'ml') this.ml = mlForm(s);
+    if (!only || only === 'rag') this.rag = ragForm(s);
+    if (!only || only === 'security') this.security = securityForm(s);
+    if (!only || only === 'web') this.web = webForm(s);
+    // Refilled after its own save only: a key typed and stored is not kept in the page.
+    if (!only || only === 'ragkey') this.ragKey = ragKeyForm(s);
+  }
+
+  /** Reads the settings and refills every form (Reload). */
+  async load() {
+    this.busy = 'load';
+    try {
+      const s = await this.control.settings();
+      this.settings = s;
+      this.fill(s);
+      this.loadError = '';
+      this.errors = {};
+    } catch (err) {
+      this.loadError = messageOf(err);
+    } finally {
+      this.busy = '';
+    }
+  }
+
+  /** Runs one section's save; on success the section's form is refilled from the file. */
+  async save(target: Target, run: () => Promise<SettingsChange>) {
+    this.busy = target;
+    this.errors = { ...this.errors, [target]: undefined };
+    try {
+      const change = await run();
+      this.saved = { ...this.saved, [target]: change };
+      this.settings = change.settings;
+      this.fill(change.settings, target);
+    } catch (err) {
+      this.errors = { ...this.errors, [target]: saveErrors(messageOf(err)) };
+      this.saved = { ...this.saved, [target]: undefined };
+    } finally {
+      this.busy = '';
+    }
+  }
+
+  /** Shows a problem found before sending anything next to its field. */
+  formError(target: Target, field: string, text: string) {
+    this.errors = { ...this.errors, [target]: fieldErrors({ field, text }) };
+  }
+
+  saveTransports = () => this.save('transports', () => this.control.saveTransports(transportsInput(this.transports)));
+  saveToolsets = () => this.save('toolsets', () => this.control.saveToolsets(toolsetsInput(this.toolsets, toolsetsOrder(this.settings))));
+  /** Checks the default set (saving it writes no toolsets key). */
+  defaultToolsets = () => (this.toolsets = [...(this.settings?.toolsets.default ?? [])]);
+  saveWorkspace = () => this.save('workspace', () => this.control.saveWorkspace(workspaceInput(this.workspace)));
+  saveML = () => this.save('ml', () => this.control.saveML(mlInput(this.ml)));
+  saveRAG = () => this.save('rag', () => this.control.saveRAG(this.rag));
+  saveSecurity = () => this.save('security', () => this.control.saveSecurity(securityInput(this.security)));
+  saveWeb = () => this.save('web', () => this.control.saveWeb(webInput(this.web)));
+  setAutostart = (on: boolean) => this.save('autostart', () => this.control.setAutostart(on));
+
+  savePolicy = () => {
+    const built = policyInput(this.policy);
+    if ('error' in built) return this.formError('policy', built.error.field, built.error.text);
+    return this.save('policy', () => this.control.savePolicy(built.value));
+  };
+
+  saveRAGKey = () => {
+    const built = ragKeyInput(this.ragKey);
+    if ('error' in built) return this.formError('ragkey', built.error.field, built.error.text);
+    const body = built.value;
+    if (!body) return;
+    return this.save('ragkey', () => this.control.setRAGAPIKey(body));
+  };
+
+  /** Decides the test call against the rules as edited (not yet saved). */
+  runTest = async () => {
+    this.decision = null;
+    this.errors = { ...this.errors, test: undefined };
+    const built = testInput(this.policy, this.test);
+    if ('error' in built) {
+      this.errors = { ...this.errors, test: fieldErrors(built.error) };
+      return;
+    }
+    this.busy = 'test';
+    try {
+      this.decision = await this.control.testPolicy(built.value);
+    } catch (err) {
+      this.errors = { ...this.errors, test: saveErrors(messageOf(err)) };
+    } finally {
+      this.busy = '';
+    }
+  };
+
+  /** Regenerates a token in place (after the view's confirmation); true when it was. */
+  regenerate = async (name: string): Promise<boolean> => {
+    this.busy = 'token';
+    this.errors = { ...this.errors, token: undefined };
+    this.tokenDone = null;
+    try {
+      const done = await this.control.regenerateToken(name);
+      this.tokenDone = done;
+      this.settings = done.settings;
+      return true;
+    } catch (err) {
+      this.errors = { ...this.errors, token: saveErrors(messageOf(err)) };
+      return false;
+    } finally {
+      this.busy = '';
+    }
+  };
+
+  /**
+   * Reads whether the login entry exists again, after "Start at login" was switched elsewhere
+   * (the tray, another window); only that: the forms keep what is being edited.
+   */
+  async refreshAutostart() {
+    try {
+      const s = await this.control.settings();
+      if (this.settings) this.settings = { ...this.settings, autostart: s.autostart };
+    } catch {
+      // Reload shows it; the switch itself reported its own errors where it was made.
+    }
+  }
+}

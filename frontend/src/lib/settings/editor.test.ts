@@ -1,0 +1,153 @@
+import { describe, expect, it, vi } from 'vitest';
+import { SettingsEditor, type SettingsControl } from './editor.svelte';
+import { sampleSettings } from '../../test/settings';
+import type { Settings, SettingsChange } from '../types';
+
+/** A control whose every method fails unless the test gives it. */
+function fakeControl(over: Partial<SettingsControl> = {}): SettingsControl {
+  const missing = (name: string) => () => Promise.reject(new Error(`${name}: not expected`));
+  const names: (keyof SettingsControl)[] = [
+    'settings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
+    'saveSecurity', 'saveWeb', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
+  ];
+  const c = Object.fromEntries(names.map((n) => [n, vi.fn(missing(n))])) as unknown as SettingsControl;
+  return Object.assign(c, over);
+}
+
+function change(settings: Settings, diff = '+x'): SettingsChange {
+  return { path: settings.path, diff, applies: 'now', note: '', settings };
+}
+
+async function loaded(over: Partial<SettingsControl> = {}) {
+  const control = fakeControl({ settings: vi.fn(async () => sampleSettings()), ...over });
+  const ed = new SettingsEditor(control);
+  await ed.load();
+  return { ed, control };
+}
+
+describe('SettingsEditor', () => {
+  it('fills every form when the settings are read; a failed read says why and keeps nothing', async () => {
+    const { ed } = await loaded();
+    expect(ed.settings?.path).toBe('/home/u/.config/switchboard/config.toml');
+    expect(ed.transports.map((t) => t.name)).toEqual(['unix', 'tcp', 'http']);
+    expect(ed.toolsets).toEqual(['files', 'process', 'git']);
+    expect(ed.policy.rules).toHaveLength(2);
+    expect(ed.ml.defaultBackend).toBe('gpu');
+    expect(ed.rag.collection).toBe('hostuk-docs');
+    expect(ed.web.allow).toBe('intranet.example');
+    expect(ed.ragKey.ref).toBe('${secret:lab-qdrant}');
+    expect(ed.busy).toBe('');
+
+    const broken = new SettingsEditor(fakeControl({ settings: vi.fn(async () => Promise.reject(new Error('read settings: HTTP 500: boom'))) }));
+    await broken.load();
+    expect(broken.loadError).toBe('read settings: HTTP 500: boom');
+    expect(broken.settings).toBeNull();
+    expect(broken.busy).toBe('');
+  });
+
+  it('a save refills only its own section from the answer; the others keep what is being edited', async () => {
+    const after = sampleSettings({ web: { allow: ['10.0.0.0/8'], timeout: '90s', envAllow: [] } });
+    const saveWeb = vi.fn(async () => change(after));
+    const { ed } = await loaded({ saveWeb });
+    ed.web.allow = ' 10.0.0.0/8 \n';
+    ed.web.timeout = '90s';
+    ed.workspace = '/being/typed';
+    let busyDuring = '';
+    saveWeb.mockImplementationOnce(async () => {
+      busyDuring = ed.busy;
+      return change(after);
+    });
+    await ed.saveWeb();
+    expect(busyDuring).toBe('web');
+    expect(saveWeb).toHaveBeenCalledWith({ allow: ['10.0.0.0/8'], timeout: '90s' });
+    expect(ed.saved.web?.diff).toBe('+x');
+    expect(ed.settings).toBe(after);
+    expect(ed.web).toEqual({ allow: '10.0.0.0/8', timeout: '90s' });
+    expect(ed.workspace).toBe('/being/typed');
+    expect(ed.busy).toBe('');
+  });
+
+  it('a refused save shows its errors by field and drops the section’s last confirmation', async () => {
+    const saveTransports = vi.fn(async () => change(sampleSettings()));
+    const { ed } = await loaded({ saveTransports });
+    await ed.saveTransports();
+    expect(ed.saved.transports).toBeDefined();
+    saveTransports.mockRejectedValueOnce(new Error('save transports: HTTP 400: tcp.addr: address already in use\nconfig: not written'));
+    await ed.saveTransports();
+    expect(ed.saved.transports).toBeUndefined();
+    expect(ed.errors.transports).toEqual({ fields: [{ field: 'tcp.addr', text: 'tcp.addr: address already in use' }], general: ['config: not written'] });
+    // The next save starts without the old errors.
+    await ed.saveTransports();
+    expect(ed.errors.transports).toBeUndefined();
+  });
+
+  it('checks the rules and the RAG key before sending; leaving the key as it is sends nothing', async () => {
+    const { ed, control } = await loaded();
+    ed.policy.rules[0].args = 'no-name';
+    await ed.savePolicy();
+    expect(control.savePolicy).not.toHaveBeenCalled();
+    expect(ed.errors.policy?.fields[0].field).toBe('policy.rules[1].args');
+
+    await ed.saveRAGKey();
+    expect(control.setRAGAPIKey).not.toHaveBeenCalled();
+    ed.ragKey.mode = 'store';
+    await ed.saveRAGKey();
+    expect(control.setRAGAPIKey).not.toHaveBeenCalled();
+    expect(ed.errors.ragkey?.fields[0].field).toBe('rag.api_key');
+  });
+
+  it('saves toolsets in the hub order, and the Default set button checks the default', async () => {
+    const saveToolsets = vi.fn(async () => change(sampleSettings()));
+    const { ed } = await loaded({ saveToolsets });
+    ed.toolsets = ['git', 'ide'];
+    await ed.saveToolsets();
+    expect(saveToolsets).toHaveBeenCalledWith(['ide', 'git']);
+    ed.toolsets = [];
+    ed.defaultToolsets();
+    expect(ed.toolsets).toEqual(['files', 'process', 'git']);
+  });
+
+  it('tests a call against the rules as edited, and shows what is wrong with it', async () => {
+    const testPolicy = vi.fn(async () => ({ decision: 'deny', rule: 'rule 2', ruleIndex: 2 }));
+    const { ed } = await loaded({ testPolicy });
+    ed.test = { tool: 'exec', args: 'rm', client: '' };
+    await ed.runTest();
+    expect(testPolicy).not.toHaveBeenCalled();
+    expect(ed.errors.test?.fields[0].field).toBe('args');
+
+    ed.test.args = '{"command": "rm"}';
+    await ed.runTest();
+    expect(ed.errors.test).toBeUndefined();
+    expect(testPolicy).toHaveBeenCalledWith(expect.objectContaining({ tool: 'exec', args: { command: 'rm' } }));
+    expect(ed.decision?.decision).toBe('deny');
+
+    testPolicy.mockRejectedValueOnce(new Error('test a call: HTTP 400: tool: empty'));
+    await ed.runTest();
+    expect(ed.decision).toBeNull();
+    expect(ed.errors.test?.fields).toEqual([{ field: 'tool', text: 'tool: empty' }]);
+  });
+
+  it('regenerates a token and says where it went; a failure is the token’s error', async () => {
+    const after = sampleSettings({ path: '/new' });
+    const regenerateToken = vi.fn(async () => ({ token: 'client', path: '/t', diff: '', reconfigure: 'paste it', settings: after }));
+    const { ed } = await loaded({ regenerateToken });
+    expect(await ed.regenerate('client')).toBe(true);
+    expect(ed.tokenDone?.path).toBe('/t');
+    expect(ed.settings).toBe(after);
+    regenerateToken.mockRejectedValueOnce(new Error('regenerate the client token: HTTP 500: disk full'));
+    expect(await ed.regenerate('client')).toBe(false);
+    expect(ed.tokenDone).toBeNull();
+    expect(ed.errors.token?.general).toEqual(['disk full']);
+  });
+
+  it('re-reads only the login entry when Start at login was switched elsewhere', async () => {
+    const settings = vi.fn(async () => sampleSettings());
+    const { ed } = await loaded({ settings });
+    ed.web.allow = 'typed';
+    settings.mockResolvedValueOnce(sampleSettings({ autostart: { available: true, enabled: true, entry: '/e' }, path: '/other' }));
+    await ed.refreshAutostart();
+    expect(ed.settings?.autostart.enabled).toBe(true);
+    expect(ed.settings?.path).toBe('/home/u/.config/switchboard/config.toml');
+    expect(ed.web.allow).toBe('typed');
+  });
+});
