@@ -5,61 +5,43 @@ import {
   approveCommandLabel,
   approveLabel,
   changedCommand,
+  changedServer,
+  commandRefusal,
   diffLines,
   envNames,
   emptyForm,
+  fieldFormError,
   flaggedTools,
+  flaggedWarning,
+  followLog,
+  formFields,
   formError,
   formatUptime,
+  generalFormError,
   heldTools,
   initialServers,
   lines,
   logTime,
+  needsAttention,
   parsePairs,
   reduceServers,
   replaceServer,
   sandboxView,
   serverStateTone,
+  serversEvent,
   serversSummary,
   specFromForm,
   sortServers,
   summaryText,
   toolCounts,
+  toolStateTone,
+  toolsStepWait,
   uptime,
   waitsForApproval,
 } from './servers';
 import { hubMsg } from '../test/fakeSocket';
-import type { HubMessage, ServerStatus, ServerTool } from './types';
-
-function tool(name: string, state: string, extra: Partial<ServerTool> = {}): ServerTool {
-  return { name, exposed: `fixture__${name}`, state, description: `${name} tool`, read_only: true, flags: [], ...extra };
-}
-
-function server(name: string, extra: Partial<ServerStatus> = {}): ServerStatus {
-  return {
-    name,
-    transport: 'stdio',
-    command: `node ${name}.mjs`,
-    enabled: true,
-    start: 'eager',
-    state: 'running',
-    command_approved: true,
-    command_hash: `hash-${name}`,
-    env: [],
-    sandbox: { mode: 'confined', detail: 'confined with Landlock when it starts', read: [], write: [] },
-    approved: true,
-    restarts: 0,
-    tools: [],
-    resources: 0,
-    resource_templates: 0,
-    prompts: 0,
-    held: 0,
-    flagged: 0,
-    in_flight: 0,
-    calls: 0,
-    ...extra,
-  };
-}
+import { server, tool } from '../test/servers';
+import type { HubMessage, ServerTool } from './types';
 
 const msg = (type: string, data: unknown): HubMessage => hubMsg(type, 'servers', data, '2026-01-01T00:00:00Z') as HubMessage;
 
@@ -263,5 +245,68 @@ describe('the add form', () => {
     });
     // The Wails binding's error has no HTTP status.
     expect(formError('add server x: servers: "x": start: "later" is not a start mode; use "eager" or "on-demand"').field).toBe('start');
+  });
+});
+
+describe('the view’s rules', () => {
+  it('applies an answer’s list as a servers event', () => {
+    const list = [server('a')];
+    const m = serversEvent(list, new Date('2026-01-01T00:00:00Z'));
+    expect(m).toEqual({ type: 'event', channel: 'servers', data: { servers: list }, timestamp: '2026-01-01T00:00:00.000Z' });
+    expect(reduceServers(initialServers, m)).toEqual({ servers: list });
+  });
+
+  it('marks a row with something to approve, and tones tools by state', () => {
+    expect(needsAttention(server('a'))).toBe(false);
+    expect(needsAttention(server('a', { command_approved: false }))).toBe(true);
+    expect(needsAttention(server('a', { approved: false }))).toBe(true);
+    expect(needsAttention(server('a', { tools: [tool('greet', 'changed')] }))).toBe(true);
+    expect([toolStateTone(tool('a', 'approved')), toolStateTone(tool('b', 'new')), toolStateTone(tool('c', 'changed')), toolStateTone(tool('d', 'quarantined'))]).toEqual(['ok', 'bad', 'bad', 'busy']);
+  });
+
+  it('warns about flagged tools in the right number', () => {
+    expect(flaggedWarning(1)).toBe('⚠ 1 tool looks like it carries hidden instructions: read it before approving.');
+    expect(flaggedWarning(2)).toBe('⚠ 2 tools look like they carry hidden instructions: read them before approving.');
+  });
+
+  it('says why the tools step has nothing to approve yet', () => {
+    const tools = { command_approved: true, approved: false };
+    expect(toolsStepWait(server('a', { ...tools, state: 'starting' }))).toBe('starting');
+    expect(toolsStepWait(server('a', { ...tools, state: 'unapproved' }))).toBe('starting');
+    expect(toolsStepWait(server('a', { ...tools, state: 'backoff' }))).toBe('down');
+    expect(toolsStepWait(server('a', { ...tools, state: 'failed' }))).toBe('down');
+    expect(toolsStepWait(server('a', { ...tools, state: 'running' }))).toBe('');
+    // Only in the tools step: a command still to approve waits for the user, not for the server.
+    expect(toolsStepWait(server('a', { command_approved: false, approved: false, state: 'unapproved' }))).toBe('');
+  });
+
+  it('keeps a refused command approval with the new command, and finds the server whose command changed', () => {
+    const text = 'approve the command of a: its command changed since it was shown (now: node b.mjs); review it again';
+    expect(commandRefusal('a', text)).toEqual({ name: 'a', text, now: 'node b.mjs' });
+    expect(commandRefusal('a', 'approve the command of a: HTTP 500: boom').now).toBe('');
+    const shown = server('a');
+    const changed = server('a', { command: 'node b.mjs', command_hash: 'new' });
+    expect(changedServer([server('b'), changed], shown)).toBe(changed);
+    expect(changedServer([server('a')], shown)).toBeNull();
+    expect(changedServer([server('b')], shown)).toBeNull();
+  });
+
+  it('places a form error by the fields the form shows for its kind', () => {
+    expect(formFields('command')).toEqual(['name', 'command', 'args', 'env', 'start']);
+    expect(formFields('url')).toEqual(['name', 'url', 'headers', 'transport', 'start']);
+    const url = { field: 'url' as const, text: 'servers: "x": url: bad' };
+    expect(generalFormError(url, 'command')).toBe(url);
+    expect(generalFormError(url, 'url')).toBeNull();
+    expect(fieldFormError(url, 'url')).toBe(url);
+    expect(fieldFormError(url, 'name')).toBeNull();
+    const whole = { field: '' as const, text: 'not both' };
+    expect(generalFormError(whole, 'url')).toBe(whole);
+    expect(generalFormError(null, 'url')).toBeNull();
+  });
+
+  it('follows the log at its end, not when scrolled up to read', () => {
+    expect(followLog({ scrollHeight: 1000, scrollTop: 690, clientHeight: 300 })).toBe(true);
+    expect(followLog({ scrollHeight: 1000, scrollTop: 200, clientHeight: 300 })).toBe(false);
+    expect(followLog({ scrollHeight: 1000, scrollTop: 0, clientHeight: 300 })).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
 
 import { parseTime } from './format';
 import type { Reducer } from './reducers';
-import { payload, type ServerSpec, type ServerStatus, type ServerTool, type ServersFeed } from './types';
+import { payload, type HubMessage, type ServerSpec, type ServerStatus, type ServerTool, type ServersFeed } from './types';
 
 export { diffLines, type DiffLine } from './clients';
 
@@ -44,6 +44,14 @@ export const reduceServers: Reducer<ServersState> = (state, msg) => {
   if (!Array.isArray(list)) return state;
   return { servers: list };
 };
+
+/**
+ * serversEvent is a "servers" event carrying list, to apply an API answer's list to the channel's
+ * store at once (the hub's own event confirms it).
+ */
+export function serversEvent(list: ServerStatus[], now: Date = new Date()): HubMessage {
+  return { type: 'event', channel: 'servers', data: { servers: list }, timestamp: now.toISOString() };
+}
 
 /** replaceServer puts one server's new status (an approve or restart answer) into the list. */
 export function replaceServer(state: ServersState, s: ServerStatus): ServersState {
@@ -203,6 +211,17 @@ export function toolCounts(s: Pick<ServerStatus, 'tools'>): ToolCounts {
   };
 }
 
+/** needsAttention: a row the user has something to do on (command or tools to approve, held tools). */
+export function needsAttention(s: Pick<ServerStatus, 'approved' | 'command_approved' | 'tools'>): boolean {
+  return !s.command_approved || !s.approved || heldTools(s).length > 0;
+}
+
+/** Badge tone of a tool state: approved ok, held (new, changed) bad, quarantined busy. */
+export function toolStateTone(t: Pick<ServerTool, 'state'>): 'ok' | 'bad' | 'busy' {
+  if (t.state === TOOL_STATES.approved) return 'ok';
+  return isHeld(t) ? 'bad' : 'busy';
+}
+
 /**
  * formatUptime renders how long a server has run: seconds under a minute ("42s"), then minutes
  * ("4m", "2h03m", "3d04h"). Past a minute the text changes once a minute, so a running server does
@@ -354,6 +373,21 @@ export function formError(message: string): FormError {
   return { field, text };
 }
 
+/** The fields the form shows for a kind of server. */
+export function formFields(kind: ServerForm['kind']): FormField[] {
+  return kind === 'command' ? ['name', 'command', 'args', 'env', 'start'] : ['name', 'url', 'headers', 'transport', 'start'];
+}
+
+/** The error the form shows at its top: one that names no field, or a field not shown for this kind. */
+export function generalFormError(err: FormError | null, kind: ServerForm['kind']): FormError | null {
+  return err && (!err.field || !formFields(kind).includes(err.field)) ? err : null;
+}
+
+/** The error shown next to field, if it is about that field. */
+export function fieldFormError(err: FormError | null, field: FormField): FormError | null {
+  return err && err.field === field ? err : null;
+}
+
 // ---- approvals and log ------------------------------------------------------------------------
 
 /** The confirm button of an approval: "Approve and pin 3 tools", "Approve greet". */
@@ -368,6 +402,44 @@ export function flaggedTools(tools: ServerTool[]): ServerTool[] {
   return tools.filter((t) => (t.flags ?? []).length > 0);
 }
 
+/** The warning over an approval that would pin tools with flags. */
+export function flaggedWarning(n: number): string {
+  const one = n === 1;
+  return `⚠ ${n} tool${one ? '' : 's'} look${one ? 's' : ''} like ${one ? 'it carries' : 'they carry'} hidden instructions: read ${one ? 'it' : 'them'} before approving.`;
+}
+
+/**
+ * Why the tools step has no tools to approve yet: the command was approved and the server is
+ * starting, or it does not run (backoff, failed); '' otherwise.
+ */
+export function toolsStepWait(s: Pick<ServerStatus, 'approved' | 'command_approved' | 'state'>): 'starting' | 'down' | '' {
+  if (approvalStep(s) !== 'tools') return '';
+  if (s.state === SERVER_STATES.starting || s.state === SERVER_STATES.unapproved) return 'starting';
+  if (s.state === SERVER_STATES.backoff || s.state === SERVER_STATES.failed) return 'down';
+  return '';
+}
+
+/** A command approval the hub refused, kept in the panel: its error and the new command it names. */
+export interface CommandRefusal {
+  name: string;
+  text: string;
+  /** The command as it is now ('' when the refusal was for another reason). */
+  now: string;
+}
+
+export function commandRefusal(name: string, message: string): CommandRefusal {
+  return { name, text: message, now: changedCommand(message) };
+}
+
+/**
+ * changedServer is the server's fresh status from a new list when its command differs from the
+ * one the user was shown (by hash), so the panel shows the new one; null otherwise.
+ */
+export function changedServer(list: ServerStatus[], shown: Pick<ServerStatus, 'name' | 'command_hash'>): ServerStatus | null {
+  const fresh = list.find((x) => x.name === shown.name);
+  return fresh && fresh.command_hash !== shown.command_hash ? fresh : null;
+}
+
 /** How many log lines the Log panel asks for, and how often it asks while open. */
 export const LOG_LINES = 200;
 export const LOG_POLL_MS = 2000;
@@ -379,4 +451,13 @@ export function logTime(t: string): string {
   const d = new Date(ms);
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+/**
+ * followLog: after new lines, scroll the log to its end when it was near the end (or never
+ * scrolled), not when the user scrolled up to read.
+ */
+export function followLog(el: { scrollHeight: number; scrollTop: number; clientHeight: number }): boolean {
+  const nearEnd = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+  return nearEnd || el.scrollTop === 0;
 }
