@@ -140,6 +140,131 @@ func TestGeneratedTypesResolveEachOther(t *testing.T) {
 	}
 }
 
+// TestGeneratedTypesAreComplete fails when a generated type refers to a type that is not
+// generated. build/tygo.yaml generates only the files of each package that hold what travels to
+// the dashboard (include_files: tygo filters by file, not by type), so a struct that starts
+// referring to a type kept in another file, of its package or of another generated one, needs that
+// file listed too; the TypeScript check would say "Cannot find name", this says which file.
+func TestGeneratedTypesAreComplete(t *testing.T) {
+	files := readTS(t, generatedDir)
+	declared := map[string]map[string]bool{} // namespace → exported names
+	exported := regexp.MustCompile(`(?m)^export (?:interface|type|const|enum|class) (\w+)`)
+	for name, b := range files {
+		ns := strings.TrimSuffix(name, ".ts")
+		declared[ns] = map[string]bool{}
+		for _, m := range exported.FindAllSubmatch(b, -1) {
+			declared[ns][string(m[1])] = true
+		}
+	}
+	var missing []string
+	for name, b := range files {
+		ns := strings.TrimSuffix(name, ".ts")
+		code := tsCode(b)
+		for _, ref := range tsTypeRefs(code) {
+			refNS, typ, qualified := strings.Cut(ref, ".")
+			if !qualified {
+				// Unqualified: a type of the same package. control.ts (build/gencontrols) is code,
+				// not declarations; its references are all qualified.
+				if name == controlsFile || declared[ns][ref] {
+					continue
+				}
+				missing = append(missing, name+": "+ref+" (not generated in "+name+")")
+				continue
+			}
+			if names, ok := declared[refNS]; ok && !names[typ] {
+				missing = append(missing, name+": "+ref)
+			}
+		}
+	}
+	slices.Sort(missing)
+	missing = slices.Compact(missing)
+	if len(missing) > 0 {
+		t.Errorf("generated types refer to types that are not generated:\n  %s\nAdd the Go file that declares each to include_files of its package in build/tygo.yaml, then run `make types`.",
+			strings.Join(missing, "\n  "))
+	}
+}
+
+// TestTygoIncludeFilesExist fails when build/tygo.yaml lists a file a package no longer has:
+// tygo skips it silently, and the types it held would be lost without a word.
+func TestTygoIncludeFilesExist(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := ""
+	for line := range strings.SplitSeq(string(mod), "\n") {
+		if v, ok := strings.CutPrefix(line, "module "); ok {
+			module = strings.TrimSpace(v)
+			break
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(root, "build", "tygo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, listed := "", 0
+	for line := range strings.SplitSeq(string(cfg), "\n") {
+		line = strings.TrimSpace(line)
+		if v, ok := strings.CutPrefix(line, "- path:"); ok {
+			pkg = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), module), "/")
+			continue
+		}
+		v, ok := strings.CutPrefix(line, "include_files:")
+		if !ok {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), "[]")
+		for f := range strings.SplitSeq(v, ",") {
+			f = strings.TrimSpace(f)
+			listed++
+			if _, err := os.Stat(filepath.Join(root, pkg, f)); err != nil {
+				t.Errorf("build/tygo.yaml: include_files of %s names %s: %v", pkg, f, err)
+			}
+		}
+	}
+	if listed == 0 {
+		t.Fatal("build/tygo.yaml lists no include_files (written as include_files: [a.go, b.go])")
+	}
+}
+
+// tsCode is TypeScript source without comments, string literals, imports and property names:
+// what is left names types.
+func tsCode(b []byte) string {
+	s := regexp.MustCompile(`(?s)/\*.*?\*/`).ReplaceAllString(string(b), "")
+	s = regexp.MustCompile(`//[^\n]*`).ReplaceAllString(s, "")
+	s = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`+"`(?:[^`\\\\]|\\\\.)*`").ReplaceAllString(s, `""`)
+	s = regexp.MustCompile(`(?m)^import .*$`).ReplaceAllString(s, "")
+	s = regexp.MustCompile(`(?m)^export (?:interface|type|const|enum|class) \w+`).ReplaceAllString(s, "")
+	return regexp.MustCompile(`(?m)^\s*(?:readonly\s+)?\w+\??:`).ReplaceAllString(s, "")
+}
+
+// tsTypeRefs lists the capitalised names in code, qualified (ns.Type) or not; a member access
+// (x.Name, Name.x as a value) is not one.
+func tsTypeRefs(code string) []string {
+	ident := regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\.[A-Z]\w*)?`)
+	var out []string
+	for _, loc := range ident.FindAllStringIndex(code, -1) {
+		tok := code[loc[0]:loc[1]]
+		if loc[0] > 0 && code[loc[0]-1] == '.' || loc[1] < len(code) && code[loc[1]] == '.' {
+			continue
+		}
+		if ns, typ, ok := strings.Cut(tok, "."); ok {
+			if ns[0] >= 'a' && ns[0] <= 'z' {
+				out = append(out, ns+"."+typ)
+			}
+			continue
+		}
+		if tok[0] >= 'A' && tok[0] <= 'Z' {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
 func firstDiffLine(a, b []byte) string {
 	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
 	for i := range max(len(la), len(lb)) {

@@ -86,10 +86,6 @@ export const UnattendedWait = 3 * 1_000_000_000;
 export const MaxPending = 100;
 
 //////////
-// source: glob.go
-
-
-//////////
 // source: policy.go
 /*
 Package policy decides whether a tool call may run: allow, ask the user, or deny.
@@ -172,31 +168,6 @@ export interface Policy {
 export interface Decision {
   Action: Action;
   Rule?: Rule; // nil when the default decided
-}
-
-//////////
-// source: roots.go
-
-/**
- * Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
- */
-export const FromRoot = "root"; // the client's MCP root
-/**
- * Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
- */
-export const FromRelay = "relay"; // the directory the client started `switchboard connect` in
-/**
- * Places a session's workspace can come from (sessions.Info.WorkspaceFrom).
- */
-export const FromHub = "hub"; // the hub's own workspace
-/**
- * Grounds are what a directory is judged against when a client wants it as its workspace.
- */
-export interface Grounds {
-  Workspace: string; // the hub's workspace
-  Relay: string; // the connect relay's working directory, "" when the client has none
-  Home: string; // the user's home directory, "" when unknown
-  HubState: string[]; // the hub's own config, data and runtime directories
 }
 
 //////////
