@@ -12,19 +12,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/sandbox"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
-
-// requireLandlock fails under CI and skips elsewhere when the kernel lacks Landlock.
-func requireLandlock(t *testing.T) {
-	t.Helper()
-	if sandbox.ABI() > 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("this kernel has no Landlock; CI needs it to test the sandbox")
-	}
-	t.Skip("no Landlock on this kernel")
-}
 
 // run runs a shell script under p and returns its output and error.
 func run(t *testing.T, p sandbox.Policy, script string) (string, error) {
@@ -52,7 +41,7 @@ func base() sandbox.Policy {
 // TestFilesOutsideThePolicy: a confined program reads what it is allowed to, writes only where
 // it may, and gets EACCES everywhere else (a home's secrets, another project).
 func TestFilesOutsideThePolicy(t *testing.T) {
-	requireLandlock(t)
+	testutil.RequireLandlock(t, sandbox.ABI())
 	home := t.TempDir()
 	secret := filepath.Join(home, ".ssh", "id_ed25519")
 	ro := filepath.Join(home, "pkg")
@@ -102,7 +91,7 @@ func TestFilesOutsideThePolicy(t *testing.T) {
 
 // TestNoNetwork: network = false denies TCP connects, even to loopback.
 func TestNoNetwork(t *testing.T) {
-	requireLandlock(t)
+	testutil.RequireLandlock(t, sandbox.ABI())
 	if sandbox.ABI() < 4 {
 		t.Skip("Landlock ABI < 4 confines no network")
 	}
@@ -135,7 +124,7 @@ func TestNoNetwork(t *testing.T) {
 // TestOutsideProcessesOutOfReach: the hub's environment (its tokens) cannot be read through
 // /proc, and (ABI 6) the hub cannot be signalled.
 func TestOutsideProcessesOutOfReach(t *testing.T) {
-	requireLandlock(t)
+	testutil.RequireLandlock(t, sandbox.ABI())
 	pid := strconv.Itoa(os.Getpid())
 	if out, err := run(t, base(), "cat /proc/"+pid+"/environ"); err == nil {
 		t.Fatalf("read the hub's environment: %q", out)
@@ -154,7 +143,7 @@ func TestOutsideProcessesOutOfReach(t *testing.T) {
 // TestLauncherKeepsPid: the server is the process the hub started (same pid), so process
 // groups and the parent-death signal still hold.
 func TestLauncherKeepsPid(t *testing.T) {
-	requireLandlock(t)
+	testutil.RequireLandlock(t, sandbox.ABI())
 	cmd, _, err := sandbox.Command(base(), []string{"PATH=/usr/bin:/bin"}, "/bin/sh", "-c", "echo $$")
 	if err != nil {
 		t.Fatal(err)

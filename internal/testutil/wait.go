@@ -80,6 +80,20 @@ func RequireBrowser(t testing.TB, find func(configured string) (string, error)) 
 	return path
 }
 
+// RequireLandlock skips a test of the sandbox on a kernel without Landlock (abi is
+// sandbox.ABI(), passed in so this package does not import the package under test), except under
+// CI=true, where CI must test the sandbox.
+func RequireLandlock(t testing.TB, abi int) {
+	t.Helper()
+	if abi > 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("CI=true but this kernel has no Landlock: the sandbox tests need Linux 5.13 or later with landlock in the lsm= list")
+	}
+	t.Skip("no Landlock on this kernel")
+}
+
 // SnapshotRef returns the ref of the first element described as prefix (e.g. `button "Send"`) in
 // an accessibility snapshot (webview_snapshot's text, where it reads `button "Send" [ref=e3]`).
 func SnapshotRef(t testing.TB, snap, prefix string) string {

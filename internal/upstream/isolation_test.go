@@ -149,7 +149,7 @@ func TestHeadersStayWithTheirOrigin(t *testing.T) {
 // TestSandboxKeepsTheHomeOut: a confined server cannot read the user's keys or the hub's
 // files, cannot write outside its places, and still runs.
 func TestSandboxKeepsTheHomeOut(t *testing.T) {
-	requireLandlock(t)
+	testutil.RequireLandlock(t, sandbox.ABI())
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	ssh := filepath.Join(home, ".ssh")
@@ -231,7 +231,7 @@ func TestSecretsAreMasked(t *testing.T) {
 // in the project folder, and a folder its own arguments allow but the sandbox does not grant
 // stays out of its reach: the kernel says no, whatever the server's configuration.
 func TestRealServerFilesystemSandboxed(t *testing.T) {
-	requireLandlock(t)
+	testutil.RequireLandlock(t, sandbox.ABI())
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	ws, outside := filepath.Join(home, "project"), filepath.Join(home, "private")
@@ -269,17 +269,4 @@ func TestRealServerFilesystemSandboxed(t *testing.T) {
 	if got, isErr := read(filepath.Join(outside, "diary.txt")); !isErr || strings.Contains(got, "private words") {
 		t.Fatalf("read a folder the sandbox does not grant: %q", got)
 	}
-}
-
-// requireLandlock fails under CI (which must test the sandbox) and skips elsewhere when the
-// kernel has no Landlock.
-func requireLandlock(t *testing.T) {
-	t.Helper()
-	if sandbox.ABI() > 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("this kernel has no Landlock; CI needs it to test the sandbox")
-	}
-	t.Skip("no Landlock on this kernel")
 }
