@@ -18,6 +18,7 @@ type toolCall struct {
 	rule       string
 	approval   string // approved | declined | timed out
 	by         string // client | dashboard | tray | timeout
+	refused    bool   // the hub answered in the tool's place without running it (see refuse)
 	rootChecks []string
 	started    func() // writes the audit "started" line; called once the call is allowed to run
 
@@ -44,6 +45,17 @@ func (c *toolCall) argMembers() map[string]json.RawMessage {
 }
 
 type callCtxKey struct{}
+
+// refuse marks the call in ctx as refused by the hub for a reason other than the policy's
+// decision (a held or quarantined server tool, a refused root, too many open rounds): the
+// dashboard's activity feed shows it as refused rather than as a failure of the tool.
+func refuse(ctx context.Context) {
+	if c, ok := ctx.Value(callCtxKey{}).(*toolCall); ok {
+		c.mu.Lock()
+		c.refused = true
+		c.mu.Unlock()
+	}
+}
 
 // withCall returns ctx carrying c.
 func withCall(ctx context.Context, c *toolCall) context.Context {

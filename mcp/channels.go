@@ -31,10 +31,25 @@ type SessionsSnapshot struct {
 	Sessions []sessions.Info `json:"sessions"`
 }
 
-// ActivitySnapshot is the "activity" channel's snapshot (the recent audit entries, oldest first);
-// each event is one audit.Entry.
+// ActivitySnapshot is the "activity" channel's snapshot (the recent calls, oldest first); each
+// event is one ActivityEntry.
 type ActivitySnapshot struct {
-	Events []audit.Entry `json:"events"`
+	Events []ActivityEntry `json:"events"`
+}
+
+// ActivityEntry is one call (or audited dashboard/tray action) on the "activity" channel: its
+// audit entry, as the audit file has it, plus what only the dashboard gets, from the hub's memory
+// (the in-memory ring behind the channel's snapshot; never written to the audit file).
+type ActivityEntry struct {
+	audit.Entry `tstype:",extends"`
+	// Values holds each top-level argument's value as a short display string
+	// (audit.SummarizeArgsValues): a path as its text, so a person can find a call by it. What the
+	// audit summary hides stays hidden the same way: payloads and private text (content, message,
+	// script, …) as their size and sha256, secrets as "<redacted>".
+	Values map[string]string `json:"values,omitempty"`
+	// Refused: the hub answered in the tool's place without running it, for a reason other than
+	// the policy's decision: an unknown tool, a held or quarantined server tool, a refused root.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // ProcessesSnapshot is the "processes" channel's snapshot.

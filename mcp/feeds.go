@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
@@ -32,7 +31,7 @@ func (s *Service) wireFeeds() {
 	h.SetSnapshotProvider(ChannelActivity, func(string) (any, bool) {
 		return ActivitySnapshot{Events: s.activity.list()}, true
 	})
-	s.activity.subscribe(func(e audit.Entry) { h.Publish(ChannelActivity, wshub.TypeEvent, e) })
+	s.activity.subscribe(func(e ActivityEntry) { h.Publish(ChannelActivity, wshub.TypeEvent, e) })
 
 	if s.browser != nil {
 		s.browserFeed = newBrowserFeed(s.browser, h)

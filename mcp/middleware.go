@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
@@ -97,15 +99,16 @@ func (s *Service) sessionID(ctx context.Context, req sdk.Request) (id, transport
 func (s *Service) BeginAction(actor, action string, args any) (end func(error)) {
 	raw, _ := json.Marshal(args)
 	start := time.Now()
+	summary, values := audit.SummarizeArgsValues(raw)
 	e := audit.Entry{Time: start.UTC(), CallID: "a" + strconv.FormatUint(s.callSeq.Add(1), 10), Actor: actor, Tool: action,
-		Transport: actor, Args: audit.SummarizeArgs(raw)}
+		Transport: actor, Args: summary}
 	s.audit.Started(context.Background(), e)
 	return func(err error) {
 		e.Outcome, e.DurationMs = "ok", float64(time.Since(start).Microseconds())/1000
 		if err != nil {
 			e.Outcome, e.Error = "error", err.Error()
 		}
-		s.activity.add(s.audit.Record(context.Background(), e, true))
+		s.activity.add(ActivityEntry{Entry: s.audit.Record(context.Background(), e, true), Values: values})
 	}
 }
 
@@ -123,9 +126,10 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
 		var tool, args, callID string
+		var values map[string]string // for the activity feed only: never written
 		if params != nil {
 			tool = params.Name
-			args = audit.SummarizeArgs(params.Arguments)
+			args, values = audit.SummarizeArgsValues(params.Arguments)
 		}
 		security := s.toolsets.isSecurity(tool) || s.up.isSecurity(tool)
 		start := time.Now()
@@ -156,6 +160,8 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		id, transport := s.sessionID(ctx, req)
 		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Client: callerName(req), Transport: transport, Outcome: "ok",
 			DurationMs: float64(elapsed.Microseconds()) / 1000, Tool: tool, Args: args}
+		var rpcErr *jsonrpc.Error
+		refused := errors.As(err, &rpcErr) // go-sdk's answer without the tool: unknown tool, invalid params
 		if err != nil {
 			e.Outcome, e.Error = "error", err.Error()
 		} else if r, ok := res.(*sdk.CallToolResult); ok {
@@ -170,12 +176,13 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		c.mu.Lock()
 		e.Decision, e.Rule, e.Approval, e.By = c.decision, c.rule, c.approval, c.by
 		e.Roots = strings.Join(c.rootChecks, "; ")
+		refused = refused || c.refused
 		c.mu.Unlock()
 		e = s.audit.Record(ctx, e, security || e.Decision != "allow")
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)
 		}
-		s.activity.add(e)
+		s.activity.add(ActivityEntry{Entry: e, Values: values, Refused: refused})
 		s.recorder.record(e, elapsed)
 		return res, err
 	}
@@ -204,10 +211,10 @@ func errorText(r *sdk.CallToolResult) string {
 // a ring: adding is O(1) however full it is.
 type activityLog struct {
 	mu        sync.Mutex
-	entries   []audit.Entry // ring storage, len <= max
-	next      int           // where the next entry goes once the ring is full
+	entries   []ActivityEntry // ring storage, len <= max
+	next      int             // where the next entry goes once the ring is full
 	max       int
-	listeners listeners.Set[audit.Entry]
+	listeners listeners.Set[ActivityEntry]
 }
 
 func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
@@ -217,7 +224,7 @@ func newActivityLog(max int) *activityLog { return &activityLog{max: max} }
 // megabytes. The dashboard shows the head; the audit file has the rest.
 const activityArgsCap = 1024
 
-func (a *activityLog) add(e audit.Entry) {
+func (a *activityLog) add(e ActivityEntry) {
 	if len(e.Args) > activityArgsCap {
 		cut := activityArgsCap
 		for cut > 0 && !utf8.RuneStart(e.Args[cut]) {
@@ -237,15 +244,15 @@ func (a *activityLog) add(e audit.Entry) {
 }
 
 // list returns the entries oldest first.
-func (a *activityLog) list() []audit.Entry {
+func (a *activityLog) list() []ActivityEntry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]audit.Entry, 0, len(a.entries))
+	out := make([]ActivityEntry, 0, len(a.entries))
 	out = append(out, a.entries[a.next:]...)
 	return append(out, a.entries[:a.next]...)
 }
 
-func (a *activityLog) subscribe(fn func(audit.Entry)) (cancel func()) { return a.listeners.Add(fn) }
+func (a *activityLog) subscribe(fn func(ActivityEntry)) (cancel func()) { return a.listeners.Add(fn) }
 
 // callRecorder writes tool_call metrics events off the request path: a bounded queue drained by
 // one goroutine, so a slow disk never slows a tool call, and a full queue drops (and counts) events

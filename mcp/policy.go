@@ -179,11 +179,16 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			// consent is asked here, before the handler runs, for tools that declare workspace
 			// paths: a handler only reads what was decided (workspaceFor never asks).
 			if err := tr.prepareRoots(ctx, rd, tr.pathTools[creq.Params.Name]); err != nil {
+				refuse(ctx)
 				return toolError(err.Error()), nil
 			}
 		}
 		if rd != nil && rd.needsInput() {
-			return rd.inputRequired() // not audited: the client's retry is
+			res, err := rd.inputRequired() // not audited: the client's retry is
+			if err == nil && res.IsError {
+				refuse(ctx) // too many calls wait for answers
+			}
+			return res, err
 		}
 		if c.started != nil {
 			c.started()

@@ -392,13 +392,15 @@ func (s *Service) Processes() *process.Service { return s.procs }
 // WSHub returns the WebSocket hub, or nil.
 func (s *Service) WSHub() *wshub.Hub { return s.hub }
 
-// Activity returns the most recent tool calls, oldest first.
-func (s *Service) Activity() []audit.Entry { return s.activity.list() }
+// Activity returns the most recent tool calls as the activity feed has them, oldest first.
+func (s *Service) Activity() []ActivityEntry { return s.activity.list() }
 
 // OnActivity calls fn with each entry the activity feed gets (tool calls, and the dashboard's and
 // tray's audited actions, such as autostart_set), on the goroutine that recorded it, until cancel
 // is called. fn must not block.
-func (s *Service) OnActivity(fn func(audit.Entry)) (cancel func()) { return s.activity.subscribe(fn) }
+func (s *Service) OnActivity(fn func(audit.Entry)) (cancel func()) {
+	return s.activity.subscribe(func(e ActivityEntry) { fn(e.Entry) })
+}
 
 // Shutdown releases everything the Service owns: subsystems, processes, the hub and the
 // workspace handle. Safe to call more than once.

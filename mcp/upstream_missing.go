@@ -22,6 +22,7 @@ func (u *upstreams) missingToolMiddleware(next sdk.MethodHandler) sdk.MethodHand
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil && strings.Contains(p.Name, upstream.NameSeparator) && !u.toolsets.servesUpstream(p.Name) {
 				if why, ok := u.whyNotOffered(p.Name); ok {
+					refuse(ctx)
 					return toolError(why), nil
 				}
 			}

@@ -558,4 +558,15 @@ func TestUpstreamToolNotOfferedSaysWhy(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "nosuch__tool"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("a name of no configured server stays go-sdk's unknown tool: %v", err)
 	}
+	// The activity feed marks each call the hub answered in the tool's place as refused (the
+	// dashboard's decision column), and the one that ran as not.
+	var refused []bool
+	for _, e := range s.Activity() {
+		if e.Tool == "fixture__greet" || e.Tool == "nosuch__tool" {
+			refused = append(refused, e.Refused)
+		}
+	}
+	if want := []bool{true, true, false, true, true}; !slices.Equal(refused, want) {
+		t.Errorf("refused marks of the calls = %v, want %v", refused, want)
+	}
 }

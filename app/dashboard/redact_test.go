@@ -23,8 +23,9 @@ import (
 
 // A call with secret-looking arguments (api_key, password, token, a token in exec's env) shows
 // them the same way on every surface: the approval the dashboard lists (GET /api/approvals and
-// its approvals channel), the activity feed (the activity channel) and the audit line in
-// audit.log all say <redacted> for each, and none holds a secret's value.
+// its approvals channel), the activity feed (the activity channel: its summary and its argument
+// values) and the audit line in audit.log all say <redacted> for each, and none holds a secret's
+// value.
 func TestSecretArgumentsRedactedOnEverySurface(t *testing.T) {
 	st := apptest.Stack(t, "", func(c *config.Config) {
 		c.Policy = policy.Config{AskTimeout: "30s", Rules: []policy.RuleSpec{{Tool: "exec", Action: "ask"}}}
@@ -92,9 +93,24 @@ func TestSecretArgumentsRedactedOnEverySurface(t *testing.T) {
 	ev := next("the activity event", func(f frame) bool {
 		return f.Channel == mcp.ChannelActivity && f.Type == "event" && strings.Contains(string(f.Data), `"exec"`)
 	})
-	var activity struct{ Args string }
+	var activity struct {
+		Args   string
+		Values map[string]string
+	}
 	if err := json.Unmarshal(ev.Data, &activity); err != nil {
 		t.Fatal(err)
+	}
+	// The feed's argument values (from memory, for the Activity view) hide them the same way.
+	for _, s := range secrets {
+		if strings.Contains(string(ev.Data), s) {
+			t.Errorf("the activity event shows the secret %q: %s", s, ev.Data)
+		}
+	}
+	for k, want := range map[string]string{"command": "true", "api_key": "<redacted>", "password": "<redacted>", "token": "<redacted>",
+		"env": `["GITHUB_TOKEN=<redacted>","LANG=C"]`} {
+		if activity.Values[k] != want {
+			t.Errorf("activity value of %s = %q, want %q", k, activity.Values[k], want)
+		}
 	}
 
 	if err := st.Audit.Flush(); err != nil {

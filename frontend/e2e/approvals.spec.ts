@@ -1,7 +1,8 @@
 // Trust: a rule that asks, written into the running hub's config file (hot reload), holds an MCP
 // call from a client without elicitation until the user answers in the dashboard's approvals
 // panel, which is visible from every view and counts what waits. Allow lets the call run; Deny
-// refuses it with the reason.
+// refuses it with the reason. The Activity view then shows both calls by client, decision and
+// path, and finds one by its path.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,35 @@ describe('approvals', () => {
       expect(res2.content?.[0]?.text).toContain('declined on the dashboard');
       expect(existsSync(path.join(dash.server.workspace, 'approve-e2e', 'no.txt'))).toBe(false);
       await dash.gone(tid('approvals-panel'));
+
+      // The Activity view tells the two calls apart: the client by name and transport (its
+      // session id in the tooltip), how each was decided and by whom, and the path each wrote
+      // (the value from the hub's memory; the content stays a size and hash). The filter finds
+      // a call by its path.
+      await dash.page.locator(tid('tab-activity')).click();
+      const yes = dash.page.locator(tid('activity-row', { tool: 'file_write', client: 'e2e-asking', decision: 'approved' }));
+      const no = dash.page.locator(tid('activity-row', { tool: 'file_write', client: 'e2e-asking', decision: 'declined' }));
+      await yes.waitFor();
+      await no.waitFor();
+      expect((await yes.locator(tid('activity-client')).textContent())?.replace(/\s+/g, ' ').trim()).toBe('e2e-asking · unix');
+      expect(await yes.locator(tid('activity-client')).getAttribute('title')).toMatch(/^session unix-\d+$/);
+      expect(await yes.locator(tid('activity-decision')).textContent()).toContain('asked → approved');
+      expect(await yes.locator(tid('activity-decision')).textContent()).toContain('on the dashboard');
+      expect(await no.locator(tid('activity-decision')).textContent()).toContain('asked → declined');
+      const args = (await yes.locator(tid('activity-args')).textContent()) ?? '';
+      expect(args).toContain('approve-e2e/yes.txt');
+      expect(args).toMatch(/content\s+<8 bytes sha256=[0-9a-f]{12}…>/); // the whole hash is in the tooltip
+      expect(await yes.locator(tid('activity-args')).getAttribute('title')).toMatch(/content=<8 bytes sha256=[0-9a-f]{64}>/);
+      expect(args).not.toContain('approved'); // the content itself ("approved") never reaches the page
+
+      await dash.page.locator(tid('activity-filter-text')).fill('APPROVE-E2E/YES');
+      await expect.poll(() => dash.page.locator(tid('activity-row')).count()).toBe(1);
+      await yes.waitFor();
+      await dash.page.locator(tid('activity-filter-text')).fill('declined');
+      await expect.poll(() => dash.page.locator(tid('activity-row')).count()).toBe(1);
+      await no.waitFor();
+      await dash.page.locator(tid('activity-filter-clear')).click();
+      await expect.poll(() => dash.page.locator(tid('activity-row')).count()).toBeGreaterThanOrEqual(2);
     } finally {
       await client.close();
     }

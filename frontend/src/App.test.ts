@@ -345,32 +345,55 @@ describe('App', () => {
     await vi.waitFor(() => expect($('client-config-http')?.textContent).not.toContain('s3cret-tok'));
   });
 
-  it('filters the activity feed by tool, session and level', async () => {
+  it('activity: each call by client and transport, its decision and argument values; filters by tool, client, level and text', async () => {
     const { sock } = await start();
     await openTab('activity');
     expect($('activity-empty')).not.toBeNull();
-    const t = new Date().toISOString();
+    const t = new Date().toISOString(); // one time: the rows come newest-finished first
     send(sock, 'snapshot', 'activity', {
       events: [
-        { time: t, tool: 'file_read', session: 'unix-1', transport: 'unix', level: 'INFO', outcome: 'ok', durationMs: 1, args: '' },
-        { time: t, tool: 'process_start', session: 'tcp-2', transport: 'tcp', level: 'SECURITY', outcome: 'ok', durationMs: 9, args: 'command=make' },
-        { time: t, tool: 'file_read', session: 'tcp-2', transport: 'tcp', level: 'INFO', outcome: 'error', durationMs: 1, args: '', error: 'escapes' },
+        { time: t, tool: 'file_read', session: 'unix-1', client: 'claude-code', transport: 'unix', level: 'INFO', outcome: 'ok', durationMs: 1, args: 'path="src/Main.go"', decision: 'allow', rule: 'default policy (allow)', values: { path: 'src/Main.go' } },
+        { time: t, tool: 'process_start', session: 'tcp-2', client: 'cursor', transport: 'tcp', level: 'SECURITY', outcome: 'ok', durationMs: 9, args: 'command="make"', decision: 'ask', rule: 'rule 2 (process_start ask)', approval: 'approved', by: 'dashboard', values: { command: 'make' } },
+        { time: t, tool: 'file_read', session: 'tcp-2', client: 'cursor', transport: 'tcp', level: 'INFO', outcome: 'error', durationMs: 1, args: '', error: 'escapes', decision: 'deny', rule: 'rule 1 (file_read deny)' },
       ],
     });
     expect($$('activity-row')).toHaveLength(3);
+    const first = $$('activity-row')[2];
+    expect(first.querySelector('[data-testid="activity-client"]')?.textContent?.replace(/\s+/g, ' ').trim()).toBe('claude-code · unix');
+    expect(first.querySelector('[data-testid="activity-client"]')?.getAttribute('title')).toBe('session unix-1');
+    expect($$('activity-row').map((r) => r.dataset.decision)).toEqual(['denied', 'approved', 'allowed']);
+    expect($$('activity-row')[1].querySelector('[data-testid="activity-decision"]')?.textContent).toContain('asked → approved');
+    expect($$('activity-row')[1].querySelector('[data-testid="activity-decision"]')?.textContent).toContain('on the dashboard');
+    expect($$('activity-row')[0].querySelector('[data-testid="activity-decision"]')?.textContent).toContain('rule 1 (file_read deny)');
+    expect(first.querySelector('[data-testid="activity-args"]')?.textContent).toContain('src/Main.go');
+    expect(first.querySelector('[data-testid="activity-args"]')?.textContent).not.toContain('"'); // the value, not its JSON
     const setSelect = (id: string, v: string) => {
       const el = $(id) as HTMLSelectElement;
       el.value = v;
       el.dispatchEvent(new Event('change'));
       flushSync();
     };
+    const setText = (v: string) => {
+      const el = $('activity-filter-text') as HTMLInputElement;
+      el.value = v;
+      el.dispatchEvent(new Event('input'));
+      flushSync();
+    };
     setSelect('activity-filter-level', 'SECURITY');
     expect($$('activity-row').map((r) => r.dataset.tool)).toEqual(['process_start']);
     setSelect('activity-filter-level', '');
-    setSelect('activity-filter-session', 'tcp-2');
+    setSelect('activity-filter-client', 'cursor');
     setSelect('activity-filter-tool', 'file_read');
     expect($$('activity-row').map((r) => r.dataset.outcome)).toEqual(['error']);
     expect($('activity-count')?.textContent).toBe('1 of 3');
+    click('activity-filter-clear');
+    expect($$('activity-row')).toHaveLength(3);
+    setText('main.go');
+    expect($$('activity-row').map((r) => r.dataset.client)).toEqual(['claude-code']);
+    setText('DENIED');
+    expect($$('activity-row').map((r) => r.dataset.decision)).toEqual(['denied']);
+    setText('no such thing');
+    expect($('activity-no-match')).not.toBeNull();
   });
 
   it('logs: the audit trail from the control API, filtered by the hub, live rows on top, details; the hub log live with a level filter', async () => {

@@ -491,17 +491,101 @@ const (
 // was sent without holding it; secrets (api_key, password, token, … at any depth) as
 // redact.Marker. Other values are JSON, whole up to ValueCap (see there).
 func SummarizeArgs(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	if s, ok := summarizeSimple(raw); ok {
-		return s
-	}
-	return summarize(raw)
+	s, _ := summarizeArgs(raw, false)
+	return s
 }
 
-// summarize is SummarizeArgs for any input.
-func summarize(raw json.RawMessage) string {
+// DisplayCap is how many bytes of one argument's value SummarizeArgsValues keeps for display,
+// before the "…" that marks a cut.
+const DisplayCap = 200
+
+// MaxDisplayValues is how many arguments SummarizeArgsValues gives a display value (the first
+// ones by name): with DisplayCap, it bounds what each of the activity feed's 500 entries holds.
+const MaxDisplayValues = 16
+
+// maxDisplayKey: an argument with a longer name gets no display value (the summary has it).
+const maxDisplayKey = 100
+
+// SummarizeArgsValues returns SummarizeArgs(raw) and, for the dashboard's activity feed (held in
+// memory, never written to the audit file), the value of each top-level argument as a short
+// display string: a string as its text, a number, boolean or null as written, an object or array
+// as compact JSON, each cut to DisplayCap bytes ("…" marks the cut). What the summary hides stays
+// hidden, shown exactly as the summary shows it: a payload or private value (content, message,
+// script, …) as its size and sha256, a secret as redact.Marker, and a secret nested in a shown
+// value as the marker (redact.Nested). The summary and the values are made in one pass, so a
+// payload is hashed once. values is nil when raw is not a JSON object or has no members.
+func SummarizeArgsValues(raw json.RawMessage) (summary string, values map[string]string) {
+	return summarizeArgs(raw, true)
+}
+
+func summarizeArgs(raw json.RawMessage, withValues bool) (string, map[string]string) {
+	if len(raw) == 0 {
+		return "", nil
+	}
+	var vals displayValues
+	if withValues {
+		vals = displayValues{}
+	}
+	if s, ok := summarizeSimple(raw, vals); ok {
+		return s, vals.orNil()
+	}
+	return summarize(raw, vals), vals.orNil()
+}
+
+// displayValues collects SummarizeArgsValues's values; a nil one collects nothing.
+type displayValues map[string]string
+
+func (d displayValues) orNil() map[string]string {
+	if len(d) == 0 {
+		return nil
+	}
+	return d
+}
+
+// hidden records the value of key as the summary shows it (its size and sha256, or the marker).
+func (d displayValues) hidden(key, shown []byte) {
+	if d != nil && len(d) < MaxDisplayValues && len(key) <= maxDisplayKey {
+		d[string(key)] = string(shown)
+	}
+}
+
+// shown records the display form of v, the JSON value of a shown argument key.
+func (d displayValues) shown(key, v []byte) {
+	if d != nil && len(d) < MaxDisplayValues && len(key) <= maxDisplayKey {
+		d[string(key)] = displayValue(v)
+	}
+}
+
+// displayValue is the display form of the JSON value v: a string's text, anything else as
+// written (compact), cut to DisplayCap bytes.
+func displayValue(v []byte) string {
+	if len(v) > 0 && v[0] == '"' {
+		if s, ok := jsonobj.PlainBytes(v); ok {
+			return cutDisplay(s)
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return cutDisplay([]byte(s))
+		}
+	}
+	return cutDisplay(v)
+}
+
+// cutDisplay returns b as a string of at most DisplayCap bytes (cut on a character boundary)
+// followed by "…" when it was longer.
+func cutDisplay(b []byte) string {
+	if len(b) <= DisplayCap {
+		return string(b)
+	}
+	cut := DisplayCap
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "…"
+}
+
+// summarize is SummarizeArgs for any input; vals, when not nil, gets the display values.
+func summarize(raw json.RawMessage, vals displayValues) string {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return fmt.Sprintf("<%d bytes, not an object, sha256=%s>", len(raw), digest([]byte(raw)))
@@ -512,6 +596,19 @@ func summarize(raw json.RawMessage) string {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
+	// For vals, in name order: where each hidden value sits in b (read once b is complete), or
+	// the JSON of a shown one.
+	type display struct {
+		key        string
+		start, end int
+		shown      []byte
+	}
+	var disp []display
+	note := func(d display) {
+		if vals != nil && len(disp) < MaxDisplayValues && len(d.key) <= maxDisplayKey {
+			disp = append(disp, d)
+		}
+	}
 	for i, k := range keys {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -521,19 +618,24 @@ func summarize(raw json.RawMessage) string {
 		v := m[k]
 		class := redact.Of(k)
 		if class == redact.Secret {
+			start := b.Len()
 			b.WriteString(redact.Marker)
+			note(display{key: k, start: start, end: b.Len()})
 			continue
 		}
 		if class != redact.Shown {
+			start := b.Len()
 			var str string
 			if json.Unmarshal(v, &str) == nil {
 				fmt.Fprintf(&b, "<%d bytes sha256=%s>", len(str), digest([]byte(str)))
 			} else {
 				fmt.Fprintf(&b, "<redacted %d bytes of JSON sha256=%s>", len(v), digest(v))
 			}
+			note(display{key: k, start: start, end: b.Len()})
 			continue
 		}
 		js := compactJSON(redact.Nested(k, v))
+		note(display{key: k, shown: js})
 		switch {
 		case b.Len() > SummaryCap:
 			fmt.Fprintf(&b, "<%d bytes sha256=%s>", len(js), digest(js))
@@ -548,7 +650,15 @@ func summarize(raw json.RawMessage) string {
 			b.Write(js)
 		}
 	}
-	return b.String()
+	out := b.String()
+	for _, d := range disp {
+		if d.shown != nil {
+			vals.shown([]byte(d.key), d.shown)
+		} else {
+			vals.hidden([]byte(d.key), []byte(out[d.start:d.end]))
+		}
+	}
+	return out
 }
 
 // summarizeSimple is SummarizeArgs for the common case, every tool call's: a small object
@@ -557,7 +667,9 @@ func summarize(raw json.RawMessage) string {
 // sha256, hashed in place) and secrets (shown as the marker whatever they hold). It writes the
 // same summary in one allocation instead of a map, a key slice and a buffer per value; ok is
 // false for anything else.
-func summarizeSimple(raw json.RawMessage) (string, bool) {
+//
+// vals, when not nil, gets the display values (SummarizeArgsValues) once ok is certain.
+func summarizeSimple(raw json.RawMessage, vals displayValues) (string, bool) {
 	// Members are kept as offsets into raw (a small frame: this runs deep in the call's stack).
 	type member struct {
 		ks, ke, vs, ve int32
@@ -604,15 +716,19 @@ func summarizeSimple(raw json.RawMessage) (string, bool) {
 			out = append(out, ' ')
 		}
 		out = append(append(out, raw[m.ks:m.ke]...), '=')
+		start := len(out)
 		switch m.how {
 		case redact.Secret:
 			out = append(out, redact.Marker...)
+			vals.hidden(raw[m.ks:m.ke], out[start:])
 		case redact.Payload:
 			sum := sha256.Sum256(raw[m.vs:m.ve])
 			out = append(strconv.AppendInt(append(out, '<'), int64(m.ve-m.vs), 10), " bytes sha256="...)
 			out = append(hex.AppendEncode(out, sum[:]), '>')
+			vals.hidden(raw[m.ks:m.ke], out[start:])
 		default:
 			out = append(out, raw[m.vs:m.ve]...)
+			vals.shown(raw[m.ks:m.ke], raw[m.vs:m.ve])
 		}
 	}
 	return string(out), true

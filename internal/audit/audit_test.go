@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,6 +85,53 @@ func TestSummarizeArgs(t *testing.T) {
 		if got := SummarizeArgs(json.RawMessage(c.in)); got != c.want {
 			t.Errorf("SummarizeArgs(%s) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// The activity feed's display values: what the summary shows, readable (strings as text, cut
+// short), and nothing the summary hides.
+func TestSummarizeArgsValues(t *testing.T) {
+	hello := "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" // sha256("hello")
+	long := strings.Repeat("é", DisplayCap)                                     // 2 bytes each: the cut falls on a character boundary
+	cases := []struct {
+		in   string
+		want map[string]string
+	}{
+		{`{"path":"src/main.go","limit":5,"follow":true,"none":null}`, map[string]string{"path": "src/main.go", "limit": "5", "follow": "true", "none": "null"}},
+		{`{"path":"a \"q\"\nb"}`, map[string]string{"path": "a \"q\"\nb"}},
+		{`{"command":"ls", "args": ["-l", "x"], "opts": {"a": 1}}`, map[string]string{"command": "ls", "args": `["-l","x"]`, "opts": `{"a":1}`}},
+		{`{"path":"a.txt","content":"hello"}`, map[string]string{"path": "a.txt", "content": "<5 bytes sha256=" + hello + ">"}},
+		{`{"message":"hello","script":{"x":1}}`, map[string]string{"message": "<5 bytes sha256=" + hello + ">",
+			"script": "<redacted 7 bytes of JSON sha256=" + digest([]byte(`{"x":1}`)) + ">"}},
+		{`{"api_key":"sk-live-1","password":{"a":"b"},"headers":{"Authorization":"Bearer t0k","Accept":"*/*"},"env":["GITHUB_TOKEN=ghp_2"]}`,
+			map[string]string{"api_key": "<redacted>", "password": "<redacted>", "headers": `{"Accept":"*/*","Authorization":"<redacted>"}`, "env": `["GITHUB_TOKEN=<redacted>"]`}},
+		{`{"path":"` + long + `x"}`, map[string]string{"path": strings.Repeat("é", DisplayCap/2) + "…"}},
+		{`{}`, nil}, {`[1]`, nil}, {``, nil},
+	}
+	for _, c := range cases {
+		sum, got := SummarizeArgsValues(json.RawMessage(c.in))
+		if sum != SummarizeArgs(json.RawMessage(c.in)) {
+			t.Errorf("%s: summary %q differs from SummarizeArgs", c.in, sum)
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("%s: values = %q, want %q", c.in, got, c.want)
+		}
+		for k, v := range got {
+			for _, secret := range []string{"sk-live-1", "t0k", "ghp_2", `"b"`} {
+				if strings.Contains(v, secret) {
+					t.Errorf("%s: value of %s shows the secret: %q", c.in, k, v)
+				}
+			}
+		}
+	}
+	// At most MaxDisplayValues arguments, the first by name; long names have none.
+	many := map[string]int{strings.Repeat("k", 101): 1}
+	for i := range MaxDisplayValues + 10 {
+		many[fmt.Sprintf("a%02d", i)] = i
+	}
+	raw, _ := json.Marshal(many)
+	if _, got := SummarizeArgsValues(raw); len(got) != MaxDisplayValues || got["a00"] != "0" || got[fmt.Sprintf("a%02d", MaxDisplayValues-1)] == "" {
+		t.Errorf("%d values: %v", len(got), got)
 	}
 }
 
@@ -295,12 +343,10 @@ var summaryCases = []string{
 
 func TestSummarizeArgsFastPathMatches(t *testing.T) {
 	for _, in := range summaryCases {
-		if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in)); got != want {
-			t.Errorf("%q: fast path %q, general %q", in, got, want)
-		}
+		checkPathsMatch(t, in)
 	}
 	for _, in := range []string{`{"path":"small.txt","limit":5}`, `{"message":"hello from the benchmark"}`, `{"api_key":{"a":1},"content":"x"}`} {
-		if _, ok := summarizeSimple(json.RawMessage(in)); !ok {
+		if _, ok := summarizeSimple(json.RawMessage(in), nil); !ok {
 			t.Errorf("%s must take the fast path", in)
 		}
 	}
@@ -314,10 +360,23 @@ func FuzzSummarizeArgsFastPath(f *testing.F) {
 		if in == "" {
 			return // "" both ways, before either path
 		}
-		if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in)); got != want {
-			t.Errorf("%q: fast path %q, general %q", in, got, want)
-		}
+		checkPathsMatch(t, in)
 	})
+}
+
+// checkPathsMatch: the fast path, where it applies, gives the general path's summary and display
+// values.
+func checkPathsMatch(t *testing.T, in string) {
+	t.Helper()
+	if got, want := SummarizeArgs(json.RawMessage(in)), summarize(json.RawMessage(in), nil); got != want {
+		t.Errorf("%q: fast path %q, general %q", in, got, want)
+	}
+	sum, got := SummarizeArgsValues(json.RawMessage(in))
+	want := displayValues{}
+	wantSum := summarize(json.RawMessage(in), want)
+	if sum != wantSum || !maps.Equal(got, want.orNil()) {
+		t.Errorf("%q: SummarizeArgsValues = %q %v, general %q %v", in, sum, got, wantSum, want.orNil())
+	}
 }
 
 // appendLine must write exactly the line slog's JSON handler writes for the same entry.
@@ -372,7 +431,8 @@ func FuzzAppendLine(f *testing.F) {
 }
 
 // BenchmarkSummarizeArgs: the summary every audited call computes, for arguments that take the
-// fast path (shown values; a private string, hashed in place) and for ones that do not.
+// fast path (shown values; a private string, hashed in place) and for ones that do not, and with
+// the display values the activity feed carries.
 func BenchmarkSummarizeArgs(b *testing.B) {
 	for _, c := range []struct{ name, args string }{
 		{"shown", `{"path":"small.txt","limit":5}`},
@@ -387,4 +447,12 @@ func BenchmarkSummarizeArgs(b *testing.B) {
 			}
 		})
 	}
+	// What the middleware computes: the summary and the activity feed's display values.
+	b.Run("shown_with_values", func(b *testing.B) {
+		raw := json.RawMessage(`{"path":"small.txt","limit":5}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = SummarizeArgsValues(raw)
+		}
+	})
 }

@@ -1,8 +1,9 @@
 // Package redact is the one list of tool-argument keys whose values are not shown as sent, and
 // how each is shown instead. The audit trail (audit.SummarizeArgs, which the dashboard's activity
-// feed and Logs view show) and approvals (policy.Summarize: the dashboard, elicitation) both
-// follow it, so a key is hidden the same way wherever a call is shown. The dashboard itself keeps
-// no list: it only ever gets arguments these two have summarised.
+// feed and Logs view show, and audit.SummarizeArgsValues, the feed's per-argument display values)
+// and approvals (policy.Summarize: the dashboard, elicitation) follow it, so a key is hidden the
+// same way wherever a call is shown. The dashboard itself keeps no list: it only ever gets
+// arguments these have summarised.
 package redact
 
 import (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketEntries, distinct, emptyFilter, filterActivity, minuteBuckets } from './activity';
+import { argPairs, bucketEntries, callerOf, clientKey, decisionOf, distinct, emptyFilter, filterActivity, isFiltered, matchesText, minuteBuckets } from './activity';
 import { epochMinute, initialActivity, reduceActivity } from './reducers';
 import type { ActivityEntry } from './types';
 
@@ -43,31 +43,131 @@ describe('minuteBuckets', () => {
   });
 });
 
+describe('decisionOf', () => {
+  it.each<[string, Partial<ActivityEntry>, string, string, string]>([
+    ['allowed by the default', { decision: 'allow', rule: 'default policy (allow)' }, 'allowed', 'allowed', ''],
+    ['allowed by a rule', { decision: 'allow', rule: 'rule 1 (file_read allow)' }, 'allowed', 'allowed', 'rule 1 (file_read allow)'],
+    ['approved on the dashboard', { decision: 'ask', rule: 'rule 2 (exec ask)', approval: 'approved', by: 'dashboard' }, 'approved', 'asked → approved', 'on the dashboard'],
+    ['approved in the client', { decision: 'ask', approval: 'approved', by: 'client' }, 'approved', 'asked → approved', 'in the client'],
+    ['approved from the tray', { decision: 'ask', approval: 'approved', by: 'tray' }, 'approved', 'asked → approved', 'from the tray'],
+    ['declined', { decision: 'ask', approval: 'declined', by: 'tray', outcome: 'error' }, 'declined', 'asked → declined', 'from the tray'],
+    ['timed out', { decision: 'ask', approval: 'timed out', by: 'timeout', outcome: 'error' }, 'timed out', 'asked → timed out', 'nobody answered in time'],
+    ['nobody could answer', { decision: 'ask', approval: 'unanswerable', by: 'nobody', outcome: 'error' }, 'unanswered', 'asked → unanswered', 'nobody could be asked'],
+    ['denied by a rule', { decision: 'deny', rule: 'rule 3 (file_write deny)', outcome: 'error' }, 'denied', 'denied', 'rule 3 (file_write deny)'],
+    ['refused: quarantined', { decision: 'allow', refused: true, outcome: 'error', error: 'fixture__greet: server "fixture" is quarantined' }, 'refused', 'refused', ''],
+    ['refused after an approval', { decision: 'ask', approval: 'approved', by: 'dashboard', refused: true, outcome: 'error' }, 'refused', 'refused', ''],
+    ['a person on the dashboard', { actor: 'dashboard', session: '', transport: 'dashboard' }, 'action', 'by you', 'in the dashboard'],
+    ['no policy fields', {}, 'none', '', ''],
+  ])('%s', (_, extra, kind, label, detail) => {
+    const d = decisionOf(call('t', 't1', extra));
+    expect([d.kind, d.label, d.detail]).toEqual([kind, label, detail]);
+  });
+
+  it('says in the tooltip which rule asked or denied and why the hub refused', () => {
+    expect(decisionOf(call('exec', 't', { decision: 'ask', rule: 'rule 2 (exec ask)', approval: 'approved', by: 'dashboard' })).title).toBe('asked by rule 2 (exec ask); approved on the dashboard');
+    expect(decisionOf(call('x', 't', { decision: 'deny', rule: 'rule 3' })).title).toBe('denied by rule 3');
+    expect(decisionOf(call('x', 't', { refused: true, error: 'x is held' })).title).toBe('not run: the hub refused it: x is held');
+  });
+
+  it('gives each kind a tone', () => {
+    const tone = (extra: Partial<ActivityEntry>) => decisionOf(call('t', 't', extra)).tone;
+    expect(tone({ decision: 'allow' })).toBe('ok');
+    expect(tone({ decision: 'ask', approval: 'approved', by: 'client' })).toBe('ok');
+    expect(tone({ decision: 'ask' })).toBe('busy');
+    expect(tone({ decision: 'ask', approval: 'declined' })).toBe('bad');
+    expect(tone({ decision: 'deny' })).toBe('bad');
+    expect(tone({ refused: true })).toBe('bad');
+  });
+});
+
+describe('callerOf', () => {
+  it('shows the client by name and transport, the session id in the tooltip', () => {
+    expect(callerOf(call('t', 't', { client: 'claude-code', session: 'unix-7', transport: 'unix' }))).toEqual({
+      name: 'claude-code',
+      transport: 'unix',
+      title: 'session unix-7',
+      person: false,
+    });
+  });
+  it('falls back to the session id for a client that gave no name', () => {
+    const c = callerOf(call('t', 't', { session: 'tcp-3', transport: 'tcp' }));
+    expect([c.name, c.transport, c.title]).toEqual(['tcp-3', 'tcp', 'session tcp-3 (the client gave no name)']);
+  });
+  it('names the place of a person\'s action', () => {
+    const c = callerOf(call('process_stop', 't', { actor: 'tray', session: '', transport: 'tray' }));
+    expect([c.name, c.transport, c.person]).toEqual(['tray', '', true]);
+    expect(clientKey(call('t', 't', { actor: 'tray' }))).toBe('tray');
+  });
+});
+
+describe('argPairs', () => {
+  const sha = 'ab'.repeat(32);
+  it('lists the shown values by name, then the hidden ones with their sha256 shortened', () => {
+    const e = call('file_write', 't', {
+      values: { path: 'src/a.go', content: `<5 bytes sha256=${sha}>`, api_key: '<redacted>', limit: '3', opts: `<redacted 7 bytes of JSON sha256=${sha}>` },
+    });
+    expect(argPairs(e)).toEqual([
+      { name: 'limit', value: '3', hidden: false },
+      { name: 'path', value: 'src/a.go', hidden: false },
+      { name: 'api_key', value: '<redacted>', hidden: true },
+      { name: 'content', value: '<5 bytes sha256=abababababab…>', hidden: true },
+      { name: 'opts', value: '<redacted 7 bytes of JSON sha256=abababababab…>', hidden: true },
+    ]);
+  });
+  it('is empty for an entry without values (the view shows the summary)', () => {
+    expect(argPairs(call('file_read', 't', { args: 'path="a"' }))).toEqual([]);
+  });
+});
+
 describe('filterActivity', () => {
   const entries = [
-    call('file_read', 't1', { session: 'unix-1' }),
-    call('process_start', 't2', { session: 'tcp-2', level: 'SECURITY', args: 'command=make' }),
-    call('file_read', 't3', { session: 'tcp-2', outcome: 'error', error: 'path escapes the workspace' }),
-    call('file_write', 't4', { session: 'unix-1', level: 'SECURITY' }),
+    call('file_read', 't1', { session: 'unix-1', client: 'claude-code', decision: 'allow', values: { path: 'src/Main.go' } }),
+    call('process_start', 't2', { session: 'tcp-2', client: 'cursor', transport: 'tcp', level: 'SECURITY', args: 'command=make', decision: 'ask', approval: 'approved', by: 'dashboard', values: { command: 'make' } }),
+    call('file_read', 't3', { session: 'tcp-2', client: 'cursor', transport: 'tcp', outcome: 'error', error: 'path escapes the workspace', decision: 'allow', values: { path: '../etc/passwd' } }),
+    call('file_write', 't4', { session: 'unix-1', client: 'claude-code', level: 'SECURITY', decision: 'deny', rule: 'rule 4 (file_write deny)', outcome: 'error', values: { path: 'docs/plan.md', content: '<5 bytes sha256=ab>' } }),
+    call('servers__greet', 't5', { session: 'unix-9', decision: 'allow', refused: true, outcome: 'error', error: 'server "fixture" is quarantined' }),
   ];
 
   it.each([
-    [{ tool: '', session: '', level: '' }, ['t4', 't3', 't2', 't1']],
-    [{ tool: 'file_read', session: '', level: '' }, ['t3', 't1']],
-    [{ tool: '', session: 'tcp-2', level: '' }, ['t3', 't2']],
-    [{ tool: '', session: '', level: 'SECURITY' }, ['t4', 't2']],
-    [{ tool: 'file_read', session: 'tcp-2', level: 'INFO' }, ['t3']],
-    [{ tool: '', session: '', level: '', text: 'ESCAPES' }, ['t3']],
-    [{ tool: '', session: '', level: '', text: 'make' }, ['t2']],
-    [{ tool: 'nope', session: '', level: '' }, []],
+    [{ tool: '', client: '', level: '' }, ['t5', 't4', 't3', 't2', 't1']],
+    [{ tool: 'file_read', client: '', level: '' }, ['t3', 't1']],
+    [{ tool: '', client: 'cursor', level: '' }, ['t3', 't2']],
+    [{ tool: '', client: 'unix-9', level: '' }, ['t5']], // unnamed: by session id
+    [{ tool: '', client: '', level: 'SECURITY' }, ['t4', 't2']],
+    [{ tool: 'file_read', client: 'cursor', level: 'INFO' }, ['t3']],
+    [{ tool: '', client: '', level: '', text: 'ESCAPES' }, ['t3']], // the error
+    [{ tool: '', client: '', level: '', text: 'make' }, ['t2']], // a value
+    [{ tool: '', client: '', level: '', text: 'main.GO' }, ['t1']], // a path, any case
+    [{ tool: '', client: '', level: '', text: 'docs/plan' }, ['t4']],
+    [{ tool: '', client: '', level: '', text: 'Claude' }, ['t4', 't1']], // the client's name
+    [{ tool: '', client: '', level: '', text: 'tcp' }, ['t3', 't2']], // the transport
+    [{ tool: '', client: '', level: '', text: 'approved' }, ['t2']], // the decision
+    [{ tool: '', client: '', level: '', text: 'on the dashboard' }, ['t2']], // who answered
+    [{ tool: '', client: '', level: '', text: 'denied' }, ['t4']],
+    [{ tool: '', client: '', level: '', text: 'rule 4' }, ['t4']],
+    [{ tool: '', client: '', level: '', text: 'refused' }, ['t5']],
+    [{ tool: '', client: '', level: '', text: '  WRITE ' }, ['t4']], // the tool, trimmed
+    [{ tool: 'nope', client: '', level: '' }, []],
   ])('filter %j gives %j, newest first', (f, want) => {
     expect(filterActivity(entries, f).map((e) => e.time)).toEqual(want);
+  });
+
+  it('does not find what the summary hides: the filter sees only what is shown', () => {
+    // The hub never sends a hidden value; the filter matches the summary's size and hash form.
+    expect(matchesText(entries[3], 'sha256=ab')).toBe(true);
+    expect(matchesText(entries[3], 'hunter2')).toBe(false);
+  });
+
+  it('isFiltered ignores blank text', () => {
+    expect(isFiltered(emptyFilter)).toBe(false);
+    expect(isFiltered({ ...emptyFilter, text: '   ' })).toBe(false);
+    expect(isFiltered({ ...emptyFilter, client: 'cursor' })).toBe(true);
   });
 
   it('returns at most limit rows, the newest ones', () => {
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
     const many = Array.from({ length: 800 }, (_, i) => call('t', at(i)));
-    const rows = filterActivity(many, { tool: '', session: '', level: '' }, 500);
+    const rows = filterActivity(many, emptyFilter, 500);
     expect(rows).toHaveLength(500);
     expect(rows[0].time).toBe(at(799));
     expect(rows[499].time).toBe(at(300));
@@ -84,7 +184,7 @@ describe('filterActivity', () => {
   });
 
   it('distinct lists the values for the drop-downs', () => {
-    expect(distinct(entries, 'tool')).toEqual(['file_read', 'file_write', 'process_start']);
-    expect(distinct(entries, 'session')).toEqual(['tcp-2', 'unix-1']);
+    expect(distinct(entries, 'tool')).toEqual(['file_read', 'file_write', 'process_start', 'servers__greet']);
+    expect(distinct(entries, 'client')).toEqual(['claude-code', 'cursor', 'unix-9']);
   });
 });

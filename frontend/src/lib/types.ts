@@ -5,7 +5,6 @@
 
 import type * as app from './generated/app';
 import type * as dashboard from './generated/dashboard';
-import type * as audit from './generated/audit';
 import type * as hub from './generated/hub';
 import type * as hublog from './generated/hublog';
 import type * as agentic from './generated/agentic';
@@ -46,7 +45,12 @@ export type TodosEvent = notes.TodoChange;
 
 // ---- activity -------------------------------------------------------------------------------
 
-export type ActivityEntry = audit.Entry;
+/**
+ * One call on the "activity" channel: its audit entry plus, from the hub's memory only, its
+ * arguments' display values and whether the hub refused it. Entries read back from the audit
+ * file (AuditPage) are plain audit entries: those two fields are absent.
+ */
+export type ActivityEntry = mcp.ActivityEntry;
 export type ActivitySnapshot = mcp.ActivitySnapshot;
 
 // ---- transports and toolsets ----------------------------------------------------------------

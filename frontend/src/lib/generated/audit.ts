@@ -89,3 +89,13 @@ export const ValueCap = 4096;
  * remaining values are recorded by size and sha256 only.
  */
 export const SummaryCap = 32 << 10;
+/**
+ * DisplayCap is how many bytes of one argument's value SummarizeArgsValues keeps for display,
+ * before the "…" that marks a cut.
+ */
+export const DisplayCap = 200;
+/**
+ * MaxDisplayValues is how many arguments SummarizeArgsValues gives a display value (the first
+ * ones by name): with DisplayCap, it bounds what each of the activity feed's 500 entries holds.
+ */
+export const MaxDisplayValues = 16;

@@ -61,11 +61,30 @@ export interface SessionsSnapshot {
   sessions: sessions.Info[];
 }
 /**
- * ActivitySnapshot is the "activity" channel's snapshot (the recent audit entries, oldest first);
- * each event is one audit.Entry.
+ * ActivitySnapshot is the "activity" channel's snapshot (the recent calls, oldest first); each
+ * event is one ActivityEntry.
  */
 export interface ActivitySnapshot {
-  events: audit.Entry[];
+  events: ActivityEntry[];
+}
+/**
+ * ActivityEntry is one call (or audited dashboard/tray action) on the "activity" channel: its
+ * audit entry, as the audit file has it, plus what only the dashboard gets, from the hub's memory
+ * (the in-memory ring behind the channel's snapshot; never written to the audit file).
+ */
+export interface ActivityEntry extends audit.Entry {
+  /**
+   * Values holds each top-level argument's value as a short display string
+   * (audit.SummarizeArgsValues): a path as its text, so a person can find a call by it. What the
+   * audit summary hides stays hidden the same way: payloads and private text (content, message,
+   * script, …) as their size and sha256, secrets as "<redacted>".
+   */
+  values?: { [key: string]: string};
+  /**
+   * Refused: the hub answered in the tool's place without running it, for a reason other than
+   * the policy's decision: an unknown tool, a held or quarantined server tool, a refused root.
+   */
+  refused?: boolean;
 }
 /**
  * ProcessesSnapshot is the "processes" channel's snapshot.
