@@ -190,3 +190,9 @@ export class SettingsEditor {
     }
   }
 }
+
+/** SectionProps are what every Settings section component takes: the editor and the settings. */
+export interface SectionProps {
+  ed: SettingsEditor;
+  settings: Settings;
+}
