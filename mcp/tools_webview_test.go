@@ -579,18 +579,7 @@ func TestWebviewDashboardFeed(t *testing.T) {
 	testutil.RequireBrowser(t, webview.FindBrowser)
 	h := wshub.New(wshub.Options{})
 	s, _ := newBrowserService(t, WithWSHub(h))
-	addr, _, err := h.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"browser"}`)); err != nil {
-		t.Fatal(err)
-	}
+	conn := subscribeBrowser(t, h)
 	read := func() (string, BrowserFeed) {
 		var m struct {
 			Type string      `json:"type"`
@@ -789,24 +778,13 @@ func TestWebviewFeedLatestFrameForALateViewer(t *testing.T) {
 	testutil.RequireBrowser(t, webview.FindBrowser)
 	h := wshub.New(wshub.Options{})
 	s, _ := newBrowserService(t, WithWSHub(h))
-	addr, _, err := h.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	cs := connect(t, s)
 	srv := webviewServer(t)
 	mustCall(t, cs, "webview_launch", map[string]any{"url": srv.URL}, nil)
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#send"}, nil)
 	mustCall(t, cs, "webview_screenshot", map[string]any{}, nil)
 
-	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"browser"}`)); err != nil {
-		t.Fatal(err)
-	}
+	conn := subscribeBrowser(t, h)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		var m struct {
@@ -822,6 +800,25 @@ func TestWebviewFeedLatestFrameForALateViewer(t *testing.T) {
 		}
 	}
 	t.Fatal("no frame for a viewer who came after the last action")
+}
+
+// subscribeBrowser starts h on loopback and subscribes a dashboard's WebSocket to the "browser"
+// channel, closed when the test ends.
+func subscribeBrowser(t *testing.T, h *wshub.Hub) *websocket.Conn {
+	t.Helper()
+	addr, _, err := h.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"browser"}`)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 func TestBrowserFeedShortensConsoleText(t *testing.T) {

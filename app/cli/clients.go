@@ -91,15 +91,10 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				env, err := clientconf.OSEnv(config.ReadEnv().Value)
+				env, err := g.clientEnv()
 				if err != nil {
 					return err
 				}
-				cfg, err := g.load()
-				if err != nil {
-					return err
-				}
-				env.ProjectBackups = app.ClientBackupDir(cfg)
 				var e *clientconf.Entry
 				if connect {
 					want, err := entryFor(c)
@@ -199,15 +194,10 @@ func clientNames() []string {
 // disconnectAll removes Switchboard's entry from every client file of scope that has one, each
 // with its diff and a backup, without asking (what an uninstall needs).
 func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, dryRun bool) error {
-	env, err := clientconf.OSEnv(config.ReadEnv().Value)
+	env, err := g.clientEnv()
 	if err != nil {
 		return err
 	}
-	cfg, err := g.load()
-	if err != nil {
-		return err
-	}
-	env.ProjectBackups = app.ClientBackupDir(cfg)
 	out := cmd.OutOrStdout()
 	var errs []error
 	changed := 0
@@ -234,4 +224,19 @@ func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, d
 		fmt.Fprintln(out, "\n--dry-run: nothing written.")
 	}
 	return errors.Join(errs...)
+}
+
+// clientEnv is where this user's client files are, with project-scope backups kept in the hub's
+// data directory (never in the repository).
+func (g *globalFlags) clientEnv() (clientconf.Env, error) {
+	env, err := clientconf.OSEnv(config.ReadEnv().Value)
+	if err != nil {
+		return env, err
+	}
+	cfg, err := g.load()
+	if err != nil {
+		return env, err
+	}
+	env.ProjectBackups = app.ClientBackupDir(cfg)
+	return env, nil
 }
