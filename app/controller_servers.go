@@ -293,6 +293,8 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 		return nil, fmt.Errorf("%s: %w", mcp.ControlMethod, err)
 	}
 	switch action {
+	case "hub.info":
+		return c.hubInfo(), nil
 	case "servers.list":
 		return c.ListServers()
 	case "servers.logs":

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
@@ -32,6 +33,10 @@ import (
 // Stack is one running hub with everything it owns. Desktop, headless and serve modes all build
 // the same Stack, so an agent and the dashboard always look at the same state.
 type Stack struct {
+	// dashboard is the headless dashboard's URL with its token, once it serves one
+	// (SetDashboardURL): what a second launch of the app is sent to (HandOff).
+	dashboard atomic.Pointer[string]
+
 	Config     config.Config
 	Service    *mcp.Service
 	WSHub      *wshub.Hub
@@ -673,4 +678,15 @@ func UpstreamOptions(cfg config.Config) upstream.Options {
 // hub's data directory, out of reach of its tools and of a repository's files.
 func ApprovalsFile(cfg config.Config) string {
 	return filepath.Join(cfg.DataDir, "servers", "approvals.json")
+}
+
+// SetDashboardURL records the URL (with its token) the headless dashboard serves this hub at.
+func (st *Stack) SetDashboardURL(url string) { st.dashboard.Store(&url) }
+
+// DashboardURL is the headless dashboard's URL, "" when this hub serves none.
+func (st *Stack) DashboardURL() string {
+	if p := st.dashboard.Load(); p != nil {
+		return *p
+	}
+	return ""
 }

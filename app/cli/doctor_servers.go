@@ -25,7 +25,7 @@ func (g *globalFlags) serverChecks(cmd *cobra.Command, cfg config.Config) []chec
 	if conn := g.runningHub(cmd, cfg); conn != nil {
 		defer conn.Close()
 		var list app.ServerList
-		if err := hubControl(ctx, conn, "servers.list", nil, &list); err != nil {
+		if err := app.HubControl(ctx, conn, "servers.list", nil, &list); err != nil {
 			return []check{{name: "servers", detail: "the running hub did not answer: " + err.Error(), fix: "restart Switchboard"}}
 		}
 		statuses = list.Servers

@@ -426,12 +426,12 @@ func (g *globalFlags) approveCommands(cmd *cobra.Command, specs []upstream.Spec)
 	defer cancel()
 	var list app.ServerList
 	// Read the file now, so the hub knows the servers whose commands it is to approve.
-	if err := hubControl(ctx, conn, "servers.reload", nil, &list); err != nil {
+	if err := app.HubControl(ctx, conn, "servers.reload", nil, &list); err != nil {
 		return err
 	}
 	for _, s := range specs {
 		var st upstream.Status
-		if err := hubControl(ctx, conn, "servers.approve-command", map[string]any{"name": s.Name, "hash": s.CommandHash()}, &st); err != nil {
+		if err := app.HubControl(ctx, conn, "servers.approve-command", map[string]any{"name": s.Name, "hash": s.CommandHash()}, &st); err != nil {
 			return err
 		}
 	}

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -18,47 +16,12 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
-	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // `switchboard servers list|approve|logs|restart`: these read or change the running hub's state,
 // so they ask the hub on its Unix socket (mcp.ControlMethod). Without a running hub, list shows
 // the config file and approve starts the server in a private hub to read and pin its tools.
 
-// hubControl sends one control request to the hub on conn and decodes its result into out.
-func hubControl(ctx context.Context, conn net.Conn, action string, params map[string]any, out any) error {
-	if params == nil {
-		params = map[string]any{}
-	}
-	params["action"] = action
-	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": mcp.ControlMethod, "params": params})
-	if err != nil {
-		return err
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(dl)
-	}
-	if _, err := conn.Write(append(req, '\n')); err != nil {
-		return fmt.Errorf("hub: %w", err)
-	}
-	line, err := bufio.NewReaderSize(conn, 1<<20).ReadBytes('\n')
-	if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-		return fmt.Errorf("hub: no answer: %w", err)
-	}
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return fmt.Errorf("hub: %w", err)
-	}
-	if resp.Error != nil {
-		return errors.New(resp.Error.Message)
-	}
-	return json.Unmarshal(resp.Result, out)
-}
 
 // askHub sends one control request to the running hub; without one, it fails saying why the verb
 // needs it (noHub).
@@ -70,7 +33,7 @@ func (g *globalFlags) askHub(cmd *cobra.Command, cfg config.Config, action strin
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 	defer cancel()
-	return hubControl(ctx, conn, action, params, out)
+	return app.HubControl(ctx, conn, action, params, out)
 }
 
 func newServersListCommand(g *globalFlags) *cobra.Command {
@@ -89,7 +52,7 @@ func newServersListCommand(g *globalFlags) *cobra.Command {
 				defer conn.Close()
 				ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 				defer cancel()
-				if err := hubControl(ctx, conn, "servers.list", nil, &list); err != nil {
+				if err := app.HubControl(ctx, conn, "servers.list", nil, &list); err != nil {
 					return err
 				}
 			} else {
@@ -220,7 +183,7 @@ Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
 			var cmdOK bool
 			if conn != nil {
 				var list app.ServerList
-				if err := hubControl(ctx, conn, "servers.list", nil, &list); err != nil {
+				if err := app.HubControl(ctx, conn, "servers.list", nil, &list); err != nil {
 					return err
 				}
 				for _, st := range list.Servers {
@@ -251,7 +214,7 @@ Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
 				}
 				if conn != nil {
 					var st upstream.Status
-					if err := hubControl(ctx, conn, "servers.approve-command", map[string]any{"name": name, "hash": spec.CommandHash()}, &st); err != nil {
+					if err := app.HubControl(ctx, conn, "servers.approve-command", map[string]any{"name": name, "hash": spec.CommandHash()}, &st); err != nil {
 						return err
 					}
 				} else if err := upstream.ApproveCommandFile(app.ApprovalsFile(cfg), spec); err != nil {
@@ -261,7 +224,7 @@ Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
 			}
 			var st upstream.Status
 			if conn != nil {
-				if err := hubControl(ctx, conn, "servers.approve", map[string]any{"name": name, "tools": tools}, &st); err != nil {
+				if err := app.HubControl(ctx, conn, "servers.approve", map[string]any{"name": name, "tools": tools}, &st); err != nil {
 					return err
 				}
 			} else {

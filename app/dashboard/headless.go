@@ -49,7 +49,9 @@ func Run(parent context.Context, cfg config.Config, version string, projectSourc
 		}
 	}
 	st.AnnounceProject(os.Stderr, "the dashboard")
-	fmt.Fprintf(os.Stderr, "switchboard: dashboard at http://%s/?token=%s\n", ln.Addr(), token)
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+	st.SetDashboardURL(url) // a launch of the desktop app meanwhile is sent here (app.HandOff)
+	fmt.Fprintf(os.Stderr, "switchboard: dashboard at %s\n", url)
 	app.ReleaseStartupMemory()
 	<-ctx.Done()
 	fmt.Fprintln(os.Stderr, "switchboard: shutting down")

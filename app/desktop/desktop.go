@@ -52,6 +52,12 @@ func Run(parent context.Context, cfg config.Config, version string, o Options) e
 	default:
 		defer lock.Release() // after the stack has closed its sockets: a relaunch meanwhile hands over
 	}
+	// A hub started from a terminal (headless, or `switchboard serve`) holds the socket: hand the
+	// user over to it, with a word on the desktop, instead of failing on its socket unseen.
+	if info, ok := app.RunningHub(parent, cfg); ok {
+		fmt.Fprintln(os.Stderr, "switchboard: "+app.HandOff(info, openURL, notifyOnce))
+		return nil
+	}
 	ctx, stop := app.SignalContext(parent)
 	defer stop()
 	// The client token, so "Streamable HTTP" and TCP can be switched on from the tray.
@@ -364,6 +370,28 @@ func (d *desktop) PickFolder(title, start string) (string, error) {
 		DefaultDirectory:     start,
 		CanCreateDirectories: true,
 	})
+}
+
+// openURL opens url in the user's browser.
+func openURL(url string) error {
+	cmd := exec.Command("xdg-open", url)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("xdg-open: %w", err)
+	}
+	go func() { _ = cmd.Wait() }() // reaps xdg-open, which returns once the browser has the URL
+	return nil
+}
+
+// notifyOnce shows one desktop notification, when the session has a notification service.
+func notifyOnce(summary, body string) {
+	d, err := notify.Connect("Switchboard", "switchboard", "switchboard")
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = d.Notify(ctx, notify.Notification{Summary: summary, Body: body})
 }
 
 // OpenFolder opens a folder in the user's file manager.
