@@ -22,7 +22,6 @@ import (
 // so they ask the hub on its Unix socket (mcp.ControlMethod). Without a running hub, list shows
 // the config file and approve starts the server in a private hub to read and pin its tools.
 
-
 // askHub sends one control request to the running hub; without one, it fails saying why the verb
 // needs it (noHub).
 func (g *globalFlags) askHub(cmd *cobra.Command, cfg config.Config, action string, params map[string]any, out any, noHub string) error {
