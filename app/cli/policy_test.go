@@ -20,19 +20,8 @@ import (
 // The hub follows the config file: a rule added while it runs denies the next call; a broken
 // edit keeps the last good policy and says why.
 func TestStackReloadsPolicyFromConfigFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.toml")
-	ws := filepath.Join(dir, "ws")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(s string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("data_dir = \"" + filepath.Join(dir, "data") + "\"\n")
+	path, ws, write := policyConfig(t)
+	write("")
 	cfg, err := config.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +69,7 @@ func TestStackReloadsPolicyFromConfigFile(t *testing.T) {
 			continue
 		}
 	}
-	write("data_dir = \"" + filepath.Join(dir, "data") + "\"\n[[policy.rules]]\ntool = \"lang_*\"\naction = \"deny\"\n")
+	write("[[policy.rules]]\ntool = \"lang_*\"\naction = \"deny\"\n")
 	awaitReload("the hub to reload the new rule", func(s policy.Status) bool { return s.Rules == 1 })
 	if msg := callText(); !strings.Contains(msg, `denied by rule 1 (tool="lang_*" → deny)`) {
 		t.Errorf("deny message: %s", msg)
@@ -182,18 +171,7 @@ func TestPolicyCheckWarnsAboutRulesThatNeverMatch(t *testing.T) {
 // TestHubLogsRulesThatNeverMatch: the hub warns in its log about a rule on servers_call when it
 // starts with one and when a reload brings one in.
 func TestHubLogsRulesThatNeverMatch(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.toml")
-	ws := filepath.Join(dir, "ws")
-	if err := os.MkdirAll(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(s string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte("data_dir = \""+filepath.Join(dir, "data")+"\"\n"+s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, ws, write := policyConfig(t)
 	write("[[policy.rules]]\ntool = \"servers_call\"\naction = \"deny\"\n")
 	cfg := mustLoad(t, path)
 	cfg.Workspace = ws
@@ -227,6 +205,23 @@ func TestHubLogsRulesThatNeverMatch(t *testing.T) {
 	}
 	if got := log.String(); strings.Count(got, "never matches") <= before || !strings.Contains(got, `policy.rules[2].tool: \"servers_call\" never matches`) {
 		t.Errorf("reload: no warning in the log:\n%s", got)
+	}
+}
+
+// policyConfig is a config file in a scratch directory, with its data dir there too, and a
+// workspace: write replaces the file's body (after the data_dir line).
+func policyConfig(t *testing.T) (path, ws string, write func(body string)) {
+	dir := t.TempDir()
+	path = filepath.Join(dir, "config.toml")
+	ws = filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, ws, func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("data_dir = \""+filepath.Join(dir, "data")+"\"\n"+body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
