@@ -24,7 +24,7 @@ type toolCall struct {
 
 	// The arguments' top-level members, decoded once for everything before the handler that
 	// needs them by name (policy argument rules, canonical paths, picking a root); the handler
-	// decodes the arguments into its own input type (tool.Add).
+	// decodes the arguments into its own input type (tool.Func).
 	args      json.RawMessage
 	members   map[string]json.RawMessage
 	argsSplit bool

@@ -21,9 +21,7 @@ import (
 // description talks about paths but is plain text.
 type fakeGroup struct{ callWorkspaces }
 
-func newFakeGroup(s *Service) toolGroup { return &fakeGroup{callWorkspaces: s.trust} }
-
-func (*fakeGroup) toolset() string { return "memory" }
+func newFakeGroup(s *Service) any { return &fakeGroup{callWorkspaces: s.trust} }
 
 type fakeCopyInput struct {
 	Target string `json:"target" workspace:"path" jsonschema:"where the copy goes"`
@@ -37,19 +35,21 @@ type fakeOutput struct {
 	Where string `json:"where"`
 }
 
-func (g *fakeGroup) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "fake_copy", Annotations: tool.Write("Copy", false, true)},
-		func(ctx context.Context, req *sdk.CallToolRequest, in fakeCopyInput) (*sdk.CallToolResult, fakeOutput, error) {
-			ws, err := g.workspaceFor(ctx, req)
-			if err != nil {
-				return nil, fakeOutput{}, err
-			}
-			return nil, fakeOutput{Where: ws.Dir()}, nil
-		})
-	tool.Add(server, &sdk.Tool{Name: "fake_note", Annotations: tool.ReadOnly("Note")},
-		func(context.Context, *sdk.CallToolRequest, fakeNoteInput) (*sdk.CallToolResult, fakeOutput, error) {
-			return nil, fakeOutput{}, nil
-		})
+func fakeGroupDecl() tool.Group {
+	return tool.NewGroup("memory",
+		tool.Func(sdk.Tool{Name: "fake_copy", Annotations: tool.Write("Copy", false, true)}, (*fakeGroup).copy),
+		tool.New(sdk.Tool{Name: "fake_note", Annotations: tool.ReadOnly("Note")},
+			func(context.Context, *sdk.CallToolRequest, fakeNoteInput) (*sdk.CallToolResult, fakeOutput, error) {
+				return nil, fakeOutput{}, nil
+			}))
+}
+
+func (g *fakeGroup) copy(ctx context.Context, req *sdk.CallToolRequest, in fakeCopyInput) (*sdk.CallToolResult, fakeOutput, error) {
+	ws, err := g.workspaceFor(ctx, req)
+	if err != nil {
+		return nil, fakeOutput{}, err
+	}
+	return nil, fakeOutput{Where: ws.Dir()}, nil
 }
 
 // TestToolDeclarationsDecidePathHandling: whether a tool needs a roots client's consent, and
@@ -63,7 +63,7 @@ func TestToolDeclarationsDecidePathHandling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), withToolGroups(newFakeGroup))
+	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), withToolGroups(groupDecl{fakeGroupDecl, newFakeGroup}))
 	if !s.trust.pathTools["fake_copy"] || s.trust.pathTools["fake_note"] || strings.Join(s.trust.pathArgs["fake_copy"], ",") != "target" {
 		t.Fatalf("declarations read as pathTools=%v pathArgs=%v", s.trust.pathTools, s.trust.pathArgs)
 	}

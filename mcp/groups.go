@@ -9,49 +9,64 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// A toolGroup is one group of the hub's own tools with the dependencies they use, and nothing
-// else of the hub: the tools of one file (tools_*.go), registered through tool.Add, which reads
-// everything else about each tool (workspace paths, annotations, schemas) from its declaration.
-// Several groups may share a toolset (file_grep and file_glob are "files" like file_read).
-type toolGroup interface {
-	toolset() string
-	register(server *sdk.Server)
+// A groupDecl is one of the hub's built-in tool groups: its tools declared as values (declare,
+// in the group's file tools_*.go) and what binds them to the hub (deps: the group's
+// dependencies from the hub's parts, nil when the group is not configured because its With…
+// option was not given). Several groups may share a toolset (file_grep and file_glob are "files"
+// like file_read).
+type groupDecl struct {
+	declare func() tool.Group
+	deps    func(*Service) any
 }
 
-// hubGroups lists the hub's built-in tool groups in registration order. Each constructor takes
-// what its group needs from the hub's options and returns nil when the group is not configured
-// (its With… option was not given). Adding a group is one file (its tools and their test) and
-// one line here. Subsystems (WithSubsystem: the IDE bridge, ML) and upstream servers' tools come
-// after these.
-var hubGroups = []func(*Service) toolGroup{
-	newFileTools,
-	newMetricsTools,
-	newSearchTools,
-	newPatchTools,
-	newGitTools,
-	newWebTools,
-	newNotesTools,
-	newWSTools,
-	newProcessTools,
-	newRAGTools,
-	newWebviewTools,
+// hubGroups lists the hub's built-in tool groups in registration order. Adding a group is one
+// file (its tools, its dependencies and their test) and one line here. Subsystems (WithSubsystem:
+// the IDE bridge, ML) and upstream servers' tools come after these.
+var hubGroups = []groupDecl{
+	{fileGroup, newFileTools},
+	{metricsGroup, newMetricsTools},
+	{searchGroup, newSearchTools},
+	{patchGroup, newPatchTools},
+	{gitGroup, newGitTools},
+	{webGroup, newWebTools},
+	{notesGroup, newNotesTools},
+	{wsGroup, newWSTools},
+	{processGroup, newProcessTools},
+	{ragGroup, newRAGTools},
+	{webviewGroup, newWebviewTools},
+}
+
+// Catalogue declares every tool a hub can serve, in the order the desktop and serve hubs
+// register them: the built-in groups, the subsystems' groups given (app passes the IDE
+// bridge's, ide.Tools), ML, and the upstream tool search. It needs no hub and no dependency:
+// the tool reference (docs/tools.md) and the schema snapshots are made from it alone. Upstream
+// servers' own tools are not in it: they are the user's.
+func Catalogue(subsystems ...tool.Group) []tool.Group {
+	out := make([]tool.Group, 0, len(hubGroups)+len(subsystems)+2)
+	for _, g := range hubGroups {
+		out = append(out, g.declare())
+	}
+	out = append(out, subsystems...)
+	return append(out, mlGroup(), toolSearchGroup())
 }
 
 // withToolGroups adds groups after hubGroups (tests: a fake group as a contributor would write it).
-func withToolGroups(mk ...func(*Service) toolGroup) Option {
-	return func(s *Service) error { s.opts.extraGroups = append(s.opts.extraGroups, mk...); return nil }
+func withToolGroups(groups ...groupDecl) Option {
+	return func(s *Service) error { s.opts.extraGroups = append(s.opts.extraGroups, groups...); return nil }
 }
 
-// registerGroups registers every configured group's tools under its toolset.
+// registerGroups binds every configured group's tools and adds them to the inventory, then the
+// subsystems' (each bound to the subsystem itself).
 func (s *Service) registerGroups() {
-	for _, mk := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.opts.extraGroups...) {
-		g := mk(s)
-		if g == nil {
+	for _, g := range append(hubGroups[:len(hubGroups):len(hubGroups)], s.opts.extraGroups...) {
+		deps := g.deps(s)
+		if deps == nil {
 			continue
 		}
-		end := tool.Group(s.server, g.toolset())
-		g.register(s.server)
-		end()
+		s.inventory.Add(g.declare().Bind(deps)...)
+	}
+	for _, sub := range s.subsystems {
+		s.inventory.Add(sub.Tools().Bind(sub)...)
 	}
 }
 

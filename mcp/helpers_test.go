@@ -10,6 +10,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // newTestService builds a Service on a fresh temp workspace.
@@ -104,19 +106,21 @@ type sleepOutput struct {
 	Slept int `json:"slept"`
 }
 
-func (ss sleepSubsystem) RegisterTools(server *sdk.Server) {
-	sdk.AddTool(server, &sdk.Tool{Name: "test_sleep", Description: "sleep", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(ctx context.Context, _ *sdk.CallToolRequest, in sleepInput) (*sdk.CallToolResult, sleepOutput, error) {
-			if ss.started != nil {
-				ss.started <- struct{}{}
-			}
-			select {
-			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
-			case <-ctx.Done():
-				return nil, sleepOutput{}, ctx.Err()
-			}
-			return nil, sleepOutput{Slept: in.Ms}, nil
-		})
+func (ss sleepSubsystem) Tools() tool.Group {
+	return tool.NewGroup("", tool.Func(sdk.Tool{Name: "test_sleep", Description: "sleep", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		sleepSubsystem.sleep))
+}
+
+func (ss sleepSubsystem) sleep(ctx context.Context, _ *sdk.CallToolRequest, in sleepInput) (*sdk.CallToolResult, sleepOutput, error) {
+	if ss.started != nil {
+		ss.started <- struct{}{}
+	}
+	select {
+	case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+	case <-ctx.Done():
+		return nil, sleepOutput{}, ctx.Err()
+	}
+	return nil, sleepOutput{Slept: in.Ms}, nil
 }
 
 // writeTree creates files (slash-separated relative paths) under root.

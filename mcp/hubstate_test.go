@@ -10,6 +10,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 )
@@ -158,11 +160,11 @@ type panicSubsystem struct{}
 
 func (panicSubsystem) Name() string { return "test-panic" }
 
-func (panicSubsystem) RegisterTools(server *sdk.Server) {
-	sdk.AddTool(server, &sdk.Tool{Name: "test_panic", Description: "panics", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+func (panicSubsystem) Tools() tool.Group {
+	return tool.NewGroup("", tool.New(sdk.Tool{Name: "test_panic", Description: "panics", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, struct{}, error) {
 			panic("a handler bug") // what a nil map or pointer in a library would raise
-		})
+		}))
 }
 
 // TestPanicInAToolEndsOnlyThatCall: a panic while handling a call becomes that call's error; the

@@ -61,7 +61,7 @@ type trust struct {
 	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
 	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
 	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
-	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Add, workspace:"path")
+	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
 }
 
 // sessionIdentity is what trust needs of the hub's record of client sessions

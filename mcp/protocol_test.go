@@ -266,7 +266,7 @@ func TestToolsetsSwitchAndListChanged(t *testing.T) {
 	}
 }
 
-// TestToolsetsAreDeclared: every tool carries the toolset its group declared (tool.Group), in
+// TestToolsetsAreDeclared: every tool carries the toolset its group declared (tool.NewGroup), in
 // its _meta for clients as well; the sets hold what the groups registered; and a tool's name says
 // nothing — a group registering "zz_probe" in the git set goes off with git.
 func TestToolsetsAreDeclared(t *testing.T) {
@@ -315,12 +315,11 @@ type fakeGitGroup struct{}
 
 func (*fakeGitGroup) Name() string { return "fake-git" }
 
-func (*fakeGitGroup) RegisterTools(server *sdk.Server) {
-	defer tool.Group(server, "git")()
-	tool.Add(server, &sdk.Tool{Name: "zz_probe", Annotations: tool.ReadOnly("Probe")},
+func (*fakeGitGroup) Tools() tool.Group {
+	return tool.NewGroup("git", tool.New(sdk.Tool{Name: "zz_probe", Annotations: tool.ReadOnly("Probe")},
 		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, fakeOutput, error) {
 			return nil, fakeOutput{}, nil
-		})
+		}))
 }
 
 // TestClientLoggingOfProcessEnd: the client that started a process gets notifications/message

@@ -491,23 +491,19 @@ func (tr *trust) grantWorkspace(sessionID, dir string, allow bool, by string) er
 	return nil
 }
 
-// computePathTools records, from each registered tool's declaration (tool.Add: fields tagged
+// computePathTools records, from each tool's declaration (tool.Func: fields tagged
 // workspace:"path", or an embedded tool.InWorkspace), which tools work in the caller's workspace
 // — only they need a roots client's consent — and which of their arguments are workspace paths.
 // The declaration decides, never an argument's name or description.
-func (tr *trust) computePathTools(server *sdk.Server, registered []*sdk.Tool) {
+func (tr *trust) computePathTools(tools []tool.Tool) {
 	tr.pathTools = map[string]bool{}
 	tr.pathArgs = map[string][]string{}
-	for _, t := range registered {
-		r, ok := tool.Lookup(server, t.Name)
-		if !ok {
-			continue // registered outside tool.Add (test fixtures): no declaration, no paths
+	for _, t := range tools {
+		if t.Workspace {
+			tr.pathTools[t.Def.Name] = true
 		}
-		if r.Workspace {
-			tr.pathTools[t.Name] = true
-		}
-		if len(r.PathArgs) > 0 {
-			tr.pathArgs[t.Name] = r.PathArgs
+		if len(t.PathArgs) > 0 {
+			tr.pathArgs[t.Def.Name] = t.PathArgs
 		}
 	}
 }

@@ -37,11 +37,13 @@ import (
 // ServerName is the implementation name announced to clients.
 const ServerName = "switchboard"
 
-// Subsystem registers additional tools at construction. Implementations must be safe for
-// concurrent use: every client session calls into the same instance.
+// Subsystem contributes a tool group with a life of its own (a backend connection, a feed): its
+// tools are declared by Tools and bound to the subsystem itself, so the group's handlers are
+// the subsystem's methods (tool.Func). Implementations must be safe for concurrent use: every
+// client session calls into the same instance.
 type Subsystem interface {
 	Name() string
-	RegisterTools(server *sdk.Server)
+	Tools() tool.Group
 }
 
 // SubsystemWithShutdown is a Subsystem that owns goroutines or connections to release.
@@ -73,11 +75,12 @@ type Service struct {
 	subsystems []Subsystem
 
 	// The parts, each built in New with only what it uses.
-	ws       *workspaces   // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
-	trust    *trust        // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
-	toolsets *toolsetState // the registered tools and which of them are served (mcp/toolsets.go)
-	up       *upstreams    // the user's other MCP servers (mcp/upstream.go), nil when none
-	conns    *connServer   // serves client connections (mcp/serve.go, mcp/http.go)
+	ws        *workspaces     // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
+	trust     *trust          // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
+	inventory *tool.Inventory // every tool the hub has, bound: its groups' and the upstream servers'
+	toolsets  *toolsetState   // which of the inventory's tools are served (mcp/toolsets.go)
+	up        *upstreams      // the user's other MCP servers (mcp/upstream.go), nil when none
+	conns     *connServer     // serves client connections (mcp/serve.go, mcp/http.go)
 
 	// The dashboard's feeds and the record of calls (mcp/feeds*.go, mcp/middleware.go).
 	browserFeed *browserFeed
@@ -103,11 +106,12 @@ type Service struct {
 type optionValues struct {
 	version     string
 	serverOpts  []func(*sdk.ServerOptions)
-	extraGroups []func(*Service) toolGroup // after hubGroups (withToolGroups, tests)
-	searchOn    bool                       // file_grep, file_glob (tools_search.go)
-	patchOn     bool                       // file_patch (tools_patch.go)
-	gitOn       bool                       // git_* (tools_git.go)
-	fetcher     *fetch.Fetcher             // web_fetch (tools_web.go)
+	serverSetup []func(*sdk.Server)
+	extraGroups []groupDecl    // after hubGroups (withToolGroups, tests)
+	searchOn    bool           // file_grep, file_glob (tools_search.go)
+	patchOn     bool           // file_patch (tools_patch.go)
+	gitOn       bool           // git_* (tools_git.go)
+	fetcher     *fetch.Fetcher // web_fetch (tools_web.go)
 
 	workspaceDir string
 	noWorkspace  string
@@ -212,6 +216,12 @@ func WithServerOptions(f func(*sdk.ServerOptions)) Option {
 	return func(s *Service) error { s.opts.serverOpts = append(s.opts.serverOpts, f); return nil }
 }
 
+// WithServerSetup lets f add what is not a tool (prompts, resources) to the go-sdk server once
+// it exists (the conformance fixtures). Tools are declared in groups (tool.Group), never here.
+func WithServerSetup(f func(*sdk.Server)) Option {
+	return func(s *Service) error { s.opts.serverSetup = append(s.opts.serverSetup, f); return nil }
+}
+
 // WithHubState names the hub's own directories (config, data, runtime). A client's root or relay
 // directory that is, contains or lies in one of them is never its workspace without consent.
 func WithHubState(dirs ...string) Option {
@@ -292,21 +302,29 @@ func New(opts ...Option) (*Service, error) {
 		servers = m.Names
 	}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version}, serverOpts)
-	ts, err := newToolsetState(s.server, s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer, servers)
+	for _, f := range s.opts.serverSetup {
+		f(s.server)
+	}
+	s.inventory = &tool.Inventory{}
+	ts, err := newToolsetState(s.server, s.inventory, s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer, servers)
 	if err != nil {
 		return nil, err
 	}
 	s.toolsets = ts
 	s.registerGroups()
-	for _, sub := range s.subsystems {
-		sub.RegisterTools(s.server)
+	if s.up != nil && s.up.toolSearch {
+		s.inventory.Add(toolSearchGroup().Bind(&toolSearch{toolsets: s.toolsets})...)
 	}
-	s.up.registerToolSearch(s.server, s.toolsets)
 	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
 	}
 	s.toolsets.init()
-	s.trust.computePathTools(s.server, s.toolsets.registered())
+	s.trust.computePathTools(s.inventory.Tools())
+	for _, sub := range s.subsystems {
+		if f, ok := sub.(interface{ wireFeed() }); ok {
+			f.wireFeed() // ML's dashboard feed, once the hub's parts exist
+		}
+	}
 	if s.up != nil {
 		s.up.wire(s.server, s.toolsets, s.trust, s.hub)
 	}
@@ -448,7 +466,6 @@ func (s *Service) Shutdown(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("workspace: %w", err))
 			}
 		}
-		tool.Forget(s.server) // the handlers kept for re-adding switched-off toolsets
 		s.shutdownErr = errors.Join(errs...)
 	})
 	return s.shutdownErr

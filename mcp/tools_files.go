@@ -158,31 +158,33 @@ type GetSupportedLanguagesOutput struct {
 // fileTools are the file, directory and language tools.
 type fileTools struct{ callWorkspaces }
 
-func newFileTools(s *Service) toolGroup { return &fileTools{callWorkspaces: s.trust} }
+func newFileTools(s *Service) any { return &fileTools{callWorkspaces: s.trust} }
 
-func (*fileTools) toolset() string { return "files" }
-
-func (g *fileTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
-		Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, g.fileRead)
-	tool.Add(server, &sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),
-		Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, g.fileWrite)
-	tool.Add(server, &sdk.Tool{Name: "file_delete", Annotations: tool.Write("Delete file", true, false),
-		Description: "Delete a file, a symlink (never its target) or an empty directory."}, g.fileDelete)
-	tool.Add(server, &sdk.Tool{Name: "file_rename", Annotations: tool.Write("Rename file", true, false),
-		Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, g.fileRename)
-	tool.Add(server, &sdk.Tool{Name: "file_exists", Annotations: tool.ReadOnly("File exists"),
-		Description: "Check whether a path exists and whether it is a file or a directory."}, g.fileExists)
-	tool.Add(server, &sdk.Tool{Name: "file_edit", Annotations: tool.Write("Edit file", true, false),
-		Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, g.fileEdit)
-	tool.Add(server, &sdk.Tool{Name: "dir_list", Annotations: tool.ReadOnly("List directory"),
-		Description: "List the immediate children of a directory."}, g.dirList)
-	tool.Add(server, &sdk.Tool{Name: "dir_create", Annotations: tool.Write("Create directory", false, true),
-		Description: "Create a directory and any missing parents; an existing directory is not an error."}, g.dirCreate)
-	tool.Add(server, &sdk.Tool{Name: "lang_detect", Annotations: tool.ReadOnly("Detect language"),
-		Description: "Detect the programming language of a file from its name or extension."}, g.langDetect)
-	tool.Add(server, &sdk.Tool{Name: "lang_list", Annotations: tool.ReadOnly("List languages"),
-		Description: "List the supported programming languages with their extensions."}, g.langList)
+// fileGroup declares the group's tools (toolset files) as values that need no hub;
+// newFileTools builds the dependencies they are bound to.
+func fileGroup() tool.Group {
+	return tool.NewGroup("files",
+		tool.Func(sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
+			Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, (*fileTools).fileRead),
+		tool.Func(sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),
+			Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, (*fileTools).fileWrite),
+		tool.Func(sdk.Tool{Name: "file_delete", Annotations: tool.Write("Delete file", true, false),
+			Description: "Delete a file, a symlink (never its target) or an empty directory."}, (*fileTools).fileDelete),
+		tool.Func(sdk.Tool{Name: "file_rename", Annotations: tool.Write("Rename file", true, false),
+			Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, (*fileTools).fileRename),
+		tool.Func(sdk.Tool{Name: "file_exists", Annotations: tool.ReadOnly("File exists"),
+			Description: "Check whether a path exists and whether it is a file or a directory."}, (*fileTools).fileExists),
+		tool.Func(sdk.Tool{Name: "file_edit", Annotations: tool.Write("Edit file", true, false),
+			Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, (*fileTools).fileEdit),
+		tool.Func(sdk.Tool{Name: "dir_list", Annotations: tool.ReadOnly("List directory"),
+			Description: "List the immediate children of a directory."}, (*fileTools).dirList),
+		tool.Func(sdk.Tool{Name: "dir_create", Annotations: tool.Write("Create directory", false, true),
+			Description: "Create a directory and any missing parents; an existing directory is not an error."}, (*fileTools).dirCreate),
+		tool.Func(sdk.Tool{Name: "lang_detect", Annotations: tool.ReadOnly("Detect language"),
+			Description: "Detect the programming language of a file from its name or extension."}, (*fileTools).langDetect),
+		tool.Func(sdk.Tool{Name: "lang_list", Annotations: tool.ReadOnly("List languages"),
+			Description: "List the supported programming languages with their extensions."}, (*fileTools).langList),
+	)
 }
 
 // requirePath gives the one error every path tool shares for a missing path.

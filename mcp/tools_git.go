@@ -171,30 +171,32 @@ func WithGit() Option {
 // gitTools are the git_* tools (WithGit), on the system git.
 type gitTools struct{ callWorkspaces }
 
-func newGitTools(s *Service) toolGroup {
+func newGitTools(s *Service) any {
 	if !s.opts.gitOn {
 		return nil
 	}
 	return &gitTools{callWorkspaces: s.trust}
 }
 
-func (*gitTools) toolset() string { return "git" }
-
-func (g *gitTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),
-		Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, g.gitStatus)
-	tool.Add(server, &sdk.Tool{Name: "git_diff", Annotations: tool.ReadOnly("Git diff"),
-		Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, g.gitDiff)
-	tool.Add(server, &sdk.Tool{Name: "git_log", Annotations: tool.ReadOnly("Git log"),
-		Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, g.gitLog)
-	tool.Add(server, &sdk.Tool{Name: "git_show", Annotations: tool.ReadOnly("Git show"),
-		Description: "Show one commit: metadata, full message, patch and per-file line counts."}, g.gitShow)
-	tool.Add(server, &sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
-		Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, g.gitBranch)
-	tool.Add(server, &sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
-		Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, g.gitAdd)
-	tool.Add(server, &sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
-		Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, g.gitCommit)
+// gitGroup declares the group's tools (toolset git) as values that need no hub;
+// newGitTools builds the dependencies they are bound to.
+func gitGroup() tool.Group {
+	return tool.NewGroup("git",
+		tool.Func(sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),
+			Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, (*gitTools).gitStatus),
+		tool.Func(sdk.Tool{Name: "git_diff", Annotations: tool.ReadOnly("Git diff"),
+			Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, (*gitTools).gitDiff),
+		tool.Func(sdk.Tool{Name: "git_log", Annotations: tool.ReadOnly("Git log"),
+			Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, (*gitTools).gitLog),
+		tool.Func(sdk.Tool{Name: "git_show", Annotations: tool.ReadOnly("Git show"),
+			Description: "Show one commit: metadata, full message, patch and per-file line counts."}, (*gitTools).gitShow),
+		tool.Func(sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
+			Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, (*gitTools).gitBranch),
+		tool.Func(sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
+			Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, (*gitTools).gitAdd),
+		tool.Func(sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
+			Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, (*gitTools).gitCommit),
+	)
 }
 
 // gitRepo opens the repository of a call, located and verified inside the caller's

@@ -79,17 +79,19 @@ var errNoMetricsStore = errors.New("metrics: no metrics store is configured on t
 // tools say how to configure one).
 type metricsTools struct{ metrics *metrics.Store }
 
-func newMetricsTools(s *Service) toolGroup { return &metricsTools{metrics: s.metrics} }
+func newMetricsTools(s *Service) any { return &metricsTools{metrics: s.metrics} }
 
-func (*metricsTools) toolset() string { return "metrics" }
-
-func (g *metricsTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),
-		Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
-			"The server assigns the timestamp."}, g.metricsRecord)
-	tool.Add(server, &sdk.Tool{Name: "metrics_query", Annotations: tool.ReadOnly("Query metrics"),
-		Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
-			"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, g.metricsQuery)
+// metricsGroup declares the group's tools (toolset metrics) as values that need no hub;
+// newMetricsTools builds the dependencies they are bound to.
+func metricsGroup() tool.Group {
+	return tool.NewGroup("metrics",
+		tool.Func(sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),
+			Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
+				"The server assigns the timestamp."}, (*metricsTools).metricsRecord),
+		tool.Func(sdk.Tool{Name: "metrics_query", Annotations: tool.ReadOnly("Query metrics"),
+			Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
+				"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, (*metricsTools).metricsQuery),
+	)
 }
 
 func (g *metricsTools) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {

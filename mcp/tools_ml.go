@@ -122,27 +122,32 @@ func (m *mlTools) state() *mlState { return m.cur.Load() }
 
 func (m *mlTools) Name() string { return "ml" }
 
-func (m *mlTools) RegisterTools(server *sdk.Server) {
-	defer tool.Group(server, "ml")()
-	tool.Add(server, &sdk.Tool{Name: "ml_generate", Annotations: tool.OpenWorld(tool.Write("Generate text", false, false)),
-		Description: "Generate text with an inference backend (Ollama or an OpenAI-compatible server). The reply is streamed from the " +
-			"backend; send a progress token to get progress notifications while tokens arrive. Cancelling the call stops the backend. " +
-			"backend defaults to the default backend (see ml_backends); temperature and max_tokens are passed to the backend."}, m.generate)
-	tool.Add(server, &sdk.Tool{Name: "ml_score", Annotations: tool.OpenWorld(tool.ReadOnly("Score a response")),
-		Description: "Score a prompt/response pair. suites is a comma-separated list of heuristic (default; no backend: length fit, " +
-			"structure, repetition, refusal/hedging, format compliance, coverage of the prompt's key terms, overall, each 0..1) and " +
-			"semantic (an LLM judge rates relevance, accuracy, coherence and helpfulness 1-10 with reasoning). The content suite is " +
-			"not available here: use ml_probe."}, m.score)
-	tool.Add(server, &sdk.Tool{Name: "ml_probe", Annotations: tool.OpenWorld(tool.Write("Run capability probes", false, false)),
-		Description: "Run the built-in capability probes (categories " + strings.Join(ml.ProbeCategories, ", ") + ") against a backend at " +
-			"temperature 0.7 and 2048 max tokens, each checked automatically (passed). A probe that fails to generate has a response " +
-			"starting with \"error: \"; the run continues."}, m.probe)
-	tool.Add(server, &sdk.Tool{Name: "ml_status", Annotations: tool.OpenWorld(tool.ReadOnly("Training and generation status")),
-		Description: "Training and generation progress from InfluxDB 1.x: every measurement with its latest point, its point counts over " +
-			"the last hour and day, and the loss trend of training measurements. Defaults: http://localhost:8086, database lem."}, m.status)
-	tool.Add(server, &sdk.Tool{Name: "ml_backends", Annotations: tool.ReadOnly("List inference backends"),
-		Description: "List the inference backends with a live availability check (cached a few seconds) and the default backend."}, m.backends)
-	m.wireFeed()
+// Tools declares the ML tools, bound to m (Subsystem).
+func (m *mlTools) Tools() tool.Group { return mlGroup() }
+
+// mlGroup declares the ml_* tools (toolset ml) as values that need no hub; WithML builds the
+// *mlTools they are bound to.
+func mlGroup() tool.Group {
+	return tool.NewGroup("ml",
+		tool.Func(sdk.Tool{Name: "ml_generate", Annotations: tool.OpenWorld(tool.Write("Generate text", false, false)),
+			Description: "Generate text with an inference backend (Ollama or an OpenAI-compatible server). The reply is streamed from the " +
+				"backend; send a progress token to get progress notifications while tokens arrive. Cancelling the call stops the backend. " +
+				"backend defaults to the default backend (see ml_backends); temperature and max_tokens are passed to the backend."}, (*mlTools).generate),
+		tool.Func(sdk.Tool{Name: "ml_score", Annotations: tool.OpenWorld(tool.ReadOnly("Score a response")),
+			Description: "Score a prompt/response pair. suites is a comma-separated list of heuristic (default; no backend: length fit, " +
+				"structure, repetition, refusal/hedging, format compliance, coverage of the prompt's key terms, overall, each 0..1) and " +
+				"semantic (an LLM judge rates relevance, accuracy, coherence and helpfulness 1-10 with reasoning). The content suite is " +
+				"not available here: use ml_probe."}, (*mlTools).score),
+		tool.Func(sdk.Tool{Name: "ml_probe", Annotations: tool.OpenWorld(tool.Write("Run capability probes", false, false)),
+			Description: "Run the built-in capability probes (categories " + strings.Join(ml.ProbeCategories, ", ") + ") against a backend at " +
+				"temperature 0.7 and 2048 max tokens, each checked automatically (passed). A probe that fails to generate has a response " +
+				"starting with \"error: \"; the run continues."}, (*mlTools).probe),
+		tool.Func(sdk.Tool{Name: "ml_status", Annotations: tool.OpenWorld(tool.ReadOnly("Training and generation status")),
+			Description: "Training and generation progress from InfluxDB 1.x: every measurement with its latest point, its point counts over " +
+				"the last hour and day, and the loss trend of training measurements. Defaults: http://localhost:8086, database lem."}, (*mlTools).status),
+		tool.Func(sdk.Tool{Name: "ml_backends", Annotations: tool.ReadOnly("List inference backends"),
+			Description: "List the inference backends with a live availability check (cached a few seconds) and the default backend."}, (*mlTools).backends),
+	)
 }
 
 func (m *mlTools) Shutdown(ctx context.Context) error {

@@ -119,24 +119,26 @@ type notesTools struct {
 	notes *notesState
 }
 
-func newNotesTools(s *Service) toolGroup {
+func newNotesTools(s *Service) any {
 	if s.notes == nil {
 		return nil
 	}
 	return &notesTools{callWorkspaces: s.trust, callSessions: s, notes: s.notes}
 }
 
-func (*notesTools) toolset() string { return "memory" }
-
-func (g *notesTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
-		Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, g.memoryWrite)
-	tool.Add(server, &sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),
-		Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, g.memoryRead)
-	tool.Add(server, &sdk.Tool{Name: "todo_write", Annotations: tool.Write("Write todo list", false, true),
-		Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, g.todoWrite)
-	tool.Add(server, &sdk.Tool{Name: "todo_read", Annotations: tool.ReadOnly("Read todo list"),
-		Description: "Return this session's todo list."}, g.todoRead)
+// notesGroup declares the group's tools (toolset memory) as values that need no hub;
+// newNotesTools builds the dependencies they are bound to.
+func notesGroup() tool.Group {
+	return tool.NewGroup("memory",
+		tool.Func(sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
+			Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, (*notesTools).memoryWrite),
+		tool.Func(sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),
+			Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, (*notesTools).memoryRead),
+		tool.Func(sdk.Tool{Name: "todo_write", Annotations: tool.Write("Write todo list", false, true),
+			Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, (*notesTools).todoWrite),
+		tool.Func(sdk.Tool{Name: "todo_read", Annotations: tool.ReadOnly("Read todo list"),
+			Description: "Return this session's todo list."}, (*notesTools).todoRead),
+	)
 }
 
 func (g *notesTools) memoryFor(ctx context.Context, req *sdk.CallToolRequest) (*notes.Memory, error) {

@@ -57,18 +57,20 @@ func WithPatch() Option {
 // patchTools is file_patch (WithPatch).
 type patchTools struct{ callWorkspaces }
 
-func newPatchTools(s *Service) toolGroup {
+func newPatchTools(s *Service) any {
 	if !s.opts.patchOn {
 		return nil
 	}
 	return &patchTools{callWorkspaces: s.trust}
 }
 
-func (*patchTools) toolset() string { return "files" }
-
-func (g *patchTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
-		Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, g.filePatch)
+// patchGroup declares the group's tools (toolset files) as values that need no hub;
+// newPatchTools builds the dependencies they are bound to.
+func patchGroup() tool.Group {
+	return tool.NewGroup("files",
+		tool.Func(sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
+			Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, (*patchTools).filePatch),
+	)
 }
 
 func (g *patchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {

@@ -163,34 +163,36 @@ type processTools struct {
 	procs *process.Service
 }
 
-func newProcessTools(s *Service) toolGroup {
+func newProcessTools(s *Service) any {
 	if s.procs == nil {
 		return nil
 	}
 	return &processTools{callWorkspaces: s.trust, callSessions: s, procs: s.procs}
 }
 
-func (*processTools) toolset() string { return "process" }
-
-func (g *processTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
-		Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
-			"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, g.processStart)
-	tool.Add(server, &sdk.Tool{Name: "process_stop", Annotations: tool.Write("Stop process", true, true),
-		Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, g.processStop)
-	tool.Add(server, &sdk.Tool{Name: "process_kill", Annotations: tool.Write("Kill process", true, true),
-		Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, g.processKill)
-	tool.Add(server, &sdk.Tool{Name: "process_list", Annotations: tool.ReadOnly("List processes"),
-		Description: "List processes started through this hub by any client, with status, exit code and run time."}, g.processList)
-	tool.Add(server, &sdk.Tool{Name: "process_output", Annotations: tool.ReadOnly("Process output"),
-		Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, g.processOutput)
-	tool.Add(server, &sdk.Tool{Name: "process_input", Annotations: tool.Write("Process input", false, false),
-		Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, g.processInput)
-	tool.Add(server, &sdk.Tool{Name: "process_wait", Annotations: tool.ReadOnly("Wait for process"),
-		Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, g.processWait)
-	tool.Add(server, &sdk.Tool{Name: "exec", Annotations: tool.Write("Run command", true, false),
-		Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
-			"On timeout the command and everything it started is killed. For long-running processes use process_start."}, g.exec)
+// processGroup declares the group's tools (toolset process) as values that need no hub;
+// newProcessTools builds the dependencies they are bound to.
+func processGroup() tool.Group {
+	return tool.NewGroup("process",
+		tool.Func(sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
+			Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
+				"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, (*processTools).processStart),
+		tool.Func(sdk.Tool{Name: "process_stop", Annotations: tool.Write("Stop process", true, true),
+			Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, (*processTools).processStop),
+		tool.Func(sdk.Tool{Name: "process_kill", Annotations: tool.Write("Kill process", true, true),
+			Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, (*processTools).processKill),
+		tool.Func(sdk.Tool{Name: "process_list", Annotations: tool.ReadOnly("List processes"),
+			Description: "List processes started through this hub by any client, with status, exit code and run time."}, (*processTools).processList),
+		tool.Func(sdk.Tool{Name: "process_output", Annotations: tool.ReadOnly("Process output"),
+			Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, (*processTools).processOutput),
+		tool.Func(sdk.Tool{Name: "process_input", Annotations: tool.Write("Process input", false, false),
+			Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, (*processTools).processInput),
+		tool.Func(sdk.Tool{Name: "process_wait", Annotations: tool.ReadOnly("Wait for process"),
+			Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, (*processTools).processWait),
+		tool.Func(sdk.Tool{Name: "exec", Annotations: tool.Write("Run command", true, false),
+			Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
+				"On timeout the command and everything it started is killed. For long-running processes use process_start."}, (*processTools).exec),
+	)
 }
 
 func (g *processTools) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {

@@ -102,26 +102,28 @@ func (g *ragTools) engine() (*rag.Engine, func(), error) {
 	return g.rag.Acquire()
 }
 
-func newRAGTools(s *Service) toolGroup {
+func newRAGTools(s *Service) any {
 	if s.rag == nil {
 		return nil
 	}
 	return &ragTools{callWorkspaces: s.trust, rag: s.rag, ragFeed: s.ragFeed}
 }
 
-func (*ragTools) toolset() string { return "rag" }
-
-func (g *ragTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
-		Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
-			"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, g.ragQuery)
-	tool.Add(server, &sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", true, true),
-		Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
-			"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
-			"it takes the files file_grep searches (no paths excluded by .gitignore, .ignore or .git/info/exclude, no hidden names, no symlinks), " +
-			"without binaries and files over 1 MiB. recreate=true rebuilds the collection. Sends progress notifications."}, g.ragIngest)
-	tool.Add(server, &sdk.Tool{Name: "rag_collections", Annotations: tool.ReadOnly("List collections"),
-		Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, g.ragCollections)
+// ragGroup declares the group's tools (toolset rag) as values that need no hub;
+// newRAGTools builds the dependencies they are bound to.
+func ragGroup() tool.Group {
+	return tool.NewGroup("rag",
+		tool.Func(sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
+			Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
+				"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, (*ragTools).ragQuery),
+		tool.Func(sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", true, true),
+			Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
+				"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
+				"it takes the files file_grep searches (no paths excluded by .gitignore, .ignore or .git/info/exclude, no hidden names, no symlinks), " +
+				"without binaries and files over 1 MiB. recreate=true rebuilds the collection. Sends progress notifications."}, (*ragTools).ragIngest),
+		tool.Func(sdk.Tool{Name: "rag_collections", Annotations: tool.ReadOnly("List collections"),
+			Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, (*ragTools).ragCollections),
+	)
 }
 
 func ragCollection(eng *rag.Engine, name string) string {

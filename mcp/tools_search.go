@@ -71,20 +71,22 @@ func WithSearch() Option {
 // searchTools are file_grep and file_glob (WithSearch).
 type searchTools struct{ callWorkspaces }
 
-func newSearchTools(s *Service) toolGroup {
+func newSearchTools(s *Service) any {
 	if !s.opts.searchOn {
 		return nil
 	}
 	return &searchTools{callWorkspaces: s.trust}
 }
 
-func (*searchTools) toolset() string { return "files" }
-
-func (g *searchTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "file_grep", Annotations: tool.ReadOnly("Search file contents"),
-		Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, g.fileGrep)
-	tool.Add(server, &sdk.Tool{Name: "file_glob", Annotations: tool.ReadOnly("Find files by pattern"),
-		Description: "List files whose path matches a glob (** for any directories), skipping what .gitignore/.ignore exclude and hidden files. Sorted; at most 1000."}, g.fileGlob)
+// searchGroup declares the group's tools (toolset files) as values that need no hub;
+// newSearchTools builds the dependencies they are bound to.
+func searchGroup() tool.Group {
+	return tool.NewGroup("files",
+		tool.Func(sdk.Tool{Name: "file_grep", Annotations: tool.ReadOnly("Search file contents"),
+			Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, (*searchTools).fileGrep),
+		tool.Func(sdk.Tool{Name: "file_glob", Annotations: tool.ReadOnly("Find files by pattern"),
+			Description: "List files whose path matches a glob (** for any directories), skipping what .gitignore/.ignore exclude and hidden files. Sorted; at most 1000."}, (*searchTools).fileGlob),
+	)
 }
 
 // searchStart resolves p inside the workspace and opens it for a walk: the directory's root

@@ -39,18 +39,20 @@ func WithWebFetch(f *fetch.Fetcher) Option {
 // webTools is web_fetch (WithWebFetch).
 type webTools struct{ fetcher *fetch.Fetcher }
 
-func newWebTools(s *Service) toolGroup {
+func newWebTools(s *Service) any {
 	if s.opts.fetcher == nil {
 		return nil
 	}
 	return &webTools{fetcher: s.opts.fetcher}
 }
 
-func (*webTools) toolset() string { return "web" }
-
-func (g *webTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),
-		Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, g.webFetch)
+// webGroup declares the group's tools (toolset web) as values that need no hub;
+// newWebTools builds the dependencies they are bound to.
+func webGroup() tool.Group {
+	return tool.NewGroup("web",
+		tool.Func(sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),
+			Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, (*webTools).webFetch),
+	)
 }
 
 func (g *webTools) webFetch(ctx context.Context, _ *sdk.CallToolRequest, in WebFetchInput) (*sdk.CallToolResult, WebFetchOutput, error) {

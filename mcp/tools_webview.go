@@ -188,45 +188,47 @@ type webviewTools struct {
 	browser *webview.Webview
 }
 
-func newWebviewTools(s *Service) toolGroup {
+func newWebviewTools(s *Service) any {
 	if s.browser == nil {
 		return nil
 	}
 	return &webviewTools{callWorkspaces: s.trust, browser: s.browser}
 }
 
-func (*webviewTools) toolset() string { return "browser" }
-
-func (g *webviewTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
-		Description: "Connect to a running Chrome/Chromium over the Chrome DevTools Protocol (start it with --remote-debugging-port=9222). " +
-			"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, g.webviewConnect)
-	tool.Add(server, &sdk.Tool{Name: "webview_disconnect", Annotations: tool.OpenWorld(tool.Write("Disconnect browser", false, true)),
-		Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, g.webviewDisconnect)
-	tool.Add(server, &sdk.Tool{Name: "webview_launch", Annotations: tool.OpenWorld(tool.Write("Launch browser", false, false)),
-		Description: "Start a private Chromium/Chrome (found on PATH or configured) with a fresh profile, connect to it and open url. Closes any existing connection first. " +
-			"webview_disconnect (or hub shutdown) closes it."}, g.webviewLaunch)
-	tool.Add(server, &sdk.Tool{Name: "webview_navigate", Annotations: tool.OpenWorld(tool.Write("Navigate", false, false)),
-		Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, g.webviewNavigate)
-	tool.Add(server, &sdk.Tool{Name: "webview_click", Annotations: tool.OpenWorld(tool.Write("Click", false, false)),
-		Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, g.webviewClick)
-	tool.Add(server, &sdk.Tool{Name: "webview_type", Annotations: tool.OpenWorld(tool.Write("Type text", false, false)),
-		Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, g.webviewType)
-	tool.Add(server, &sdk.Tool{Name: "webview_query", Annotations: tool.OpenWorld(tool.ReadOnly("Query elements")),
-		Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, g.webviewQuery)
-	tool.Add(server, &sdk.Tool{Name: "webview_console", Annotations: tool.OpenWorld(tool.ReadOnly("Browser console")),
-		Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, g.webviewConsole)
-	tool.Add(server, &sdk.Tool{Name: "webview_eval", Annotations: tool.OpenWorld(tool.Write("Evaluate JavaScript", true, false)),
-		Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, g.webviewEval)
-	tool.Add(server, &sdk.Tool{Name: "webview_screenshot", Annotations: tool.OpenWorld(tool.ReadOnly("Screenshot")),
-		Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, g.webviewScreenshot)
-	tool.Add(server, &sdk.Tool{Name: "webview_wait", Annotations: tool.OpenWorld(tool.ReadOnly("Wait for element")),
-		Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, g.webviewWait)
-	tool.Add(server, &sdk.Tool{Name: "webview_snapshot", Annotations: tool.OpenWorld(tool.ReadOnly("Page snapshot")),
-		Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, g.webviewSnapshot)
-	tool.Add(server, &sdk.Tool{Name: "webview_tabs", Annotations: tool.OpenWorld(tool.Write("Browser tabs", false, false)),
-		Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab. " +
-			"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, g.webviewTabs)
+// webviewGroup declares the group's tools (toolset browser) as values that need no hub;
+// newWebviewTools builds the dependencies they are bound to.
+func webviewGroup() tool.Group {
+	return tool.NewGroup("browser",
+		tool.Func(sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
+			Description: "Connect to a running Chrome/Chromium over the Chrome DevTools Protocol (start it with --remote-debugging-port=9222). " +
+				"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, (*webviewTools).webviewConnect),
+		tool.Func(sdk.Tool{Name: "webview_disconnect", Annotations: tool.OpenWorld(tool.Write("Disconnect browser", false, true)),
+			Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, (*webviewTools).webviewDisconnect),
+		tool.Func(sdk.Tool{Name: "webview_launch", Annotations: tool.OpenWorld(tool.Write("Launch browser", false, false)),
+			Description: "Start a private Chromium/Chrome (found on PATH or configured) with a fresh profile, connect to it and open url. Closes any existing connection first. " +
+				"webview_disconnect (or hub shutdown) closes it."}, (*webviewTools).webviewLaunch),
+		tool.Func(sdk.Tool{Name: "webview_navigate", Annotations: tool.OpenWorld(tool.Write("Navigate", false, false)),
+			Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, (*webviewTools).webviewNavigate),
+		tool.Func(sdk.Tool{Name: "webview_click", Annotations: tool.OpenWorld(tool.Write("Click", false, false)),
+			Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, (*webviewTools).webviewClick),
+		tool.Func(sdk.Tool{Name: "webview_type", Annotations: tool.OpenWorld(tool.Write("Type text", false, false)),
+			Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, (*webviewTools).webviewType),
+		tool.Func(sdk.Tool{Name: "webview_query", Annotations: tool.OpenWorld(tool.ReadOnly("Query elements")),
+			Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, (*webviewTools).webviewQuery),
+		tool.Func(sdk.Tool{Name: "webview_console", Annotations: tool.OpenWorld(tool.ReadOnly("Browser console")),
+			Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, (*webviewTools).webviewConsole),
+		tool.Func(sdk.Tool{Name: "webview_eval", Annotations: tool.OpenWorld(tool.Write("Evaluate JavaScript", true, false)),
+			Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, (*webviewTools).webviewEval),
+		tool.Func(sdk.Tool{Name: "webview_screenshot", Annotations: tool.OpenWorld(tool.ReadOnly("Screenshot")),
+			Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, (*webviewTools).webviewScreenshot),
+		tool.Func(sdk.Tool{Name: "webview_wait", Annotations: tool.OpenWorld(tool.ReadOnly("Wait for element")),
+			Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, (*webviewTools).webviewWait),
+		tool.Func(sdk.Tool{Name: "webview_snapshot", Annotations: tool.OpenWorld(tool.ReadOnly("Page snapshot")),
+			Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, (*webviewTools).webviewSnapshot),
+		tool.Func(sdk.Tool{Name: "webview_tabs", Annotations: tool.OpenWorld(tool.Write("Browser tabs", false, false)),
+			Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab. " +
+				"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, (*webviewTools).webviewTabs),
+	)
 }
 
 func webviewSeconds(field string, v int, def time.Duration) (time.Duration, error) {

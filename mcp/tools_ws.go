@@ -60,23 +60,25 @@ type wsTools struct {
 	wsTokens  sync.Map // *sdk.ServerSession → its scoped hub token
 }
 
-func newWSTools(s *Service) toolGroup {
+func newWSTools(s *Service) any {
 	if s.hub == nil {
 		return nil
 	}
 	return &wsTools{hub: s.hub, startedBy: &s.startedBy}
 }
 
-func (*wsTools) toolset() string { return "ws" }
-
-func (g *wsTools) register(server *sdk.Server) {
-	tool.Add(server, &sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
-		Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
-			"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
-			"Clients connect to ws://ADDR/ws with the token this tool returns (?token= or Authorization: Bearer) and send " +
-			`{"type":"subscribe","channel":"process:ID"}.`}, g.wsStart)
-	tool.Add(server, &sdk.Tool{Name: "ws_info", Annotations: tool.ReadOnly("WebSocket hub info"),
-		Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, g.wsInfo)
+// wsGroup declares the group's tools (toolset ws) as values that need no hub;
+// newWSTools builds the dependencies they are bound to.
+func wsGroup() tool.Group {
+	return tool.NewGroup("ws",
+		tool.Func(sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
+			Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
+				"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
+				"Clients connect to ws://ADDR/ws with the token this tool returns (?token= or Authorization: Bearer) and send " +
+				`{"type":"subscribe","channel":"process:ID"}.`}, (*wsTools).wsStart),
+		tool.Func(sdk.Tool{Name: "ws_info", Annotations: tool.ReadOnly("WebSocket hub info"),
+			Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, (*wsTools).wsInfo),
+	)
 }
 
 func (g *wsTools) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {

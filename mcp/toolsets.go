@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -16,8 +15,8 @@ import (
 )
 
 // Toolsets group tools, so clients with a tool limit (Cursor shows ~40) can be given only what
-// they need. A tool's toolset is declared where its group registers (tool.Group) and travels in
-// the tool's _meta (tool.ToolsetMetaKey); this table only names and describes the sets.
+// they need. A tool's toolset is declared with its group (tool.NewGroup) and travels in the
+// tool's _meta (tool.ToolsetMetaKey); this table only names and describes the sets.
 var toolsets = []struct {
 	name, title string
 }{
@@ -143,20 +142,20 @@ type ToolsetStatus struct {
 	Upstream bool `json:"upstream,omitempty"`
 }
 
-// toolsetState is which of the registered tools the hub serves: the registered set (after
-// read-only mode and the disabled list), the toolsets switched on, and which tools are on the
-// go-sdk server now. Upstream servers' tools join and leave it as their catalogues change
+// toolsetState is which of the inventory's tools the hub serves: the inventory (after read-only
+// mode and the disabled list), the toolsets switched on, and which tools are on the go-sdk
+// server now. Upstream servers' tools join and leave the inventory as their catalogues change
 // (mirrorServer); each server is a toolset of its own.
 type toolsetState struct {
 	server *sdk.Server
+	inv    *tool.Inventory
 	// servers names the configured upstream servers (nil without any): each is a toolset.
 	servers func() []string
 	// allServers: a server the chosen toolsets do not name is on (no WithToolsets, or "all"
 	// among them); otherwise only the servers named are, whenever their tools arrive.
 	allServers bool
 
-	mu       sync.Mutex
-	tools    []*sdk.Tool     // registered after filtering, sorted by registration order
+	mu       sync.Mutex      // guards the inventory's membership against serving changes
 	security map[string]bool // hub tools logged at audit.LevelSecurity (not read-only); set once by applyToolPolicy
 	chosen   bool            // WithToolsets named the sets; otherwise all are on
 	active   map[string]bool // toolsets switched on
@@ -168,8 +167,8 @@ type toolsetState struct {
 // them (init), servers included; everyServer (WithDefaultToolsets) adds every server to the sets
 // named. servers is nil for a hub without upstream servers; with it, a name that is not one of
 // the hub's sets names a server.
-func newToolsetState(server *sdk.Server, chosen bool, names []string, everyServer bool, servers func() []string) (*toolsetState, error) {
-	ts := &toolsetState{server: server, servers: servers, chosen: chosen, allServers: !chosen}
+func newToolsetState(server *sdk.Server, inv *tool.Inventory, chosen bool, names []string, everyServer bool, servers func() []string) (*toolsetState, error) {
+	ts := &toolsetState{server: server, inv: inv, servers: servers, chosen: chosen, allServers: !chosen}
 	if chosen {
 		sets, all, err := parseToolsets(names, func(string) bool { return servers != nil }, nil)
 		if err != nil {
@@ -192,17 +191,15 @@ func (ts *toolsetState) serverNames() []string {
 	return ts.servers()
 }
 
-// applyToolPolicy lists what was registered, removes what read-only mode or the disabled list
-// excludes, and remembers annotations for audit levels. Listing goes through a real in-memory
-// client session, so it sees exactly what clients will see.
+// applyToolPolicy removes from the inventory what read-only mode or the disabled list excludes,
+// and remembers annotations for audit levels. The hub's own tools are kept in name order, as
+// clients list them.
 func (ts *toolsetState) applyToolPolicy(readOnly bool, disabled []string) error {
-	tools, err := listTools(context.Background(), ts.server)
-	if err != nil {
-		return fmt.Errorf("list registered tools: %w", err)
-	}
+	ts.inv.SortByName()
+	tools := ts.inv.Tools()
 	known := map[string]bool{}
 	for _, t := range tools {
-		known[t.Name] = true
+		known[t.Def.Name] = true
 	}
 	var unknown []string
 	for _, name := range disabled {
@@ -214,54 +211,26 @@ func (ts *toolsetState) applyToolPolicy(readOnly bool, disabled []string) error 
 		sort.Strings(unknown)
 		return fmt.Errorf("disabled_tools: unknown tool(s) %v; run `switchboard tools` for the list", unknown)
 	}
-	var remove []string
 	ts.security = map[string]bool{}
-	for _, t := range tools {
-		ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
-		if slices.Contains(disabled, t.Name) || (readOnly && !ro) {
-			remove = append(remove, t.Name)
-			continue
+	ts.inv.Retain(func(t tool.Tool) bool {
+		if slices.Contains(disabled, t.Def.Name) || (readOnly && !t.ReadOnly()) {
+			return false
 		}
-		ts.security[t.Name] = !ro
-		ts.tools = append(ts.tools, t)
-	}
-	if len(remove) > 0 {
-		ts.server.RemoveTools(remove...)
-	}
+		ts.security[t.Def.Name] = !t.ReadOnly()
+		return true
+	})
 	return nil
-}
-
-func listTools(ctx context.Context, server *sdk.Server) ([]*sdk.Tool, error) {
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "switchboard-introspect", Version: "0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer cs.Close()
-	var out []*sdk.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
 }
 
 // isSecurity reports whether a hub tool is audited before the fact. The map is written once,
 // before the hub serves anyone, so the audit path reads it without the lock.
 func (ts *toolsetState) isSecurity(name string) bool { return ts.security[name] }
 
-// registered returns the registered tools, as clients list them.
+// registered returns the inventory's tools' definitions, as clients list them.
 func (ts *toolsetState) registered() []*sdk.Tool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	return slices.Clone(ts.tools)
+	return ts.inv.Defs()
 }
 
 // status reports every toolset: whether it is on and which registered tools it holds.
@@ -285,9 +254,9 @@ func (ts *toolsetState) statusLocked() []ToolsetStatus {
 	for i, st := range out {
 		index[st.Name] = i
 	}
-	for _, t := range ts.tools {
-		if i, ok := index[ToolsetOf(t)]; ok {
-			out[i].Tools = append(out[i].Tools, t.Name)
+	for _, t := range ts.inv.Tools() {
+		if i, ok := index[t.Toolset]; ok {
+			out[i].Tools = append(out[i].Tools, t.Def.Name)
 		}
 	}
 	return out
@@ -353,40 +322,34 @@ func (ts *toolsetState) set(name string, enabled bool) ([]ToolsetStatus, error) 
 	return out, nil
 }
 
-// served reports whether a registered tool is in an active toolset. Tools outside every set, and
-// tools not registered through tool.Add (which could not be added back), are always served.
-func (ts *toolsetState) served(name string) bool {
-	r, ok := tool.Lookup(ts.server, name)
-	if !ok || r.Toolset == "" {
-		return true
-	}
-	return ts.active[r.Toolset]
+// served reports whether a tool is in an active toolset. Tools outside every set are always
+// served.
+func (ts *toolsetState) served(t tool.Tool) bool {
+	return t.Toolset == "" || ts.active[t.Toolset]
 }
 
 // applyLocked brings the server's tools in line with the active toolsets and reports whether
 // anything changed.
 func (ts *toolsetState) applyLocked() bool {
 	var remove []string
-	var add []*sdk.Tool
-	for _, t := range ts.tools {
-		want := ts.served(t.Name)
-		if want == ts.serving[t.Name] {
+	var add []tool.Tool
+	for _, t := range ts.inv.Tools() {
+		want := ts.served(t)
+		if want == ts.serving[t.Def.Name] {
 			continue
 		}
-		ts.serving[t.Name] = want
+		ts.serving[t.Def.Name] = want
 		if want {
 			add = append(add, t)
 		} else {
-			remove = append(remove, t.Name)
+			remove = append(remove, t.Def.Name)
 		}
 	}
 	if len(remove) > 0 {
 		ts.server.RemoveTools(remove...)
 	}
 	for _, t := range add {
-		if r, ok := tool.Lookup(ts.server, t.Name); ok {
-			ts.server.AddTool(r.Tool, r.Handler)
-		}
+		ts.server.AddTool(t.Def, t.Handler)
 	}
 	return len(remove) > 0 || len(add) > 0
 }
@@ -397,9 +360,9 @@ func (ts *toolsetState) activeTools() []*sdk.Tool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	var out []*sdk.Tool
-	for _, t := range ts.tools {
-		if ts.serving[t.Name] {
-			out = append(out, t)
+	for _, t := range ts.inv.Tools() {
+		if ts.serving[t.Def.Name] {
+			out = append(out, t.Def)
 		}
 	}
 	return out
@@ -423,13 +386,12 @@ func (ts *toolsetState) servesUpstream(name string) bool {
 	if !ts.serving[name] {
 		return false
 	}
-	for _, t := range ts.tools {
-		if t.Name == name {
-			_, up := t.Meta[UpstreamMetaKey]
-			return up
-		}
+	t, ok := ts.inv.Lookup(name)
+	if !ok {
+		return false
 	}
-	return false
+	_, up := t.Def.Meta[UpstreamMetaKey]
+	return up
 }
 
 // init marks every registered tool as served, then applies the toolsets chosen by WithToolsets
@@ -443,23 +405,20 @@ func (ts *toolsetState) init() {
 			ts.active[n] = true
 		}
 	}
-	ts.serving = map[string]bool{}
-	for _, t := range ts.tools {
-		ts.serving[t.Name] = true
-	}
+	ts.serving = map[string]bool{} // nothing is on the server yet: applyLocked adds what is served
 	ts.applyLocked()
 }
 
 // mirrorServer brings upstream server name's tools in line with its catalogue: the tools named in
 // gone leave, those in regs join or replace their earlier definition. whileLocked runs first under the toolset lock (the upstream side's audit levels,
 // so they change together with the tools served). It returns the toolsets' new state.
-func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Registered, whileLocked func()) []ToolsetStatus {
+func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Tool, whileLocked func()) []ToolsetStatus {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	whileLocked()
 	if len(gone) > 0 {
-		tool.Unregister(ts.server, gone...)
-		ts.tools = slices.DeleteFunc(ts.tools, func(t *sdk.Tool) bool { return slices.Contains(gone, t.Name) })
+		ts.inv.Remove(gone...)
+		ts.server.RemoveTools(gone...)
 		for _, n := range gone {
 			delete(ts.serving, n)
 		}
@@ -470,14 +429,12 @@ func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Reg
 		ts.active[name] = ts.allServers
 	}
 	for _, r := range regs {
-		if i := slices.IndexFunc(ts.tools, func(t *sdk.Tool) bool { return t.Name == r.Tool.Name }); i >= 0 {
-			ts.tools[i] = r.Tool
-		} else {
-			ts.tools = append(ts.tools, r.Tool)
+		// A switched-off toolset's tools are kept in the inventory for when it is switched on.
+		ts.inv.Add(r)
+		if ts.active[name] {
+			ts.server.AddTool(r.Def, r.Handler)
 		}
-		// A switched-off toolset's tools are remembered for when it is switched on.
-		tool.AddProxied(ts.server, r, ts.active[name])
-		ts.serving[r.Tool.Name] = ts.active[name]
+		ts.serving[r.Def.Name] = ts.active[name]
 	}
 	return ts.statusLocked()
 }

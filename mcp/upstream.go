@@ -427,7 +427,7 @@ func (u *upstreams) sync(name string) {
 	cat, _ := u.m.Catalogue(name) // a removed server's is empty: everything it had goes
 	next := &servedUpstream{version: ver, instr: cat.Instructions}
 
-	var regs []tool.Registered
+	var regs []tool.Tool
 	audited := map[string]bool{} // exposed name → audited before the fact (not read-only)
 	for _, o := range cat.Tools {
 		t := proxiedTool(name, o)
@@ -441,7 +441,7 @@ func (u *upstreams) sync(name string) {
 			}
 			return res, nil
 		}
-		regs = append(regs, tool.Registered{Tool: t, Handler: handler, Toolset: name})
+		regs = append(regs, tool.Proxied(t, name, handler))
 		audited[t.Name] = o.Tool.Annotations == nil || !o.Tool.Annotations.ReadOnlyHint
 		next.tools = append(next.tools, t.Name)
 	}

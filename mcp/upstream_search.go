@@ -63,27 +63,35 @@ type ServersCallInput struct {
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments, as its input_schema describes"`
 }
 
-// registerToolSearch adds servers_search and servers_call (searching the tools toolsets serves).
-func (u *upstreams) registerToolSearch(server *sdk.Server, toolsets *toolsetState) {
-	if u == nil || !u.toolSearch {
-		return
-	}
-	tool.Add(server, &sdk.Tool{
-		Name:        ToolServersSearch,
-		Description: "Search the tools of the user's other MCP servers (connected through Switchboard) by what they do; returns each match's name, description and arguments. Call one with servers_call.",
-		Annotations: tool.ReadOnly("Search server tools"),
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in ServersSearchInput) (*sdk.CallToolResult, ServersSearchOutput, error) {
-		out, err := searchUpstreamTools(ctx, toolsets.activeTools(), in)
-		return nil, out, err
-	})
-	tool.Add(server, &sdk.Tool{
-		Name:        ToolServersCall,
-		Description: "Call a tool of the user's other MCP servers by the name servers_search gave, with its arguments. The call is checked and audited as that tool.",
-		Annotations: tool.OpenWorld(tool.Write("Call a server tool", true, false)),
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in ServersCallInput) (*sdk.CallToolResult, struct{}, error) {
-		// toolSearchMiddleware rewrites every servers_call before it gets here.
-		return nil, struct{}{}, fmt.Errorf("name: %q is not a server tool; find one with %s", in.Name, ToolServersSearch)
-	})
+// toolSearch is what servers_search and servers_call are bound to: the toolsets, for the tools
+// served now.
+type toolSearch struct{ toolsets *toolsetState }
+
+// toolSearchGroup declares servers_search and servers_call (in no toolset: with server_tools =
+// "search" they stand for every server's tools) as values that need no hub.
+func toolSearchGroup() tool.Group {
+	return tool.NewGroup("",
+		tool.Func(sdk.Tool{
+			Name:        ToolServersSearch,
+			Description: "Search the tools of the user's other MCP servers (connected through Switchboard) by what they do; returns each match's name, description and arguments. Call one with servers_call.",
+			Annotations: tool.ReadOnly("Search server tools"),
+		}, (*toolSearch).search),
+		tool.Func(sdk.Tool{
+			Name:        ToolServersCall,
+			Description: "Call a tool of the user's other MCP servers by the name servers_search gave, with its arguments. The call is checked and audited as that tool.",
+			Annotations: tool.OpenWorld(tool.Write("Call a server tool", true, false)),
+		}, (*toolSearch).call),
+	)
+}
+
+func (g *toolSearch) search(ctx context.Context, req *sdk.CallToolRequest, in ServersSearchInput) (*sdk.CallToolResult, ServersSearchOutput, error) {
+	out, err := searchUpstreamTools(ctx, g.toolsets.activeTools(), in)
+	return nil, out, err
+}
+
+func (g *toolSearch) call(ctx context.Context, req *sdk.CallToolRequest, in ServersCallInput) (*sdk.CallToolResult, struct{}, error) {
+	// toolSearchMiddleware rewrites every servers_call before it gets here.
+	return nil, struct{}{}, fmt.Errorf("name: %q is not a server tool; find one with %s", in.Name, ToolServersSearch)
 }
 
 // searchUpstreamTools ranks the upstream tools among active (the tools served now).

@@ -475,15 +475,16 @@ registered tool, as in docs/tools.md.`,
 					return listHubTools(cmd, conn, version)
 				}
 			}
+			if markdown {
+				// The reference is made from the declarations alone: no hub is built.
+				fmt.Fprint(cmd.OutOrStdout(), mcp.ToolsMarkdown(app.Catalogue()))
+				return nil
+			}
 			st, err := app.BuildStack(cfg, version, app.StackOptions{WithHub: true})
 			if err != nil {
 				return err
 			}
 			defer st.Close(context.Background())
-			if markdown {
-				fmt.Fprint(cmd.OutOrStdout(), mcp.ToolsMarkdown(st.Service.Tools()))
-				return nil
-			}
 			served := map[string]bool{}
 			for _, t := range st.Service.ActiveTools() {
 				served[t.Name] = true

@@ -74,7 +74,8 @@ func conformanceCommand() *cobra.Command {
 				cfg.Workspace = workspace
 			}
 			return app.RunHTTPHub(context.Background(), cfg, version, addr, token,
-				mcp.WithSubsystem(conformance.Fixtures{}), mcp.WithServerOptions(conformance.ServerOptions))
+				mcp.WithSubsystem(conformance.Fixtures{}), mcp.WithServerOptions(conformance.ServerOptions),
+				mcp.WithServerSetup(conformance.AddPromptsAndResources))
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", config.DefaultHTTPAddr, "Streamable HTTP address (path /mcp)")

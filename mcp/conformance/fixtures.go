@@ -1,7 +1,7 @@
 // Package conformance carries the fixture tools, prompts and resources that the MCP conformance
 // suite (@modelcontextprotocol/conformance) calls by name (test_simple_text, test://static-text,
 // test_prompt_with_arguments, ...). `switchboard-dev conformance` (cmd/switchboard-dev) adds them to a normal hub, so
-// the suite exercises Switchboard's own transports, middleware and tool registration (tool.Add),
+// the suite exercises Switchboard's own transports, middleware and tool declarations (tool.New),
 // not a separate test server. A production hub never registers them.
 //
 // The behaviour of every fixture follows the scenario descriptions shipped with the suite.
@@ -72,14 +72,16 @@ type messageIn struct {
 
 func content(c ...sdk.Content) *sdk.CallToolResult { return &sdk.CallToolResult{Content: c} }
 
-// RegisterTools implements mcp.Subsystem: the fixture tools, prompts and resources.
-func (Fixtures) RegisterTools(server *sdk.Server) {
+// Tools implements mcp.Subsystem: the fixture tools (the prompts and resources are added by
+// AddPromptsAndResources).
+func (Fixtures) Tools() tool.Group {
+	var tools []tool.Tool
 	ro := func(title string) *sdk.ToolAnnotations { return tool.ReadOnly(title) }
 	simple := func(name, desc string, c ...sdk.Content) {
-		tool.Add(server, &sdk.Tool{Name: name, Description: desc, Annotations: ro(name)},
+		tools = append(tools, tool.New(sdk.Tool{Name: name, Description: desc, Annotations: ro(name)},
 			func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, result, error) {
 				return content(c...), result{OK: true}, nil
-			})
+			}))
 	}
 	simple("test_simple_text", "Conformance fixture: returns one text block.",
 		&sdk.TextContent{Text: "This is a simple text response for testing."})
@@ -94,7 +96,7 @@ func (Fixtures) RegisterTools(server *sdk.Server) {
 		&sdk.ImageContent{Data: pngData, MIMEType: "image/png"},
 		&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`}})
 
-	tool.Add(server, &sdk.Tool{Name: "test_tool_with_logging", Description: "Conformance fixture: sends three log messages while it runs.", Annotations: ro("logging")},
+	tools = append(tools, tool.New(sdk.Tool{Name: "test_tool_with_logging", Description: "Conformance fixture: sends three log messages while it runs.", Annotations: ro("logging")},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, result, error) {
 			for i, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 				if i > 0 {
@@ -103,8 +105,8 @@ func (Fixtures) RegisterTools(server *sdk.Server) {
 				_ = req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "info", Logger: "conformance", Data: msg})
 			}
 			return content(&sdk.TextContent{Text: "Tool with logging executed successfully"}), result{OK: true}, nil
-		})
-	tool.Add(server, &sdk.Tool{Name: "test_tool_with_progress", Description: "Conformance fixture: reports progress 0, 50 and 100 of 100.", Annotations: ro("progress")},
+		}))
+	tools = append(tools, tool.New(sdk.Tool{Name: "test_tool_with_progress", Description: "Conformance fixture: reports progress 0, 50 and 100 of 100.", Annotations: ro("progress")},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, result, error) {
 			token := req.Params.GetProgressToken()
 			for _, p := range []float64{0, 50, 100} {
@@ -114,12 +116,12 @@ func (Fixtures) RegisterTools(server *sdk.Server) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			return content(&sdk.TextContent{Text: fmt.Sprint(token)}), result{OK: true}, nil
-		})
-	tool.Add(server, &sdk.Tool{Name: "test_error_handling", Description: "Conformance fixture: always fails with a tool error.", Annotations: ro("error")},
+		}))
+	tools = append(tools, tool.New(sdk.Tool{Name: "test_error_handling", Description: "Conformance fixture: always fails with a tool error.", Annotations: ro("error")},
 		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, result, error) {
 			return nil, result{}, errors.New("This tool intentionally returns an error for testing")
-		})
-	tool.Add(server, &sdk.Tool{Name: "test_sampling", Description: "Conformance fixture: asks the client's model to complete a prompt (sampling/createMessage).", Annotations: tool.OpenWorld(ro("sampling"))},
+		}))
+	tools = append(tools, tool.New(sdk.Tool{Name: "test_sampling", Description: "Conformance fixture: asks the client's model to complete a prompt (sampling/createMessage).", Annotations: tool.OpenWorld(ro("sampling"))},
 		func(ctx context.Context, req *sdk.CallToolRequest, in promptIn) (*sdk.CallToolResult, result, error) {
 			res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{
 				Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: in.Prompt}}},
@@ -133,7 +135,7 @@ func (Fixtures) RegisterTools(server *sdk.Server) {
 				text = tc.Text
 			}
 			return content(&sdk.TextContent{Text: "LLM response: " + text}), result{OK: true}, nil
-		})
+		}))
 	elicit := func(name, desc string, schema func(messageIn) (string, any)) {
 		handler := func(ctx context.Context, req *sdk.CallToolRequest, in messageIn) (*sdk.CallToolResult, result, error) {
 			msg, s := schema(in)
@@ -144,13 +146,13 @@ func (Fixtures) RegisterTools(server *sdk.Server) {
 			return content(&sdk.TextContent{Text: fmt.Sprintf("User response: action=%s, content=%v", res.Action, res.Content)}), result{OK: true}, nil
 		}
 		if name == "test_elicitation" {
-			tool.Add(server, &sdk.Tool{Name: name, Description: desc, Annotations: ro(name)}, handler)
+			tools = append(tools, tool.New(sdk.Tool{Name: name, Description: desc, Annotations: ro(name)}, handler))
 			return
 		}
-		tool.Add(server, &sdk.Tool{Name: name, Description: desc, Annotations: ro(name)},
+		tools = append(tools, tool.New(sdk.Tool{Name: name, Description: desc, Annotations: ro(name)},
 			func(ctx context.Context, req *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, result, error) {
 				return handler(ctx, req, messageIn{})
-			})
+			}))
 	}
 	elicit("test_elicitation", "Conformance fixture: asks the user for a username (elicitation/create).", func(in messageIn) (string, any) {
 		return in.Message, map[string]any{"type": "object", "properties": map[string]any{
@@ -183,7 +185,11 @@ func (Fixtures) RegisterTools(server *sdk.Server) {
 			"titledMulti":    map[string]any{"type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3, "items": map[string]any{"anyOf": titled("value", "First Choice", "Second Choice", "Third Choice")}},
 		}, "required": []string{}}
 	})
+	return tool.NewGroup("", tools...)
+}
 
+// AddPromptsAndResources adds the fixture prompts and resources to server (mcp.WithServerSetup).
+func AddPromptsAndResources(server *sdk.Server) {
 	registerResources(server)
 	registerPrompts(server)
 }

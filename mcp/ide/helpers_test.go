@@ -148,7 +148,9 @@ func startSubsystem(t *testing.T, pub Publisher, url string, opts ...Option) *Su
 func connectTools(t *testing.T, sub *Subsystem) *mcp.ClientSession {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
-	sub.RegisterTools(server)
+	for _, t := range sub.Tools().Bind(sub) {
+		server.AddTool(t.Def, t.Handler)
+	}
 	clientT, serverT := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := server.Connect(ctx, serverT, nil)

@@ -10,13 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"github.com/switchboard-hub/switchboard/internal/agentic"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
@@ -188,13 +188,14 @@ func (s *Subsystem) registerSnapshots() {
 	})
 }
 
-// RegisterTools adds the 11 ide_* tools.
-func (s *Subsystem) RegisterTools(server *mcp.Server) {
-	defer tool.Group(server, "ide")()
-	s.registerChatTools(server)
-	s.registerBuildTools(server)
-	s.registerDashboardTools(server)
+// Tools declares the 11 ide_* tools (toolset ide), bound to a *Subsystem: a value that needs no
+// subsystem, for the hub's catalogue (mcp.Catalogue) and docs.
+func Tools() tool.Group {
+	return tool.NewGroup("ide", slices.Concat(chatTools(), buildTools(), dashboardTools())...)
 }
+
+// Tools is the subsystem's tool group (mcp.Subsystem); the hub binds it to s.
+func (s *Subsystem) Tools() tool.Group { return Tools() }
 
 // ask forwards a request to the backend and waits at most ResponseWait for
 // its answer, which the read loop has already applied to the store when ask

@@ -54,22 +54,25 @@ type BuildLogsOutput struct {
 	Warning      string   `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
-func (s *Subsystem) registerBuildTools(server *mcp.Server) {
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_build_status",
-		Description: "Get the status of a CI build reported by the agentic backend (refreshed from the backend when it is connected).",
-		Annotations: readOnly(),
-	}, s.buildStatus)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_build_list",
-		Description: "List recent CI builds, newest first, optionally filtered by repository.",
-		Annotations: readOnly(),
-	}, s.buildList)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_build_logs",
-		Description: "Retrieve the log output of a CI build; lines missed while the bridge was offline are fetched from the backend.",
-		Annotations: readOnly(),
-	}, s.buildLogs)
+// buildTools declares the group's tools of this file, bound to a *Subsystem.
+func buildTools() []tool.Tool {
+	return []tool.Tool{
+		tool.Func(mcp.Tool{
+			Name:        "ide_build_status",
+			Description: "Get the status of a CI build reported by the agentic backend (refreshed from the backend when it is connected).",
+			Annotations: readOnly(),
+		}, (*Subsystem).buildStatus),
+		tool.Func(mcp.Tool{
+			Name:        "ide_build_list",
+			Description: "List recent CI builds, newest first, optionally filtered by repository.",
+			Annotations: readOnly(),
+		}, (*Subsystem).buildList),
+		tool.Func(mcp.Tool{
+			Name:        "ide_build_logs",
+			Description: "Retrieve the log output of a CI build; lines missed while the bridge was offline are fetched from the backend.",
+			Annotations: readOnly(),
+		}, (*Subsystem).buildLogs),
+	}
 }
 
 // unknownBuild explains a build id the store does not hold.

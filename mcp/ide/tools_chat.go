@@ -106,32 +106,35 @@ func sendsToBackend() *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)}
 }
 
-func (s *Subsystem) registerChatTools(server *mcp.Server) {
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_chat_send",
-		Description: "Send a message to an agent chat session through the IDE bridge. The message is recorded in the session's history; the agent's reply streams in asynchronously (read it with ide_chat_history). Fails when the bridge is not connected.",
-		Annotations: sendsToBackend(),
-	}, s.chatSend)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_chat_history",
-		Description: "Retrieve the message history of an agent chat session, oldest first, as observed from the agentic backend (refreshed from the backend when it is connected).",
-		Annotations: readOnly(),
-	}, s.chatHistory)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_session_list",
-		Description: "List agent sessions known to the IDE bridge (refreshed from the backend when it is connected).",
-		Annotations: readOnly(),
-	}, s.sessionList)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_session_create",
-		Description: "Create a new agent session on the agentic backend. Returns the backend's record when it confirms quickly, otherwise a record with status \"creating\" (the final one appears in ide_session_list). Fails when the bridge is not connected.",
-		Annotations: sendsToBackend(),
-	}, s.sessionCreate)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_plan_status",
-		Description: "Get the current plan (status and steps) of an agent session; status is \"unknown\" until the backend reports a plan.",
-		Annotations: readOnly(),
-	}, s.planStatus)
+// chatTools declares the group's tools of this file, bound to a *Subsystem.
+func chatTools() []tool.Tool {
+	return []tool.Tool{
+		tool.Func(mcp.Tool{
+			Name:        "ide_chat_send",
+			Description: "Send a message to an agent chat session through the IDE bridge. The message is recorded in the session's history; the agent's reply streams in asynchronously (read it with ide_chat_history). Fails when the bridge is not connected.",
+			Annotations: sendsToBackend(),
+		}, (*Subsystem).chatSend),
+		tool.Func(mcp.Tool{
+			Name:        "ide_chat_history",
+			Description: "Retrieve the message history of an agent chat session, oldest first, as observed from the agentic backend (refreshed from the backend when it is connected).",
+			Annotations: readOnly(),
+		}, (*Subsystem).chatHistory),
+		tool.Func(mcp.Tool{
+			Name:        "ide_session_list",
+			Description: "List agent sessions known to the IDE bridge (refreshed from the backend when it is connected).",
+			Annotations: readOnly(),
+		}, (*Subsystem).sessionList),
+		tool.Func(mcp.Tool{
+			Name:        "ide_session_create",
+			Description: "Create a new agent session on the agentic backend. Returns the backend's record when it confirms quickly, otherwise a record with status \"creating\" (the final one appears in ide_session_list). Fails when the bridge is not connected.",
+			Annotations: sendsToBackend(),
+		}, (*Subsystem).sessionCreate),
+		tool.Func(mcp.Tool{
+			Name:        "ide_plan_status",
+			Description: "Get the current plan (status and steps) of an agent session; status is \"unknown\" until the backend reports a plan.",
+			Annotations: readOnly(),
+		}, (*Subsystem).planStatus),
+	}
 }
 
 func (s *Subsystem) chatSend(ctx context.Context, _ *mcp.CallToolRequest, in ChatSendInput) (*mcp.CallToolResult, ChatSendOutput, error) {

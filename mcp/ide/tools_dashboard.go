@@ -49,22 +49,25 @@ type DashboardMetricsOutput struct {
 	Warning      string                   `json:"warning,omitempty" jsonschema:"why the answer may be stale: the bridge is offline, the backend refused or did not answer the refresh"`
 }
 
-func (s *Subsystem) registerDashboardTools(server *mcp.Server) {
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_dashboard_overview",
-		Description: "Get a high-level overview of the agentic platform: repositories, services, active sessions, recent builds and whether the IDE bridge is online.",
-		Annotations: readOnly(),
-	}, s.dashboardOverview)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_dashboard_activity",
-		Description: "Get the recent activity feed of the agentic platform, newest first.",
-		Annotations: readOnly(),
-	}, s.dashboardActivity)
-	tool.Add(server, &mcp.Tool{
-		Name:        "ide_dashboard_metrics",
-		Description: "Get aggregate build and agent metrics for a period (1h, 24h or 7d), computed from what the bridge has observed.",
-		Annotations: readOnly(),
-	}, s.dashboardMetrics)
+// dashboardTools declares the group's tools of this file, bound to a *Subsystem.
+func dashboardTools() []tool.Tool {
+	return []tool.Tool{
+		tool.Func(mcp.Tool{
+			Name:        "ide_dashboard_overview",
+			Description: "Get a high-level overview of the agentic platform: repositories, services, active sessions, recent builds and whether the IDE bridge is online.",
+			Annotations: readOnly(),
+		}, (*Subsystem).dashboardOverview),
+		tool.Func(mcp.Tool{
+			Name:        "ide_dashboard_activity",
+			Description: "Get the recent activity feed of the agentic platform, newest first.",
+			Annotations: readOnly(),
+		}, (*Subsystem).dashboardActivity),
+		tool.Func(mcp.Tool{
+			Name:        "ide_dashboard_metrics",
+			Description: "Get aggregate build and agent metrics for a period (1h, 24h or 7d), computed from what the bridge has observed.",
+			Annotations: readOnly(),
+		}, (*Subsystem).dashboardMetrics),
+	}
 }
 
 func (s *Subsystem) dashboardOverview(ctx context.Context, _ *mcp.CallToolRequest, _ DashboardOverviewInput) (*mcp.CallToolResult, DashboardOverviewOutput, error) {

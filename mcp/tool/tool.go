@@ -1,6 +1,9 @@
-// Package tool is the one way Switchboard registers an MCP tool: every tool group, in mcp/ and
-// in subsystems such as mcp/ide, calls Add, so every tool decodes its arguments the same way and
-// answers the same mistakes with the same plain errors ("path: required; ...").
+// Package tool is the one way Switchboard declares an MCP tool: as a value (Tool), in a Group
+// with its toolset, whose handlers are bound to the group's dependencies when a hub is composed.
+// Every tool, in mcp/ and in subsystems such as mcp/ide, is declared through Func (or New), so
+// every tool decodes its arguments the same way and answers the same mistakes with the same plain
+// errors ("path: required; ..."). The declarations exist without a server: the tool reference
+// (docs/tools.md) and the schema snapshots are made from them alone.
 package tool
 
 import (
@@ -12,7 +15,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,44 +22,79 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/jsonobj"
 )
 
-// Add registers a typed tool like go-sdk's AddTool, with the same generated schemas, but decodes
-// the arguments once (encoding/json, unknown keys refused, required keys checked) and encodes the
-// output once, instead of go-sdk's JSON round trips through map[string]any for schema
-// validation of input and output on every call. Those round trips also produce errors such as
-// `validating "arguments": validating root: ...` that name no field a caller recognises; here
-// every error starts with the JSON key at fault and says what to do.
-//
-// A handler's error becomes a tool error (IsError, text = the error), never a JSON-RPC error, so
-// the model sees it and can correct the call.
-func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+// New declares a tool whose handler needs nothing from a group (conformance fixtures, tests):
+// the tool is bound at once. See Func for the general case.
+func New[In, Out any](def sdk.Tool, h sdk.ToolHandlerFor[In, Out]) Tool {
+	t := declare[In, Out](def)
+	t.Handler = typedHandler(t.Def, h)
+	return t
+}
+
+// Func declares a tool whose handler is a method of its group's dependencies D, usually as a
+// method expression: tool.Func(def, (*fileTools).fileRead). The declaration is a value: its
+// schemas, toolset (given by the Group it joins) and workspace declarations exist without a
+// server or the dependencies, so listings and docs/tools.md need no running hub; Group.Bind
+// builds the handler from the dependencies when a hub is composed.
+func Func[D, In, Out any](def sdk.Tool, h func(D, context.Context, *sdk.CallToolRequest, In) (*sdk.CallToolResult, Out, error)) Tool {
+	t := declare[In, Out](def)
+	name := t.Def.Name
+	t.bind = func(deps any) sdk.ToolHandler {
+		d, ok := deps.(D)
+		if !ok {
+			panic(fmt.Sprintf("tool %s: bound to %T, declared for %v", name, deps, reflect.TypeFor[D]()))
+		}
+		def := t.Def
+		return typedHandler(def, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+			return h(d, ctx, req, in)
+		})
+	}
+	return t
+}
+
+// Add declares a tool with New and adds it to server directly, outside any inventory (the
+// conformance fixtures, tests of this package).
+func Add[In, Out any](server *sdk.Server, def *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+	t := New(*def, h)
+	server.AddTool(t.Def, t.Handler)
+}
+
+// declare builds a tool's definition from its input and output types: generated schemas made
+// portable (see Portable), and the workspace declarations of the input type.
+func declare[In, Out any](def sdk.Tool) Tool {
 	in, err := jsonschema.ForType(reflect.TypeFor[In](), schemaOptions())
 	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
 	}
 	out, err := jsonschema.ForType(reflect.TypeFor[Out](), schemaOptions())
 	if err != nil {
-		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+		panic(fmt.Sprintf("tool %s: output schema: %v", def.Name, err))
 	}
 	Portable(in)
 	Portable(out)
-	t.InputSchema, t.OutputSchema = in, out
+	def.InputSchema, def.OutputSchema = in, out
 	ws := declaredWorkspace(reflect.TypeFor[In]())
-	toolset := currentGroup(server)
-	if toolset != "" {
-		// The tool carries its toolset, so every client (the CLI listing a running hub's tools
-		// included) reads it from the tool itself.
-		if t.Meta == nil {
-			t.Meta = sdk.Meta{}
-		}
-		t.Meta[ToolsetMetaKey] = toolset
-	}
+	return Tool{Def: &def, Workspace: ws.uses, PathArgs: ws.paths}
+}
+
+// typedHandler is the raw handler of a typed tool, like go-sdk's AddTool with the same generated
+// schemas, but it decodes the arguments once (encoding/json, unknown keys refused, required keys
+// checked) and encodes the output once, instead of go-sdk's JSON round trips through
+// map[string]any for schema validation of input and output on every call. Those round trips
+// also produce errors such as `validating "arguments": validating root: ...` that name no field
+// a caller recognises; here every error starts with the JSON key at fault and says what to do.
+//
+// A handler's error becomes a tool error (IsError, text = the error), never a JSON-RPC error, so
+// the model sees it and can correct the call.
+func typedHandler[In, Out any](def *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandler {
+	in := def.InputSchema.(*jsonschema.Schema)
 	fillOut := hasNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
 	required := in.Required
 	known := make(map[string]bool, len(in.Properties))
 	for k := range in.Properties {
 		known[k] = true
 	}
-	handler := func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	name := def.Name
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		var args In
 		raw := req.Params.Arguments
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -91,7 +128,7 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		}
 		b, err := json.Marshal(outv)
 		if err != nil {
-			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
+			return nil, fmt.Errorf("marshal %s output: %w", name, err)
 		}
 		if res == nil {
 			res = &sdk.CallToolResult{}
@@ -108,8 +145,6 @@ func Add[In, Out any](server *sdk.Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, 
 		}
 		return res, nil
 	}
-	remember(server, Registered{Tool: t, Handler: handler, Workspace: ws.uses, PathArgs: ws.paths, Toolset: toolset})
-	server.AddTool(t, handler)
 }
 
 // InWorkspace is embedded in a tool's input type to declare that the tool works in the caller's
@@ -238,58 +273,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// registry keeps every tool Add registered with its handler, per server, so a tool removed from
-// a server (a toolset switched off) can be added back later.
-var registry sync.Map // *sdk.Server -> *serverTools
-
-type serverTools struct {
-	mu    sync.Mutex
-	m     map[string]Registered
-	group string // the toolset Group declared for the tools being added
-}
-
-// Registered is a tool as Add registered it: the tool with its schemas, and its raw handler.
-type Registered struct {
-	Tool    *sdk.Tool
-	Handler sdk.ToolHandler
-	// Workspace: the tool works in the caller's workspace (a path argument or InWorkspace).
-	Workspace bool
-	// PathArgs are the arguments declared as workspace paths (workspace:"path"), by JSON name.
-	PathArgs []string
-	// Toolset is the toolset the tool was registered in (Group), "" for a tool in none.
-	Toolset string
-}
-
 // ToolsetMetaKey is the tool definition's _meta key naming its toolset.
 const ToolsetMetaKey = "switchboard/toolset"
-
-// Group declares that the tools Add registers on server until end is called belong to toolset
-// (a tool group's register function starts with `defer tool.Group(server, "git")()`): a tool's
-// toolset is declared where the group is, never guessed from its name.
-func Group(server *sdk.Server, toolset string) (end func()) {
-	st := serverEntry(server)
-	st.mu.Lock()
-	prev := st.group
-	st.group = toolset
-	st.mu.Unlock()
-	return func() {
-		st.mu.Lock()
-		st.group = prev
-		st.mu.Unlock()
-	}
-}
-
-func currentGroup(server *sdk.Server) string {
-	st := serverEntry(server)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.group
-}
-
-func serverEntry(server *sdk.Server) *serverTools {
-	v, _ := registry.LoadOrStore(server, &serverTools{m: map[string]Registered{}})
-	return v.(*serverTools)
-}
 
 // ToolsetOf is the toolset a tool definition declares ("" for none).
 func ToolsetOf(t *sdk.Tool) string {
@@ -299,59 +284,6 @@ func ToolsetOf(t *sdk.Tool) string {
 	s, _ := t.Meta[ToolsetMetaKey].(string)
 	return s
 }
-
-func remember(server *sdk.Server, r Registered) {
-	st := serverEntry(server)
-	st.mu.Lock()
-	st.m[r.Tool.Name] = r
-	st.mu.Unlock()
-}
-
-// Lookup returns the tool named name that Add registered on server, even if it has since been
-// removed from the server.
-func Lookup(server *sdk.Server, name string) (Registered, bool) {
-	v, ok := registry.Load(server)
-	if !ok {
-		return Registered{}, false
-	}
-	st := v.(*serverTools)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	r, ok := st.m[name]
-	return r, ok
-}
-
-// AddProxied registers a tool the hub does not implement itself (an upstream server's, whose
-// arguments the upstream server checks): r.Handler receives the raw request. Like Add, the tool
-// carries its toolset and is remembered, so toolset switches and policy see it like any other.
-// With serve false the tool is only remembered (its toolset is switched off).
-func AddProxied(server *sdk.Server, r Registered, serve bool) {
-	if r.Toolset != "" {
-		if r.Tool.Meta == nil {
-			r.Tool.Meta = sdk.Meta{}
-		}
-		r.Tool.Meta[ToolsetMetaKey] = r.Toolset
-	}
-	remember(server, r)
-	if serve {
-		server.AddTool(r.Tool, r.Handler)
-	}
-}
-
-// Unregister forgets tools registered on server (an upstream server's tools that went away)
-// and removes them from it.
-func Unregister(server *sdk.Server, names ...string) {
-	st := serverEntry(server)
-	st.mu.Lock()
-	for _, n := range names {
-		delete(st.m, n)
-	}
-	st.mu.Unlock()
-	server.RemoveTools(names...)
-}
-
-// Forget drops server's registry entry (when the server is discarded).
-func Forget(server *sdk.Server) { registry.Delete(server) }
 
 // jsonKind names a Go type the way a JSON caller thinks of it.
 func jsonKind(t reflect.Type) string {
