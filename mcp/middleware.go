@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -351,7 +352,8 @@ func (r *callRecorder) close() {
 // recoverMiddleware is the outermost receiving middleware: a panic while handling a request — in
 // a tool handler or in a library it calls (the Qdrant client, chromedp's callers, a parser) —
 // becomes an error for that one request, logged with its stack, instead of ending the process
-// and every client's session with it.
+// and every client's session with it. Being outermost, it is also the one place a tools/call result leaves the hub:
+// it gives the hub's own results the resultType a 2026-07-28 client needs (withResultType).
 func (s *Service) recoverMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
 		defer func() {
@@ -365,11 +367,56 @@ func (s *Service) recoverMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			s.logger.Error("recovered from a panic while handling a request; the hub keeps serving", "method", method, "name", name, "panic", r, "stack", string(debug.Stack()))
 			if method == "tools/call" {
-				res, err = toolError(fmt.Sprintf("%s: internal error (%v); the hub is still running — this is a bug in Switchboard, please report it with the hub's log", name, r)), nil
+				res, err = withResultType(req, toolError(fmt.Sprintf("%s: internal error (%v); the hub is still running — this is a bug in Switchboard, please report it with the hub's log", name, r))), nil
 				return
 			}
 			res, err = nil, fmt.Errorf("%s: internal error (%v); the hub is still running", method, r)
 		}()
-		return next(ctx, method, req)
+		res, err = next(ctx, method, req)
+		if method == "tools/call" && err == nil {
+			res = withResultType(req, res)
+		}
+		return res, err
 	}
+}
+
+// withResultType gives a result the hub built itself on a 2026-07-28 session (a policy refusal,
+// an unanswerable ask, a held tool, a recovered panic: every such result is an error result
+// returned before go-sdk's own tool dispatch) the resultType "complete" that go-sdk sets on the
+// results of the tools it runs. Clients of that revision reject a result without it (the AI
+// SDK: "Modern MCP result is missing resultType"). go-sdk keeps the field unexported; its JSON
+// form is the supported way to set it (as rounds.go does for input requests).
+func withResultType(req sdk.Request, res sdk.Result) sdk.Result {
+	r, ok := res.(*sdk.CallToolResult)
+	if !ok || r == nil || !r.IsError || r.NeedsInput() || !modernSession(req) {
+		return res
+	}
+	raw, err := json.Marshal(r)
+	if err != nil || bytes.Contains(raw, []byte(`"resultType"`)) {
+		return res
+	}
+	var wire map[string]json.RawMessage
+	if json.Unmarshal(raw, &wire) != nil {
+		return res
+	}
+	wire["resultType"] = json.RawMessage(`"complete"`)
+	if raw, err = json.Marshal(wire); err != nil {
+		return res
+	}
+	var out sdk.CallToolResult
+	if json.Unmarshal(raw, &out) != nil {
+		return res
+	}
+	return &out
+}
+
+// modernSession reports whether the request's session speaks 2026-07-28 or later, the revisions
+// whose results carry resultType.
+func modernSession(req sdk.Request) bool {
+	ss, _ := req.GetSession().(*sdk.ServerSession)
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
