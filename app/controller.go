@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Controller is what the dashboard may ask of the hub. The desktop window binds it through Wails
@@ -31,7 +32,7 @@ func NewController(st *Stack, version string) *Controller {
 		exe = "switchboard"
 	}
 	c := &Controller{st: st, version: version, exe: exe}
-	// CLI verbs run against this hub reach the same controls (mcp.ControlMethod).
+	// CLI verbs run against this hub reach the same controls (mcptransport.ControlMethod).
 	st.Service.SetControl(c.control)
 	return c
 }
@@ -65,7 +66,7 @@ func (c *Controller) SetTransport(name string, enabled bool) (TransportList, err
 	if name == mcp.TransportWS && !enabled {
 		return c.Transports(), errors.New("ws: the dashboard itself runs on the WebSocket hub; it cannot switch it off (use the tray)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptransport.DrainTimeout+2*time.Second)
 	defer cancel()
 	end := c.begin("transport_set", transportArgs{Name: name, Enabled: enabled})
 	err := c.switchTransport(ctx, name, enabled) // saved in the config file too (controller_settings.go)

@@ -15,7 +15,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/tomledit"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
-	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // The dashboard's Servers view and `switchboard servers` against a running hub: the user's
@@ -286,11 +286,11 @@ type controlRequest struct {
 	Spec   upstream.Spec `json:"spec"`
 }
 
-// control answers the `switchboard` CLI verbs sent to the running hub (mcp.ControlMethod).
+// control answers the `switchboard` CLI verbs sent to the running hub (mcptransport.ControlMethod).
 func (c *Controller) control(_ context.Context, action string, raw json.RawMessage) (any, error) {
 	var req controlRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return nil, fmt.Errorf("%s: %w", mcp.ControlMethod, err)
+		return nil, fmt.Errorf("%s: %w", mcptransport.ControlMethod, err)
 	}
 	switch action {
 	case "hub.info":
@@ -315,5 +315,5 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 		}
 		return c.ListServers()
 	}
-	return nil, fmt.Errorf("%s: unknown action %q", mcp.ControlMethod, action)
+	return nil, fmt.Errorf("%s: unknown action %q", mcptransport.ControlMethod, action)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/tomledit"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // The dashboard's Settings view: the settings people otherwise write in the config file, edited
@@ -473,7 +474,7 @@ func (c *Controller) SaveTransports(in []TransportInput) (SettingsChange, error)
 		edits = append(edits, func(b []byte) ([]byte, error) { return config.EditTransport(b, t.Name, t.Enabled, t.Addr) })
 	}
 	live := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), mcp.DrainTimeout+5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), mcptransport.DrainTimeout+5*time.Second)
 		defer cancel()
 		type was struct {
 			name, addr string

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/tomledit"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // The Settings view's sections for what protects the hub and what it reaches: transport
@@ -280,7 +281,7 @@ func (c *Controller) SaveSecurity(in SecurityInput) (SettingsChange, error) {
 	}
 	sec.TCPRequireToken, sec.HTTPAllowedOrigins = in.TCPRequireToken, origins
 	live := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*mcp.DrainTimeout+5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*mcptransport.DrainTimeout+5*time.Second)
 		defer cancel()
 		if err := c.st.Transports.SetSecurity(ctx, sec); err != nil {
 			return fmt.Errorf("transports: %w; nothing saved", err)
@@ -348,7 +349,7 @@ func (c *Controller) RegenerateToken(name string) (TokenRegenerated, error) {
 		}
 	}
 	live := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*mcp.DrainTimeout+5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*mcptransport.DrainTimeout+5*time.Second)
 		defer cancel()
 		if err := c.st.Transports.SetSecurity(ctx, sec); err != nil {
 			return fmt.Errorf("transports: %w; the token was not changed", err)
@@ -393,7 +394,7 @@ func (c *Controller) rotateClientToken(path, token string, live func() error, ol
 		return err
 	}
 	if err := config.WriteToken(path, token); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*mcp.DrainTimeout+5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*mcptransport.DrainTimeout+5*time.Second)
 		defer cancel()
 		return errors.Join(fmt.Errorf("token file: %w; the old token stays", err), c.st.Transports.SetSecurity(ctx, old))
 	}

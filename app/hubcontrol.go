@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
-	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
-// HubControl sends one control request (mcp.ControlMethod) to the hub on conn, a connection to
+// HubControl sends one control request (mcptransport.ControlMethod) to the hub on conn, a connection to
 // its Unix socket, and decodes its result into out: how the CLI verbs and a second launch ask the
 // running hub.
 func HubControl(ctx context.Context, conn net.Conn, action string, params map[string]any, out any) error {
@@ -23,7 +23,7 @@ func HubControl(ctx context.Context, conn net.Conn, action string, params map[st
 		params = map[string]any{}
 	}
 	params["action"] = action
-	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": mcp.ControlMethod, "params": params})
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": mcptransport.ControlMethod, "params": params})
 	if err != nil {
 		return err
 	}

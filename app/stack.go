@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Stack is one running hub with everything it owns. Desktop, headless and serve modes all build
@@ -311,7 +312,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	// dashboard) is applied when the hub sees it, like the policy.
 	st.Policy.Subscribe(st.logPolicy)
 	// CLI verbs run against this hub (`switchboard servers list`, …) reach its controls on the
-	// Unix socket (mcp.ControlMethod), in every mode that serves one.
+	// Unix socket (mcptransport.ControlMethod), in every mode that serves one.
 	NewController(st, version)
 	wctx, stopWatch := context.WithCancel(context.Background())
 	st.stopConfigWatch = stopWatch
@@ -447,9 +448,9 @@ func (st *Stack) SetML(m config.ML) error {
 	return nil
 }
 
-// shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcp.DrainTimeout), then
+// shutdownTimeout bounds a whole shutdown: in-flight calls drain (mcptransport.DrainTimeout), then
 // processes get their stop grace.
-const shutdownTimeout = mcp.DrainTimeout + 5*time.Second
+const shutdownTimeout = mcptransport.DrainTimeout + 5*time.Second
 
 // CloseBounded is Close with shutdownTimeout, logging what failed; for deferred calls at exit.
 func (st *Stack) CloseBounded() {

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Benchmarks of one tool call through the whole server path: a raw newline-delimited JSON-RPC
@@ -128,7 +129,7 @@ func startBenchServer(b *testing.B, opts []mcp.Option, workspace string) *lineCl
 		b.Fatal(err)
 	}
 	sock := filepath.Join(b.TempDir(), "mcp.sock")
-	ln, err := mcp.ListenUnix(sock)
+	ln, err := mcptransport.ListenUnix(sock)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // BenchmarkUpstreamEcho measures the proxy overhead of an upstream server: server-everything's
@@ -84,7 +85,7 @@ func BenchmarkUpstreamEcho(b *testing.B) {
 	b.Run("proxied_raw", func(b *testing.B) {
 		svc := upstreamBenchHub(b, entry)
 		sock := filepath.Join(b.TempDir(), "mcp.sock")
-		ln, err := mcp.ListenUnix(sock)
+		ln, err := mcptransport.ListenUnix(sock)
 		if err != nil {
 			b.Fatal(err)
 		}

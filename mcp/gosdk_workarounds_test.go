@@ -21,7 +21,7 @@ import (
 // go-sdk squeezes a request id into an int64 or a string: 1.5 comes back as 1, which would answer
 // a different call than the client asked. Upstream: modelcontextprotocol/go-sdk PR #1178 (reject
 // fractional ids) and PR #1253 (keep ids exact). Workaround: clientCalls' stand-in ids
-// (mcp/clientcalls.go), used by every transport.
+// (mcp/transport/clientcalls.go), used by every transport.
 func TestGoSDKStillSqueezesRequestIDs(t *testing.T) {
 	msg, err := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`))
 	if err != nil {
@@ -38,7 +38,7 @@ func TestGoSDKStillSqueezesRequestIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(back.ID) == "1.5" {
-		t.Fatalf("go-sdk now keeps request id 1.5 exact (%s): the id aliasing in mcp/clientcalls.go (needsAlias, standIn) can go", out)
+		t.Fatalf("go-sdk now keeps request id 1.5 exact (%s): the id aliasing in mcp/transport/clientcalls.go (needsAlias, standIn) can go", out)
 	}
 }
 

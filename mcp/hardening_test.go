@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // rawLines drives a Service over a raw newline-delimited stream and returns every line the server
@@ -363,8 +364,8 @@ func heapInUse() uint64 {
 }
 
 // TestFloodingClientIsBounded: a client pipelines 100 whole-file reads of a 4 MiB file over TCP
-// and never reads a reply. The hub stops reading it once MaxInFlight requests or
-// MaxQueuedReplyBytes of replies are pending, so its heap stays within a fixed budget; a second
+// and never reads a reply. The hub stops reading it once mcptransport.MaxInFlight requests or
+// mcptransport.MaxQueuedReplyBytes of replies are pending, so its heap stays within a fixed budget; a second
 // client keeps being served meanwhile, and the memory comes back when the flooder leaves.
 func TestFloodingClientIsBounded(t *testing.T) {
 	s := newTestService(t)
@@ -435,13 +436,13 @@ func TestWindowKeepsSmallCallsConcurrent(t *testing.T) {
 	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
 	addr := listen(t, s, TransportTCP, TransportConfig{TCPAddr: "127.0.0.1:0"})
 	cs := dialClient(t, "tcp", addr)
-	for i := 0; i < MaxInFlight; i++ { // small replies open the window
+	for i := 0; i < mcptransport.MaxInFlight; i++ { // small replies open the window
 		var lang DetectLanguageOutput
 		mustCall(t, cs, "lang_detect", map[string]any{"path": "a.go"}, &lang)
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i := 0; i < MaxInFlight; i++ {
+	for i := 0; i < mcptransport.MaxInFlight; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -450,8 +451,8 @@ func TestWindowKeepsSmallCallsConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if took := time.Since(start); took > time.Duration(MaxInFlight)*400*time.Millisecond/2 {
-		t.Errorf("%d concurrent 400 ms calls on one connection took %v: they ran (nearly) one after another", MaxInFlight, took)
+	if took := time.Since(start); took > time.Duration(mcptransport.MaxInFlight)*400*time.Millisecond/2 {
+		t.Errorf("%d concurrent 400 ms calls on one connection took %v: they ran (nearly) one after another", mcptransport.MaxInFlight, took)
 	}
 }
 
@@ -479,7 +480,7 @@ func TestCancelledRequestGetsNoReply(t *testing.T) {
 }
 
 // TestLargeBatchIsBounded: a batch's replies wait in memory until the whole batch is answered, so
-// once they pass MaxQueuedReplyBytes the rest of the batch is refused with errors, not run.
+// once they pass mcptransport.MaxQueuedReplyBytes the rest of the batch is refused with errors, not run.
 func TestLargeBatchIsBounded(t *testing.T) {
 	s := newTestService(t)
 	big := strings.Repeat("0123456789abcdef", 4<<20/16-1) + "\n"
@@ -512,9 +513,9 @@ func TestLargeBatchIsBounded(t *testing.T) {
 	}
 	t.Logf("%d answered, %d refused, batch reply %d MiB", ok, refused, len(lines[1])>>20)
 	if ok == 0 || ok > 4 || ok+refused != 10 {
-		t.Errorf("%d answered, %d refused; want a few answered (up to the %d MiB budget) and the rest refused", ok, refused, MaxQueuedReplyBytes>>20)
+		t.Errorf("%d answered, %d refused; want a few answered (up to the %d MiB budget) and the rest refused", ok, refused, mcptransport.MaxQueuedReplyBytes>>20)
 	}
-	if len(lines[1]) > 3*MaxQueuedReplyBytes {
+	if len(lines[1]) > 3*mcptransport.MaxQueuedReplyBytes {
 		t.Errorf("batch reply of %d MiB", len(lines[1])>>20)
 	}
 }

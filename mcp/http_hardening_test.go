@@ -63,19 +63,12 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-func withReadTimeout(t *testing.T, d time.Duration) {
-	old := httpReadTimeout
-	httpReadTimeout = d
-	t.Cleanup(func() { httpReadTimeout = old })
-}
-
 // TestHTTPSlowBodies: a stranger trickling a large body gets a 401 and a closed connection at
 // once; a client with the token that trickles is cut at the read timeout; long SSE streams (a
 // slow tool call, the standalone GET stream) outlive that timeout.
 func TestHTTPSlowBodies(t *testing.T) {
-	withReadTimeout(t, 700*time.Millisecond)
 	s := newTestService(t, WithSubsystem(sleepSubsystem{}))
-	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret", HTTPReadTimeout: 700 * time.Millisecond})
 
 	out, took, closed := slowPost(t, addr, "/mcp", "", 5*time.Second)
 	if !strings.HasPrefix(out, "HTTP/1.1 401") || !closed || took > 600*time.Millisecond {

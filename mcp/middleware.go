@@ -21,74 +21,13 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	sbtool "github.com/switchboard-hub/switchboard/mcp/tool"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
-// connInfo travels in the context of every request of one connection. Transports put it there
-// before the session starts; go-sdk hands that context to every handler of the session.
-type connInfo struct {
-	transport string
-	peer      string
-
-	mu    sync.Mutex
-	id    string // session registry ID; set at accept (sockets) or lazily (HTTP)
-	named bool   // client name/version recorded
-	relay string // the directory a connect relay announced (RelayMethod), "" when none
-}
-
-// relayDir is the directory the connection's relay announced, "" when none.
-func relayDir(ctx context.Context) string {
-	ci, _ := ctx.Value(connInfoKey{}).(*connInfo)
-	if ci == nil {
-		return ""
-	}
-	ci.mu.Lock()
-	defer ci.mu.Unlock()
-	return ci.relay
-}
-
-type connInfoKey struct{}
-
-func withConnInfo(ctx context.Context, ci *connInfo) context.Context {
-	return context.WithValue(ctx, connInfoKey{}, ci)
-}
-
-// sessionID returns the registry ID for the request's connection, registering HTTP sessions on
-// first sight (their connection has no accept moment we can hook).
-//
-// It also records the client's name and version the first time they are known: from initialize
-// in the classic protocol, or from the per-request metadata of the sessionless protocol
-// (2026-07-28), which go-sdk exposes the same way through InitializeParams.
+// sessionID returns the registry ID for the request's connection and its transport
+// (transport.Session).
 func (s *Service) sessionID(ctx context.Context, req sdk.Request) (id, transport string) {
-	ci, _ := ctx.Value(connInfoKey{}).(*connInfo)
-	if ci == nil {
-		return "", "inmemory"
-	}
-	ci.mu.Lock()
-	defer ci.mu.Unlock()
-	defer func() {
-		if ci.named {
-			return
-		}
-		var p *sdk.InitializeParams
-		if ip, ok := req.GetParams().(*sdk.InitializeParams); ok {
-			p = ip
-		} else if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
-			p = ss.InitializeParams()
-		}
-		if p != nil && p.ClientInfo != nil {
-			s.sessions.SetClient(ci.id, p.ClientInfo.Name, p.ClientInfo.Version)
-			ci.named = true
-		}
-	}()
-	if ci.id == "" {
-		ci.id = s.sessions.Add(ci.transport, ci.peer)
-		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
-			id := ci.id
-			// Owned by the session: returns when the session closes (DELETE, idle timeout, shutdown).
-			go func() { _ = ss.Wait(); s.sessions.Remove(id) }()
-		}
-	}
-	return ci.id, ci.transport
+	return mcptransport.Session(ctx, s.sessions, req)
 }
 
 // BeginAction audits something a person does outside MCP — a dashboard or tray control (process

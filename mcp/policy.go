@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // WithPolicy enforces a policy store's rules on every tool call and asks questions through
@@ -142,7 +143,7 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		ss := creq.Session
-		if cwd := relayDir(ctx); cwd != "" && ss != nil {
+		if cwd := mcptransport.RelayDir(ctx); cwd != "" && ss != nil {
 			tr.noteRelay(ctx, creq, cwd)
 		}
 		pol := tr.policy.Policy()

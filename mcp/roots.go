@@ -21,7 +21,7 @@ import (
 //   - a client that declares the roots capability works in its roots: relative paths resolve
 //     against its first root, absolute paths are accepted inside any of its roots;
 //   - a client that came through `switchboard connect` works in the directory it started the
-//     relay in (RelayMethod);
+//     relay in (transport.RelayMethod);
 //   - every other client works in the hub's workspace.
 //
 // A root or relay directory is used without asking where users expect it (policy.AutoGrant: the

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
@@ -88,7 +87,7 @@ func TestEveryReplyDeliveredWhenClientClosesInput(t *testing.T) {
 func TestOversizedAndMalformedMessagesGetErrorsAndSessionContinues(t *testing.T) {
 	s := newTestService(t)
 	huge := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"file_write","arguments":{"path":"big.txt","content":"` +
-		strings.Repeat("x", MaxMessageSize+10) + `"}}}` + "\n"
+		strings.Repeat("x", mcptransport.MaxMessageSize+10) + `"}}}` + "\n"
 	in := initLine + huge +
 		"this is not json\n" +
 		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"lang_detect","arguments":{"path":"x.go"}}}` + "\n"
@@ -209,7 +208,7 @@ func TestTCPManyClientsAndOneBadClient(t *testing.T) {
 	defer bad.Close()
 	go func() {
 		io.WriteString(bad, initLine)
-		bad.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":"` + strings.Repeat("y", MaxMessageSize+1) + "\"}\n"))
+		bad.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":"` + strings.Repeat("y", mcptransport.MaxMessageSize+1) + "\"}\n"))
 	}()
 
 	var wg sync.WaitGroup
@@ -354,29 +353,6 @@ func TestShutdownLetsInFlightCallsFinish(t *testing.T) {
 	}
 	if _, err := net.Dial("tcp", tr.cfg.TCPAddr); err == nil && tr.Addr(TransportTCP) != "" {
 		t.Error("tcp still accepting after stop")
-	}
-}
-
-// TestEncodeMessageMatchesGoSDK checks the fast response framing against go-sdk's encoder.
-func TestEncodeMessageMatchesGoSDK(t *testing.T) {
-	for _, raw := range []any{float64(7), "req-1"} {
-		id, _ := jsonrpc.MakeID(raw)
-		resp := &jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[{"type":"text","text":"a\"b"}],"x":1}`)}
-		parts, err := encodeMessage(resp, nil)
-		fast := bytes.Join(parts, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		slow, err := jsonrpc.EncodeMessage(resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a, b any
-		json.Unmarshal(fast, &a)
-		json.Unmarshal(slow, &b)
-		if fmt.Sprint(a) != fmt.Sprint(b) {
-			t.Errorf("id %v: fast %s != go-sdk %s", raw, fast, slow)
-		}
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // ServerName is the implementation name announced to clients.
@@ -75,12 +76,12 @@ type Service struct {
 	subsystems []Subsystem
 
 	// The parts, each built in New with only what it uses.
-	ws        *workspaces     // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
-	trust     *trust          // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
-	inventory *tool.Inventory // every tool the hub has, bound: its groups' and the upstream servers'
-	toolsets  *toolsetState   // which of the inventory's tools are served (mcp/toolsets.go)
-	up        *upstreams      // the user's other MCP servers (mcp/upstream.go), nil when none
-	conns     *connServer     // serves client connections (mcp/serve.go, mcp/http.go)
+	ws        *workspaces          // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
+	trust     *trust               // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
+	inventory *tool.Inventory      // every tool the hub has, bound: its groups' and the upstream servers'
+	toolsets  *toolsetState        // which of the inventory's tools are served (mcp/toolsets.go)
+	up        *upstreams           // the user's other MCP servers (mcp/upstream.go), nil when none
+	conns     *mcptransport.Server // serves client connections (mcp/transport)
 
 	// The dashboard's feeds and the record of calls (mcp/feeds*.go, mcp/middleware.go).
 	browserFeed *browserFeed
@@ -94,7 +95,7 @@ type Service struct {
 	// session's scoped hub token may stream (tools_ws.go).
 	startedBy sync.Map
 
-	control atomic.Pointer[ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
+	control atomic.Pointer[mcptransport.ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -337,7 +338,7 @@ func New(opts ...Option) (*Service, error) {
 		s.server.AddReceivingMiddleware(s.up.toolSearchMiddleware) // outside audit: it audits the real tool
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
-	s.conns = &connServer{server: s.server, sessions: s.sessions, approvals: s.trust.approvals, logger: s.logger}
+	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.approvals, s.logger)
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
 	s.trust.wireFeeds(s.hub)
@@ -370,12 +371,12 @@ func (s *Service) SetWorkspace(dir string) error {
 // until cancel is called.
 func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.ws.onChange.Add(f) }
 
-// SetControl sets what answers ControlMethod requests on the Unix socket (the app's CLI verbs
+// SetControl sets what answers transport.ControlMethod requests on the Unix socket (the app's CLI verbs
 // against a running hub). Listeners started later use it.
-func (s *Service) SetControl(f ControlFunc) { s.control.Store(&f) }
+func (s *Service) SetControl(f mcptransport.ControlFunc) { s.control.Store(&f) }
 
 // Control returns the control function set by SetControl, or nil.
-func (s *Service) Control() ControlFunc {
+func (s *Service) Control() mcptransport.ControlFunc {
 	if p := s.control.Load(); p != nil {
 		return *p
 	}
@@ -387,7 +388,7 @@ func (s *Service) Control() ControlFunc {
 func (s *Service) controlLate(ctx context.Context, action string, params json.RawMessage) (any, error) {
 	f := s.Control()
 	if f == nil {
-		return nil, fmt.Errorf("%s: this hub takes no control requests", ControlMethod)
+		return nil, fmt.Errorf("%s: this hub takes no control requests", mcptransport.ControlMethod)
 	}
 	return f(ctx, action, params)
 }

@@ -7,9 +7,11 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Transport names, as the dashboard, tray and config use them.
@@ -27,12 +29,15 @@ type TransportConfig struct {
 	HTTPAddr  string
 	HTTPToken string
 	HubAddr   string
-	// TCPToken is the token TCP connections present (AuthMethod). It is required when TCP binds
-	// beyond loopback, and on loopback too when TCPRequireToken is set.
+	// TCPToken is the token TCP connections present (transport.AuthMethod). It is required when
+	// TCP binds beyond loopback, and on loopback too when TCPRequireToken is set.
 	TCPToken        string
 	TCPRequireToken bool
 	// HTTPAllowedOrigins are browser origins allowed on the HTTP endpoint besides its own.
 	HTTPAllowedOrigins []string
+	// HTTPReadTimeout bounds reading one HTTP request, body included (0: 30 s,
+	// transport.HTTPReadTimeout).
+	HTTPReadTimeout time.Duration
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -49,9 +54,9 @@ type TransportStatus struct {
 // Transports switches the listening transports on and off at run time, so the tray and the
 // dashboard can open and close ports without restarting the hub.
 type Transports struct {
-	conns   *connServer
-	hub     *wshub.Hub  // the WebSocket hub, the "ws" transport; nil without one
-	control ControlFunc // answers ControlMethod on the Unix socket
+	conns   *mcptransport.Server
+	hub     *wshub.Hub               // the WebSocket hub, the "ws" transport; nil without one
+	control mcptransport.ControlFunc // answers ControlMethod on the Unix socket
 	cfg     TransportConfig
 
 	mu        sync.Mutex
@@ -67,13 +72,7 @@ type runningTransport struct {
 	done   chan struct{}
 }
 
-// NewTransports returns a manager with everything off.
-func (s *Service) NewTransports(cfg TransportConfig) *Transports {
-	// The control function is looked up per request: SetControl may come after the socket opens.
-	return newTransports(s.conns, s.hub, s.controlLate, cfg)
-}
-
-func newTransports(conns *connServer, h *wshub.Hub, control ControlFunc, cfg TransportConfig) *Transports {
+func newTransports(conns *mcptransport.Server, h *wshub.Hub, control mcptransport.ControlFunc, cfg TransportConfig) *Transports {
 	t := &Transports{conns: conns, hub: h, control: control, cfg: cfg, running: map[string]*runningTransport{}, lastErr: map[string]string{}}
 	if h != nil {
 		h.SetSnapshotProvider(ChannelTransports, func(string) (any, bool) {
@@ -159,26 +158,28 @@ func (t *Transports) start(name, addr string) error {
 	var serve func() error
 	switch name {
 	case TransportUnix:
-		ln, err := ListenUnix(cfg.UnixPath)
+		ln, err := mcptransport.ListenUnix(cfg.UnixPath)
 		if err != nil {
 			cancel()
 			return err
 		}
 		rt.addr, rt.auth = cfg.UnixPath, "socket mode 0600 (this user only)"
-		serve = func() error { return c.serveListener(ctx, ln, TransportUnix, ServeOptions{Control: t.control}) }
+		serve = func() error {
+			return c.ServeListener(ctx, ln, TransportUnix, mcptransport.ServeOptions{Control: t.control})
+		}
 	case TransportTCP:
 		needToken := cfg.TCPRequireToken || !loopbackAddr(cfg.TCPAddr)
 		if needToken && cfg.TCPToken == "" {
 			cancel()
 			return fmt.Errorf("tcp: %s is reachable beyond loopback and no token is configured; set [tcp] token (or SWITCHBOARD_TCP_TOKEN), or bind 127.0.0.1", cfg.TCPAddr)
 		}
-		ln, err := ListenTCP(cfg.TCPAddr, c.logger, needToken)
+		ln, err := mcptransport.ListenTCP(cfg.TCPAddr, c.Logger(), needToken)
 		if err != nil {
 			cancel()
 			return err
 		}
-		so := ServeOptions{}
-		if needToken || !isLoopback(ln.Addr()) {
+		so := mcptransport.ServeOptions{}
+		if needToken || !mcptransport.IsLoopback(ln.Addr()) {
 			if cfg.TCPToken == "" {
 				ln.Close()
 				cancel()
@@ -191,7 +192,7 @@ func (t *Transports) start(name, addr string) error {
 			rt.auth = "token required (switchboard/auth handshake; `switchboard token`)"
 		}
 		rt.addr = ln.Addr().String()
-		serve = func() error { return c.serveListener(ctx, ln, TransportTCP, so) }
+		serve = func() error { return c.ServeListener(ctx, ln, TransportTCP, so) }
 	case TransportHTTP:
 		if cfg.HTTPToken == "" {
 			cancel()
@@ -202,12 +203,12 @@ func (t *Transports) start(name, addr string) error {
 			cancel()
 			return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 		}
-		if !isLoopback(ln.Addr()) {
-			c.logger.Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
+		if !mcptransport.IsLoopback(ln.Addr()) {
+			c.Logger().Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
 		}
 		rt.addr = ln.Addr().String()
 		serve = func() error {
-			return c.serveHTTP(ctx, ln, HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins})
+			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
 		}
 	default:
 		cancel()
@@ -219,7 +220,7 @@ func (t *Transports) start(name, addr string) error {
 	go func() { // owned by rt: ends when rt.cancel is called (Stop/StopAll)
 		defer close(rt.done)
 		if err := serve(); err != nil {
-			c.logger.Error("transport stopped", "transport", name, "error", err)
+			c.Logger().Error("transport stopped", "transport", name, "error", err)
 			t.mu.Lock()
 			t.lastErr[name] = err.Error()
 			t.mu.Unlock()
@@ -362,7 +363,7 @@ func (t *Transports) restart(ctx context.Context, name string) (was string, err 
 	return rt.addr, t.startOn(name, rt.addr)
 }
 
-// Stop closes a transport, letting in-flight calls finish (bounded by DrainTimeout).
+// Stop closes a transport, letting in-flight calls finish (bounded by transport.DrainTimeout).
 func (t *Transports) Stop(ctx context.Context, name string) error {
 	if name == TransportWS {
 		if t.hub == nil {

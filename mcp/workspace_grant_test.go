@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // workspaceHub is a hub with the default policy (no [roots] allow) whose home directory is a
@@ -38,7 +39,7 @@ func workspaceHub(t *testing.T) (s *Service, sock, home string) {
 }
 
 // dialHub connects a go-sdk client over the Unix socket. relay, when set, is sent first as the
-// connect relay does (RelayMethod).
+// connect relay does (mcptransport.RelayMethod).
 func dialHub(t *testing.T, sock, relay string, c *sdk.Client) *sdk.ClientSession {
 	t.Helper()
 	cs, _ := dialHubConn(t, sock, relay, c)
@@ -53,7 +54,7 @@ func dialHubConn(t *testing.T, sock, relay string, c *sdk.Client) (*sdk.ClientSe
 		t.Fatal(err)
 	}
 	if relay != "" {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": RelayMethod, "params": map[string]any{"cwd": relay}})
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.RelayMethod, "params": map[string]any{"cwd": relay}})
 		if _, err := conn.Write(append(b, '\n')); err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Execute runs the command line and returns the process exit code.
@@ -298,7 +299,7 @@ func servePrivate(parent context.Context, cfg config.Config, version, workspaceF
 }
 
 // relay copies in → the hub's socket (Unix, or TCP with the client token) and the hub → out. It
-// first tells the hub the directory it was started in (mcp.RelayMethod), which becomes the
+// first tells the hub the directory it was started in (mcptransport.RelayMethod), which becomes the
 // client's workspace where the hub's rules allow. When in ends it half-closes the socket, so the
 // hub sees EOF, delivers the replies it can within its grace and closes; relay returns then. If
 // the hub closes first (stopped or crashed while the client is still talking) relay returns an
@@ -347,13 +348,13 @@ func relay(ctx context.Context, network, addr, token string, in io.Reader, out i
 	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", addr, err)
 }
 
-// relayLine is the mcp.RelayMethod notification naming the relay's working directory.
+// relayLine is the mcptransport.RelayMethod notification naming the relay's working directory.
 func relayLine() []byte {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcp.RelayMethod, "params": map[string]any{"cwd": wd}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.RelayMethod, "params": map[string]any{"cwd": wd}})
 	return append(b, '\n')
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // `switchboard servers list|approve|logs|restart`: these read or change the running hub's state,
-// so they ask the hub on its Unix socket (mcp.ControlMethod). Without a running hub, list shows
+// so they ask the hub on its Unix socket (mcptransport.ControlMethod). Without a running hub, list shows
 // the config file and approve starts the server in a private hub to read and pin its tools.
 
 // askHub sends one control request to the running hub; without one, it fails saying why the verb

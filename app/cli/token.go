@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-hub/switchboard/internal/config"
-	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 func newTokenCommand(g *globalFlags) *cobra.Command {
@@ -72,7 +72,7 @@ func tcpToken(cfg config.Config) (string, error) {
 
 // authLine is the switchboard/auth handshake, a notification (the hub sends no reply to it).
 func authLine(token string) []byte {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcp.AuthMethod, "params": map[string]string{"token": token}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.AuthMethod, "params": map[string]string{"token": token}})
 	return append(b, '\n')
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/config"
-	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Run is headless mode: it runs the same hub and transports as the desktop app and serves the
@@ -37,7 +37,7 @@ func Run(parent context.Context, cfg config.Config, version string, projectSourc
 	if err != nil {
 		return err
 	}
-	srv := mcp.NewHTTPServer(NewServer(app.NewController(st, version), token).Handler())
+	srv := mcptransport.NewHTTPServer(NewServer(app.NewController(st, version), token).Handler())
 	go func() { // owned by this function: srv.Shutdown below ends it
 		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 			st.Logger.Error("dashboard server", "error", err)

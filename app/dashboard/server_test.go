@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // TestDashboardSecurityHeadersAndNoListing: every dashboard response carries the browser policy,
@@ -41,7 +42,7 @@ func TestDashboardSecurityHeadersAndNoListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcp.NewHTTPServer(d.Handler())
+	srv := mcptransport.NewHTTPServer(d.Handler())
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()

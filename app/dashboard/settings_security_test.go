@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/secrets/secretstest"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // securityConfig is the user's file for the security, web, InfluxDB and RAG key sections: each
@@ -345,7 +346,7 @@ func tokenRelay(addr, token string) ([]string, error) {
 	}
 	defer conn.Close()
 	// The switchboard/auth handshake, as `switchboard connect --tcp` sends it.
-	hello, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcp.AuthMethod, "params": map[string]string{"token": token}})
+	hello, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.AuthMethod, "params": map[string]string{"token": token}})
 	if _, err := conn.Write(append(hello, '\n')); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // View shows a menu model. The systray implementation (desktop builds) replaces the whole
@@ -231,7 +232,7 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 			c.shell.ShowWindow()
 		}
 	case ActionToggleTransport:
-		tctx, cancel := context.WithTimeout(ctx, mcp.DrainTimeout+2*time.Second)
+		tctx, cancel := context.WithTimeout(ctx, mcptransport.DrainTimeout+2*time.Second)
 		defer cancel()
 		if err := c.src.SetTransport(tctx, a.Transport, a.Enable); err != nil {
 			verb := "stop"

@@ -1,4 +1,4 @@
-package mcp
+package transport
 
 import (
 	"bytes"
@@ -25,8 +25,8 @@ import (
 //     handler of the right call. go-sdk cancels the handler's context but still writes its
 //     result; nothing in go-sdk lets a server skip that write.
 //
-// The line transports (stdio, Unix socket, TCP: mcp/linetransport.go) keep one table per
-// connection; Streamable HTTP (mcp/http.go, httpcancel.go) one per endpoint, with the session
+// The line transports (stdio, Unix socket, TCP: mcp/transport/linetransport.go) keep one table per
+// connection; Streamable HTTP (mcp/transport/http.go, httpcancel.go) one per endpoint, with the session
 // id as the scope. Each transport drops a marked reply in its own framing: a line, a batch
 // member, an SSE event or a JSON body.
 type clientCalls struct {

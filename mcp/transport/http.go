@@ -1,7 +1,7 @@
 // Streamable HTTP: the /mcp endpoint behind the bearer token, Host and Origin checks, exact id
 // echo, cancellation without a reply, and the HTTP server's timeouts.
 
-package mcp
+package transport
 
 import (
 	"bytes"
@@ -27,6 +27,15 @@ type HTTPOptions struct {
 	// AllowedOrigins are browser origins (e.g. "http://localhost:6274", the MCP Inspector) allowed
 	// besides the endpoint's own loopback origins; their CORS preflights are answered.
 	AllowedOrigins []string
+	// ReadTimeout bounds reading a whole request (0: HTTPReadTimeout).
+	ReadTimeout time.Duration
+}
+
+func (o HTTPOptions) readTimeout() time.Duration {
+	if o.ReadTimeout > 0 {
+		return o.ReadTimeout
+	}
+	return HTTPReadTimeout
 }
 
 // Timeouts of the HTTP servers (MCP, dashboard, WebSocket hub).
@@ -42,15 +51,14 @@ const (
 	HTTPMaxHeaderBytes = 64 << 10
 )
 
-// httpReadTimeout is HTTPReadTimeout; tests shorten it.
-var httpReadTimeout = HTTPReadTimeout
-
 // NewHTTPServer returns an http.Server with the hub's timeouts and header cap.
-func NewHTTPServer(h http.Handler) *http.Server {
+func NewHTTPServer(h http.Handler) *http.Server { return newHTTPServer(h, HTTPReadTimeout) }
+
+func newHTTPServer(h http.Handler, readTimeout time.Duration) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: min(HTTPHeaderTimeout, httpReadTimeout),
-		ReadTimeout:       httpReadTimeout,
+		ReadHeaderTimeout: min(HTTPHeaderTimeout, readTimeout),
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       HTTPIdleTimeout,
 		MaxHeaderBytes:    HTTPMaxHeaderBytes,
 	}
@@ -64,9 +72,7 @@ const corsAllowHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, M
 // an allowed Origin (403). The token is checked before a byte of the body is read, and a 401
 // closes the connection. Request bodies are capped at MaxMessageSize and must arrive within
 // HTTPReadTimeout. CORS preflights from AllowedOrigins are answered.
-func (s *Service) HTTPHandler(o HTTPOptions) http.Handler { return s.conns.httpHandler(o) }
-
-func (c *connServer) httpHandler(o HTTPOptions) http.Handler {
+func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return c.server }, &sdk.StreamableHTTPOptions{
 		SessionTimeout: 30 * time.Minute,
 		Logger:         c.logger,
@@ -124,7 +130,7 @@ func (c *connServer) httpHandler(o HTTPOptions) http.Handler {
 				if errors.As(err, &mbe) {
 					code = http.StatusRequestEntityTooLarge
 				}
-				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, httpReadTimeout), code)
+				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, o.readTimeout()), code)
 				return
 			}
 			if r.Header.Get("Mcp-Session-Id") == "" && isDiscover(body) {
@@ -132,7 +138,7 @@ func (c *connServer) httpHandler(o HTTPOptions) http.Handler {
 				return
 			}
 			// Alias ids go-sdk cannot carry, and keep the replies to cancelled calls off the
-			// wire (mcp/httpcancel.go).
+			// wire (mcp/transport/httpcancel.go).
 			prepared, repl, inflight, release := prepareBody(calls, r.Header.Get("Mcp-Session-Id"), body)
 			defer release()
 			if inflight != nil {
@@ -144,7 +150,7 @@ func (c *connServer) httpHandler(o HTTPOptions) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(prepared))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
-		r = r.WithContext(withConnInfo(r.Context(), &connInfo{transport: "http", peer: r.RemoteAddr}))
+		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr}))
 		stream.ServeHTTP(w, r)
 	})
 	return mux
@@ -262,12 +268,8 @@ func originAllowed(origin, host string, extra []string) bool {
 }
 
 // ServeHTTP runs the HTTP endpoint on ln until ctx ends, then shuts down gracefully.
-func (s *Service) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
-	return s.conns.serveHTTP(ctx, ln, o)
-}
-
-func (c *connServer) serveHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
-	srv := NewHTTPServer(c.httpHandler(o))
+func (c *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
+	srv := newHTTPServer(c.HTTPHandler(o), o.readTimeout())
 	drained := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(drained)

@@ -1,4 +1,4 @@
-package mcp
+package transport
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 )
 
 // Cancellation and id aliasing over Streamable HTTP, on the call table every transport shares
-// (clientCalls, mcp/clientcalls.go).
+// (clientCalls, mcp/transport/clientcalls.go).
 //
 // go-sdk v1.8.0 cancels a handler's context on notifications/cancelled, but the handler's result
 // still goes through streamableServerConn.Write, which writes it as an SSE event on the stream of
@@ -27,7 +27,7 @@ import (
 //     (a batch keeps the others). The POST then ends as usual, with no reply for that id.
 
 // prepare readies a POST body of session sid for go-sdk through the endpoint's call table
-// (mcp/clientcalls.go). It gives requests whose ids go-sdk cannot carry stand-in string ids
+// (mcp/transport/clientcalls.go). It gives requests whose ids go-sdk cannot carry stand-in string ids
 // (repl restores the originals in the response; nil when none), registers the body's calls
 // (release them with done once the POST has ended) and marks the calls named by
 // notifications/cancelled. A body that does not parse is passed on unchanged for go-sdk to refuse.

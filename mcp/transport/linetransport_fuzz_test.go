@@ -1,4 +1,4 @@
-package mcp
+package transport
 
 import (
 	"bytes"
@@ -22,7 +22,11 @@ import (
 // value per line.
 //
 // The seed corpus runs in `go test`; fuzz longer with
-// `go test ./mcp -run '^$' -fuzz FuzzLineFraming -fuzztime 5m`.
+// `go test ./mcp/transport -run '^$' -fuzz FuzzLineFraming -fuzztime 5m`.
+// initLine is a client's opening: initialize and its notification.
+const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
+
 func FuzzLineFraming(f *testing.F) {
 	seeds := []string{
 		initLine,

@@ -1,0 +1,80 @@
+package transport
+
+import (
+	"context"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/sessions"
+)
+
+// Conn is one client connection as the hub knows it. It travels in the context of every request
+// of the connection: a transport puts it there before the session starts, and go-sdk hands that
+// context to every handler of the session. Its fields are the transport's; the hub reads them
+// through Session and RelayDir.
+type Conn struct {
+	transport string
+	peer      string
+
+	mu    sync.Mutex
+	id    string // session registry ID; set at accept (sockets) or lazily (HTTP)
+	named bool   // client name/version recorded
+	relay string // the directory a connect relay announced (RelayMethod), "" when none
+}
+
+// RelayDir is the directory the connection's relay announced, "" when none.
+func RelayDir(ctx context.Context) string {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	if ci == nil {
+		return ""
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	return ci.relay
+}
+
+type connKey struct{}
+
+func withConnInfo(ctx context.Context, ci *Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, ci)
+}
+
+// Session returns the registry ID for the request's connection, registering HTTP sessions on
+// first sight (their connection has no accept moment we can hook).
+//
+// It also records the client's name and version the first time they are known: from initialize
+// in the classic protocol, or from the per-request metadata of the sessionless protocol
+// (2026-07-28), which go-sdk exposes the same way through InitializeParams.
+func Session(ctx context.Context, reg *sessions.Registry, req sdk.Request) (id, transport string) {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	if ci == nil {
+		return "", "inmemory"
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	defer func() {
+		if ci.named {
+			return
+		}
+		var p *sdk.InitializeParams
+		if ip, ok := req.GetParams().(*sdk.InitializeParams); ok {
+			p = ip
+		} else if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+			p = ss.InitializeParams()
+		}
+		if p != nil && p.ClientInfo != nil {
+			reg.SetClient(ci.id, p.ClientInfo.Name, p.ClientInfo.Version)
+			ci.named = true
+		}
+	}()
+	if ci.id == "" {
+		ci.id = reg.Add(ci.transport, ci.peer)
+		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
+			id := ci.id
+			// Owned by the session: returns when the session closes (DELETE, idle timeout, shutdown).
+			go func() { _ = ss.Wait(); reg.Remove(id) }()
+		}
+	}
+	return ci.id, ci.transport
+}
