@@ -197,8 +197,8 @@ export interface TransportConfig {
   HTTPToken: string;
   HubAddr: string;
   /**
-   * TCPToken is the token TCP connections present (AuthMethod). It is required when TCP binds
-   * beyond loopback, and on loopback too when TCPRequireToken is set.
+   * TCPToken is the token TCP connections present (transport.AuthMethod). It is required when
+   * TCP binds beyond loopback, and on loopback too when TCPRequireToken is set.
    */
   TCPToken: string;
   TCPRequireToken: boolean;
@@ -206,6 +206,11 @@ export interface TransportConfig {
    * HTTPAllowedOrigins are browser origins allowed on the HTTP endpoint besides its own.
    */
   HTTPAllowedOrigins: string[];
+  /**
+   * HTTPReadTimeout bounds reading one HTTP request, body included (0: 30 s,
+   * transport.HTTPReadTimeout).
+   */
+  HTTPReadTimeout: number;
 }
 /**
  * TransportStatus is one transport as the dashboard shows it.
