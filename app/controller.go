@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -345,15 +346,15 @@ func (c *Controller) GrantWorkspace(sessionID, dir string, allow bool) (Workspac
 
 // RAGCollections lists the RAG collections with their counts, backend and embedder (the
 // dashboard's Knowledge view).
-func (c *Controller) RAGCollections() (mcp.RAGCollectionsOutput, error) {
+func (c *Controller) RAGCollections() (tools.RAGCollectionsOutput, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return c.st.Service.RAGCollections(ctx, true)
 }
 
 // RAGQuery runs rag_query for the Knowledge view's query box (topK 0 means 5).
-func (c *Controller) RAGQuery(collection, question string, topK int) (mcp.RAGQueryOutput, error) {
+func (c *Controller) RAGQuery(collection, question string, topK int) (tools.RAGQueryOutput, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return c.st.Service.RAGQuery(ctx, mcp.RAGQueryInput{Collection: collection, Question: question, TopK: topK})
+	return c.st.Service.RAGQuery(ctx, tools.RAGQueryInput{Collection: collection, Question: question, TopK: topK})
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -418,8 +419,8 @@ func NewMLRegistry(cfg config.Config) (*ml.Registry, error) {
 }
 
 // mlOptions are the ML tools' options from [ml].
-func mlOptions(m config.ML) mcp.MLOptions {
-	return mcp.MLOptions{JudgeBackend: m.JudgeBackend, InfluxURL: m.InfluxURL, InfluxDB: m.InfluxDB, WriteInflux: m.InfluxURL != ""}
+func mlOptions(m config.ML) tools.MLOptions {
+	return tools.MLOptions{JudgeBackend: m.JudgeBackend, InfluxURL: m.InfluxURL, InfluxDB: m.InfluxDB, WriteInflux: m.InfluxURL != ""}
 }
 
 // RunningML is the [ml] the running hub's ML tools are built from: Config.ML at start, then

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 )
 
 // The activity channel carries each call's argument values from memory, so the dashboard can
@@ -30,8 +31,8 @@ func TestActivityFeedCarriesArgumentValues(t *testing.T) {
 	s := newTestService(t, WithWSHub(h), WithAudit(al))
 	cs := connect(t, s)
 	w := watchHub(t, h)
-	w.subscribe(ChannelActivity)
-	w.next(wshub.TypeSnapshot, ChannelActivity, nil)
+	w.subscribe(channel.Activity)
+	w.next(wshub.TypeSnapshot, channel.Activity, nil)
 
 	const content, secret = "the plan: hunter2-contents", "tok-live-9f8e7d"
 	mustCall(t, cs, "file_write", map[string]any{"path": "notes/plan.txt", "content": content}, nil)
@@ -64,9 +65,9 @@ func TestActivityFeedCarriesArgumentValues(t *testing.T) {
 	byTool := func(tool string) func(map[string]any) bool {
 		return func(d map[string]any) bool { return d["tool"] == tool }
 	}
-	write := decode(w.next(wshub.TypeEvent, ChannelActivity, byTool("file_write")))
-	read := decode(w.next(wshub.TypeEvent, ChannelActivity, byTool("file_read")))
-	unknown := decode(w.next(wshub.TypeEvent, ChannelActivity, byTool("no_such_tool")))
+	write := decode(w.next(wshub.TypeEvent, channel.Activity, byTool("file_write")))
+	read := decode(w.next(wshub.TypeEvent, channel.Activity, byTool("file_read")))
+	unknown := decode(w.next(wshub.TypeEvent, channel.Activity, byTool("no_such_tool")))
 
 	if write.Values["path"] != "notes/plan.txt" || !strings.HasPrefix(write.Values["content"], "<26 bytes sha256=") {
 		t.Errorf("file_write values = %q", write.Values)
@@ -83,8 +84,8 @@ func TestActivityFeedCarriesArgumentValues(t *testing.T) {
 
 	// A dashboard that connects now gets the same values in the snapshot (the in-memory ring).
 	w2 := watchHub(t, h)
-	w2.subscribe(ChannelActivity)
-	snap := w2.next(wshub.TypeSnapshot, ChannelActivity, nil)
+	w2.subscribe(channel.Activity)
+	snap := w2.next(wshub.TypeSnapshot, channel.Activity, nil)
 	events, _ := snap["events"].([]any)
 	i := slices.IndexFunc(events, func(e any) bool { return e.(map[string]any)["tool"] == "file_read" })
 	if i < 0 {

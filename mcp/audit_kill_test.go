@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // TestAuditStartedSurvivesHubKill runs a real hub process (this test binary re-executed) over
@@ -88,7 +89,7 @@ func TestAuditKeepsLongCommandActivityStaysSmall(t *testing.T) {
 	s := newTestService(t, WithAudit(al), WithProcessService(process.New(process.Options{})))
 	cs := connect(t, s)
 	script := "echo " + strings.Repeat("a", 3000) + " >/dev/null; echo tail-that-matters"
-	var out ExecOutput
+	var out tools.ExecOutput
 	mustCall(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", script}, "stdin": "typed secret"}, &out)
 	al.Flush()
 	b, _ := os.ReadFile(file)

@@ -11,21 +11,6 @@ import (
 // dashboard's TypeScript types are generated from them (`make types`, frontend/src/lib/generated),
 // so a field renamed here fails the frontend's type check instead of silently reading undefined.
 
-// Hub channel names.
-const (
-	ChannelSessions   = "sessions"
-	ChannelActivity   = "activity"
-	ChannelProcesses  = "processes"
-	PrefixProcess     = "process:" // + process id: one process's output and status
-	ChannelTransports = "transports"
-	ChannelToolsets   = "toolsets"
-	ChannelApprovals  = "approvals"
-	ChannelTodos      = "todos"
-	ChannelML         = "ml"
-	ChannelBrowser    = "browser"
-	ChannelRAG        = "rag"
-)
-
 // SessionsSnapshot is the "sessions" channel's snapshot; its events are sessions.Change.
 type SessionsSnapshot struct {
 	Sessions []sessions.Info `json:"sessions"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 )
 
 // hubWatcher is a dashboard: a real WebSocket client of the hub. Messages read while waiting for
@@ -90,13 +91,13 @@ func TestCoreChannelPayloadShapes(t *testing.T) {
 	cs := connect(t, s)
 	w := watchHub(t, h)
 
-	for _, c := range []string{ChannelSessions, ChannelActivity, ChannelProcesses, ChannelToolsets} {
+	for _, c := range []string{channel.Sessions, channel.Activity, channel.Processes, channel.Toolsets} {
 		w.subscribe(c)
 	}
-	wantKeys(t, "sessions snapshot", w.next(wshub.TypeSnapshot, ChannelSessions, nil), "sessions")
-	wantKeys(t, "activity snapshot", w.next(wshub.TypeSnapshot, ChannelActivity, nil), "events")
-	wantKeys(t, "processes snapshot", w.next(wshub.TypeSnapshot, ChannelProcesses, nil), "processes")
-	wantKeys(t, "toolsets snapshot", w.next(wshub.TypeSnapshot, ChannelToolsets, nil), "toolsets")
+	wantKeys(t, "sessions snapshot", w.next(wshub.TypeSnapshot, channel.Sessions, nil), "sessions")
+	wantKeys(t, "activity snapshot", w.next(wshub.TypeSnapshot, channel.Activity, nil), "events")
+	wantKeys(t, "processes snapshot", w.next(wshub.TypeSnapshot, channel.Processes, nil), "processes")
+	wantKeys(t, "toolsets snapshot", w.next(wshub.TypeSnapshot, channel.Toolsets, nil), "toolsets")
 
 	var started struct {
 		ID string `json:"id"`
@@ -105,34 +106,34 @@ func TestCoreChannelPayloadShapes(t *testing.T) {
 	if started.ID == "" {
 		t.Fatal("process_start returned no id")
 	}
-	ev := w.next(wshub.TypeEvent, ChannelProcesses, func(d map[string]any) bool { return d["kind"] == "started" })
+	ev := w.next(wshub.TypeEvent, channel.Processes, func(d map[string]any) bool { return d["kind"] == "started" })
 	wantKeys(t, "processes event", ev, "kind", "process")
 	if p, _ := ev["process"].(map[string]any); p["id"] != started.ID || p["status"] != "running" {
 		t.Errorf("processes event process = %v", p)
 	} else if _, isNumber := p["duration"].(float64); !isNumber {
 		t.Errorf("process duration = %#v, want a number (nanoseconds), as the generated type says", p["duration"])
 	}
-	entry := w.next(wshub.TypeEvent, ChannelActivity, func(d map[string]any) bool { return d["tool"] == "process_start" })
+	entry := w.next(wshub.TypeEvent, channel.Activity, func(d map[string]any) bool { return d["tool"] == "process_start" })
 	for _, k := range []string{"time", "tool", "session", "transport", "level", "outcome", "durationMs", "args"} {
 		if _, ok := entry[k]; !ok {
 			t.Errorf("activity event lacks %q: %v", k, entry)
 		}
 	}
 
-	channel := PrefixProcess + started.ID
-	w.subscribe(channel)
-	snap := w.next(wshub.TypeSnapshot, channel, nil)
+	own := channel.ProcessPrefix + started.ID
+	w.subscribe(own)
+	snap := w.next(wshub.TypeSnapshot, own, nil)
 	wantKeys(t, "process snapshot", snap, "process", "output", "offset")
 
 	mustCall(t, cs, "process_input", map[string]any{"id": started.ID, "input": "typed\n"}, nil)
-	out := w.next(wshub.TypeEvent, channel, func(d map[string]any) bool { return d["kind"] == "output" })
+	out := w.next(wshub.TypeEvent, own, func(d map[string]any) bool { return d["kind"] == "output" })
 	wantKeys(t, "process output event", out, "kind", "stream", "data", "offset")
 	if out["stream"] != process.StreamStdout || !strings.Contains(out["data"].(string), "got typed") {
 		t.Errorf("output event = %v", out)
 	}
-	status := w.next(wshub.TypeEvent, channel, func(d map[string]any) bool { return d["kind"] == "status" })
+	status := w.next(wshub.TypeEvent, own, func(d map[string]any) bool { return d["kind"] == "status" })
 	wantKeys(t, "process status event", status, "kind", "process")
-	exited := w.next(wshub.TypeEvent, ChannelProcesses, func(d map[string]any) bool { return d["kind"] == "exited" })
+	exited := w.next(wshub.TypeEvent, channel.Processes, func(d map[string]any) bool { return d["kind"] == "exited" })
 	if p, _ := exited["process"].(map[string]any); p["status"] != string(process.StatusExited) {
 		t.Errorf("exited event = %v", exited)
 	}

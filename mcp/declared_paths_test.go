@@ -13,15 +13,16 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // fakeGroup is a tool group as a new contributor would write it (mcp/groups.go): its own type
 // with only what it uses, its toolset, and its tools: one argument declared a workspace path
 // under a name and description that say nothing about paths, and one argument whose
 // description talks about paths but is plain text.
-type fakeGroup struct{ callWorkspaces }
+type fakeGroup struct{ tools.Workspaces }
 
-func newFakeGroup(s *Service) any { return &fakeGroup{callWorkspaces: s.trust} }
+func newFakeGroup(s *Service) any { return &fakeGroup{Workspaces: s.trust} }
 
 type fakeCopyInput struct {
 	Target string `json:"target" workspace:"path" jsonschema:"where the copy goes"`
@@ -45,7 +46,7 @@ func fakeGroupDecl() tool.Group {
 }
 
 func (g *fakeGroup) copy(ctx context.Context, req *sdk.CallToolRequest, in fakeCopyInput) (*sdk.CallToolResult, fakeOutput, error) {
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, fakeOutput{}, err
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	"strings"
 	"sync"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 )
 
 // snapshotOutputBytes is how much process output a new subscriber receives in its snapshot; the
@@ -22,16 +24,18 @@ func (s *Service) wireFeeds() {
 	if h == nil {
 		return
 	}
-	s.wireNotesFeed()
-	h.SetSnapshotProvider(ChannelSessions, func(string) (any, bool) {
+	if s.hub != nil && s.notes != nil {
+		tools.WireNotesFeed(s.hub, s.notes)
+	}
+	h.SetSnapshotProvider(channel.Sessions, func(string) (any, bool) {
 		return SessionsSnapshot{Sessions: s.sessions.List()}, true
 	})
-	s.sessions.Subscribe(func(c sessions.Change) { h.Publish(ChannelSessions, wshub.TypeEvent, c) })
+	s.sessions.Subscribe(func(c sessions.Change) { h.Publish(channel.Sessions, wshub.TypeEvent, c) })
 
-	h.SetSnapshotProvider(ChannelActivity, func(string) (any, bool) {
+	h.SetSnapshotProvider(channel.Activity, func(string) (any, bool) {
 		return ActivitySnapshot{Events: s.activity.list()}, true
 	})
-	s.activity.subscribe(func(e ActivityEntry) { h.Publish(ChannelActivity, wshub.TypeEvent, e) })
+	s.activity.subscribe(func(e ActivityEntry) { h.Publish(channel.Activity, wshub.TypeEvent, e) })
 
 	if s.browser != nil {
 		s.browserFeed = newBrowserFeed(s.browser, h)
@@ -40,11 +44,11 @@ func (s *Service) wireFeeds() {
 	if s.procs == nil {
 		return
 	}
-	h.SetSnapshotProvider(ChannelProcesses, func(string) (any, bool) {
+	h.SetSnapshotProvider(channel.Processes, func(string) (any, bool) {
 		return ProcessesSnapshot{Processes: s.procs.List(false)}, true
 	})
-	h.SetSnapshotProvider(PrefixProcess, func(channel string) (any, bool) {
-		id := strings.TrimPrefix(channel, PrefixProcess)
+	h.SetSnapshotProvider(channel.ProcessPrefix, func(name string) (any, bool) {
+		id := strings.TrimPrefix(name, channel.ProcessPrefix)
 		info, err := s.procs.Get(id)
 		if err != nil {
 			return nil, false
@@ -56,10 +60,10 @@ func (s *Service) wireFeeds() {
 		return ProcessSnapshot{Process: info, Output: out.Text, Offset: out.Next}, true
 	})
 	co := newOutputCoalescer(func(id, stream string, offset int64, data []byte) {
-		h.Publish(PrefixProcess+id, wshub.TypeEvent, ProcessOutputEvent{Kind: "output", Stream: stream, Data: string(data), Offset: offset})
+		h.Publish(channel.ProcessPrefix+id, wshub.TypeEvent, ProcessOutputEvent{Kind: "output", Stream: stream, Data: string(data), Offset: offset})
 	})
 	s.procs.Subscribe(func(ev process.Event) {
-		channel := PrefixProcess + ev.Info.ID
+		own := channel.ProcessPrefix + ev.Info.ID
 		switch ev.Kind {
 		case "output":
 			if ev.Chunk != nil {
@@ -69,8 +73,8 @@ func (s *Service) wireFeeds() {
 			if ev.Kind == "exited" {
 				co.flush(ev.Info.ID) // the last output precedes the exit status
 			}
-			h.Publish(ChannelProcesses, wshub.TypeEvent, ProcessesEvent{Kind: ev.Kind, Process: ev.Info})
-			h.Publish(channel, wshub.TypeEvent, ProcessStatusEvent{Kind: "status", Process: ev.Info})
+			h.Publish(channel.Processes, wshub.TypeEvent, ProcessesEvent{Kind: ev.Kind, Process: ev.Info})
+			h.Publish(own, wshub.TypeEvent, ProcessStatusEvent{Kind: "status", Process: ev.Info})
 		}
 	})
 }

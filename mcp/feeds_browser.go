@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 )
 
 // The dashboard's Browser view follows the shared browser on the hub channel "browser": the
@@ -66,7 +67,7 @@ type browserFeed struct {
 
 func newBrowserFeed(w *webview.Webview, h *wshub.Hub) *browserFeed {
 	f := &browserFeed{w: w, h: h, kick: make(chan struct{}, 1), done: make(chan struct{}), finished: make(chan struct{})}
-	h.SetSnapshotProvider(ChannelBrowser, func(string) (any, bool) {
+	h.SetSnapshotProvider(channel.Browser, func(string) (any, bool) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		state := w.State()
@@ -142,7 +143,7 @@ func (f *browserFeed) loop() {
 		ev := BrowserFeed{State: state, Screenshot: f.shot, ShotAt: f.shotAt, Console: feedConsole(f.pending), Dropped: f.dropped}
 		f.pending, f.dropped = nil, 0
 		f.mu.Unlock()
-		f.h.Publish(ChannelBrowser, wshub.TypeEvent, ev)
+		f.h.Publish(channel.Browser, wshub.TypeEvent, ev)
 	}
 }
 
@@ -153,7 +154,7 @@ func (f *browserFeed) refreshShot(connected bool) {
 		f.mu.Unlock()
 		return
 	}
-	if !f.h.HasSubscribers(ChannelBrowser) {
+	if !f.h.HasSubscribers(channel.Browser) {
 		f.mu.Lock()
 		f.stale = true // the next subscriber's snapshot asks for a fresh one
 		f.mu.Unlock()

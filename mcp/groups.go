@@ -1,12 +1,8 @@
 package mcp
 
 import (
-	"context"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // A groupDecl is one of the hub's built-in tool groups: its tools declared as values (declare,
@@ -23,17 +19,43 @@ type groupDecl struct {
 // file (its tools, its dependencies and their test) and one line here. Subsystems (WithSubsystem:
 // the IDE bridge, ML) and upstream servers' tools come after these.
 var hubGroups = []groupDecl{
-	{fileGroup, newFileTools},
-	{metricsGroup, newMetricsTools},
-	{searchGroup, newSearchTools},
-	{patchGroup, newPatchTools},
-	{gitGroup, newGitTools},
-	{webGroup, newWebTools},
-	{notesGroup, newNotesTools},
-	{wsGroup, newWSTools},
-	{processGroup, newProcessTools},
-	{ragGroup, newRAGTools},
-	{webviewGroup, newWebviewTools},
+	{tools.FileGroup, func(s *Service) any { return tools.NewFileTools(s.trust) }},
+	{tools.MetricsGroup, func(s *Service) any { return tools.NewMetricsTools(s.metrics) }},
+	{tools.SearchGroup, func(s *Service) any {
+		return when(s.opts.searchOn, func() any { return tools.NewSearchTools(s.trust) })
+	}},
+	{tools.PatchGroup, func(s *Service) any {
+		return when(s.opts.patchOn, func() any { return tools.NewPatchTools(s.trust) })
+	}},
+	{tools.GitGroup, func(s *Service) any {
+		return when(s.opts.gitOn, func() any { return tools.NewGitTools(s.trust) })
+	}},
+	{tools.WebGroup, func(s *Service) any {
+		return when(s.opts.fetcher != nil, func() any { return tools.NewWebTools(s.opts.fetcher) })
+	}},
+	{tools.NotesGroup, func(s *Service) any {
+		return when(s.notes != nil, func() any { return tools.NewNotesTools(s.trust, hubSessions{s}, s.notes) })
+	}},
+	{tools.WSGroup, func(s *Service) any {
+		return when(s.hub != nil, func() any { return tools.NewWSTools(s.hub, &s.startedBy) })
+	}},
+	{tools.ProcessGroup, func(s *Service) any {
+		return when(s.procs != nil, func() any { return tools.NewProcessTools(s.trust, hubSessions{s}, s.procs) })
+	}},
+	{tools.RAGGroup, func(s *Service) any {
+		return when(s.rag != nil, func() any { return tools.NewRAGTools(s.trust, s.rag, s.ragFeed) })
+	}},
+	{tools.WebviewGroup, func(s *Service) any {
+		return when(s.browser != nil, func() any { return tools.NewWebviewTools(s.trust, s.browser) })
+	}},
+}
+
+// when is deps() when the group is configured, else nil (the group is left out).
+func when(configured bool, deps func() any) any {
+	if !configured {
+		return nil
+	}
+	return deps()
 }
 
 // Catalogue declares every tool a hub can serve, in the order the desktop and serve hubs
@@ -47,7 +69,7 @@ func Catalogue(subsystems ...tool.Group) []tool.Group {
 		out = append(out, g.declare())
 	}
 	out = append(out, subsystems...)
-	return append(out, mlGroup(), toolSearchGroup())
+	return append(out, tools.MLGroup(), toolSearchGroup())
 }
 
 // withToolGroups adds groups after hubGroups (tests: a fake group as a contributor would write it).
@@ -68,34 +90,4 @@ func (s *Service) registerGroups() {
 	for _, sub := range s.subsystems {
 		s.inventory.Add(sub.Tools().Bind(sub)...)
 	}
-}
-
-// callWorkspaces is what a tool group needs of the hub's workspace handling (mcp/roots.go,
-// mcp/policy.go): the workspace a call's paths resolve against — the client's root, its relay
-// directory or the hub's, decided and consented to before the handler runs — and what a walk
-// must leave out. *trust implements it (mcp/policy.go).
-type callWorkspaces interface {
-	// workspaceFor is the call's workspace, for a tool that declares workspace paths.
-	workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error)
-	// resolveWorkspace with strict false never fails on an unapproved root: the hub's
-	// workspace stands in (for listings that only show paths).
-	resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error)
-	// walkSkip is what a walking tool leaves out (the hub's state, paths the policy denies).
-	walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool
-	// policyFile names the file holding the policy, for error messages.
-	policyFile() string
-	// hubDir is the hub's own workspace directory ("" while it has none), what listings show
-	// paths against by default.
-	hubDir() string
-}
-
-// callSessions is what a tool group needs of the hub's record of client sessions
-// (mcp/middleware.go, mcp/clientlog.go). *Service implements it.
-type callSessions interface {
-	// sessionID is the dashboard's id of the calling session and its transport.
-	sessionID(ctx context.Context, req sdk.Request) (id, transport string)
-	// logTo sends a log message to one client session (when it asked for logs).
-	logTo(ss *sdk.ServerSession, level sdk.LoggingLevel, format string, args ...any)
-	// ownProcess records that the session started process id.
-	ownProcess(id string, ss *sdk.ServerSession)
 }

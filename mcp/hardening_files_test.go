@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // callWithin is call with a deadline: a tool that blocks (on a FIFO, say) fails the test after
@@ -134,7 +135,7 @@ func TestHardeningSpecialFiles(t *testing.T) {
 	}
 
 	// Walks skip them silently, whether they are data files or ignore files.
-	var g GrepOutput
+	var g tools.GrepOutput
 	if e := callWithin(t, cs, d, "file_grep", map[string]any{"pattern": "Switchboard", "include_ignored": true}, &g); e != "" {
 		t.Fatal(e)
 	}
@@ -144,18 +145,18 @@ func TestHardeningSpecialFiles(t *testing.T) {
 	if e := callWithin(t, cs, d, "file_grep", map[string]any{"pattern": "Switchboard", "path": "docs"}, &g); e != "" || len(g.Matches) == 0 {
 		t.Errorf("grep of docs: %q %+v", e, g)
 	}
-	var gl GlobOutput
+	var gl tools.GlobOutput
 	if e := callWithin(t, cs, d, "file_glob", map[string]any{"pattern": "**", "include_ignored": true}, &gl); e != "" {
 		t.Fatal(e)
 	}
 	if !slices.Equal(gl.Paths, []string{"docs/guide.md", "docs/plain.go"}) {
 		t.Errorf("glob = %v", gl.Paths)
 	}
-	var ls ListDirectoryOutput
+	var ls tools.ListDirectoryOutput
 	if e := callWithin(t, cs, d, "dir_list", map[string]any{"path": "docs"}, &ls); e != "" || len(ls.Entries) != 5 {
 		t.Errorf("dir_list docs: %q %+v", e, ls) // special files are listed; only opening them is refused
 	}
-	var ing RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	if e := callWithin(t, cs, d, "rag_ingest", map[string]any{"path": "docs"}, &ing); e != "" {
 		t.Fatalf("directory ingest: %s", e)
 	}
@@ -166,7 +167,7 @@ func TestHardeningSpecialFiles(t *testing.T) {
 	if e := callWithin(t, cs, d, "rag_ingest", map[string]any{"path": "docs/guide.md"}, &ing); e != "" {
 		t.Fatalf("ingest after the refusals: %s", e)
 	}
-	var q RAGQueryOutput
+	var q tools.RAGQueryOutput
 	if e := callWithin(t, cs, d, "rag_query", map[string]any{"question": "where is the socket path configured?", "topK": 1}, &q); e != "" || len(q.Results) != 1 || q.Results[0].Source != "docs/guide.md" {
 		t.Errorf("query: %q %+v", e, q)
 	}
@@ -177,7 +178,7 @@ func TestHardeningSpecialFiles(t *testing.T) {
 	if e := callWithin(t, cs, d, "file_edit", map[string]any{"path": "docs/guide.md", "old_string": "tarball", "new_string": "archive"}, nil); e != "" {
 		t.Error(e)
 	}
-	var rd ReadFileOutput
+	var rd tools.ReadFileOutput
 	if e := callWithin(t, cs, d, "file_read", map[string]any{"path": "docs/guide.md"}, &rd); e != "" || !strings.Contains(rd.Content, "archive") {
 		t.Errorf("read after edit: %q %q", e, rd.Content)
 	}
@@ -206,7 +207,7 @@ func TestHardeningTempFilesHidden(t *testing.T) {
 	cs := connect(t, s)
 	const d = 10 * time.Second
 	for _, p := range []string{".", "sub"} {
-		var ls ListDirectoryOutput
+		var ls tools.ListDirectoryOutput
 		if e := callWithin(t, cs, d, "dir_list", map[string]any{"path": p}, &ls); e != "" {
 			t.Fatal(e)
 		}
@@ -217,14 +218,14 @@ func TestHardeningTempFilesHidden(t *testing.T) {
 		}
 	}
 	for _, ign := range []bool{false, true} {
-		var gl GlobOutput
+		var gl tools.GlobOutput
 		if e := callWithin(t, cs, d, "file_glob", map[string]any{"pattern": "**", "include_ignored": ign}, &gl); e != "" {
 			t.Fatal(e)
 		}
 		if !slices.Equal(gl.Paths, []string{"a.txt", "sub/b.md"}) {
 			t.Errorf("glob (include_ignored %v) = %v", ign, gl.Paths)
 		}
-		var g GrepOutput
+		var g tools.GrepOutput
 		if e := callWithin(t, cs, d, "file_grep", map[string]any{"pattern": "needle", "include_ignored": ign}, &g); e != "" {
 			t.Fatal(e)
 		}
@@ -232,14 +233,14 @@ func TestHardeningTempFilesHidden(t *testing.T) {
 			t.Errorf("grep (include_ignored %v) = %+v", ign, g.Matches)
 		}
 	}
-	var ing RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	if e := callWithin(t, cs, d, "rag_ingest", map[string]any{"path": "."}, &ing); e != "" {
 		t.Fatal(e)
 	}
 	if !strings.Contains(ing.Message, "2 files") || strings.Contains(ing.Message, "switchboard-") {
 		t.Errorf("ingest: %s", ing.Message)
 	}
-	var q RAGQueryOutput
+	var q tools.RAGQueryOutput
 	if e := callWithin(t, cs, d, "rag_query", map[string]any{"question": "needle half-written temp", "topK": 10}, &q); e != "" {
 		t.Fatal(e)
 	}

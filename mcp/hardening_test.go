@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -235,7 +236,7 @@ func TestCrossProtocolRequestClosedUnread(t *testing.T) {
 		c.Close()
 		// A real client still works.
 		cs := dialClient(t, tc.network, tc.addr)
-		var lang DetectLanguageOutput
+		var lang tools.DetectLanguageOutput
 		mustCall(t, cs, "lang_detect", map[string]any{"path": "a.go"}, &lang)
 	}
 }
@@ -298,7 +299,7 @@ func TestTCPTokenHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with the handshake: %v", err)
 	}
-	var lang DetectLanguageOutput
+	var lang tools.DetectLanguageOutput
 	mustCall(t, cs, "lang_detect", map[string]any{"path": "a.py"}, &lang)
 
 	// The handshake as a request: answered with an empty result.
@@ -412,7 +413,7 @@ func TestFloodingClientIsBounded(t *testing.T) {
 	// Meanwhile another client is served.
 	cs := dialClient(t, "tcp", addr)
 	for i := 0; i < 20; i++ {
-		var out FileExistsOutput
+		var out tools.FileExistsOutput
 		if e := call(t, cs, "file_exists", map[string]any{"path": "big.txt"}, &out); e != "" || !out.Exists {
 			t.Fatalf("second client during the flood: %q %+v", e, out)
 		}
@@ -437,7 +438,7 @@ func TestWindowKeepsSmallCallsConcurrent(t *testing.T) {
 	addr := listen(t, s, TransportTCP, TransportConfig{TCPAddr: "127.0.0.1:0"})
 	cs := dialClient(t, "tcp", addr)
 	for i := 0; i < mcptransport.MaxInFlight; i++ { // small replies open the window
-		var lang DetectLanguageOutput
+		var lang tools.DetectLanguageOutput
 		mustCall(t, cs, "lang_detect", map[string]any{"path": "a.go"}, &lang)
 	}
 	start := time.Now()

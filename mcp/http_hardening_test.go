@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
@@ -357,7 +358,7 @@ func TestTransportSetSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TCP with the new token: %v", err)
 	}
-	var out FileExistsOutput
+	var out tools.FileExistsOutput
 	mustCall(t, cs, "file_exists", map[string]any{"path": "."}, &out)
 	if got := status("old", ""); got != http.StatusUnauthorized {
 		t.Errorf("HTTP with the old token: %d, want 401", got)

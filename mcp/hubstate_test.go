@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // TestHubStateOffLimits: a hub whose workspace contains its own state (started in the home
@@ -77,19 +78,19 @@ func TestHubStateOffLimits(t *testing.T) {
 		}
 	}
 	// Listings and walks leave it out, even with include_ignored.
-	var list ListDirectoryOutput
+	var list tools.ListDirectoryOutput
 	mustCall(t, cs, "dir_list", map[string]any{"path": ".config"}, &list)
 	for _, e := range list.Entries {
 		if e.Name == "switchboard" {
 			t.Errorf("dir_list .config shows the hub's config directory: %+v", list.Entries)
 		}
 	}
-	var grep GrepOutput
+	var grep tools.GrepOutput
 	mustCall(t, cs, "file_grep", map[string]any{"pattern": "SECRET", "include_ignored": true}, &grep)
 	if len(grep.Matches) != 0 {
 		t.Errorf("file_grep over the workspace found the hub's secrets: %+v", grep.Matches)
 	}
-	var glob GlobOutput
+	var glob tools.GlobOutput
 	mustCall(t, cs, "file_glob", map[string]any{"pattern": "**", "include_ignored": true}, &glob)
 	for _, p := range glob.Paths {
 		if strings.Contains(p, "switchboard") {
@@ -100,7 +101,7 @@ func TestHubStateOffLimits(t *testing.T) {
 		t.Errorf("file_glob lost files that are not the hub's: %v", glob.Paths)
 	}
 	mustCall(t, cs, "rag_ingest", map[string]any{"path": "."}, nil)
-	var q RAGQueryOutput
+	var q tools.RAGQueryOutput
 	mustCall(t, cs, "rag_query", map[string]any{"question": "SECRET-TOKEN SECRET-POLICY SECRET-AUDIT"}, &q)
 	for _, r := range q.Results {
 		if strings.Contains(r.Source, "switchboard") || strings.Contains(r.Content, "SECRET") {
@@ -141,12 +142,12 @@ func TestPolicyPathRulesSeeCanonicalPaths(t *testing.T) {
 			t.Errorf("file_read %s: %q, want the rule's denial", spelling, msg)
 		}
 	}
-	var grep GrepOutput
+	var grep tools.GrepOutput
 	mustCall(t, cs, "file_grep", map[string]any{"pattern": "TOPSECRET|public", "path": "."}, &grep)
 	if len(grep.Matches) != 1 || grep.Matches[0].Path != "docs/readme.txt" {
 		t.Errorf("file_grep over . returned %+v; want only docs/readme.txt", grep.Matches)
 	}
-	var glob GlobOutput
+	var glob tools.GlobOutput
 	mustCall(t, cs, "file_glob", map[string]any{"pattern": "**/*.txt"}, &glob)
 	if strings.Join(glob.Paths, " ") != "docs/readme.txt" {
 		t.Errorf("file_glob returned %v", glob.Paths)
@@ -197,14 +198,14 @@ func TestPolicyPathRulesLimitGit(t *testing.T) {
 	mustCall(t, cs, "git_add", map[string]any{"paths": []string{"app.txt"}}, nil)
 	mustCall(t, cs, "git_commit", map[string]any{"message": "app"}, nil)
 
-	var st GitStatusOutput
+	var st tools.GitStatusOutput
 	mustCall(t, cs, "git_status", map[string]any{}, &st)
 	for _, f := range st.Files {
 		if strings.HasPrefix(f.Path, "secrets/") {
 			t.Errorf("git_status shows %s", f.Path)
 		}
 	}
-	var add GitAddOutput
+	var add tools.GitAddOutput
 	mustCall(t, cs, "git_add", map[string]any{"paths": []string{"."}}, &add)
 	for _, f := range add.Staged {
 		if strings.HasPrefix(f.Path, "secrets/") {
@@ -226,12 +227,12 @@ func TestPolicyPathRulesLimitGit(t *testing.T) {
 		t.Fatalf("%v %s", err, out)
 	}
 	writeTree(t, ws, map[string]string{"secrets/key.txt": "TOPSECRET v2\n", "app.txt": "v2\n"})
-	var d GitDiffOutput
+	var d tools.GitDiffOutput
 	mustCall(t, cs, "git_diff", map[string]any{}, &d)
 	if strings.Contains(d.Diff, "TOPSECRET") || !strings.Contains(d.Diff, "+v2") || len(d.Files) != 1 {
 		t.Errorf("git_diff:\n%s\nfiles %+v", d.Diff, d.Files)
 	}
-	var show GitShowOutput
+	var show tools.GitShowOutput
 	mustCall(t, cs, "git_show", map[string]any{"ref": "HEAD"}, &show)
 	if strings.Contains(show.Diff, "TOPSECRET") {
 		t.Errorf("git_show prints the denied file:\n%s", show.Diff)

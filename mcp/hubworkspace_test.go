@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 const noProjectReason = "no project folder chosen yet: pick one in the Switchboard window or the tray, or pass --workspace DIR"
@@ -95,7 +96,7 @@ func TestHubWithoutWorkspace(t *testing.T) {
 	}
 	mustCall(t, plain, "file_write", map[string]any{"path": "a.txt", "content": "first"}, nil)
 	mustCall(t, relayed, "file_write", map[string]any{"path": "b.txt", "content": "first"}, nil)
-	var ex ExecOutput
+	var ex tools.ExecOutput
 	mustCall(t, plain, "exec", map[string]any{"command": "pwd"}, &ex)
 	if strings.TrimSpace(ex.Stdout) != first {
 		t.Errorf("exec ran in %q, want the new workspace %s", ex.Stdout, first)

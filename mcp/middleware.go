@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	sbtool "github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -253,7 +254,7 @@ type callEvent struct {
 }
 
 func (c callEvent) event() metrics.Event {
-	return metrics.Event{Type: toolCallEventType, AgentID: c.session, Duration: c.d, Data: map[string]any{
+	return metrics.Event{Type: tools.ToolCallEventType, AgentID: c.session, Duration: c.d, Data: map[string]any{
 		"tool": c.tool, "outcome": c.outcome, "transport": c.transport, "duration_ms": c.durationMs,
 	}}
 }

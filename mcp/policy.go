@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -97,13 +98,13 @@ func newTrust(store *policy.Store, broker *policy.Broker, ws *workspaces, reg *s
 		}
 	})
 	if h != nil {
-		broker.AddPresence(func() bool { return h.HasSubscribers(ChannelApprovals) })
+		broker.AddPresence(func() bool { return h.HasSubscribers(channel.Approvals) })
 	}
 	return tr
 }
 
 // hubDir is the hub's workspace directory ("" while it has none), for callWorkspaces.
-func (tr *trust) hubDir() string { return tr.ws.hubDir() }
+func (tr *trust) HubDir() string { return tr.ws.hubDir() }
 
 // clientName is the calling client's self-reported name ("" before initialize).
 func clientName(ss *sdk.ServerSession) string {
@@ -156,7 +157,7 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		c.decision, c.rule = string(d.Action), d.RuleName()
 		if d.Action == policy.Deny {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
-				creq.Params.Name, d.RuleName(), tr.policyFile())), nil
+				creq.Params.Name, d.RuleName(), tr.PolicyFile())), nil
 		}
 		var rd *round // only calls that ask something need one
 		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ss)) {
@@ -198,7 +199,7 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-func (tr *trust) policyFile() string {
+func (tr *trust) PolicyFile() string {
 	if p := tr.policy.Path(); p != "" {
 		return p
 	}
@@ -349,15 +350,15 @@ func (tr *trust) wireFeeds(h *wshub.Hub) {
 	if h == nil {
 		return
 	}
-	h.SetSnapshotProvider(ChannelApprovals, func(string) (any, bool) {
+	h.SetSnapshotProvider(channel.Approvals, func(string) (any, bool) {
 		return ApprovalsSnapshot{Approvals: tr.approvals.Pending(), Policy: tr.policy.Status()}, true
 	})
 	tr.approvals.Subscribe(func(c policy.ApprovalChange) {
 		a := c.Approval
-		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
+		h.Publish(channel.Approvals, wshub.TypeEvent, ApprovalsEvent{Kind: c.Kind, Approval: &a, Outcome: c.Outcome})
 	})
 	tr.policy.Subscribe(func(st policy.Status) {
-		h.Publish(ChannelApprovals, wshub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
+		h.Publish(channel.Approvals, wshub.TypeEvent, ApprovalsEvent{Kind: "policy", Policy: &st})
 	})
 }
 
@@ -370,7 +371,7 @@ func (tr *trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest
 	if members == nil || !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(declared, n) }) {
 		return members
 	}
-	ws, err := tr.resolveWorkspace(ctx, req, false)
+	ws, err := tr.ResolveWorkspace(ctx, req, false)
 	if err != nil {
 		return members
 	}
@@ -414,7 +415,7 @@ func (tr *trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest
 // the hub's own state, and files that the policy's path rules deny or hold for approval for this
 // tool or for file_read (reading a file's content through a search is reading it). nil when
 // nothing needs leaving out, so an ordinary walk pays nothing.
-func (tr *trust) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
+func (tr *trust) WalkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
 	pol := tr.policy.Policy()
 	client := clientName(req.Session)
 	type check struct{ tool, arg string }

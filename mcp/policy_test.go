@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // trustService builds a Service with a policy and collects its audit entries.
@@ -469,7 +470,7 @@ func TestRootsForProcessDir(t *testing.T) {
 	procs := process.New(process.Options{})
 	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithProcessService(procs))
 	cs := connectWith(t, s, "proc-roots", nil, &sdk.Root{URI: fileURI(root)})
-	var out ExecOutput
+	var out tools.ExecOutput
 	mustCall(t, cs, "exec", map[string]any{"command": "pwd"}, &out)
 	if strings.TrimSpace(out.Stdout) != real {
 		t.Errorf("exec default dir = %q, want the root %q", out.Stdout, real)
@@ -481,9 +482,9 @@ func TestRootsForProcessDir(t *testing.T) {
 	if msg := call(t, cs, "exec", map[string]any{"command": "pwd", "dir": s.Workspace().Dir()}, nil); !strings.Contains(msg, "dir:") || !strings.Contains(msg, "outside") {
 		t.Errorf("dir outside the root: %q", msg)
 	}
-	var started ProcessStartOutput
+	var started tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}, "dir": "sub"}, &started)
-	var list ProcessListOutput
+	var list tools.ProcessListOutput
 	mustCall(t, cs, "process_list", map[string]any{}, &list)
 	if len(list.Processes) != 1 || list.Processes[0].Dir != "sub" {
 		t.Errorf("process_list = %+v", list.Processes)
@@ -505,7 +506,7 @@ func TestUndeclaredToolGetsNoWorkspace(t *testing.T) {
 		Dir string `json:"dir"`
 	}
 	sdk.AddTool(s.Server(), &sdk.Tool{Name: "test_where"}, func(ctx context.Context, req *sdk.CallToolRequest, _ in) (*sdk.CallToolResult, out, error) {
-		ws, err := s.trust.workspaceFor(ctx, req)
+		ws, err := s.trust.WorkspaceFor(ctx, req)
 		if err != nil {
 			return nil, out{}, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // rawConn is a client speaking raw newline-delimited JSON-RPC to ServeStream, so a test sees
@@ -165,7 +166,7 @@ func TestExecProgressAndCancellation(t *testing.T) {
 func TestProcessWaitProgressAndCancellation(t *testing.T) {
 	s := newTestService(t, WithProcessService(process.New(process.Options{})))
 	cs := connect(t, s)
-	var started ProcessStartOutput
+	var started tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "sleep", "args": []string{"60"}}, &started)
 	rc := newRawConn(t, s)
 	rc.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"process_wait","_meta":{"progressToken":5},"arguments":{"id":%q,"timeout":120}}}`, started.ID))
@@ -180,7 +181,7 @@ func TestProcessWaitProgressAndCancellation(t *testing.T) {
 			t.Fatalf("server replied to the cancelled wait: %v", m)
 		}
 	}
-	var list ProcessListOutput
+	var list tools.ProcessListOutput
 	mustCall(t, cs, "process_list", map[string]any{"running_only": true}, &list)
 	if list.Total != 1 {
 		t.Errorf("process_list running = %d, want the sleep still running", list.Total)
@@ -236,7 +237,7 @@ func TestToolsetsSwitchAndListChanged(t *testing.T) {
 	if got := names(); !slices.Contains(got, "exec") || !slices.Contains(got, "process_start") {
 		t.Fatalf("process toolset on: tools %v", got)
 	}
-	var out ExecOutput
+	var out tools.ExecOutput
 	mustCall(t, cs, "exec", map[string]any{"command": "echo", "args": []string{"back"}}, &out)
 	if strings.TrimSpace(out.Stdout) != "back" {
 		t.Errorf("exec after re-adding: %+v", out)
@@ -356,7 +357,7 @@ func TestClientLoggingOfProcessEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No level set yet: nothing is sent.
-	var st ProcessStartOutput
+	var st tools.ProcessStartOutput
 	mustCall(t, owner, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "exit 0"}}, &st)
 	waitProcess(t, owner, st.ID)
 	select {

@@ -74,7 +74,7 @@ func (tr *trust) identify(ctx context.Context, st *sessionRoots, req sdk.Request
 
 // grounds are what AutoGrant judges a session's directories against.
 func (tr *trust) grounds(st *sessionRoots) policy.Grounds {
-	g := policy.Grounds{Workspace: tr.hubDir(), Home: tr.home, HubState: tr.ws.hubState}
+	g := policy.Grounds{Workspace: tr.HubDir(), Home: tr.home, HubState: tr.ws.hubState}
 	if st != nil && st.relay != nil {
 		g.Relay = st.relay.Dir
 	}
@@ -278,7 +278,7 @@ func (tr *trust) publishRoots(st *sessionRoots) {
 		return
 	}
 	tr.sessions.SetRoots(id, st.roots)
-	dir, from := tr.hubDir(), policy.FromHub
+	dir, from := tr.HubDir(), policy.FromHub
 	if i := firstUsable(st.roots); i >= 0 {
 		dir, from = st.roots[i].Dir, policy.FromRoot
 	} else if usable(st.relay) {
@@ -334,11 +334,11 @@ func (tr *trust) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 // one needed (prepareRoots), for every tool that declares workspace paths. A tool that calls
 // workspaceFor without that declaration gets an error saying so, so a missing declaration shows
 // up in the first test instead of as a call that skipped the user's consent.
-func (tr *trust) workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
+func (tr *trust) WorkspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
 	if req != nil && req.Params != nil && !tr.pathTools[req.Params.Name] {
 		return nil, fmt.Errorf("workspace: tool %s works in the workspace without declaring it (tag its path arguments workspace:\"path\" or embed tool.InWorkspace in its input)", req.Params.Name)
 	}
-	return tr.resolveWorkspace(ctx, req, true)
+	return tr.ResolveWorkspace(ctx, req, true)
 }
 
 // displayWorkspace is the directory a session's relative paths resolve against, without asking
@@ -346,15 +346,15 @@ func (tr *trust) workspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*w
 // "" when the session would work in the hub's workspace and there is none.
 func (tr *trust) displayWorkspace(ss *sdk.ServerSession) string {
 	if ss == nil {
-		return tr.hubDir()
+		return tr.HubDir()
 	}
 	v, ok := tr.roots.Load(ss)
 	if !ok {
-		return tr.hubDir()
+		return tr.HubDir()
 	}
 	st := v.(*sessionRoots)
 	if !st.mu.TryLock() {
-		return tr.hubDir() // a question about roots is open; do not wait for it
+		return tr.HubDir() // a question about roots is open; do not wait for it
 	}
 	defer st.mu.Unlock()
 	if i := firstUsable(st.roots); i >= 0 && clientHasRoots(ss) {
@@ -363,12 +363,12 @@ func (tr *trust) displayWorkspace(ss *sdk.ServerSession) string {
 	if usable(st.relay) {
 		return st.relay.Dir
 	}
-	return tr.hubDir()
+	return tr.HubDir()
 }
 
 // resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
-func (tr *trust) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
+func (tr *trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil {
 		return tr.ws.hubWorkspace()
 	}
@@ -411,7 +411,7 @@ func (tr *trust) resolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 	case !strict:
 		return tr.ws.hubWorkspace()
 	case r.Status == rootDeclined:
-		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, tr.policyFile())
+		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, tr.PolicyFile())
 	}
 	return nil, fmt.Errorf("workspace: the client's root %s has not been approved yet; call again to be asked", r.Dir)
 }
@@ -430,7 +430,7 @@ func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots,
 	}
 	if !out.Approved && out.Dismissed {
 		callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
-		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, tr.policyFile())
+		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, tr.PolicyFile())
 	}
 	if out.Approved {
 		r.Status, r.Detail = rootApproved, "approved by "+out.By

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -167,7 +168,7 @@ func TestUnixSocketSemantics(t *testing.T) {
 		t.Fatalf("second hub on a live socket: err = %v", err)
 	}
 	cs := dialClient(t, "unix", path)
-	var out DetectLanguageOutput
+	var out tools.DetectLanguageOutput
 	mustCall(t, cs, "lang_detect", map[string]any{"path": "a.rs"}, &out)
 	if out.Language != "rust" {
 		t.Fatalf("over unix: %+v", out)
@@ -219,7 +220,7 @@ func TestTCPManyClientsAndOneBadClient(t *testing.T) {
 			defer wg.Done()
 			cs := dialClient(t, "tcp", addr)
 			for j := 0; j < 10; j++ {
-				var out FileExistsOutput
+				var out tools.FileExistsOutput
 				if e := call(t, cs, "file_exists", map[string]any{"path": "."}, &out); e != "" || !out.Exists {
 					errs <- fmt.Errorf("client %d call %d: %q %+v", i, j, e, out)
 					return
@@ -304,7 +305,7 @@ func TestHTTPAuthHostOriginAndClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	var out DetectLanguageOutput
+	var out tools.DetectLanguageOutput
 	mustCall(t, cs, "lang_detect", map[string]any{"path": "x.py"}, &out)
 	if out.Language != "python" {
 		t.Fatalf("over http: %+v", out)
@@ -430,7 +431,7 @@ func TestTransportSetAddr(t *testing.T) {
 		t.Fatalf("the old address %s still answers", first)
 	}
 	cs := dialClient(t, "tcp", next)
-	var out FileExistsOutput
+	var out tools.FileExistsOutput
 	mustCall(t, cs, "file_exists", map[string]any{"path": "."}, &out)
 	cs.Close()
 

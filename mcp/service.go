@@ -32,6 +32,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -71,8 +72,8 @@ type Service struct {
 	hub        *wshub.Hub
 	metrics    *metrics.Store
 	browser    *webview.Webview
-	rag        *rag.Live   // the engine in force; a Settings save or a hand edit switches it
-	notes      *notesState // memory_*, todo_* (tools_notes.go)
+	rag        *rag.Live         // the engine in force; a Settings save or a hand edit switches it
+	notes      *tools.NotesState // memory_*, todo_* (mcp/tools/notes.go)
 	subsystems []Subsystem
 
 	// The parts, each built in New with only what it uses.
@@ -85,14 +86,14 @@ type Service struct {
 
 	// The dashboard's feeds and the record of calls (mcp/feeds*.go, mcp/middleware.go).
 	browserFeed *browserFeed
-	ragFeed     *ragFeed
+	ragFeed     *tools.RAGFeed
 	activity    *activityLog
 	recorder    *callRecorder
 	callSeq     atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
-	// session's scoped hub token may stream (tools_ws.go).
+	// session's scoped hub token may stream (mcp/tools/ws.go).
 	startedBy sync.Map
 
 	control atomic.Pointer[mcptransport.ControlFunc] // answers `switchboard` CLI verbs on the Unix socket (SetControl)
@@ -109,10 +110,10 @@ type optionValues struct {
 	serverOpts  []func(*sdk.ServerOptions)
 	serverSetup []func(*sdk.Server)
 	extraGroups []groupDecl    // after hubGroups (withToolGroups, tests)
-	searchOn    bool           // file_grep, file_glob (tools_search.go)
-	patchOn     bool           // file_patch (tools_patch.go)
-	gitOn       bool           // git_* (tools_git.go)
-	fetcher     *fetch.Fetcher // web_fetch (tools_web.go)
+	searchOn    bool           // file_grep, file_glob (mcp/tools/search.go)
+	patchOn     bool           // file_patch (mcp/tools/patch.go)
+	gitOn       bool           // git_* (mcp/tools/git.go)
+	fetcher     *fetch.Fetcher // web_fetch (mcp/tools/web.go)
 
 	workspaceDir string
 	noWorkspace  string
@@ -165,7 +166,7 @@ func WithWSHub(h *wshub.Hub) Option {
 // in l (rag.Hold wraps a single engine). Each call takes the engine for its own length, so a
 // switch of l applies from the next call. The Service closes l on Shutdown.
 func WithRAG(l *rag.Live) Option {
-	return func(s *Service) error { s.rag = l; s.ragFeed = &ragFeed{}; return nil }
+	return func(s *Service) error { s.rag = l; s.ragFeed = &tools.RAGFeed{}; return nil }
 }
 
 // WithBrowser enables the browser tools (webview_*) on the shared connection w. The Service
@@ -322,8 +323,8 @@ func New(opts ...Option) (*Service, error) {
 	s.toolsets.init()
 	s.trust.computePathTools(s.inventory.Tools())
 	for _, sub := range s.subsystems {
-		if f, ok := sub.(interface{ wireFeed() }); ok {
-			f.wireFeed() // ML's dashboard feed, once the hub's parts exist
+		if m, ok := sub.(*tools.MLTools); ok {
+			m.Start(s.hub, s.metrics, s.logger) // ML's dashboard feed, once the hub's parts exist
 		}
 	}
 	if s.up != nil {
@@ -343,7 +344,9 @@ func New(opts ...Option) (*Service, error) {
 	s.toolsets.wireFeed(s.hub)
 	s.trust.wireFeeds(s.hub)
 	s.watchOwnedProcesses()
-	s.wireRAGFeed()
+	if s.hub != nil && s.rag != nil {
+		tools.WireRAGFeed(s.hub, s.rag, s.ragFeed)
+	}
 	if root != nil {
 		s.ws.sweep(root)
 	}

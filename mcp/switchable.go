@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -75,11 +76,11 @@ type runningTransport struct {
 func newTransports(conns *mcptransport.Server, h *wshub.Hub, control mcptransport.ControlFunc, cfg TransportConfig) *Transports {
 	t := &Transports{conns: conns, hub: h, control: control, cfg: cfg, running: map[string]*runningTransport{}, lastErr: map[string]string{}}
 	if h != nil {
-		h.SetSnapshotProvider(ChannelTransports, func(string) (any, bool) {
+		h.SetSnapshotProvider(channel.Transports, func(string) (any, bool) {
 			return TransportsFeed{Transports: t.Status()}, true
 		})
 		t.OnChange(func(st []TransportStatus) {
-			h.Publish(ChannelTransports, wshub.TypeEvent, TransportsFeed{Transports: st})
+			h.Publish(channel.Transports, wshub.TypeEvent, TransportsFeed{Transports: st})
 		})
 		// ws_start can open the hub's listener without going through Transports; the hub tells us.
 		h.OnChange(func(wshub.Stats) { t.notify() })

@@ -12,18 +12,19 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func TestFileToolsRoundTrip(t *testing.T) {
 	s := newTestService(t)
 	cs := connect(t, s)
 
-	var w WriteFileOutput
+	var w tools.WriteFileOutput
 	mustCall(t, cs, "file_write", map[string]any{"path": "src/app/main.go", "content": "package main\n\nfunc main() {}\n"}, &w)
 	if !w.Success || w.Path != "src/app/main.go" {
 		t.Fatalf("file_write = %+v", w)
 	}
-	var r ReadFileOutput
+	var r tools.ReadFileOutput
 	mustCall(t, cs, "file_read", map[string]any{"path": "src/app/main.go"}, &r)
 	if r.Content != "package main\n\nfunc main() {}\n" || r.Language != "go" || r.Path != "src/app/main.go" {
 		t.Fatalf("file_read = %+v", r)
@@ -32,7 +33,7 @@ func TestFileToolsRoundTrip(t *testing.T) {
 	if r.Content != "func main() {}\n" || r.TotalLines != 3 {
 		t.Fatalf("windowed file_read = %+v", r)
 	}
-	var e EditFileOutput
+	var e tools.EditFileOutput
 	mustCall(t, cs, "file_write", map[string]any{"path": "n.txt", "content": "a-a-a"}, nil)
 	mustCall(t, cs, "file_edit", map[string]any{"path": "n.txt", "old_string": "a", "new_string": "b"}, &e)
 	if e.Replacements != 1 || !e.Success {
@@ -45,7 +46,7 @@ func TestFileToolsRoundTrip(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(s.Workspace().Dir(), "n.txt")); string(got) != "b--" {
 		t.Fatalf("after edits file = %q", got)
 	}
-	var ex FileExistsOutput
+	var ex tools.FileExistsOutput
 	mustCall(t, cs, "file_exists", map[string]any{"path": "src"}, &ex)
 	if !ex.Exists || !ex.IsDir {
 		t.Fatalf("file_exists(src) = %+v", ex)
@@ -54,34 +55,34 @@ func TestFileToolsRoundTrip(t *testing.T) {
 	if ex.Exists {
 		t.Fatalf("file_exists(nope) = %+v", ex)
 	}
-	var rn RenameFileOutput
+	var rn tools.RenameFileOutput
 	mustCall(t, cs, "file_rename", map[string]any{"oldPath": "n.txt", "newPath": "moved/n.txt"}, &rn)
 	if !rn.Success || rn.OldPath != "n.txt" || rn.NewPath != "moved/n.txt" {
 		t.Fatalf("file_rename = %+v", rn)
 	}
-	var mk CreateDirectoryOutput
+	var mk tools.CreateDirectoryOutput
 	mustCall(t, cs, "dir_create", map[string]any{"path": "a/b/c"}, &mk)
 	mustCall(t, cs, "dir_create", map[string]any{"path": "a/b/c"}, &mk)
 	if !mk.Success {
 		t.Fatalf("dir_create = %+v", mk)
 	}
-	var ls ListDirectoryOutput
+	var ls tools.ListDirectoryOutput
 	mustCall(t, cs, "dir_list", map[string]any{"path": "moved"}, &ls)
 	if len(ls.Entries) != 1 || ls.Entries[0].Name != "n.txt" || ls.Entries[0].Path != "moved/n.txt" || ls.Entries[0].Size != 3 || ls.Entries[0].IsDir {
 		t.Fatalf("dir_list = %+v", ls)
 	}
-	var del DeleteFileOutput
+	var del tools.DeleteFileOutput
 	mustCall(t, cs, "file_delete", map[string]any{"path": "moved/n.txt"}, &del)
 	mustCall(t, cs, "file_delete", map[string]any{"path": "moved"}, &del)
 	if !del.Success {
 		t.Fatalf("file_delete = %+v", del)
 	}
-	var ld DetectLanguageOutput
+	var ld tools.DetectLanguageOutput
 	mustCall(t, cs, "lang_detect", map[string]any{"path": "Dockerfile"}, &ld)
 	if ld.Language != "dockerfile" {
 		t.Fatalf("lang_detect = %+v", ld)
 	}
-	var ll GetSupportedLanguagesOutput
+	var ll tools.GetSupportedLanguagesOutput
 	mustCall(t, cs, "lang_list", map[string]any{}, &ll)
 	if len(ll.Languages) != 15 || ll.Languages[2].ID != "go" {
 		t.Fatalf("lang_list = %+v", ll)
@@ -232,7 +233,7 @@ func TestFileToolsEdgeCases(t *testing.T) {
 	var got strings.Builder
 	var off int64
 	for i := 0; ; i++ {
-		var out ReadFileOutput
+		var out tools.ReadFileOutput
 		mustCall(t, cs, "file_read", map[string]any{"path": "big.min.js", "byte_offset": off, "max_bytes": 1<<20 + 1}, &out)
 		if out.TotalBytes != int64(len(line)) || !utf8.ValidString(out.Content) || out.Content == "" {
 			t.Fatalf("window %d: total %d, valid %v, len %d", i, out.TotalBytes, utf8.ValidString(out.Content), len(out.Content))

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func gitInit(t *testing.T, dir string) {
@@ -43,23 +45,23 @@ func gitProject(t *testing.T, files map[string]string) (repo string, cs *sdk.Cli
 func TestGitTools(t *testing.T) {
 	repo, cs := gitProject(t, map[string]string{"main.go": "package main\n", "README.md": "# proj\n"})
 
-	var st GitStatusOutput
+	var st tools.GitStatusOutput
 	mustCall(t, cs, "git_status", map[string]any{"path": "proj"}, &st)
 	if st.Branch != "main" || st.Commit != "" || len(st.Files) != 2 || st.Files[0].Status != "untracked" {
 		t.Fatalf("status = %+v", st)
 	}
-	var add GitAddOutput
+	var add tools.GitAddOutput
 	mustCall(t, cs, "git_add", map[string]any{"path": "proj", "paths": []string{"."}}, &add)
 	if len(add.Staged) != 2 || add.Staged[0].Index != "A" {
 		t.Fatalf("add = %+v", add)
 	}
-	var c GitCommitOutput
+	var c tools.GitCommitOutput
 	mustCall(t, cs, "git_commit", map[string]any{"path": "proj", "message": "initial import\n\nTwo files."}, &c)
 	if len(c.Hash) != 40 || c.Subject != "initial import" || c.Branch != "main" || c.Files != 2 {
 		t.Fatalf("commit = %+v", c)
 	}
 	writeTree(t, repo, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	var d GitDiffOutput
+	var d tools.GitDiffOutput
 	mustCall(t, cs, "git_diff", map[string]any{"path": "proj"}, &d)
 	if !strings.Contains(d.Diff, "+func main() {}") || len(d.Files) != 1 || d.Files[0].Added != 2 {
 		t.Fatalf("diff = %+v", d)
@@ -71,17 +73,17 @@ func TestGitTools(t *testing.T) {
 	}
 	mustCall(t, cs, "git_commit", map[string]any{"path": "proj", "message": "add main"}, &c)
 
-	var log GitLogOutput
+	var log tools.GitLogOutput
 	mustCall(t, cs, "git_log", map[string]any{"path": "proj", "max_count": 5}, &log)
 	if len(log.Commits) != 2 || log.Commits[0].Subject != "add main" || log.Commits[0].Author != "Test Bot" || log.Commits[1].Subject != "initial import" {
 		t.Fatalf("log = %+v", log)
 	}
-	var show GitShowOutput
+	var show tools.GitShowOutput
 	mustCall(t, cs, "git_show", map[string]any{"path": "proj", "ref": "HEAD~1"}, &show)
 	if show.Commit.Body != "Two files." || len(show.Files) != 2 {
 		t.Fatalf("show = %+v", show)
 	}
-	var br GitBranchOutput
+	var br tools.GitBranchOutput
 	mustCall(t, cs, "git_branch", map[string]any{"path": "proj", "create": "feature/login", "checkout": "feature/login"}, &br)
 	if br.Current != "feature/login" || len(br.Branches) != 2 || br.Created != "feature/login" {
 		t.Fatalf("branch = %+v", br)
@@ -187,24 +189,24 @@ func TestGitHostileRepositoryThroughTools(t *testing.T) {
 	write("proj/b.md", "bee\nhive\n")
 	write("proj/c.inc", "included\n")
 
-	var st GitStatusOutput
+	var st tools.GitStatusOutput
 	mustCall(t, cs, "git_status", map[string]any{"path": "proj"}, &st)
 	if len(st.Files) != 4 {
 		t.Fatalf("status = %+v", st)
 	}
-	var d GitDiffOutput
+	var d tools.GitDiffOutput
 	mustCall(t, cs, "git_diff", map[string]any{"path": "proj"}, &d)
 	if !strings.Contains(d.Diff, "+two") || !strings.Contains(d.Diff, "+hive") {
 		t.Fatalf("diff = %+v", d)
 	}
 	mustCall(t, cs, "git_add", map[string]any{"path": "proj", "paths": []string{"."}}, nil)
 	mustCall(t, cs, "git_diff", map[string]any{"path": "proj", "staged": true}, &d)
-	var c GitCommitOutput
+	var c tools.GitCommitOutput
 	mustCall(t, cs, "git_commit", map[string]any{"path": "proj", "message": "hostile config, inert"}, &c)
 	if c.Files != 4 {
 		t.Fatalf("commit = %+v", c)
 	}
-	var log GitLogOutput
+	var log tools.GitLogOutput
 	mustCall(t, cs, "git_log", map[string]any{"path": "proj"}, &log)
 	mustCall(t, cs, "git_show", map[string]any{"path": "proj", "ref": "HEAD"}, nil)
 	mustCall(t, cs, "git_branch", map[string]any{"path": "proj", "checkout": "other"}, nil)

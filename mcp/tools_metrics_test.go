@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func newMetricsService(t *testing.T) (*Service, *metrics.Store) {
@@ -22,7 +23,7 @@ func newMetricsService(t *testing.T) (*Service, *metrics.Store) {
 
 // withoutToolCalls drops the tool_call group the hub records for every call (asynchronously, so its
 // count is not knowable here) and returns it separately.
-func withoutToolCalls(counts []MetricCount) (rest []MetricCount, toolCalls int) {
+func withoutToolCalls(counts []tools.MetricCount) (rest []tools.MetricCount, toolCalls int) {
 	for _, c := range counts {
 		if c.Key == "tool_call" {
 			toolCalls = c.Count
@@ -44,9 +45,9 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 		{"type": "security_alert", "repo": "core"},
 		{"type": "build_completed", "repo": "core", "agent_id": "a1"},
 	}
-	var last MetricsRecordOutput
+	var last tools.MetricsRecordOutput
 	for _, r := range records {
-		var out MetricsRecordOutput
+		var out tools.MetricsRecordOutput
 		mustCall(t, cs, "metrics_record", r, &out)
 		if !out.Success || out.Timestamp.Before(before) || out.Timestamp.After(time.Now().UTC()) {
 			t.Fatalf("metrics_record(%v) = %+v", r, out)
@@ -58,10 +59,10 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 	}
 
 	// Without include_internal the hub's own tool_call events stay out of every count.
-	var q MetricsQueryOutput
+	var q tools.MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{"since": "1h"}, &q)
 	byType := q.ByType
-	if want := []MetricCount{{"build_completed", 3}, {"security_alert", 1}}; !slices.Equal(byType, want) {
+	if want := []tools.MetricCount{{Key: "build_completed", Count: 3}, {Key: "security_alert", Count: 1}}; !slices.Equal(byType, want) {
 		t.Fatalf("by_type %v, want %v and no tool_call", q.ByType, want)
 	}
 	if q.Total != 4 {
@@ -73,34 +74,34 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 		}
 	}
 	// With it, they are counted (recorded asynchronously: wait for them to land).
-	var all MetricsQueryOutput
+	var all tools.MetricsQueryOutput
 	if !testutil.Poll(testutil.Patience, func() bool {
-		all = MetricsQueryOutput{}
+		all = tools.MetricsQueryOutput{}
 		mustCall(t, cs, "metrics_query", map[string]any{"since": "1h", "include_internal": true}, &all)
 		_, toolCalls := withoutToolCalls(all.ByType)
 		return toolCalls >= 4 && all.Total == 4+toolCalls && all.Internal == 0
 	}) {
 		t.Fatalf("include_internal: %+v", all)
 	}
-	var again MetricsQueryOutput
+	var again tools.MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{"since": "1h"}, &again)
 	if again.Internal < 4 || again.Total != 4 {
 		t.Fatalf("internal events left out should be counted in internal: %+v", again)
 	}
-	if want := []MetricCount{{"core", 3}, {"web", 1}}; !slices.Equal(q.ByRepo, want) {
+	if want := []tools.MetricCount{{Key: "core", Count: 3}, {Key: "web", Count: 1}}; !slices.Equal(q.ByRepo, want) {
 		t.Fatalf("by_repo %v, want %v", q.ByRepo, want)
 	}
 	// tool_call events carry the MCP session as agent; keep only ours.
-	var agents []MetricCount
+	var agents []tools.MetricCount
 	for _, c := range q.ByAgent {
 		if strings.HasPrefix(c.Key, "a") && len(c.Key) == 2 {
 			agents = append(agents, c)
 		}
 	}
-	if want := []MetricCount{{"a1", 2}, {"a2", 1}}; !slices.Equal(agents, want) {
+	if want := []tools.MetricCount{{Key: "a1", Count: 2}, {Key: "a2", Count: 1}}; !slices.Equal(agents, want) {
 		t.Fatalf("by_agent %v, want %v among them", q.ByAgent, want)
 	}
-	var ours []MetricEventBrief
+	var ours []tools.MetricEventBrief
 	for _, e := range q.Events {
 		if e.Type != "tool_call" {
 			ours = append(ours, e)
@@ -116,7 +117,7 @@ func TestMetricsRecordAndQuery(t *testing.T) {
 	}
 
 	// The default window (7d) sees the same events; a window after them sees none of ours.
-	var def MetricsQueryOutput
+	var def tools.MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{}, &def)
 	if typ, _ := withoutToolCalls(def.ByType); !slices.Equal(typ, byType) {
 		t.Fatalf("default window by_type %v, want %v", def.ByType, byType)
@@ -162,7 +163,7 @@ func TestMetricsQueryEmptyListsAreArrays(t *testing.T) {
 	cs := connect(t, s)
 	// Nothing has a repo here (tool_call events have none), so by_repo is empty: it must be [],
 	// not null, for clients that iterate it.
-	var q MetricsQueryOutput
+	var q tools.MetricsQueryOutput
 	mustCall(t, cs, "metrics_query", map[string]any{"since": "1m"}, &q)
 	if q.ByType == nil || q.ByRepo == nil || len(q.ByRepo) != 0 || q.ByAgent == nil || q.Events == nil {
 		t.Fatalf("empty lists decoded as null: %+v", q)

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/ml/mltest"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // The ML tools are tested against in-process servers that follow Ollama's and OpenAI's
@@ -31,7 +32,7 @@ type mlFixture struct {
 	store          *metrics.Store
 }
 
-func newMLFixture(t *testing.T, o MLOptions, extra ...Option) *mlFixture {
+func newMLFixture(t *testing.T, o tools.MLOptions, extra ...Option) *mlFixture {
 	t.Helper()
 	f := &mlFixture{ollama: mltest.NewOllama("llama3.2:latest"), openai: mltest.NewOpenAI("gpt-4o-mini")}
 	t.Cleanup(f.ollama.Close)
@@ -57,8 +58,8 @@ func newMLFixture(t *testing.T, o MLOptions, extra ...Option) *mlFixture {
 }
 
 func TestMLBackends(t *testing.T) {
-	f := newMLFixture(t, MLOptions{})
-	var out MLBackendsOutput
+	f := newMLFixture(t, tools.MLOptions{})
+	var out tools.MLBackendsOutput
 	mustCall(t, f.cs, "ml_backends", map[string]any{}, &out)
 	if len(out.Backends) != 3 {
 		t.Fatalf("%+v", out)
@@ -132,7 +133,7 @@ func progressClient(t *testing.T, s *Service) (*sdk.ClientSession, func(n int) [
 func TestMLGenerateStreamsWithProgress(t *testing.T) {
 	for _, backend := range []string{"local", "openai"} {
 		t.Run(backend, func(t *testing.T) {
-			f := newMLFixture(t, MLOptions{})
+			f := newMLFixture(t, tools.MLOptions{})
 			srv := f.ollama
 			if backend == "openai" {
 				srv = f.openai
@@ -149,7 +150,7 @@ func TestMLGenerateStreamsWithProgress(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %+v", err, res)
 			}
-			var out MLGenerateOutput
+			var out tools.MLGenerateOutput
 			raw, _ := json.Marshal(res.StructuredContent)
 			_ = json.Unmarshal(raw, &out)
 			if out.Response != strings.Repeat("word ", 25) || out.Backend != backend {
@@ -194,8 +195,8 @@ func TestMLGenerateStreamsWithProgress(t *testing.T) {
 }
 
 func TestMLGenerateDefaultsAndErrors(t *testing.T) {
-	f := newMLFixture(t, MLOptions{})
-	var out MLGenerateOutput
+	f := newMLFixture(t, tools.MLOptions{})
+	var out tools.MLGenerateOutput
 	mustCall(t, f.cs, "ml_generate", map[string]any{"prompt": "hi"}, &out)
 	if out.Backend != "openai" || out.Response != "echo: hi" || out.Model != "gpt-4o-mini" {
 		t.Fatalf("default backend: %+v", out)
@@ -221,7 +222,7 @@ func TestMLGenerateDefaultsAndErrors(t *testing.T) {
 }
 
 func TestMLGenerateCancelStopsBackend(t *testing.T) {
-	f := newMLFixture(t, MLOptions{})
+	f := newMLFixture(t, tools.MLOptions{})
 	f.ollama.Reply = func(string) string { return strings.Repeat("slow ", 1000) }
 	f.ollama.TokenDelay = 20 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
@@ -241,7 +242,7 @@ func TestMLGenerateCancelStopsBackend(t *testing.T) {
 	}
 	testutil.Receive(t, f.ollama.Abandoned(), "the backend to see its request cancelled")
 	// The hub keeps serving: another call works.
-	var out MLGenerateOutput
+	var out tools.MLGenerateOutput
 	f.ollama.TokenDelay = 0
 	f.ollama.Reply = func(string) string { return "fine" }
 	mustCall(t, f.cs, "ml_generate", map[string]any{"prompt": "again", "backend": "local"}, &out)
@@ -251,7 +252,7 @@ func TestMLGenerateCancelStopsBackend(t *testing.T) {
 }
 
 func TestMLScore(t *testing.T) {
-	f := newMLFixture(t, MLOptions{JudgeBackend: "local"})
+	f := newMLFixture(t, tools.MLOptions{JudgeBackend: "local"})
 	var out map[string]any
 	mustCall(t, f.cs, "ml_score", map[string]any{"prompt": "Return a JSON object with the name Ada.", "response": `{"name":"Ada"}`}, &out)
 	h, ok := out["heuristic"].(map[string]any)
@@ -265,7 +266,7 @@ func TestMLScore(t *testing.T) {
 	f.ollama.Reply = func(p string) string {
 		return "Evaluation:\n```json\n{\"relevance\": 9, \"accuracy\": \"8\", \"coherence\": 10, \"helpfulness\": 7, \"reasoning\": \"on point\"}\n```"
 	}
-	var both MLScoreOutput
+	var both tools.MLScoreOutput
 	mustCall(t, f.cs, "ml_score", map[string]any{"prompt": "What is Go?", "response": "A programming language.", "suites": "heuristic, semantic"}, &both)
 	if both.Heuristic == nil || both.Semantic == nil {
 		t.Fatalf("%+v", both)
@@ -292,8 +293,8 @@ func TestMLScore(t *testing.T) {
 	}
 
 	// The judge down: a clear error naming it.
-	f.ollama.Close()                                         // returns once its port is closed
-	f2 := newMLFixture(t, MLOptions{JudgeBackend: "ollama"}) // OLLAMA_HOST points at a dead port
+	f.ollama.Close()                                               // returns once its port is closed
+	f2 := newMLFixture(t, tools.MLOptions{JudgeBackend: "ollama"}) // OLLAMA_HOST points at a dead port
 	e := call(t, f2.cs, "ml_score", map[string]any{"prompt": "p", "response": "r", "suites": "semantic"}, nil)
 	if !strings.Contains(e, "semantic needs a judge backend and ollama") || !strings.Contains(e, "not available") {
 		t.Fatalf("no judge: %s", e)
@@ -301,7 +302,7 @@ func TestMLScore(t *testing.T) {
 }
 
 func TestMLProbe(t *testing.T) {
-	f := newMLFixture(t, MLOptions{})
+	f := newMLFixture(t, tools.MLOptions{})
 	f.openai.Reply = func(p string) string {
 		switch {
 		case strings.Contains(p, "17 * 23"):
@@ -317,7 +318,7 @@ func TestMLProbe(t *testing.T) {
 		}
 		return 0, ""
 	}
-	var out MLProbeOutput
+	var out tools.MLProbeOutput
 	cs, progress := progressClient(t, f.svc)
 	params := &sdk.CallToolParams{Name: "ml_probe", Arguments: map[string]any{"categories": "math"}}
 	params.SetProgressToken(7)
@@ -337,7 +338,7 @@ func TestMLProbe(t *testing.T) {
 	if out.Total != 3 || len(out.Results) != 3 {
 		t.Fatalf("%+v", out)
 	}
-	got := map[string]MLProbeResultItem{}
+	got := map[string]tools.MLProbeResultItem{}
 	for _, r := range out.Results {
 		got[r.ID] = r
 		if r.Category != "math" {
@@ -377,7 +378,7 @@ func TestMLProbe(t *testing.T) {
 // ml_status against a real influxd, fed by ml_generate's points.
 func TestMLStatusOnInfluxd(t *testing.T) {
 	url := mltest.StartInfluxd(t)
-	f := newMLFixture(t, MLOptions{InfluxURL: url, InfluxDB: "lem", WriteInflux: true})
+	f := newMLFixture(t, tools.MLOptions{InfluxURL: url, InfluxDB: "lem", WriteInflux: true})
 	mustCall(t, f.cs, "ml_generate", map[string]any{"prompt": "one two", "backend": "local"}, nil)
 	mustCall(t, f.cs, "ml_generate", map[string]any{"prompt": "three", "backend": "openai"}, nil)
 	// A training run written by some trainer.
@@ -390,7 +391,7 @@ func TestMLStatusOnInfluxd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// InfluxDB makes written points visible in its own time: ask again and again.
-	var out MLStatusOutput
+	var out tools.MLStatusOutput
 	if !testutil.Poll(testutil.Patience, func() bool {
 		mustCall(t, f.cs, "ml_status", map[string]any{}, &out)
 		return strings.Contains(out.Status, "points: 2 in the last hour")
@@ -426,7 +427,7 @@ func TestMLStatusOnInfluxd(t *testing.T) {
 // The dashboard's "ml" channel: a snapshot of the backends, then events when they change.
 func TestMLHubFeed(t *testing.T) {
 	h := wshub.New(wshub.Options{})
-	f := newMLFixture(t, MLOptions{FeedInterval: 100 * time.Millisecond}, WithWSHub(h))
+	f := newMLFixture(t, tools.MLOptions{FeedInterval: 100 * time.Millisecond}, WithWSHub(h))
 	addr, _, err := h.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -439,7 +440,7 @@ func TestMLHubFeed(t *testing.T) {
 	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscribe","channel":"ml"}`)); err != nil {
 		t.Fatal(err)
 	}
-	read := func(typ string) MLBackendsOutput {
+	read := func(typ string) tools.MLBackendsOutput {
 		t.Helper()
 		for {
 			var m wshub.Message
@@ -450,7 +451,7 @@ func TestMLHubFeed(t *testing.T) {
 			if m.Type != typ {
 				continue
 			}
-			var out MLBackendsOutput
+			var out tools.MLBackendsOutput
 			raw, _ := json.Marshal(m.Data)
 			if err := json.Unmarshal(raw, &out); err != nil {
 				t.Fatal(err)
@@ -481,7 +482,7 @@ func TestMLHubFeed(t *testing.T) {
 // While the backend has not produced a token yet (a model loading), the client still hears from
 // the call at least every second, with progress that keeps growing as MCP requires.
 func TestMLGenerateHeartbeat(t *testing.T) {
-	f := newMLFixture(t, MLOptions{})
+	f := newMLFixture(t, tools.MLOptions{})
 	f.ollama.Reply = func(string) string { return "late" }
 	// Heartbeats go at ~0.1, ~1.1 and ~2.1 s; the first token at 3 s leaves most of a second
 	// for a loaded machine (CI once saw the 2.3 s this used to be arrive before the third).
@@ -514,38 +515,38 @@ func TestMLGenerateHeartbeat(t *testing.T) {
 // SetML replaces the backends of a running Service for the next call; a registry it would refuse
 // at construction leaves the running one in force, and a Service without the ML tools says so.
 func TestMLSetML(t *testing.T) {
-	f := newMLFixture(t, MLOptions{})
+	f := newMLFixture(t, tools.MLOptions{})
 	other := mltest.NewOllama("other-model")
 	defer other.Close()
 	reg, err := ml.NewRegistry(ml.Options{OllamaHost: f.deadURL, Default: "other", Backends: []ml.BackendConfig{{Name: "other", Kind: "ollama", URL: other.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.SetML(nil, MLOptions{}); err == nil {
+	if err := f.svc.SetML(nil, tools.MLOptions{}); err == nil {
 		t.Fatal("SetML(nil) accepted")
 	}
-	if err := f.svc.SetML(reg, MLOptions{JudgeBackend: "nope"}); err == nil || !strings.Contains(err.Error(), "ml.judge_backend") {
+	if err := f.svc.SetML(reg, tools.MLOptions{JudgeBackend: "nope"}); err == nil || !strings.Contains(err.Error(), "ml.judge_backend") {
 		t.Fatalf("SetML with an unknown judge: %v", err)
 	}
-	var out MLBackendsOutput
+	var out tools.MLBackendsOutput
 	mustCall(t, f.cs, "ml_backends", map[string]any{}, &out)
 	if out.Default != "openai" || len(out.Backends) != 3 {
 		t.Fatalf("after refused SetML calls: %+v", out)
 	}
-	if err := f.svc.SetML(reg, MLOptions{JudgeBackend: "other"}); err != nil {
+	if err := f.svc.SetML(reg, tools.MLOptions{JudgeBackend: "other"}); err != nil {
 		t.Fatal(err)
 	}
 	mustCall(t, f.cs, "ml_backends", map[string]any{}, &out)
 	if out.Default != "other" || len(out.Backends) != 2 || out.Backends[1].Name != "other" || !out.Backends[1].Available {
 		t.Fatalf("after SetML: %+v", out)
 	}
-	var gen MLGenerateOutput
+	var gen tools.MLGenerateOutput
 	mustCall(t, f.cs, "ml_generate", map[string]any{"prompt": "hi"}, &gen)
 	if gen.Backend != "other" || len(other.Requests()) != 1 {
 		t.Fatalf("ml_generate after SetML: %+v", gen)
 	}
 
-	if err := newTestService(t).SetML(reg, MLOptions{}); err == nil || !strings.Contains(err.Error(), "without the ML tools") {
+	if err := newTestService(t).SetML(reg, tools.MLOptions{}); err == nil || !strings.Contains(err.Error(), "without the ML tools") {
 		t.Fatalf("SetML on a Service without ML: %v", err)
 	}
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func TestMemoryTools(t *testing.T) {
 	data, ws := t.TempDir(), t.TempDir()
 	s := newTestService(t, WithWorkspaceRoot(ws), WithNotes(data))
 	cs := connect(t, s)
-	var w MemoryWriteOutput
+	var w tools.MemoryWriteOutput
 	mustCall(t, cs, "memory_write", map[string]any{"key": "decisions", "content": "use sqlite"}, &w)
 	if w.Size != 10 || w.Deleted || w.Replaced {
 		t.Fatalf("write = %+v", w)
@@ -28,7 +29,7 @@ func TestMemoryTools(t *testing.T) {
 	// A new hub on the same data dir and workspace (a restart) reads the notes back.
 	s2 := newTestService(t, WithWorkspaceRoot(ws), WithNotes(data))
 	cs2 := connect(t, s2)
-	var r MemoryReadOutput
+	var r tools.MemoryReadOutput
 	mustCall(t, cs2, "memory_read", map[string]any{"key": "decisions"}, &r)
 	if r.Content != "use sqlite" || r.Size != 10 || r.Updated == nil {
 		t.Fatalf("read after restart = %+v", r)
@@ -39,7 +40,7 @@ func TestMemoryTools(t *testing.T) {
 	}
 	// Another workspace has its own notes.
 	s3 := newTestService(t, WithNotes(data))
-	r = MemoryReadOutput{}
+	r = tools.MemoryReadOutput{}
 	mustCall(t, connect(t, s3), "memory_read", map[string]any{}, &r)
 	if len(r.Notes) != 0 {
 		t.Errorf("another workspace sees %+v", r.Notes)
@@ -72,7 +73,7 @@ func TestTodoToolsAndHubChannel(t *testing.T) {
 	defer srv.Close()
 
 	a, b := connect(t, s), connect(t, s)
-	var out TodoListOutput
+	var out tools.TodoListOutput
 	mustCall(t, a, "todo_write", map[string]any{"items": []map[string]any{{"content": "read the code", "status": "completed"}, {"content": "fix the bug", "status": "in_progress"}}}, &out)
 	if out.Completed != 1 || out.InProgress != 1 || len(out.Items) != 2 {
 		t.Fatalf("todo_write = %+v", out)
@@ -113,7 +114,7 @@ func TestTodoToolsAndHubChannel(t *testing.T) {
 			}
 		}
 	}
-	var snap TodosSnapshot
+	var snap tools.TodosSnapshot
 	json.Unmarshal(next("snapshot"), &snap)
 	if len(snap.Lists) != 1 || len(snap.Lists[0].Items) != 2 {
 		t.Fatalf("snapshot = %s", mustJSON(snap))

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func TestFilePatch(t *testing.T) {
@@ -35,7 +37,7 @@ deleted file mode 100644
 @@ -1 +0,0 @@
 -x
 `
-	var out PatchOutput
+	var out tools.PatchOutput
 	mustCall(t, cs, "file_patch", map[string]any{"patch": p, "dry_run": true}, &out)
 	if out.Applied || !out.DryRun || len(out.Files) != 3 || out.Risk.Level != "high" {
 		t.Fatalf("dry run = %+v", out)

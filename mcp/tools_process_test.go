@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // newProcessTestService builds a Service with a process service on a fresh workspace and a real
@@ -41,9 +42,9 @@ func keysOf(m map[string]any) []string {
 	return keys
 }
 
-func waitProcess(t *testing.T, cs *sdk.ClientSession, id string) ProcessWaitOutput {
+func waitProcess(t *testing.T, cs *sdk.ClientSession, id string) tools.ProcessWaitOutput {
 	t.Helper()
-	var w ProcessWaitOutput
+	var w tools.ProcessWaitOutput
 	mustCall(t, cs, "process_wait", map[string]any{"id": id, "timeout": 10}, &w)
 	if !w.Exited {
 		t.Fatalf("process_wait(%s): still running after 10s: %+v", id, w)
@@ -52,11 +53,11 @@ func waitProcess(t *testing.T, cs *sdk.ClientSession, id string) ProcessWaitOutp
 }
 
 // pollOutput calls process_output until the output contains want.
-func pollOutput(t *testing.T, cs *sdk.ClientSession, id, want string) ProcessOutputOutput {
+func pollOutput(t *testing.T, cs *sdk.ClientSession, id, want string) tools.ProcessOutputOutput {
 	t.Helper()
-	var o ProcessOutputOutput
+	var o tools.ProcessOutputOutput
 	if !testutil.Poll(testutil.Patience, func() bool {
-		o = ProcessOutputOutput{}
+		o = tools.ProcessOutputOutput{}
 		mustCall(t, cs, "process_output", map[string]any{"id": id}, &o)
 		return strings.Contains(o.Output, want)
 	}) {
@@ -116,7 +117,7 @@ func TestProcessToolsLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var started ProcessStartOutput
+	var started tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "pwd; echo to-err >&2; exit 7"}, "dir": "sub"}, &started)
 	if started.ID == "" || started.PID <= 0 || started.Command != "sh" || len(started.Args) != 2 || started.StartedAt.IsZero() {
 		t.Fatalf("process_start = %+v", started)
@@ -128,9 +129,9 @@ func TestProcessToolsLifecycle(t *testing.T) {
 	}
 
 	// A long-running cat: input round trip, incremental output, stop.
-	var cat ProcessStartOutput
+	var cat tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "cat"}, &cat)
-	var in ProcessInputOutput
+	var in tools.ProcessInputOutput
 	mustCall(t, cs, "process_input", map[string]any{"id": cat.ID, "input": "first\n"}, &in)
 	if !in.Success {
 		t.Fatalf("process_input = %+v", in)
@@ -141,20 +142,20 @@ func TestProcessToolsLifecycle(t *testing.T) {
 	}
 	mustCall(t, cs, "process_input", map[string]any{"id": cat.ID, "input": "second\n"}, nil)
 	deadline := time.Now().Add(5 * time.Second)
-	var o2 ProcessOutputOutput
+	var o2 tools.ProcessOutputOutput
 	for o2.Output != "second\n" {
 		if time.Now().After(deadline) {
 			t.Fatalf("process_output since %d = %+v", o1.Next, o2)
 		}
 		mustCall(t, cs, "process_output", map[string]any{"id": cat.ID, "since": o1.Next}, &o2)
 	}
-	var tail ProcessOutputOutput
+	var tail tools.ProcessOutputOutput
 	mustCall(t, cs, "process_output", map[string]any{"id": cat.ID, "tail": 3}, &tail)
 	if tail.Output != "nd\n" {
 		t.Fatalf("process_output tail 3 = %q", tail.Output)
 	}
 
-	var list ProcessListOutput
+	var list tools.ProcessListOutput
 	mustCall(t, cs, "process_list", map[string]any{"running_only": true}, &list)
 	if list.Total != 1 || len(list.Processes) != 1 || list.Processes[0].ID != cat.ID || list.Processes[0].Status != "running" || list.Processes[0].Dir != "." {
 		t.Fatalf("process_list running_only = %+v", list)
@@ -164,7 +165,7 @@ func TestProcessToolsLifecycle(t *testing.T) {
 		t.Fatalf("process_list = %+v", list)
 	}
 
-	var stop ProcessControlOutput
+	var stop tools.ProcessControlOutput
 	mustCall(t, cs, "process_stop", map[string]any{"id": cat.ID}, &stop)
 	if !stop.Success || !strings.Contains(stop.Message, "status stopped") {
 		t.Fatalf("process_stop = %+v", stop)
@@ -177,9 +178,9 @@ func TestProcessToolsLifecycle(t *testing.T) {
 		t.Fatalf("process_input after stop: %q", e)
 	}
 
-	var sleeper ProcessStartOutput
+	var sleeper tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "sleep", "args": []string{"300"}}, &sleeper)
-	var kill ProcessControlOutput
+	var kill tools.ProcessControlOutput
 	mustCall(t, cs, "process_kill", map[string]any{"id": sleeper.ID}, &kill)
 	if !kill.Success || !strings.Contains(kill.Message, "status killed, exit code 137") {
 		t.Fatalf("process_kill = %+v", kill)
@@ -188,10 +189,10 @@ func TestProcessToolsLifecycle(t *testing.T) {
 
 func TestProcessWaitTimeout(t *testing.T) {
 	_, cs := newProcessTestService(t, process.Options{})
-	var started ProcessStartOutput
+	var started tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "echo waiting; sleep 300"}}, &started)
 	pollOutput(t, cs, started.ID, "waiting")
-	var w ProcessWaitOutput
+	var w tools.ProcessWaitOutput
 	mustCall(t, cs, "process_wait", map[string]any{"id": started.ID, "timeout": 1}, &w)
 	if w.Exited || w.Status != "running" || w.Output != "waiting\n" {
 		t.Fatalf("process_wait before exit = %+v", w)
@@ -201,7 +202,7 @@ func TestProcessWaitTimeout(t *testing.T) {
 func TestProcessStartPTY(t *testing.T) {
 	_, cs := newProcessTestService(t, process.Options{})
 	script := "if test -t 1; then echo tty-yes; else echo tty-no; fi"
-	var term, plain ProcessStartOutput
+	var term, plain tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "sh", "args": []string{"-c", script}, "pty": true}, &term)
 	mustCall(t, cs, "process_start", map[string]any{"command": "sh", "args": []string{"-c", script}}, &plain)
 	if w := waitProcess(t, cs, term.ID); !strings.Contains(w.Output, "tty-yes") {
@@ -220,20 +221,20 @@ func TestExecTool(t *testing.T) {
 	tests := []struct {
 		name string
 		args map[string]any
-		want ExecOutput
+		want tools.ExecOutput
 	}{
 		{"output and exit code", map[string]any{"command": "sh", "args": []string{"-c", "echo out; echo err >&2; exit 2"}},
-			ExecOutput{ExitCode: 2, Stdout: "out\n", Stderr: "err\n"}},
+			tools.ExecOutput{ExitCode: 2, Stdout: "out\n", Stderr: "err\n"}},
 		{"stdin and env", map[string]any{"command": "sh", "args": []string{"-c", `cat; echo "$GREETING"`}, "stdin": "in ", "env": []string{"GREETING=hi"}},
-			ExecOutput{Stdout: "in hi\n"}},
+			tools.ExecOutput{Stdout: "in hi\n"}},
 		{"dir", map[string]any{"command": "pwd", "dir": "pkg"},
-			ExecOutput{Stdout: filepath.Join(s.Workspace().Dir(), "pkg") + "\n"}},
+			tools.ExecOutput{Stdout: filepath.Join(s.Workspace().Dir(), "pkg") + "\n"}},
 		{"timeout", map[string]any{"command": "sleep", "args": []string{"30"}, "timeout": 1},
-			ExecOutput{ExitCode: 137, TimedOut: true}},
+			tools.ExecOutput{ExitCode: 137, TimedOut: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got ExecOutput
+			var got tools.ExecOutput
 			mustCall(t, cs, "exec", tt.args, &got)
 			if tt.want.TimedOut && got.DurationMs < 900 {
 				t.Fatalf("timed out after %d ms, before the 1 s timeout", got.DurationMs)
@@ -295,13 +296,13 @@ func TestProcessToolErrorsNameFieldAndFix(t *testing.T) {
 	// The cap released: a finished start that failed (unknown command) is a tool error naming
 	// the command and leaves the process service usable.
 	mustCall(t, cs, "process_kill", map[string]any{"id": "proc-1"}, nil)
-	var before ProcessListOutput
+	var before tools.ProcessListOutput
 	mustCall(t, cs, "process_list", map[string]any{}, &before)
 	if e := call(t, cs, "process_start", map[string]any{"command": "no-such-command-xyz"}, nil); !strings.Contains(e, "command: ") || !strings.Contains(e, "not found") {
 		t.Fatalf("unknown command: %q", e)
 	}
 	// The caller got no ID, so process_list must not show a record for the failed start.
-	var after ProcessListOutput
+	var after tools.ProcessListOutput
 	mustCall(t, cs, "process_list", map[string]any{}, &after)
 	if after.Total != before.Total {
 		t.Fatalf("failed start left a record the caller never got an ID for: %+v", after.Processes)
@@ -314,12 +315,12 @@ func TestProcessEnvWithoutHubSecrets(t *testing.T) {
 	t.Setenv("SWITCHBOARD_IDE_TOKEN", "hub-ide-token")
 	t.Setenv("OPENAI_API_KEY", "sk-hub")
 	_, cs := newProcessTestService(t, process.Options{})
-	var out ExecOutput
+	var out tools.ExecOutput
 	mustCall(t, cs, "exec", map[string]any{"command": "env", "env": []string{"OPENAI_API_KEY=from-agent"}}, &out)
 	if strings.Contains(out.Stdout, "hub-") || strings.Contains(out.Stdout, "sk-hub") || !strings.Contains(out.Stdout, "OPENAI_API_KEY=from-agent\n") {
 		t.Fatalf("exec child environment:\n%s", out.Stdout)
 	}
-	var st ProcessStartOutput
+	var st tools.ProcessStartOutput
 	mustCall(t, cs, "process_start", map[string]any{"command": "env"}, &st)
 	w := waitProcess(t, cs, st.ID)
 	if strings.Contains(w.Output, "hub-") || !strings.Contains(w.Output, "PATH=") {
@@ -362,14 +363,14 @@ func TestProcessToolAnnotations(t *testing.T) {
 func TestProcessVisibleAcrossClients(t *testing.T) {
 	s, a := newProcessTestService(t, process.Options{})
 	b := connect(t, s)
-	var started ProcessStartOutput
+	var started tools.ProcessStartOutput
 	mustCall(t, a, "process_start", map[string]any{"command": "sleep", "args": []string{"300"}}, &started)
-	var list ProcessListOutput
+	var list tools.ProcessListOutput
 	mustCall(t, b, "process_list", map[string]any{"running_only": true}, &list)
 	if list.Total != 1 || list.Processes[0].ID != started.ID {
 		t.Fatalf("client b sees %+v", list)
 	}
-	var kill ProcessControlOutput
+	var kill tools.ProcessControlOutput
 	mustCall(t, b, "process_kill", map[string]any{"id": started.ID}, &kill)
 	if !kill.Success {
 		t.Fatalf("client b kill = %+v", kill)

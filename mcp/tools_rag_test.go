@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 
 	"github.com/switchboard-hub/switchboard/internal/rag"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func newRAGService(t *testing.T) (*Service, string) {
@@ -73,7 +74,7 @@ func TestRAGIngestAndQuery(t *testing.T) {
 		"big/huge.txt":    strings.Repeat("word ", 300_000), // 1.5 MB, over the cap
 	})
 
-	var ing RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	mustCall(t, cs, "rag_ingest", map[string]any{"path": "."}, &ing)
 	if !ing.Success || ing.Collection != "hostuk-docs" || ing.Path != "." {
 		t.Fatalf("ingest: %+v", ing)
@@ -87,7 +88,7 @@ func TestRAGIngestAndQuery(t *testing.T) {
 		}
 	}
 
-	var q RAGQueryOutput
+	var q tools.RAGQueryOutput
 	mustCall(t, cs, "rag_query", map[string]any{"question": "where do I configure the socket path?"}, &q)
 	if q.Collection != "hostuk-docs" || q.Query != "where do I configure the socket path?" || len(q.Results) == 0 || len(q.Results) > 5 {
 		t.Fatalf("query: %+v", q)
@@ -150,13 +151,13 @@ func TestRAGIngestAndQuery(t *testing.T) {
 	if ing.Chunks != 4 || ing.Collection != "guide" {
 		t.Errorf("file ingest: %+v (want 4 chunks: intro, Install > Linux, Configuration... )", ing)
 	}
-	var cols RAGCollectionsOutput
+	var cols tools.RAGCollectionsOutput
 	mustCall(t, cs, "rag_collections", map[string]any{"show_stats": true}, &cols)
 	if len(cols.Collections) != 2 || cols.Collections[0].Name != "guide" || cols.Collections[0].PointsCount != 4 ||
 		cols.Collections[0].Status != "green" || cols.Collections[0].Embedder != "offline" || cols.Collections[0].Backend != "embedded" {
 		t.Errorf("collections with stats: %+v", cols)
 	}
-	cols = RAGCollectionsOutput{}
+	cols = tools.RAGCollectionsOutput{}
 	mustCall(t, cs, "rag_collections", map[string]any{}, &cols)
 	if cols.Collections[1].Name != "hostuk-docs" || cols.Collections[1].PointsCount != 0 || cols.Collections[1].Status != "" {
 		t.Errorf("collections without stats: %+v", cols)
@@ -164,7 +165,7 @@ func TestRAGIngestAndQuery(t *testing.T) {
 
 	// recreate drops what was there.
 	mustCall(t, cs, "rag_ingest", map[string]any{"path": "src/notes.txt", "collection": "guide", "recreate": true}, &ing)
-	cols = RAGCollectionsOutput{}
+	cols = tools.RAGCollectionsOutput{}
 	mustCall(t, cs, "rag_collections", map[string]any{"show_stats": true}, &cols)
 	if cols.Collections[0].PointsCount != 1 {
 		t.Errorf("after recreate: %+v", cols.Collections[0])
@@ -294,7 +295,7 @@ func TestRAGHubChannel(t *testing.T) {
 	s := newTestService(t, WithWSHub(h), WithRAG(rag.Hold(rag.NewEngine(store, nil))))
 	writeTree(t, s.Workspace().Dir(), map[string]string{"docs/a.md": guideMD, "docs/b.go": serverGo})
 	cs := connect(t, s)
-	var start WSStartOutput
+	var start tools.WSStartOutput
 	mustCall(t, cs, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &start)
 	conn, _, err := (&websocket.Dialer{HandshakeTimeout: 5 * time.Second}).Dial("ws://"+start.Addr+"/ws", http.Header{"Authorization": {"Bearer " + h.Token()}})
 	if err != nil {
@@ -310,7 +311,7 @@ func TestRAGHubChannel(t *testing.T) {
 		}
 		return m
 	}
-	var snap RAGFeedSnapshot
+	var snap tools.RAGFeedSnapshot
 	for {
 		m := read()
 		if m.Type == wshub.TypeSnapshot {
@@ -323,7 +324,7 @@ func TestRAGHubChannel(t *testing.T) {
 		t.Fatalf("snapshot: %+v", snap)
 	}
 	mustCall(t, cs, "rag_ingest", map[string]any{"path": "docs"}, nil)
-	var last RAGIngestProgress
+	var last tools.RAGIngestProgress
 	for sawRunning := false; ; {
 		m := read()
 		if m.Type != "event" {
@@ -398,9 +399,9 @@ func TestRAGIngestCancel(t *testing.T) {
 	}
 	// The server-side ingest stops too (the dashboard feed says so), and a new ingest is accepted
 	// (one per collection at a time).
-	var l []RAGIngestProgress
+	var l []tools.RAGIngestProgress
 	if !testutil.Poll(testutil.Patience, func() bool {
-		l = s.ragFeed.list()
+		l = s.ragFeed.Ingests()
 		return len(l) == 1 && !l[0].Running && strings.Contains(l[0].Error, "ingest cancelled after")
 	}) {
 		t.Fatalf("server-side ingest was not cancelled: %+v", l)
@@ -408,13 +409,13 @@ func TestRAGIngestCancel(t *testing.T) {
 	// The collection's lock goes a moment after the feed's update: try again while it says
 	// "already running".
 	var e string
-	var ing RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	testutil.Poll(testutil.Patience, func() bool {
-		var q RAGQueryOutput
+		var q tools.RAGQueryOutput
 		if e = call(t, cs, "rag_query", map[string]any{"question": "zebra giraffe", "topK": 1}, &q); e != "" || len(q.Results) != 1 || q.Results[0].Source != "docs/anchor.md" {
 			t.Fatalf("query after cancel: %q %+v", e, q)
 		}
-		ing = RAGIngestOutput{}
+		ing = tools.RAGIngestOutput{}
 		e = call(t, cs, "rag_ingest", map[string]any{"path": "docs"}, &ing)
 		if e != "" && !strings.Contains(e, "already running") {
 			t.Fatalf("ingest after cancel: %s", e)

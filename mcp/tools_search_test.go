@@ -1,19 +1,13 @@
 package mcp
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func TestFileGrepAndGlob(t *testing.T) {
@@ -35,7 +29,7 @@ func TestFileGrepAndGlob(t *testing.T) {
 	})
 	cs := connect(t, s)
 
-	var out GrepOutput
+	var out tools.GrepOutput
 	mustCall(t, cs, "file_grep", map[string]any{"pattern": `func \w+\(`}, &out)
 	var paths []string
 	for _, m := range out.Matches {
@@ -87,7 +81,7 @@ func TestFileGrepAndGlob(t *testing.T) {
 		t.Errorf("max_results: %d matches, truncated=%v", len(out.Matches), out.Truncated)
 	}
 
-	var g GlobOutput
+	var g tools.GlobOutput
 	mustCall(t, cs, "file_glob", map[string]any{"pattern": "**/*.go"}, &g)
 	if want := []string{"a.go", "sub/b.go", "sub/long.go"}; !slices.Equal(g.Paths, want) {
 		t.Errorf("glob = %v, want %v", g.Paths, want)
@@ -128,67 +122,12 @@ func TestFileGrepDoesNotFollowSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := connect(t, s)
-	var out GrepOutput
+	var out tools.GrepOutput
 	mustCall(t, cs, "file_grep", map[string]any{"pattern": "TOPSECRET", "include_ignored": true}, &out)
 	if len(out.Matches) != 0 {
 		t.Fatalf("followed a symlink out of the workspace: %+v", out.Matches)
 	}
 	if e := call(t, cs, "file_grep", map[string]any{"pattern": "TOPSECRET", "path": "link"}, nil); !strings.Contains(e, "outside the workspace") {
 		t.Fatalf("path through an outward symlink: %q", e)
-	}
-}
-
-// A client that sends a progress token hears how many files were searched.
-func TestFileGrepProgress(t *testing.T) {
-	old := progressInterval
-	progressInterval = 2 * time.Millisecond
-	t.Cleanup(func() { progressInterval = old })
-	s := newTestService(t, WithSearch())
-	files := map[string]string{}
-	for i := range 2000 {
-		files[fmt.Sprintf("d%02d/f%04d.txt", i%40, i)] = strings.Repeat("some text without the word\n", 20)
-	}
-	writeTree(t, s.Workspace().Dir(), files)
-
-	var mu sync.Mutex
-	var got []*sdk.ProgressNotificationParams
-	done := make(chan struct{}, 1) // the "done: ..." notification arrived
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := s.Server().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "p", Version: "1"}, &sdk.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-			mu.Lock()
-			got = append(got, r.Params)
-			mu.Unlock()
-			if strings.HasPrefix(r.Params.Message, "done:") {
-				select {
-				case done <- struct{}{}:
-				default:
-				}
-			}
-		},
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	params := &sdk.CallToolParams{Name: "file_grep", Arguments: map[string]any{"pattern": "needle", "literal": true}}
-	params.SetProgressToken("grep-1")
-	res, err := cs.CallTool(context.Background(), params)
-	if err != nil || res.IsError {
-		t.Fatalf("call: %v %+v", err, res)
-	}
-	// The final notification may arrive after the result: wait for it.
-	testutil.Receive(t, done, "the final progress notification")
-	mu.Lock()
-	n := len(got)
-	last := got[n-1]
-	mu.Unlock()
-	if last.ProgressToken != "grep-1" || last.Progress != 2000 || !strings.HasPrefix(last.Message, "done: 2000 files searched") {
-		t.Errorf("final progress = %+v (of %d)", last, n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/fetch"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func TestWebFetch(t *testing.T) {
@@ -24,7 +25,7 @@ func TestWebFetch(t *testing.T) {
 	}
 	s := newTestService(t, WithWebFetch(f))
 	cs := connect(t, s)
-	var out WebFetchOutput
+	var out tools.WebFetchOutput
 	mustCall(t, cs, "web_fetch", map[string]any{"url": srv.URL + "/x"}, &out)
 	if out.Status != 200 || out.FinalURL != srv.URL+"/x" || !strings.Contains(out.Content, "## Docs") || !strings.Contains(out.Content, "`go test`") {
 		t.Fatalf("web_fetch = %+v", out)

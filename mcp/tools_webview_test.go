@@ -33,6 +33,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/webview/fakecdp"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func newBrowserService(t *testing.T, opts ...Option) (*Service, *webview.Webview) {
@@ -86,7 +87,7 @@ func TestWebviewToolsNeedAConnection(t *testing.T) {
 			t.Errorf("%s without a connection: %q", name, e)
 		}
 	}
-	var out WebviewStatusOutput
+	var out tools.WebviewStatusOutput
 	mustCall(t, cs, "webview_disconnect", map[string]any{}, &out)
 	if !out.Success || out.Message != "No active connection" {
 		t.Fatalf("disconnect without connection: %+v", out)
@@ -136,12 +137,12 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	cs := connect(t, s)
 	srv := webviewServer(t)
 
-	var launch WebviewLaunchOutput
+	var launch tools.WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{"url": srv.URL + "/"}, &launch)
 	if !launch.Success || launch.PID <= 0 || !launch.Headless || launch.URL != srv.URL+"/" {
 		t.Fatalf("launch: %+v", launch)
 	}
-	var st WebviewStatusOutput
+	var st tools.WebviewStatusOutput
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#send"}, &st)
 	if !st.Success || !strings.Contains(st.Message, "#send") {
 		t.Fatalf("wait: %+v", st)
@@ -163,7 +164,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 		t.Fatalf("wait empty selector: %q", e)
 	}
 
-	var snap WebviewSnapshotOutput
+	var snap tools.WebviewSnapshotOutput
 	mustCall(t, cs, "webview_snapshot", map[string]any{}, &snap)
 	if snap.Title != "Form" || snap.URL != srv.URL+"/" || snap.Refs < 4 {
 		t.Fatalf("snapshot header: %+v", snap)
@@ -173,7 +174,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 			t.Fatalf("snapshot lacks %q:\n%s", want, snap.Snapshot)
 		}
 	}
-	var small WebviewSnapshotOutput
+	var small tools.WebviewSnapshotOutput
 	mustCall(t, cs, "webview_snapshot", map[string]any{"max_chars": 60}, &small)
 	if !small.Truncated || len(small.Snapshot) > 60+200 || !strings.Contains(small.Snapshot, "more lines not shown") {
 		t.Fatalf("bounded snapshot: %+v", small)
@@ -183,12 +184,12 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	}
 
 	// Type and click through refs, then through selectors.
-	var ok WebviewSuccessOutput
+	var ok tools.WebviewSuccessOutput
 	mustCall(t, cs, "webview_type", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `textbox "Email"`), "text": "me@"}, &ok)
 	mustCall(t, cs, "webview_type", map[string]any{"selector": "#email", "text": "example.org"}, &ok) // appends
 	mustCall(t, cs, "webview_click", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `checkbox "I agree"`)}, &ok)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#send"}, &ok)
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
 	if !ev.Success || ev.Result != "sent me@example.org true" {
 		t.Fatalf("after typing and clicking: %+v", ev)
@@ -238,14 +239,14 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	if ev.Success || !strings.Contains(ev.Error, "over the 1024 KiB limit") {
 		t.Fatalf("eval huge result: success=%v error=%q", ev.Success, ev.Error)
 	}
-	ev = WebviewEvalOutput{}
+	ev = tools.WebviewEvalOutput{}
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "this is not javascript"}, &ev)
 	if ev.Success || !strings.Contains(ev.Error, "SyntaxError") {
 		t.Fatalf("eval syntax error: %+v", ev)
 	}
 
 	// Query: all=false returns at most one element.
-	var q WebviewQueryOutput
+	var q tools.WebviewQueryOutput
 	mustCall(t, cs, "webview_query", map[string]any{"selector": "div.row"}, &q)
 	if !q.Found || q.Count != 1 || len(q.Elements) != 1 || q.Elements[0].TagName != "div" || q.Elements[0].Attributes["class"] != "row" || q.Elements[0].BoundingBox == nil || q.Elements[0].NodeID == 0 {
 		t.Fatalf("query first: %+v", q)
@@ -265,7 +266,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("screenshot %s: %v %+v", format, err, res)
 		}
-		var out WebviewScreenshotOutput
+		var out tools.WebviewScreenshotOutput
 		raw, _ := json.Marshal(res.StructuredContent)
 		_ = json.Unmarshal(raw, &out)
 		data, err := base64.StdEncoding.DecodeString(out.Data)
@@ -288,7 +289,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	}
 
 	// Console: the warn from the click, then clear.
-	var con WebviewConsoleOutput
+	var con tools.WebviewConsoleOutput
 	mustCall(t, cs, "webview_console", map[string]any{}, &con)
 	found := false
 	for _, m := range con.Messages {
@@ -325,7 +326,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	}
 
 	// Navigate, with the documented output (docs/tools.md).
-	var nav WebviewNavigateOutput
+	var nav tools.WebviewNavigateOutput
 	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/?x=1"}, &nav)
 	if !nav.Success || nav.URL != srv.URL+"/?x=1" {
 		t.Fatalf("navigate: %+v", nav)
@@ -337,7 +338,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL + "/?x=1"}, &nav) // off the error page
 
 	// Tabs: list, new, select, close and their errors.
-	var tabs WebviewTabsOutput
+	var tabs tools.WebviewTabsOutput
 	mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
 	if len(tabs.Tabs) != 1 || !tabs.Tabs[0].Active {
 		t.Fatalf("tabs: %+v", tabs)
@@ -362,7 +363,7 @@ func TestWebviewToolsEndToEnd(t *testing.T) {
 		t.Fatalf("tools do not act on the new tab: %+v", ev)
 	}
 	mustCall(t, cs, "webview_tabs", map[string]any{"action": "select", "id": first}, &tabs)
-	ev = WebviewEvalOutput{}
+	ev = tools.WebviewEvalOutput{}
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "location.search"}, &ev)
 	if ev.Result != "?x=1" {
 		t.Fatalf("select did not switch back: %+v", ev)
@@ -450,19 +451,19 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 	if s.browser.Connected() {
 		t.Fatal("a refused launch url still started a browser")
 	}
-	var launch WebviewLaunchOutput
+	var launch tools.WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
 	for u, want := range refused {
 		if e := call(t, cs, "webview_navigate", map[string]any{"url": u}, nil); !strings.HasPrefix(e, want) {
 			t.Errorf("navigate %q = %q, want prefix %q", u, e, want)
 		}
 	}
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "location.href"}, &ev)
 	if ev.Result != "about:blank" {
 		t.Fatalf("a refused URL was opened: %v", ev.Result)
 	}
-	var nav WebviewNavigateOutput
+	var nav tools.WebviewNavigateOutput
 	mustCall(t, cs, "webview_navigate", map[string]any{"url": "file://" + filepath.Join(ws, "page.html")}, &nav)
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "p"}, nil)
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "document.querySelector('p').textContent"}, &ev)
@@ -479,7 +480,7 @@ func TestWebviewNavigationPolicy(t *testing.T) {
 	mustCall(t, cs, "webview_console", map[string]any{"clear": true}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#out"}, nil)
 	// What the page does after the click shows only through the tools: ask again and again.
-	var con WebviewConsoleOutput
+	var con tools.WebviewConsoleOutput
 	if !testutil.Poll(testutil.Patience, func() bool {
 		mustCall(t, cs, "webview_console", map[string]any{}, &con)
 		return slices.ContainsFunc(con.Messages, func(m webview.ConsoleMessage) bool {
@@ -504,7 +505,7 @@ func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
 	srv := webviewServer(t)
 	mustCall(t, a, "webview_launch", map[string]any{"url": srv.URL}, nil)
 	mustCall(t, b, "webview_wait", map[string]any{"selector": "#send"}, nil)
-	var snap WebviewSnapshotOutput
+	var snap tools.WebviewSnapshotOutput
 	mustCall(t, b, "webview_snapshot", map[string]any{}, &snap)
 	if snap.Title != "Form" {
 		t.Fatalf("client b sees %+v", snap)
@@ -512,7 +513,7 @@ func TestWebviewTwoClientsShareOneBrowser(t *testing.T) {
 	// b types via its ref, a clicks; both see the result.
 	mustCall(t, b, "webview_type", map[string]any{"ref": testutil.SnapshotRef(t, snap.Snapshot, `textbox "Email"`), "text": "b@x"}, nil)
 	mustCall(t, a, "webview_click", map[string]any{"selector": "#send"}, nil)
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	mustCall(t, b, "webview_eval", map[string]any{"script": "document.getElementById('status').textContent"}, &ev)
 	if ev.Result != "sent b@x false" {
 		t.Fatalf("shared state: %+v", ev)
@@ -556,14 +557,14 @@ func TestWebviewConnectToRunningBrowser(t *testing.T) {
 	host := strings.Split(strings.TrimPrefix(info.Endpoint, "ws://"), "/")[0]
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
-	var st WebviewStatusOutput
+	var st tools.WebviewStatusOutput
 	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": "http://" + host, "timeout": 10}, &st)
 	if !st.Success || !strings.Contains(st.Message, host) {
 		t.Fatalf("connect: %+v", st)
 	}
 	srv := webviewServer(t)
 	mustCall(t, cs, "webview_navigate", map[string]any{"url": srv.URL}, nil)
-	var tabs WebviewTabsOutput
+	var tabs tools.WebviewTabsOutput
 	mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
 	if len(tabs.Tabs) != 2 {
 		t.Fatalf("tabs: %+v", tabs)
@@ -648,14 +649,14 @@ func TestWebviewHubShutdownClosesLaunchedBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := connect(t, s)
-	var launch WebviewLaunchOutput
+	var launch tools.WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
 	profiles, _ := os.ReadDir(filepath.Join(dataDir, "browser"))
 	if len(profiles) != 1 || len(procgroup.Members(launch.PID)) == 0 {
 		t.Fatalf("after launch: profiles %v, group %v", profiles, procgroup.Members(launch.PID))
 	}
 	// A second launch replaces the first browser: still one browser, one profile.
-	var again WebviewLaunchOutput
+	var again tools.WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &again)
 	if left := procgroup.Members(launch.PID); len(left) > 0 {
 		t.Fatalf("first browser left running after a second launch: %v", left)
@@ -715,7 +716,7 @@ func TestWebviewWaitReportsProgressAndStopsOnCancel(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("cancelled wait took %s", d)
 	}
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "40+2"}, &ev)
 	if ev.Result != float64(42) {
 		t.Fatalf("after a cancelled wait: %+v", ev)
@@ -749,7 +750,7 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	testutil.RequireBrowser(t, webview.FindBrowser)
 	s, _ := newBrowserService(t)
 	cs := connect(t, s)
-	var launch WebviewLaunchOutput
+	var launch tools.WebviewLaunchOutput
 	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
 	if err := procgroup.Signal(launch.PID, syscall.SIGKILL); err != nil { // the browser dies under us
 		t.Fatal(err)
@@ -764,7 +765,7 @@ func TestWebviewBrowserCrashIsReported(t *testing.T) {
 	}
 	// The hub recovers: a new launch works.
 	mustCall(t, cs, "webview_launch", map[string]any{}, &launch)
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "1+1"}, &ev)
 	if ev.Result != float64(2) {
 		t.Fatalf("after relaunch: %+v", ev)
@@ -856,7 +857,7 @@ func TestWebviewConnectHostileEndpoint(t *testing.T) {
 		t.Fatalf("after the refused connection: %q", e)
 	}
 	// The hub still answers.
-	var st WebviewStatusOutput
+	var st tools.WebviewStatusOutput
 	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
 	if !st.Success {
 		t.Fatalf("disconnect: %+v", st)
@@ -915,7 +916,7 @@ func TestWebviewConnectIsNoPortOracle(t *testing.T) {
 		t.Fatalf("the endpoint behind a redirect or a reported websocket URL was contacted %d times", n)
 	}
 	// The fake endpoint itself is a DevTools endpoint: connecting works.
-	var st WebviewStatusOutput
+	var st tools.WebviewStatusOutput
 	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": fake.URL, "timeout": 5}, &st)
 	mustCall(t, cs, "webview_disconnect", map[string]any{}, &st)
 }
@@ -970,7 +971,7 @@ func newFileGuardFixture(t *testing.T, ws string) fileGuardFixture {
 // screenshotColours counts the pure red and pure blue pixels of the active tab's viewport.
 func screenshotColours(t *testing.T, cs *sdk.ClientSession) (red, blue int) {
 	t.Helper()
-	var shot WebviewScreenshotOutput
+	var shot tools.WebviewScreenshotOutput
 	mustCall(t, cs, "webview_screenshot", map[string]any{"format": "png"}, &shot)
 	data, err := base64.StdEncoding.DecodeString(shot.Data)
 	if err != nil {
@@ -1007,7 +1008,7 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#open"}, nil)
 
 	// The workspace image is served; every outside load failed.
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	probe := `new Promise(r => { const done = () => r({
 		ok: document.getElementById('ok').naturalWidth,
 		img: document.getElementById('img').naturalWidth,
@@ -1025,7 +1026,7 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 	if red, blue := screenshotColours(t, cs); red > 0 || blue == 0 {
 		t.Fatalf("screenshot: %d red pixels from outside the workspace, %d blue from inside", red, blue)
 	}
-	var snap WebviewSnapshotOutput
+	var snap tools.WebviewSnapshotOutput
 	mustCall(t, cs, "webview_snapshot", map[string]any{}, &snap)
 	if strings.Contains(snap.Snapshot, "TOPSECRET") {
 		t.Fatalf("snapshot shows outside content:\n%s", snap.Snapshot)
@@ -1034,9 +1035,9 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 	// Popups: a target=_blank link and window.open, both with a real click.
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#pop"}, nil)
 	mustCall(t, cs, "webview_click", map[string]any{"selector": "#open"}, nil)
-	var tabs WebviewTabsOutput
+	var tabs tools.WebviewTabsOutput
 	testutil.Poll(15*time.Second, func() bool {
-		tabs = WebviewTabsOutput{}
+		tabs = tools.WebviewTabsOutput{}
 		mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
 		// both popups have committed (to the error page of the refused load)
 		return len(tabs.Tabs) == 3 && tabs.Tabs[0].URL != "" && tabs.Tabs[1].URL != "" && tabs.Tabs[2].URL != ""
@@ -1064,7 +1065,7 @@ func TestWebviewFileGuardCoversEveryRoute(t *testing.T) {
 	if ev.Result != "Routes" {
 		t.Fatalf("active tab after refused selects: %+v", ev)
 	}
-	var con WebviewConsoleOutput
+	var con tools.WebviewConsoleOutput
 	mustCall(t, cs, "webview_console", map[string]any{}, &con)
 	blocked := map[string]bool{}
 	for _, m := range con.Messages {
@@ -1094,7 +1095,7 @@ func TestWebviewFileGuardServesWorkspaceDirectories(t *testing.T) {
 	}
 	mustCall(t, cs, "webview_launch", map[string]any{"url": "file://" + ws + "/sub%20dir/"}, nil)
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "a"}, nil)
-	var ev WebviewEvalOutput
+	var ev tools.WebviewEvalOutput
 	mustCall(t, cs, "webview_eval", map[string]any{"script": "[...document.querySelectorAll('li a')].map(a => a.textContent + ' ' + a.href).join('|')"}, &ev)
 	want := ".. file://" + ws + "/|a&b.html file://" + ws + "/sub%20dir/a&b.html"
 	if ev.Result != want {
@@ -1150,7 +1151,7 @@ func TestWebviewDownloadsAndDevToolsEndpointAreDenied(t *testing.T) {
 	port := endpoint[strings.LastIndexByte(endpoint[:strings.Index(endpoint, "/devtools/")], ':')+1 : strings.Index(endpoint, "/devtools/")]
 	for _, u := range []string{"http://127.0.0.1:" + port + "/json/list", "http://localhost:" + port + "/json/version"} {
 		_ = call(t, cs, "webview_navigate", map[string]any{"url": u}, nil)
-		var ev WebviewEvalOutput
+		var ev tools.WebviewEvalOutput
 		mustCall(t, cs, "webview_eval", map[string]any{"script": "document.documentElement.innerText"}, &ev)
 		if text, _ := ev.Result.(string); strings.Contains(text, "webSocketDebuggerUrl") || strings.Contains(text, "devtools") {
 			t.Fatalf("a page read the DevTools endpoint %s: %q", u, text)
@@ -1170,7 +1171,7 @@ func TestWebviewConnectedBrowserKeepsItsOwnFileTabs(t *testing.T) {
 
 	cs := connect(t, s)
 	mustCall(t, cs, "webview_connect", map[string]any{"debug_url": "http://" + host, "timeout": 10}, nil)
-	var tabs WebviewTabsOutput
+	var tabs tools.WebviewTabsOutput
 	mustCall(t, cs, "webview_tabs", map[string]any{"action": "list"}, &tabs)
 	if b, _ := json.Marshal(tabs); len(tabs.Tabs) != 3 || strings.Contains(string(b), "TOPSECRET") || strings.Contains(string(b), fx.outside) {
 		t.Fatalf("tabs: %s", b)
@@ -1188,7 +1189,7 @@ func TestWebviewConnectedBrowserKeepsItsOwnFileTabs(t *testing.T) {
 		t.Errorf("the user's tab on a workspace file: %q (%v)", e, refusals)
 	}
 	// The hub's own tab is fine, and a workspace file opened through it is served.
-	var nav WebviewNavigateOutput
+	var nav tools.WebviewNavigateOutput
 	mustCall(t, cs, "webview_navigate", map[string]any{"url": "file://" + filepath.Join(fx.ws, "routes.html")}, &nav)
 	mustCall(t, cs, "webview_wait", map[string]any{"selector": "#open"}, nil)
 	if red, blue := screenshotColours(t, cs); red > 0 || blue == 0 {

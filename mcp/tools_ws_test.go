@@ -13,6 +13,8 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 func newHubService(t *testing.T) (*Service, *wshub.Hub) {
@@ -25,13 +27,13 @@ func TestWSToolsStartInfoAndRealClient(t *testing.T) {
 	s, h := newHubService(t)
 	cs := connect(t, s)
 
-	var info WSInfoOutput
+	var info tools.WSInfoOutput
 	mustCall(t, cs, "ws_info", map[string]any{}, &info)
 	if info.Running || info.Clients != 0 || info.Channels != 0 || info.URL != "" {
 		t.Fatalf("ws_info before start = %+v", info)
 	}
 
-	var start WSStartOutput
+	var start tools.WSStartOutput
 	mustCall(t, cs, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &start)
 	if !start.Success || !strings.HasPrefix(start.Addr, "127.0.0.1:") || strings.HasSuffix(start.Addr, ":0") {
 		t.Fatalf("ws_start = %+v", start)
@@ -41,7 +43,7 @@ func TestWSToolsStartInfoAndRealClient(t *testing.T) {
 		t.Fatalf("ws_start message %q lacks the URL %s", start.Message, url)
 	}
 
-	var again WSStartOutput
+	var again tools.WSStartOutput
 	mustCall(t, cs, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &again)
 	if !again.Success || again.Addr != start.Addr || !strings.Contains(again.Message, "already running") || !strings.Contains(again.Message, url) {
 		t.Fatalf("second ws_start = %+v, want the same address, already running", again)
@@ -84,7 +86,7 @@ func TestWSStartDefaultsToLoopback(t *testing.T) {
 			args := map[string]any{}
 			if addr != "" {
 				args["addr"] = addr
-			} else if busy := listenerOn(t, defaultWSAddr); busy {
+			} else if busy := listenerOn(t, tools.DefaultWSAddr); busy {
 				// The documented default port is taken on this machine; the error must say so.
 				got := call(t, cs, "ws_start", args, nil)
 				if !strings.Contains(got, "addr: 127.0.0.1:8080 is already in use") {
@@ -92,7 +94,7 @@ func TestWSStartDefaultsToLoopback(t *testing.T) {
 				}
 				return
 			}
-			var out WSStartOutput
+			var out tools.WSStartOutput
 			mustCall(t, cs, "ws_start", args, &out)
 			host, _, _ := net.SplitHostPort(out.Addr)
 			if host != "127.0.0.1" || !strings.Contains(out.Message, "loopback") || !strings.Contains(out.Message, "ws://"+out.Addr+"/ws") {
@@ -146,7 +148,7 @@ func TestWSStartErrorsNameFieldAndFix(t *testing.T) {
 			}
 		}
 	}
-	var info WSInfoOutput
+	var info tools.WSInfoOutput
 	mustCall(t, cs, "ws_info", map[string]any{}, &info)
 	if info.Running {
 		t.Fatalf("failed starts left a listener running: %+v", info)
@@ -174,14 +176,14 @@ func TestWSTokenScopedToTheSession(t *testing.T) {
 	h := wshub.New(wshub.Options{})
 	s := newTestService(t, WithWSHub(h), WithProcessService(process.New(process.Options{})))
 	mine, other := connect(t, s), connect(t, s)
-	var start WSStartOutput
+	var start tools.WSStartOutput
 	mustCall(t, mine, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &start)
-	var again WSStartOutput
+	var again tools.WSStartOutput
 	mustCall(t, mine, "ws_start", map[string]any{"addr": "127.0.0.1:0"}, &again)
 	if again.Token != start.Token {
 		t.Error("a second ws_start of the same session gave another token")
 	}
-	var p1, p2 ProcessStartOutput
+	var p1, p2 tools.ProcessStartOutput
 	mustCall(t, mine, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}}, &p1)
 	mustCall(t, other, "process_start", map[string]any{"command": "sleep", "args": []string{"5"}}, &p2)
 
@@ -207,15 +209,15 @@ func TestWSTokenScopedToTheSession(t *testing.T) {
 		return m.Type
 	}
 	for ch, want := range map[string]string{
-		"processes": wshub.TypeSubscribed, PrefixProcess + p1.ID: wshub.TypeSubscribed,
-		PrefixProcess + p2.ID: "not open to this token", ChannelActivity: "not open to this token",
-		ChannelApprovals: "not open to this token", ChannelSessions: "not open to this token", ChannelTodos: "not open to this token",
+		"processes": wshub.TypeSubscribed, channel.ProcessPrefix + p1.ID: wshub.TypeSubscribed,
+		channel.ProcessPrefix + p2.ID: "not open to this token", channel.Activity: "not open to this token",
+		channel.Approvals: "not open to this token", channel.Sessions: "not open to this token", channel.Todos: "not open to this token",
 	} {
 		if got := try(start.Token, ch); !strings.Contains(got, want) {
 			t.Errorf("client token, %s: %q, want %q", ch, got, want)
 		}
 	}
-	if got := try(h.Token(), ChannelActivity); got != wshub.TypeSubscribed {
+	if got := try(h.Token(), channel.Activity); got != wshub.TypeSubscribed {
 		t.Errorf("dashboard token, activity: %q", got)
 	}
 }

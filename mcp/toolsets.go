@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -450,10 +451,10 @@ func (ts *toolsetState) wireFeed(h *wshub.Hub) {
 	if h == nil {
 		return
 	}
-	h.SetSnapshotProvider(ChannelToolsets, func(string) (any, bool) {
+	h.SetSnapshotProvider(channel.Toolsets, func(string) (any, bool) {
 		return ToolsetFeed{Toolsets: ts.status()}, true
 	})
-	ts.onChange.Add(func(st []ToolsetStatus) { h.Publish(ChannelToolsets, wshub.TypeEvent, ToolsetFeed{Toolsets: st}) })
+	ts.onChange.Add(func(st []ToolsetStatus) { h.Publish(channel.Toolsets, wshub.TypeEvent, ToolsetFeed{Toolsets: st}) })
 }
 
 // Tools returns the registered tools, as clients list them.

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // catalogue is every tool the hub declares, from the declarations alone (no hub, no backend).
@@ -178,7 +179,7 @@ func everyGroup(t *testing.T) *mcp.Service {
 		mcp.WithProcessService(process.New(process.Options{})),
 		mcp.WithWSHub(h),
 		mcp.WithSubsystem(ide.New(nil)),
-		mcp.WithML(mlRegistry(t), mcp.MLOptions{}),
+		mcp.WithML(mlRegistry(t), tools.MLOptions{}),
 		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
 		mcp.WithBrowser(webview.New(webview.Options{})),
 		mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(true),

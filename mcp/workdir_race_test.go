@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // TestWorkdirSwapRace swaps a working directory for a symlink to a directory outside the
@@ -53,10 +54,10 @@ func TestWorkdirSwapRace(t *testing.T) {
 	const calls = 400
 	var ran, refused int
 	for i := range calls {
-		var out ExecOutput
+		var out tools.ExecOutput
 		tool, args := "exec", map[string]any{"command": "sh", "args": []string{"-c", "pwd -P; touch mark"}, "dir": "d"}
 		if i%4 == 3 {
-			var st ProcessStartOutput
+			var st tools.ProcessStartOutput
 			if e := call(t, cs, "process_start", map[string]any{"command": "sh", "args": []string{"-c", "pwd -P; touch mark"}, "dir": "d"}, &st); e != "" {
 				refused++
 				continue

@@ -15,7 +15,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/app/apptest"
-	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // TestDashboardRAGAPI: the Knowledge view's controls over the headless dashboard API on a real
@@ -55,14 +55,14 @@ func TestDashboardRAGAPI(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(out)
 		return resp.StatusCode
 	}
-	var cols mcp.RAGCollectionsOutput
+	var cols tools.RAGCollectionsOutput
 	if code := do("GET", "/api/rag/collections", "", &cols); code != 200 || len(cols.Collections) != 1 {
 		t.Fatalf("collections: %d %+v", code, cols)
 	}
 	if c := cols.Collections[0]; c.Name != "hostuk-docs" || c.PointsCount != 2 || c.Backend != "embedded" || c.Embedder != "offline" || c.Dimension != 256 {
 		t.Errorf("collection: %+v", c)
 	}
-	var q mcp.RAGQueryOutput
+	var q tools.RAGQueryOutput
 	if code := do("POST", "/api/rag/query", `{"collection":"hostuk-docs","question":"where does the bearer token come from","topK":1}`, &q); code != 200 || len(q.Results) != 1 {
 		t.Fatalf("query: %d %+v", code, q)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
-	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 )
 
 // A call with secret-looking arguments (api_key, password, token, a token in exec's env) shows
@@ -40,7 +40,7 @@ func TestSecretArgumentsRedactedOnEverySurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	for _, ch := range []string{mcp.ChannelApprovals, mcp.ChannelActivity} {
+	for _, ch := range []string{channel.Approvals, channel.Activity} {
 		if err := conn.WriteJSON(map[string]string{"type": "subscribe", "channel": ch}); err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestSecretArgumentsRedactedOnEverySurface(t *testing.T) {
 			}
 		}
 	}
-	next("the approvals snapshot", func(f frame) bool { return f.Channel == mcp.ChannelApprovals && f.Type == "snapshot" })
+	next("the approvals snapshot", func(f frame) bool { return f.Channel == channel.Approvals && f.Type == "snapshot" })
 
 	secrets := []string{"sk-live-4f9a", "hunter2-pw", "tok-77-secret", "ghp_envsecret"}
 	cs := apptest.ConnectClient(t, st, "redact-client")
@@ -75,7 +75,7 @@ func TestSecretArgumentsRedactedOnEverySurface(t *testing.T) {
 		}})
 		done <- err == nil && !res.IsError
 	}()
-	next("the approval event", func(f frame) bool { return f.Channel == mcp.ChannelApprovals && f.Type == "event" })
+	next("the approval event", func(f frame) bool { return f.Channel == channel.Approvals && f.Type == "event" })
 
 	code, list := apptest.DashAPI(t, srv.URL, "dash-token", "GET", "/api/approvals", nil)
 	approvals, _ := list["approvals"].([]any)
@@ -91,7 +91,7 @@ func TestSecretArgumentsRedactedOnEverySurface(t *testing.T) {
 		t.Fatal("the approved exec failed")
 	}
 	ev := next("the activity event", func(f frame) bool {
-		return f.Channel == mcp.ChannelActivity && f.Type == "event" && strings.Contains(string(f.Data), `"exec"`)
+		return f.Channel == channel.Activity && f.Type == "event" && strings.Contains(string(f.Data), `"exec"`)
 	})
 	var activity struct {
 		Args   string

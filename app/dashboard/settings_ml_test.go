@@ -20,7 +20,8 @@ import (
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/ml/mltest"
-	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // TestSettingsMLLive: the Settings view's ML section saved over the dashboard API is in force in
@@ -74,23 +75,23 @@ func TestSettingsMLLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if err := conn.WriteJSON(map[string]string{"type": "subscribe", "channel": mcp.ChannelML}); err != nil {
+	if err := conn.WriteJSON(map[string]string{"type": "subscribe", "channel": channel.ML}); err != nil {
 		t.Fatal(err)
 	}
 	// readML returns the next frame of the channel whose list has (or lacks) the gpu backend.
-	readML := func(wantGPU bool) mcp.MLBackendsOutput {
+	readML := func(wantGPU bool) tools.MLBackendsOutput {
 		t.Helper()
 		for {
 			var frame struct {
-				Type    string               `json:"type"`
-				Channel string               `json:"channel"`
-				Data    mcp.MLBackendsOutput `json:"data"`
+				Type    string                 `json:"type"`
+				Channel string                 `json:"channel"`
+				Data    tools.MLBackendsOutput `json:"data"`
 			}
 			conn.SetReadDeadline(time.Now().Add(8 * time.Second)) // under the feed's 10s re-check
 			if err := conn.ReadJSON(&frame); err != nil {
 				t.Fatalf("waiting for an ml frame with gpu=%v: %v", wantGPU, err)
 			}
-			if frame.Channel != mcp.ChannelML || (frame.Type != "snapshot" && frame.Type != "event") {
+			if frame.Channel != channel.ML || (frame.Type != "snapshot" && frame.Type != "event") {
 				continue
 			}
 			if hasBackend(frame.Data, "gpu") == wantGPU {
@@ -104,7 +105,7 @@ func TestSettingsMLLive(t *testing.T) {
 
 	// A generation streams from the old backend while the save lands.
 	type genResult struct {
-		out mcp.MLGenerateOutput
+		out tools.MLGenerateOutput
 		err error
 	}
 	inFlight := make(chan genResult, 1)
@@ -150,12 +151,12 @@ func TestSettingsMLLive(t *testing.T) {
 		t.Fatalf("the generation in flight: %+v %v; want it finished on old", r.out, r.err)
 	}
 
-	var list mcp.MLBackendsOutput
+	var list tools.MLBackendsOutput
 	call("ml_backends", map[string]any{}, &list)
 	if list.Default != "gpu" || len(list.Backends) != 2 || list.Backends[1].Name != "gpu" || !list.Backends[1].Available {
 		t.Fatalf("ml_backends after the save: %+v", list)
 	}
-	var gen mcp.MLGenerateOutput
+	var gen tools.MLGenerateOutput
 	call("ml_generate", map[string]any{"prompt": "hello"}, &gen)
 	if gen.Backend != "gpu" || gen.Model != "gpu-model" || len(gpu.Requests()) != 1 {
 		t.Fatalf("ml_generate after the save: %+v, gpu saw %d requests", gen, len(gpu.Requests()))
@@ -172,7 +173,7 @@ func TestSettingsMLLive(t *testing.T) {
 	}
 }
 
-func hasBackend(out mcp.MLBackendsOutput, name string) bool {
+func hasBackend(out tools.MLBackendsOutput, name string) bool {
 	for _, b := range out.Backends {
 		if b.Name == name {
 			return true

@@ -24,7 +24,8 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/rag/ollamasim"
 	"github.com/switchboard-hub/switchboard/internal/rag/qdrantsim"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
-	"github.com/switchboard-hub/switchboard/mcp"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // ragHub is a running hub for the [rag] tests: a config file the user wrote, the dashboard API,
@@ -116,11 +117,11 @@ func (h *ragHub) mustCall(name string, args map[string]any, out any) {
 }
 
 // collections is rag_collections with stats, by name.
-func (h *ragHub) collections() map[string]mcp.RAGCollectionInfo {
+func (h *ragHub) collections() map[string]tools.RAGCollectionInfo {
 	h.t.Helper()
-	var out mcp.RAGCollectionsOutput
+	var out tools.RAGCollectionsOutput
 	h.mustCall("rag_collections", map[string]any{"show_stats": true}, &out)
-	m := map[string]mcp.RAGCollectionInfo{}
+	m := map[string]tools.RAGCollectionInfo{}
 	for _, c := range out.Collections {
 		m[c.Name] = c
 	}
@@ -163,26 +164,26 @@ func (h *ragHub) ragFeed() *websocket.Conn {
 		h.t.Fatal(err)
 	}
 	h.t.Cleanup(func() { conn.Close() })
-	if err := conn.WriteJSON(map[string]string{"type": "subscribe", "channel": mcp.ChannelRAG}); err != nil {
+	if err := conn.WriteJSON(map[string]string{"type": "subscribe", "channel": channel.RAG}); err != nil {
 		h.t.Fatal(err)
 	}
 	return conn
 }
 
 // snapshot reads the feed until a snapshot at location comes.
-func (h *ragHub) snapshot(conn *websocket.Conn, backend, location string) mcp.RAGFeedSnapshot {
+func (h *ragHub) snapshot(conn *websocket.Conn, backend, location string) tools.RAGFeedSnapshot {
 	h.t.Helper()
 	for {
 		var frame struct {
-			Type    string              `json:"type"`
-			Channel string              `json:"channel"`
-			Data    mcp.RAGFeedSnapshot `json:"data"`
+			Type    string                `json:"type"`
+			Channel string                `json:"channel"`
+			Data    tools.RAGFeedSnapshot `json:"data"`
 		}
 		conn.SetReadDeadline(time.Now().Add(testutil.Patience))
 		if err := conn.ReadJSON(&frame); err != nil {
 			h.t.Fatalf("waiting for a rag snapshot of %s at %s: %v", backend, location, err)
 		}
-		if frame.Channel == mcp.ChannelRAG && frame.Type == "snapshot" && frame.Data.Backend == backend && frame.Data.Location == location {
+		if frame.Channel == channel.RAG && frame.Type == "snapshot" && frame.Data.Backend == backend && frame.Data.Location == location {
 			return frame.Data
 		}
 	}
@@ -205,7 +206,7 @@ func TestSettingsRAGLive(t *testing.T) {
 	feed := h.ragFeed()
 	h.snapshot(feed, "embedded", dirA)
 
-	var ing mcp.RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	h.mustCall("rag_ingest", map[string]any{"path": "docs"}, &ing)
 	if _, err := os.Stat(filepath.Join(dirA, "hostuk-docs", "manifest.json")); err != nil {
 		t.Fatalf("the first ingest is not in %s: %v", dirA, err)
@@ -228,7 +229,7 @@ func TestSettingsRAGLive(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dirB, "hostuk-docs", "manifest.json")); err != nil {
 		t.Fatalf("the ingest after the switch is not in %s: %v", dirB, err)
 	}
-	var q mcp.RAGQueryOutput
+	var q tools.RAGQueryOutput
 	h.mustCall("rag_query", map[string]any{"question": "how is the alpha socket configured"}, &q)
 	if len(q.Results) == 0 || q.Results[0].Source != "docs/alpha.md" {
 		t.Fatalf("rag_query on %s: %+v", dirB, q)
@@ -314,7 +315,7 @@ func TestHandEditedRAGIsLive(t *testing.T) {
 		})
 	}
 	edit(fmt.Sprintf("# mine\n[rag]\ndir = %q\ncollection = \"notes\"\n", dirB), func() bool { return h.st.RunningRAG().Dir == dirB })
-	var ing mcp.RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	h.mustCall("rag_ingest", map[string]any{"path": "docs"}, &ing)
 	if _, err := os.Stat(filepath.Join(dirB, "notes", "manifest.json")); ing.Collection != "notes" || err != nil {
 		t.Fatalf("rag_ingest after the hand edit: %+v, %v; want collection notes in %s", ing, err, dirB)
@@ -376,7 +377,7 @@ func TestRAGSwitchDrainsIngestInFlight(t *testing.T) {
 
 	h.checks().saved("/api/settings/rag", map[string]any{"backend": "qdrant", "url": sim.Addr, "embedder": "offline"})
 	// New calls use the new engine while the ingest still runs on the old one.
-	var ing mcp.RAGIngestOutput
+	var ing tools.RAGIngestOutput
 	h.mustCall("rag_ingest", map[string]any{"path": "docs"}, &ing)
 	if c := h.collections()["hostuk-docs"]; c.Backend != "qdrant" || c.Embedder != "offline" || c.PointsCount == 0 {
 		t.Fatalf("a new ingest after the switch went to %+v; want Qdrant with the offline embedder", c)

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // Transports lists the four switchable transports.
@@ -83,13 +84,13 @@ func (a *App) GrantWorkspace(sessionID string, dir string, allow bool) (app.Work
 }
 
 // RAGCollections lists the RAG collections with their counts, backend and embedder.
-func (a *App) RAGCollections() (mcp.RAGCollectionsOutput, error) {
-	return callControl[mcp.RAGCollectionsOutput](a, "RAGCollections")
+func (a *App) RAGCollections() (tools.RAGCollectionsOutput, error) {
+	return callControl[tools.RAGCollectionsOutput](a, "RAGCollections")
 }
 
 // RAGQuery searches a RAG collection (the Knowledge view's query box).
-func (a *App) RAGQuery(collection string, question string, topK int) (mcp.RAGQueryOutput, error) {
-	return callControl[mcp.RAGQueryOutput](a, "RAGQuery", collection, question, topK)
+func (a *App) RAGQuery(collection string, question string, topK int) (tools.RAGQueryOutput, error) {
+	return callControl[tools.RAGQueryOutput](a, "RAGQuery", collection, question, topK)
 }
 
 // ListClients lists every known MCP client with its state in each scope (the Clients view).

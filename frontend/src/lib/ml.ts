@@ -1,10 +1,10 @@
 // Hub channel "ml": the inference backends and whether each answered its live check. Every
-// snapshot and event carries the whole list (mcp/tools_ml.go, MLBackendsOutput), so the reducer
+// snapshot and event carries the whole list (mcp/tools/ml.go, MLBackendsOutput), so the reducer
 // replaces the state; malformed entries are dropped rather than trusted.
-import type * as mcp from './generated/mcp';
+import type * as tools from './generated/tools';
 import type { HubMessage } from './types';
 
-export type MLBackend = mcp.MLBackendInfo;
+export type MLBackend = tools.MLBackendInfo;
 
 export interface MLState {
   backends: MLBackend[];

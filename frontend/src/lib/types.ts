@@ -14,6 +14,7 @@ import type * as notes from './generated/notes';
 import type * as process from './generated/process';
 import type * as protocol from './generated/protocol';
 import type * as sessions from './generated/sessions';
+import type * as tools from './generated/tools';
 import type * as upstream from './generated/upstream';
 
 /** Envelope of every message the hub sends (type: "event", "snapshot", "subscribed", ...). */
@@ -40,7 +41,7 @@ export type SessionsEvent = sessions.Change;
 
 export type TodoItem = notes.TodoItem;
 export type TodoList = notes.TodoList;
-export type TodosSnapshot = mcp.TodosSnapshot;
+export type TodosSnapshot = tools.TodosSnapshot;
 export type TodosEvent = notes.TodoChange;
 
 // ---- activity -------------------------------------------------------------------------------
@@ -122,13 +123,13 @@ export type ClientAction = 'connect' | 'disconnect';
 // ---- rag (Knowledge view) ---------------------------------------------------------------------
 
 /** One collection as rag_collections with show_stats returns it. */
-export type RAGCollection = mcp.RAGCollectionInfo;
-export type RAGCollectionList = mcp.RAGCollectionsOutput;
-export type RAGQueryResult = mcp.RAGQueryResult;
-export type RAGQueryOutput = mcp.RAGQueryOutput;
+export type RAGCollection = tools.RAGCollectionInfo;
+export type RAGCollectionList = tools.RAGCollectionsOutput;
+export type RAGQueryResult = tools.RAGQueryResult;
+export type RAGQueryOutput = tools.RAGQueryOutput;
 /** One ingest's state on the `rag` hub channel. */
-export type RAGIngest = mcp.RAGIngestProgress;
-export type RAGSnapshot = mcp.RAGFeedSnapshot;
+export type RAGIngest = tools.RAGIngestProgress;
+export type RAGSnapshot = tools.RAGFeedSnapshot;
 
 // ---- upstream servers (Servers view) ----------------------------------------------------------
 

@@ -8,6 +8,7 @@ import type * as ide from './ide';
 import type * as mcp from './mcp';
 import type * as process from './process';
 import type * as protocol from './protocol';
+import type * as tools from './tools';
 import type * as upstream from './upstream';
 
 /** The HTTP methods of the /api routes. */
@@ -46,9 +47,9 @@ export interface Controls {
   /** Grants (allow) or revokes, for one MCP client session, one of its roots or its relay directory. */
   grantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant>;
   /** Lists the RAG collections with their counts, backend and embedder. */
-  ragCollections(): Promise<mcp.RAGCollectionsOutput>;
+  ragCollections(): Promise<tools.RAGCollectionsOutput>;
   /** Searches a RAG collection (the Knowledge view's query box). */
-  ragQuery(collection: string, question: string, topK: number): Promise<mcp.RAGQueryOutput>;
+  ragQuery(collection: string, question: string, topK: number): Promise<tools.RAGQueryOutput>;
   /** Lists every known MCP client with its state in each scope (the Clients view). */
   listClients(): Promise<app.ClientList>;
   /** Shows, as a unified diff and without writing, the edit that connects or disconnects a client. */
@@ -126,8 +127,8 @@ export interface WailsApp {
   Approvals(): Promise<mcp.ApprovalsSnapshot>;
   DecideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult>;
   GrantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant>;
-  RAGCollections(): Promise<mcp.RAGCollectionsOutput>;
-  RAGQuery(collection: string, question: string, topK: number): Promise<mcp.RAGQueryOutput>;
+  RAGCollections(): Promise<tools.RAGCollectionsOutput>;
+  RAGQuery(collection: string, question: string, topK: number): Promise<tools.RAGQueryOutput>;
   ListClients(): Promise<app.ClientList>;
   PreviewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange>;
   ApplyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange>;
@@ -225,12 +226,12 @@ export abstract class WailsControls implements Controls {
     return this.call<app.WorkspaceGrant>(`${allow ? 'grant' : 'revoke'} ${dir}`, () => this.bindings.GrantWorkspace(sessionId, dir, allow));
   }
 
-  ragCollections(): Promise<mcp.RAGCollectionsOutput> {
-    return this.call<mcp.RAGCollectionsOutput>('list collections', () => this.bindings.RAGCollections());
+  ragCollections(): Promise<tools.RAGCollectionsOutput> {
+    return this.call<tools.RAGCollectionsOutput>('list collections', () => this.bindings.RAGCollections());
   }
 
-  ragQuery(collection: string, question: string, topK: number): Promise<mcp.RAGQueryOutput> {
-    return this.call<mcp.RAGQueryOutput>('query', () => this.bindings.RAGQuery(collection, question, topK));
+  ragQuery(collection: string, question: string, topK: number): Promise<tools.RAGQueryOutput> {
+    return this.call<tools.RAGQueryOutput>('query', () => this.bindings.RAGQuery(collection, question, topK));
   }
 
   listClients(): Promise<app.ClientList> {
@@ -414,12 +415,12 @@ export abstract class HttpControls implements Controls {
     return this.request<app.WorkspaceGrant>(`${allow ? 'grant' : 'revoke'} ${dir}`, 'POST', `api/sessions/${encodeURIComponent(sessionId)}/workspace`, { dir, allow });
   }
 
-  ragCollections(): Promise<mcp.RAGCollectionsOutput> {
-    return this.request<mcp.RAGCollectionsOutput>('list collections', 'GET', 'api/rag/collections');
+  ragCollections(): Promise<tools.RAGCollectionsOutput> {
+    return this.request<tools.RAGCollectionsOutput>('list collections', 'GET', 'api/rag/collections');
   }
 
-  ragQuery(collection: string, question: string, topK: number): Promise<mcp.RAGQueryOutput> {
-    return this.request<mcp.RAGQueryOutput>('query', 'POST', 'api/rag/query', { collection, question, topK });
+  ragQuery(collection: string, question: string, topK: number): Promise<tools.RAGQueryOutput> {
+    return this.request<tools.RAGQueryOutput>('query', 'POST', 'api/rag/query', { collection, question, topK });
   }
 
   listClients(): Promise<app.ClientList> {

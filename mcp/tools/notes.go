@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/notes"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -83,8 +84,8 @@ type TodoListOutput struct {
 // TodoReadInput is todo_read's arguments: none (the list is the calling session's).
 type TodoReadInput struct{}
 
-// notesState is the Service's memory stores (one per workspace) and todo lists.
-type notesState struct {
+// NotesState is the hub's memory stores (one per workspace) and todo lists.
+type NotesState struct {
 	dataDir string
 	todos   *notes.Todos
 
@@ -93,56 +94,54 @@ type notesState struct {
 	watching map[string]bool // sessions whose end removes their list
 }
 
-// WithNotes enables memory_* and todo_* tools; memory notes live under dataDir.
-func WithNotes(dataDir string) Option {
-	return func(s *Service) error {
-		if dataDir == "" {
-			return errors.New("notes: data dir is empty")
-		}
-		s.notes = &notesState{dataDir: dataDir, todos: notes.NewTodos(), stores: map[string]*notes.Memory{}, watching: map[string]bool{}}
-		return nil
+// NotesTools are memory_* and todo_* (WithNotes).
+type NotesTools struct {
+	Workspaces
+	Sessions
+	notes *NotesState
+}
+
+// NewNotesState keeps memory notes under dataDir.
+func NewNotesState(dataDir string) (*NotesState, error) {
+	if dataDir == "" {
+		return nil, errors.New("notes: data dir is empty")
 	}
+	return &NotesState{dataDir: dataDir, todos: notes.NewTodos(), stores: map[string]*notes.Memory{}, watching: map[string]bool{}}, nil
 }
 
-// Todos returns the todo lists (nil without WithNotes).
-func (s *Service) Todos() *notes.Todos {
-	if s.notes == nil {
-		return nil
-	}
-	return s.notes.todos
+// Todos is every session's todo list.
+func (n *NotesState) Todos() *notes.Todos { return n.todos }
+
+// NewNotesTools is the notes tools' dependencies.
+func NewNotesTools(w Workspaces, sess Sessions, st *NotesState) *NotesTools {
+	return &NotesTools{Workspaces: w, Sessions: sess, notes: st}
 }
 
-// notesTools are memory_* and todo_* (WithNotes).
-type notesTools struct {
-	callWorkspaces
-	callSessions
-	notes *notesState
+// WireNotesFeed publishes todo lists on the hub channel "todos" (snapshot + change events).
+func WireNotesFeed(h *wshub.Hub, st *NotesState) {
+	h.SetSnapshotProvider(channel.Todos, func(string) (any, bool) {
+		return TodosSnapshot{Lists: st.todos.All()}, true
+	})
+	st.todos.Subscribe(func(c notes.TodoChange) { h.Publish(channel.Todos, wshub.TypeEvent, c) })
 }
 
-func newNotesTools(s *Service) any {
-	if s.notes == nil {
-		return nil
-	}
-	return &notesTools{callWorkspaces: s.trust, callSessions: s, notes: s.notes}
-}
-
-// notesGroup declares the group's tools (toolset memory) as values that need no hub;
+// NotesGroup declares the group's tools (toolset memory) as values that need no hub;
 // newNotesTools builds the dependencies they are bound to.
-func notesGroup() tool.Group {
+func NotesGroup() tool.Group {
 	return tool.NewGroup("memory",
 		tool.Func(sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),
-			Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, (*notesTools).memoryWrite),
+			Description: "Save a note under a key for later sessions (persists per workspace across restarts); empty content deletes it."}, (*NotesTools).memoryWrite),
 		tool.Func(sdk.Tool{Name: "memory_read", Annotations: tool.ReadOnly("Read memory notes"),
-			Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, (*notesTools).memoryRead),
+			Description: "Read the note under key, or without a key list every note (key, size, last write) of this workspace."}, (*NotesTools).memoryRead),
 		tool.Func(sdk.Tool{Name: "todo_write", Annotations: tool.Write("Write todo list", false, true),
-			Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, (*notesTools).todoWrite),
+			Description: "Replace this session's todo list (the whole list each time). The user sees it live on the dashboard's Sessions view."}, (*NotesTools).todoWrite),
 		tool.Func(sdk.Tool{Name: "todo_read", Annotations: tool.ReadOnly("Read todo list"),
-			Description: "Return this session's todo list."}, (*notesTools).todoRead),
+			Description: "Return this session's todo list."}, (*NotesTools).todoRead),
 	)
 }
 
-func (g *notesTools) memoryFor(ctx context.Context, req *sdk.CallToolRequest) (*notes.Memory, error) {
-	ws, err := g.workspaceFor(ctx, req)
+func (g *NotesTools) memoryFor(ctx context.Context, req *sdk.CallToolRequest) (*notes.Memory, error) {
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +166,7 @@ func notesErr(err error) error {
 	return err
 }
 
-func (g *notesTools) memoryWrite(ctx context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
+func (g *NotesTools) memoryWrite(ctx context.Context, req *sdk.CallToolRequest, in MemoryWriteInput) (*sdk.CallToolResult, MemoryWriteOutput, error) {
 	m, err := g.memoryFor(ctx, req)
 	if err != nil {
 		return nil, MemoryWriteOutput{}, err
@@ -179,7 +178,7 @@ func (g *notesTools) memoryWrite(ctx context.Context, req *sdk.CallToolRequest, 
 	return nil, MemoryWriteOutput{Key: in.Key, Size: len(in.Content), Deleted: in.Content == "", Replaced: existed}, nil
 }
 
-func (g *notesTools) memoryRead(ctx context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
+func (g *NotesTools) memoryRead(ctx context.Context, req *sdk.CallToolRequest, in MemoryReadInput) (*sdk.CallToolResult, MemoryReadOutput, error) {
 	m, err := g.memoryFor(ctx, req)
 	if err != nil {
 		return nil, MemoryReadOutput{}, err
@@ -205,8 +204,8 @@ func (g *notesTools) memoryRead(ctx context.Context, req *sdk.CallToolRequest, i
 // todoSession names the calling session's list: the hub's session registry ID (what the
 // dashboard shows) when the connection has one, else the MCP session ID, else the session
 // object itself (in-process clients have neither). The list is dropped when the session ends.
-func (g *notesTools) todoSession(ctx context.Context, req *sdk.CallToolRequest) string {
-	key, _ := g.sessionID(ctx, req)
+func (g *NotesTools) todoSession(ctx context.Context, req *sdk.CallToolRequest) string {
+	key, _ := g.SessionID(ctx, req)
 	if key == "" && req.Session != nil {
 		key = req.Session.ID()
 	}
@@ -245,7 +244,7 @@ func todoOut(l notes.TodoList) TodoListOutput {
 	return out
 }
 
-func (g *notesTools) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in TodoWriteInput) (*sdk.CallToolResult, TodoListOutput, error) {
+func (g *NotesTools) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in TodoWriteInput) (*sdk.CallToolResult, TodoListOutput, error) {
 	items := make([]notes.TodoItem, len(in.Items))
 	for i, it := range in.Items {
 		items[i] = notes.TodoItem(it)
@@ -260,23 +259,6 @@ func (g *notesTools) todoWrite(ctx context.Context, req *sdk.CallToolRequest, in
 	return nil, todoOut(l), nil
 }
 
-func (g *notesTools) todoRead(ctx context.Context, req *sdk.CallToolRequest, _ TodoReadInput) (*sdk.CallToolResult, TodoListOutput, error) {
+func (g *NotesTools) todoRead(ctx context.Context, req *sdk.CallToolRequest, _ TodoReadInput) (*sdk.CallToolResult, TodoListOutput, error) {
 	return nil, todoOut(g.notes.todos.Get(g.todoSession(ctx, req))), nil
-}
-
-// TodosSnapshot is the "todos" hub channel's snapshot: every session's list.
-type TodosSnapshot struct {
-	Lists []notes.TodoList `json:"lists"`
-}
-
-// wireNotesFeed publishes todo lists on the hub channel "todos" (snapshot + change events).
-func (s *Service) wireNotesFeed() {
-	if s.hub == nil || s.notes == nil {
-		return
-	}
-	h := s.hub
-	h.SetSnapshotProvider(ChannelTodos, func(string) (any, bool) {
-		return TodosSnapshot{Lists: s.notes.todos.All()}, true
-	})
-	s.notes.todos.Subscribe(func(c notes.TodoChange) { h.Publish(ChannelTodos, wshub.TypeEvent, c) })
 }

@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -162,47 +162,37 @@ type GitCommitOutput struct {
 	Files   int    `json:"files" jsonschema:"files changed by the commit"`
 }
 
-// WithGit enables the git_* tools. They run the system git; without it installed, each call
-// says so.
-func WithGit() Option {
-	return func(s *Service) error { s.opts.gitOn = true; return nil }
-}
+// GitTools are the git_* tools (WithGit), on the system git.
+type GitTools struct{ Workspaces }
 
-// gitTools are the git_* tools (WithGit), on the system git.
-type gitTools struct{ callWorkspaces }
+// NewGitTools is the group's dependencies.
+func NewGitTools(w Workspaces) *GitTools { return &GitTools{Workspaces: w} }
 
-func newGitTools(s *Service) any {
-	if !s.opts.gitOn {
-		return nil
-	}
-	return &gitTools{callWorkspaces: s.trust}
-}
-
-// gitGroup declares the group's tools (toolset git) as values that need no hub;
+// GitGroup declares the group's tools (toolset git) as values that need no hub;
 // newGitTools builds the dependencies they are bound to.
-func gitGroup() tool.Group {
+func GitGroup() tool.Group {
 	return tool.NewGroup("git",
 		tool.Func(sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),
-			Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, (*gitTools).gitStatus),
+			Description: "Show the branch, upstream ahead/behind and every changed, staged and untracked file of a repository in the workspace."}, (*GitTools).gitStatus),
 		tool.Func(sdk.Tool{Name: "git_diff", Annotations: tool.ReadOnly("Git diff"),
-			Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, (*gitTools).gitDiff),
+			Description: "Show changes as a unified diff with per-file line counts: working tree vs index (default), index vs HEAD (staged), or against a revision or range (ref)."}, (*GitTools).gitDiff),
 		tool.Func(sdk.Tool{Name: "git_log", Annotations: tool.ReadOnly("Git log"),
-			Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, (*gitTools).gitLog),
+			Description: "List commits (hash, author, date, subject), newest first, optionally from a ref and limited to paths."}, (*GitTools).gitLog),
 		tool.Func(sdk.Tool{Name: "git_show", Annotations: tool.ReadOnly("Git show"),
-			Description: "Show one commit: metadata, full message, patch and per-file line counts."}, (*gitTools).gitShow),
+			Description: "Show one commit: metadata, full message, patch and per-file line counts."}, (*GitTools).gitShow),
 		tool.Func(sdk.Tool{Name: "git_branch", Annotations: tool.Write("Git branch", false, false),
-			Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, (*gitTools).gitBranch),
+			Description: "List local branches; create a branch at HEAD (create) and/or switch to one (checkout)."}, (*GitTools).gitBranch),
 		tool.Func(sdk.Tool{Name: "git_add", Annotations: tool.Write("Git add", false, true),
-			Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, (*gitTools).gitAdd),
+			Description: "Stage files for the next commit. Submodules are left out (staging one would run git inside it under the submodule's own configuration)."}, (*GitTools).gitAdd),
 		tool.Func(sdk.Tool{Name: "git_commit", Annotations: tool.Write("Git commit", false, false),
-			Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, (*gitTools).gitCommit),
+			Description: "Record the staged changes as a commit with the given message (hooks do not run)."}, (*GitTools).gitCommit),
 	)
 }
 
 // gitRepo opens the repository of a call, located and verified inside the caller's
 // workspace, and returns it with the workspace root. The caller closes the repository.
-func (g *gitTools) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p string) (*git.Repo, string, error) {
-	ws, err := g.workspaceFor(ctx, req)
+func (g *GitTools) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p string) (*git.Repo, string, error) {
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -230,12 +220,12 @@ func (g *gitTools) gitRepo(ctx context.Context, req *sdk.CallToolRequest, p stri
 // gitSkip is walkSkip for a repository's files: it takes paths relative to the repository at
 // dir and says whether the policy (or the hub's own state) keeps them from this call. nil when
 // nothing is kept back.
-func (g *gitTools) gitSkip(ctx context.Context, req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
-	ws, err := g.resolveWorkspace(ctx, req, false)
+func (g *GitTools) gitSkip(ctx context.Context, req *sdk.CallToolRequest, dir string) func(repoRel string) bool {
+	ws, err := g.ResolveWorkspace(ctx, req, false)
 	if err != nil {
 		return nil
 	}
-	skip := g.walkSkip(req, ws)
+	skip := g.WalkSkip(req, ws)
 	if skip == nil {
 		return nil
 	}
@@ -305,7 +295,7 @@ func fileChanges(in []git.FileChange) []GitFileChange {
 	return out
 }
 
-func (g *gitTools) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in GitStatusInput) (*sdk.CallToolResult, GitStatusOutput, error) {
+func (g *GitTools) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in GitStatusInput) (*sdk.CallToolResult, GitStatusOutput, error) {
 	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitStatusOutput{}, err
@@ -321,7 +311,7 @@ func (g *gitTools) gitStatus(ctx context.Context, req *sdk.CallToolRequest, in G
 	return nil, GitStatusOutput{Branch: st.Branch, Commit: st.Commit, Upstream: st.Upstream, Ahead: st.Ahead, Behind: st.Behind, Files: fileStatuses(st.Files), Clean: st.Clean}, nil
 }
 
-func (g *gitTools) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitDiffInput) (*sdk.CallToolResult, GitDiffOutput, error) {
+func (g *GitTools) gitDiff(ctx context.Context, req *sdk.CallToolRequest, in GitDiffInput) (*sdk.CallToolResult, GitDiffOutput, error) {
 	repo, root, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitDiffOutput{}, err
@@ -346,7 +336,7 @@ func commits(in []git.Commit) []GitCommit {
 	return out
 }
 
-func (g *gitTools) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLogInput) (*sdk.CallToolResult, GitLogOutput, error) {
+func (g *GitTools) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitLogInput) (*sdk.CallToolResult, GitLogOutput, error) {
 	repo, root, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitLogOutput{}, err
@@ -365,7 +355,7 @@ func (g *gitTools) gitLog(ctx context.Context, req *sdk.CallToolRequest, in GitL
 	return nil, GitLogOutput{Commits: commits(cs)}, nil
 }
 
-func (g *gitTools) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitShowInput) (*sdk.CallToolResult, GitShowOutput, error) {
+func (g *GitTools) gitShow(ctx context.Context, req *sdk.CallToolRequest, in GitShowInput) (*sdk.CallToolResult, GitShowOutput, error) {
 	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitShowOutput{}, err
@@ -382,7 +372,7 @@ func (g *gitTools) gitShow(ctx context.Context, req *sdk.CallToolRequest, in Git
 	return nil, GitShowOutput{Commit: GitCommit(res.Commit), Diff: res.Diff, Files: fileChanges(res.Files), Truncated: res.Truncated}, nil
 }
 
-func (g *gitTools) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in GitBranchInput) (*sdk.CallToolResult, GitBranchOutput, error) {
+func (g *GitTools) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in GitBranchInput) (*sdk.CallToolResult, GitBranchOutput, error) {
 	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitBranchOutput{}, err
@@ -415,7 +405,7 @@ func (g *gitTools) gitBranch(ctx context.Context, req *sdk.CallToolRequest, in G
 	return nil, out, nil
 }
 
-func (g *gitTools) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAddInput) (*sdk.CallToolResult, GitAddOutput, error) {
+func (g *GitTools) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitAddInput) (*sdk.CallToolResult, GitAddOutput, error) {
 	repo, root, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitAddOutput{}, err
@@ -454,7 +444,7 @@ func (g *gitTools) gitAdd(ctx context.Context, req *sdk.CallToolRequest, in GitA
 
 // gitAddable expands the paths of a git_add into the changed files they cover, without those
 // skip keeps back. A path named exactly that skip keeps back is an error.
-func (g *gitTools) gitAddable(ctx context.Context, repo *git.Repo, paths []string, skip func(string) bool) ([]string, error) {
+func (g *GitTools) gitAddable(ctx context.Context, repo *git.Repo, paths []string, skip func(string) bool) ([]string, error) {
 	st, err := repo.Status(ctx)
 	if err != nil {
 		return nil, gitErr(err)
@@ -463,7 +453,7 @@ func (g *gitTools) gitAddable(ctx context.Context, repo *git.Repo, paths []strin
 	for _, p := range paths {
 		clean := path.Clean(filepath.ToSlash(p))
 		if clean != "." && skip(clean) {
-			return nil, fmt.Errorf("paths: %s: the policy in %s does not allow git_add to reach this file; edit the path rule to allow it", p, g.policyFile())
+			return nil, fmt.Errorf("paths: %s: the policy in %s does not allow git_add to reach this file; edit the path rule to allow it", p, g.PolicyFile())
 		}
 		for _, f := range st.Files {
 			if (clean == "." || f.Path == clean || strings.HasPrefix(f.Path, clean+"/")) && !skip(f.Path) && !slices.Contains(out, f.Path) {
@@ -474,7 +464,7 @@ func (g *gitTools) gitAddable(ctx context.Context, repo *git.Repo, paths []strin
 	return out, nil
 }
 
-func (g *gitTools) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
+func (g *GitTools) gitCommit(ctx context.Context, req *sdk.CallToolRequest, in GitCommitInput) (*sdk.CallToolResult, GitCommitOutput, error) {
 	repo, _, err := g.gitRepo(ctx, req, in.Path)
 	if err != nil {
 		return nil, GitCommitOutput{}, err

@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -31,31 +31,22 @@ type WebFetchOutput struct {
 	Truncated   bool   `json:"truncated" jsonschema:"the body was longer than max_bytes and was cut"`
 }
 
-// WithWebFetch enables web_fetch with the given fetcher (allow-list, time limit).
-func WithWebFetch(f *fetch.Fetcher) Option {
-	return func(s *Service) error { s.opts.fetcher = f; return nil }
-}
+// WebTools is web_fetch (WithWebFetch).
+type WebTools struct{ fetcher *fetch.Fetcher }
 
-// webTools is web_fetch (WithWebFetch).
-type webTools struct{ fetcher *fetch.Fetcher }
+// NewWebTools is web_fetch's dependencies.
+func NewWebTools(f *fetch.Fetcher) *WebTools { return &WebTools{fetcher: f} }
 
-func newWebTools(s *Service) any {
-	if s.opts.fetcher == nil {
-		return nil
-	}
-	return &webTools{fetcher: s.opts.fetcher}
-}
-
-// webGroup declares the group's tools (toolset web) as values that need no hub;
+// WebGroup declares the group's tools (toolset web) as values that need no hub;
 // newWebTools builds the dependencies they are bound to.
-func webGroup() tool.Group {
+func WebGroup() tool.Group {
 	return tool.NewGroup("web",
 		tool.Func(sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),
-			Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, (*webTools).webFetch),
+			Description: "Fetch an http(s) URL and return it as Markdown (HTML converted), plain text or raw. Follows up to 5 redirects. Refuses internal addresses (loopback, private, link-local, CGNAT, multicast, in any spelling, checked on the address actually connected) unless the user allow-listed them (SWITCHBOARD_FETCH_ALLOW or [web] allow)."}, (*WebTools).webFetch),
 	)
 }
 
-func (g *webTools) webFetch(ctx context.Context, _ *sdk.CallToolRequest, in WebFetchInput) (*sdk.CallToolResult, WebFetchOutput, error) {
+func (g *WebTools) webFetch(ctx context.Context, _ *sdk.CallToolRequest, in WebFetchInput) (*sdk.CallToolResult, WebFetchOutput, error) {
 	res, err := g.fetcher.Fetch(ctx, in.URL, in.MaxBytes, in.Format)
 	if err != nil {
 		var fe *fetch.FieldError

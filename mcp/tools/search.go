@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -63,29 +63,20 @@ type GlobOutput struct {
 	Truncated bool     `json:"truncated" jsonschema:"more than 1000 files matched; narrow the pattern"`
 }
 
-// WithSearch enables file_grep and file_glob.
-func WithSearch() Option {
-	return func(s *Service) error { s.opts.searchOn = true; return nil }
-}
+// SearchTools are file_grep and file_glob (WithSearch).
+type SearchTools struct{ Workspaces }
 
-// searchTools are file_grep and file_glob (WithSearch).
-type searchTools struct{ callWorkspaces }
+// NewSearchTools is the group's dependencies.
+func NewSearchTools(w Workspaces) *SearchTools { return &SearchTools{Workspaces: w} }
 
-func newSearchTools(s *Service) any {
-	if !s.opts.searchOn {
-		return nil
-	}
-	return &searchTools{callWorkspaces: s.trust}
-}
-
-// searchGroup declares the group's tools (toolset files) as values that need no hub;
+// SearchGroup declares the group's tools (toolset files) as values that need no hub;
 // newSearchTools builds the dependencies they are bound to.
-func searchGroup() tool.Group {
+func SearchGroup() tool.Group {
 	return tool.NewGroup("files",
 		tool.Func(sdk.Tool{Name: "file_grep", Annotations: tool.ReadOnly("Search file contents"),
-			Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, (*searchTools).fileGrep),
+			Description: "Search file contents for a regular expression or literal string, like ripgrep: .gitignore/.ignore rules are honoured, hidden and binary files skipped (include_ignored to search them), results sorted by path and line with 1-based line and column. Default 200 matches; truncated says when there are more."}, (*SearchTools).fileGrep),
 		tool.Func(sdk.Tool{Name: "file_glob", Annotations: tool.ReadOnly("Find files by pattern"),
-			Description: "List files whose path matches a glob (** for any directories), skipping what .gitignore/.ignore exclude and hidden files. Sorted; at most 1000."}, (*searchTools).fileGlob),
+			Description: "List files whose path matches a glob (** for any directories), skipping what .gitignore/.ignore exclude and hidden files. Sorted; at most 1000."}, (*SearchTools).fileGlob),
 	)
 }
 
@@ -174,8 +165,8 @@ func fieldErr(err error) error {
 	return err
 }
 
-func (g *searchTools) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
-	ws, err := g.workspaceFor(ctx, req)
+func (g *SearchTools) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, GrepOutput{}, err
 	}
@@ -186,7 +177,7 @@ func (g *searchTools) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in
 	defer root.Close()
 	opts := search.GrepOptions{Pattern: in.Pattern, Literal: in.Literal, IgnoreCase: in.IgnoreCase,
 		Context: in.Context, MaxResults: in.MaxResults, Glob: in.Glob, File: file, IncludeIgnored: in.IncludeIgnored,
-		Skip: g.walkSkip(req, ws)}
+		Skip: g.WalkSkip(req, ws)}
 	base := rel
 	if file != "" {
 		base = path.Dir(rel)
@@ -210,11 +201,11 @@ func (g *searchTools) fileGrep(ctx context.Context, req *sdk.CallToolRequest, in
 	return nil, out, nil
 }
 
-func (g *searchTools) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in GlobInput) (*sdk.CallToolResult, GlobOutput, error) {
+func (g *SearchTools) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in GlobInput) (*sdk.CallToolResult, GlobOutput, error) {
 	if err := search.ValidateGlob("pattern", in.Pattern); err != nil {
 		return nil, GlobOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, GlobOutput{}, err
 	}
@@ -226,7 +217,7 @@ func (g *searchTools) fileGlob(ctx context.Context, req *sdk.CallToolRequest, in
 	if file != "" {
 		return nil, GlobOutput{}, fmt.Errorf("path: %q is a file; give the directory to match under", in.Path)
 	}
-	opts := search.GlobOptions{Pattern: in.Pattern, IncludeIgnored: in.IncludeIgnored, Skip: g.walkSkip(req, ws)}
+	opts := search.GlobOptions{Pattern: in.Pattern, IncludeIgnored: in.IncludeIgnored, Skip: g.WalkSkip(req, ws)}
 	opts.Base, opts.Parents = search.LoadParents(ws.FS(), rel)
 	res, err := search.Glob(ctx, root, opts)
 	if err != nil {

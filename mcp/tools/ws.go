@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -20,9 +21,9 @@ import (
 // tools are registered; the dashboard may already reach it through another server), ws_info reports
 // on it. Channels, frames and auth are documented in internal/wshub's package comment.
 
-// defaultWSAddr is the documented default ":8080" (docs/tools.md), bound to loopback: the hub streams process
+// DefaultWSAddr is the documented default ":8080" (docs/tools.md), bound to loopback: the hub streams process
 // output and tool activity, which should not reach other machines unless the caller says so.
-const defaultWSAddr = "127.0.0.1:8080"
+const DefaultWSAddr = "127.0.0.1:8080"
 
 // WSStartInput is ws_start's arguments: where the hub's WebSocket listener binds.
 type WSStartInput struct {
@@ -51,8 +52,8 @@ type WSInfoOutput struct {
 	URL      string `json:"url,omitempty" jsonschema:"WebSocket URL of that listener (ws://ADDR/ws), when running"`
 }
 
-// wsTools are ws_start and ws_info, on the hub's WebSocket hub (WithHub).
-type wsTools struct {
+// WSTools are ws_start and ws_info, on the hub's WebSocket hub (WithHub).
+type WSTools struct {
 	hub *wshub.Hub
 	// startedBy: process id → the *sdk.ServerSession that started it (the hub's record,
 	// clientlog.go), for the channels a session's scoped token may stream.
@@ -60,28 +61,27 @@ type wsTools struct {
 	wsTokens  sync.Map // *sdk.ServerSession → its scoped hub token
 }
 
-func newWSTools(s *Service) any {
-	if s.hub == nil {
-		return nil
-	}
-	return &wsTools{hub: s.hub, startedBy: &s.startedBy}
+// NewWSTools is the WebSocket tools' dependencies: the hub, and the hub's record of which
+// session started which process (process id → *sdk.ServerSession).
+func NewWSTools(h *wshub.Hub, startedBy *sync.Map) *WSTools {
+	return &WSTools{hub: h, startedBy: startedBy}
 }
 
-// wsGroup declares the group's tools (toolset ws) as values that need no hub;
+// WSGroup declares the group's tools (toolset ws) as values that need no hub;
 // newWSTools builds the dependencies they are bound to.
-func wsGroup() tool.Group {
+func WSGroup() tool.Group {
 	return tool.NewGroup("ws",
 		tool.Func(sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
 			Description: "Start the WebSocket hub's listener for real-time streams (process output, tool activity, sessions). " +
 				"Binds loopback unless addr names a host. If it is already running, returns the existing address. " +
 				"Clients connect to ws://ADDR/ws with the token this tool returns (?token= or Authorization: Bearer) and send " +
-				`{"type":"subscribe","channel":"process:ID"}.`}, (*wsTools).wsStart),
+				`{"type":"subscribe","channel":"process:ID"}.`}, (*WSTools).wsStart),
 		tool.Func(sdk.Tool{Name: "ws_info", Annotations: tool.ReadOnly("WebSocket hub info"),
-			Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, (*wsTools).wsInfo),
+			Description: "Report the WebSocket hub's connected clients and active channels, and whether its listener is running."}, (*WSTools).wsInfo),
 	)
 }
 
-func (g *wsTools) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
+func (g *WSTools) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStartInput) (*sdk.CallToolResult, WSStartOutput, error) {
 	addr, defaulted, err := wsListenAddr(in.Addr)
 	if err != nil {
 		return nil, WSStartOutput{}, err
@@ -112,14 +112,14 @@ func (g *wsTools) wsStart(_ context.Context, req *sdk.CallToolRequest, in WSStar
 
 // wsScopeShared are the hub channels any client's token may stream: what every client sees
 // through its own tools anyway.
-var wsScopeShared = map[string]bool{ChannelProcesses: true, ChannelToolsets: true, ChannelML: true, ChannelRAG: true}
+var wsScopeShared = map[string]bool{channel.Processes: true, channel.Toolsets: true, channel.ML: true, channel.RAG: true}
 
 // wsToken is the calling session's hub token: it streams the session's own processes
 // (process:ID of processes it started) and the shared channels, not other sessions' calls
 // (activity), sessions, approvals or todos — those are the user's, on the dashboard's token. One
 // token per session, revoked when the session ends. A call without a session (the CLI's
 // in-process hub) gets the hub token: the user runs it.
-func (g *wsTools) wsToken(req *sdk.CallToolRequest) string {
+func (g *WSTools) wsToken(req *sdk.CallToolRequest) string {
 	if req == nil || req.Session == nil {
 		return g.hub.Token()
 	}
@@ -129,7 +129,7 @@ func (g *wsTools) wsToken(req *sdk.CallToolRequest) string {
 	}
 	token, revoke := g.hub.ScopedToken(wshub.Scope{
 		Allow: func(ch string) bool {
-			if id, ok := strings.CutPrefix(ch, PrefixProcess); ok {
+			if id, ok := strings.CutPrefix(ch, channel.ProcessPrefix); ok {
 				v, ok := g.startedBy.Load(id)
 				return ok && v.(*sdk.ServerSession) == ss
 			}
@@ -160,7 +160,7 @@ func (g *wsTools) wsToken(req *sdk.CallToolRequest) string {
 func wsListenAddr(in string) (addr string, defaulted bool, err error) {
 	in = strings.TrimSpace(in)
 	if in == "" {
-		return defaultWSAddr, true, nil
+		return DefaultWSAddr, true, nil
 	}
 	host, port, err := net.SplitHostPort(in)
 	if err != nil {
@@ -200,7 +200,7 @@ func isLoopbackBind(addr string) bool {
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
-func (g *wsTools) wsInfo(_ context.Context, _ *sdk.CallToolRequest, _ WSInfoInput) (*sdk.CallToolResult, WSInfoOutput, error) {
+func (g *WSTools) wsInfo(_ context.Context, _ *sdk.CallToolRequest, _ WSInfoInput) (*sdk.CallToolResult, WSInfoOutput, error) {
 	st := g.hub.Stats()
 	return nil, WSInfoOutput{
 		Clients:  st.Clients,

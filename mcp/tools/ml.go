@@ -1,9 +1,10 @@
-package mcp
+package tools
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -15,12 +16,13 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
 // ML tools: generation on Ollama and OpenAI-compatible backends (internal/ml), response scoring,
-// capability probes, InfluxDB status and the backend list. The group is a Subsystem so that its
-// dashboard feed (hub channel "ml") stops with the Service.
+// capability probes, InfluxDB status and the backend list. The group is a subsystem of the hub
+// so that its dashboard feed (hub channel "ml") stops with it.
 
 // MLOptions configure the ML tools.
 type MLOptions struct {
@@ -34,24 +36,7 @@ type MLOptions struct {
 	FeedInterval time.Duration
 }
 
-// WithML enables the ml_* tools on the given backend registry.
-func WithML(reg *ml.Registry, o MLOptions) Option {
-	return func(s *Service) error {
-		o, err := checkML(reg, o)
-		if err != nil {
-			return err
-		}
-		if o.FeedInterval <= 0 {
-			o.FeedInterval = 10 * time.Second
-		}
-		m := &mlTools{s: s, interval: o.FeedInterval, stop: make(chan struct{}), refresh: make(chan struct{}, 1)}
-		m.cur.Store(&mlState{reg: reg, opts: o})
-		s.subsystems = append(s.subsystems, m)
-		return nil
-	}
-}
-
-// checkML validates a registry and its options as WithML and SetML take them.
+// checkML validates a registry and its options as NewMLTools and Set take them.
 func checkML(reg *ml.Registry, o MLOptions) (MLOptions, error) {
 	if reg == nil {
 		return o, errors.New("ml: registry is nil")
@@ -67,21 +52,63 @@ func checkML(reg *ml.Registry, o MLOptions) (MLOptions, error) {
 	return o, nil
 }
 
-// SetML replaces the running hub's inference backends and ML options (the Settings view saves
-// them live), validated as WithML does; on error nothing changes. Calls in flight finish on the
+// mlState is one configuration of the ML tools: every call reads it once (MLTools.state), so a
+// call never mixes two registries when Set swaps it.
+type mlState struct {
+	reg  *ml.Registry
+	opts MLOptions
+}
+
+// MLTools is the ML tools' dependencies and their dashboard feed (hub channel "ml"). It is a
+// subsystem of the hub (mcp.Subsystem: Name, Tools, Shutdown) so the feed stops with it.
+type MLTools struct {
+	hub     *wshub.Hub     // set by Start; nil: no feed
+	metrics *metrics.Store // set by Start; nil: generations are not counted
+	logger  *slog.Logger
+
+	cur      atomic.Pointer[mlState]
+	interval time.Duration // the feed's re-check period
+
+	stop     chan struct{}
+	refresh  chan struct{} // SetML asks the feed loop for a re-check now
+	stopOnce sync.Once
+	wg       sync.WaitGroup // feed loop and InfluxDB writes
+
+	mu   sync.Mutex        // guards last, swapping cur against publish, and closing stop against wg.Add
+	last *MLBackendsOutput // last published to the hub
+}
+
+// NewMLTools validates reg and o (a judge backend that does not exist, an InfluxDB URL that
+// does not parse are errors naming the field) and returns the tools on them.
+func NewMLTools(reg *ml.Registry, o MLOptions) (*MLTools, error) {
+	o, err := checkML(reg, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.FeedInterval <= 0 {
+		o.FeedInterval = 10 * time.Second
+	}
+	m := &MLTools{logger: slog.New(slog.DiscardHandler), interval: o.FeedInterval, stop: make(chan struct{}), refresh: make(chan struct{}, 1)}
+	m.cur.Store(&mlState{reg: reg, opts: o})
+	return m, nil
+}
+
+// Start gives the tools the hub's parts, once they exist: the WebSocket hub (the "ml" feed
+// starts on it), where generations are counted, and the logger.
+func (m *MLTools) Start(h *wshub.Hub, store *metrics.Store, logger *slog.Logger) {
+	m.hub, m.metrics = h, store
+	if logger != nil {
+		m.logger = logger
+	}
+	m.wireFeed()
+}
+
+// Set replaces the inference backends and ML options (the Settings view saves them live),
+// validated as NewMLTools does; on error nothing changes. Calls in flight finish on the
 // registry they started with; the next calls and the dashboard feed use the new one, and the
 // feed re-checks at once so the dashboard shows the new backends. o.FeedInterval is ignored:
 // the feed keeps the interval it started with.
-func (s *Service) SetML(reg *ml.Registry, o MLOptions) error {
-	var m *mlTools
-	for _, sub := range s.subsystems {
-		if t, ok := sub.(*mlTools); ok {
-			m = t
-		}
-	}
-	if m == nil {
-		return errors.New("ml: this hub was built without the ML tools")
-	}
+func (m *MLTools) Set(reg *ml.Registry, o MLOptions) error {
 	o, err := checkML(reg, o)
 	if err != nil {
 		return err
@@ -97,60 +124,41 @@ func (s *Service) SetML(reg *ml.Registry, o MLOptions) error {
 	return nil
 }
 
-// mlState is one configuration of the ML tools: every call reads it once (mlTools.state), so a
-// call never mixes two registries when SetML swaps it.
-type mlState struct {
-	reg  *ml.Registry
-	opts MLOptions
-}
+func (m *MLTools) state() *mlState { return m.cur.Load() }
 
-type mlTools struct {
-	s        *Service
-	cur      atomic.Pointer[mlState]
-	interval time.Duration // the feed's re-check period
+// Name is the subsystem's name.
+func (m *MLTools) Name() string { return "ml" }
 
-	stop     chan struct{}
-	refresh  chan struct{} // SetML asks the feed loop for a re-check now
-	stopOnce sync.Once
-	wg       sync.WaitGroup // feed loop and InfluxDB writes
+// Tools declares the ML tools, bound to m (mcp.Subsystem).
+func (m *MLTools) Tools() tool.Group { return MLGroup() }
 
-	mu   sync.Mutex        // guards last, swapping cur against publish, and closing stop against wg.Add
-	last *MLBackendsOutput // last published to the hub
-}
-
-func (m *mlTools) state() *mlState { return m.cur.Load() }
-
-func (m *mlTools) Name() string { return "ml" }
-
-// Tools declares the ML tools, bound to m (Subsystem).
-func (m *mlTools) Tools() tool.Group { return mlGroup() }
-
-// mlGroup declares the ml_* tools (toolset ml) as values that need no hub; WithML builds the
-// *mlTools they are bound to.
-func mlGroup() tool.Group {
+// MLGroup declares the ml_* tools (toolset ml) as values that need no hub; NewMLTools builds
+// the *MLTools they are bound to.
+func MLGroup() tool.Group {
 	return tool.NewGroup("ml",
 		tool.Func(sdk.Tool{Name: "ml_generate", Annotations: tool.OpenWorld(tool.Write("Generate text", false, false)),
 			Description: "Generate text with an inference backend (Ollama or an OpenAI-compatible server). The reply is streamed from the " +
 				"backend; send a progress token to get progress notifications while tokens arrive. Cancelling the call stops the backend. " +
-				"backend defaults to the default backend (see ml_backends); temperature and max_tokens are passed to the backend."}, (*mlTools).generate),
+				"backend defaults to the default backend (see ml_backends); temperature and max_tokens are passed to the backend."}, (*MLTools).generate),
 		tool.Func(sdk.Tool{Name: "ml_score", Annotations: tool.OpenWorld(tool.ReadOnly("Score a response")),
 			Description: "Score a prompt/response pair. suites is a comma-separated list of heuristic (default; no backend: length fit, " +
 				"structure, repetition, refusal/hedging, format compliance, coverage of the prompt's key terms, overall, each 0..1) and " +
 				"semantic (an LLM judge rates relevance, accuracy, coherence and helpfulness 1-10 with reasoning). The content suite is " +
-				"not available here: use ml_probe."}, (*mlTools).score),
+				"not available here: use ml_probe."}, (*MLTools).score),
 		tool.Func(sdk.Tool{Name: "ml_probe", Annotations: tool.OpenWorld(tool.Write("Run capability probes", false, false)),
 			Description: "Run the built-in capability probes (categories " + strings.Join(ml.ProbeCategories, ", ") + ") against a backend at " +
 				"temperature 0.7 and 2048 max tokens, each checked automatically (passed). A probe that fails to generate has a response " +
-				"starting with \"error: \"; the run continues."}, (*mlTools).probe),
+				"starting with \"error: \"; the run continues."}, (*MLTools).probe),
 		tool.Func(sdk.Tool{Name: "ml_status", Annotations: tool.OpenWorld(tool.ReadOnly("Training and generation status")),
 			Description: "Training and generation progress from InfluxDB 1.x: every measurement with its latest point, its point counts over " +
-				"the last hour and day, and the loss trend of training measurements. Defaults: http://localhost:8086, database lem."}, (*mlTools).status),
+				"the last hour and day, and the loss trend of training measurements. Defaults: http://localhost:8086, database lem."}, (*MLTools).status),
 		tool.Func(sdk.Tool{Name: "ml_backends", Annotations: tool.ReadOnly("List inference backends"),
-			Description: "List the inference backends with a live availability check (cached a few seconds) and the default backend."}, (*mlTools).backends),
+			Description: "List the inference backends with a live availability check (cached a few seconds) and the default backend."}, (*MLTools).backends),
 	)
 }
 
-func (m *mlTools) Shutdown(ctx context.Context) error {
+// Shutdown stops the feed and waits for pending InfluxDB writes (or ctx).
+func (m *MLTools) Shutdown(ctx context.Context) error {
 	m.stopOnce.Do(func() {
 		m.mu.Lock()
 		close(m.stop)
@@ -199,7 +207,7 @@ const (
 // previous one's. The integer part stays the true count.
 func progressValue(n, beats int) float64 { return float64(n) + float64(beats)/1000 }
 
-func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLGenerateInput) (*sdk.CallToolResult, MLGenerateOutput, error) {
+func (m *MLTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLGenerateInput) (*sdk.CallToolResult, MLGenerateOutput, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, MLGenerateOutput{}, errors.New("prompt: required; pass the text to generate from")
 	}
@@ -278,15 +286,15 @@ func (m *mlTools) generate(ctx context.Context, req *sdk.CallToolRequest, in MLG
 }
 
 // recordGeneration stores a metrics event and, when configured, an InfluxDB point.
-func (m *mlTools) recordGeneration(o MLOptions, source, backend string, res ml.Result, genErr error) {
+func (m *MLTools) recordGeneration(o MLOptions, source, backend string, res ml.Result, genErr error) {
 	ok := genErr == nil
-	if st := m.s.metrics; st != nil {
+	if st := m.metrics; st != nil {
 		data := map[string]any{"source": source, "backend": backend, "model": res.Model, "tokens": res.Tokens, "ok": ok}
 		if !ok {
 			data["error"] = genErr.Error()
 		}
 		if _, err := st.Record(metrics.Event{Type: "ml_generation", Duration: res.Duration, Data: data}); err != nil {
-			m.s.logger.Warn("ml: metrics", "error", err)
+			m.logger.Warn("ml: metrics", "error", err)
 		}
 	}
 	if !o.WriteInflux {
@@ -317,7 +325,7 @@ func (m *mlTools) recordGeneration(o MLOptions, source, backend string, res ml.R
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := ix.Write(ctx, pt); err != nil {
-			m.s.logger.Warn("ml: influx write", "error", err)
+			m.logger.Warn("ml: influx write", "error", err)
 		}
 	}()
 }
@@ -374,7 +382,7 @@ type MLContentScores struct {
 	Total  int `json:"total" jsonschema:"probes run"`
 }
 
-func (m *mlTools) score(ctx context.Context, _ *sdk.CallToolRequest, in MLScoreInput) (*sdk.CallToolResult, MLScoreOutput, error) {
+func (m *MLTools) score(ctx context.Context, _ *sdk.CallToolRequest, in MLScoreInput) (*sdk.CallToolResult, MLScoreOutput, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, MLScoreOutput{}, errors.New("prompt: required; pass the prompt the response answers")
 	}
@@ -419,7 +427,7 @@ func (m *mlTools) score(ctx context.Context, _ *sdk.CallToolRequest, in MLScoreI
 }
 
 // judge is the configured judge backend, else the default one; it must answer its live check.
-func (m *mlTools) judge(ctx context.Context, st *mlState) (*ml.Backend, error) {
+func (m *MLTools) judge(ctx context.Context, st *mlState) (*ml.Backend, error) {
 	name := st.opts.JudgeBackend
 	if name == "" {
 		name = st.reg.Default(ctx)
@@ -460,7 +468,7 @@ type MLProbeOutput struct {
 	Results []MLProbeResultItem `json:"results" jsonschema:"per-probe results, in probe order"`
 }
 
-func (m *mlTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProbeInput) (*sdk.CallToolResult, MLProbeOutput, error) {
+func (m *MLTools) probe(ctx context.Context, req *sdk.CallToolRequest, in MLProbeInput) (*sdk.CallToolResult, MLProbeOutput, error) {
 	probes, err := ml.SelectProbes(in.Categories)
 	if err != nil {
 		return nil, MLProbeOutput{}, err
@@ -534,7 +542,7 @@ type MLStatusOutput struct {
 	Status string `json:"status" jsonschema:"formatted multi-line status report"`
 }
 
-func (m *mlTools) status(ctx context.Context, _ *sdk.CallToolRequest, in MLStatusInput) (*sdk.CallToolResult, MLStatusOutput, error) {
+func (m *MLTools) status(ctx context.Context, _ *sdk.CallToolRequest, in MLStatusInput) (*sdk.CallToolResult, MLStatusOutput, error) {
 	u, db, o := in.InfluxURL, in.InfluxDB, m.state().opts
 	if u == "" {
 		u = o.InfluxURL
@@ -555,26 +563,7 @@ func (m *mlTools) status(ctx context.Context, _ *sdk.CallToolRequest, in MLStatu
 
 // --- ml_backends and the dashboard feed ---------------------------------------------------------
 
-// MLBackendInfo is one inference backend and the outcome of its live check, in ml_backends' result
-// and on hub channel "ml".
-type MLBackendInfo struct {
-	Name      string `json:"name" jsonschema:"backend identifier"`
-	Available bool   `json:"available" jsonschema:"whether the backend answered its live check"`
-	Kind      string `json:"kind" jsonschema:"protocol: ollama or openai"`
-	URL       string `json:"url" jsonschema:"server URL"`
-	Model     string `json:"model,omitempty" jsonschema:"configured model, if any"`
-	Error     string `json:"error,omitempty" jsonschema:"why the live check failed"`
-	Assumed   bool   `json:"assumed,omitempty" jsonschema:"true when nobody set this backend up and the hub only tries the usual local address: unavailable means not set up, not broken"`
-}
-
-// MLBackendsOutput is ml_backends' result; the same list is published on hub channel "ml" for the
-// dashboard whenever it changes.
-type MLBackendsOutput struct {
-	Backends []MLBackendInfo `json:"backends" jsonschema:"all registered backends"`
-	Default  string          `json:"default" jsonschema:"name of the default backend"`
-}
-
-func (m *mlTools) list(ctx context.Context) MLBackendsOutput {
+func (m *MLTools) list(ctx context.Context) MLBackendsOutput {
 	st := m.state()
 	sts := st.reg.Statuses(ctx)
 	out := MLBackendsOutput{Backends: make([]MLBackendInfo, len(sts)), Default: st.reg.Default(ctx)}
@@ -585,15 +574,15 @@ func (m *mlTools) list(ctx context.Context) MLBackendsOutput {
 	return out
 }
 
-func (m *mlTools) backends(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, MLBackendsOutput, error) {
+func (m *MLTools) backends(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, MLBackendsOutput, error) {
 	return nil, m.list(ctx), nil
 }
 
 // publish sends the backend list on hub channel "ml" when it changed. A list of a registry that
 // SetML has since replaced (a call that started before) is not published: it would take the
 // dashboard back to the old backends until the next re-check.
-func (m *mlTools) publish(st *mlState, out MLBackendsOutput) {
-	if m.s.hub == nil {
+func (m *MLTools) publish(st *mlState, out MLBackendsOutput) {
+	if m.hub == nil {
 		return
 	}
 	m.mu.Lock()
@@ -605,19 +594,19 @@ func (m *mlTools) publish(st *mlState, out MLBackendsOutput) {
 	m.last = &out
 	m.mu.Unlock()
 	if changed {
-		m.s.hub.Publish(ChannelML, wshub.TypeEvent, out)
+		m.hub.Publish(channel.ML, wshub.TypeEvent, out)
 	}
 }
 
 // wireFeed serves hub channel "ml": a snapshot of the backend list, then an event whenever a
 // periodic re-check (while the hub has clients) or an ml_backends call finds it changed.
-func (m *mlTools) wireFeed() {
-	if m.s.hub == nil {
+func (m *MLTools) wireFeed() {
+	if m.hub == nil {
 		return
 	}
 	// The snapshot is checked afresh (within the registry's cache): the periodic re-check below
 	// only runs while some client is connected to the hub, so the last list may be old.
-	m.s.hub.SetSnapshotProvider(ChannelML, func(string) (any, bool) {
+	m.hub.SetSnapshotProvider(channel.ML, func(string) (any, bool) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		return m.list(ctx), true
@@ -628,7 +617,7 @@ func (m *mlTools) wireFeed() {
 		t := time.NewTicker(m.interval)
 		defer t.Stop()
 		for {
-			if m.s.hub.Stats().Clients > 0 { // nobody watching: no need to poke the backends
+			if m.hub.Stats().Clients > 0 { // nobody watching: no need to poke the backends
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 				m.list(ctx)
 				cancel()

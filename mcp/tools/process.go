@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -156,46 +156,44 @@ const (
 	waitOutputTail     = 4 << 10
 )
 
-// processTools are the process_* tools and exec (WithProcesses).
-type processTools struct {
-	callWorkspaces
-	callSessions
+// ProcessTools are the process_* tools and exec (WithProcesses).
+type ProcessTools struct {
+	Workspaces
+	Sessions
 	procs *process.Service
 }
 
-func newProcessTools(s *Service) any {
-	if s.procs == nil {
-		return nil
-	}
-	return &processTools{callWorkspaces: s.trust, callSessions: s, procs: s.procs}
+// NewProcessTools is the process tools' dependencies: the shared process service.
+func NewProcessTools(w Workspaces, sess Sessions, procs *process.Service) *ProcessTools {
+	return &ProcessTools{Workspaces: w, Sessions: sess, procs: procs}
 }
 
-// processGroup declares the group's tools (toolset process) as values that need no hub;
+// ProcessGroup declares the group's tools (toolset process) as values that need no hub;
 // newProcessTools builds the dependencies they are bound to.
-func processGroup() tool.Group {
+func ProcessGroup() tool.Group {
 	return tool.NewGroup("process",
 		tool.Func(sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),
 			Description: "Start a long-running process (server, watcher, build) in the background and return its ID at once. " +
-				"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, (*processTools).processStart),
+				"Output is captured; read it with process_output, wait for the end with process_wait. For a short command whose result you need now, use exec."}, (*ProcessTools).processStart),
 		tool.Func(sdk.Tool{Name: "process_stop", Annotations: tool.Write("Stop process", true, true),
-			Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, (*processTools).processStop),
+			Description: "Stop a process gracefully: SIGTERM to it and everything it started, SIGKILL after a grace period. Returns once it has ended."}, (*ProcessTools).processStop),
 		tool.Func(sdk.Tool{Name: "process_kill", Annotations: tool.Write("Kill process", true, true),
-			Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, (*processTools).processKill),
+			Description: "Kill a process and everything it started at once (SIGKILL). Use when process_stop is too slow."}, (*ProcessTools).processKill),
 		tool.Func(sdk.Tool{Name: "process_list", Annotations: tool.ReadOnly("List processes"),
-			Description: "List processes started through this hub by any client, with status, exit code and run time."}, (*processTools).processList),
+			Description: "List processes started through this hub by any client, with status, exit code and run time."}, (*ProcessTools).processList),
 		tool.Func(sdk.Tool{Name: "process_output", Annotations: tool.ReadOnly("Process output"),
-			Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, (*processTools).processOutput),
+			Description: "Read a process's captured output (stdout and stderr interleaved). Pass the returned next as since to get only new output; use tail to get just the end."}, (*ProcessTools).processOutput),
 		tool.Func(sdk.Tool{Name: "process_input", Annotations: tool.Write("Process input", false, false),
-			Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, (*processTools).processInput),
+			Description: "Write text to a running process's stdin. No newline is added; include \\n to end a line."}, (*ProcessTools).processInput),
 		tool.Func(sdk.Tool{Name: "process_wait", Annotations: tool.ReadOnly("Wait for process"),
-			Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, (*processTools).processWait),
+			Description: "Wait until a process ends or the timeout passes, then return its status, exit code and the last 4 KiB of output."}, (*ProcessTools).processWait),
 		tool.Func(sdk.Tool{Name: "exec", Annotations: tool.Write("Run command", true, false),
 			Description: "Run a command to completion and return its exit code, stdout and stderr. A non-zero exit is a normal result. " +
-				"On timeout the command and everything it started is killed. For long-running processes use process_start."}, (*processTools).exec),
+				"On timeout the command and everything it started is killed. For long-running processes use process_start."}, (*ProcessTools).exec),
 	)
 }
 
-func (g *processTools) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
+func (g *ProcessTools) processStart(ctx context.Context, req *sdk.CallToolRequest, in ProcessStartInput) (*sdk.CallToolResult, ProcessStartOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ProcessStartOutput{}, errCommandRequired
 	}
@@ -209,12 +207,12 @@ func (g *processTools) processStart(ctx context.Context, req *sdk.CallToolReques
 		return nil, ProcessStartOutput{}, processError(in.Command, err)
 	}
 	if req != nil {
-		g.ownProcess(info.ID, req.Session)
+		g.OwnProcess(info.ID, req.Session)
 	}
 	return nil, ProcessStartOutput{ID: info.ID, PID: info.PID, Command: info.Command, Args: info.Args, StartedAt: info.StartedAt}, nil
 }
 
-func (g *processTools) processStop(ctx context.Context, req *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+func (g *ProcessTools) processStop(ctx context.Context, req *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessControlOutput{}, err
 	}
@@ -224,7 +222,7 @@ func (g *processTools) processStop(ctx context.Context, req *sdk.CallToolRequest
 	return controlResult(in.ID, "stopped", info, err)
 }
 
-func (g *processTools) processKill(_ context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
+func (g *ProcessTools) processKill(_ context.Context, _ *sdk.CallToolRequest, in ProcessIDInput) (*sdk.CallToolResult, ProcessControlOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessControlOutput{}, err
 	}
@@ -253,7 +251,7 @@ func controlResult(id, verb string, info process.Info, err error) (*sdk.CallTool
 	return nil, ProcessControlOutput{ID: id, Success: true, Message: msg}, nil
 }
 
-func (g *processTools) processList(ctx context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
+func (g *ProcessTools) processList(ctx context.Context, req *sdk.CallToolRequest, in ProcessListInput) (*sdk.CallToolResult, ProcessListOutput, error) {
 	infos := g.procs.List(in.RunningOnly)
 	out := ProcessListOutput{Processes: make([]ProcessInfo, len(infos)), Total: len(infos)}
 	for i, info := range infos {
@@ -262,7 +260,7 @@ func (g *processTools) processList(ctx context.Context, req *sdk.CallToolRequest
 	return nil, out, nil
 }
 
-func (g *processTools) processOutput(_ context.Context, _ *sdk.CallToolRequest, in ProcessOutputInput) (*sdk.CallToolResult, ProcessOutputOutput, error) {
+func (g *ProcessTools) processOutput(_ context.Context, _ *sdk.CallToolRequest, in ProcessOutputInput) (*sdk.CallToolResult, ProcessOutputOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessOutputOutput{}, err
 	}
@@ -283,7 +281,7 @@ func (g *processTools) processOutput(_ context.Context, _ *sdk.CallToolRequest, 
 	return nil, ProcessOutputOutput{ID: in.ID, Output: out.Text, Next: out.Next, Dropped: out.Dropped, Status: string(info.Status)}, nil
 }
 
-func (g *processTools) processInput(_ context.Context, _ *sdk.CallToolRequest, in ProcessInputInput) (*sdk.CallToolResult, ProcessInputOutput, error) {
+func (g *ProcessTools) processInput(_ context.Context, _ *sdk.CallToolRequest, in ProcessInputInput) (*sdk.CallToolResult, ProcessInputOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessInputOutput{}, err
 	}
@@ -296,7 +294,7 @@ func (g *processTools) processInput(_ context.Context, _ *sdk.CallToolRequest, i
 	return nil, ProcessInputOutput{ID: in.ID, Success: true, Message: fmt.Sprintf("wrote %d bytes to the stdin of %s", len(in.Input), in.ID)}, nil
 }
 
-func (g *processTools) processWait(ctx context.Context, req *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
+func (g *ProcessTools) processWait(ctx context.Context, req *sdk.CallToolRequest, in ProcessWaitInput) (*sdk.CallToolResult, ProcessWaitOutput, error) {
 	if err := requireID(in.ID); err != nil {
 		return nil, ProcessWaitOutput{}, err
 	}
@@ -328,7 +326,7 @@ func (g *processTools) processWait(ctx context.Context, req *sdk.CallToolRequest
 	}, nil
 }
 
-func (g *processTools) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
+func (g *ProcessTools) exec(ctx context.Context, req *sdk.CallToolRequest, in ExecInput) (*sdk.CallToolResult, ExecOutput, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return nil, ExecOutput{}, errCommandRequired
 	}
@@ -349,7 +347,7 @@ func (g *processTools) exec(ctx context.Context, req *sdk.CallToolRequest, in Ex
 		return nil, ExecOutput{}, processError(in.Command, err)
 	}
 	if res.Truncated && req != nil {
-		g.logTo(req.Session, "warning", "exec %s: output exceeded 1 MiB per stream; the middle was left out (redirect to a file and read it with file_read for all of it)", in.Command)
+		g.LogTo(req.Session, "warning", "exec %s: output exceeded 1 MiB per stream; the middle was left out (redirect to a file and read it with file_read for all of it)", in.Command)
 	}
 	return nil, ExecOutput{
 		ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, DurationMs: res.Duration.Milliseconds(),
@@ -380,8 +378,8 @@ func toolSeconds(n, def int) (time.Duration, error) {
 // processDir opens a workspace-relative working directory through the sandbox and returns the
 // open handle (the child starts in exactly that directory, however the path changes afterwards)
 // and its absolute name for the record. The caller closes the handle once the child has started.
-func (g *processTools) processDir(ctx context.Context, req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
-	ws, err := g.workspaceFor(ctx, req)
+func (g *ProcessTools) processDir(ctx context.Context, req *sdk.CallToolRequest, dir string) (*os.File, string, error) {
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -395,10 +393,10 @@ func (g *processTools) processDir(ctx context.Context, req *sdk.CallToolRequest,
 // processInfo maps a domain record to the documented ProcessInfo, showing the working directory
 // relative to the caller's workspace like every other path the tools return (listing never
 // asks the user about roots: a root not approved yet shows the hub's workspace).
-func (g *processTools) processInfo(ctx context.Context, req *sdk.CallToolRequest, in process.Info) ProcessInfo {
+func (g *ProcessTools) processInfo(ctx context.Context, req *sdk.CallToolRequest, in process.Info) ProcessInfo {
 	dir := in.Dir
-	base := g.hubDir()
-	if ws, err := g.resolveWorkspace(ctx, req, false); err == nil {
+	base := g.HubDir()
+	if ws, err := g.ResolveWorkspace(ctx, req, false); err == nil {
 		base = ws.Dir()
 	}
 	if rel, err := filepath.Rel(base, in.Dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {

@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -69,32 +69,34 @@ type MetricsQueryOutput struct {
 
 // internalMetricTypes are event types the hub records about itself; metrics_query leaves them
 // out unless include_internal is set, and metrics_record refuses them so agents cannot forge them.
-var internalMetricTypes = []string{toolCallEventType}
+var internalMetricTypes = []string{ToolCallEventType}
 
-const toolCallEventType = "tool_call"
+// ToolCallEventType is the metrics event the hub records for every tool call.
+const ToolCallEventType = "tool_call"
 
 var errNoMetricsStore = errors.New("metrics: no metrics store is configured on this server; start switchboard with its data directory (the default) to record and query metrics")
 
-// metricsTools are metrics_record and metrics_query, on the hub's metrics store (nil: the
+// MetricsTools are metrics_record and metrics_query, on the hub's metrics store (nil: the
 // tools say how to configure one).
-type metricsTools struct{ metrics *metrics.Store }
+type MetricsTools struct{ metrics *metrics.Store }
 
-func newMetricsTools(s *Service) any { return &metricsTools{metrics: s.metrics} }
+// NewMetricsTools is the metrics tools' dependencies (m nil: no store; the tools say so).
+func NewMetricsTools(m *metrics.Store) *MetricsTools { return &MetricsTools{metrics: m} }
 
-// metricsGroup declares the group's tools (toolset metrics) as values that need no hub;
+// MetricsGroup declares the group's tools (toolset metrics) as values that need no hub;
 // newMetricsTools builds the dependencies they are bound to.
-func metricsGroup() tool.Group {
+func MetricsGroup() tool.Group {
 	return tool.NewGroup("metrics",
 		tool.Func(sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),
 			Description: "Record a metrics event (AI activity, builds, security findings) with optional agent, repository and data. " +
-				"The server assigns the timestamp."}, (*metricsTools).metricsRecord),
+				"The server assigns the timestamp."}, (*MetricsTools).metricsRecord),
 		tool.Func(sdk.Tool{Name: "metrics_query", Annotations: tool.ReadOnly("Query metrics"),
 			Description: "Count metrics events in a lookback window (default 7d) by type, repository and agent, with the 10 most recent events. " +
-				"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, (*metricsTools).metricsQuery),
+				"The hub also records every tool call as type tool_call; those are left out unless include_internal is true."}, (*MetricsTools).metricsQuery),
 	)
 }
 
-func (g *metricsTools) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {
+func (g *MetricsTools) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, in MetricsRecordInput) (*sdk.CallToolResult, MetricsRecordOutput, error) {
 	if g.metrics == nil {
 		return nil, MetricsRecordOutput{}, errNoMetricsStore
 	}
@@ -108,7 +110,7 @@ func (g *metricsTools) metricsRecord(_ context.Context, _ *sdk.CallToolRequest, 
 	return nil, MetricsRecordOutput{Success: true, Timestamp: ev.Timestamp}, nil
 }
 
-func (g *metricsTools) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in MetricsQueryInput) (*sdk.CallToolResult, MetricsQueryOutput, error) {
+func (g *MetricsTools) metricsQuery(_ context.Context, _ *sdk.CallToolRequest, in MetricsQueryInput) (*sdk.CallToolResult, MetricsQueryOutput, error) {
 	if g.metrics == nil {
 		return nil, MetricsQueryOutput{}, errNoMetricsStore
 	}

@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -49,31 +49,22 @@ type PatchOutput struct {
 	DryRun  bool        `json:"dry_run" jsonschema:"echoed dry_run"`
 }
 
-// WithPatch enables file_patch.
-func WithPatch() Option {
-	return func(s *Service) error { s.opts.patchOn = true; return nil }
-}
+// PatchTools is file_patch (WithPatch).
+type PatchTools struct{ Workspaces }
 
-// patchTools is file_patch (WithPatch).
-type patchTools struct{ callWorkspaces }
+// NewPatchTools is the group's dependencies.
+func NewPatchTools(w Workspaces) *PatchTools { return &PatchTools{Workspaces: w} }
 
-func newPatchTools(s *Service) any {
-	if !s.opts.patchOn {
-		return nil
-	}
-	return &patchTools{callWorkspaces: s.trust}
-}
-
-// patchGroup declares the group's tools (toolset files) as values that need no hub;
+// PatchGroup declares the group's tools (toolset files) as values that need no hub;
 // newPatchTools builds the dependencies they are bound to.
-func patchGroup() tool.Group {
+func PatchGroup() tool.Group {
 	return tool.NewGroup("files",
 		tool.Func(sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),
-			Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, (*patchTools).filePatch),
+			Description: "Apply a unified diff to workspace files, all or nothing: every file is staged, then all are swapped in; a hunk that does not apply is an error naming it and no file changes. Hunks apply where their context matches even when line numbers have shifted. Creates, deletes and renames files (git-style headers). Returns per-file counts and a risk assessment; dry_run checks without writing."}, (*PatchTools).filePatch),
 	)
 }
 
-func (g *patchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
+func (g *PatchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in PatchInput) (*sdk.CallToolResult, PatchOutput, error) {
 	files, err := patch.Parse(in.Patch)
 	if err != nil {
 		var pe *patch.ParseError
@@ -82,14 +73,14 @@ func (g *patchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in
 		}
 		return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, PatchOutput{}, err
 	}
 	// Every file the patch touches is held to what a file tool naming it would be: the hub's
 	// own state is off limits and the policy's path rules apply to each (a patch is a way of
 	// reaching many files in one call).
-	skip := g.walkSkip(req, ws)
+	skip := g.WalkSkip(req, ws)
 	for _, f := range files {
 		for _, p := range []string{f.OldPath, f.NewPath} {
 			if p == "" {
@@ -100,7 +91,7 @@ func (g *patchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in
 				return nil, PatchOutput{}, fmt.Errorf("patch: %w", err)
 			}
 			if skip != nil && skip(c, false) {
-				return nil, PatchOutput{}, fmt.Errorf("patch: %s: the policy in %s does not allow %s to change this file; edit the path rule to allow it", p, g.policyFile(), req.Params.Name)
+				return nil, PatchOutput{}, fmt.Errorf("patch: %s: the policy in %s does not allow %s to change this file; edit the path rule to allow it", p, g.PolicyFile(), req.Params.Name)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -155,35 +155,36 @@ type GetSupportedLanguagesOutput struct {
 	Languages []lang.Info `json:"languages" jsonschema:"supported language entries"`
 }
 
-// fileTools are the file, directory and language tools.
-type fileTools struct{ callWorkspaces }
+// FileTools are the file, directory and language tools.
+type FileTools struct{ Workspaces }
 
-func newFileTools(s *Service) any { return &fileTools{callWorkspaces: s.trust} }
+// NewFileTools is the file tools' dependencies.
+func NewFileTools(w Workspaces) *FileTools { return &FileTools{Workspaces: w} }
 
-// fileGroup declares the group's tools (toolset files) as values that need no hub;
+// FileGroup declares the group's tools (toolset files) as values that need no hub;
 // newFileTools builds the dependencies they are bound to.
-func fileGroup() tool.Group {
+func FileGroup() tool.Group {
 	return tool.NewGroup("files",
 		tool.Func(sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),
-			Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, (*fileTools).fileRead),
+			Description: "Read a file in the workspace. Returns its content and detected language. Files above the 4 MiB limit must be read in windows: offset/limit (lines), or byte_offset/max_bytes for files with very long lines (a window never returns nothing silently: a line too long for it, or an offset past the end, is an error that says so)."}, (*FileTools).fileRead),
 		tool.Func(sdk.Tool{Name: "file_write", Annotations: tool.Write("Write file", true, true),
-			Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, (*fileTools).fileWrite),
+			Description: "Write content to a file, creating it and any parent directories. Overwrites an existing file atomically (temp file, fsync, rename) and keeps its permissions."}, (*FileTools).fileWrite),
 		tool.Func(sdk.Tool{Name: "file_delete", Annotations: tool.Write("Delete file", true, false),
-			Description: "Delete a file, a symlink (never its target) or an empty directory."}, (*fileTools).fileDelete),
+			Description: "Delete a file, a symlink (never its target) or an empty directory."}, (*FileTools).fileDelete),
 		tool.Func(sdk.Tool{Name: "file_rename", Annotations: tool.Write("Rename file", true, false),
-			Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, (*fileTools).fileRename),
+			Description: "Rename or move a file or directory within the workspace. A move after which a relative symlink would point outside the workspace is refused."}, (*FileTools).fileRename),
 		tool.Func(sdk.Tool{Name: "file_exists", Annotations: tool.ReadOnly("File exists"),
-			Description: "Check whether a path exists and whether it is a file or a directory."}, (*fileTools).fileExists),
+			Description: "Check whether a path exists and whether it is a file or a directory."}, (*FileTools).fileExists),
 		tool.Func(sdk.Tool{Name: "file_edit", Annotations: tool.Write("Edit file", true, false),
-			Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, (*fileTools).fileEdit),
+			Description: "Replace the first (or every) occurrence of old_string with new_string in an existing file."}, (*FileTools).fileEdit),
 		tool.Func(sdk.Tool{Name: "dir_list", Annotations: tool.ReadOnly("List directory"),
-			Description: "List the immediate children of a directory."}, (*fileTools).dirList),
+			Description: "List the immediate children of a directory."}, (*FileTools).dirList),
 		tool.Func(sdk.Tool{Name: "dir_create", Annotations: tool.Write("Create directory", false, true),
-			Description: "Create a directory and any missing parents; an existing directory is not an error."}, (*fileTools).dirCreate),
+			Description: "Create a directory and any missing parents; an existing directory is not an error."}, (*FileTools).dirCreate),
 		tool.Func(sdk.Tool{Name: "lang_detect", Annotations: tool.ReadOnly("Detect language"),
-			Description: "Detect the programming language of a file from its name or extension."}, (*fileTools).langDetect),
+			Description: "Detect the programming language of a file from its name or extension."}, (*FileTools).langDetect),
 		tool.Func(sdk.Tool{Name: "lang_list", Annotations: tool.ReadOnly("List languages"),
-			Description: "List the supported programming languages with their extensions."}, (*fileTools).langList),
+			Description: "List the supported programming languages with their extensions."}, (*FileTools).langList),
 	)
 }
 
@@ -195,7 +196,7 @@ func requirePath(field, p string) error {
 	return nil
 }
 
-func (g *fileTools) fileRead(ctx context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
+func (g *FileTools) fileRead(ctx context.Context, req *sdk.CallToolRequest, in ReadFileInput) (*sdk.CallToolResult, ReadFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -206,7 +207,7 @@ func (g *fileTools) fileRead(ctx context.Context, req *sdk.CallToolRequest, in R
 		return nil, ReadFileOutput{}, fmt.Errorf("byte_offset and max_bytes: byte_offset must be >= 0 and max_bytes 1 to %d", workspace.DefaultMaxReadBytes)
 	}
 	out := ReadFileOutput{Path: in.Path, Language: lang.Detect(in.Path)}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, ReadFileOutput{}, err
 	}
@@ -237,11 +238,11 @@ func (g *fileTools) fileRead(ctx context.Context, req *sdk.CallToolRequest, in R
 	return nil, out, nil
 }
 
-func (g *fileTools) fileWrite(ctx context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
+func (g *FileTools) fileWrite(ctx context.Context, req *sdk.CallToolRequest, in WriteFileInput) (*sdk.CallToolResult, WriteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, WriteFileOutput{}, err
 	}
@@ -251,11 +252,11 @@ func (g *fileTools) fileWrite(ctx context.Context, req *sdk.CallToolRequest, in 
 	return nil, WriteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (g *fileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
+func (g *FileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, EditFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, EditFileOutput{}, err
 	}
@@ -266,11 +267,11 @@ func (g *fileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in E
 	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements}, nil
 }
 
-func (g *fileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
+func (g *FileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
@@ -280,14 +281,14 @@ func (g *fileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in
 	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
 }
 
-func (g *fileTools) fileRename(ctx context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
+func (g *FileTools) fileRename(ctx context.Context, req *sdk.CallToolRequest, in RenameFileInput) (*sdk.CallToolResult, RenameFileOutput, error) {
 	if err := requirePath("oldPath", in.OldPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
 	if err := requirePath("newPath", in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, RenameFileOutput{}, err
 	}
@@ -297,11 +298,11 @@ func (g *fileTools) fileRename(ctx context.Context, req *sdk.CallToolRequest, in
 	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
 }
 
-func (g *fileTools) fileExists(ctx context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
+func (g *FileTools) fileExists(ctx context.Context, req *sdk.CallToolRequest, in FileExistsInput) (*sdk.CallToolResult, FileExistsOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, FileExistsOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, FileExistsOutput{}, err
 	}
@@ -312,11 +313,11 @@ func (g *fileTools) fileExists(ctx context.Context, req *sdk.CallToolRequest, in
 	return nil, FileExistsOutput{Exists: exists, IsDir: isDir, Path: in.Path}, nil
 }
 
-func (g *fileTools) dirList(ctx context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
+func (g *FileTools) dirList(ctx context.Context, req *sdk.CallToolRequest, in ListDirectoryInput) (*sdk.CallToolResult, ListDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, ListDirectoryOutput{}, err
 	}
@@ -331,11 +332,11 @@ func (g *fileTools) dirList(ctx context.Context, req *sdk.CallToolRequest, in Li
 	return nil, out, nil
 }
 
-func (g *fileTools) dirCreate(ctx context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
+func (g *FileTools) dirCreate(ctx context.Context, req *sdk.CallToolRequest, in CreateDirectoryInput) (*sdk.CallToolResult, CreateDirectoryOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, CreateDirectoryOutput{}, err
 	}
@@ -345,13 +346,13 @@ func (g *fileTools) dirCreate(ctx context.Context, req *sdk.CallToolRequest, in 
 	return nil, CreateDirectoryOutput{Success: true, Path: in.Path}, nil
 }
 
-func (g *fileTools) langDetect(_ context.Context, _ *sdk.CallToolRequest, in DetectLanguageInput) (*sdk.CallToolResult, DetectLanguageOutput, error) {
+func (g *FileTools) langDetect(_ context.Context, _ *sdk.CallToolRequest, in DetectLanguageInput) (*sdk.CallToolResult, DetectLanguageOutput, error) {
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, DetectLanguageOutput{}, err
 	}
 	return nil, DetectLanguageOutput{Language: lang.Detect(in.Path), Path: in.Path}, nil
 }
 
-func (g *fileTools) langList(context.Context, *sdk.CallToolRequest, GetSupportedLanguagesInput) (*sdk.CallToolResult, GetSupportedLanguagesOutput, error) {
+func (g *FileTools) langList(context.Context, *sdk.CallToolRequest, GetSupportedLanguagesInput) (*sdk.CallToolResult, GetSupportedLanguagesOutput, error) {
 	return nil, GetSupportedLanguagesOutput{Languages: lang.List()}, nil
 }

@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -182,52 +182,50 @@ type WebviewTabsOutput struct {
 // content and as text).
 const maxEvalResultBytes = 1 << 20
 
-// webviewTools are the webview_* browser tools (WithWebview).
-type webviewTools struct {
-	callWorkspaces
+// WebviewTools are the webview_* browser tools (WithWebview).
+type WebviewTools struct {
+	Workspaces
 	browser *webview.Webview
 }
 
-func newWebviewTools(s *Service) any {
-	if s.browser == nil {
-		return nil
-	}
-	return &webviewTools{callWorkspaces: s.trust, browser: s.browser}
+// NewWebviewTools is the browser tools' dependencies: the one shared browser connection.
+func NewWebviewTools(w Workspaces, b *webview.Webview) *WebviewTools {
+	return &WebviewTools{Workspaces: w, browser: b}
 }
 
-// webviewGroup declares the group's tools (toolset browser) as values that need no hub;
+// WebviewGroup declares the group's tools (toolset browser) as values that need no hub;
 // newWebviewTools builds the dependencies they are bound to.
-func webviewGroup() tool.Group {
+func WebviewGroup() tool.Group {
 	return tool.NewGroup("browser",
 		tool.Func(sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),
 			Description: "Connect to a running Chrome/Chromium over the Chrome DevTools Protocol (start it with --remote-debugging-port=9222). " +
-				"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, (*webviewTools).webviewConnect),
+				"Closes any existing connection first. All clients share this one connection. To start a private browser instead, use webview_launch."}, (*WebviewTools).webviewConnect),
 		tool.Func(sdk.Tool{Name: "webview_disconnect", Annotations: tool.OpenWorld(tool.Write("Disconnect browser", false, true)),
-			Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, (*webviewTools).webviewDisconnect),
+			Description: "Disconnect from the browser. A browser started by webview_launch is closed and its profile removed; tabs opened through the connection are closed. Safe to call when not connected."}, (*WebviewTools).webviewDisconnect),
 		tool.Func(sdk.Tool{Name: "webview_launch", Annotations: tool.OpenWorld(tool.Write("Launch browser", false, false)),
 			Description: "Start a private Chromium/Chrome (found on PATH or configured) with a fresh profile, connect to it and open url. Closes any existing connection first. " +
-				"webview_disconnect (or hub shutdown) closes it."}, (*webviewTools).webviewLaunch),
+				"webview_disconnect (or hub shutdown) closes it."}, (*WebviewTools).webviewLaunch),
 		tool.Func(sdk.Tool{Name: "webview_navigate", Annotations: tool.OpenWorld(tool.Write("Navigate", false, false)),
-			Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, (*webviewTools).webviewNavigate),
+			Description: "Navigate the active tab to a URL (http, https, about:blank, or file:// inside the workspace). Returns once the new document is committed, before it has finished loading; use webview_wait to synchronise on an element. Snapshot refs expire."}, (*WebviewTools).webviewNavigate),
 		tool.Func(sdk.Tool{Name: "webview_click", Annotations: tool.OpenWorld(tool.Write("Click", false, false)),
-			Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, (*webviewTools).webviewClick),
+			Description: "Click an element, given by CSS selector (first match) or by ref from webview_snapshot: it is scrolled into view and clicked at its centre with real mouse events."}, (*WebviewTools).webviewClick),
 		tool.Func(sdk.Tool{Name: "webview_type", Annotations: tool.OpenWorld(tool.Write("Type text", false, false)),
-			Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, (*webviewTools).webviewType),
+			Description: "Type text into an element (CSS selector or snapshot ref) with key events. Appends to existing content; clear the field first (e.g. with webview_eval) for a fresh value."}, (*WebviewTools).webviewType),
 		tool.Func(sdk.Tool{Name: "webview_query", Annotations: tool.OpenWorld(tool.ReadOnly("Query elements")),
-			Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, (*webviewTools).webviewQuery),
+			Description: "Query DOM elements by CSS selector: tag, attributes and bounding box. all=false (default) returns at most the first match; all=true returns every match (up to 500)."}, (*WebviewTools).webviewQuery),
 		tool.Func(sdk.Tool{Name: "webview_console", Annotations: tool.OpenWorld(tool.ReadOnly("Browser console")),
-			Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, (*webviewTools).webviewConsole),
+			Description: "Browser console messages captured since connecting (or since the last clear): console calls, uncaught exceptions with URL and line, and browser log entries. clear=true empties the buffer after reading."}, (*WebviewTools).webviewConsole),
 		tool.Func(sdk.Tool{Name: "webview_eval", Annotations: tool.OpenWorld(tool.Write("Evaluate JavaScript", true, false)),
-			Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, (*webviewTools).webviewEval),
+			Description: "Evaluate JavaScript in the active tab and return the value as JSON (promises are awaited). A JavaScript error returns success=false with error, not a tool error."}, (*WebviewTools).webviewEval),
 		tool.Func(sdk.Tool{Name: "webview_screenshot", Annotations: tool.OpenWorld(tool.ReadOnly("Screenshot")),
-			Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, (*webviewTools).webviewScreenshot),
+			Description: "Capture the active tab's viewport (or the whole page with full_page) as png or jpeg: standard base64 in data, and as image content."}, (*WebviewTools).webviewScreenshot),
 		tool.Func(sdk.Tool{Name: "webview_wait", Annotations: tool.OpenWorld(tool.ReadOnly("Wait for element")),
-			Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, (*webviewTools).webviewWait),
+			Description: "Wait until an element matching a CSS selector is in the DOM. Errors when it does not appear within timeout (default the connection timeout)."}, (*WebviewTools).webviewWait),
 		tool.Func(sdk.Tool{Name: "webview_snapshot", Annotations: tool.OpenWorld(tool.ReadOnly("Page snapshot")),
-			Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, (*webviewTools).webviewSnapshot),
+			Description: "The active tab's accessibility tree as compact text (role, name, value, state), with [ref=eN] on every interactive element. Pass a ref to webview_click or webview_type; refs stay valid until the page navigates. Prefer this to screenshots for finding elements."}, (*WebviewTools).webviewSnapshot),
 		tool.Func(sdk.Tool{Name: "webview_tabs", Annotations: tool.OpenWorld(tool.Write("Browser tabs", false, false)),
 			Description: "List the browser's tabs, open a new one (url), make one active (select, id) or close one (close, id). The other browser tools act on the active tab. " +
-				"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, (*webviewTools).webviewTabs),
+				"A tab that shows a local file outside the workspace (or any page but http(s), about:blank and workspace files) cannot be selected, and is listed without its title and path."}, (*WebviewTools).webviewTabs),
 	)
 }
 
@@ -242,8 +240,8 @@ func webviewSeconds(field string, v int, def time.Duration) (time.Duration, erro
 }
 
 // checkURL applies the navigation policy with the caller's workspace.
-func (g *webviewTools) checkURL(ctx context.Context, req *sdk.CallToolRequest, field, raw string) (string, error) {
-	ws, err := g.workspaceFor(ctx, req)
+func (g *WebviewTools) checkURL(ctx context.Context, req *sdk.CallToolRequest, field, raw string) (string, error) {
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return "", err
 	}
@@ -256,7 +254,7 @@ func (g *webviewTools) checkURL(ctx context.Context, req *sdk.CallToolRequest, f
 	return u, err
 }
 
-func (g *webviewTools) webviewConnect(ctx context.Context, _ *sdk.CallToolRequest, in WebviewConnectInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+func (g *WebviewTools) webviewConnect(ctx context.Context, _ *sdk.CallToolRequest, in WebviewConnectInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, webview.DefaultTimeout)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
@@ -268,14 +266,14 @@ func (g *webviewTools) webviewConnect(ctx context.Context, _ *sdk.CallToolReques
 	return nil, WebviewStatusOutput{Success: true, Message: msg}, nil
 }
 
-func (g *webviewTools) webviewDisconnect(_ context.Context, _ *sdk.CallToolRequest, _ WebviewNoInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+func (g *WebviewTools) webviewDisconnect(_ context.Context, _ *sdk.CallToolRequest, _ WebviewNoInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
 	if !g.browser.Disconnect() {
 		return nil, WebviewStatusOutput{Success: true, Message: "No active connection"}, nil
 	}
 	return nil, WebviewStatusOutput{Success: true, Message: "Disconnected"}, nil
 }
 
-func (g *webviewTools) webviewLaunch(ctx context.Context, req *sdk.CallToolRequest, in WebviewLaunchInput) (*sdk.CallToolResult, WebviewLaunchOutput, error) {
+func (g *WebviewTools) webviewLaunch(ctx context.Context, req *sdk.CallToolRequest, in WebviewLaunchInput) (*sdk.CallToolResult, WebviewLaunchOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, webview.DefaultTimeout)
 	if err != nil {
 		return nil, WebviewLaunchOutput{}, err
@@ -301,7 +299,7 @@ func (g *webviewTools) webviewLaunch(ctx context.Context, req *sdk.CallToolReque
 	return nil, out, nil
 }
 
-func (g *webviewTools) webviewNavigate(ctx context.Context, req *sdk.CallToolRequest, in WebviewNavigateInput) (*sdk.CallToolResult, WebviewNavigateOutput, error) {
+func (g *WebviewTools) webviewNavigate(ctx context.Context, req *sdk.CallToolRequest, in WebviewNavigateInput) (*sdk.CallToolResult, WebviewNavigateOutput, error) {
 	if !g.browser.Connected() {
 		return nil, WebviewNavigateOutput{}, webview.ErrNotConnected
 	}
@@ -315,21 +313,21 @@ func (g *webviewTools) webviewNavigate(ctx context.Context, req *sdk.CallToolReq
 	return nil, WebviewNavigateOutput{Success: true, URL: u}, nil
 }
 
-func (g *webviewTools) webviewClick(ctx context.Context, _ *sdk.CallToolRequest, in WebviewClickInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
+func (g *WebviewTools) webviewClick(ctx context.Context, _ *sdk.CallToolRequest, in WebviewClickInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
 	if err := g.browser.Click(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}); err != nil {
 		return nil, WebviewSuccessOutput{}, err
 	}
 	return nil, WebviewSuccessOutput{Success: true}, nil
 }
 
-func (g *webviewTools) webviewType(ctx context.Context, _ *sdk.CallToolRequest, in WebviewTypeInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
+func (g *WebviewTools) webviewType(ctx context.Context, _ *sdk.CallToolRequest, in WebviewTypeInput) (*sdk.CallToolResult, WebviewSuccessOutput, error) {
 	if err := g.browser.Type(ctx, webview.Target{Selector: in.Selector, Ref: in.Ref}, in.Text); err != nil {
 		return nil, WebviewSuccessOutput{}, err
 	}
 	return nil, WebviewSuccessOutput{Success: true}, nil
 }
 
-func (g *webviewTools) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest, in WebviewQueryInput) (*sdk.CallToolResult, WebviewQueryOutput, error) {
+func (g *WebviewTools) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest, in WebviewQueryInput) (*sdk.CallToolResult, WebviewQueryOutput, error) {
 	els, total, err := g.browser.Query(ctx, in.Selector, in.All)
 	if err != nil {
 		return nil, WebviewQueryOutput{}, err
@@ -341,7 +339,7 @@ func (g *webviewTools) webviewQuery(ctx context.Context, _ *sdk.CallToolRequest,
 	return nil, out, nil
 }
 
-func (g *webviewTools) webviewConsole(_ context.Context, _ *sdk.CallToolRequest, in WebviewConsoleInput) (*sdk.CallToolResult, WebviewConsoleOutput, error) {
+func (g *WebviewTools) webviewConsole(_ context.Context, _ *sdk.CallToolRequest, in WebviewConsoleInput) (*sdk.CallToolResult, WebviewConsoleOutput, error) {
 	msgs, err := g.browser.Console(in.Clear)
 	if err != nil {
 		return nil, WebviewConsoleOutput{}, err
@@ -349,7 +347,7 @@ func (g *webviewTools) webviewConsole(_ context.Context, _ *sdk.CallToolRequest,
 	return nil, WebviewConsoleOutput{Messages: msgs, Count: len(msgs)}, nil
 }
 
-func (g *webviewTools) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in WebviewEvalInput) (*sdk.CallToolResult, WebviewEvalOutput, error) {
+func (g *WebviewTools) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, in WebviewEvalInput) (*sdk.CallToolResult, WebviewEvalOutput, error) {
 	r, err := g.browser.Eval(ctx, in.Script)
 	if err != nil {
 		return nil, WebviewEvalOutput{}, err
@@ -363,7 +361,7 @@ func (g *webviewTools) webviewEval(ctx context.Context, _ *sdk.CallToolRequest, 
 	return nil, WebviewEvalOutput{Success: true, Result: r.Result}, nil
 }
 
-func (g *webviewTools) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewScreenshotInput) (*sdk.CallToolResult, WebviewScreenshotOutput, error) {
+func (g *WebviewTools) webviewScreenshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewScreenshotInput) (*sdk.CallToolResult, WebviewScreenshotOutput, error) {
 	format := strings.ToLower(in.Format)
 	if format == "" {
 		format = "png"
@@ -384,7 +382,7 @@ func (g *webviewTools) webviewScreenshot(ctx context.Context, _ *sdk.CallToolReq
 	return res, out, nil
 }
 
-func (g *webviewTools) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
+func (g *WebviewTools) webviewWait(ctx context.Context, req *sdk.CallToolRequest, in WebviewWaitInput) (*sdk.CallToolResult, WebviewStatusOutput, error) {
 	timeout, err := webviewSeconds("timeout", in.Timeout, 0)
 	if err != nil {
 		return nil, WebviewStatusOutput{}, err
@@ -403,7 +401,7 @@ func (g *webviewTools) webviewWait(ctx context.Context, req *sdk.CallToolRequest
 	return nil, WebviewStatusOutput{Success: true, Message: fmt.Sprintf("Element %q found after %s", in.Selector, took.Round(time.Millisecond))}, nil
 }
 
-func (g *webviewTools) webviewSnapshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewSnapshotInput) (*sdk.CallToolResult, WebviewSnapshotOutput, error) {
+func (g *WebviewTools) webviewSnapshot(ctx context.Context, _ *sdk.CallToolRequest, in WebviewSnapshotInput) (*sdk.CallToolResult, WebviewSnapshotOutput, error) {
 	if in.MaxChars < 0 || in.MaxChars > webview.MaxSnapshotChars {
 		return nil, WebviewSnapshotOutput{}, fmt.Errorf("max_chars: %d is out of range; give 1 to %d", in.MaxChars, webview.MaxSnapshotChars)
 	}
@@ -414,7 +412,7 @@ func (g *webviewTools) webviewSnapshot(ctx context.Context, _ *sdk.CallToolReque
 	return nil, WebviewSnapshotOutput{URL: snap.URL, Title: snap.Title, Snapshot: snap.Text, Refs: snap.Refs, Truncated: snap.Truncated}, nil
 }
 
-func (g *webviewTools) webviewTabs(ctx context.Context, req *sdk.CallToolRequest, in WebviewTabsInput) (*sdk.CallToolResult, WebviewTabsOutput, error) {
+func (g *WebviewTools) webviewTabs(ctx context.Context, req *sdk.CallToolRequest, in WebviewTabsInput) (*sdk.CallToolResult, WebviewTabsOutput, error) {
 	var err error
 	switch in.Action {
 	case "list":

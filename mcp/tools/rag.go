@@ -1,4 +1,4 @@
-package mcp
+package tools
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -24,25 +25,6 @@ type RAGQueryInput struct {
 	Question   string `json:"question" jsonschema:"the natural-language question"`
 	Collection string `json:"collection,omitempty" jsonschema:"collection to search; default hostuk-docs (or [rag] collection in the config)"`
 	TopK       int    `json:"topK,omitempty" jsonschema:"number of results to return; default 5, at most 100"`
-}
-
-// RAGQueryResult is one matching chunk in rag_query's result.
-type RAGQueryResult struct {
-	Content    string  `json:"content" jsonschema:"the chunk text"`
-	Source     string  `json:"source" jsonschema:"source file, relative to the workspace"`
-	Section    string  `json:"section,omitempty" jsonschema:"section within the source: markdown heading path or Go declaration, if any"`
-	Category   string  `json:"category,omitempty" jsonschema:"kind of source: markdown, go or text"`
-	ChunkIndex int     `json:"chunkIndex" jsonschema:"position of the chunk within its source, from 0"`
-	Score      float32 `json:"score" jsonschema:"relevance, descending: the fused hybrid score in (0,1] (BM25 and cosine similarity by reciprocal rank fusion; 1 = ranked first by both); cosine similarity on the qdrant backend"`
-}
-
-// RAGQueryOutput is rag_query's result: the best chunks and the same formatted as prompt context.
-// The dashboard's search (Controller.RAGQuery) returns it too.
-type RAGQueryOutput struct {
-	Results    []RAGQueryResult `json:"results" jsonschema:"matching chunks, best first"`
-	Query      string           `json:"query" jsonschema:"the question, echoed"`
-	Collection string           `json:"collection" jsonschema:"collection searched"`
-	Context    string           `json:"context" jsonschema:"the results formatted for direct use in a prompt"`
 }
 
 // RAGIngestInput is rag_ingest's arguments: a file or directory of the workspace to index into a
@@ -67,62 +49,66 @@ type RAGCollectionsInput struct {
 	ShowStats bool `json:"show_stats,omitempty" jsonschema:"include point counts, status, backend and embedder of each collection"`
 }
 
-// RAGCollectionInfo is one collection in rag_collections' result; the details beyond the name come
-// only with show_stats.
-type RAGCollectionInfo struct {
-	Name        string `json:"name" jsonschema:"collection name"`
-	PointsCount uint64 `json:"points_count,omitempty" jsonschema:"chunks (vectors) stored; only with show_stats"`
-	Status      string `json:"status,omitempty" jsonschema:"green when usable; only with show_stats"`
-	Backend     string `json:"backend,omitempty" jsonschema:"embedded or qdrant; only with show_stats"`
-	Embedder    string `json:"embedder,omitempty" jsonschema:"embedder the collection was built with (offline, ollama, openai); only with show_stats"`
-	Model       string `json:"model,omitempty" jsonschema:"embedding model; only with show_stats"`
-	Dimension   int    `json:"dimension,omitempty" jsonschema:"vector dimension; only with show_stats"`
-}
-
-// RAGCollectionsOutput is rag_collections' result, also returned to the dashboard by
-// Controller.RAGCollections.
-type RAGCollectionsOutput struct {
-	Collections []RAGCollectionInfo `json:"collections" jsonschema:"collections, sorted by name"`
-}
-
-// ragTools are rag_query, rag_ingest and rag_collections (WithRAG). Each call acquires the
+// RAGTools are rag_query, rag_ingest and rag_collections (WithRAG). Each call acquires the
 // engine in force for its own length (rag.Live): one running when [rag] is switched finishes on
 // the engine it started on.
-type ragTools struct {
-	callWorkspaces
+type RAGTools struct {
+	Workspaces
 	rag     *rag.Live
-	ragFeed *ragFeed
+	ragFeed *RAGFeed
+}
+
+// NewRAGTools is the RAG tools' dependencies: the engine in force (l) and the feed that
+// mirrors ingests for the dashboard.
+func NewRAGTools(w Workspaces, l *rag.Live, feed *RAGFeed) *RAGTools {
+	return &RAGTools{Workspaces: w, rag: l, ragFeed: feed}
+}
+
+// RAGQuery runs rag_query for the dashboard, without a client call (an error without RAG).
+func RAGQuery(ctx context.Context, l *rag.Live, in RAGQueryInput) (RAGQueryOutput, error) {
+	return (&RAGTools{rag: l}).query(ctx, in)
+}
+
+// RAGCollections runs rag_collections for the dashboard, without a client call.
+func RAGCollections(ctx context.Context, l *rag.Live, stats bool) (RAGCollectionsOutput, error) {
+	return (&RAGTools{rag: l}).collections(ctx, stats)
+}
+
+// WireRAGFeed publishes ingest progress on the hub's "rag" channel, and a new snapshot when the
+// engine in force is switched (the Knowledge view shows the new backend and reloads its list).
+func WireRAGFeed(h *wshub.Hub, l *rag.Live, feed *RAGFeed) {
+	feed.mu.Lock()
+	feed.publish = func(p RAGIngestProgress) { h.Publish(channel.RAG, wshub.TypeEvent, p) }
+	feed.mu.Unlock()
+	snapshot := func(i rag.Info) RAGFeedSnapshot {
+		return RAGFeedSnapshot{Backend: i.Backend, Location: i.Location, Embedder: i.Embedder, Model: i.Model, Ingests: feed.Ingests()}
+	}
+	h.SetSnapshotProvider(channel.RAG, func(string) (any, bool) { return snapshot(l.Info()), true })
+	l.OnChange(func(i rag.Info) { h.Publish(channel.RAG, wshub.TypeSnapshot, snapshot(i)) }) // ends with the Live, closed on Shutdown
 }
 
 // engine acquires the engine in force for one call; release must be called when it ends.
-func (g *ragTools) engine() (*rag.Engine, func(), error) {
+func (g *RAGTools) engine() (*rag.Engine, func(), error) {
 	if g.rag == nil {
 		return nil, nil, errNoRAG
 	}
 	return g.rag.Acquire()
 }
 
-func newRAGTools(s *Service) any {
-	if s.rag == nil {
-		return nil
-	}
-	return &ragTools{callWorkspaces: s.trust, rag: s.rag, ragFeed: s.ragFeed}
-}
-
-// ragGroup declares the group's tools (toolset rag) as values that need no hub;
+// RAGGroup declares the group's tools (toolset rag) as values that need no hub;
 // newRAGTools builds the dependencies they are bound to.
-func ragGroup() tool.Group {
+func RAGGroup() tool.Group {
 	return tool.NewGroup("rag",
 		tool.Func(sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),
 			Description: "Search a RAG collection for chunks relevant to a natural-language question. Hybrid ranking: BM25 over " +
-				"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, (*ragTools).ragQuery),
+				"code-aware terms fused with vector similarity. Returns the chunks (source, section, score) and a context block ready for a prompt."}, (*RAGTools).ragQuery),
 		tool.Func(sdk.Tool{Name: "rag_ingest", Annotations: tool.Write("Ingest documents", true, true),
 			Description: "Index a workspace file or directory into a RAG collection. Markdown is split by headings, Go by declarations, " +
 				"other text by blank-line blocks. Incremental: unchanged files are skipped, changed ones replaced, deleted ones removed; " +
 				"it takes the files file_grep searches (no paths excluded by .gitignore, .ignore or .git/info/exclude, no hidden names, no symlinks), " +
-				"without binaries and files over 1 MiB. recreate=true rebuilds the collection. Sends progress notifications."}, (*ragTools).ragIngest),
+				"without binaries and files over 1 MiB. recreate=true rebuilds the collection. Sends progress notifications."}, (*RAGTools).ragIngest),
 		tool.Func(sdk.Tool{Name: "rag_collections", Annotations: tool.ReadOnly("List collections"),
-			Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, (*ragTools).ragCollections),
+			Description: "List RAG collections; with show_stats, their chunk counts, status, backend and embedder."}, (*RAGTools).ragCollections),
 	)
 }
 
@@ -136,13 +122,13 @@ func ragCollection(eng *rag.Engine, name string) string {
 	return rag.DefaultCollection
 }
 
-func (g *ragTools) ragQuery(ctx context.Context, _ *sdk.CallToolRequest, in RAGQueryInput) (*sdk.CallToolResult, RAGQueryOutput, error) {
+func (g *RAGTools) ragQuery(ctx context.Context, _ *sdk.CallToolRequest, in RAGQueryInput) (*sdk.CallToolResult, RAGQueryOutput, error) {
 	out, err := g.query(ctx, in)
 	return nil, out, err
 }
 
 // query is rag_query's logic; the dashboard's query box runs it too (Service.RAGQuery).
-func (g *ragTools) query(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
+func (g *RAGTools) query(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
 	eng, release, err := g.engine()
 	if err != nil {
 		return RAGQueryOutput{}, err
@@ -165,7 +151,7 @@ func (g *ragTools) query(ctx context.Context, in RAGQueryInput) (RAGQueryOutput,
 
 var errNoRAG = fmt.Errorf("rag: no RAG backend is configured on this server; see [rag] in docs/development.md and run `switchboard doctor`")
 
-func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RAGIngestInput) (*sdk.CallToolResult, RAGIngestOutput, error) {
+func (g *RAGTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in RAGIngestInput) (*sdk.CallToolResult, RAGIngestOutput, error) {
 	eng, release, err := g.engine()
 	if err != nil {
 		return nil, RAGIngestOutput{}, err
@@ -174,7 +160,7 @@ func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in R
 	if err := requirePath("path", in.Path); err != nil {
 		return nil, RAGIngestOutput{}, err
 	}
-	ws, err := g.workspaceFor(ctx, req)
+	ws, err := g.WorkspaceFor(ctx, req)
 	if err != nil {
 		return nil, RAGIngestOutput{}, err
 	}
@@ -193,7 +179,7 @@ func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in R
 	}
 	var notifyMu sync.Mutex
 	res, err := eng.Ingest(ctx, ws, filepath.ToSlash(rel), rag.IngestOptions{
-		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond, Skip: g.walkSkip(req, ws),
+		Collection: coll, Recreate: in.Recreate, ProgressEvery: 500 * time.Millisecond, Skip: g.WalkSkip(req, ws),
 		Progress: func(p rag.Progress) {
 			g.ragFeed.update(p)
 			if token == nil || req.Session == nil {
@@ -215,13 +201,13 @@ func (g *ragTools) ragIngest(ctx context.Context, req *sdk.CallToolRequest, in R
 	return nil, RAGIngestOutput{Success: true, Path: in.Path, Collection: coll, Chunks: res.Total, Message: res.Message}, nil
 }
 
-func (g *ragTools) ragCollections(ctx context.Context, _ *sdk.CallToolRequest, in RAGCollectionsInput) (*sdk.CallToolResult, RAGCollectionsOutput, error) {
+func (g *RAGTools) ragCollections(ctx context.Context, _ *sdk.CallToolRequest, in RAGCollectionsInput) (*sdk.CallToolResult, RAGCollectionsOutput, error) {
 	out, err := g.collections(ctx, in.ShowStats)
 	return nil, out, err
 }
 
 // collections lists collections (the dashboard's Knowledge view asks with stats).
-func (g *ragTools) collections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
+func (g *RAGTools) collections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
 	eng, release, err := g.engine()
 	if err != nil {
 		return RAGCollectionsOutput{}, err
@@ -243,38 +229,14 @@ func (g *ragTools) collections(ctx context.Context, stats bool) (RAGCollectionsO
 	return out, nil
 }
 
-// ragFeed mirrors running and recent ingests for the hub's "rag" channel.
-type ragFeed struct {
+// RAGFeed mirrors running and recent ingests for the hub's "rag" channel.
+type RAGFeed struct {
 	mu      sync.Mutex
 	ingests map[string]RAGIngestProgress // by collection
 	publish func(RAGIngestProgress)
 }
 
-// RAGIngestProgress is the payload of the "rag" hub channel (one ingest's state).
-type RAGIngestProgress struct {
-	Collection string    `json:"collection"`
-	Path       string    `json:"path"`
-	Files      int       `json:"files"`
-	Total      int       `json:"total"`
-	Changed    int       `json:"changed"`
-	Chunks     int       `json:"chunks"`
-	Running    bool      `json:"running"`
-	Error      string    `json:"error,omitempty"`
-	Message    string    `json:"message,omitempty"`
-	Updated    time.Time `json:"updated"`
-}
-
-// RAGFeedSnapshot is the "rag" channel's snapshot, sent again when [rag] is switched.
-type RAGFeedSnapshot struct {
-	Backend string `json:"backend"`
-	// Location is the embedded store's directory or the Qdrant server's address.
-	Location string              `json:"location"`
-	Embedder string              `json:"embedder"`
-	Model    string              `json:"model"`
-	Ingests  []RAGIngestProgress `json:"ingests"`
-}
-
-func (f *ragFeed) set(p RAGIngestProgress) {
+func (f *RAGFeed) set(p RAGIngestProgress) {
 	if f == nil {
 		return
 	}
@@ -290,12 +252,12 @@ func (f *ragFeed) set(p RAGIngestProgress) {
 	}
 }
 
-func (f *ragFeed) update(p rag.Progress) {
+func (f *RAGFeed) update(p rag.Progress) {
 	f.set(RAGIngestProgress{Collection: p.Collection, Path: p.Path, Files: p.Files, Total: p.Total, Changed: p.Changed,
 		Chunks: p.Chunks, Running: !p.Done, Message: p.Message, Updated: time.Now().UTC()})
 }
 
-func (f *ragFeed) fail(coll, path string, err error) {
+func (f *RAGFeed) fail(coll, path string, err error) {
 	if f == nil {
 		return
 	}
@@ -306,7 +268,8 @@ func (f *ragFeed) fail(coll, path string, err error) {
 	f.set(p)
 }
 
-func (f *ragFeed) list() []RAGIngestProgress {
+// Ingests is every running and recent ingest, as the "rag" channel's snapshot lists them.
+func (f *RAGFeed) Ingests() []RAGIngestProgress {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]RAGIngestProgress, 0, len(f.ingests))
@@ -314,34 +277,4 @@ func (f *ragFeed) list() []RAGIngestProgress {
 		out = append(out, p)
 	}
 	return out
-}
-
-// wireRAGFeed publishes ingest progress on the hub's "rag" channel, and a new snapshot when the
-// engine in force is switched (the Knowledge view shows the new backend and reloads its list).
-func (s *Service) wireRAGFeed() {
-	if s.hub == nil || s.rag == nil {
-		return
-	}
-	h := s.hub
-	s.ragFeed.mu.Lock()
-	s.ragFeed.publish = func(p RAGIngestProgress) { h.Publish(ChannelRAG, wshub.TypeEvent, p) }
-	s.ragFeed.mu.Unlock()
-	snapshot := func(i rag.Info) RAGFeedSnapshot {
-		return RAGFeedSnapshot{Backend: i.Backend, Location: i.Location, Embedder: i.Embedder, Model: i.Model, Ingests: s.ragFeed.list()}
-	}
-	h.SetSnapshotProvider(ChannelRAG, func(string) (any, bool) { return snapshot(s.rag.Info()), true })
-	s.rag.OnChange(func(i rag.Info) { h.Publish(ChannelRAG, wshub.TypeSnapshot, snapshot(i)) }) // ends with the Live, closed on Shutdown
-}
-
-// RAG returns the RAG engines' holder, or nil.
-func (s *Service) RAG() *rag.Live { return s.rag }
-
-// RAGQuery runs rag_query for the dashboard, without a client call (errNoRAG without RAG).
-func (s *Service) RAGQuery(ctx context.Context, in RAGQueryInput) (RAGQueryOutput, error) {
-	return (&ragTools{rag: s.rag}).query(ctx, in)
-}
-
-// RAGCollections runs rag_collections for the dashboard, without a client call.
-func (s *Service) RAGCollections(ctx context.Context, stats bool) (RAGCollectionsOutput, error) {
-	return (&ragTools{rag: s.rag}).collections(ctx, stats)
 }

@@ -1,0 +1,96 @@
+package tools
+
+import (
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/notes"
+)
+
+// The tool groups' results and feeds that travel to the dashboard as well (hub channels "rag",
+// "ml" and "todos", and the Knowledge view's controls), kept in a file of their own: the
+// dashboard's TypeScript types are generated from this file (build/tygo.yaml, `make types`).
+
+// RAGCollectionInfo is one collection in rag_collections' result; the details beyond the name come
+// only with show_stats.
+type RAGCollectionInfo struct {
+	Name        string `json:"name" jsonschema:"collection name"`
+	PointsCount uint64 `json:"points_count,omitempty" jsonschema:"chunks (vectors) stored; only with show_stats"`
+	Status      string `json:"status,omitempty" jsonschema:"green when usable; only with show_stats"`
+	Backend     string `json:"backend,omitempty" jsonschema:"embedded or qdrant; only with show_stats"`
+	Embedder    string `json:"embedder,omitempty" jsonschema:"embedder the collection was built with (offline, ollama, openai); only with show_stats"`
+	Model       string `json:"model,omitempty" jsonschema:"embedding model; only with show_stats"`
+	Dimension   int    `json:"dimension,omitempty" jsonschema:"vector dimension; only with show_stats"`
+}
+
+// RAGCollectionsOutput is rag_collections' result, also returned to the dashboard by
+// Controller.RAGCollections.
+type RAGCollectionsOutput struct {
+	Collections []RAGCollectionInfo `json:"collections" jsonschema:"collections, sorted by name"`
+}
+
+// RAGQueryResult is one matching chunk in rag_query's result.
+type RAGQueryResult struct {
+	Content    string  `json:"content" jsonschema:"the chunk text"`
+	Source     string  `json:"source" jsonschema:"source file, relative to the workspace"`
+	Section    string  `json:"section,omitempty" jsonschema:"section within the source: markdown heading path or Go declaration, if any"`
+	Category   string  `json:"category,omitempty" jsonschema:"kind of source: markdown, go or text"`
+	ChunkIndex int     `json:"chunkIndex" jsonschema:"position of the chunk within its source, from 0"`
+	Score      float32 `json:"score" jsonschema:"relevance, descending: the fused hybrid score in (0,1] (BM25 and cosine similarity by reciprocal rank fusion; 1 = ranked first by both); cosine similarity on the qdrant backend"`
+}
+
+// RAGQueryOutput is rag_query's result: the best chunks and the same formatted as prompt context.
+// The dashboard's search (Controller.RAGQuery) returns it too.
+type RAGQueryOutput struct {
+	Results    []RAGQueryResult `json:"results" jsonschema:"matching chunks, best first"`
+	Query      string           `json:"query" jsonschema:"the question, echoed"`
+	Collection string           `json:"collection" jsonschema:"collection searched"`
+	Context    string           `json:"context" jsonschema:"the results formatted for direct use in a prompt"`
+}
+
+// RAGIngestProgress is the payload of the "rag" hub channel (one ingest's state).
+type RAGIngestProgress struct {
+	Collection string    `json:"collection"`
+	Path       string    `json:"path"`
+	Files      int       `json:"files"`
+	Total      int       `json:"total"`
+	Changed    int       `json:"changed"`
+	Chunks     int       `json:"chunks"`
+	Running    bool      `json:"running"`
+	Error      string    `json:"error,omitempty"`
+	Message    string    `json:"message,omitempty"`
+	Updated    time.Time `json:"updated"`
+}
+
+// RAGFeedSnapshot is the "rag" channel's snapshot, sent again when [rag] is switched.
+type RAGFeedSnapshot struct {
+	Backend string `json:"backend"`
+	// Location is the embedded store's directory or the Qdrant server's address.
+	Location string              `json:"location"`
+	Embedder string              `json:"embedder"`
+	Model    string              `json:"model"`
+	Ingests  []RAGIngestProgress `json:"ingests"`
+}
+
+// MLBackendInfo is one inference backend and the outcome of its live check, in ml_backends' result
+// and on hub channel "ml".
+type MLBackendInfo struct {
+	Name      string `json:"name" jsonschema:"backend identifier"`
+	Available bool   `json:"available" jsonschema:"whether the backend answered its live check"`
+	Kind      string `json:"kind" jsonschema:"protocol: ollama or openai"`
+	URL       string `json:"url" jsonschema:"server URL"`
+	Model     string `json:"model,omitempty" jsonschema:"configured model, if any"`
+	Error     string `json:"error,omitempty" jsonschema:"why the live check failed"`
+	Assumed   bool   `json:"assumed,omitempty" jsonschema:"true when nobody set this backend up and the hub only tries the usual local address: unavailable means not set up, not broken"`
+}
+
+// MLBackendsOutput is ml_backends' result; the same list is published on hub channel "ml" for the
+// dashboard whenever it changes.
+type MLBackendsOutput struct {
+	Backends []MLBackendInfo `json:"backends" jsonschema:"all registered backends"`
+	Default  string          `json:"default" jsonschema:"name of the default backend"`
+}
+
+// TodosSnapshot is the "todos" hub channel's snapshot: every session's list.
+type TodosSnapshot struct {
+	Lists []notes.TodoList `json:"lists"`
+}
