@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	sbtool "github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
@@ -74,22 +75,23 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		security := s.toolsets.isSecurity(tool) || s.up.isSecurity(tool)
 		start := time.Now()
-		c := &toolCall{}
+		var raw json.RawMessage
 		if params != nil {
-			c.args = params.Arguments
+			raw = params.Arguments
 		}
+		c := toolcall.New(raw)
 		if security {
 			// A mutating call is on record before it runs: if it takes the hub down (exec of
 			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.
 			// The policy middleware (inside this one) writes the line once the call is allowed
 			// to run, so a refused call or a question back to the client leaves no "started".
-			c.started = func() {
+			c.OnStart(func() {
 				callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
 				id, transport := s.sessionID(ctx, req)
 				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Client: callerName(req), Transport: transport, Args: args})
-			}
+			})
 		}
-		ctx = withCall(ctx, c)
+		ctx = toolcall.With(ctx, c)
 		res, err := next(ctx, method, req)
 		elapsed := time.Since(start)
 		if r, ok := res.(*sdk.CallToolResult); ok && err == nil && r.NeedsInput() {
@@ -114,11 +116,10 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				e.Ignored = strings.Join(ig, ", ")
 			}
 		}
-		c.mu.Lock()
-		e.Decision, e.Rule, e.Approval, e.By = c.decision, c.rule, c.approval, c.by
-		e.Roots = strings.Join(c.rootChecks, "; ")
-		refused = refused || c.refused
-		c.mu.Unlock()
+		r := c.Record()
+		e.Decision, e.Rule, e.Approval, e.By = r.Decision, r.Rule, r.Approval, r.By
+		e.Roots = strings.Join(r.Roots, "; ")
+		refused = refused || r.Refused
 		e = s.audit.Record(ctx, e, security || e.Decision != "allow")
 		if id != "" {
 			s.sessions.CountCall(id, e.Tool)

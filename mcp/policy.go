@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -148,13 +149,13 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			tr.noteRelay(ctx, creq, cwd)
 		}
 		pol := tr.policy.Policy()
-		c := callFrom(ctx, creq)
-		members := c.argMembers
+		c := toolcall.From(ctx, creq)
+		members := c.Members
 		if names := pol.ArgNames(creq.Params.Name, clientName(ss)); len(names) > 0 {
-			members = func() map[string]json.RawMessage { return tr.canonicalPathArgs(ctx, creq, names, c.argMembers()) }
+			members = func() map[string]json.RawMessage { return tr.canonicalPathArgs(ctx, creq, names, c.Members()) }
 		}
 		d := pol.DecideMembers(creq.Params.Name, clientName(ss), members)
-		c.decision, c.rule = string(d.Action), d.RuleName()
+		c.Decide(string(d.Action), d.RuleName())
 		if d.Action == policy.Deny {
 			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
 				creq.Params.Name, d.RuleName(), tr.PolicyFile())), nil
@@ -169,7 +170,7 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				Client: clientName(ss), Rule: d.RuleName(),
 			}, pol.AskTimeout)
 			if !pending {
-				c.approval, c.by = out.Result(), out.By
+				c.Answer(out.Result(), out.By)
 				if !out.Approved {
 					return toolError(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
 						creq.Params.Name, d.RuleName(), out.Result(), out.Reason)), nil
@@ -181,20 +182,18 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			// consent is asked here, before the handler runs, for tools that declare workspace
 			// paths: a handler only reads what was decided (workspaceFor never asks).
 			if err := tr.prepareRoots(ctx, rd, tr.pathTools[creq.Params.Name]); err != nil {
-				refuse(ctx)
+				toolcall.Refuse(ctx)
 				return toolError(err.Error()), nil
 			}
 		}
 		if rd != nil && rd.needsInput() {
 			res, err := rd.inputRequired() // not audited: the client's retry is
 			if err == nil && res.IsError {
-				refuse(ctx) // too many calls wait for answers
+				toolcall.Refuse(ctx) // too many calls wait for answers
 			}
 			return res, err
 		}
-		if c.started != nil {
-			c.started()
-		}
+		c.Start()
 		return next(ctx, method, req)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 )
 
 // Each session works in one workspace, chosen in this order:
@@ -239,7 +240,7 @@ func (tr *trust) prepareRoots(ctx context.Context, rd *round, consent bool) erro
 	if first < 0 || !consent {
 		return nil
 	}
-	idx, err := pickRoot(st.roots, first, callFrom(ctx, rd.req).argMembers(), tr.pathArgs[rd.req.Params.Name])
+	idx, err := pickRoot(st.roots, first, toolcall.From(ctx, rd.req).Members(), tr.pathArgs[rd.req.Params.Name])
 	if err != nil {
 		return err
 	}
@@ -400,7 +401,7 @@ func (tr *trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 	if first < 0 {
 		return tr.relayWorkspace(st) // no usable roots: the relay's directory or the hub's workspace
 	}
-	idx, err := pickRoot(st.roots, first, callFrom(ctx, req).argMembers(), tr.pathArgs[req.Params.Name])
+	idx, err := pickRoot(st.roots, first, toolcall.From(ctx, req).Members(), tr.pathArgs[req.Params.Name])
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +430,7 @@ func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots,
 		return nil // asked as an input request
 	}
 	if !out.Approved && out.Dismissed {
-		callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
+		toolcall.From(ctx, nil).AddRoot(fmt.Sprintf("%s %s", r.Dir, out.Result()))
 		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, tr.PolicyFile())
 	}
 	if out.Approved {
@@ -441,7 +442,7 @@ func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots,
 		}
 	}
 	st.answers[r.Dir] = *r
-	callFrom(ctx, nil).addRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
+	toolcall.From(ctx, nil).AddRoot(fmt.Sprintf("%s %s", r.Dir, r.Detail))
 	tr.holdGranted(st)
 	tr.publishRoots(st)
 	return nil

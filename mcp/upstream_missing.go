@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 )
 
 // A client that calls an upstream tool the hub does not offer (the server's command or tools
@@ -22,7 +23,7 @@ func (u *upstreams) missingToolMiddleware(next sdk.MethodHandler) sdk.MethodHand
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil && strings.Contains(p.Name, upstream.NameSeparator) && !u.toolsets.servesUpstream(p.Name) {
 				if why, ok := u.whyNotOffered(p.Name); ok {
-					refuse(ctx)
+					toolcall.Refuse(ctx)
 					return toolError(why), nil
 				}
 			}

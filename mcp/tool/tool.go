@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/jsonobj"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 )
 
 // New declares a tool whose handler needs nothing from a group (conformance fixtures, tests):
@@ -100,10 +101,17 @@ func typedHandler[In, Out any](def *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) sdk
 		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			raw = []byte("{}")
 		}
-		// Two cheap passes over a small object: the keys (unknown and required ones), then the
-		// typed value. The keys are walked in place (jsonobj) when the object is simple; only
-		// unusual ones (escaped keys, duplicates, invalid JSON) are decoded into a map.
-		ignored, err := checkKeys(raw, known, required)
+		// The keys (unknown and required ones) come from the call's members as the hub's outer
+		// layer split them once (toolcall); a call that did not come through the hub's
+		// middleware is walked here, in place (jsonobj) when the object is simple. Then one
+		// typed decode.
+		var ignored []string
+		var err error
+		if keys, ok := splitKeys(ctx); ok {
+			ignored, err = checkKeyList(keys, known, required)
+		} else {
+			ignored, err = checkKeys(raw, known, required)
+		}
 		if err != nil {
 			return Error(err), nil
 		}
@@ -239,6 +247,32 @@ func checkKeys(raw json.RawMessage, known map[string]bool, required []string) (i
 	for _, k := range required {
 		if _, ok := keys[k]; !ok {
 			return nil, fmt.Errorf("%s: required; see the tool's input schema", k)
+		}
+	}
+	return ignored, nil
+}
+
+// splitKeys returns the argument names of the call in ctx, as the hub's outer layer split them,
+// when it did (ok false: the arguments were not split, or are not an object whose members could
+// be; checkKeys then reads them and says what is wrong).
+func splitKeys(ctx context.Context) ([][]byte, bool) {
+	c, ok := toolcall.Carried(ctx)
+	if !ok {
+		return nil, false
+	}
+	return c.Keys()
+}
+
+// checkKeyList is checkKeys over argument names already split.
+func checkKeyList(keys [][]byte, known map[string]bool, required []string) (ignored []string, err error) {
+	for _, k := range keys {
+		if !known[string(k)] {
+			ignored = append(ignored, string(k))
+		}
+	}
+	for _, r := range required {
+		if !slices.ContainsFunc(keys, func(k []byte) bool { return string(k) == r }) {
+			return nil, fmt.Errorf("%s: required; see the tool's input schema", r)
 		}
 	}
 	return ignored, nil
