@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/switchboard-hub/switchboard/mcp/proxy"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
@@ -69,7 +70,7 @@ func Catalogue(subsystems ...tool.Group) []tool.Group {
 		out = append(out, g.declare())
 	}
 	out = append(out, subsystems...)
-	return append(out, tools.MLGroup(), toolSearchGroup())
+	return append(out, tools.MLGroup(), proxy.ToolSearchGroup())
 }
 
 // withToolGroups adds groups after hubGroups (tests: a fake group as a contributor would write it).

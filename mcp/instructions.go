@@ -31,7 +31,7 @@ func (s *Service) Instructions() string {
 	b.WriteString(" Tools: ")
 	b.WriteString(strings.Join(groups, "; "))
 	b.WriteString(".")
-	b.WriteString(s.up.instructions())
+	b.WriteString(s.up.Instructions())
 	return b.String()
 }
 

@@ -73,7 +73,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			tool = params.Name
 			args, values = audit.SummarizeArgsValues(params.Arguments)
 		}
-		security := s.toolsets.isSecurity(tool) || s.up.isSecurity(tool)
+		security := s.toolsets.isSecurity(tool) || s.up.IsSecurity(tool)
 		start := time.Now()
 		var raw json.RawMessage
 		if params != nil {
@@ -134,7 +134,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 // initialize, or for a request that carries no server session).
 func callerName(req sdk.Request) string {
 	ss, _ := req.GetSession().(*sdk.ServerSession)
-	return clientName(ss)
+	return mcptransport.ClientName(ss)
 }
 
 func errorText(r *sdk.CallToolResult) string {
@@ -308,7 +308,7 @@ func (s *Service) recoverMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			s.logger.Error("recovered from a panic while handling a request; the hub keeps serving", "method", method, "name", name, "panic", r, "stack", string(debug.Stack()))
 			if method == "tools/call" {
-				res, err = withResultType(req, toolError(fmt.Sprintf("%s: internal error (%v); the hub is still running — this is a bug in Switchboard, please report it with the hub's log", name, r))), nil
+				res, err = withResultType(req, sbtool.ErrorText(fmt.Sprintf("%s: internal error (%v); the hub is still running — this is a bug in Switchboard, please report it with the hub's log", name, r))), nil
 				return
 			}
 			res, err = nil, fmt.Errorf("%s: internal error (%v); the hub is still running", method, r)

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
@@ -108,28 +109,6 @@ func newTrust(store *policy.Store, broker *policy.Broker, ws *workspaces, reg *s
 func (tr *trust) HubDir() string { return tr.ws.hubDir() }
 
 // clientName is the calling client's self-reported name ("" before initialize).
-func clientName(ss *sdk.ServerSession) string {
-	if ss == nil {
-		return ""
-	}
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-		return p.ClientInfo.Name
-	}
-	return ""
-}
-
-func canElicit(ss *sdk.ServerSession) bool {
-	if ss == nil {
-		return false
-	}
-	p := ss.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
-}
-
-// toolError is a tool result with isError set: the model reads it, the session lives on.
-func toolError(msg string) *sdk.CallToolResult {
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
-}
 
 // policyMiddleware decides every tools/call before it runs: allow passes it on, deny answers
 // with a tool error naming the rule, ask puts the question to the client (elicitation) or to
@@ -151,13 +130,13 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		pol := tr.policy.Policy()
 		c := toolcall.From(ctx, creq)
 		members := c.Members
-		if names := pol.ArgNames(creq.Params.Name, clientName(ss)); len(names) > 0 {
+		if names := pol.ArgNames(creq.Params.Name, mcptransport.ClientName(ss)); len(names) > 0 {
 			members = func() map[string]json.RawMessage { return tr.canonicalPathArgs(ctx, creq, names, c.Members()) }
 		}
-		d := pol.DecideMembers(creq.Params.Name, clientName(ss), members)
+		d := pol.DecideMembers(creq.Params.Name, mcptransport.ClientName(ss), members)
 		c.Decide(string(d.Action), d.RuleName())
 		if d.Action == policy.Deny {
-			return toolError(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
+			return tool.ErrorText(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
 				creq.Params.Name, d.RuleName(), tr.PolicyFile())), nil
 		}
 		var rd *round // only calls that ask something need one
@@ -167,12 +146,12 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		if d.Action == policy.Ask {
 			out, pending := tr.askUser(ctx, rd, "switchboard-approve-call", policy.Approval{
 				Kind: policy.KindCall, Tool: creq.Params.Name, Arguments: policy.Summarize(creq.Params.Arguments),
-				Client: clientName(ss), Rule: d.RuleName(),
+				Client: mcptransport.ClientName(ss), Rule: d.RuleName(),
 			}, pol.AskTimeout)
 			if !pending {
 				c.Answer(out.Result(), out.By)
 				if !out.Approved {
-					return toolError(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
+					return tool.ErrorText(fmt.Sprintf("%s: not run: %s asks for approval and it was %s (%s)",
 						creq.Params.Name, d.RuleName(), out.Result(), out.Reason)), nil
 				}
 			}
@@ -183,7 +162,7 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			// paths: a handler only reads what was decided (workspaceFor never asks).
 			if err := tr.prepareRoots(ctx, rd, tr.pathTools[creq.Params.Name]); err != nil {
 				toolcall.Refuse(ctx)
-				return toolError(err.Error()), nil
+				return tool.ErrorText(err.Error()), nil
 			}
 		}
 		if rd != nil && rd.needsInput() {
@@ -216,10 +195,10 @@ func (tr *trust) askUser(ctx context.Context, rd *round, id string, a policy.App
 		a.Session, _ = tr.ids.sessionID(ctx, req)
 	}
 	if a.Workspace == "" {
-		a.Workspace = tr.displayWorkspace(ss)
+		a.Workspace = tr.DisplayWorkspace(ss)
 	}
 	tick := tr.progressTicker(ctx, req, timeout, a)
-	if canElicit(ss) {
+	if mcptransport.CanElicit(ss) {
 		out, ok, err := tr.elicitApproval(ctx, rd, id, a, timeout, tick)
 		if !ok {
 			return policy.Outcome{}, true
@@ -416,7 +395,7 @@ func (tr *trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest
 // nothing needs leaving out, so an ordinary walk pays nothing.
 func (tr *trust) WalkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
 	pol := tr.policy.Policy()
-	client := clientName(req.Session)
+	client := mcptransport.ClientName(req.Session)
 	type check struct{ tool, arg string }
 	var checks []check
 	for _, name := range []string{req.Params.Name, "file_read"} {

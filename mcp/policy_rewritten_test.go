@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/mcp/proxy"
 )
 
 // TestPolicyRewrittenToolsAreTheHubsRewrites ties internal/policy's list of names a rule never
@@ -15,19 +16,19 @@ import (
 // while a rule naming that tool as <server>__<tool>, as the warning says, denies it.
 func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 	for _, n := range policy.RewrittenTools() {
-		if n != ToolServersCall {
-			t.Errorf("policy.RewrittenTools() lists %q, which the hub does not rewrite (only %s)", n, ToolServersCall)
+		if n != proxy.ToolServersCall {
+			t.Errorf("policy.RewrittenTools() lists %q, which the hub does not rewrite (only %s)", n, proxy.ToolServersCall)
 		}
 	}
-	if _, ok := policy.Rewritten(ToolServersCall); !ok {
-		t.Fatalf("policy.Rewritten(%q) = false: rules on it would not be warned about", ToolServersCall)
+	if _, ok := policy.Rewritten(proxy.ToolServersCall); !ok {
+		t.Fatalf("policy.Rewritten(%q) = false: rules on it would not be warned about", proxy.ToolServersCall)
 	}
-	if _, ok := policy.Rewritten(ToolServersSearch); ok {
-		t.Fatalf("%s is decided by its own name; it must not be listed", ToolServersSearch)
+	if _, ok := policy.Rewritten(proxy.ToolServersSearch); ok {
+		t.Fatalf("%s is decided by its own name; it must not be listed", proxy.ToolServersSearch)
 	}
 
 	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{
-		{Tool: ToolServersCall, Action: "deny"},
+		{Tool: proxy.ToolServersCall, Action: "deny"},
 		{Tool: "fixture__write-note", Action: "deny"},
 	}}, policy.RootsConfig{})
 	if err != nil {
@@ -38,10 +39,10 @@ func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 	}
 	s := fixtureHub(t, WithAudit(audit.Discard()), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
 	cs := connect(t, s)
-	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "x"}}, nil); msg != "" {
-		t.Fatalf("the rule on %s matched after all: %q", ToolServersCall, msg)
+	if msg := call(t, cs, proxy.ToolServersCall, map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "x"}}, nil); msg != "" {
+		t.Fatalf("the rule on %s matched after all: %q", proxy.ToolServersCall, msg)
 	}
-	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, `denied by rule 2 (tool="fixture__write-note"`) {
+	if msg := call(t, cs, proxy.ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, `denied by rule 2 (tool="fixture__write-note"`) {
 		t.Fatalf("servers_call of fixture__write-note: %q", msg)
 	}
 }

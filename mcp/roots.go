@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/toolcall"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Each session works in one workspace, chosen in this order:
@@ -128,13 +129,6 @@ func (tr *trust) rootsOf(ss *sdk.ServerSession) *sessionRoots {
 	return v.(*sessionRoots)
 }
 
-// speaksMRTR reports whether the client negotiated multi round-trip requests, where the hub
-// may not send it requests of its own outside a call's input_required answer.
-func speaksMRTR(ss *sdk.ServerSession) bool {
-	p := ss.InitializeParams()
-	return p != nil && p.ProtocolVersion >= mrtrProtocol
-}
-
 // onRootsListChanged marks the session's roots stale; older clients are asked for the new list
 // at once (for the Sessions view), newer ones with their next call.
 func (tr *trust) onRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
@@ -147,7 +141,7 @@ func (tr *trust) onRootsListChanged(ctx context.Context, req *sdk.RootsListChang
 	st.stale = true
 	tr.identify(ctx, st, req)
 	st.mu.Unlock()
-	if !speaksMRTR(ss) {
+	if !mcptransport.SpeaksMRTR(ss) {
 		go tr.listRootsNow(ctx, ss) // bounded by its timeout; a notification handler must not block
 	}
 }
@@ -155,7 +149,7 @@ func (tr *trust) onRootsListChanged(ctx context.Context, req *sdk.RootsListChang
 // onInitialized lists a roots client's roots right away, so the Sessions view shows them
 // before the first call.
 func (tr *trust) onInitialized(ctx context.Context, req *sdk.InitializedRequest) {
-	if ss := req.Session; ss != nil && clientHasRoots(ss) && !speaksMRTR(ss) {
+	if ss := req.Session; ss != nil && clientHasRoots(ss) && !mcptransport.SpeaksMRTR(ss) {
 		st := tr.rootsOf(ss)
 		st.mu.Lock()
 		tr.identify(ctx, st, req)
@@ -231,7 +225,7 @@ func (tr *trust) prepareRoots(ctx context.Context, rd *round, consent bool) erro
 		if err != nil {
 			// A client that declares roots but cannot list them works as one without roots:
 			// in the hub's workspace, as before roots existed. Asked again after list_changed.
-			tr.logger.Warn("client declared roots but roots/list failed; using the hub's workspace", "client", clientName(ss), "error", err)
+			tr.logger.Warn("client declared roots but roots/list failed; using the hub's workspace", "client", mcptransport.ClientName(ss), "error", err)
 			res = &sdk.ListRootsResult{}
 		}
 		tr.setRootsLocked(st, res)
@@ -342,10 +336,10 @@ func (tr *trust) WorkspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*w
 	return tr.ResolveWorkspace(ctx, req, true)
 }
 
-// displayWorkspace is the directory a session's relative paths resolve against, without asking
+// DisplayWorkspace is the directory a session's relative paths resolve against, without asking
 // anyone: for messages and listings.
 // "" when the session would work in the hub's workspace and there is none.
-func (tr *trust) displayWorkspace(ss *sdk.ServerSession) string {
+func (tr *trust) DisplayWorkspace(ss *sdk.ServerSession) string {
 	if ss == nil {
 		return tr.HubDir()
 	}
@@ -425,7 +419,7 @@ func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots,
 	pol := tr.policy.Policy()
 	why := r.Detail
 	out, pending := tr.askUser(ctx, rd, "switchboard-approve-root", policy.Approval{Kind: policy.KindRoot, Root: r.Dir,
-		Client: clientName(rd.ss), Workspace: r.Dir, Tool: rd.req.Params.Name, Rule: "MCP root needs consent: " + why}, pol.AskTimeout)
+		Client: mcptransport.ClientName(rd.ss), Workspace: r.Dir, Tool: rd.req.Params.Name, Rule: "MCP root needs consent: " + why}, pol.AskTimeout)
 	if pending {
 		return nil // asked as an input request
 	}

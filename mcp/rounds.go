@@ -12,6 +12,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-hub/switchboard/mcp/tool"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Questions to the client travel two ways, depending on the protocol version it negotiated:
@@ -25,8 +28,6 @@ import (
 // A round is one tools/call attempt. It collects the questions that still need an answer and
 // remembers, server-side under a random requestState, the answers earlier attempts brought, so
 // a retry is tied to the same session, tool and arguments and cannot be pre-answered.
-
-const mrtrProtocol = "2026-07-28"
 
 // maxRoundStates bounds the requestState tokens kept for unanswered multi round-trip calls.
 const maxRoundStates = 1000
@@ -65,7 +66,7 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 func (tr *trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
 	r := &round{tr: tr, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
 	if r.ss != nil {
-		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mrtrProtocol {
+		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mcptransport.MRTRProtocol {
 			r.mrtr = true
 		}
 	}
@@ -115,7 +116,7 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 	}
 	if len(r.tr.rounds.m) >= maxRoundStates {
 		r.tr.rounds.mu.Unlock()
-		return toolError(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
+		return tool.ErrorText(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
 	}
 	r.tr.rounds.m[token] = &roundState{ss: r.ss, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
 	r.tr.rounds.mu.Unlock()

@@ -31,6 +31,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/webview"
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/proxy"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
@@ -81,7 +82,7 @@ type Service struct {
 	trust     *trust               // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
 	inventory *tool.Inventory      // every tool the hub has, bound: its groups' and the upstream servers'
 	toolsets  *toolsetState        // which of the inventory's tools are served (mcp/toolsets.go)
-	up        *upstreams           // the user's other MCP servers (mcp/upstream.go), nil when none
+	up        *proxy.Upstreams     // the user's other MCP servers (mcp/proxy/upstream.go), nil when none
 	conns     *mcptransport.Server // serves client connections (mcp/transport)
 
 	// The dashboard's feeds and the record of calls (mcp/feeds*.go, mcp/middleware.go).
@@ -299,8 +300,8 @@ func New(opts ...Option) (*Service, error) {
 	}
 	var servers func() []string
 	if m := s.opts.upstreams; m != nil {
-		s.up = newUpstreams(m, s.opts.toolSearch)
-		s.up.serverOptions(serverOpts)
+		s.up = proxy.New(m, s.opts.toolSearch)
+		s.up.ServerOptions(serverOpts)
 		servers = m.Names
 	}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version}, serverOpts)
@@ -314,8 +315,8 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.toolsets = ts
 	s.registerGroups()
-	if s.up != nil && s.up.toolSearch {
-		s.inventory.Add(toolSearchGroup().Bind(&toolSearch{toolsets: s.toolsets})...)
+	if s.up != nil && s.up.ToolSearch() {
+		s.inventory.Add(proxy.ToolSearchGroup().Bind(proxy.NewToolSearch(s.toolsets))...)
 	}
 	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
@@ -328,15 +329,15 @@ func New(opts ...Option) (*Service, error) {
 		}
 	}
 	if s.up != nil {
-		s.up.wire(s.server, s.toolsets, s.trust, s.hub)
+		s.up.Wire(s.server, s.toolsets, s.trust, s.hub)
 	}
 	if s.up != nil {
-		s.server.AddReceivingMiddleware(s.up.missingToolMiddleware) // innermost: after the policy, like the call it stands for
+		s.server.AddReceivingMiddleware(s.up.MissingToolMiddleware) // innermost: after the policy, like the call it stands for
 	}
 	s.server.AddReceivingMiddleware(s.trust.policyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
-	if s.up != nil && s.up.toolSearch {
-		s.server.AddReceivingMiddleware(s.up.toolSearchMiddleware) // outside audit: it audits the real tool
+	if s.up != nil && s.up.ToolSearch() {
+		s.server.AddReceivingMiddleware(s.up.ToolSearchMiddleware) // outside audit: it audits the real tool
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.approvals, s.logger)
@@ -431,7 +432,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		var errs []error
 		if s.up != nil {
 			// First: a server's process group ends with the hub, whatever else fails.
-			if err := s.up.m.Shutdown(ctx); err != nil {
+			if err := s.up.Manager().Shutdown(ctx); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/proxy"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -355,9 +356,9 @@ func (ts *toolsetState) applyLocked() bool {
 	return len(remove) > 0 || len(add) > 0
 }
 
-// activeTools returns the tools clients are served now (the registered tools of active
+// ActiveTools returns the tools clients are served now (the registered tools of active
 // toolsets), in registration order.
-func (ts *toolsetState) activeTools() []*sdk.Tool {
+func (ts *toolsetState) ActiveTools() []*sdk.Tool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	var out []*sdk.Tool
@@ -380,8 +381,8 @@ func (ts *toolsetState) activeToolsets() []string {
 	return out
 }
 
-// servesUpstream reports whether name is an upstream tool clients are served now.
-func (ts *toolsetState) servesUpstream(name string) bool {
+// ServesUpstream reports whether name is an upstream tool clients are served now.
+func (ts *toolsetState) ServesUpstream(name string) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if !ts.serving[name] {
@@ -391,7 +392,7 @@ func (ts *toolsetState) servesUpstream(name string) bool {
 	if !ok {
 		return false
 	}
-	_, up := t.Def.Meta[UpstreamMetaKey]
+	_, up := t.Def.Meta[proxy.UpstreamMetaKey]
 	return up
 }
 
@@ -410,9 +411,17 @@ func (ts *toolsetState) init() {
 	ts.applyLocked()
 }
 
-// mirrorServer brings upstream server name's tools in line with its catalogue: the tools named in
-// gone leave, those in regs join or replace their earlier definition. whileLocked runs first under the toolset lock (the upstream side's audit levels,
-// so they change together with the tools served). It returns the toolsets' new state.
+// MirrorServer brings upstream server name's tools in line with its catalogue (proxy.Toolsets):
+// the tools named in gone leave, those in regs join or replace their earlier definition.
+// whileLocked runs first under the toolset lock (the upstream side's audit levels, so they
+// change together with the tools served). With notify, the toolsets' listeners hear of it.
+func (ts *toolsetState) MirrorServer(name string, gone []string, regs []tool.Tool, notify bool, whileLocked func()) {
+	out := ts.mirrorServer(name, gone, regs, whileLocked)
+	if notify {
+		ts.onChange.Notify(out)
+	}
+}
+
 func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Tool, whileLocked func()) []ToolsetStatus {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -480,7 +489,7 @@ func (s *Service) SetToolset(name string, enabled bool) ([]ToolsetStatus, error)
 
 // ActiveTools returns the tools clients are served now (the registered tools of active
 // toolsets), in registration order.
-func (s *Service) ActiveTools() []*sdk.Tool { return s.toolsets.activeTools() }
+func (s *Service) ActiveTools() []*sdk.Tool { return s.toolsets.ActiveTools() }
 
 // ActiveToolsets names the toolsets that serve at least one tool now.
 func (s *Service) ActiveToolsets() []string { return s.toolsets.activeToolsets() }

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/mcp/proxy"
 )
 
 // upstreamHub is a hub serving the real @modelcontextprotocol/server-everything (pinned in
@@ -395,30 +396,30 @@ func TestUpstreamToolSearch(t *testing.T) {
 	}
 	cs := connect(t, s)
 	names := toolNames(t, cs)
-	if !slices.Contains(names, ToolServersSearch) || !slices.Contains(names, ToolServersCall) || slices.Contains(names, "fixture__greet") {
+	if !slices.Contains(names, proxy.ToolServersSearch) || !slices.Contains(names, proxy.ToolServersCall) || slices.Contains(names, "fixture__greet") {
 		t.Fatalf("listed: %v", names)
 	}
-	var found ServersSearchOutput
-	mustCall(t, cs, ToolServersSearch, map[string]any{"query": "say hello to someone"}, &found)
+	var found proxy.ServersSearchOutput
+	mustCall(t, cs, proxy.ToolServersSearch, map[string]any{"query": "say hello to someone"}, &found)
 	if found.Total != 3 || len(found.Tools) == 0 || found.Tools[0].Name != "fixture__greet" || !strings.Contains(found.Tools[0].Arguments, "name (string, required): Who to greet") {
 		t.Fatalf("search: %+v", found)
 	}
-	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: ToolServersCall, Arguments: map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "searcher"}}})
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: proxy.ToolServersCall, Arguments: map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "searcher"}}})
 	if err != nil || res.IsError || toolText(res) != "Hello, searcher!" {
 		t.Fatalf("servers_call greet: %v %s", err, toolText(res))
 	}
-	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, "denied") {
+	if msg := call(t, cs, proxy.ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, "denied") {
 		t.Fatalf("servers_call of a denied tool: %q", msg)
 	}
-	if msg := call(t, cs, ToolServersCall, map[string]any{"name": "file_read", "arguments": map[string]any{"path": "x"}}, nil); !strings.Contains(msg, "not a tool of a connected server") {
+	if msg := call(t, cs, proxy.ToolServersCall, map[string]any{"name": "file_read", "arguments": map[string]any{"path": "x"}}, nil); !strings.Contains(msg, "not a tool of a connected server") {
 		t.Fatalf("servers_call of a built-in tool: %q", msg)
 	}
-	if msg := call(t, cs, ToolServersSearch, map[string]any{"query": " "}, nil); !strings.Contains(msg, "query: required") {
+	if msg := call(t, cs, proxy.ToolServersSearch, map[string]any{"query": " "}, nil); !strings.Contains(msg, "query: required") {
 		t.Fatalf("empty query: %q", msg)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Contains(tools, "fixture__greet") || !slices.Contains(tools, "fixture__write-note") || slices.Contains(tools, ToolServersCall) {
+	if !slices.Contains(tools, "fixture__greet") || !slices.Contains(tools, "fixture__write-note") || slices.Contains(tools, proxy.ToolServersCall) {
 		t.Fatalf("audited tools %v: want the real tools, never servers_call", tools)
 	}
 }

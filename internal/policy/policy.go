@@ -104,7 +104,7 @@ type Policy struct {
 // rewritten maps the tool names the policy never sees to what a rule should name instead: the
 // hub turns a call of one into a call of another tool before the policy decides, so a rule that
 // names one never matches. servers_call (mcp.ToolServersCall) is rewritten into the server tool
-// it names (mcp/upstream_search.go, toolSearchMiddleware); servers_search is an ordinary tool
+// it names (mcp/proxy/search.go, toolSearchMiddleware); servers_search is an ordinary tool
 // and is decided by its name. The one list of such names: the hub's test ties it to the rewrite.
 var rewritten = map[string]string{
 	"servers_call": `name the server's tool as "<server>__<tool>" instead (e.g. "github__create_issue", or "github__*" for every tool of that server)`,

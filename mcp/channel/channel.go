@@ -18,4 +18,5 @@ const (
 	ML            = "ml"
 	Browser       = "browser"
 	RAG           = "rag"
+	Servers       = "servers" // every upstream server's status
 )

@@ -349,6 +349,12 @@ func keyList(props map[string]*jsonschema.Schema) string {
 	return strings.Join(keys, ", ")
 }
 
+// ErrorText is the tool result for a call the hub answers in the tool's place (a refusal):
+// IsError set, msg as content. The model reads it; the session lives on.
+func ErrorText(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
+}
+
 // Error is the tool result for a failed call: IsError set and the error's text as content.
 func Error(err error) *sdk.CallToolResult {
 	r := &sdk.CallToolResult{}

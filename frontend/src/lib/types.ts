@@ -12,6 +12,7 @@ import type * as ide from './generated/ide';
 import type * as mcp from './generated/mcp';
 import type * as notes from './generated/notes';
 import type * as process from './generated/process';
+import type * as proxy from './generated/proxy';
 import type * as protocol from './generated/protocol';
 import type * as sessions from './generated/sessions';
 import type * as tools from './generated/tools';
@@ -147,7 +148,7 @@ export type ServerLog = app.ServerLog;
 /** Add, remove, enable, disable: the config file's diff and the servers after it. */
 export type ServerChange = app.ServerChange;
 /** Snapshot and events of the hub channel "servers". */
-export type ServersFeed = mcp.ServersFeed;
+export type ServersFeed = proxy.ServersFeed;
 
 // ---- project folder (header, first-run prompt, Settings) ----------------------------------------
 

@@ -3,7 +3,6 @@ import type * as audit from './audit';
 import type * as policy from './policy';
 import type * as process from './process';
 import type * as sessions from './sessions';
-import type * as upstream from './upstream';
 import type * as webview from './webview';
 
 //////////
@@ -220,22 +219,3 @@ export interface ToolsetStatus {
 export interface ToolsetFeed {
   toolsets: ToolsetStatus[];
 }
-
-//////////
-// source: upstream.go
-
-/**
- * ChannelServers is the dashboard channel with every upstream server's status.
- */
-export const ChannelServers = "servers";
-/**
- * ServersFeed is the payload of the "servers" channel.
- */
-export interface ServersFeed {
-  servers: upstream.Status[];
-}
-/**
- * UpstreamMetaKey is the tool definition's _meta key naming the upstream server and the tool's
- * own name there.
- */
-export const UpstreamMetaKey = "switchboard/upstream";

@@ -1,4 +1,4 @@
-package mcp
+package proxy
 
 import (
 	"context"
@@ -16,7 +16,9 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
+	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Upstream servers (internal/upstream) on the hub: each configured server's approved tools are
@@ -26,31 +28,18 @@ import (
 // activity. Resources, resource templates and prompts are offered too; requests a server sends
 // its client (sampling, elicitation, roots) go to the client whose call is in flight on it.
 
-// WithUpstreams serves the approved tools, resources and prompts of the servers m runs.
-func WithUpstreams(m *upstream.Manager) Option {
-	return func(s *Service) error { s.opts.upstreams = m; return nil }
-}
-
-// Upstreams returns the upstream-server manager, or nil.
-func (s *Service) Upstreams() *upstream.Manager {
-	if s.up == nil {
-		return nil
-	}
-	return s.up.m
-}
-
-// upstreams is the hub's side of the upstream servers: what is registered for each, and the
+// Upstreams is the hub's side of the upstream servers: what is registered for each, and the
 // calls in flight on each (to route the server's requests to a client). A hub without upstream
 // servers has none: the methods the rest of the hub calls (isSecurity, instructions,
-// registerToolSearch) answer for a nil *upstreams as for servers that offer nothing.
-type upstreams struct {
+// registerToolSearch) answer for a nil *Upstreams as for servers that offer nothing.
+type Upstreams struct {
 	m          *upstream.Manager
 	toolSearch bool // upstream tools hidden behind servers_search / servers_call
 
 	// Set by wire, once the hub's server exists.
 	server     *sdk.Server
-	toolsets   *toolsetState     // each server's tools are a toolset
-	workspaces sessionWorkspaces // what a server's roots/list answers: the calling client's workspace
+	toolsets   Toolsets   // each server's tools are a toolset
+	workspaces Workspaces // what a server's roots/list answers: the calling client's workspace
 
 	mu         sync.Mutex
 	registered map[string]*servedUpstream // server → what is on the hub's server for it
@@ -63,18 +52,31 @@ type upstreams struct {
 	progSeq    atomic.Uint64
 }
 
-// sessionWorkspaces is what the upstream servers need of the hub's workspace handling
+// Workspaces is what the upstream servers need of the hub's workspace handling
 // (mcp/roots.go): the directory a client session works in.
-type sessionWorkspaces interface {
-	// displayWorkspace is the directory ss's relative paths resolve against, without asking
+type Workspaces interface {
+	// DisplayWorkspace is the directory ss's relative paths resolve against, without asking
 	// anyone ("" when there is none).
-	displayWorkspace(ss *sdk.ServerSession) string
+	DisplayWorkspace(ss *sdk.ServerSession) string
 }
 
-// newUpstreams is the hub's side of the servers m runs; toolSearch hides their tools behind
+// Toolsets is what the upstream servers need of the hub's toolsets: each server's tools are a
+// toolset of its own, served or not like any other.
+type Toolsets interface {
+	// MirrorServer brings server name's tools in line with its catalogue: the tools named in
+	// gone leave, those in regs join or replace their earlier definition; whileLocked runs
+	// first under the toolsets' lock. With notify the toolsets' listeners hear of the change.
+	MirrorServer(name string, gone []string, regs []tool.Tool, notify bool, whileLocked func())
+	// ServesUpstream reports whether name is an upstream tool clients are served now.
+	ServesUpstream(name string) bool
+	// ActiveTools is the tools clients are served now.
+	ActiveTools() []*sdk.Tool
+}
+
+// New is the hub's side of the servers m runs; toolSearch hides their tools behind
 // servers_search and servers_call.
-func newUpstreams(m *upstream.Manager, toolSearch bool) *upstreams {
-	return &upstreams{
+func New(m *upstream.Manager, toolSearch bool) *Upstreams {
+	return &Upstreams{
 		m: m, toolSearch: toolSearch,
 		registered: map[string]*servedUpstream{},
 		security:   map[string]bool{},
@@ -85,6 +87,13 @@ func newUpstreams(m *upstream.Manager, toolSearch bool) *upstreams {
 		progress:   map[string]progressRoute{},
 	}
 }
+
+// Manager is the manager of the servers.
+func (u *Upstreams) Manager() *upstream.Manager { return u.m }
+
+// ToolSearch reports whether the servers' tools are hidden behind servers_search and
+// servers_call.
+func (u *Upstreams) ToolSearch() bool { return u != nil && u.toolSearch }
 
 type servedUpstream struct {
 	version   uint64
@@ -100,9 +109,9 @@ type progressRoute struct {
 	token any
 }
 
-// serverOptions adds what the hub needs to proxy resources and prompts: the capabilities
+// ServerOptions adds what the hub needs to proxy resources and prompts: the capabilities
 // (servers may add them after a client initialized), subscriptions and completion.
-func (u *upstreams) serverOptions(o *sdk.ServerOptions) {
+func (u *Upstreams) ServerOptions(o *sdk.ServerOptions) {
 	// Servers may add prompts and resources after a client initialized: declare both from the
 	// start, so clients ask for them and heed list_changed.
 	if o.Capabilities == nil {
@@ -157,10 +166,10 @@ func (u *upstreams) serverOptions(o *sdk.ServerOptions) {
 	}
 }
 
-// wire connects the manager to the hub: its hooks route server requests to clients, and every
+// Wire connects the manager to the hub: its hooks route server requests to clients, and every
 // change of what a server offers is mirrored on the hub's server (and, with a WebSocket hub h,
 // on the dashboard's "servers" channel).
-func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces sessionWorkspaces, h *wshub.Hub) {
+func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Workspaces, h *wshub.Hub) {
 	u.server, u.toolsets, u.workspaces = server, toolsets, workspaces
 	u.m.SetHooks(upstream.Hooks{
 		Sampling: func(ctx context.Context, name string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
@@ -169,7 +178,7 @@ func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces 
 				return nil, err
 			}
 			if caps := clientCaps(ss); caps == nil || caps.Sampling == nil {
-				return nil, fmt.Errorf("sampling/createMessage: the calling client (%s) does not support sampling", clientName(ss))
+				return nil, fmt.Errorf("sampling/createMessage: the calling client (%s) does not support sampling", mcptransport.ClientName(ss))
 			}
 			if err := relayable(ss, "sampling/createMessage"); err != nil {
 				return nil, err
@@ -181,8 +190,8 @@ func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces 
 			if err != nil {
 				return nil, err
 			}
-			if !canElicit(ss) {
-				return nil, fmt.Errorf("elicitation/create: the calling client (%s) does not support elicitation", clientName(ss))
+			if !mcptransport.CanElicit(ss) {
+				return nil, fmt.Errorf("elicitation/create: the calling client (%s) does not support elicitation", mcptransport.ClientName(ss))
 			}
 			if err := relayable(ss, "elicitation/create"); err != nil {
 				return nil, err
@@ -195,7 +204,7 @@ func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces 
 			if err != nil {
 				return nil, err
 			}
-			dir := u.workspaces.displayWorkspace(ss)
+			dir := u.workspaces.DisplayWorkspace(ss)
 			if dir == "" {
 				return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil // no project chosen yet: no root to offer
 			}
@@ -231,21 +240,13 @@ func (u *upstreams) wire(server *sdk.Server, toolsets *toolsetState, workspaces 
 	})
 	u.m.OnChange(u.sync)
 	if h != nil {
-		h.SetSnapshotProvider(ChannelServers, func(string) (any, bool) {
+		h.SetSnapshotProvider(channel.Servers, func(string) (any, bool) {
 			return ServersFeed{Servers: u.m.Statuses()}, true
 		})
 		u.m.OnChange(func(string) {
-			h.Publish(ChannelServers, wshub.TypeEvent, ServersFeed{Servers: u.m.Statuses()})
+			h.Publish(channel.Servers, wshub.TypeEvent, ServersFeed{Servers: u.m.Statuses()})
 		})
 	}
-}
-
-// ChannelServers is the dashboard channel with every upstream server's status.
-const ChannelServers = "servers"
-
-// ServersFeed is the payload of the "servers" channel.
-type ServersFeed struct {
-	Servers []upstream.Status `json:"servers"`
 }
 
 // relayable refuses to relay a server's request to a client on protocol 2026-07-28 or later:
@@ -253,8 +254,8 @@ type ServersFeed struct {
 // requests, SEP-2322), which the hub does not yet do for upstream servers. Clients on earlier
 // protocols (every agent CLI tested in test/clients) get the request directly.
 func relayable(ss *sdk.ServerSession, method string) error {
-	if speaksMRTR(ss) {
-		return fmt.Errorf("%s: the calling client (%s) speaks protocol %s, where a server's request during a call must travel as a multi round-trip request; the hub does not relay those for upstream servers yet", method, clientName(ss), ss.InitializeParams().ProtocolVersion)
+	if mcptransport.SpeaksMRTR(ss) {
+		return fmt.Errorf("%s: the calling client (%s) speaks protocol %s, where a server's request during a call must travel as a multi round-trip request; the hub does not relay those for upstream servers yet", method, mcptransport.ClientName(ss), ss.InitializeParams().ProtocolVersion)
 	}
 	return nil
 }
@@ -283,7 +284,7 @@ func clientCaps(ss *sdk.ServerSession) *sdk.ClientCapabilities {
 // attributed and is refused, never guessed: answered by the wrong client it would show one
 // user's question to another, or take another's answer. (what == "" asks without an error
 // for none: roots/list from an idle server is answered with no roots.)
-func (u *upstreams) caller(name, what string) (*sdk.ServerSession, error) {
+func (u *Upstreams) caller(name, what string) (*sdk.ServerSession, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var one *sdk.ServerSession
@@ -304,7 +305,7 @@ func (u *upstreams) caller(name, what string) (*sdk.ServerSession, error) {
 	return one, nil
 }
 
-func (u *upstreams) callersOf(name string) []*sdk.ServerSession {
+func (u *Upstreams) callersOf(name string) []*sdk.ServerSession {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []*sdk.ServerSession
@@ -317,7 +318,7 @@ func (u *upstreams) callersOf(name string) []*sdk.ServerSession {
 }
 
 // track records a client call in flight on a server (and its progress token) until done.
-func (u *upstreams) track(name string, req interface {
+func (u *Upstreams) track(name string, req interface {
 	GetSession() sdk.Session
 }, token any) (upToken any, done func()) {
 	ss, _ := req.GetSession().(*sdk.ServerSession)
@@ -345,7 +346,7 @@ func (u *upstreams) track(name string, req interface {
 	}
 }
 
-func (u *upstreams) ownerOfURI(uri string) (string, bool) {
+func (u *Upstreams) ownerOfURI(uri string) (string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if n, ok := u.resOwner[uri]; ok {
@@ -359,14 +360,14 @@ func (u *upstreams) ownerOfURI(uri string) (string, bool) {
 	return "", false
 }
 
-func (u *upstreams) ownerOfTemplate(t string) (string, bool) {
+func (u *Upstreams) ownerOfTemplate(t string) (string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	n, ok := u.tmplOwner[t]
 	return n, ok
 }
 
-func (u *upstreams) promptOwner(exposed string) ([2]string, bool) {
+func (u *Upstreams) promptOwner(exposed string) ([2]string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	p, ok := u.prompts[exposed]
@@ -404,8 +405,8 @@ func templateMatches(tmpl, uri string) bool {
 	return true
 }
 
-// isSecurity reports whether an upstream tool is audited before the fact.
-func (u *upstreams) isSecurity(name string) bool {
+// IsSecurity reports whether an upstream tool is audited before the fact.
+func (u *Upstreams) IsSecurity(name string) bool {
 	if u == nil {
 		return false
 	}
@@ -415,7 +416,7 @@ func (u *upstreams) isSecurity(name string) bool {
 }
 
 // sync mirrors one server's catalogue on the hub's server.
-func (u *upstreams) sync(name string) {
+func (u *Upstreams) sync(name string) {
 	ver := u.m.CatalogueVersion(name)
 	u.mu.Lock()
 	cur := u.registered[name]
@@ -454,7 +455,7 @@ func (u *upstreams) sync(name string) {
 			}
 		}
 	}
-	out := u.toolsets.mirrorServer(name, gone, regs, func() {
+	u.toolsets.MirrorServer(name, gone, regs, len(gone) > 0 || len(regs) > 0 || cur != nil, func() {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		for _, n := range gone {
@@ -472,13 +473,10 @@ func (u *upstreams) sync(name string) {
 		delete(u.registered, name)
 	}
 	u.mu.Unlock()
-	if len(gone) > 0 || len(regs) > 0 || cur != nil {
-		u.toolsets.onChange.Notify(out)
-	}
 }
 
 // syncResources mirrors a server's resources, templates and prompts.
-func (u *upstreams) syncResources(name string, cur, next *servedUpstream, cat upstream.Catalogue) {
+func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat upstream.Catalogue) {
 	m := u.m
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -590,8 +588,8 @@ func portableSchema(v any, input bool) any {
 	return &sch
 }
 
-// instructions adds each approved server's own instructions to the hub's.
-func (u *upstreams) instructions() string {
+// Instructions adds each approved server's own instructions to the hub's.
+func (u *Upstreams) Instructions() string {
 	if u == nil {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package mcp
+package proxy
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 )
 
@@ -16,15 +17,15 @@ import (
 // reason and how to change it as the tool's error, not go-sdk's bare "unknown tool": the user
 // reading the agent's transcript then knows where to click.
 
-// missingToolMiddleware answers a tools/call of a <server>__<tool> name that is not served with
+// MissingToolMiddleware answers a tools/call of a <server>__<tool> name that is not served with
 // why, when the server is configured; every other call passes through untouched.
-func (u *upstreams) missingToolMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+func (u *Upstreams) MissingToolMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method == "tools/call" {
-			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil && strings.Contains(p.Name, upstream.NameSeparator) && !u.toolsets.servesUpstream(p.Name) {
+			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil && strings.Contains(p.Name, upstream.NameSeparator) && !u.toolsets.ServesUpstream(p.Name) {
 				if why, ok := u.whyNotOffered(p.Name); ok {
 					toolcall.Refuse(ctx)
-					return toolError(why), nil
+					return tool.ErrorText(why), nil
 				}
 			}
 		}
@@ -34,7 +35,7 @@ func (u *upstreams) missingToolMiddleware(next sdk.MethodHandler) sdk.MethodHand
 
 // whyNotOffered says why the upstream tool named exposed is not offered, when its server is
 // configured.
-func (u *upstreams) whyNotOffered(exposed string) (string, bool) {
+func (u *Upstreams) whyNotOffered(exposed string) (string, bool) {
 	server, _, _ := strings.Cut(exposed, upstream.NameSeparator)
 	st, err := u.m.Status(server)
 	if err != nil {

@@ -1,4 +1,4 @@
-package mcp
+package proxy
 
 import (
 	"context"
@@ -25,12 +25,6 @@ const (
 	ToolServersSearch = "servers_search"
 	ToolServersCall   = "servers_call"
 )
-
-// WithUpstreamToolSearch hides the upstream servers' tools from tools/list and offers
-// servers_search and servers_call instead.
-func WithUpstreamToolSearch(on bool) Option {
-	return func(s *Service) error { s.opts.toolSearch = on; return nil }
-}
 
 // ServersSearchInput is servers_search's input.
 type ServersSearchInput struct {
@@ -63,33 +57,36 @@ type ServersCallInput struct {
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments, as its input_schema describes"`
 }
 
-// toolSearch is what servers_search and servers_call are bound to: the toolsets, for the tools
+// ToolSearch is what servers_search and servers_call are bound to: the toolsets, for the tools
 // served now.
-type toolSearch struct{ toolsets *toolsetState }
+type ToolSearch struct{ toolsets Toolsets }
 
-// toolSearchGroup declares servers_search and servers_call (in no toolset: with server_tools =
+// NewToolSearch is the tool search over the tools toolsets serve.
+func NewToolSearch(toolsets Toolsets) *ToolSearch { return &ToolSearch{toolsets: toolsets} }
+
+// ToolSearchGroup declares servers_search and servers_call (in no toolset: with server_tools =
 // "search" they stand for every server's tools) as values that need no hub.
-func toolSearchGroup() tool.Group {
+func ToolSearchGroup() tool.Group {
 	return tool.NewGroup("",
 		tool.Func(sdk.Tool{
 			Name:        ToolServersSearch,
 			Description: "Search the tools of the user's other MCP servers (connected through Switchboard) by what they do; returns each match's name, description and arguments. Call one with servers_call.",
 			Annotations: tool.ReadOnly("Search server tools"),
-		}, (*toolSearch).search),
+		}, (*ToolSearch).search),
 		tool.Func(sdk.Tool{
 			Name:        ToolServersCall,
 			Description: "Call a tool of the user's other MCP servers by the name servers_search gave, with its arguments. The call is checked and audited as that tool.",
 			Annotations: tool.OpenWorld(tool.Write("Call a server tool", true, false)),
-		}, (*toolSearch).call),
+		}, (*ToolSearch).call),
 	)
 }
 
-func (g *toolSearch) search(ctx context.Context, req *sdk.CallToolRequest, in ServersSearchInput) (*sdk.CallToolResult, ServersSearchOutput, error) {
-	out, err := searchUpstreamTools(ctx, g.toolsets.activeTools(), in)
+func (g *ToolSearch) search(ctx context.Context, req *sdk.CallToolRequest, in ServersSearchInput) (*sdk.CallToolResult, ServersSearchOutput, error) {
+	out, err := searchUpstreamTools(ctx, g.toolsets.ActiveTools(), in)
 	return nil, out, err
 }
 
-func (g *toolSearch) call(ctx context.Context, req *sdk.CallToolRequest, in ServersCallInput) (*sdk.CallToolResult, struct{}, error) {
+func (g *ToolSearch) call(ctx context.Context, req *sdk.CallToolRequest, in ServersCallInput) (*sdk.CallToolResult, struct{}, error) {
 	// toolSearchMiddleware rewrites every servers_call before it gets here.
 	return nil, struct{}{}, fmt.Errorf("name: %q is not a server tool; find one with %s", in.Name, ToolServersSearch)
 }
@@ -173,7 +170,7 @@ func argumentsText(t *sdk.Tool) string {
 
 // toolSearchMiddleware, outside audit and policy: hides upstream tools from tools/list and turns
 // a servers_call into a call of the tool it names.
-func (u *upstreams) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+func (u *Upstreams) ToolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
 		case "tools/call":
@@ -186,13 +183,13 @@ func (u *upstreams) toolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandl
 				Arguments json.RawMessage `json:"arguments"`
 			}
 			if err := json.Unmarshal(p.Arguments, &in); err != nil {
-				return toolError(fmt.Sprintf("arguments: must be {\"name\": \"server__tool\", \"arguments\": {…}} (%v)", err)), nil
+				return tool.ErrorText(fmt.Sprintf("arguments: must be {\"name\": \"server__tool\", \"arguments\": {…}} (%v)", err)), nil
 			}
-			if !u.toolsets.servesUpstream(in.Name) {
+			if !u.toolsets.ServesUpstream(in.Name) {
 				if why, ok := u.whyNotOffered(in.Name); ok {
-					return toolError("name: " + why), nil
+					return tool.ErrorText("name: " + why), nil
 				}
-				return toolError(fmt.Sprintf("name: %q is not a tool of a connected server; find one with %s", in.Name, ToolServersSearch)), nil
+				return tool.ErrorText(fmt.Sprintf("name: %q is not a tool of a connected server; find one with %s", in.Name, ToolServersSearch)), nil
 			}
 			p.Name = in.Name
 			p.Arguments = in.Arguments
