@@ -1157,7 +1157,7 @@ describe('App', () => {
     const tcp = document.querySelector('[data-testid="settings-transport"][data-name="tcp"]') as HTMLElement;
     (tcp.querySelector('[data-testid="settings-transport-enabled"]') as HTMLInputElement).click();
     type(tcp.querySelector('[data-testid="settings-transport-addr"]') as HTMLElement, '127.0.0.1:9200');
-    inSection('transports', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('transports', 'settings-saved')?.dataset.applies).toBe('now'));
     expect(inSection('transports', 'settings-saved-text').textContent).toBe(`Saved to ${SETTINGS.path} and in force now.`);
     expect(inSection('transports', 'settings-diff').querySelectorAll('.add')).toHaveLength(1);
@@ -1173,7 +1173,7 @@ describe('App', () => {
     // Toolsets: process off.
     (document.querySelector('[data-testid="settings-toolset"][data-name="process"] input') as HTMLInputElement).click();
     flushSync();
-    inSection('toolsets', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('toolsets', 'settings-saved')).not.toBeNull());
     expect(calls.at(-1)).toEqual(['saveToolsets', ['files']]);
 
@@ -1220,18 +1220,18 @@ describe('App', () => {
     ]);
 
     // A refused save: each error next to what it names; nothing reported as saved.
-    inSection('policy', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect($$('settings-field-error').map((e) => e.dataset.field)).toEqual(['policy.rules[3]', 'roots.allow']));
     expect(rules()[2].querySelector('[data-testid="settings-field-error"]')?.textContent).toContain('"exec[" has an unclosed [');
     expect(inSection('policy', 'settings-saved')).toBeNull();
-    inSection('policy', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('policy', 'settings-saved')).not.toBeNull());
     expect($$('settings-field-error')).toHaveLength(0);
 
     // RAG: in force at once, and says so.
     expect(document.querySelector('[data-testid="settings-section"][data-section="rag"] .head')?.textContent).toContain('applies now');
     type($('settings-rag-url')!, 'localhost:6334');
-    inSection('rag', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('rag', 'settings-saved')?.dataset.applies).toBe('now'));
     expect(inSection('rag', 'settings-saved-text').textContent).toContain('in force now');
     expect((calls.at(-1) as [string, { url: string }])[1].url).toBe('localhost:6334');
@@ -1290,10 +1290,10 @@ describe('App', () => {
     // Security: a wildcard refused next to the origins; then saved.
     (inSection('security', 'settings-security-require-token') as HTMLInputElement).click();
     type(inSection('security', 'settings-security-origins'), '*');
-    inSection('security', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(section('security').querySelector('[data-testid="settings-field-error"]')?.getAttribute('data-field')).toBe('http.allowed_origins'));
     type(inSection('security', 'settings-security-origins'), 'http://localhost:6274\n');
-    inSection('security', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('security', 'settings-saved')?.dataset.applies).toBe('now'));
     expect(calls.filter((c) => c[0] === 'saveSecurity').at(-1)).toEqual(['saveSecurity', { tcpRequireToken: true, httpAllowedOrigins: ['http://localhost:6274'] }]);
 
@@ -1314,14 +1314,14 @@ describe('App', () => {
     // Web fetch: one entry per line, the timeout trimmed.
     type($('settings-web-allow')!, 'intranet.example\n 10.0.0.0/8 \n');
     type($('settings-web-timeout')!, ' 90s ');
-    inSection('web', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('web', 'settings-saved')).not.toBeNull());
     expect(calls.filter((c) => c[0] === 'saveWeb')).toEqual([['saveWeb', { allow: ['intranet.example', '10.0.0.0/8'], timeout: '90s' }]]);
 
     // ml_status's InfluxDB.
     type($('settings-ml-influx-url')!, 'http://127.0.0.1:8086');
     type($('settings-ml-influx-db')!, 'training');
-    inSection('ml', 'settings-save').click();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('ml', 'settings-saved')).not.toBeNull());
     expect(calls.filter((c) => c[0] === 'saveML').at(-1)).toMatchObject(['saveML', { influxUrl: 'http://127.0.0.1:8086', influxDb: 'training' }]);
 
@@ -1331,11 +1331,11 @@ describe('App', () => {
     mode.value = 'store';
     mode.dispatchEvent(new Event('change', { bubbles: true }));
     flushSync();
-    click('settings-rag-key-save');
+    click('settings-save');
     expect(section('rag').querySelector('[data-field="rag.api_key"]')?.textContent).toContain('paste the key');
     expect(calls.filter((c) => c[0] === 'setRAGAPIKey')).toHaveLength(0);
     type($('settings-rag-key-value')!, 'k-123');
-    click('settings-rag-key-save');
+    click('settings-save');
     await vi.waitFor(() => expect(calls.filter((c) => c[0] === 'setRAGAPIKey')).toEqual([['setRAGAPIKey', { action: 'store', name: 'rag-api-key', value: 'k-123' }]]));
     await vi.waitFor(() => expect($('settings-rag-key-value')).toBeNull());
     expect(document.body.innerHTML).not.toContain('k-123');

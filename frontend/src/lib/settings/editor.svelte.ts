@@ -1,11 +1,14 @@
-// The Settings view's state: the settings as last read, one form per section, and each section's
-// save with its errors and confirmation. Each section saves on its own: the hub checks the values
-// (an error names the key, next to its field, and nothing is written), writes the file keeping its
-// comments and order, and applies what it can at once. After a save only that section's form is
-// refilled from the file, so what is being edited in the others stays; Reload refills them all.
+// The Settings view's state: the settings as last read, one form per section, what is changed and
+// not saved yet, and the save with its errors and confirmations. One Save writes every changed
+// section, each through its own call: the hub checks the values (an error names the key, next to
+// its field, and nothing of that section is written), writes the file keeping its comments and
+// order, and applies what it can at once; the other sections are saved all the same. After a save
+// only that section's form is refilled from the file, so a refused one keeps what was typed;
+// Discard and Reload refill them all.
 
 import type { Controls } from '../generated/control';
 import type { Settings, SettingsChange, SettingsPolicyDecision, SettingsRAG, SettingsTokenRegenerated } from '../types';
+import { changedSections, ragChanged, ragKeyChanged, type SavedSection } from './changes';
 import type { ErrorKey, Target } from './common';
 import { fieldErrors, messageOf, saveErrors, type SaveErrors } from './errors';
 import { mlForm, mlInput, emptyMLForm, type MLForm } from './ml';
@@ -62,6 +65,12 @@ export class SettingsEditor {
   /** The last token regenerated here (its value is never shown). */
   tokenDone: SettingsTokenRegenerated | null = $state(null);
 
+  /** What the last Save did: the sections written and those the hub refused. */
+  outcome: { saved: SavedSection[]; refused: SavedSection[] } | null = $state(null);
+
+  /** The sections changed here and not saved yet, in the view's order. */
+  changed: SavedSection[] = $derived(changedSections(this, this.settings));
+
   constructor(private readonly control: SettingsControl) {}
 
   fill(s: Settings, only?: Target) {
@@ -108,6 +117,66 @@ export class SettingsEditor {
     } finally {
       this.busy = '';
     }
+  }
+
+  /**
+   * Saves every changed section, in the view's order. A section the hub refuses keeps its errors
+   * beside its fields and what was typed; the others are written all the same.
+   */
+  saveAll = async () => {
+    const todo = this.changed;
+    if (!todo.length) return;
+    this.saved = {};
+    this.outcome = null;
+    const saved: SavedSection[] = [];
+    const refused: SavedSection[] = [];
+    for (const section of todo) {
+      (await this.saveSection(section) ? saved : refused).push(section);
+    }
+    this.outcome = { saved, refused };
+  };
+
+  /** Puts back what the file says in every form (the unsaved changes are dropped). */
+  discard = () => {
+    if (!this.settings) return;
+    this.fill(this.settings);
+    this.errors = {};
+    this.outcome = null;
+  };
+
+  /** Saves one section; true when the hub wrote it. */
+  private async saveSection(section: SavedSection): Promise<boolean> {
+    switch (section) {
+      case 'transports':
+        await this.saveTransports();
+        break;
+      case 'security':
+        await this.saveSecurity();
+        break;
+      case 'toolsets':
+        await this.saveToolsets();
+        break;
+      case 'workspace':
+        await this.saveWorkspace();
+        break;
+      case 'policy':
+        await this.savePolicy();
+        break;
+      case 'web':
+        await this.saveWeb();
+        break;
+      case 'ml':
+        await this.saveML();
+        break;
+      case 'rag': {
+        // The backend first (the key is checked against the backend in force), then the key.
+        if (this.settings && ragChanged(this, this.settings)) await this.saveRAG();
+        if (this.errors.rag) return false;
+        if (ragKeyChanged(this)) await this.saveRAGKey();
+        return !this.errors.ragkey;
+      }
+    }
+    return !this.errors[section];
   }
 
   /** Shows a problem found before sending anything next to its field. */

@@ -150,4 +150,38 @@ describe('SettingsEditor', () => {
     expect(ed.settings?.path).toBe('/home/u/.config/switchboard/config.toml');
     expect(ed.web.allow).toBe('typed');
   });
+
+  it('saves every changed section, and only those, in the view order; a refused one keeps its errors and what was typed', async () => {
+    const saveTransports = vi.fn(async () => change(sampleSettings()));
+    const saveWeb = vi.fn(async () => change(sampleSettings()));
+    const savePolicy = vi.fn(async () => Promise.reject(new Error('save policy: HTTP 400: policy.rules[3]: "exec[" has an unclosed [')));
+    const { ed, control } = await loaded({ saveTransports, saveWeb, savePolicy });
+    expect(ed.changed).toEqual([]);
+    ed.web.timeout = '90s';
+    ed.transports[1].enabled = true;
+    ed.policy.rules = [...ed.policy.rules, { tool: 'exec[', args: '', client: '', action: 'deny', origin: 0 }];
+    expect(ed.changed).toEqual(['transports', 'policy', 'web']);
+    await ed.saveAll();
+    expect(saveTransports).toHaveBeenCalledTimes(1);
+    expect(savePolicy).toHaveBeenCalledTimes(1);
+    expect(saveWeb).toHaveBeenCalledTimes(1);
+    expect(control.saveToolsets).not.toHaveBeenCalled();
+    expect(ed.outcome).toEqual({ saved: ['transports', 'web'], refused: ['policy'] });
+    expect(ed.saved.transports?.diff).toBe('+x');
+    expect(ed.errors.policy?.fields).toEqual([{ field: 'policy.rules[3]', text: 'policy.rules[3]: "exec[" has an unclosed [' }]);
+    // The saved sections are clean again; the refused one still holds what was typed.
+    expect(ed.changed).toEqual(['policy']);
+    expect(ed.policy.rules.at(-1)?.tool).toBe('exec[');
+  });
+
+  it('discards every unsaved change, and their errors', async () => {
+    const { ed } = await loaded();
+    ed.workspace = '/elsewhere';
+    ed.ragKey.mode = 'remove';
+    ed.formError('policy', 'policy.default', 'bad');
+    expect(ed.changed).toEqual(['workspace', 'rag']);
+    ed.discard();
+    expect(ed.changed).toEqual([]);
+    expect(ed.errors).toEqual({});
+  });
 });
