@@ -95,7 +95,7 @@ func serverCheck(st upstream.Status, where string) check {
 		return c
 	}
 	c.ok = true
-	c.detail = fmt.Sprintf("running %s (%s): %d tools, %d resources, %d prompts; %s", st.ServerInfo, where, len(st.Tools), st.Resources, st.Prompts, sandboxText(st.Sandbox))
+	c.detail = fmt.Sprintf("running %s (%s): %s, %s, %s; %s", st.ServerInfo, where, countOf(len(st.Tools), "tool"), countOf(st.Resources, "resource"), countOf(st.Prompts, "prompt"), sandboxText(st.Sandbox))
 	switch {
 	case !st.Approved:
 		c.ok, c.optional = false, true

@@ -135,7 +135,7 @@ func printServerList(w io.Writer, list app.ServerList) {
 			}
 		}
 		if !s.Approved && len(s.Tools) > 0 {
-			fmt.Fprintf(w, "\n%s is quarantined: its %d tools reach no client until you approve it: `switchboard servers approve %s`\n", s.Name, len(s.Tools), s.Name)
+			fmt.Fprintf(w, "\n%s is quarantined: its %s reach no client until you approve it: `switchboard servers approve %s`\n", s.Name, countOf(len(s.Tools), "tool"), s.Name)
 		}
 	}
 }
