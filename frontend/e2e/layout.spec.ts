@@ -1,7 +1,7 @@
 // The dashboard's layout where a person notices it, against its own switchboard (it adds servers,
 // which the shared hub's specs expect not to find): the tab bar stays one row at the window's
 // default size (1200x800) and at 1440x900 with badges showing, and keeps its height when a badge
-// appears (the page does not jump); a long address wraps after a separator, never inside a name;
+// appears (the page does not jump), nor do the tabs move when another is chosen; a long address wraps after a separator, never inside a name;
 // in the Servers view a server waiting for the user comes before an approved server and its tools.
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
@@ -72,6 +72,13 @@ describe('layout', () => {
         await api(sb.info!, 'POST', `/api/processes/${p.id}/kill`);
         await dash.gone(`${tid('tab-processes')} ${tid('tab-count')}`);
       }
+
+      // Choosing a tab moves no other tab (the current one is not set in wider bold text).
+      const lefts = () => page.locator('[role="tab"]').evaluateAll((tabs) => tabs.map((t) => Math.round(t.getBoundingClientRect().left)));
+      const at = await lefts();
+      await page.locator(tid('tab-clients')).click();
+      await page.locator('main[data-view="clients"]').waitFor();
+      expect(await lefts()).toEqual(at);
 
       // Keyboard: arrows move between tabs (the ARIA tabs pattern).
       await page.locator(tid('tab-overview')).focus();

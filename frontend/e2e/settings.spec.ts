@@ -12,7 +12,7 @@
 // switched by another window (as the tray does) shows here without a reload.
 // The third: the view's sections are links (#settings/policy opens on the policy, focused); there
 // is one Save, in a bar that names the sections changed, the navigation marks them, Discard puts
-// the file's values back; a rule's tool field offers the hub's tools and an upstream server's
+// the file's values back, and a look at another tab loses nothing; a rule's tool field offers the hub's tools and an upstream server's
 // (server__tool); a saved policy is logged once as reloaded in the hub log.
 // A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
 // docs/settings-view.png (a test run never changes tracked files).
@@ -366,6 +366,12 @@ describe('settings: navigation, one save, tool names', () => {
       await page.locator(tid('settings-save-bar', { changed: 'policy' })).waitFor();
       expect(await nav.locator(tid('settings-nav-link', { section: 'policy' })).getAttribute('data-unsaved')).toBe('true');
       expect(await page.locator(tid('settings-save-status')).textContent()).toContain('Policy and roots');
+      // A look at another tab loses nothing.
+      await page.locator(tid('tab-overview')).click();
+      await page.locator('main[data-view="overview"]').waitFor();
+      await page.locator(tid('tab-settings')).click();
+      await page.locator(tid('settings-save-bar', { changed: 'policy' })).waitFor();
+      expect(await timeout.inputValue()).toBe('45s');
       await page.locator(tid('settings-discard')).click();
       await page.locator(tid('settings-save-bar', { changed: '' })).waitFor();
       expect(await timeout.inputValue()).toBe(was);

@@ -68,10 +68,16 @@ export class SettingsEditor {
   /** What the last Save did: the sections written and those the hub refused. */
   outcome: { saved: SavedSection[]; refused: SavedSection[] } | null = $state(null);
 
-  /** The sections changed here and not saved yet, in the view's order. */
-  changed: SavedSection[] = $derived(changedSections(this, this.settings));
 
   constructor(private readonly control: SettingsControl) {}
+
+  /**
+   * The sections changed here and not saved yet, in the view's order. A getter, not a $derived:
+   * the editor outlives the view that created it (settingsEditor), and a derived would go with it.
+   */
+  get changed(): SavedSection[] {
+    return changedSections(this, this.settings);
+  }
 
   fill(s: Settings, only?: Target) {
     if (!only || only === 'transports') this.transports = transportsForm(s);
@@ -84,6 +90,15 @@ export class SettingsEditor {
     if (!only || only === 'web') this.web = webForm(s);
     // Refilled after its own save only: a key typed and stored is not kept in the page.
     if (!only || only === 'ragkey') this.ragKey = ragKeyForm(s);
+  }
+
+  /**
+   * Reads the settings when the view opens, and refills the forms, unless they hold unsaved
+   * changes: those stay as typed, against the settings they were typed over (Reload reads again).
+   */
+  async open() {
+    if (this.settings && this.changed.length) return;
+    await this.load();
   }
 
   /** Reads the settings and refills every form (Reload). */
@@ -258,6 +273,21 @@ export class SettingsEditor {
       // Reload shows it; the switch itself reported its own errors where it was made.
     }
   }
+}
+
+const editors = new WeakMap<SettingsControl, SettingsEditor>();
+
+/**
+ * The Settings view's editor for this dashboard, kept while the app runs: what is typed and not
+ * saved yet survives a look at another tab.
+ */
+export function settingsEditor(control: SettingsControl): SettingsEditor {
+  let ed = editors.get(control);
+  if (!ed) {
+    ed = new SettingsEditor(control);
+    editors.set(control, ed);
+  }
+  return ed;
 }
 
 /** SectionProps are what every Settings section component takes: the editor and the settings. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SettingsEditor, type SettingsControl } from './editor.svelte';
+import { SettingsEditor, settingsEditor, type SettingsControl } from './editor.svelte';
 import { sampleSettings } from '../../test/settings';
 import type { Settings, SettingsChange } from '../types';
 
@@ -183,5 +183,22 @@ describe('SettingsEditor', () => {
     ed.discard();
     expect(ed.changed).toEqual([]);
     expect(ed.errors).toEqual({});
+  });
+
+  it('is kept per dashboard: opened again, it keeps unsaved changes, and reads the file again when there are none', async () => {
+    const settings = vi.fn(async () => sampleSettings());
+    const control = fakeControl({ settings });
+    const ed = settingsEditor(control);
+    expect(settingsEditor(control)).toBe(ed);
+    expect(settingsEditor(fakeControl())).not.toBe(ed);
+    await ed.open();
+    expect(settings).toHaveBeenCalledTimes(1);
+    ed.web.timeout = '90s';
+    await ed.open(); // the tab shown again
+    expect(settings).toHaveBeenCalledTimes(1);
+    expect(ed.web.timeout).toBe('90s');
+    ed.discard();
+    await ed.open();
+    expect(settings).toHaveBeenCalledTimes(2);
   });
 });
