@@ -11,7 +11,8 @@
 // InfluxDB and the RAG key reference are saved (the key itself never shown); and Start at login
 // switched by another window (as the tray does) shows here without a reload.
 // The third: the view's sections are links (#settings/policy opens on the policy, focused); there
-// is one Save, in a bar that names the sections changed, the navigation marks them, Discard puts
+// is one Save, in a bar that names the sections changed and shows the diff each would write
+// before anything is (the one written is the one shown), the navigation marks them, Discard puts
 // the file's values back, and a look at another tab loses nothing; a rule's tool field offers the hub's tools and an upstream server's
 // (server__tool); a saved policy is logged once as reloaded in the hub log.
 // A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
@@ -86,9 +87,14 @@ describe('settings', () => {
     await dash.open('settings');
     expect(await dash.text(tid('settings-path'))).toBe(configFile);
     const section = (name: string) => page.locator(tid('settings-section', { section: name }));
-    // The one Save (the bar at the bottom), which names the section changed before it is clicked.
+    // The one Save (the bar at the bottom), which names the section changed, then shows the diff
+    // it would write (nothing written yet), then writes it.
     const saveAndWait = async (name: string) => {
       expect((await page.locator(tid('settings-save-bar')).getAttribute('data-changed'))?.split(',')).toContain(name);
+      const before = readFileSync(configFile, 'utf8');
+      await page.locator(tid('settings-review-open')).click();
+      await page.locator(tid('settings-review-section', { section: name, refused: 'false' })).waitFor();
+      expect(readFileSync(configFile, 'utf8')).toBe(before);
       await page.locator(tid('settings-save')).click();
       await section(name).locator(tid('settings-saved')).waitFor();
     };
@@ -102,7 +108,9 @@ describe('settings', () => {
       expect(await tcp.getAttribute('data-running')).toBe('false');
       await tcp.locator(tid('settings-transport-enabled')).check();
       await tcp.locator(tid('settings-transport-addr')).fill('localhost');
-      await page.locator(tid('settings-save')).click();
+      await page.locator(tid('settings-review-open')).click();
+      await page.locator(tid('settings-review-section', { section: 'transports', refused: 'true' })).waitFor();
+      expect(await page.locator(tid('settings-save')).isDisabled()).toBe(true);
       await tcp.locator(tid('settings-field-error', { field: 'tcp.addr' })).waitFor();
       expect(await tcp.locator(tid('settings-field-error')).textContent()).toContain('"localhost" is not host:port');
       expect(readFileSync(configFile, 'utf8')).toBe(original);
@@ -213,9 +221,14 @@ describe('settings: security, web fetch, backends, start at login', () => {
     const page = dash.page;
     await dash.open('settings');
     const section = (name: string) => page.locator(tid('settings-section', { section: name }));
-    // The one Save (the bar at the bottom), which names the section changed before it is clicked.
+    // The one Save (the bar at the bottom), which names the section changed, then shows the diff
+    // it would write (nothing written yet), then writes it.
     const saveAndWait = async (name: string) => {
       expect((await page.locator(tid('settings-save-bar')).getAttribute('data-changed'))?.split(',')).toContain(name);
+      const before = readFileSync(configFile, 'utf8');
+      await page.locator(tid('settings-review-open')).click();
+      await page.locator(tid('settings-review-section', { section: name, refused: 'false' })).waitFor();
+      expect(readFileSync(configFile, 'utf8')).toBe(before);
       await page.locator(tid('settings-save')).click();
       await section(name).locator(tid('settings-saved')).waitFor();
     };
@@ -231,7 +244,7 @@ describe('settings: security, web fetch, backends, start at login', () => {
     const before = readFileSync(configFile, 'utf8');
     await page.locator(tid('settings-security-require-token')).check();
     await page.locator(tid('settings-security-origins')).fill('http://localhost:6274/');
-    await page.locator(tid('settings-save')).click();
+    await page.locator(tid('settings-review-open')).click();
     const originError = section('security').locator(tid('settings-field-error', { field: 'http.allowed_origins' }));
     await originError.waitFor();
     expect(await originError.textContent()).toContain('has a path');
@@ -283,6 +296,8 @@ describe('settings: security, web fetch, backends, start at login', () => {
     expect(await page.locator(tid('settings-pending', { section: 'ml' })).count()).toBe(0);
     await page.locator(tid('settings-rag-key-mode')).selectOption('reference');
     await page.locator(tid('settings-rag-key-ref')).fill('${QDRANT_API_KEY}');
+    await page.locator(tid('settings-review-open')).click();
+    await page.locator(tid('settings-review-section', { section: 'ragkey' })).waitFor();
     await page.locator(tid('settings-save')).click();
     await page.locator(tid('settings-rag-key', { state: 'env' })).waitFor();
     expect(await page.locator(tid('settings-rag-key-state')).textContent()).toContain('QDRANT_API_KEY');
@@ -343,10 +358,10 @@ describe('settings: navigation, one save, tool names', () => {
       expect(web.y).toBeGreaterThan(0);
       expect(web.y).toBeLessThan(800);
 
-      // One Save for the whole view, in sight wherever the page is scrolled; nothing to save yet.
-      expect(await page.locator('main button', { hasText: /^\s*Save/ }).count()).toBe(1);
-      const save = page.locator(tid('settings-save'));
-      expect(await save.isDisabled()).toBe(true);
+      // One way to save for the whole view, in sight wherever the page is scrolled; nothing to save yet.
+      expect(await page.locator('main button', { hasText: /^\s*(Save|Review changes)/ }).count()).toBe(1);
+      const review = page.locator(tid('settings-review-open'));
+      expect(await review.isDisabled()).toBe(true);
       const bar = (await page.locator(tid('settings-save-bar')).boundingBox())!;
       expect(bar.y + bar.height).toBeLessThanOrEqual(800);
 
@@ -381,8 +396,16 @@ describe('settings: navigation, one save, tool names', () => {
         (await api<{ records: { msg: string }[] }>(sb.info!, 'GET', '/api/hublog?limit=1000')).records.filter((r) => r.msg === 'policy: reloaded').length;
       const before = await reloads();
       await timeout.fill('45s');
-      await save.click();
+      // Reviewed first: the diff shown, the focus on it, nothing written (no reload); then saved.
+      await review.click();
+      const shown = (await page.locator(tid('settings-review-section', { section: 'policy' })).locator(tid('settings-review-diff')).textContent()) ?? '';
+      expect(shown).toContain('+ask_timeout = "45s"');
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('settings-review');
+      expect(await reloads()).toBe(before);
+      await page.locator(tid('settings-save')).click();
       await page.locator(tid('settings-saved', { section: 'policy' })).waitFor();
+      // The diff written is the one shown.
+      expect(await page.locator(tid('settings-saved', { section: 'policy' })).locator(tid('settings-diff')).textContent()).toBe(shown);
       await expect.poll(reloads).toBe(before + 1);
       await new Promise((r) => setTimeout(r, 1500)); // the config watcher reads the file back
       expect(await reloads()).toBe(before + 1);

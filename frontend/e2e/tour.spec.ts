@@ -70,8 +70,8 @@ describe.skipIf(!dir)('tour', () => {
           await page.screenshot({ path: path.join(dir, `${name}.png`) });
           await page.screenshot({ path: path.join(dir, `${name}-full.png`), fullPage: true });
         }
-        // What opens on a click: a client's Connect preview (the table's last row) and Settings
-        // with a change not saved yet.
+        // What opens on a click: a client's Connect preview (the table's last row), and Settings
+        // with a change not saved yet, then its review.
         const prefix = `${scheme}-${size.width}x${size.height}`;
         await page.locator(tid('tab-clients')).click();
         const connect = page.locator(`${tid('client-row')} ${tid('client-connect')}`).last();
@@ -83,6 +83,10 @@ describe.skipIf(!dir)('tour', () => {
         await page.locator(tid('settings-policy-timeout')).fill('45s');
         await page.locator(tid('settings-save-bar', { changed: 'policy' })).waitFor();
         await page.screenshot({ path: path.join(dir, `${prefix}-settings-unsaved.png`) });
+        await page.locator(tid('settings-review-open')).click();
+        await page.locator(tid('settings-review')).waitFor();
+        await page.screenshot({ path: path.join(dir, `${prefix}-settings-review.png`) });
+        await page.locator(tid('settings-review-close')).click();
         await page.locator(tid('settings-discard')).click();
       });
     }

@@ -7,7 +7,7 @@ import type { Settings, SettingsChange } from '../types';
 function fakeControl(over: Partial<SettingsControl> = {}): SettingsControl {
   const missing = (name: string) => () => Promise.reject(new Error(`${name}: not expected`));
   const names: (keyof SettingsControl)[] = [
-    'settings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
+    'settings', 'previewSettings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
     'saveSecurity', 'saveWeb', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
   ];
   const c = Object.fromEntries(names.map((n) => [n, vi.fn(missing(n))])) as unknown as SettingsControl;
@@ -200,5 +200,37 @@ describe('SettingsEditor', () => {
     ed.discard();
     await ed.open();
     expect(settings).toHaveBeenCalledTimes(2);
+  });
+
+  it('reviews the changed sections before writing: their diffs, the refusals beside their fields, put away by an edit', async () => {
+    const previewSettings = vi.fn(async (input: object) => ({
+      path: '/c.toml',
+      sections: Object.keys(input).map((section) =>
+        section === 'web' ? { section, diff: '', error: 'web.allow: "https://x/" is a URL; write its host: x' } : { section, diff: `+${section}`, applies: 'now' },
+      ),
+    }));
+    const { ed, control } = await loaded({ previewSettings });
+    ed.transports[1].enabled = true;
+    ed.web.allow = 'https://x/';
+    ed.policy.rules = [...ed.policy.rules, { tool: 'exec', args: 'no equals sign', client: '', action: 'deny', origin: 0 }];
+    await ed.reviewChanges();
+    // Only the changed sections travel; a rule that does not parse is refused here.
+    expect(Object.keys(previewSettings.mock.calls[0][0])).toEqual(['transports', 'web']);
+    expect(ed.reviewed?.sections.map((x) => [x.section, x.diff, Boolean(x.error)])).toEqual([
+      ['transports', '+transports', false],
+      ['policy', '', true],
+      ['web', '', true],
+    ]);
+    expect(ed.reviewRefused).toBe(true);
+    expect(ed.errors.web?.fields[0].field).toBe('web.allow');
+    expect(ed.errors.policy?.fields[0].field).toBe('policy.rules[3].args');
+    expect(control.saveTransports).not.toHaveBeenCalled();
+    // Any edit puts the review away; typed back, it shows again.
+    ed.web.allow = 'x';
+    expect(ed.reviewed).toBeNull();
+    ed.web.allow = 'https://x/';
+    expect(ed.reviewed).not.toBeNull();
+    ed.discard();
+    expect(ed.reviewed).toBeNull();
   });
 });
