@@ -62,6 +62,7 @@ describe('clients', () => {
     expect(readFileSync(gemini, 'utf8')).toBe(geminiSettings);
     const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'clients-view.png') : path.join(artifactsDir, 'clients-view.png');
     mkdirSync(path.dirname(shot), { recursive: true });
+    await page.evaluate(() => window.scrollTo(0, 0)); // the preview scrolled into sight; the sticky header at the top of the picture
     await page.screenshot({ path: shot, fullPage: true });
 
     // Confirm: written with a backup of the original; the row reads connected.
