@@ -238,7 +238,7 @@ Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
 					pinned = append(pinned, t.Exposed)
 				}
 			}
-			fmt.Fprintf(out, "%d tool(s) offered to clients: %s\n", len(pinned), strings.Join(pinned, ", "))
+			fmt.Fprintf(out, "%s offered to clients: %s\n", countOf(len(pinned), "tool"), strings.Join(pinned, ", "))
 			for _, t := range st.Tools {
 				if len(t.Flags) > 0 {
 					fmt.Fprintf(out, "warning: %s is flagged: %s\n", t.Name, strings.Join(t.Flags, "; "))
