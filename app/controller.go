@@ -24,6 +24,8 @@ type Controller struct {
 	st      *Stack
 	version string
 	exe     string
+	// dryRun: a settings save only computes its edit of the config file (PreviewSettings).
+	dryRun bool
 }
 
 // NewController returns the controls for one stack.

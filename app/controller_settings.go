@@ -395,9 +395,7 @@ func (c *Controller) editConfig(edit func([]byte) ([]byte, error), live, after f
 	if err := tomledit.WriteFile(path, data); err != nil {
 		return "", fmt.Errorf("config %s: %w (the change is live but not saved)", path, err)
 	}
-	// Secrets beside the change (a token, a password) show in the diff's context: never to a person.
-	diff := config.Redact(clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff(),
-		append(config.Secrets(old), config.Secrets(data)...)...)
+	diff := fileDiff(path, old, data)
 	if after != nil {
 		if err := after(); err != nil {
 			return diff, err
@@ -406,8 +404,19 @@ func (c *Controller) editConfig(edit func([]byte) ([]byte, error), live, after f
 	return diff, nil
 }
 
-// save runs editConfig audited as action and answers with the settings after it.
+// fileDiff is the unified diff of the config file from old to data, its secrets hidden: a token
+// or a password beside the change would show in the diff's context, and never to a person.
+func fileDiff(path string, old, data []byte) string {
+	return config.Redact(clientconf.Change{Path: path, Old: old, New: data, Exists: old != nil}.Diff(),
+		append(config.Secrets(old), config.Secrets(data)...)...)
+}
+
+// save runs editConfig audited as action and answers with the settings after it. For a preview
+// (dryRun) it only computes the edit: see previewEdit.
 func (c *Controller) save(action string, args any, applies, note string, edit func([]byte) ([]byte, error), live, after func() error) (SettingsChange, error) {
+	if c.dryRun {
+		return c.previewEdit(applies, note, edit)
+	}
 	end := c.begin(action, args)
 	diff, err := c.editConfig(edit, live, after)
 	end(err)

@@ -209,6 +209,11 @@ var dashboardControls = dashcontrol.NewTable(
 		Call: dashcontrol.Call0((*Controller).Settings),
 	},
 	dashcontrol.Control[*Controller]{
+		Name: "PreviewSettings", Route: "POST /api/settings/preview", Action: "review the changes",
+		Doc:  "answers, per section given, the config file's diff its save would make or why it would be refused; nothing is written or applied.",
+		Call: dashcontrol.Call1(dashcontrol.Body[SettingsInput]("settings"), (*Controller).PreviewSettings),
+	},
+	dashcontrol.Control[*Controller]{
 		Name: "SaveTransports", Route: "POST /api/settings/transports", Action: "save transports",
 		Doc:  "saves which transports start and where they listen, and switches them now.",
 		Call: dashcontrol.Call1(dashcontrol.BodyField[[]TransportInput]("transports"), (*Controller).SaveTransports),

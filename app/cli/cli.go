@@ -566,3 +566,12 @@ func newVersionCommand(version string) *cobra.Command {
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "switchboard", version) },
 	}
 }
+
+// countOf says a count with its noun in the right number: "1 rule", "3 rules" (the dashboard's
+// countOf, frontend/src/lib/format.ts).
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

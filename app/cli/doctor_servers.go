@@ -95,7 +95,7 @@ func serverCheck(st upstream.Status, where string) check {
 		return c
 	}
 	c.ok = true
-	c.detail = fmt.Sprintf("running %s (%s): %d tools, %d resources, %d prompts; %s", st.ServerInfo, where, len(st.Tools), st.Resources, st.Prompts, sandboxText(st.Sandbox))
+	c.detail = fmt.Sprintf("running %s (%s): %s, %s, %s; %s", st.ServerInfo, where, countOf(len(st.Tools), "tool"), countOf(st.Resources, "resource"), countOf(st.Prompts, "prompt"), sandboxText(st.Sandbox))
 	switch {
 	case !st.Approved:
 		c.ok, c.optional = false, true
@@ -103,7 +103,7 @@ func serverCheck(st upstream.Status, where string) check {
 		c.fix = "review its tools (`switchboard servers list`) and approve: `switchboard servers approve " + st.Name + "`"
 	case st.Held > 0:
 		c.ok, c.optional = false, true
-		c.detail += fmt.Sprintf("; %d tool(s) held: new or changed since approval", st.Held)
+		c.detail += fmt.Sprintf("; %s held: new or changed since approval", countOf(st.Held, "tool"))
 		c.fix = "review the diff on the dashboard's Servers view or `switchboard servers list`, then approve them by name"
 	}
 	if st.Sandbox.Mode == upstream.SandboxOff || st.Sandbox.Mode == upstream.SandboxUnconfined {
@@ -114,7 +114,7 @@ func serverCheck(st upstream.Status, where string) check {
 	}
 	if st.Flagged > 0 {
 		c.ok, c.optional = false, true
-		c.detail += fmt.Sprintf("; %d tool(s) flagged as possible hidden instructions", st.Flagged)
+		c.detail += fmt.Sprintf("; %s flagged as possible hidden instructions", countOf(st.Flagged, "tool"))
 		if c.fix == "" {
 			c.fix = "read the flags in `switchboard servers list` before trusting this server"
 		}

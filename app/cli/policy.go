@@ -55,7 +55,7 @@ func policySummary(cfg config.Config, p *policy.Policy) string {
 	if path == "" {
 		path = config.DefaultPath()
 	}
-	s := fmt.Sprintf("%s (default %s, ask_timeout %s, %d rules", path, p.Default, p.AskTimeout, len(p.Rules))
+	s := fmt.Sprintf("%s (default %s, ask_timeout %s, %s", path, p.Default, p.AskTimeout, countOf(len(p.Rules), "rule"))
 	if len(p.RootsAllow) > 0 {
 		s += ", roots allowed under " + strings.Join(p.RootsAllow, ", ")
 	}

@@ -391,10 +391,10 @@ server runs in the hub, remove it from the client yourself.`,
 				if err := g.approveCommands(cmd, approve); err != nil {
 					return fmt.Errorf("imported, but approving their commands: %w", err)
 				}
-				fmt.Fprintf(out, "Imported %d servers and approved their commands. Their tools reach clients only once you approve each server: `switchboard servers approve NAME`.\n", len(add))
+				fmt.Fprintf(out, "Imported %s and approved their commands. Their tools reach clients only once you approve each server: `switchboard servers approve NAME`.\n", countOf(len(add), "server"))
 				return nil
 			}
-			fmt.Fprintf(out, "Imported %d servers with their commands not approved: nothing of them runs until you approve each one: `switchboard servers approve NAME`.\n", len(add))
+			fmt.Fprintf(out, "Imported %s with their commands not approved: nothing of them runs until you approve each one: `switchboard servers approve NAME`.\n", countOf(len(add), "server"))
 			return nil
 		},
 	}

@@ -135,7 +135,7 @@ func printServerList(w io.Writer, list app.ServerList) {
 			}
 		}
 		if !s.Approved && len(s.Tools) > 0 {
-			fmt.Fprintf(w, "\n%s is quarantined: its %d tools reach no client until you approve it: `switchboard servers approve %s`\n", s.Name, len(s.Tools), s.Name)
+			fmt.Fprintf(w, "\n%s is quarantined: its %s reach no client until you approve it: `switchboard servers approve %s`\n", s.Name, countOf(len(s.Tools), "tool"), s.Name)
 		}
 	}
 }
@@ -238,7 +238,7 @@ Review the tools and their flags first: ` + "`switchboard servers list`" + `.`,
 					pinned = append(pinned, t.Exposed)
 				}
 			}
-			fmt.Fprintf(out, "%d tool(s) offered to clients: %s\n", len(pinned), strings.Join(pinned, ", "))
+			fmt.Fprintf(out, "%s offered to clients: %s\n", countOf(len(pinned), "tool"), strings.Join(pinned, ", "))
 			for _, t := range st.Tools {
 				if len(t.Flags) > 0 {
 					fmt.Fprintf(out, "warning: %s is flagged: %s\n", t.Name, strings.Join(t.Flags, "; "))

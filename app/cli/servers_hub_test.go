@@ -339,7 +339,7 @@ func TestServersAtATerminal(t *testing.T) {
 		t.Fatalf("add at a terminal:\n%s", out)
 	}
 	out := atTerminal("y\nn\n", "servers", "import")
-	for _, want := range []string{"alpha runs: alpha-server --flag", "Add alpha and approve its command?", "beta runs: beta-server", "Imported 1 servers and approved their commands"} {
+	for _, want := range []string{"alpha runs: alpha-server --flag", "Add alpha and approve its command?", "beta runs: beta-server", "Imported 1 server and approved their commands"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("import at a terminal lacks %q:\n%s", want, out)
 		}

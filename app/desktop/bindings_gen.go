@@ -159,6 +159,12 @@ func (a *App) Settings() (app.Settings, error) {
 	return callControl[app.Settings](a, "Settings")
 }
 
+// PreviewSettings answers, per section given, the config file's diff its save would make or why it
+// would be refused; nothing is written or applied.
+func (a *App) PreviewSettings(settings app.SettingsInput) (app.SettingsPreview, error) {
+	return callControl[app.SettingsPreview](a, "PreviewSettings", settings)
+}
+
 // SaveTransports saves which transports start and where they listen, and switches them now.
 func (a *App) SaveTransports(transports []app.TransportInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SaveTransports", transports)

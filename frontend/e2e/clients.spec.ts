@@ -4,11 +4,13 @@
 // to this hub", the backup is shown, and Disconnect restores the file. A file the client could
 // not read shows its line. A screenshot of the view goes to build/test-artifacts/e2e/; with
 // UPDATE_SCREENSHOTS=1 it replaces docs/clients-view.png (a test run never changes tracked files).
+// In the default window (1200x800), Connect on the table's last row opens its preview right
+// under that row, in sight and with the focus; Escape closes it and gives the focus back.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, tid, useDashboard } from './fixtures';
-import { artifactsDir, repoDir } from './settings';
+import { artifactsDir, repoDir, viewport } from './settings';
 
 const dash = useDashboard('clients');
 
@@ -60,6 +62,7 @@ describe('clients', () => {
     expect(readFileSync(gemini, 'utf8')).toBe(geminiSettings);
     const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'clients-view.png') : path.join(artifactsDir, 'clients-view.png');
     mkdirSync(path.dirname(shot), { recursive: true });
+    await page.evaluate(() => window.scrollTo(0, 0)); // the preview scrolled into sight; the sticky header at the top of the picture
     await page.screenshot({ path: shot, fullPage: true });
 
     // Confirm: written with a backup of the original; the row reads connected.
@@ -93,5 +96,43 @@ describe('clients', () => {
     await broken.locator(tid('client-connect')).click();
     await page.locator(tid('control-error'), { hasText: 'line 2: a comment' }).waitFor();
     expect(await page.locator(tid('client-preview')).count()).toBe(0);
+  });
+
+  it('opens the preview under the row clicked, in sight and focused, at the default window size', async () => {
+    const page = dash.page;
+    await page.setViewportSize({ width: 1200, height: 800 });
+    try {
+      await dash.open('clients');
+      const rows = page.locator(tid('client-row'));
+      await rows.first().waitFor();
+      const count = await rows.count();
+      expect(count).toBeGreaterThanOrEqual(15);
+      // The last row with a Connect button: far below the fold.
+      let i = count - 1;
+      while (i > 0 && (await rows.nth(i).locator(tid('client-connect')).count()) === 0) i--;
+      expect(i).toBeGreaterThanOrEqual(14);
+      const row = rows.nth(i);
+      const client = (await row.getAttribute('data-client')) ?? '';
+      const scope = (await row.getAttribute('data-scope')) ?? '';
+      await row.locator(tid('client-connect')).click();
+      const preview = page.locator(tid('client-preview', { client, scope }));
+      await preview.waitFor();
+      // Right under the row clicked.
+      expect(await preview.evaluate((el) => (el.closest('tr')?.previousElementSibling as HTMLElement | null)?.dataset.client)).toBe(client);
+      // In the window, its Write button too, and holding the focus.
+      const box = (await preview.boundingBox())!;
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.y + Math.min(box.height, 200)).toBeLessThanOrEqual(800);
+      const confirm = preview.locator(tid('client-confirm'));
+      const confirmBox = (await confirm.boundingBox())!;
+      expect(confirmBox.y + confirmBox.height).toBeLessThanOrEqual(800);
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('client-preview');
+      // Escape: closed, nothing written, the focus back on the button.
+      await page.keyboard.press('Escape');
+      await dash.gone(tid('client-preview'));
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('client-connect');
+    } finally {
+      await page.setViewportSize(viewport);
+    }
   });
 });

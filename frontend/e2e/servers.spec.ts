@@ -177,7 +177,7 @@ describe('servers', () => {
       expect(await dash.text(tid('server-held'))).toBe('0 held');
       await expect.poll(() => toolDescription(client, 'fixture__greet')).toBe(poisoned);
       // The log keeps following: the approval appears without reopening it.
-      await log.locator(tid('server-log-line', { stream: 'hub' }), { hasText: 'approved by the user: 1 tool(s) pinned' }).waitFor();
+      await log.locator(tid('server-log-line', { stream: 'hub' }), { hasText: 'approved by the user: 1 tool pinned' }).waitFor();
 
       // Disable: written to the file, the process stops, its tools leave.
       await page.locator(tid('server-disable')).click();

@@ -10,6 +10,11 @@
 // one let in, neither ever on the page), web_fetch reaches a loopback host once it is allowed,
 // InfluxDB and the RAG key reference are saved (the key itself never shown); and Start at login
 // switched by another window (as the tray does) shows here without a reload.
+// The third: the view's sections are links (#settings/policy opens on the policy, focused); there
+// is one Save, in a bar that names the sections changed and shows the diff each would write
+// before anything is (the one written is the one shown), the navigation marks them, Discard puts
+// the file's values back, and a look at another tab loses nothing; a rule's tool field offers the hub's tools and an upstream server's
+// (server__tool); a saved policy is logged once as reloaded in the hub log.
 // A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
 // docs/settings-view.png (a test run never changes tracked files).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +25,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { api, tid, useDashboard } from './fixtures';
 import { McpClient } from './mcp-client';
-import { artifactsDir, repoDir } from './settings';
+import { artifactsDir, repoDir, viewport } from './settings';
 import { canConnect, freePort, Switchboard } from './stack';
 
 let sb: Switchboard;
@@ -82,8 +87,15 @@ describe('settings', () => {
     await dash.open('settings');
     expect(await dash.text(tid('settings-path'))).toBe(configFile);
     const section = (name: string) => page.locator(tid('settings-section', { section: name }));
+    // The one Save (the bar at the bottom), which names the section changed, then shows the diff
+    // it would write (nothing written yet), then writes it.
     const saveAndWait = async (name: string) => {
-      await section(name).locator(tid('settings-save')).click();
+      expect((await page.locator(tid('settings-save-bar')).getAttribute('data-changed'))?.split(',')).toContain(name);
+      const before = readFileSync(configFile, 'utf8');
+      await page.locator(tid('settings-review-open')).click();
+      await page.locator(tid('settings-review-section', { section: name, refused: 'false' })).waitFor();
+      expect(readFileSync(configFile, 'utf8')).toBe(before);
+      await page.locator(tid('settings-save')).click();
       await section(name).locator(tid('settings-saved')).waitFor();
     };
     const client = await McpClient.connect({ path: sb.info!.socket }, { name: 'e2e-settings', version: '1' });
@@ -96,7 +108,9 @@ describe('settings', () => {
       expect(await tcp.getAttribute('data-running')).toBe('false');
       await tcp.locator(tid('settings-transport-enabled')).check();
       await tcp.locator(tid('settings-transport-addr')).fill('localhost');
-      await section('transports').locator(tid('settings-save')).click();
+      await page.locator(tid('settings-review-open')).click();
+      await page.locator(tid('settings-review-section', { section: 'transports', refused: 'true' })).waitFor();
+      expect(await page.locator(tid('settings-save')).isDisabled()).toBe(true);
       await tcp.locator(tid('settings-field-error', { field: 'tcp.addr' })).waitFor();
       expect(await tcp.locator(tid('settings-field-error')).textContent()).toContain('"localhost" is not host:port');
       expect(readFileSync(configFile, 'utf8')).toBe(original);
@@ -207,8 +221,15 @@ describe('settings: security, web fetch, backends, start at login', () => {
     const page = dash.page;
     await dash.open('settings');
     const section = (name: string) => page.locator(tid('settings-section', { section: name }));
+    // The one Save (the bar at the bottom), which names the section changed, then shows the diff
+    // it would write (nothing written yet), then writes it.
     const saveAndWait = async (name: string) => {
-      await section(name).locator(tid('settings-save')).click();
+      expect((await page.locator(tid('settings-save-bar')).getAttribute('data-changed'))?.split(',')).toContain(name);
+      const before = readFileSync(configFile, 'utf8');
+      await page.locator(tid('settings-review-open')).click();
+      await page.locator(tid('settings-review-section', { section: name, refused: 'false' })).waitFor();
+      expect(readFileSync(configFile, 'utf8')).toBe(before);
+      await page.locator(tid('settings-save')).click();
       await section(name).locator(tid('settings-saved')).waitFor();
     };
     const tokenFile = path.join(home, '.config', 'switchboard', 'token');
@@ -223,7 +244,7 @@ describe('settings: security, web fetch, backends, start at login', () => {
     const before = readFileSync(configFile, 'utf8');
     await page.locator(tid('settings-security-require-token')).check();
     await page.locator(tid('settings-security-origins')).fill('http://localhost:6274/');
-    await section('security').locator(tid('settings-save')).click();
+    await page.locator(tid('settings-review-open')).click();
     const originError = section('security').locator(tid('settings-field-error', { field: 'http.allowed_origins' }));
     await originError.waitFor();
     expect(await originError.textContent()).toContain('has a path');
@@ -275,7 +296,9 @@ describe('settings: security, web fetch, backends, start at login', () => {
     expect(await page.locator(tid('settings-pending', { section: 'ml' })).count()).toBe(0);
     await page.locator(tid('settings-rag-key-mode')).selectOption('reference');
     await page.locator(tid('settings-rag-key-ref')).fill('${QDRANT_API_KEY}');
-    await page.locator(tid('settings-rag-key-save')).click();
+    await page.locator(tid('settings-review-open')).click();
+    await page.locator(tid('settings-review-section', { section: 'ragkey' })).waitFor();
+    await page.locator(tid('settings-save')).click();
     await page.locator(tid('settings-rag-key', { state: 'env' })).waitFor();
     expect(await page.locator(tid('settings-rag-key-state')).textContent()).toContain('QDRANT_API_KEY');
     expect(await page.locator(tid('settings-saved', { section: 'ragkey' })).getAttribute('data-applies')).toBe('now');
@@ -306,5 +329,89 @@ describe('settings: security, web fetch, backends, start at login', () => {
     expect(written).toContain('api_key = "${QDRANT_API_KEY}"');
     for (const t of [oldToken, newToken]) expect(written).not.toContain(t);
     expect(await page.locator(tid('control-error')).count()).toBe(0);
+  });
+});
+
+describe('settings: navigation, one save, tool names', () => {
+  it('links to each section, has one Save naming what changed, offers tool names in a rule, and logs a policy reload once', async () => {
+    const page = dash.page;
+    await page.setViewportSize({ width: 1200, height: 800 });
+    // An upstream server: its tools (quarantined ones too) are offered as server__tool.
+    const fixture = path.join(repoDir, 'test', 'node', 'upstream-fixture.mjs');
+    await api(sb.info!, 'POST', '/api/servers', { name: 'fixture', command: 'node', args: [fixture] });
+    try {
+      // A deep link: the section's title in the window, with the focus.
+      await dash.open('settings/policy');
+      const title = page.locator('#settings-policy');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('settings-policy');
+      const box = (await title.boundingBox())!;
+      expect(box.y).toBeGreaterThan(0);
+      expect(box.y).toBeLessThan(300);
+      const nav = page.locator(tid('settings-nav'));
+      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(10);
+      expect(await nav.locator(tid('settings-nav-link', { section: 'policy' })).getAttribute('aria-current')).toBe('location');
+      // The navigation: Web fetch's link brings it into sight, and into the address bar.
+      await nav.locator(tid('settings-nav-link', { section: 'web' })).click();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('settings-web');
+      expect(new URL(page.url()).hash).toBe('#settings/web');
+      const web = (await page.locator('#settings-web').boundingBox())!;
+      expect(web.y).toBeGreaterThan(0);
+      expect(web.y).toBeLessThan(800);
+
+      // One way to save for the whole view, in sight wherever the page is scrolled; nothing to save yet.
+      expect(await page.locator('main button', { hasText: /^\s*(Save|Review changes)/ }).count()).toBe(1);
+      const review = page.locator(tid('settings-review-open'));
+      expect(await review.isDisabled()).toBe(true);
+      const bar = (await page.locator(tid('settings-save-bar')).boundingBox())!;
+      expect(bar.y + bar.height).toBeLessThanOrEqual(800);
+
+      // A rule's tool field offers the hub's tools and the server's.
+      const rule = page.locator(tid('settings-rule')).first();
+      const list = await rule.locator(tid('settings-rule-tool')).getAttribute('list');
+      expect(list).toBeTruthy();
+      await expect
+        .poll(() => page.locator(`datalist#${list} option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)))
+        .toEqual(expect.arrayContaining(['exec', 'file_read', 'git_status', 'fixture__greet', 'fixture__*']));
+      expect(await page.locator(tid('settings-test-tool')).getAttribute('list')).toBe(list);
+
+      // A change: named by the bar and marked in the navigation; Discard puts the file's value back.
+      const timeout = page.locator(tid('settings-policy-timeout'));
+      const was = await timeout.inputValue();
+      await timeout.fill('45s');
+      await page.locator(tid('settings-save-bar', { changed: 'policy' })).waitFor();
+      expect(await nav.locator(tid('settings-nav-link', { section: 'policy' })).getAttribute('data-unsaved')).toBe('true');
+      expect(await page.locator(tid('settings-save-status')).textContent()).toContain('Policy and roots');
+      // A look at another tab loses nothing.
+      await page.locator(tid('tab-overview')).click();
+      await page.locator('main[data-view="overview"]').waitFor();
+      await page.locator(tid('tab-settings')).click();
+      await page.locator(tid('settings-save-bar', { changed: 'policy' })).waitFor();
+      expect(await timeout.inputValue()).toBe('45s');
+      await page.locator(tid('settings-discard')).click();
+      await page.locator(tid('settings-save-bar', { changed: '' })).waitFor();
+      expect(await timeout.inputValue()).toBe(was);
+
+      // Saved: the policy reload is logged once.
+      const reloads = async () =>
+        (await api<{ records: { msg: string }[] }>(sb.info!, 'GET', '/api/hublog?limit=1000')).records.filter((r) => r.msg === 'policy: reloaded').length;
+      const before = await reloads();
+      await timeout.fill('45s');
+      // Reviewed first: the diff shown, the focus on it, nothing written (no reload); then saved.
+      await review.click();
+      const shown = (await page.locator(tid('settings-review-section', { section: 'policy' })).locator(tid('settings-review-diff')).textContent()) ?? '';
+      expect(shown).toContain('+ask_timeout = "45s"');
+      expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('settings-review');
+      expect(await reloads()).toBe(before);
+      await page.locator(tid('settings-save')).click();
+      await page.locator(tid('settings-saved', { section: 'policy' })).waitFor();
+      // The diff written is the one shown.
+      expect(await page.locator(tid('settings-saved', { section: 'policy' })).locator(tid('settings-diff')).textContent()).toBe(shown);
+      await expect.poll(reloads).toBe(before + 1);
+      await new Promise((r) => setTimeout(r, 1500)); // the config watcher reads the file back
+      expect(await reloads()).toBe(before + 1);
+    } finally {
+      await api(sb.info!, 'DELETE', '/api/servers/fixture');
+      await page.setViewportSize(viewport);
+    }
   });
 });

@@ -98,6 +98,11 @@ function fakeControl(overrides: Partial<Control> = {}) {
     addServer: rec('addServer', { path: '', diff: '', servers: [] }),
     removeServer: rec('removeServer', { path: '', diff: '', servers: [] }),
     settings: rec('settings', SETTINGS),
+    // Each section given previews as a one-line diff (the hub's checks are in the save mocks).
+    previewSettings: async (input) => {
+      calls.push(['previewSettings', input]);
+      return { path: SETTINGS.path, sections: Object.keys(input).map((section) => ({ section, diff: `+${section}\n`, applies: 'now' })) };
+    },
     saveTransports: rec('saveTransports', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
     saveToolsets: rec('saveToolsets', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
     saveWorkspace: rec('saveWorkspace', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
@@ -165,6 +170,13 @@ function click(id: string) {
   if (!el) throw new Error(`no element with data-testid=${id}`);
   el.click();
   flushSync();
+}
+
+/** The Settings view's Save: Review changes…, then Save once the review shows (disabled when it found a refusal). */
+async function saveSettings() {
+  click('settings-review-open');
+  await vi.waitFor(() => expect($('settings-review')).not.toBeNull());
+  click('settings-save');
 }
 
 describe('App', () => {
@@ -1111,7 +1123,7 @@ describe('App', () => {
     const calls: unknown[][] = [];
     const changed = (applies: string, diff: string) => ({ path: SETTINGS.path, diff, applies, note: applies === 'now' ? 'In force now.' : 'restart', settings: SETTINGS });
     let policyTries = 0;
-    await start({
+    const { calls: controlCalls } = await start({
       saveTransports: async (t) => {
         calls.push(['saveTransports', t]);
         return changed('now', '--- a\n+++ b\n@@ -1 +1 @@\n-enabled = false\n+enabled = true\n');
@@ -1157,7 +1169,27 @@ describe('App', () => {
     const tcp = document.querySelector('[data-testid="settings-transport"][data-name="tcp"]') as HTMLElement;
     (tcp.querySelector('[data-testid="settings-transport-enabled"]') as HTMLInputElement).click();
     type(tcp.querySelector('[data-testid="settings-transport-addr"]') as HTMLElement, '127.0.0.1:9200');
-    inSection('transports', 'settings-save').click();
+    // The review first: the diff each changed section would write, nothing saved yet, the focus on it.
+    expect($('settings-save-bar')?.dataset.changed).toBe('transports');
+    click('settings-review-open');
+    await vi.waitFor(() => expect($$('settings-review-section').map((e) => e.dataset.section)).toEqual(['transports']));
+    expect($('settings-review-diff')?.textContent).toContain('+transports');
+    expect(document.activeElement).toBe($('settings-review'));
+    expect(calls.filter((c) => c[0] === 'saveTransports')).toHaveLength(0);
+    expect(controlCalls.filter((c) => c[0] === 'previewSettings').at(-1)?.[1]).toEqual({
+      transports: [
+        { name: 'unix', enabled: true, addr: '/run/sb/mcp.sock' },
+        { name: 'tcp', enabled: true, addr: '127.0.0.1:9200' },
+        { name: 'http', enabled: false, addr: '127.0.0.1:9101' },
+      ],
+    });
+    // An edit puts the review away: it no longer shows what would be written.
+    type(tcp.querySelector('[data-testid="settings-transport-addr"]') as HTMLElement, '127.0.0.1:9201');
+    expect($('settings-review')).toBeNull();
+    // Typed back as reviewed, the review shows again.
+    type(tcp.querySelector('[data-testid="settings-transport-addr"]') as HTMLElement, '127.0.0.1:9200');
+    expect($('settings-review')).not.toBeNull();
+    click('settings-save');
     await vi.waitFor(() => expect(inSection('transports', 'settings-saved')?.dataset.applies).toBe('now'));
     expect(inSection('transports', 'settings-saved-text').textContent).toBe(`Saved to ${SETTINGS.path} and in force now.`);
     expect(inSection('transports', 'settings-diff').querySelectorAll('.add')).toHaveLength(1);
@@ -1173,7 +1205,7 @@ describe('App', () => {
     // Toolsets: process off.
     (document.querySelector('[data-testid="settings-toolset"][data-name="process"] input') as HTMLInputElement).click();
     flushSync();
-    inSection('toolsets', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(inSection('toolsets', 'settings-saved')).not.toBeNull());
     expect(calls.at(-1)).toEqual(['saveToolsets', ['files']]);
 
@@ -1220,18 +1252,18 @@ describe('App', () => {
     ]);
 
     // A refused save: each error next to what it names; nothing reported as saved.
-    inSection('policy', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect($$('settings-field-error').map((e) => e.dataset.field)).toEqual(['policy.rules[3]', 'roots.allow']));
     expect(rules()[2].querySelector('[data-testid="settings-field-error"]')?.textContent).toContain('"exec[" has an unclosed [');
     expect(inSection('policy', 'settings-saved')).toBeNull();
-    inSection('policy', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(inSection('policy', 'settings-saved')).not.toBeNull());
     expect($$('settings-field-error')).toHaveLength(0);
 
     // RAG: in force at once, and says so.
     expect(document.querySelector('[data-testid="settings-section"][data-section="rag"] .head')?.textContent).toContain('applies now');
     type($('settings-rag-url')!, 'localhost:6334');
-    inSection('rag', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(inSection('rag', 'settings-saved')?.dataset.applies).toBe('now'));
     expect(inSection('rag', 'settings-saved-text').textContent).toContain('in force now');
     expect((calls.at(-1) as [string, { url: string }])[1].url).toBe('localhost:6334');
@@ -1290,10 +1322,10 @@ describe('App', () => {
     // Security: a wildcard refused next to the origins; then saved.
     (inSection('security', 'settings-security-require-token') as HTMLInputElement).click();
     type(inSection('security', 'settings-security-origins'), '*');
-    inSection('security', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(section('security').querySelector('[data-testid="settings-field-error"]')?.getAttribute('data-field')).toBe('http.allowed_origins'));
     type(inSection('security', 'settings-security-origins'), 'http://localhost:6274\n');
-    inSection('security', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(inSection('security', 'settings-saved')?.dataset.applies).toBe('now'));
     expect(calls.filter((c) => c[0] === 'saveSecurity').at(-1)).toEqual(['saveSecurity', { tcpRequireToken: true, httpAllowedOrigins: ['http://localhost:6274'] }]);
 
@@ -1314,14 +1346,14 @@ describe('App', () => {
     // Web fetch: one entry per line, the timeout trimmed.
     type($('settings-web-allow')!, 'intranet.example\n 10.0.0.0/8 \n');
     type($('settings-web-timeout')!, ' 90s ');
-    inSection('web', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(inSection('web', 'settings-saved')).not.toBeNull());
     expect(calls.filter((c) => c[0] === 'saveWeb')).toEqual([['saveWeb', { allow: ['intranet.example', '10.0.0.0/8'], timeout: '90s' }]]);
 
     // ml_status's InfluxDB.
     type($('settings-ml-influx-url')!, 'http://127.0.0.1:8086');
     type($('settings-ml-influx-db')!, 'training');
-    inSection('ml', 'settings-save').click();
+    await saveSettings();
     await vi.waitFor(() => expect(inSection('ml', 'settings-saved')).not.toBeNull());
     expect(calls.filter((c) => c[0] === 'saveML').at(-1)).toMatchObject(['saveML', { influxUrl: 'http://127.0.0.1:8086', influxDb: 'training' }]);
 
@@ -1331,11 +1363,11 @@ describe('App', () => {
     mode.value = 'store';
     mode.dispatchEvent(new Event('change', { bubbles: true }));
     flushSync();
-    click('settings-rag-key-save');
+    await saveSettings();
     expect(section('rag').querySelector('[data-field="rag.api_key"]')?.textContent).toContain('paste the key');
     expect(calls.filter((c) => c[0] === 'setRAGAPIKey')).toHaveLength(0);
     type($('settings-rag-key-value')!, 'k-123');
-    click('settings-rag-key-save');
+    await saveSettings();
     await vi.waitFor(() => expect(calls.filter((c) => c[0] === 'setRAGAPIKey')).toEqual([['setRAGAPIKey', { action: 'store', name: 'rag-api-key', value: 'k-123' }]]));
     await vi.waitFor(() => expect($('settings-rag-key-value')).toBeNull());
     expect(document.body.innerHTML).not.toContain('k-123');

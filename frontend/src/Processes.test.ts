@@ -80,6 +80,7 @@ async function start(hash = '#processes') {
     addServer: rec1('addServer'),
     removeServer: rec1('removeServer'),
     settings: rec1('settings'),
+    previewSettings: rec1('previewSettings'),
     saveTransports: rec1('saveTransports'),
     saveToolsets: rec1('saveToolsets'),
     saveWorkspace: rec1('saveWorkspace'),

@@ -464,7 +464,11 @@ func (m *Manager) Approve(ctx context.Context, name string, tools ...string) (St
 		return Status{}, err
 	}
 	s.catVer.Add(1)
-	s.log.add("hub", fmt.Sprintf("approved by the user: %d tool(s) pinned", len(pins)))
+	pinned := "1 tool"
+	if len(pins) != 1 {
+		pinned = fmt.Sprintf("%d tools", len(pins))
+	}
+	s.log.add("hub", "approved by the user: "+pinned+" pinned")
 	m.notify(name)
 	return s.status(m.approvals), nil
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientActions, clientRows, clientStateTone, confirmLabel, connectedCount, diffLines, previewTitle } from './clients';
-import type { ClientList } from './types';
+import { clientActions, clientRows, clientStateTone, confirmLabel, connectedCount, diffLines, openRowKey, previewTitle } from './clients';
+import type { ClientChange, ClientList } from './types';
 
 const list: ClientList = {
   project: '/home/u/proj',
@@ -86,5 +86,14 @@ describe('labels', () => {
     expect(previewTitle({ action: 'disconnect', display: '', client: 'zed', scope: 'user' })).toBe('Disconnect zed (user scope)');
     expect(confirmLabel({ action: 'connect', path: '/x' })).toBe('Write and connect');
     expect(confirmLabel({ action: 'disconnect', path: '/x' })).toBe('Write and disconnect');
+  });
+});
+
+describe('openRowKey', () => {
+  const change = (client: string, scope: string) => ({ client, scope }) as ClientChange;
+  it('is the preview row, else the result row, else none', () => {
+    expect(openRowKey(change('cursor', 'project'), change('zed', 'user'))).toBe('cursor/project');
+    expect(openRowKey(null, change('zed', 'user'))).toBe('zed/user');
+    expect(openRowKey(null, null)).toBe('');
   });
 });

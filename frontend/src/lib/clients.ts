@@ -124,3 +124,9 @@ export function previewTitle(change: Pick<ClientChange, 'action' | 'display' | '
   const verb = change.action === 'connect' ? 'Connect' : 'Disconnect';
   return `${verb} ${change.display || change.client} (${change.scope} scope)`;
 }
+
+/** The key of the row whose panel is open: the preview's, else the last result's; '' when none. */
+export function openRowKey(preview: ClientChange | null, result: ClientChange | null): string {
+  const c = preview ?? result;
+  return c ? clientKey(c.client, c.scope) : '';
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countOf, formatAgo, formatClock, formatCountdown, formatDurationMs, formatGoDuration, formatHourMinute, parseTime, processDuration, splitArgs, statusTone } from './format';
+import { addressParts, countOf, formatAgo, formatClock, formatCountdown, formatDurationMs, formatGoDuration, formatHourMinute, parseTime, processDuration, splitArgs, statusTone } from './format';
 
 describe('splitArgs', () => {
   it.each([
@@ -82,5 +82,18 @@ describe('countOf', () => {
     expect(countOf(2, 'tool')).toBe('2 tools');
     expect(countOf(1, 'entry', 'entries')).toBe('1 entry');
     expect(countOf(3, 'entry', 'entries')).toBe('3 entries');
+  });
+});
+
+describe('addressParts', () => {
+  it('splits after each run of separators, keeping every character', () => {
+    expect(addressParts('/tmp/sb-e2e-x/run/mcp.sock')).toEqual(['/', 'tmp/', 'sb-e2e-x/', 'run/', 'mcp.', 'sock']);
+    expect(addressParts('unix:///run/user/1000/mcp.sock')).toEqual(['unix:///', 'run/', 'user/', '1000/', 'mcp.', 'sock']);
+    expect(addressParts('ws://127.0.0.1:35717/ws')).toEqual(['ws://', '127.', '0.', '0.', '1:', '35717/', 'ws']);
+    expect(addressParts('node /work/fixture.mjs').join('')).toBe('node /work/fixture.mjs');
+  });
+  it('leaves an address without separators whole', () => {
+    expect(addressParts('localhost')).toEqual(['localhost']);
+    expect(addressParts('')).toEqual([]);
   });
 });

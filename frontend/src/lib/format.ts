@@ -168,3 +168,12 @@ export function processDuration(p: Pick<ProcessInfo, 'status' | 'startedAt' | 'd
 export function countOf(n: number, singular: string, plural = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : plural}`;
 }
+
+/**
+ * addressParts splits an address (a path, a URL, a socket, host:port) after each run of
+ * separators (/, :, ., ?, &, =, _), the places it may wrap at: "/tmp/a.sock" → ["/", "tmp/",
+ * "a.", "sock"]. Joined, the parts are the address again.
+ */
+export function addressParts(address: string): string[] {
+  return address.match(/[^/:.?&=_]*[/:.?&=_]+|[^/:.?&=_]+$/g) ?? [];
+}

@@ -163,6 +163,11 @@ export type ProjectChange = app.ProjectChange;
 export type Settings = app.Settings;
 /** The answer of every save: the file, its diff, when it applies ("now" or "next start"), the settings after it. */
 export type SettingsChange = app.SettingsChange;
+/** POST /api/settings/preview's body: the sections changed, each as its save takes it. */
+export type SettingsInput = app.SettingsInput;
+/** The review before a save: per section, the diff its save would make, or why it would be refused. */
+export type SettingsPreview = app.SettingsPreview;
+export type SettingsSectionPreview = app.SectionPreview;
 export type SettingsTransport = app.TransportSetting;
 export type SettingsTransportInput = app.TransportInput;
 export type SettingsToolsetChoice = app.ToolsetChoice;

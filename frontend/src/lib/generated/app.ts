@@ -458,6 +458,45 @@ export interface SettingsChange {
 export const ActionAutostartSet = "autostart_set";
 
 //////////
+// source: controller_settings_preview.go
+
+/**
+ * SettingsInput is what the Settings view changed: each section as its own save takes it; a
+ * section left out is not changed.
+ */
+export interface SettingsInput {
+  transports?: TransportInput[];
+  security?: SecurityInput;
+  toolsets?: string[];
+  workspace?: string;
+  policy?: PolicyInput;
+  web?: WebInput;
+  ml?: MLInput;
+  rag?: RAGSettings;
+}
+/**
+ * SettingsPreview is PreviewSettings' answer: the config file and, per section given, in the
+ * Settings view's order, what its save would do.
+ */
+export interface SettingsPreview {
+  path: string;
+  sections: SectionPreview[];
+}
+/**
+ * SectionPreview is one section's save, not made: the file's diff ("" when the file already says
+ * this) and when it would take effect, or the error its save would answer with.
+ */
+export interface SectionPreview {
+  section: string;
+  diff: string;
+  /**
+   * Applies is "now" or "next start", as the save's answer would say.
+   */
+  applies?: string;
+  error?: string;
+}
+
+//////////
 // source: controller_settings_security.go
 
 /**

@@ -74,6 +74,8 @@ export interface Controls {
   removeServer(name: string): Promise<app.ServerChange>;
   /** Reads the config file's settings and the running hub's state (the Settings view). */
   settings(): Promise<app.Settings>;
+  /** Answers, per section given, the config file's diff its save would make or why it would be refused; nothing is written or applied. */
+  previewSettings(settings: app.SettingsInput): Promise<app.SettingsPreview>;
   /** Saves which transports start and where they listen, and switches them now. */
   saveTransports(transports: app.TransportInput[]): Promise<app.SettingsChange>;
   /** Saves the served toolsets and switches them now. */
@@ -141,6 +143,7 @@ export interface WailsApp {
   AddServer(spec: upstream.Spec): Promise<app.ServerChange>;
   RemoveServer(name: string): Promise<app.ServerChange>;
   Settings(): Promise<app.Settings>;
+  PreviewSettings(settings: app.SettingsInput): Promise<app.SettingsPreview>;
   SaveTransports(transports: app.TransportInput[]): Promise<app.SettingsChange>;
   SaveToolsets(toolsets: string[]): Promise<app.SettingsChange>;
   SaveWorkspace(workspace: string): Promise<app.SettingsChange>;
@@ -280,6 +283,10 @@ export abstract class WailsControls implements Controls {
 
   settings(): Promise<app.Settings> {
     return this.call<app.Settings>('read settings', () => this.bindings.Settings());
+  }
+
+  previewSettings(settings: app.SettingsInput): Promise<app.SettingsPreview> {
+    return this.call<app.SettingsPreview>('review the changes', () => this.bindings.PreviewSettings(settings));
   }
 
   saveTransports(transports: app.TransportInput[]): Promise<app.SettingsChange> {
@@ -469,6 +476,10 @@ export abstract class HttpControls implements Controls {
 
   settings(): Promise<app.Settings> {
     return this.request<app.Settings>('read settings', 'GET', 'api/settings');
+  }
+
+  previewSettings(settings: app.SettingsInput): Promise<app.SettingsPreview> {
+    return this.request<app.SettingsPreview>('review the changes', 'POST', 'api/settings/preview', settings);
   }
 
   saveTransports(transports: app.TransportInput[]): Promise<app.SettingsChange> {

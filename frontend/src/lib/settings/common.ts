@@ -14,7 +14,7 @@ export type Section = (typeof SECTIONS)[number];
 export type Target = Section | 'ragkey';
 
 /** Where errors are kept: a save's target, the policy test, or a token's regeneration. */
-export type ErrorKey = Target | 'test' | 'token';
+export type ErrorKey = Target | 'test' | 'token' | 'review';
 
 export const SECTION_TITLES: Record<Section, string> = {
   transports: 'Transports',

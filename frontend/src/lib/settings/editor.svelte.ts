@@ -1,11 +1,15 @@
-// The Settings view's state: the settings as last read, one form per section, and each section's
-// save with its errors and confirmation. Each section saves on its own: the hub checks the values
-// (an error names the key, next to its field, and nothing is written), writes the file keeping its
-// comments and order, and applies what it can at once. After a save only that section's form is
-// refilled from the file, so what is being edited in the others stays; Reload refills them all.
+// The Settings view's state: the settings as last read, one form per section, what is changed and
+// not saved yet, the review of those changes (each section's diff before anything is written) and
+// the save with its errors and confirmations. One Save writes every changed section, each through
+// its own call: the hub checks the values (an error names the key, next to
+// its field, and nothing of that section is written), writes the file keeping its comments and
+// order, and applies what it can at once; the other sections are saved all the same. After a save
+// only that section's form is refilled from the file, so a refused one keeps what was typed;
+// Discard and Reload refill them all.
 
 import type { Controls } from '../generated/control';
-import type { Settings, SettingsChange, SettingsPolicyDecision, SettingsRAG, SettingsTokenRegenerated } from '../types';
+import type { Settings, SettingsChange, SettingsInput, SettingsPolicyDecision, SettingsPreview, SettingsRAG, SettingsSectionPreview, SettingsTokenRegenerated } from '../types';
+import { changedSections, ragChanged, ragKeyChanged, type SavedSection } from './changes';
 import type { ErrorKey, Target } from './common';
 import { fieldErrors, messageOf, saveErrors, type SaveErrors } from './errors';
 import { mlForm, mlInput, emptyMLForm, type MLForm } from './ml';
@@ -21,6 +25,7 @@ import { workspaceForm, workspaceInput } from './workspace';
 export type SettingsControl = Pick<
   Controls,
   | 'settings'
+  | 'previewSettings'
   | 'saveTransports'
   | 'saveToolsets'
   | 'saveWorkspace'
@@ -62,7 +67,23 @@ export class SettingsEditor {
   /** The last token regenerated here (its value is never shown). */
   tokenDone: SettingsTokenRegenerated | null = $state(null);
 
+  /** The review of the changes as they were when it was asked for (see reviewed). */
+  review: SettingsPreview | null = $state(null);
+  private reviewedForms = '';
+
+  /** What the last Save did: the sections written and those the hub refused. */
+  outcome: { saved: SavedSection[]; refused: SavedSection[] } | null = $state(null);
+
+
   constructor(private readonly control: SettingsControl) {}
+
+  /**
+   * The sections changed here and not saved yet, in the view's order. A getter, not a $derived:
+   * the editor outlives the view that created it (settingsEditor), and a derived would go with it.
+   */
+  get changed(): SavedSection[] {
+    return changedSections(this, this.settings);
+  }
 
   fill(s: Settings, only?: Target) {
     if (!only || only === 'transports') this.transports = transportsForm(s);
@@ -75,6 +96,15 @@ export class SettingsEditor {
     if (!only || only === 'web') this.web = webForm(s);
     // Refilled after its own save only: a key typed and stored is not kept in the page.
     if (!only || only === 'ragkey') this.ragKey = ragKeyForm(s);
+  }
+
+  /**
+   * Reads the settings when the view opens, and refills the forms, unless they hold unsaved
+   * changes: those stay as typed, against the settings they were typed over (Reload reads again).
+   */
+  async open() {
+    if (this.settings && this.changed.length) return;
+    await this.load();
   }
 
   /** Reads the settings and refills every form (Reload). */
@@ -108,6 +138,162 @@ export class SettingsEditor {
     } finally {
       this.busy = '';
     }
+  }
+
+  /** The forms as they stand, to tell whether the review still shows them. */
+  private formsKey(): string {
+    const { transports, security, toolsets, workspace, policy, web, ml, rag, ragKey } = this;
+    return JSON.stringify({ transports, security, toolsets, workspace, policy, web, ml, rag, ragKey });
+  }
+
+  /** The review, while the forms are still what it shows (any edit since puts it away). */
+  get reviewed(): SettingsPreview | null {
+    return this.review && this.reviewedForms === this.formsKey() ? this.review : null;
+  }
+
+  /** Whether the review found a section that would be refused (its error is beside its fields). */
+  get reviewRefused(): boolean {
+    return (this.reviewed?.sections ?? []).some((s) => s.error);
+  }
+
+  /**
+   * Asks the hub for each changed section's diff before anything is written (its checks run
+   * too: a refusal is placed next to its field). The RAG key is not shown, only said to change.
+   */
+  reviewChanges = async () => {
+    const todo = this.changed;
+    if (!todo.length || !this.settings) return;
+    this.review = null;
+    this.outcome = null;
+    const input: SettingsInput = {};
+    /** Sections refused here, before asking the hub (a rule's arguments, the RAG key). */
+    const refused: SettingsSectionPreview[] = [];
+    const errors: typeof this.errors = { ...this.errors };
+    for (const section of todo) errors[section] = undefined;
+    errors.ragkey = undefined;
+    for (const section of todo) {
+      switch (section) {
+        case 'transports':
+          input.transports = transportsInput(this.transports);
+          break;
+        case 'security':
+          input.security = securityInput(this.security);
+          break;
+        case 'toolsets':
+          input.toolsets = toolsetsInput(this.toolsets, toolsetsOrder(this.settings));
+          break;
+        case 'workspace':
+          input.workspace = workspaceInput(this.workspace);
+          break;
+        case 'policy': {
+          const built = policyInput(this.policy);
+          if ('error' in built) {
+            errors.policy = fieldErrors(built.error);
+            refused.push({ section, diff: '', error: built.error.text });
+          } else input.policy = built.value;
+          break;
+        }
+        case 'web':
+          input.web = webInput(this.web);
+          break;
+        case 'ml':
+          input.ml = mlInput(this.ml);
+          break;
+        case 'rag': {
+          if (ragChanged(this, this.settings)) input.rag = this.rag;
+          const key = ragKeyChanged(this) ? ragKeyInput(this.ragKey) : null;
+          if (key && 'error' in key) {
+            errors.ragkey = fieldErrors(key.error);
+            refused.push({ section, diff: '', error: key.error.text });
+          }
+          break;
+        }
+      }
+    }
+    const key = this.formsKey();
+    this.busy = 'review';
+    try {
+      const review = await this.control.previewSettings(input);
+      for (const s of review.sections) {
+        if (s.error) errors[s.section as SavedSection] = saveErrors(s.error);
+      }
+      this.errors = errors;
+      // One entry per section, in the view's order; a section refused here has no diff to show.
+      const bySection = new Map([...review.sections, ...refused].map((x) => [x.section, x]));
+      this.review = { ...review, sections: todo.flatMap((x) => bySection.get(x) ?? []) };
+      this.reviewedForms = key;
+    } catch (err) {
+      this.errors = { ...errors, review: saveErrors(messageOf(err)) };
+    } finally {
+      this.busy = '';
+    }
+  };
+
+  /** Back to editing: the review is put away. */
+  closeReview = () => {
+    this.review = null;
+  };
+
+  /**
+   * Saves every changed section, in the view's order. A section the hub refuses keeps its errors
+   * beside its fields and what was typed; the others are written all the same.
+   */
+  saveAll = async () => {
+    const todo = this.changed;
+    if (!todo.length) return;
+    this.saved = {};
+    this.outcome = null;
+    this.review = null;
+    const saved: SavedSection[] = [];
+    const refused: SavedSection[] = [];
+    for (const section of todo) {
+      (await this.saveSection(section) ? saved : refused).push(section);
+    }
+    this.outcome = { saved, refused };
+  };
+
+  /** Puts back what the file says in every form (the unsaved changes are dropped). */
+  discard = () => {
+    if (!this.settings) return;
+    this.fill(this.settings);
+    this.errors = {};
+    this.outcome = null;
+    this.review = null;
+  };
+
+  /** Saves one section; true when the hub wrote it. */
+  private async saveSection(section: SavedSection): Promise<boolean> {
+    switch (section) {
+      case 'transports':
+        await this.saveTransports();
+        break;
+      case 'security':
+        await this.saveSecurity();
+        break;
+      case 'toolsets':
+        await this.saveToolsets();
+        break;
+      case 'workspace':
+        await this.saveWorkspace();
+        break;
+      case 'policy':
+        await this.savePolicy();
+        break;
+      case 'web':
+        await this.saveWeb();
+        break;
+      case 'ml':
+        await this.saveML();
+        break;
+      case 'rag': {
+        // The backend first (the key is checked against the backend in force), then the key.
+        if (this.settings && ragChanged(this, this.settings)) await this.saveRAG();
+        if (this.errors.rag) return false;
+        if (ragKeyChanged(this)) await this.saveRAGKey();
+        return !this.errors.ragkey;
+      }
+    }
+    return !this.errors[section];
   }
 
   /** Shows a problem found before sending anything next to its field. */
@@ -189,6 +375,21 @@ export class SettingsEditor {
       // Reload shows it; the switch itself reported its own errors where it was made.
     }
   }
+}
+
+const editors = new WeakMap<SettingsControl, SettingsEditor>();
+
+/**
+ * The Settings view's editor for this dashboard, kept while the app runs: what is typed and not
+ * saved yet survives a look at another tab.
+ */
+export function settingsEditor(control: SettingsControl): SettingsEditor {
+  let ed = editors.get(control);
+  if (!ed) {
+    ed = new SettingsEditor(control);
+    editors.set(control, ed);
+  }
+  return ed;
 }
 
 /** SectionProps are what every Settings section component takes: the editor and the settings. */

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SettingsEditor, type SettingsControl } from './editor.svelte';
+import { SettingsEditor, settingsEditor, type SettingsControl } from './editor.svelte';
 import { sampleSettings } from '../../test/settings';
 import type { Settings, SettingsChange } from '../types';
 
@@ -7,7 +7,7 @@ import type { Settings, SettingsChange } from '../types';
 function fakeControl(over: Partial<SettingsControl> = {}): SettingsControl {
   const missing = (name: string) => () => Promise.reject(new Error(`${name}: not expected`));
   const names: (keyof SettingsControl)[] = [
-    'settings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
+    'settings', 'previewSettings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
     'saveSecurity', 'saveWeb', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
   ];
   const c = Object.fromEntries(names.map((n) => [n, vi.fn(missing(n))])) as unknown as SettingsControl;
@@ -149,5 +149,88 @@ describe('SettingsEditor', () => {
     expect(ed.settings?.autostart.enabled).toBe(true);
     expect(ed.settings?.path).toBe('/home/u/.config/switchboard/config.toml');
     expect(ed.web.allow).toBe('typed');
+  });
+
+  it('saves every changed section, and only those, in the view order; a refused one keeps its errors and what was typed', async () => {
+    const saveTransports = vi.fn(async () => change(sampleSettings()));
+    const saveWeb = vi.fn(async () => change(sampleSettings()));
+    const savePolicy = vi.fn(async () => Promise.reject(new Error('save policy: HTTP 400: policy.rules[3]: "exec[" has an unclosed [')));
+    const { ed, control } = await loaded({ saveTransports, saveWeb, savePolicy });
+    expect(ed.changed).toEqual([]);
+    ed.web.timeout = '90s';
+    ed.transports[1].enabled = true;
+    ed.policy.rules = [...ed.policy.rules, { tool: 'exec[', args: '', client: '', action: 'deny', origin: 0 }];
+    expect(ed.changed).toEqual(['transports', 'policy', 'web']);
+    await ed.saveAll();
+    expect(saveTransports).toHaveBeenCalledTimes(1);
+    expect(savePolicy).toHaveBeenCalledTimes(1);
+    expect(saveWeb).toHaveBeenCalledTimes(1);
+    expect(control.saveToolsets).not.toHaveBeenCalled();
+    expect(ed.outcome).toEqual({ saved: ['transports', 'web'], refused: ['policy'] });
+    expect(ed.saved.transports?.diff).toBe('+x');
+    expect(ed.errors.policy?.fields).toEqual([{ field: 'policy.rules[3]', text: 'policy.rules[3]: "exec[" has an unclosed [' }]);
+    // The saved sections are clean again; the refused one still holds what was typed.
+    expect(ed.changed).toEqual(['policy']);
+    expect(ed.policy.rules.at(-1)?.tool).toBe('exec[');
+  });
+
+  it('discards every unsaved change, and their errors', async () => {
+    const { ed } = await loaded();
+    ed.workspace = '/elsewhere';
+    ed.ragKey.mode = 'remove';
+    ed.formError('policy', 'policy.default', 'bad');
+    expect(ed.changed).toEqual(['workspace', 'rag']);
+    ed.discard();
+    expect(ed.changed).toEqual([]);
+    expect(ed.errors).toEqual({});
+  });
+
+  it('is kept per dashboard: opened again, it keeps unsaved changes, and reads the file again when there are none', async () => {
+    const settings = vi.fn(async () => sampleSettings());
+    const control = fakeControl({ settings });
+    const ed = settingsEditor(control);
+    expect(settingsEditor(control)).toBe(ed);
+    expect(settingsEditor(fakeControl())).not.toBe(ed);
+    await ed.open();
+    expect(settings).toHaveBeenCalledTimes(1);
+    ed.web.timeout = '90s';
+    await ed.open(); // the tab shown again
+    expect(settings).toHaveBeenCalledTimes(1);
+    expect(ed.web.timeout).toBe('90s');
+    ed.discard();
+    await ed.open();
+    expect(settings).toHaveBeenCalledTimes(2);
+  });
+
+  it('reviews the changed sections before writing: their diffs, the refusals beside their fields, put away by an edit', async () => {
+    const previewSettings = vi.fn(async (input: object) => ({
+      path: '/c.toml',
+      sections: Object.keys(input).map((section) =>
+        section === 'web' ? { section, diff: '', error: 'web.allow: "https://x/" is a URL; write its host: x' } : { section, diff: `+${section}`, applies: 'now' },
+      ),
+    }));
+    const { ed, control } = await loaded({ previewSettings });
+    ed.transports[1].enabled = true;
+    ed.web.allow = 'https://x/';
+    ed.policy.rules = [...ed.policy.rules, { tool: 'exec', args: 'no equals sign', client: '', action: 'deny', origin: 0 }];
+    await ed.reviewChanges();
+    // Only the changed sections travel; a rule that does not parse is refused here.
+    expect(Object.keys(previewSettings.mock.calls[0][0])).toEqual(['transports', 'web']);
+    expect(ed.reviewed?.sections.map((x) => [x.section, x.diff, Boolean(x.error)])).toEqual([
+      ['transports', '+transports', false],
+      ['policy', '', true],
+      ['web', '', true],
+    ]);
+    expect(ed.reviewRefused).toBe(true);
+    expect(ed.errors.web?.fields[0].field).toBe('web.allow');
+    expect(ed.errors.policy?.fields[0].field).toBe('policy.rules[3].args');
+    expect(control.saveTransports).not.toHaveBeenCalled();
+    // Any edit puts the review away; typed back, it shows again.
+    ed.web.allow = 'x';
+    expect(ed.reviewed).toBeNull();
+    ed.web.allow = 'https://x/';
+    expect(ed.reviewed).not.toBeNull();
+    ed.discard();
+    expect(ed.reviewed).toBeNull();
   });
 });

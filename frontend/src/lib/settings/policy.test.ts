@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { move } from './common';
-import { argsText, decisionTone, newRule, parseArgs, policyFields, policyForm, policyInput, testArgs, testInput } from './policy';
+import { argsText, decisionTone, newRule, parseArgs, policyFields, policyForm, policyInput, testArgs, testInput, toolNameOptions } from './policy';
 import { sampleSettings } from '../../test/settings';
 
 describe('policy', () => {
@@ -69,5 +69,19 @@ describe('a test call', () => {
     expect(testInput(f, { tool: 'exec', args: 'rm', client: '' })).toMatchObject({ error: { field: 'args' } });
     f.rules[0].args = 'nonsense';
     expect(testInput(f, { tool: 'exec', args: 'rm', client: '' })).toMatchObject({ error: { field: 'policy.rules[1].args' } });
+  });
+});
+
+describe('toolNameOptions', () => {
+  it('offers every toolset tool, the servers tools as clients see them and a glob per server, sorted, once each', () => {
+    const toolsets = [{ tools: ['file_read', 'exec'] }, { tools: [] }, { tools: ['fixture__greet', 'exec'] }];
+    const servers = [
+      { name: 'fixture', tools: [{ exposed: 'fixture__greet' }, { exposed: 'fixture__sleep' }] },
+      { name: 'waiting', tools: null },
+    ];
+    expect(toolNameOptions(toolsets, servers)).toEqual(['exec', 'file_read', 'fixture__*', 'fixture__greet', 'fixture__sleep', 'waiting__*']);
+  });
+  it('is empty with nothing known', () => {
+    expect(toolNameOptions([], [])).toEqual([]);
   });
 });

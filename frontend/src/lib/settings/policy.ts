@@ -4,7 +4,7 @@
 
 import { lines } from './common';
 import type { FieldError } from './errors';
-import type { Settings, SettingsPolicyInput, SettingsPolicyRule, SettingsPolicyTest } from '../types';
+import type { ServerStatus, ServerTool, Settings, SettingsPolicyInput, SettingsPolicyRule, SettingsPolicyTest, ToolsetInfo } from '../types';
 
 export const ACTIONS = ['allow', 'ask', 'deny'] as const;
 
@@ -149,4 +149,22 @@ export function decisionTone(d: string): 'ok' | 'busy' | 'bad' | 'idle' {
       return 'bad';
   }
   return 'idle';
+}
+
+/**
+ * toolNameOptions are the names a rule's tool field offers: every tool of every toolset (served
+ * or not), the upstream servers' tools as clients see them (`server__tool`, quarantined ones too)
+ * and a `server__*` glob for each server; sorted, once each.
+ */
+export function toolNameOptions(
+  toolsets: readonly Pick<ToolsetInfo, 'tools'>[],
+  servers: readonly (Pick<ServerStatus, 'name'> & { tools?: Pick<ServerTool, 'exposed'>[] | null })[],
+): string[] {
+  const names = new Set<string>();
+  for (const ts of toolsets) for (const t of ts.tools ?? []) names.add(t);
+  for (const s of servers) {
+    names.add(`${s.name}__*`);
+    for (const t of s.tools ?? []) if (t.exposed) names.add(t.exposed);
+  }
+  return [...names].sort();
 }
