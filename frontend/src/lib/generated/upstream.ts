@@ -12,7 +12,7 @@ poisoning): a new server is quarantined and a new or changed tool is held until 
 approves it.
 
 The package knows nothing of the hub's clients: the mcp package puts the approved tools,
-resources and prompts on the hub's server under the hub's policy and audit (mcp/upstream.go).
+resources and prompts on the hub's server under the hub's policy and audit (mcp/proxy/upstream.go).
 */
 
 /**
