@@ -266,7 +266,16 @@ func (s *server) dead() bool {
 	}
 	select {
 	case <-s.ready:
-		return s.startErr != nil
+	default:
+		return false
+	}
+	if s.startErr != nil {
+		return true
+	}
+	// The connection ends with the process, before its group is waited for.
+	select {
+	case <-s.client.Done():
+		return true
 	default:
 		return false
 	}
