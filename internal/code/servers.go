@@ -217,6 +217,15 @@ func CheckServers(commands map[string][]string) []Check {
 	return out
 }
 
+// DefaultCommand is lang's server command line as the pool looks for it when none is configured.
+func DefaultCommand(lang string) string {
+	d, err := defFor(lang)
+	if err != nil {
+		return ""
+	}
+	return strings.Join(d.candidates[0], " ")
+}
+
 // InstallHint says how to install lang's server.
 func InstallHint(lang string) string {
 	d, err := defFor(lang)
