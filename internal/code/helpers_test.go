@@ -3,6 +3,7 @@ package code
 import (
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,7 +53,11 @@ func requireServer(t testing.TB, lang string) {
 // newTestPool is a pool for one test, closed (and checked to leave no server behind) at its end.
 func newTestPool(t testing.TB, idle time.Duration) *Pool {
 	t.Helper()
-	p := NewPool(Options{Idle: idle, SearchDirs: testSearchDirs(t), StateDir: t.TempDir()})
+	o := Options{Idle: idle, SearchDirs: testSearchDirs(t), StateDir: t.TempDir()}
+	if os.Getenv("CODE_TEST_LOG") != "" {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	p := NewPool(o)
 	t.Cleanup(func() {
 		pids := []int{}
 		for _, s := range p.Status() {

@@ -766,7 +766,7 @@ func (c *call) resolveSymbol(ctx context.Context, name, language string) (resolv
 				if rel, err := filepath.Rel(c.root, abs); err != nil || !filepath.IsLocal(rel) {
 					continue
 				}
-				if symbolMatches(si, last, qual, name) {
+				if symbolMatches(si, last, qual, name) || qual != "" && moduleMatches(c.display(abs), qual) && symbolMatches(si, last, "", name) {
 					cands = append(cands, cand{lang, si, abs})
 				}
 			}
@@ -824,6 +824,14 @@ func (c *call) resolveSymbol(ctx context.Context, name, language string) (resolv
 		return resolved{}, err
 	}
 	return resolved{s: s, uri: uri, abs: cd.abs, pos: pos}, nil
+}
+
+// moduleMatches: the qualifier names the file's module (Python's app.calc or calc for
+// app/calc.py, TypeScript's and C's file name).
+func moduleMatches(rel, qual string) bool {
+	mod := strings.TrimSuffix(rel, filepath.Ext(rel))
+	q := strings.ReplaceAll(qual, ".", "/")
+	return mod == q || strings.HasSuffix(mod, "/"+q)
 }
 
 // symbolMatches: the symbol's own name is last (servers may prefix it with its type:

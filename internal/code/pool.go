@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/lsp"
 	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/sandbox"
+	"github.com/switchboard-hub/switchboard/internal/search"
 )
 
 // DefaultIdle is how long a server nobody used lives on ([code] idle).
@@ -330,6 +332,9 @@ func (s *server) run() {
 	}
 	s.client = client
 	s.started = time.Now()
+	if def.openAll {
+		s.openAll()
+	}
 	s.pool.log.Info("code: language server started", "language", s.key.lang, "workspace", s.key.root, "pid", s.pid, "server", client.ServerName())
 	close(s.ready)
 	werr := cmd.Wait()
@@ -343,7 +348,50 @@ func (s *server) run() {
 	s.mu.Unlock()
 	if !stopping {
 		s.log.add("hub", "ended: "+s.exitText)
-		s.pool.log.Warn("code: language server ended", "language", s.key.lang, "workspace", s.key.root, "pid", s.pid, "why", s.exitText)
+		s.pool.log.Warn("code: language server ended", "language", s.key.lang, "workspace", s.key.root, "pid", s.pid, "why", s.exitText+s.log.tail(5))
+	}
+}
+
+// maxPrimeFiles bounds the files opened on a server that knows only open files.
+const maxPrimeFiles = 300
+
+// openAll opens the workspace's source files of the server's language on it.
+func (s *server) openAll() {
+	r, err := os.OpenRoot(s.key.root)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n := 0
+	mark := s.client.Mark()
+	var uris []string
+	_ = search.Walk(ctx, r, search.WalkOptions{Skip: func(rel string, isDir bool) bool {
+		return isDir && skipDir(path.Base(rel))
+	}}, func(rel string, _ *os.Root, name string, isDir bool) error {
+		if isDir || LanguageOf(name) != s.key.lang {
+			return nil
+		}
+		abs := filepath.Join(s.key.root, filepath.FromSlash(rel))
+		text, err := readDocument(s.key.root, abs)
+		if err != nil {
+			return nil
+		}
+		if _, _, err := s.client.Sync(ctx, lsp.URI(abs), languageID(s.key.lang, abs), text); err != nil {
+			return err
+		}
+		uris = append(uris, lsp.URI(abs))
+		if n++; n >= maxPrimeFiles {
+			return search.ErrStop
+		}
+		return nil
+	})
+	// A file is in the server's index once it has been built, which its first diagnostics say.
+	for _, u := range uris {
+		if !s.client.WaitDiagnostics(ctx, u, mark, 1) {
+			break
+		}
 	}
 }
 

@@ -32,6 +32,10 @@ type serverDef struct {
 	settings map[string]any
 	// initOptions are initialize's initializationOptions.
 	initOptions any
+	// openAll: the server knows only the files opened on it (clangd without a compilation
+	// database listing the sources), so every source file of the workspace (up to
+	// maxPrimeFiles) is opened when it starts, for references and renames across files.
+	openAll bool
 }
 
 var defs = []serverDef{
@@ -50,7 +54,9 @@ var defs = []serverDef{
 		exts: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
 			".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
 		install:     "npm install -g typescript-language-server@5.3.0 typescript@5.9.3, or set [code.servers] typescript = [\"/path/to/typescript-language-server\", \"--stdio\"]",
-		initOptions: map[string]any{"preferences": map[string]any{"includeCompletionsForModuleExports": false}},
+		// One tsserver: with the syntax server ("auto") requests made while the project
+		// loads are answered syntactically (a definition stops at the import).
+		initOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}},
 	},
 	{
 		lang:       Python,
@@ -69,6 +75,7 @@ var defs = []serverDef{
 		exts: map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
 			".hh": "cpp", ".hxx": "cpp"},
 		install: "apt-get install clangd, or set [code.servers] c = [\"/path/to/clangd\"]",
+		openAll: true,
 	},
 	{
 		lang:       Rust,

@@ -12,7 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"log"
 	"sync"
 	"time"
 
@@ -70,9 +70,15 @@ type diagState struct {
 func Start(ctx context.Context, rwc io.ReadWriteCloser, o Options) (*Client, error) {
 	c := &Client{opts: o, docs: map[string]*document{}, diags: map[string]diagState{}, changed: make(chan struct{}), progress: map[string]bool{}}
 	stream := jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{})
-	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle))
+	// The connection's own log would print a line on stderr each time a server exits.
+	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle),
+		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 	params := map[string]any{
-		"processId":             os.Getpid(),
+		// null, not the hub's pid: servers built on vscode-languageserver (typescript-language-
+		// server, pyright) check every 3 s that processId can be signalled and exit when it
+		// cannot, which a server confined with Landlock's signal scope (ABI 6) never can. The
+		// server ends with the hub anyway (parent-death signal, process group).
+		"processId":             nil,
 		"clientInfo":            map[string]string{"name": "switchboard"},
 		"rootUri":               URI(o.Root),
 		"rootPath":              o.Root,
