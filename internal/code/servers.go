@@ -53,7 +53,7 @@ var defs = []serverDef{
 		candidates: [][]string{{"typescript-language-server", "--stdio"}},
 		exts: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
 			".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
-		install:     "npm install -g typescript-language-server@5.3.0 typescript@5.9.3, or set [code.servers] typescript = [\"/path/to/typescript-language-server\", \"--stdio\"]",
+		install: "npm install -g typescript-language-server@5.3.0 typescript@5.9.3, or set [code.servers] typescript = [\"/path/to/typescript-language-server\", \"--stdio\"]",
 		// One tsserver: with the syntax server ("auto") requests made while the project
 		// loads are answered syntactically (a definition stops at the import).
 		initOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}},
