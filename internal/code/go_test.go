@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -321,7 +320,11 @@ func TestGoSharedKilledIdle(t *testing.T) {
 	}
 	first := st[0].PID
 
-	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+	proc, err := os.FindProcess(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(5 * time.Second); procgroup.Running(first) && time.Now().Before(deadline); {

@@ -165,7 +165,7 @@ type MarkupContent struct {
 // MarkedStrings, as one text.
 func decodeHoverContents(raw json.RawMessage) string {
 	var mc MarkupContent
-	if err := json.Unmarshal(raw, &mc); err == nil && (mc.Kind != "" || mc.Value != "") {
+	if err := json.Unmarshal(raw, &mc); err == nil && mc.Kind != "" {
 		return mc.Value
 	}
 	var s string
