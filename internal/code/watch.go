@@ -61,7 +61,7 @@ func (p *Pool) ensureWatcher(root string) {
 	w := &watcher{pool: p, root: root, fw: fw, done: make(chan struct{})}
 	p.watchers[root] = w
 	p.mu.Unlock()
-	w.addTree(root)
+	w.addTree(root, nil)
 	go w.loop()
 }
 
@@ -95,9 +95,18 @@ func (w *watcher) close() {
 	})
 }
 
-func (w *watcher) addTree(dir string) {
+// addTree watches dir and the directories beneath it. For a directory that appeared while the
+// hub watched (created), the files already in it are reported as created: they may have been
+// written before its watch was added.
+func (w *watcher) addTree(dir string, created map[string]int) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		if err != nil {
+			return nil
+		}
+		if !d.IsDir() {
+			if created != nil && d.Type().IsRegular() {
+				created[p] = lsp.FileCreated
+			}
 			return nil
 		}
 		if p != dir && skipDir(d.Name()) {
@@ -131,7 +140,10 @@ func (w *watcher) loop() {
 			case ev.Has(fsnotify.Create):
 				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 					if !skipDir(name) {
-						w.addTree(ev.Name)
+						w.addTree(ev.Name, pending)
+						if flush == nil {
+							flush = time.After(100 * time.Millisecond)
+						}
 					}
 					continue
 				}
