@@ -12,9 +12,13 @@ func codeChecks(cfg config.Config) []check {
 	var out []check
 	for _, c := range code.CheckServers(cfg.Code.Servers) {
 		ck := check{name: "lsp " + c.Language, ok: c.OK, optional: true, detail: c.Detail}
-		if c.OK {
-			ck.detail = c.Command + " (code intelligence for " + c.Language + ")"
-		} else {
+		switch {
+		case c.OK:
+			ck.detail = c.Detail + " (code intelligence for " + c.Language + ")"
+		case c.Command != "":
+			ck.detail = c.Detail + ": code intelligence for " + c.Language + " files is off"
+			ck.fix = c.Fix
+		default:
 			ck.detail = c.Language + " language server not found: code intelligence for " + c.Language + " files is off"
 			ck.fix = c.Fix
 		}

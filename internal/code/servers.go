@@ -1,6 +1,7 @@
 package code
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Language names a language the pool has a server for.
@@ -32,6 +34,9 @@ type serverDef struct {
 	settings map[string]any
 	// initOptions are initialize's initializationOptions.
 	initOptions any
+	// versionArgs make the server print its version and exit (doctor checks it runs: a
+	// rustup proxy without the component is on PATH but is no server); nil: not checked.
+	versionArgs []string
 	// openAll: the server knows only the files opened on it (clangd without a compilation
 	// database listing the sources), so every source file of the workspace (up to
 	// maxPrimeFiles) is opened when it starts, for references and renames across files.
@@ -40,17 +45,19 @@ type serverDef struct {
 
 var defs = []serverDef{
 	{
-		lang:       Go,
-		candidates: [][]string{{"gopls"}},
-		exts:       map[string]string{".go": "go"},
-		install:    "go install golang.org/x/tools/gopls@v0.23.0 (then put $(go env GOPATH)/bin on PATH), or set [code.servers] go = [\"/path/to/gopls\"]",
+		lang:        Go,
+		candidates:  [][]string{{"gopls"}},
+		versionArgs: []string{"version"},
+		exts:        map[string]string{".go": "go"},
+		install:     "go install golang.org/x/tools/gopls@v0.23.0 (then put $(go env GOPATH)/bin on PATH), or set [code.servers] go = [\"/path/to/gopls\"]",
 		// Diagnostics as soon as a change is type-checked (the default waits a second), so
 		// "diagnostics after an edit" needs no long wait.
 		settings: map[string]any{"gopls": map[string]any{"diagnosticsDelay": "50ms", "symbolScope": "workspace"}},
 	},
 	{
-		lang:       TypeScript,
-		candidates: [][]string{{"typescript-language-server", "--stdio"}},
+		lang:        TypeScript,
+		candidates:  [][]string{{"typescript-language-server", "--stdio"}},
+		versionArgs: []string{"--version"},
 		exts: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
 			".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
 		install: "npm install -g typescript-language-server@5.3.0 typescript@5.9.3, or set [code.servers] typescript = [\"/path/to/typescript-language-server\", \"--stdio\"]",
@@ -70,18 +77,20 @@ var defs = []serverDef{
 		},
 	},
 	{
-		lang:       C,
-		candidates: [][]string{{"clangd", "--background-index=false", "--log=error"}},
+		lang:        C,
+		candidates:  [][]string{{"clangd", "--background-index=false", "--log=error"}},
+		versionArgs: []string{"--version"},
 		exts: map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp",
 			".hh": "cpp", ".hxx": "cpp"},
 		install: "apt-get install clangd, or set [code.servers] c = [\"/path/to/clangd\"]",
 		openAll: true,
 	},
 	{
-		lang:       Rust,
-		candidates: [][]string{{"rust-analyzer"}},
-		exts:       map[string]string{".rs": "rust"},
-		install:    "rustup component add rust-analyzer, or set [code.servers] rust = [\"/path/to/rust-analyzer\"]",
+		lang:        Rust,
+		candidates:  [][]string{{"rust-analyzer"}},
+		versionArgs: []string{"--version"},
+		exts:        map[string]string{".rs": "rust"},
+		install:     "rustup component add rust-analyzer, or set [code.servers] rust = [\"/path/to/rust-analyzer\"]",
 	},
 }
 
@@ -219,7 +228,22 @@ func CheckServers(commands map[string][]string) []Check {
 			out = append(out, Check{Language: l, Detail: err.Error(), Fix: d.install})
 			continue
 		}
-		out = append(out, Check{Language: l, OK: true, Command: strings.Join(argv, " "), Detail: strings.Join(argv, " ")})
+		cmdline := strings.Join(argv, " ")
+		detail := cmdline
+		if len(d.versionArgs) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			b, err := exec.CommandContext(ctx, argv[0], d.versionArgs...).CombinedOutput()
+			cancel()
+			first, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+			if err != nil {
+				out = append(out, Check{Language: l, Command: cmdline, Detail: fmt.Sprintf("%s does not run (%v: %s)", argv[0], err, first), Fix: d.install})
+				continue
+			}
+			if first != "" {
+				detail += ": " + first
+			}
+		}
+		out = append(out, Check{Language: l, OK: true, Command: cmdline, Detail: detail})
 	}
 	return out
 }
