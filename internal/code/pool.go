@@ -158,7 +158,7 @@ func (p *Pool) reap() {
 		}
 		p.mu.Unlock()
 		for _, s := range idle {
-			p.log.Info("code: stopping an idle language server", "language", s.key.lang, "workspace", s.key.root, "pid", s.pid)
+			p.log.Info("code: stopping an idle language server", "language", s.key.lang, "workspace", s.key.root, "pid", s.getPID())
 			s.shutdown()
 		}
 		p.dropUnusedWatchers()
@@ -233,6 +233,13 @@ func (p *Pool) get(ctx context.Context, root, lang string) (*server, error) {
 		return nil, s.startErr
 	}
 	return s, nil
+}
+
+// getPID is the server's process id (0 before it started).
+func (s *server) getPID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pid
 }
 
 func (s *server) acquire() {
@@ -517,7 +524,9 @@ func (s *server) spawn() (*exec.Cmd, io.ReadWriteCloser, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, nil, fmt.Errorf("%s: start %s: %w", s.key.lang, s.argv[0], err)
 	}
+	s.mu.Lock()
 	s.pid = cmd.Process.Pid
+	s.mu.Unlock()
 	s.log.add("hub", fmt.Sprintf("started %s (pid %d, %s)", strings.Join(s.argv, " "), s.pid, s.sandbox))
 	go s.log.readLines(stderr, "stderr")
 	return cmd, pipeConn{Reader: stdout, WriteCloser: stdin, r: stdout}, nil
@@ -655,10 +664,10 @@ func (p *Pool) Status() []ServerStatus {
 }
 
 func (s *server) status(restarts int) ServerStatus {
-	st := ServerStatus{Workspace: s.key.root, Language: s.key.lang, Command: strings.Join(s.argv, " "), PID: s.pid,
-		Restarts: restarts, Sandbox: s.sandbox, Log: s.log.lines()}
+	st := ServerStatus{Workspace: s.key.root, Language: s.key.lang, Command: strings.Join(s.argv, " "),
+		Restarts: restarts, Log: s.log.lines()}
 	s.mu.Lock()
-	st.LastUsed = s.lastUsed
+	st.LastUsed, st.PID = s.lastUsed, s.pid
 	s.mu.Unlock()
 	select {
 	case <-s.ready:
@@ -666,6 +675,7 @@ func (s *server) status(restarts int) ServerStatus {
 		st.State = "starting"
 		return st
 	}
+	st.Sandbox = s.sandbox
 	if s.startErr != nil {
 		st.State, st.LastError = "ended", s.startErr.Error()
 		return st

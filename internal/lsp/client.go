@@ -14,6 +14,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -41,6 +42,8 @@ type Client struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	}
+
+	nextID atomic.Uint64 // request ids: every request picks its own, so it can be cancelled
 
 	mu       sync.Mutex
 	docs     map[string]*document
@@ -90,7 +93,7 @@ func Start(ctx context.Context, rwc io.ReadWriteCloser, o Options) (*Client, err
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 		ServerInfo   json.RawMessage            `json:"serverInfo"`
 	}
-	if err := c.conn.Call(ctx, "initialize", params, &res); err != nil {
+	if err := c.Call(ctx, "initialize", params, &res); err != nil {
 		c.conn.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -153,7 +156,7 @@ func (c *Client) Close() error { return c.conn.Close() }
 
 // Shutdown asks the server to shut down and exit, then closes the connection.
 func (c *Client) Shutdown(ctx context.Context) error {
-	err := c.conn.Call(ctx, "shutdown", nil, nil)
+	err := c.Call(ctx, "shutdown", nil, nil)
 	if err == nil {
 		err = c.conn.Notify(ctx, "exit", nil)
 	}
@@ -164,15 +167,21 @@ func (c *Client) Shutdown(ctx context.Context) error {
 // ErrClosed is returned by calls on a connection that ended.
 var ErrClosed = errors.New("the language server's connection is closed")
 
-// Call sends a request and decodes its result into result (nil: discarded).
+// Call sends a request and decodes its result into result (nil: discarded). When ctx ends
+// first, the server is told to stop working on it ($/cancelRequest).
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	err := c.conn.Call(ctx, method, params, result)
+	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
+	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err == nil {
+		err = w.Wait(ctx, result)
+	}
 	if errors.Is(err, jsonrpc2.ErrClosed) {
 		return ErrClosed
 	}
 	if err != nil && ctx.Err() != nil {
-		// Tell the server to stop working on it; the id is not exposed, so this is best effort
-		// only through the context's end.
+		nctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = c.conn.Notify(nctx, "$/cancelRequest", map[string]any{"id": id.Num})
+		cancel()
 		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 	if err != nil {
