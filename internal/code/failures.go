@@ -264,11 +264,9 @@ func jestFailures(text, root string) []Failure {
 				name = a.Title
 			}
 			msg := strings.Join(a.FailureMessages, "\n")
-			line := 0
+			line := stackLine(msg, f.Name)
 			if a.Location != nil {
 				line = a.Location.Line
-			} else {
-				line = stackLine(msg, f.Name)
 			}
 			out = append(out, Failure{Path: file, Line: line, Test: name, Message: firstLines(stripANSI(msg), 8)})
 		}

@@ -133,8 +133,10 @@ var clientCapabilities = map[string]any{
 	},
 }
 
-// ServerName and ServerVersion are what the server said of itself at initialize ("" if nothing).
-func (c *Client) ServerName() string    { return c.info.Name }
+// ServerName is the name the server gave itself at initialize ("" if none).
+func (c *Client) ServerName() string { return c.info.Name }
+
+// ServerVersion is the version the server gave at initialize ("" if none).
 func (c *Client) ServerVersion() string { return c.info.Version }
 
 // Supports reports whether the server declared capability name (e.g. "implementationProvider")
