@@ -46,8 +46,8 @@ func sortDiagnostics(ds []Diagnostic) {
 // Diagnostics are the problems the servers report: for one file (path: it is opened and its
 // fresh diagnostics waited for, up to DefaultDiagnosticsWait), or, with path "", for the whole
 // workspace (what the servers of its languages report once they are done loading; gopls and
-// pyright check every file, typescript-language-server and clangd only the files opened so
-// far). language narrows the workspace-wide form to one server.
+// pyright check every file; for typescript-language-server and clangd, which check open files
+// only, the workspace's files are opened, up to 300). language narrows the workspace-wide form to one server.
 func (p *Pool) Diagnostics(ctx context.Context, root, path, language string) (DiagnosticsResult, error) {
 	c, err := p.newCall(root)
 	if err != nil {
@@ -100,6 +100,9 @@ func (p *Pool) Diagnostics(ctx context.Context, root, path, language string) (Di
 				return err
 			}
 			defer s.release()
+			if d, _ := defFor(lang); d.openForDiagnostics {
+				s.openAll()
+			}
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			s.client.WaitQuiet(wctx, 300*time.Millisecond)
 			cancel()

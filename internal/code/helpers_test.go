@@ -1,7 +1,6 @@
 package code
 
 import (
-	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
 // repoRoot is the repository's top directory (where go.mod is).
@@ -66,9 +67,11 @@ func newTestPool(t testing.TB, idle time.Duration) *Pool {
 			}
 		}
 		p.Close()
+		// Close waits until each server's whole process group is gone (tsserver, clangd's
+		// workers): nothing is left behind.
 		for _, pid := range pids {
-			if alive(pid) {
-				t.Errorf("language server pid %d still runs after Close", pid)
+			if procgroup.Alive(pid) {
+				t.Errorf("language server group %d still has processes after Close: %v", pid, procgroup.Members(pid))
 			}
 		}
 	})
@@ -127,16 +130,6 @@ func at(t testing.TB, root, path, anchor, needle string) Target {
 	}
 	t.Fatalf("%q not found in %s", needle, path)
 	return Target{}
-}
-
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
-	if errors.Is(err, fs.ErrNotExist) || err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] != 'Z' && s[i+2] != 'X'
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

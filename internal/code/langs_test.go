@@ -32,6 +32,8 @@ type langSpec struct {
 	// diagFile with diagOld replaced by diagNew gets one new error at diagLine containing diagMsg.
 	diagFile, diagOld, diagNew, diagMsg string
 	diagLine                            int
+	// unopened, written with unopenedText (an error), is found by workspace-wide diagnostics.
+	unopened, unopenedText string
 }
 
 func runLanguage(t *testing.T, sp langSpec) {
@@ -126,12 +128,57 @@ func runLanguage(t *testing.T, sp langSpec) {
 		if len(errs) != 1 || errs[0].Path != sp.diagFile || errs[0].Line != sp.diagLine || !strings.Contains(errs[0].Message, sp.diagMsg) {
 			t.Fatalf("diagnostics after the edit = %+v (pending %v), want one error at %s:%d with %q", after.Diagnostics, after.Pending, sp.diagFile, sp.diagLine, sp.diagMsg)
 		}
+		// The workspace-wide form reports it too (for servers that check open files only,
+		// the files are opened: here diagFile is open already, so the check is that nothing
+		// else is reported in the clean fixture).
+		all, err := p.Diagnostics(ctx, root, "", sp.lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var allErrs []string
+		for _, d := range all.Diagnostics {
+			if d.Severity == "error" {
+				allErrs = append(allErrs, d.Path+":"+itoa(d.Line))
+			}
+		}
+		if strings.Join(allErrs, " ") != sp.diagFile+":"+itoa(sp.diagLine) {
+			t.Errorf("workspace diagnostics: errors at %v, want %s:%d", allErrs, sp.diagFile, sp.diagLine)
+		}
 		if err := os.WriteFile(file, orig, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := p.DiagnosticsAfter(ctx, root, []string{sp.diagFile}, 15*time.Second); err != nil {
 			t.Fatal(err)
 		}
+	})
+	t.Run("workspace diagnostics of files never opened", func(t *testing.T) {
+		if sp.unopened == "" {
+			return
+		}
+		// A broken file written from outside and never named: the workspace-wide form finds it.
+		if err := os.WriteFile(filepath.Join(root, sp.unopened), []byte(sp.unopenedText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			all, err := p.Diagnostics(ctx, root, "", sp.lang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, d := range all.Diagnostics {
+				found = found || d.Path == sp.unopened && d.Severity == "error"
+			}
+			if found {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no error for %s in %+v", sp.unopened, all.Diagnostics)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		os.Remove(filepath.Join(root, sp.unopened))
+		p.Changed(root, sp.unopened)
 	})
 	t.Run("rename", func(t *testing.T) {
 		res, err := p.Rename(ctx, root, tg(sp.renameAt), "magnify", false)
@@ -161,6 +208,7 @@ func TestTypeScript(t *testing.T) {
 		implAt: [3]string{"src/shape.ts", "interface", "Shape"}, implWant: "src/circle.ts:4:14 src/square.ts:4:14",
 		renameAt: [3]string{"src/util.ts", "function", "scale"}, renameFiles: "src/calc.ts src/circle.ts src/main.ts src/square.ts src/util.ts",
 		diagFile: "src/calc.ts", diagOld: "return 1;", diagNew: `return "one";`, diagLine: 13, diagMsg: "not assignable",
+		unopened: "src/broken.ts", unopenedText: "export const n: number = \"x\";\n",
 	})
 }
 
@@ -175,6 +223,7 @@ func TestPython(t *testing.T) {
 		implAt: [3]string{"app/shape.py", "class", "Shape"}, implErr: "does not offer it",
 		renameAt: [3]string{"app/util.py", "def", "scale"}, renameFiles: "app/calc.py app/circle.py app/main.py app/square.py app/util.py",
 		diagFile: "app/calc.py", diagOld: "return 1", diagNew: `return "one"`, diagLine: 14, diagMsg: "not assignable",
+		unopened: "app/broken.py", unopenedText: "n: int = \"x\"\n",
 	})
 }
 

@@ -362,7 +362,8 @@ func (s *server) run() {
 // maxPrimeFiles bounds the files opened on a server that knows only open files.
 const maxPrimeFiles = 300
 
-// openAll opens the workspace's source files of the server's language on it.
+// openAll opens the workspace's source files of the server's language on it (or gives it their
+// current text), and waits until the server has checked those it was sent.
 func (s *server) openAll() {
 	r, err := os.OpenRoot(s.key.root)
 	if err != nil {
@@ -374,6 +375,7 @@ func (s *server) openAll() {
 	n := 0
 	mark := s.client.Mark()
 	var uris []string
+	var versions []int
 	_ = search.Walk(ctx, r, search.WalkOptions{Skip: func(rel string, isDir bool) bool {
 		return isDir && skipDir(path.Base(rel))
 	}}, func(rel string, _ *os.Root, name string, isDir bool) error {
@@ -385,18 +387,22 @@ func (s *server) openAll() {
 		if err != nil {
 			return nil
 		}
-		if _, _, err := s.client.Sync(ctx, lsp.URI(abs), languageID(s.key.lang, abs), text); err != nil {
+		v, sent, err := s.client.Sync(ctx, lsp.URI(abs), languageID(s.key.lang, abs), text)
+		if err != nil {
 			return err
 		}
-		uris = append(uris, lsp.URI(abs))
+		if sent {
+			uris = append(uris, lsp.URI(abs))
+			versions = append(versions, v)
+		}
 		if n++; n >= maxPrimeFiles {
 			return search.ErrStop
 		}
 		return nil
 	})
 	// A file is in the server's index once it has been built, which its first diagnostics say.
-	for _, u := range uris {
-		if !s.client.WaitDiagnostics(ctx, u, mark, 1) {
+	for i, u := range uris {
+		if !s.client.WaitDiagnostics(ctx, u, mark, versions[i]) {
 			break
 		}
 	}

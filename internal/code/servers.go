@@ -41,6 +41,9 @@ type serverDef struct {
 	// database listing the sources), so every source file of the workspace (up to
 	// maxPrimeFiles) is opened when it starts, for references and renames across files.
 	openAll bool
+	// openForDiagnostics: the server checks only open files (tsserver), so workspace-wide
+	// diagnostics open every source file first (up to maxPrimeFiles).
+	openForDiagnostics bool
 }
 
 var defs = []serverDef{
@@ -63,7 +66,8 @@ var defs = []serverDef{
 		install: "npm install -g typescript-language-server@5.3.0 typescript@5.9.3, or set [code.servers] typescript = [\"/path/to/typescript-language-server\", \"--stdio\"]",
 		// One tsserver: with the syntax server ("auto") requests made while the project
 		// loads are answered syntactically (a definition stops at the import).
-		initOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}},
+		initOptions:        map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}},
+		openForDiagnostics: true,
 	},
 	{
 		lang:       Python,
