@@ -188,7 +188,21 @@ func TestGoRenameFiveFiles(t *testing.T) {
 	ctx := ctxT(t)
 	before, _ := os.ReadFile(filepath.Join(root, "main.go"))
 
-	dry, err := p.Rename(ctx, root, Target{Symbol: "util.Scale"}, "Magnify", true)
+	// A file the caller may not change refuses the whole rename.
+	_, err := p.Rename(ctx, root, Target{Symbol: "util.Scale"}, "Magnify", RenameOptions{Check: func(rel string) error {
+		if rel == "geo/circle.go" {
+			return errors.New("the policy does not allow changing it")
+		}
+		return nil
+	}})
+	if err == nil || !strings.Contains(err.Error(), "geo/circle.go: the policy does not allow changing it; nothing was changed") {
+		t.Fatalf("refused file: %v", err)
+	}
+	if now, _ := os.ReadFile(filepath.Join(root, "main.go")); string(now) != string(before) {
+		t.Fatal("a refused rename changed main.go")
+	}
+
+	dry, err := p.Rename(ctx, root, Target{Symbol: "util.Scale"}, "Magnify", RenameOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +217,7 @@ func TestGoRenameFiveFiles(t *testing.T) {
 		t.Fatal("the dry run changed main.go")
 	}
 
-	res, err := p.Rename(ctx, root, at(t, root, "util/util.go", "func", "Scale"), "Magnify", false)
+	res, err := p.Rename(ctx, root, at(t, root, "util/util.go", "func", "Scale"), "Magnify", RenameOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

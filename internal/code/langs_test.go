@@ -181,7 +181,7 @@ func runLanguage(t *testing.T, sp langSpec) {
 		p.Changed(root, sp.unopened)
 	})
 	t.Run("rename", func(t *testing.T) {
-		res, err := p.Rename(ctx, root, tg(sp.renameAt), "magnify", false)
+		res, err := p.Rename(ctx, root, tg(sp.renameAt), "magnify", RenameOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

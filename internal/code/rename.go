@@ -15,11 +15,22 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/patch"
 )
 
+// RenameOptions are a rename's switches.
+type RenameOptions struct {
+	// DryRun only checks that the edit applies and reports it.
+	DryRun bool
+	// Check, when set, is asked about every file the rename would change (its slash path
+	// relative to the workspace) before anything is written, dry run or not: the tool adapter
+	// holds each file to what file_patch holds it to (the hub's own files, the policy's path
+	// rules). An error refuses the whole rename.
+	Check func(rel string) error
+}
+
 // Rename renames the symbol at t to newName everywhere the server knows it is used. The
 // server's edit becomes one unified diff that goes through internal/patch, the path file_patch
-// takes: with dryRun it is only checked; otherwise every file changes or none does. The
+// takes: with DryRun it is only checked; otherwise every file changes or none does. The
 // servers are told of the changed files.
-func (p *Pool) Rename(ctx context.Context, root string, t Target, newName string, dryRun bool) (RenameResult, error) {
+func (p *Pool) Rename(ctx context.Context, root string, t Target, newName string, o RenameOptions) (RenameResult, error) {
 	out := RenameResult{Files: []string{}}
 	if strings.TrimSpace(newName) == "" {
 		return out, errors.New("newName: empty")
@@ -61,6 +72,11 @@ func (p *Pool) Rename(ctx context.Context, root string, t Target, newName string
 			if abs == "" || err != nil || !filepath.IsLocal(rel) {
 				return fmt.Errorf("rename: it would change %s, outside the workspace; nothing was changed", abs)
 			}
+			if o.Check != nil {
+				if err := o.Check(filepath.ToSlash(rel)); err != nil {
+					return fmt.Errorf("rename: %s: %w; nothing was changed", filepath.ToSlash(rel), err)
+				}
+			}
 			old, err := readDocument(c.root, abs)
 			if err != nil {
 				return err
@@ -89,7 +105,7 @@ func (p *Pool) Rename(ctx context.Context, root string, t Target, newName string
 			return err
 		}
 		defer wr.Close()
-		res, err := patch.Apply(wr, files, dryRun)
+		res, err := patch.Apply(wr, files, o.DryRun)
 		if err != nil {
 			return err
 		}
