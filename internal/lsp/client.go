@@ -44,6 +44,7 @@ type Client struct {
 	}
 
 	nextID atomic.Uint64 // request ids: every request picks its own, so it can be cancelled
+	syncMu sync.Mutex    // orders document notifications (Sync, CloseDocument)
 
 	mu       sync.Mutex
 	docs     map[string]*document
@@ -284,6 +285,10 @@ func (c *Client) signalLocked() {
 // first time and changed (didChange, the whole text) when text differs from what the server has.
 // It returns the document's version and whether anything was sent.
 func (c *Client) Sync(ctx context.Context, uri, languageID, text string) (int, bool, error) {
+	// One sync at a time, from the version's choice to its notification: two callers syncing
+	// the same document must not reach the server in the other order.
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	c.mu.Lock()
 	d, open := c.docs[uri]
 	if open && d.text == text {
@@ -356,6 +361,8 @@ func (c *Client) OpenDocuments() []string {
 
 // CloseDocument closes the document at uri (didClose); a document not open is left alone.
 func (c *Client) CloseDocument(ctx context.Context, uri string) error {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	c.mu.Lock()
 	_, open := c.docs[uri]
 	delete(c.docs, uri)
