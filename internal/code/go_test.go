@@ -408,3 +408,20 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("bad direction: %v", err)
 	}
 }
+
+// TestGoWorkspaceInsideAModule: a workspace that is a sub-directory of a Go module (a client's
+// root below the project) gets a server that can read the module's go.mod; definitions
+// outside the workspace come back as absolute paths.
+func TestGoWorkspaceInsideAModule(t *testing.T) {
+	requireServer(t, Go)
+	mod := fixture(t, "gofx")
+	root := filepath.Join(mod, "calc")
+	p := newTestPool(t, -1)
+	res, err := p.Definition(ctxT(t), root, at(t, root, "calc.go", "util.Scale", "Scale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Locations) != 1 || res.Locations[0].Path != filepath.Join(mod, "util", "util.go") || res.Locations[0].Line != 4 {
+		t.Fatalf("definition from a sub-directory workspace = %+v", res.Locations)
+	}
+}

@@ -583,7 +583,8 @@ var homeToolDirs = []string{
 }
 
 // policyFor is what a server may touch: the system and toolchains (read), its own install
-// location (read), the workspace and its state directory (read-write), no TCP.
+// location (read), the project the workspace lies in when it is a sub-directory of one (read),
+// the workspace and its state directory (read-write), no TCP.
 func policyFor(program, root, stateDir string) sandbox.Policy {
 	read := slices.Clone(sandbox.SystemRead())
 	read = append(read, installDirs(program)...)
@@ -593,8 +594,30 @@ func policyFor(program, root, stateDir string) sandbox.Policy {
 		}
 	}
 	read = append(read, goDirs()...)
+	if p := projectAbove(root); p != "" {
+		read = append(read, p)
+	}
 	write := append(slices.Clone(sandbox.SystemWrite()), root, stateDir)
 	return sandbox.Policy{Read: existing(read), Write: existing(write), NoNetwork: true}
+}
+
+// projectMarkers name the files that make a directory a project's root.
+var projectMarkers = []string{"go.mod", "go.work", "package.json", "tsconfig.json", "pyproject.toml", "setup.py",
+	"Cargo.toml", "compile_commands.json", "CMakeLists.txt", ".git"}
+
+// projectAbove is the nearest directory above root that is a project's root, readable by the
+// server (a workspace that is a sub-directory of a Go module needs its go.mod), or "" when there
+// is none below the home (the home itself and / are never granted).
+func projectAbove(root string) string {
+	home, _ := os.UserHomeDir()
+	for dir := filepath.Dir(root); dir != "/" && dir != "." && (home == "" || dir != home && !strings.HasPrefix(home, dir+"/")); dir = filepath.Dir(dir) {
+		for _, m := range projectMarkers {
+			if _, err := os.Lstat(filepath.Join(dir, m)); err == nil {
+				return dir
+			}
+		}
+	}
+	return ""
 }
 
 // installDirs are a program's directory and, through symlinks, the package it belongs to (the
