@@ -181,6 +181,19 @@ func (w *watcher) loop() {
 // (didChange) and every server of the workspace gets workspace/didChangeWatchedFiles. It
 // returns once the servers have been told; it starts no server.
 func (p *Pool) Changed(root string, paths ...string) {
+	real, err := workspaceRoot(root)
+	if err != nil {
+		return
+	}
+	if real != root {
+		// Paths given absolute under the root as the caller spelt it move with it.
+		for i, rel := range paths {
+			if r, err := filepath.Rel(root, rel); err == nil && filepath.IsAbs(rel) && filepath.IsLocal(r) {
+				paths[i] = r
+			}
+		}
+		root = real
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	events := map[string]int{}
