@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -187,6 +188,7 @@ func (p *Pool) Changed(root string, paths ...string) {
 	}
 	if real != root {
 		// Paths given absolute under the root as the caller spelt it move with it.
+		paths = slices.Clone(paths)
 		for i, rel := range paths {
 			if r, err := filepath.Rel(root, rel); err == nil && filepath.IsAbs(rel) && filepath.IsLocal(r) {
 				paths[i] = r
