@@ -433,9 +433,10 @@ func position(rel, text string, line, col int) (lsp.Position, error) {
 	return lsp.Position{Line: line - 1, Character: lsp.UTF16Offset(l, col-1)}, nil
 }
 
-// withTarget runs fn on t's resolved position, once more on a fresh server when the first
-// one's connection ended during the call (it crashed or was killed).
+// withTarget runs fn on t's resolved position, again on a fresh server (twice at most) when
+// the server's connection ended during the call (it crashed or was killed).
 func (p *Pool) withTarget(ctx context.Context, root string, t Target, fn func(c *call, r resolved) error) error {
+	const retries = 2
 	for attempt := 0; ; attempt++ {
 		c, err := p.newCall(root)
 		if err != nil {
@@ -443,14 +444,14 @@ func (p *Pool) withTarget(ctx context.Context, root string, t Target, fn func(c 
 		}
 		r, err := c.resolve(ctx, t)
 		if err != nil {
-			if attempt == 0 && errors.Is(err, lsp.ErrClosed) {
+			if attempt < retries && errors.Is(err, lsp.ErrClosed) {
 				continue
 			}
 			return err
 		}
 		err = fn(c, r)
 		r.s.release()
-		if attempt == 0 && errors.Is(err, lsp.ErrClosed) {
+		if attempt < retries && errors.Is(err, lsp.ErrClosed) {
 			continue
 		}
 		return err
@@ -640,10 +641,10 @@ func (p *Pool) Symbols(ctx context.Context, root string, q SymbolsQuery) (Symbol
 	return out, errors.New("give path (a file's outline) or query (a workspace search)")
 }
 
-// retry runs fn once more when the server's connection ended during the first run.
+// retry runs fn again (twice at most) when the server's connection ended during the run.
 func (p *Pool) retry(fn func() error) error {
 	err := fn()
-	if errors.Is(err, lsp.ErrClosed) {
+	for i := 0; i < 2 && errors.Is(err, lsp.ErrClosed); i++ {
 		err = fn()
 	}
 	return err

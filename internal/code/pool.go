@@ -281,12 +281,13 @@ func (s *server) dead() bool {
 	if s.startErr != nil {
 		return true
 	}
-	// The connection ends with the process, before its group is waited for.
+	// The connection ends with the process, before its group is waited for; and a process
+	// killed a moment ago may not have closed its output yet.
 	select {
 	case <-s.client.Done():
 		return true
 	default:
-		return false
+		return !procgroup.Running(s.getPID())
 	}
 }
 
