@@ -1,4 +1,7 @@
-package code
+// Package failures reads the output of a build, test or lint run (project_run's) and lists
+// what failed, with file and line: `go test -json`, vitest's and jest's JSON reports, JUnit XML
+// (pytest), and compiler and linter file:line[:col] messages.
+package failures
 
 import (
 	"bufio"
@@ -23,9 +26,9 @@ type Failure struct {
 	Message string `json:"message"`
 }
 
-// FailuresResult answers the failures parser: what it found and which format it read (go-test-json,
-// jest-json, junit-xml or compiler).
-type FailuresResult struct {
+// Result is what Parse found and which format it read (go-test-json, jest-json, junit-xml or
+// compiler).
+type Result struct {
 	Format   string    `json:"format"`
 	Failures []Failure `json:"failures"`
 }
@@ -33,23 +36,23 @@ type FailuresResult struct {
 // maxFailures bounds one answer.
 const maxFailures = 500
 
-// ParseFailures reads the output of a build, test or lint run (project_run's output) and lists
+// Parse reads the output of a build, test or lint run (project_run's output) and lists
 // its failures: `go test -json`, vitest's and jest's JSON reports, pytest's JUnit XML, and any
 // tool's file:line[:col]: message lines (compilers, linters, go vet, tsc, eslint's unix format,
 // pytest's tracebacks). root, the workspace, turns absolute paths inside it relative and finds
 // go.mod's module path so Go packages map to directories; "" leaves paths as printed.
-func ParseFailures(output, root string) FailuresResult {
+func Parse(output, root string) Result {
 	trimmed := strings.TrimSpace(output)
-	var res FailuresResult
+	var res Result
 	switch {
 	case strings.HasPrefix(trimmed, "{") && strings.Contains(trimmed, `"Action"`):
-		res = FailuresResult{Format: "go-test-json", Failures: goTestFailures(trimmed, root)}
+		res = Result{Format: "go-test-json", Failures: goTestFailures(trimmed, root)}
 	case strings.HasPrefix(trimmed, "{") && strings.Contains(trimmed, `"testResults"`):
-		res = FailuresResult{Format: "jest-json", Failures: jestFailures(trimmed, root)}
+		res = Result{Format: "jest-json", Failures: jestFailures(trimmed, root)}
 	case strings.HasPrefix(trimmed, "<?xml") || strings.HasPrefix(trimmed, "<testsuite"):
-		res = FailuresResult{Format: "junit-xml", Failures: junitFailures(trimmed, root)}
+		res = Result{Format: "junit-xml", Failures: junitFailures(trimmed, root)}
 	default:
-		res = FailuresResult{Format: "compiler", Failures: lineFailures(output, root, "")}
+		res = Result{Format: "compiler", Failures: lineFailures(output, root, "")}
 	}
 	if res.Failures == nil {
 		res.Failures = []Failure{}
