@@ -41,11 +41,15 @@ type LocationsResult struct {
 	Locations []Location `json:"locations"`
 }
 
-// ReferencesResult answers references.
+// ReferencesResult answers references. Count is the number of references; Locations lists
+// the first MaxReferences of them (by path, line, column).
 type ReferencesResult struct {
 	Locations []Location `json:"locations"`
 	Count     int        `json:"count"`
 }
+
+// MaxReferences bounds the locations one references answer lists.
+const MaxReferences = 1000
 
 // CallItem is one call: for incoming calls the caller's name and where it makes the call, for
 // outgoing calls the callee's name and where it is declared.
@@ -472,7 +476,8 @@ func (p *Pool) Definition(ctx context.Context, root string, t Target) (Locations
 	return out, err
 }
 
-// References are the uses of the symbol at t (with its declaration when includeDeclaration).
+// References are the uses of the symbol at t (with its declaration when includeDeclaration);
+// past MaxReferences only counted.
 func (p *Pool) References(ctx context.Context, root string, t Target, includeDeclaration bool) (ReferencesResult, error) {
 	var out ReferencesResult
 	err := p.withTarget(ctx, root, t, func(c *call, r resolved) error {
@@ -482,6 +487,9 @@ func (p *Pool) References(ctx context.Context, root string, t Target, includeDec
 		}
 		out.Locations = c.locations(ls)
 		out.Count = len(out.Locations)
+		if len(out.Locations) > MaxReferences {
+			out.Locations = out.Locations[:MaxReferences]
+		}
 		return nil
 	})
 	return out, err
