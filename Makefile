@@ -7,7 +7,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 DESKTOP_TAGS := desktop,production,webkit2_41
 TYGO  := build/bin/tygo
 
-.PHONY: all deps sysdeps sysdeps-build frontend-deps node-deps client-deps frontend build build-headless run test test-go \
+.PHONY: all deps sysdeps sysdeps-build frontend-deps node-deps client-deps lsp-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
         lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-upstream bench-dashboard clean \
         install uninstall package test-package
@@ -40,7 +40,20 @@ test/clients/node_modules/.installed: test/clients/package-lock.json
 	@touch $@
 client-deps: test/clients/node_modules/.installed
 
-deps: sysdeps frontend-deps node-deps client-deps $(TYGO)
+# Language servers the code-intelligence tests (internal/code) run for real, pinned: gopls from
+# the Go module proxy into $(go env GOPATH)/bin, typescript-language-server, typescript and
+# pyright from npm in test/lsp (clangd comes from Debian: build/setup-deps.sh).
+GOPLS_VERSION := v0.23.0
+GOPLS := $(shell $(GO) env GOPATH 2>/dev/null)/bin/gopls
+$(GOPLS).$(GOPLS_VERSION):
+	$(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
+	@rm -f $(GOPLS).v* && touch $@
+test/lsp/node_modules/.installed: test/lsp/package-lock.json
+	cd test/lsp && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+lsp-deps: $(GOPLS).$(GOPLS_VERSION) test/lsp/node_modules/.installed
+
+deps: sysdeps frontend-deps node-deps client-deps lsp-deps $(TYGO)
 	$(GO) mod download
 
 # --- build ---------------------------------------------------------------------------------
@@ -162,7 +175,7 @@ lint-golangci: $(GOLANGCI_LINT)
 # Go unit + integration tests, pure Go (no GTK needed). The node-driven integration tests
 # (TypeScript SDK client, MCP conformance suite) run here too once test/node is installed, and
 # the client matrix (test/clients: real agent CLIs) once test/clients is.
-test-go: node-deps client-deps frontend
+test-go: node-deps client-deps lsp-deps frontend
 	CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m ./...
 
 # Just the client matrix (docs/clients.md); CLIENTS=claude-code,gemini-cli/http narrows it.

@@ -21,6 +21,7 @@ require (
 	github.com/philippgille/chromem-go v0.7.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/qdrant/go-client v1.17.1
+	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/spf13/cobra v1.10.2
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/wailsapp/wails/v2 v2.16.0

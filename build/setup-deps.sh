@@ -19,6 +19,7 @@ TEST_PACKAGES=(
   influxdb                              # ml_status tests start a real InfluxDB 1.x (influxd)
   ripgrep git                           # file_grep is compared and benchmarked against rg; git_* tools run git
   desktop-file-utils                    # desktop-file-validate checks the installed and packaged menu entry (build/install_test.go)
+  clangd                                # internal/code's C tests run the real clangd (gopls, typescript-language-server and pyright: make lsp-deps)
   gnome-keyring libsecret-tools         # internal/secrets tests run a real Secret Service (gnome-keyring-daemon) on a private bus; secret-tool is the independent client
 )
 

@@ -98,6 +98,7 @@ func doctorChecks(ctx context.Context, cfg config.Config) []check {
 		out = append(out, check{name: "data dir", ok: true, detail: cfg.DataDir + " (logs in " + filepath.Join(cfg.LogDir(), "audit.log") + ")"})
 	}
 	out = append(out, policyCheck(cfg))
+	out = append(out, codeChecks(cfg)...)
 	out = append(out, socketCheck(cfg.Unix.Path))
 	out = append(out, tokenCheck())
 	// A configured IDE token is a secret whichever toolsets are on: warn wherever it would travel

@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
@@ -130,6 +132,8 @@ type Config struct {
 		Allow   []string `toml:"allow"`
 		Timeout Duration `toml:"timeout"` // whole request including redirects
 	} `toml:"web"`
+	// Code configures code intelligence: the language-server pool (internal/code).
+	Code Code `toml:"code"`
 	// Servers are the user's other MCP servers ([[servers]] tables), run by the hub and offered
 	// to every client as <name>__<tool> once approved. Load validates them (names unique, not a
 	// toolset's); `switchboard servers add/remove/enable/disable/import` edit them in the file.
@@ -139,6 +143,46 @@ type Config struct {
 	// only servers_search and servers_call; the tools stay callable by name). A top-level key:
 	// write it above the first [table].
 	ServerTools string `toml:"server_tools"`
+}
+
+// Code is the [code] section: how long an unused language server lives and, per language, the
+// command that starts its server instead of the one found on PATH.
+//
+//	[code]
+//	idle = "10m"
+//	[code.servers]
+//	go = ["/opt/gopls/bin/gopls"]
+//	python = ["basedpyright-langserver", "--stdio"]
+type Code struct {
+	// Idle: a server no call used for this long is stopped ("0s": never). Default 10m.
+	Idle Duration `toml:"idle"`
+	// Servers maps a language (go, typescript, python, c, rust) to its server's command line.
+	Servers map[string][]string `toml:"servers"`
+}
+
+// Validate checks the section; errors name the key and the fix.
+func (c Code) Validate() error {
+	if c.Idle.Duration > 0 && c.Idle.Duration < time.Second {
+		return fmt.Errorf("code.idle: %s is too short for a language server to be of use; write at least \"1s\", or \"0s\" to keep servers running", c.Idle.Duration)
+	}
+	langs := code.Languages()
+	for lang, argv := range c.Servers {
+		if !slices.Contains(langs, lang) {
+			return fmt.Errorf("code.servers.%s: not a language with a server; use one of %s", lang, strings.Join(langs, ", "))
+		}
+		if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+			return fmt.Errorf("code.servers.%s: empty command; write the program and its arguments, e.g. %s = [\"%s\"], or remove the key to use the one on PATH", lang, lang, code.DefaultCommand(lang))
+		}
+	}
+	return nil
+}
+
+// IdleTimeout is the pool's idle setting: the configured value, a negative one for "0s" (never).
+func (c Code) IdleTimeout() time.Duration {
+	if c.Idle.Duration == 0 {
+		return -1
+	}
+	return c.Idle.Duration
 }
 
 // ML configures the ml_* tools: generation backends besides the built-in `ollama` (OLLAMA_HOST)
@@ -250,6 +294,7 @@ func defaultFor(e Env) Config {
 	c.Web.Timeout.Duration = 30 * time.Second
 	c.Browser.Headless = true
 	c.Desktop.Notifications = true
+	c.Code.Idle.Duration = code.DefaultIdle
 	return c
 }
 
@@ -323,6 +368,9 @@ func LoadWith(path string, e Env) (Config, error) {
 		return c, err
 	}
 	if err := upstream.ValidateAll(c.Servers, upstream.ReservedNames()); err != nil {
+		return c, fmt.Errorf("config %s: %w", c.Path, err)
+	}
+	if err := c.Code.Validate(); err != nil {
 		return c, fmt.Errorf("config %s: %w", c.Path, err)
 	}
 	switch c.ServerTools {

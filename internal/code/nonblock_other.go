@@ -1,0 +1,5 @@
+//go:build !unix
+
+package code
+
+const syscallNonblock = 0

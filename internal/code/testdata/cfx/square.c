@@ -1,0 +1,3 @@
+#include "util.h"
+
+double square_area(double s) { return scale(s * s); }

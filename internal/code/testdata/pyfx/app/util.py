@@ -1,0 +1,3 @@
+def scale(x: float) -> float:
+    """scale multiplies x by the global factor."""
+    return x * 2

@@ -1,0 +1,4 @@
+/** Shape is anything with an area. */
+export interface Shape {
+  area(): number;
+}
