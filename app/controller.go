@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
+	"github.com/switchboard-hub/switchboard/mcp/trust"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -284,7 +285,7 @@ func (c *Controller) ClientConfig() ClientConfig {
 
 // ApprovalList is the pending approvals and the policy's state (GET /api/approvals), the same
 // shape as the "approvals" hub channel's snapshot.
-type ApprovalList = mcp.ApprovalsSnapshot
+type ApprovalList = trust.ApprovalsSnapshot
 
 // Approvals lists the questions waiting for the user.
 func (c *Controller) Approvals() ApprovalList {

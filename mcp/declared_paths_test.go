@@ -65,10 +65,10 @@ func TestToolDeclarationsDecidePathHandling(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestService(t, WithPolicy(policy.NewStore("", p), policy.NewBroker()), withToolGroups(groupDecl{fakeGroupDecl, newFakeGroup}))
-	if !s.trust.pathTools["fake_copy"] || s.trust.pathTools["fake_note"] || strings.Join(s.trust.pathArgs["fake_copy"], ",") != "target" {
-		t.Fatalf("declarations read as pathTools=%v pathArgs=%v", s.trust.pathTools, s.trust.pathArgs)
+	if !s.trust.PathTool("fake_copy") || s.trust.PathTool("fake_note") || strings.Join(s.trust.PathArgs("fake_copy"), ",") != "target" {
+		t.Fatalf("declarations read as fake_copy %v %v, fake_note %v", s.trust.PathTool("fake_copy"), s.trust.PathArgs("fake_copy"), s.trust.PathTool("fake_note"))
 	}
-	if s.trust.pathTools["lang_detect"] {
+	if s.trust.PathTool("lang_detect") {
 		t.Error("lang_detect only inspects a name; it is not a workspace tool")
 	}
 

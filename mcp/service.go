@@ -35,6 +35,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
+	"github.com/switchboard-hub/switchboard/mcp/trust"
 )
 
 // ServerName is the implementation name announced to clients.
@@ -78,8 +79,8 @@ type Service struct {
 	subsystems []Subsystem
 
 	// The parts, each built in New with only what it uses.
-	ws        *workspaces          // the hub's workspace and the client roots' sandboxes (mcp/workspaces.go)
-	trust     *trust               // policy, approvals, each session's workspace (mcp/policy.go, mcp/roots.go)
+	ws        *trust.Workspaces    // the hub's workspace and the client roots' sandboxes (mcp/trust)
+	trust     *trust.Trust         // policy, approvals, each session's workspace (mcp/trust)
 	inventory *tool.Inventory      // every tool the hub has, bound: its groups' and the upstream servers'
 	toolsets  *toolsetState        // which of the inventory's tools are served (mcp/toolsets.go)
 	up        *proxy.Upstreams     // the user's other MCP servers (mcp/proxy/upstream.go), nil when none
@@ -268,7 +269,7 @@ func New(opts ...Option) (*Service, error) {
 	if s.sessions == nil {
 		s.sessions = sessions.New()
 	}
-	s.ws = &workspaces{hubState: s.opts.hubState, noWorkspace: s.opts.noWorkspace, browser: s.browser, logger: s.logger}
+	s.ws = trust.NewWorkspaces(s.opts.hubState, s.opts.noWorkspace, s.browser, s.logger)
 	dir := s.opts.workspaceDir
 	if dir == "" && s.opts.noWorkspace == "" {
 		wd, err := os.Getwd()
@@ -280,20 +281,20 @@ func New(opts ...Option) (*Service, error) {
 	var root *workspace.Root
 	if dir != "" {
 		var err error
-		if root, err = s.ws.openHub(dir); err != nil {
+		if root, err = s.ws.OpenHub(dir); err != nil {
 			return nil, err
 		}
-		s.ws.hub.Store(root)
+		s.ws.UseHub(root)
 	}
 	s.recorder = newCallRecorder(s.metrics, s.logger)
-	s.trust = newTrust(s.opts.policy, s.opts.approvals, s.ws, s.sessions, s, s.logger, s.hub)
+	s.trust = trust.New(s.opts.policy, s.opts.approvals, s.ws, s.sessions, hubSessions{s}, s.logger, s.hub)
 
 	serverOpts := &sdk.ServerOptions{
 		// Instructions: set per initialize by instructionsMiddleware, from the served toolsets.
 		Logger:                  slog.New(minLevel{s.logger.Handler(), slog.LevelWarn}),
 		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
-		InitializedHandler:      s.trust.onInitialized,
-		RootsListChangedHandler: s.trust.onRootsListChanged,
+		InitializedHandler:      s.trust.OnInitialized,
+		RootsListChangedHandler: s.trust.OnRootsListChanged,
 	}
 	for _, f := range s.opts.serverOpts {
 		f(serverOpts)
@@ -322,7 +323,7 @@ func New(opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	s.toolsets.init()
-	s.trust.computePathTools(s.inventory.Tools())
+	s.trust.ComputePathTools(s.inventory.Tools())
 	for _, sub := range s.subsystems {
 		if m, ok := sub.(*tools.MLTools); ok {
 			m.Start(s.hub, s.metrics, s.logger) // ML's dashboard feed, once the hub's parts exist
@@ -334,22 +335,22 @@ func New(opts ...Option) (*Service, error) {
 	if s.up != nil {
 		s.server.AddReceivingMiddleware(s.up.MissingToolMiddleware) // innermost: after the policy, like the call it stands for
 	}
-	s.server.AddReceivingMiddleware(s.trust.policyMiddleware) // inside audit: the decision is in the call's audit line
+	s.server.AddReceivingMiddleware(s.trust.PolicyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	if s.up != nil && s.up.ToolSearch() {
 		s.server.AddReceivingMiddleware(s.up.ToolSearchMiddleware) // outside audit: it audits the real tool
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
-	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.approvals, s.logger)
+	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.Approvals(), s.logger)
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
-	s.trust.wireFeeds(s.hub)
+	s.trust.WireFeeds(s.hub)
 	s.watchOwnedProcesses()
 	if s.hub != nil && s.rag != nil {
 		tools.WireRAGFeed(s.hub, s.rag, s.ragFeed)
 	}
 	if root != nil {
-		s.ws.sweep(root)
+		s.ws.Sweep(root)
 	}
 	return s, nil
 }
@@ -361,19 +362,19 @@ func New(opts ...Option) (*Service, error) {
 // the client roots' (a client whose root is that directory keeps using it; Shutdown closes it),
 // so nothing running loses its handle. dir must be an existing directory.
 func (s *Service) SetWorkspace(dir string) error {
-	next, err := s.ws.setHub(dir)
+	next, err := s.ws.SetHub(dir)
 	if err != nil || next == nil {
 		return err
 	}
-	s.trust.republishRoots()
+	s.trust.RepublishRoots()
 	s.logger.Info("workspace changed", "dir", next.Dir())
-	s.ws.onChange.Notify(next.Dir())
+	s.ws.NotifyChange(next.Dir())
 	return nil
 }
 
 // OnWorkspaceChange calls f with the new directory after each SetWorkspace that changed it,
 // until cancel is called.
-func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.ws.onChange.Add(f) }
+func (s *Service) OnWorkspaceChange(f func(dir string)) (cancel func()) { return s.ws.OnChange(f) }
 
 // SetControl sets what answers transport.ControlMethod requests on the Unix socket (the app's CLI verbs
 // against a running hub). Listeners started later use it.
@@ -404,10 +405,10 @@ func (s *Service) Server() *sdk.Server { return s.server }
 func (s *Service) Sessions() *sessions.Registry { return s.sessions }
 
 // Workspace returns the hub's sandbox root, or nil while the hub has none (WithNoWorkspace).
-func (s *Service) Workspace() *workspace.Root { return s.ws.hub.Load() }
+func (s *Service) Workspace() *workspace.Root { return s.ws.Hub() }
 
 // WorkspaceDir returns the hub's workspace directory, or "" while the hub has none.
-func (s *Service) WorkspaceDir() string { return s.ws.hubDir() }
+func (s *Service) WorkspaceDir() string { return s.ws.HubDir() }
 
 // Processes returns the process service, or nil.
 func (s *Service) Processes() *process.Service { return s.procs }
@@ -463,10 +464,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 				errs = append(errs, fmt.Errorf("websocket hub: %w", err))
 			}
 		}
-		if err := s.ws.closeRoots(); err != nil {
+		if err := s.ws.CloseRoots(); err != nil {
 			errs = append(errs, fmt.Errorf("root workspaces: %w", err))
 		}
-		if w := s.ws.hub.Load(); w != nil {
+		if w := s.ws.Hub(); w != nil {
 			if err := w.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("workspace: %w", err))
 			}

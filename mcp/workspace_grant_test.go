@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/sessions"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
+	"github.com/switchboard-hub/switchboard/mcp/trust"
 )
 
 // workspaceHub is a hub with the default policy (no [roots] allow) whose home directory is a
@@ -193,7 +194,7 @@ func TestRelayDirectoryIsTheWorkspace(t *testing.T) {
 		t.Fatalf("write did not land in the relay's directory: %v", err)
 	}
 	si := sessionNamed(t, s, "codex")
-	if si.Workspace != project || si.WorkspaceFrom != policy.FromRelay || si.Relay == nil || si.Relay.Status != rootGranted {
+	if si.Workspace != project || si.WorkspaceFrom != policy.FromRelay || si.Relay == nil || si.Relay.Status != trust.RootGranted {
 		t.Errorf("Sessions view: %+v relay %+v", si, si.Relay)
 	}
 	// Revoked on the dashboard: calls are refused, not quietly moved to the hub's workspace.
@@ -214,7 +215,7 @@ func TestRelayDirectoryIsTheWorkspace(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(s.Workspace().Dir(), name+".txt")); err != nil {
 			t.Errorf("relay in %s: the write did not land in the hub's workspace", dir)
 		}
-		if si := sessionNamed(t, s, name); si.WorkspaceFrom != policy.FromHub || si.Relay == nil || si.Relay.Status != rootPending {
+		if si := sessionNamed(t, s, name); si.WorkspaceFrom != policy.FromHub || si.Relay == nil || si.Relay.Status != trust.RootPending {
 			t.Errorf("relay in %s: Sessions view %+v relay %+v", dir, si, si.Relay)
 		}
 	}
@@ -310,7 +311,7 @@ func TestGrantedRootHeldByHandle(t *testing.T) {
 	var si sessions.Info
 	if !testutil.Poll(testutil.Patience, func() bool {
 		si = sessionNamed(t, s, "swapper")
-		return len(si.Roots) == 1 && si.Roots[0].Status == rootGranted
+		return len(si.Roots) == 1 && si.Roots[0].Status == trust.RootGranted
 	}) {
 		t.Fatalf("root never granted: %+v", si.Roots)
 	}

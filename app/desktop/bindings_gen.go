@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
+	"github.com/switchboard-hub/switchboard/mcp/trust"
 )
 
 // Transports lists the four switchable transports.
@@ -68,8 +69,8 @@ func (a *App) ClientConfig() (app.ClientConfig, error) {
 }
 
 // Approvals lists the tool calls and roots waiting for the user's answer.
-func (a *App) Approvals() (mcp.ApprovalsSnapshot, error) {
-	return callControl[mcp.ApprovalsSnapshot](a, "Approvals")
+func (a *App) Approvals() (trust.ApprovalsSnapshot, error) {
+	return callControl[trust.ApprovalsSnapshot](a, "Approvals")
 }
 
 // DecideApproval answers one with allow or deny.

@@ -2,7 +2,7 @@
 //
 // Rules come from the [policy] section of the config file. The first rule whose tool, client
 // and argument globs all match decides; when none matches, the default action does. The package
-// is MCP-agnostic: the hub's middleware (mcp/policy.go) feeds it the tool name, the client's
+// is MCP-agnostic: the hub's middleware (mcp/trust/policy.go) feeds it the tool name, the client's
 // name and the raw JSON arguments, and turns the Decision into a tool error or a question.
 package policy
 

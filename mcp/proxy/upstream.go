@@ -53,7 +53,7 @@ type Upstreams struct {
 }
 
 // Workspaces is what the upstream servers need of the hub's workspace handling
-// (mcp/roots.go): the directory a client session works in.
+// (mcp/trust/roots.go): the directory a client session works in.
 type Workspaces interface {
 	// DisplayWorkspace is the directory ss's relative paths resolve against, without asking
 	// anyone ("" when there is none).

@@ -3,7 +3,7 @@
 
 import type * as app from './generated/app';
 import type * as policy from './generated/policy';
-import type * as mcp from './generated/mcp';
+import type * as trust from './generated/trust';
 import { payload, type HubMessage } from './types';
 import { upsertById } from './reducers';
 
@@ -41,7 +41,7 @@ export function reduceApprovals(state: ApprovalsState, msg: HubMessage): Approva
     return { approvals: Array.isArray(d.approvals) ? d.approvals : [], policy: d.policy ?? null, withdrawn: state.withdrawn ?? [] };
   }
   if (msg.type !== 'event') return state;
-  const d = payload<mcp.ApprovalsEvent>(msg);
+  const d = payload<trust.ApprovalsEvent>(msg);
   switch (d.kind) {
     case 'added': {
       const a = d.approval;

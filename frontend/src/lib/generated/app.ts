@@ -3,6 +3,7 @@ import type * as audit from './audit';
 import type * as hublog from './hublog';
 import type * as mcp from './mcp';
 import type * as policy from './policy';
+import type * as trust from './trust';
 import type * as upstream from './upstream';
 
 //////////
@@ -75,7 +76,7 @@ export interface ClientHeaders {
  * ApprovalList is the pending approvals and the policy's state (GET /api/approvals), the same
  * shape as the "approvals" hub channel's snapshot.
  */
-export type ApprovalList = mcp.ApprovalsSnapshot;
+export type ApprovalList = trust.ApprovalsSnapshot;
 /**
  * DecisionResult is DecideApproval's answer.
  */

@@ -9,6 +9,7 @@ import type * as mcp from './mcp';
 import type * as process from './process';
 import type * as protocol from './protocol';
 import type * as tools from './tools';
+import type * as trust from './trust';
 import type * as upstream from './upstream';
 
 /** The HTTP methods of the /api routes. */
@@ -41,7 +42,7 @@ export interface Controls {
   /** Returns ready-to-paste client configuration for the running transports. */
   clientConfig(): Promise<app.ClientConfig>;
   /** Lists the tool calls and roots waiting for the user's answer. */
-  approvals(): Promise<mcp.ApprovalsSnapshot>;
+  approvals(): Promise<trust.ApprovalsSnapshot>;
   /** Answers one with allow or deny. */
   decideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult>;
   /** Grants (allow) or revokes, for one MCP client session, one of its roots or its relay directory. */
@@ -126,7 +127,7 @@ export interface WailsApp {
   CreateIDESession(name: string): Promise<protocol.Session>;
   SendChat(sessionId: string, message: string): Promise<ide.ChatSendOutput>;
   ClientConfig(): Promise<app.ClientConfig>;
-  Approvals(): Promise<mcp.ApprovalsSnapshot>;
+  Approvals(): Promise<trust.ApprovalsSnapshot>;
   DecideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult>;
   GrantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant>;
   RAGCollections(): Promise<tools.RAGCollectionsOutput>;
@@ -217,8 +218,8 @@ export abstract class WailsControls implements Controls {
     return this.call<app.ClientConfig>('client configuration', () => this.bindings.ClientConfig());
   }
 
-  approvals(): Promise<mcp.ApprovalsSnapshot> {
-    return this.call<mcp.ApprovalsSnapshot>('list approvals', () => this.bindings.Approvals());
+  approvals(): Promise<trust.ApprovalsSnapshot> {
+    return this.call<trust.ApprovalsSnapshot>('list approvals', () => this.bindings.Approvals());
   }
 
   decideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult> {
@@ -410,8 +411,8 @@ export abstract class HttpControls implements Controls {
     return this.request<app.ClientConfig>('client configuration', 'GET', 'api/clientconfig');
   }
 
-  approvals(): Promise<mcp.ApprovalsSnapshot> {
-    return this.request<mcp.ApprovalsSnapshot>('list approvals', 'GET', 'api/approvals');
+  approvals(): Promise<trust.ApprovalsSnapshot> {
+    return this.request<trust.ApprovalsSnapshot>('list approvals', 'GET', 'api/approvals');
   }
 
   decideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult> {

@@ -1,4 +1,4 @@
-package mcp
+package trust
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/workspace"
 )
 
-// workspaces holds the sandboxes the hub works in: its own workspace, and one per client root or
-// relay directory in use (mcp/roots.go decides which a session may use). Each directory is opened
+// Workspaces holds the sandboxes the hub works in: its own workspace, and one per client root or
+// relay directory in use (mcp/trust/roots.go decides which a session may use). Each directory is opened
 // once, by handle, and shared by every session that works in it; Shutdown closes them all.
-type workspaces struct {
+type Workspaces struct {
 	hubState    []string         // the hub's own config, data and runtime directories (WithHubState): off limits in every sandbox
 	noWorkspace string           // why there is no hub workspace and how to choose one (WithNoWorkspace)
 	browser     *webview.Webview // shows the hub workspace's files; nil without the browser tools
@@ -32,11 +32,32 @@ type workspaces struct {
 	onChange listeners.Set[string]      // the hub's new workspace directory (OnWorkspaceChange)
 }
 
-// openHub opens dir as the hub's workspace: the hub's own files stay off limits even inside it,
+// NewWorkspaces keeps the hub's sandboxes: hubState are the hub's own config, data and runtime
+// directories (off limits in every sandbox), noWorkspace why the hub has no workspace of its
+// own yet and how to choose one ("" when it has one), browser what shows the workspace's files
+// (nil without the browser tools).
+func NewWorkspaces(hubState []string, noWorkspace string, browser *webview.Webview, logger *slog.Logger) *Workspaces {
+	return &Workspaces{hubState: hubState, noWorkspace: noWorkspace, browser: browser, logger: logger}
+}
+
+// Hub is the hub's workspace, nil while it has none.
+func (ws *Workspaces) Hub() *workspace.Root { return ws.hub.Load() }
+
+// UseHub makes root the hub's workspace (at start, before anyone is served).
+func (ws *Workspaces) UseHub(root *workspace.Root) { ws.hub.Store(root) }
+
+// OnChange calls f with the new directory after each change of the hub's workspace, until
+// cancel is called.
+func (ws *Workspaces) OnChange(f func(dir string)) (cancel func()) { return ws.onChange.Add(f) }
+
+// NotifyChange tells OnChange's listeners that the hub's workspace is now dir.
+func (ws *Workspaces) NotifyChange(dir string) { ws.onChange.Notify(dir) }
+
+// OpenHub opens dir as the hub's workspace: the hub's own files stay off limits even inside it,
 // and the browser may show its files (and a client's root once a webview call of that client has
 // used it, see checkURL); the hub serves every file:// load of the browser from these, whatever
 // asked for it (a tool, a link, a frame).
-func (ws *workspaces) openHub(dir string) (*workspace.Root, error) {
+func (ws *Workspaces) OpenHub(dir string) (*workspace.Root, error) {
 	root, err := workspace.Open(dir)
 	if err != nil {
 		return nil, err
@@ -48,27 +69,27 @@ func (ws *workspaces) openHub(dir string) (*workspace.Root, error) {
 	return root, nil
 }
 
-// hubWorkspace is the hub's workspace, or the error WithNoWorkspace set while there is none.
-func (ws *workspaces) hubWorkspace() (*workspace.Root, error) {
+// HubWorkspace is the hub's workspace, or the error WithNoWorkspace set while there is none.
+func (ws *Workspaces) HubWorkspace() (*workspace.Root, error) {
 	if w := ws.hub.Load(); w != nil {
 		return w, nil
 	}
 	return nil, errors.New(ws.noWorkspace)
 }
 
-// hubDir is the hub's workspace directory, "" while there is none.
-func (ws *workspaces) hubDir() string {
+// HubDir is the hub's workspace directory, "" while there is none.
+func (ws *Workspaces) HubDir() string {
 	if w := ws.hub.Load(); w != nil {
 		return w.Dir()
 	}
 	return ""
 }
 
-// setHub makes dir the hub's workspace (Service.SetWorkspace) and returns it, or nil when dir
+// SetHub makes dir the hub's workspace (Service.SetWorkspace) and returns it, or nil when dir
 // already is. The previous workspace's sandbox stays open among the client roots' (a client
 // whose root is that directory keeps using it; Shutdown closes it), so nothing running loses its
 // handle.
-func (ws *workspaces) setHub(dir string) (*workspace.Root, error) {
+func (ws *Workspaces) SetHub(dir string) (*workspace.Root, error) {
 	ws.mu.Lock()
 	old := ws.hub.Load()
 	real := dir
@@ -84,7 +105,7 @@ func (ws *workspaces) setHub(dir string) (*workspace.Root, error) {
 		delete(ws.cache, real) // a client's root became the hub's: one sandbox, one owner
 	} else {
 		var err error
-		if next, err = ws.openHub(real); err != nil {
+		if next, err = ws.OpenHub(real); err != nil {
 			ws.mu.Unlock()
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
@@ -98,16 +119,16 @@ func (ws *workspaces) setHub(dir string) (*workspace.Root, error) {
 	ws.hub.Store(next)
 	ws.mu.Unlock()
 	if !reused {
-		ws.sweep(next)
+		ws.Sweep(next)
 	}
 	return next, nil
 }
 
-// sweep removes, in the background, the temp files that writes interrupted by a kill left in w
+// Sweep removes, in the background, the temp files that writes interrupted by a kill left in w
 // (workspace.Root.StartSweep: bounded, owned by w, stopped by its Close in Shutdown). In the
 // background because a walk of a large tree would delay the hub's first answer, and nothing
 // waits for it: the temp files are hidden from every listing meanwhile.
-func (ws *workspaces) sweep(w *workspace.Root) {
+func (ws *Workspaces) Sweep(w *workspace.Root) {
 	w.StartSweep(func(res workspace.SweepResult, err error) {
 		switch {
 		case err != nil && !errors.Is(err, context.Canceled):
@@ -119,7 +140,7 @@ func (ws *workspaces) sweep(w *workspace.Root) {
 }
 
 // forRoot returns the (shared, cached) sandbox for a root directory.
-func (ws *workspaces) forRoot(dir string) (*workspace.Root, error) {
+func (ws *Workspaces) forRoot(dir string) (*workspace.Root, error) {
 	ws.mu.Lock() // also orders this with setHub, so one directory never gets two sandboxes
 	defer ws.mu.Unlock()
 	if w := ws.hub.Load(); w != nil && dir == w.Dir() {
@@ -139,12 +160,12 @@ func (ws *workspaces) forRoot(dir string) (*workspace.Root, error) {
 		ws.cache = map[string]*workspace.Root{}
 	}
 	ws.cache[dir] = w
-	ws.sweep(w)
+	ws.Sweep(w)
 	return w, nil
 }
 
-// closeRoots closes the sandboxes of client roots (and former hub workspaces).
-func (ws *workspaces) closeRoots() error {
+// CloseRoots closes the sandboxes of client roots (and former hub workspaces).
+func (ws *Workspaces) CloseRoots() error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	var first error

@@ -1,4 +1,4 @@
-package mcp
+package trust
 
 import (
 	"context"
@@ -33,7 +33,7 @@ import (
 const maxRoundStates = 1000
 
 type round struct {
-	tr      *trust
+	tr      *Trust
 	ctx     context.Context
 	req     *sdk.CallToolRequest
 	ss      *sdk.ServerSession
@@ -63,7 +63,7 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (tr *trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
+func (tr *Trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
 	r := &round{tr: tr, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
 	if r.ss != nil {
 		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mcptransport.MRTRProtocol {

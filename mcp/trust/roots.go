@@ -1,4 +1,4 @@
-package mcp
+package trust
 
 import (
 	"context"
@@ -32,13 +32,13 @@ import (
 // directories, the hub's own state, anything outside the home). Only a real answer is
 // remembered for the session: a dismissed prompt, or nobody able to answer, refuses that call.
 
-// Root statuses (sessions.Root.Status).
+// Root statuses (sessions.Root.Status), as the Sessions view shows them.
 const (
-	rootGranted  = "granted"  // granted without asking (policy.AutoGrant says why)
-	rootApproved = "approved" // the user said yes for this session
-	rootDeclined = "declined" // the user said no (or did not answer in time)
-	rootPending  = "pending"  // not needed by a call yet, so not asked yet
-	rootInvalid  = "invalid"  // not a local directory
+	RootGranted  = "granted"  // granted without asking (policy.AutoGrant says why)
+	RootApproved = "approved" // the user said yes for this session
+	RootDeclined = "declined" // the user said no (or did not answer in time)
+	RootPending  = "pending"  // not needed by a call yet, so not asked yet
+	RootInvalid  = "invalid"  // not a local directory
 )
 
 // sessionRoots is one session's roots and what the user said about them. mu serialises listing
@@ -65,17 +65,17 @@ func (st *sessionRoots) id() string {
 
 // identify records the session's registry id the first time it is known and reports whether it
 // did (the caller may then publish what it holds).
-func (tr *trust) identify(ctx context.Context, st *sessionRoots, req sdk.Request) bool {
+func (tr *Trust) identify(ctx context.Context, st *sessionRoots, req sdk.Request) bool {
 	if st.reg.Load() != nil {
 		return false
 	}
-	id, _ := tr.ids.sessionID(ctx, req)
+	id, _ := tr.ids.SessionID(ctx, req)
 	st.reg.Store(&id)
 	return true
 }
 
 // grounds are what AutoGrant judges a session's directories against.
-func (tr *trust) grounds(st *sessionRoots) policy.Grounds {
+func (tr *Trust) grounds(st *sessionRoots) policy.Grounds {
 	g := policy.Grounds{Workspace: tr.HubDir(), Home: tr.home, HubState: tr.ws.hubState}
 	if st != nil && st.relay != nil {
 		g.Relay = st.relay.Dir
@@ -84,7 +84,7 @@ func (tr *trust) grounds(st *sessionRoots) policy.Grounds {
 }
 
 // noteRelay records, once per session, the directory its connect relay announced.
-func (tr *trust) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd string) {
+func (tr *Trust) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd string) {
 	st := tr.rootsOf(req.Session)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -95,16 +95,16 @@ func (tr *trust) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd st
 	dir, err := policy.RootDir(r.URI)
 	switch {
 	case err != nil:
-		r.Status, r.Detail = rootInvalid, err.Error()
+		r.Status, r.Detail = RootInvalid, err.Error()
 	default:
 		r.Dir = dir
 		g := tr.grounds(nil)
 		if why := policy.Protected(dir, g); why != "" {
 			// A client started in the home directory (or /, as desktop apps start their
 			// servers) did not choose a project: it works in the hub's workspace.
-			r.Status, r.Detail = rootPending, why
+			r.Status, r.Detail = RootPending, why
 		} else {
-			r.Status, r.Detail = rootGranted, "the directory the client started in"
+			r.Status, r.Detail = RootGranted, "the directory the client started in"
 		}
 	}
 	st.relay = &r
@@ -118,7 +118,7 @@ func clientHasRoots(ss *sdk.ServerSession) bool {
 	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }
 
-func (tr *trust) rootsOf(ss *sdk.ServerSession) *sessionRoots {
+func (tr *Trust) rootsOf(ss *sdk.ServerSession) *sessionRoots {
 	if v, ok := tr.roots.Load(ss); ok {
 		return v.(*sessionRoots)
 	}
@@ -129,9 +129,9 @@ func (tr *trust) rootsOf(ss *sdk.ServerSession) *sessionRoots {
 	return v.(*sessionRoots)
 }
 
-// onRootsListChanged marks the session's roots stale; older clients are asked for the new list
+// OnRootsListChanged marks the session's roots stale; older clients are asked for the new list
 // at once (for the Sessions view), newer ones with their next call.
-func (tr *trust) onRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
+func (tr *Trust) OnRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
 	ss := req.Session
 	if ss == nil || !clientHasRoots(ss) {
 		return // a client that never declared roots has none to re-read: do not ask it
@@ -146,9 +146,9 @@ func (tr *trust) onRootsListChanged(ctx context.Context, req *sdk.RootsListChang
 	}
 }
 
-// onInitialized lists a roots client's roots right away, so the Sessions view shows them
+// OnInitialized lists a roots client's roots right away, so the Sessions view shows them
 // before the first call.
-func (tr *trust) onInitialized(ctx context.Context, req *sdk.InitializedRequest) {
+func (tr *Trust) OnInitialized(ctx context.Context, req *sdk.InitializedRequest) {
 	if ss := req.Session; ss != nil && clientHasRoots(ss) && !mcptransport.SpeaksMRTR(ss) {
 		st := tr.rootsOf(ss)
 		st.mu.Lock()
@@ -158,7 +158,7 @@ func (tr *trust) onInitialized(ctx context.Context, req *sdk.InitializedRequest)
 	}
 }
 
-func (tr *trust) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
+func (tr *Trust) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	st := tr.rootsOf(ss)
@@ -176,7 +176,7 @@ func (tr *trust) listRootsNow(ctx context.Context, ss *sdk.ServerSession) {
 }
 
 // setRootsLocked classifies a roots/list answer. Earlier answers for the same directory stand.
-func (tr *trust) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
+func (tr *Trust) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 	pol := tr.policy.Policy()
 	g := tr.grounds(st)
 	var list []sessions.Root
@@ -188,15 +188,15 @@ func (tr *trust) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 		dir, err := policy.RootDir(r.URI)
 		switch {
 		case err != nil:
-			e.Status, e.Detail = rootInvalid, err.Error()
+			e.Status, e.Detail = RootInvalid, err.Error()
 		default:
 			e.Dir = dir
 			if prev, ok := st.answers[dir]; ok {
 				e.Status, e.Detail = prev.Status, prev.Detail
 			} else if why, ok := pol.AutoGrant(dir, g); ok {
-				e.Status, e.Detail = rootGranted, why
+				e.Status, e.Detail = RootGranted, why
 			} else {
-				e.Status, e.Detail = rootPending, why
+				e.Status, e.Detail = RootPending, why
 			}
 		}
 		list = append(list, e)
@@ -209,7 +209,7 @@ func (tr *trust) setRootsLocked(st *sessionRoots, res *sdk.ListRootsResult) {
 // prepareRoots runs before a path-taking tool of a roots client: it lists the roots when they
 // are unknown or changed, and asks about the root the call needs when nobody has yet. Questions
 // for multi round-trip clients are queued on the round.
-func (tr *trust) prepareRoots(ctx context.Context, rd *round, consent bool) error {
+func (tr *Trust) prepareRoots(ctx context.Context, rd *round, consent bool) error {
 	ss := rd.ss
 	st := tr.rootsOf(ss)
 	st.mu.Lock()
@@ -238,7 +238,7 @@ func (tr *trust) prepareRoots(ctx context.Context, rd *round, consent bool) erro
 	if err != nil {
 		return err
 	}
-	if st.roots[idx].Status == rootPending {
+	if st.roots[idx].Status == RootPending {
 		return tr.askRootLocked(ctx, rd, st, idx)
 	}
 	return nil
@@ -253,9 +253,9 @@ func firstUsable(roots []sessions.Root) int {
 	return -1
 }
 
-// republishRoots shows every session's workspace again after the hub's changed. A session
+// RepublishRoots shows every session's workspace again after the hub's changed. A session
 // whose roots are being asked about is skipped: it publishes when the question is answered.
-func (tr *trust) republishRoots() {
+func (tr *Trust) RepublishRoots() {
 	tr.roots.Range(func(_, v any) bool {
 		st := v.(*sessionRoots)
 		if st.mu.TryLock() {
@@ -267,7 +267,7 @@ func (tr *trust) republishRoots() {
 }
 
 // publishRoots shows the session's roots, relay directory and workspace on the dashboard.
-func (tr *trust) publishRoots(st *sessionRoots) {
+func (tr *Trust) publishRoots(st *sessionRoots) {
 	id := st.id()
 	if id == "" {
 		return
@@ -285,13 +285,13 @@ func (tr *trust) publishRoots(st *sessionRoots) {
 // holdGranted opens (and caches) the workspace of every usable root and relay directory of st
 // as soon as it is granted, so the directory used is the one that was judged, by handle; a
 // directory that cannot be opened that way becomes invalid.
-func (tr *trust) holdGranted(st *sessionRoots) {
+func (tr *Trust) holdGranted(st *sessionRoots) {
 	hold := func(r *sessions.Root) {
 		if !usable(r) {
 			return
 		}
 		if _, err := tr.ws.forRoot(r.Dir); err != nil {
-			r.Status, r.Detail = rootInvalid, err.Error()
+			r.Status, r.Detail = RootInvalid, err.Error()
 		}
 	}
 	for i := range st.roots {
@@ -302,22 +302,22 @@ func (tr *trust) holdGranted(st *sessionRoots) {
 
 // usable reports whether a session may work in r.
 func usable(r *sessions.Root) bool {
-	return r != nil && (r.Status == rootGranted || r.Status == rootApproved)
+	return r != nil && (r.Status == RootGranted || r.Status == RootApproved)
 }
 
 // relayWorkspace is the workspace of a session without usable roots: its relay's directory when
 // it may use it, else the hub's.
-func (tr *trust) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
+func (tr *Trust) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 	switch {
 	case st == nil || st.relay == nil:
 	case usable(st.relay):
 		return tr.ws.forRoot(st.relay.Dir)
-	case st.relay.Status == rootDeclined:
+	case st.relay.Status == RootDeclined:
 		// The user revoked it: falling back to the hub's workspace would put this client's
 		// writes somewhere it does not expect.
 		return nil, fmt.Errorf("workspace: the directory this client started in (%s) was revoked for this session (%s); grant it again on the dashboard's Sessions view, or reconnect from another directory", st.relay.Dir, st.relay.Detail)
 	}
-	return tr.ws.hubWorkspace()
+	return tr.ws.HubWorkspace()
 }
 
 // workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
@@ -329,7 +329,7 @@ func (tr *trust) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 // one needed (prepareRoots), for every tool that declares workspace paths. A tool that calls
 // workspaceFor without that declaration gets an error saying so, so a missing declaration shows
 // up in the first test instead of as a call that skipped the user's consent.
-func (tr *trust) WorkspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
+func (tr *Trust) WorkspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*workspace.Root, error) {
 	if req != nil && req.Params != nil && !tr.pathTools[req.Params.Name] {
 		return nil, fmt.Errorf("workspace: tool %s works in the workspace without declaring it (tag its path arguments workspace:\"path\" or embed tool.InWorkspace in its input)", req.Params.Name)
 	}
@@ -339,7 +339,7 @@ func (tr *trust) WorkspaceFor(ctx context.Context, req *sdk.CallToolRequest) (*w
 // DisplayWorkspace is the directory a session's relative paths resolve against, without asking
 // anyone: for messages and listings.
 // "" when the session would work in the hub's workspace and there is none.
-func (tr *trust) DisplayWorkspace(ss *sdk.ServerSession) string {
+func (tr *Trust) DisplayWorkspace(ss *sdk.ServerSession) string {
 	if ss == nil {
 		return tr.HubDir()
 	}
@@ -363,15 +363,15 @@ func (tr *trust) DisplayWorkspace(ss *sdk.ServerSession) string {
 
 // resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
-func (tr *trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
+func (tr *Trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil {
-		return tr.ws.hubWorkspace()
+		return tr.ws.HubWorkspace()
 	}
 	ss := req.Session
 	if !clientHasRoots(ss) {
 		v, ok := tr.roots.Load(ss)
 		if !ok {
-			return tr.ws.hubWorkspace() // no roots, no relay: the hub's workspace
+			return tr.ws.HubWorkspace() // no roots, no relay: the hub's workspace
 		}
 		st := v.(*sessionRoots)
 		st.mu.Lock()
@@ -387,7 +387,7 @@ func (tr *trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 		if strict {
 			return nil, fmt.Errorf("workspace: this client's roots have not been listed yet; call again")
 		}
-		return tr.ws.hubWorkspace()
+		return tr.ws.HubWorkspace()
 	}
 	// Roots marked stale by a list_changed since the middleware ran: the call uses the roots
 	// that were judged for it; they are listed again before the next call.
@@ -401,11 +401,11 @@ func (tr *trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 	}
 	r := st.roots[idx]
 	switch {
-	case r.Status == rootGranted || r.Status == rootApproved:
+	case r.Status == RootGranted || r.Status == RootApproved:
 		return tr.ws.forRoot(r.Dir)
 	case !strict:
-		return tr.ws.hubWorkspace()
-	case r.Status == rootDeclined:
+		return tr.ws.HubWorkspace()
+	case r.Status == RootDeclined:
 		return nil, fmt.Errorf("workspace: the client's root %s was declined for this session (%s); to use it, grant it on the dashboard's Sessions view, or add it or a parent directory to [roots] allow in %s", r.Dir, r.Detail, tr.PolicyFile())
 	}
 	return nil, fmt.Errorf("workspace: the client's root %s has not been approved yet; call again to be asked", r.Dir)
@@ -414,7 +414,7 @@ func (tr *trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 // askRootLocked puts one root to the user and records a real answer for the session. A prompt
 // that was dismissed, or that nobody could answer, is not remembered: the call fails with how to
 // allow the root, and the next call asks again.
-func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) error {
+func (tr *Trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots, idx int) error {
 	r := &st.roots[idx]
 	pol := tr.policy.Policy()
 	why := r.Detail
@@ -428,9 +428,9 @@ func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots,
 		return fmt.Errorf("workspace: the client's root %s needs the user's consent (%s) and got none: %s. To allow it: grant it on the dashboard's Sessions view, answer the prompt when your client shows it, or add it (or a parent directory) to [roots] allow in %s", r.Dir, why, out.Reason, tr.PolicyFile())
 	}
 	if out.Approved {
-		r.Status, r.Detail = rootApproved, "approved by "+out.By
+		r.Status, r.Detail = RootApproved, "approved by "+out.By
 	} else {
-		r.Status, r.Detail = rootDeclined, out.Result()
+		r.Status, r.Detail = RootDeclined, out.Result()
 		if out.By != "" {
 			r.Detail += " by " + out.By
 		}
@@ -442,8 +442,8 @@ func (tr *trust) askRootLocked(ctx context.Context, rd *round, st *sessionRoots,
 	return nil
 }
 
-// grantWorkspace is Service.GrantWorkspace.
-func (tr *trust) grantWorkspace(sessionID, dir string, allow bool, by string) error {
+// GrantWorkspace is Service.GrantWorkspace.
+func (tr *Trust) GrantWorkspace(sessionID, dir string, allow bool, by string) error {
 	if sessionID == "" || dir == "" {
 		return fmt.Errorf("session and dir: both required; the Sessions view lists each session's roots")
 	}
@@ -462,9 +462,9 @@ func (tr *trust) grantWorkspace(sessionID, dir string, allow bool, by string) er
 	st := found
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	status, detail := rootDeclined, "revoked on the "+by
+	status, detail := RootDeclined, "revoked on the "+by
 	if allow {
-		status, detail = rootApproved, "granted on the "+by
+		status, detail = RootApproved, "granted on the "+by
 	}
 	hit := false
 	for i := range st.roots {
@@ -486,11 +486,11 @@ func (tr *trust) grantWorkspace(sessionID, dir string, allow bool, by string) er
 	return nil
 }
 
-// computePathTools records, from each tool's declaration (tool.Func: fields tagged
+// ComputePathTools records, from each tool's declaration (tool.Func: fields tagged
 // workspace:"path", or an embedded tool.InWorkspace), which tools work in the caller's workspace
 // — only they need a roots client's consent — and which of their arguments are workspace paths.
 // The declaration decides, never an argument's name or description.
-func (tr *trust) computePathTools(tools []tool.Tool) {
+func (tr *Trust) ComputePathTools(tools []tool.Tool) {
 	tr.pathTools = map[string]bool{}
 	tr.pathArgs = map[string][]string{}
 	for _, t := range tools {

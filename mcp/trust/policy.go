@@ -1,4 +1,4 @@
-package mcp
+package trust
 
 import (
 	"context"
@@ -25,40 +25,17 @@ import (
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
-// WithPolicy enforces a policy store's rules on every tool call and asks questions through
-// broker when no client can answer them (default: allow everything, a private broker).
-func WithPolicy(store *policy.Store, broker *policy.Broker) Option {
-	return func(s *Service) error { s.opts.policy, s.opts.approvals = store, broker; return nil }
-}
-
-// Policy returns the policy store in force.
-func (s *Service) Policy() *policy.Store { return s.trust.policy }
-
-// Approvals returns the broker holding questions for the dashboard and the tray.
-func (s *Service) Approvals() *policy.Broker { return s.trust.approvals }
-
-// DecideApproval answers a pending question from the dashboard or the tray.
-func (s *Service) DecideApproval(id, decision, by string) error {
-	return s.trust.decideApproval(id, decision, by)
-}
-
-// GrantWorkspace answers, for one session, whether it may use dir (one of its roots or its relay
-// directory) as its workspace: the dashboard's grant and revoke. The answer stands for the
-// session, like one given to a prompt.
-func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) error {
-	return s.trust.grantWorkspace(sessionID, dir, allow, by)
-}
-
-// trust decides what a call may do and where it works: the policy's rules (this file), the
+// Trust decides what a call may do and where it works: the policy's rules (this file), the
 // questions put to the client or the user (elicitation, multi round-trip rounds, the approvals
 // broker), and each session's workspace — its MCP roots or relay directory and what the user
-// said about them (mcp/roots.go). It implements callWorkspaces for the tool groups.
-type trust struct {
+// said about them (roots.go). It is the tool groups' tools.Workspaces and the proxy's
+// proxy.Workspaces.
+type Trust struct {
 	policy    *policy.Store
 	approvals *policy.Broker
-	ws        *workspaces        // the sandboxes of the directories it grants
+	ws        *Workspaces        // the sandboxes of the directories it grants
 	sessions  *sessions.Registry // shows each session's roots and workspace on the dashboard
-	ids       sessionIdentity
+	ids       SessionIdentity
 	logger    *slog.Logger
 	home      string // the user's home directory, symlinks resolved ("" when unknown)
 
@@ -68,24 +45,23 @@ type trust struct {
 	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
 }
 
-// sessionIdentity is what trust needs of the hub's record of client sessions
-// (mcp/middleware.go). *Service implements it.
-type sessionIdentity interface {
-	// sessionID is the dashboard's id of the request's session and its transport.
-	sessionID(ctx context.Context, req sdk.Request) (id, transport string)
+// SessionIdentity is what Trust needs of the hub's record of client sessions.
+type SessionIdentity interface {
+	// SessionID is the dashboard's id of the request's session and its transport.
+	SessionID(ctx context.Context, req sdk.Request) (id, transport string)
 }
 
-// newTrust enforces store's rules (nil: allow everything) and asks through broker (nil: a private
+// New enforces store's rules (nil: allow everything) and asks through broker (nil: a private
 // one) when no client can answer. A session's questions end with it (sessions), and the broker
 // counts the dashboard as present while h has subscribers to the approvals channel.
-func newTrust(store *policy.Store, broker *policy.Broker, ws *workspaces, reg *sessions.Registry, ids sessionIdentity, logger *slog.Logger, h *wshub.Hub) *trust {
+func New(store *policy.Store, broker *policy.Broker, ws *Workspaces, reg *sessions.Registry, ids SessionIdentity, logger *slog.Logger, h *wshub.Hub) *Trust {
 	if store == nil {
 		store = policy.NewStore("", nil)
 	}
 	if broker == nil {
 		broker = policy.NewBroker()
 	}
-	tr := &trust{policy: store, approvals: broker, ws: ws, sessions: reg, ids: ids, logger: logger}
+	tr := &Trust{policy: store, approvals: broker, ws: ws, sessions: reg, ids: ids, logger: logger}
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		if real, err := filepath.EvalSymlinks(home); err == nil {
 			home = real
@@ -105,16 +81,28 @@ func newTrust(store *policy.Store, broker *policy.Broker, ws *workspaces, reg *s
 	return tr
 }
 
-// hubDir is the hub's workspace directory ("" while it has none), for callWorkspaces.
-func (tr *trust) HubDir() string { return tr.ws.hubDir() }
+// Policy is the policy store in force.
+func (tr *Trust) Policy() *policy.Store { return tr.policy }
+
+// Approvals is the broker holding questions for the dashboard and the tray.
+func (tr *Trust) Approvals() *policy.Broker { return tr.approvals }
+
+// PathTool reports whether a tool declared that it works in the caller's workspace.
+func (tr *Trust) PathTool(name string) bool { return tr.pathTools[name] }
+
+// PathArgs is a tool's declared workspace-path arguments.
+func (tr *Trust) PathArgs(name string) []string { return tr.pathArgs[name] }
+
+// HubDir is the hub's workspace directory ("" while it has none), for tools.Workspaces.
+func (tr *Trust) HubDir() string { return tr.ws.HubDir() }
 
 // clientName is the calling client's self-reported name ("" before initialize).
 
-// policyMiddleware decides every tools/call before it runs: allow passes it on, deny answers
+// PolicyMiddleware decides every tools/call before it runs: allow passes it on, deny answers
 // with a tool error naming the rule, ask puts the question to the client (elicitation) or to
 // the user (dashboard, tray) and waits. For clients with MCP roots it then makes sure the root
 // the call needs is known and consented to, so workspaceFor can answer without asking.
-func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
@@ -177,7 +165,7 @@ func (tr *trust) policyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-func (tr *trust) PolicyFile() string {
+func (tr *Trust) PolicyFile() string {
 	if p := tr.policy.Path(); p != "" {
 		return p
 	}
@@ -189,10 +177,10 @@ func (tr *trust) PolicyFile() string {
 // token gets a progress notification every second, so its request timeout does not fire.
 // pending is true when the question went to the client as an input request (multi round-trip)
 // and the call must return input_required.
-func (tr *trust) askUser(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration) (out policy.Outcome, pending bool) {
+func (tr *Trust) askUser(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration) (out policy.Outcome, pending bool) {
 	req, ss := rd.req, rd.ss
 	if a.Session == "" {
-		a.Session, _ = tr.ids.sessionID(ctx, req)
+		a.Session, _ = tr.ids.SessionID(ctx, req)
 	}
 	if a.Workspace == "" {
 		a.Workspace = tr.DisplayWorkspace(ss)
@@ -213,7 +201,7 @@ func (tr *trust) askUser(ctx context.Context, rd *round, id string, a policy.App
 
 // progressTicker returns the per-second callback that keeps a waiting client informed, or nil
 // when the client sent no progress token.
-func (tr *trust) progressTicker(ctx context.Context, req *sdk.CallToolRequest, timeout time.Duration, a policy.Approval) func(time.Duration) {
+func (tr *Trust) progressTicker(ctx context.Context, req *sdk.CallToolRequest, timeout time.Duration, a policy.Approval) func(time.Duration) {
 	tok := req.Params.GetProgressToken()
 	if tok == nil || req.Session == nil {
 		return nil
@@ -233,7 +221,7 @@ func (tr *trust) progressTicker(ctx context.Context, req *sdk.CallToolRequest, t
 // elicitApproval asks the client's user. accept (with or without content) approves once;
 // decline and cancel refuse. ok is false when the question was queued as an input request; an
 // error means the client could not ask at all.
-func (tr *trust) elicitApproval(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (out policy.Outcome, ok bool, err error) {
+func (tr *Trust) elicitApproval(ctx context.Context, rd *round, id string, a policy.Approval, timeout time.Duration, tick func(time.Duration)) (out policy.Outcome, ok bool, err error) {
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if tick != nil && !rd.mrtr {
@@ -291,8 +279,8 @@ func orUnknown(name string) string {
 	return name
 }
 
-// decideApproval is Service.DecideApproval.
-func (tr *trust) decideApproval(id, decision, by string) error {
+// DecideApproval is Service.DecideApproval.
+func (tr *Trust) DecideApproval(id, decision, by string) error {
 	var allow bool
 	switch decision {
 	case "allow":
@@ -307,24 +295,8 @@ func (tr *trust) decideApproval(id, decision, by string) error {
 	return tr.approvals.Decide(id, allow, by)
 }
 
-// ApprovalsSnapshot is the `approvals` hub channel's snapshot: the open questions and the state
-// of the policy file (so the dashboard can say why an edit did not take).
-type ApprovalsSnapshot struct {
-	Approvals []policy.Approval `json:"approvals"`
-	Policy    policy.Status     `json:"policy"`
-}
-
-// ApprovalsEvent is one `approvals` channel event: a question added or resolved, or the policy
-// reloaded (Kind "policy").
-type ApprovalsEvent struct {
-	Kind     string           `json:"kind" tstype:"'added' | 'resolved' | 'policy'"`
-	Approval *policy.Approval `json:"approval,omitempty"`
-	Outcome  *policy.Outcome  `json:"outcome,omitempty"`
-	Policy   *policy.Status   `json:"policy,omitempty"`
-}
-
-// wireFeeds publishes approvals and policy reloads on the `approvals` hub channel.
-func (tr *trust) wireFeeds(h *wshub.Hub) {
+// WireFeeds publishes approvals and policy reloads on the `approvals` hub channel.
+func (tr *Trust) WireFeeds(h *wshub.Hub) {
 	if h == nil {
 		return
 	}
@@ -344,7 +316,7 @@ func (tr *trust) wireFeeds(h *wshub.Hub) {
 // (workspace.Canonical: workspace-relative, cleaned, symlinks resolved), so a rule on
 // "src/*" matches "./src/a", "x/../src/a", the absolute path and a link into src alike. Only
 // the policy sees the rewritten members (a copy); the tool gets what the client sent.
-func (tr *trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest, names []string, members map[string]json.RawMessage) map[string]json.RawMessage {
+func (tr *Trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest, names []string, members map[string]json.RawMessage) map[string]json.RawMessage {
 	declared := tr.pathArgs[req.Params.Name]
 	if members == nil || !slices.ContainsFunc(names, func(n string) bool { return slices.Contains(declared, n) }) {
 		return members
@@ -393,7 +365,7 @@ func (tr *trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest
 // the hub's own state, and files that the policy's path rules deny or hold for approval for this
 // tool or for file_read (reading a file's content through a search is reading it). nil when
 // nothing needs leaving out, so an ordinary walk pays nothing.
-func (tr *trust) WalkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
+func (tr *Trust) WalkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(rel string, isDir bool) bool {
 	pol := tr.policy.Policy()
 	client := mcptransport.ClientName(req.Session)
 	type check struct{ tool, arg string }
