@@ -14,8 +14,8 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
-	"github.com/switchboard-hub/switchboard/mcp/trust"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
+	"github.com/switchboard-hub/switchboard/mcp/trust"
 )
 
 // Controller is what the dashboard may ask of the hub. The desktop window binds it through Wails
