@@ -165,6 +165,8 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
+// PolicyFile names the file holding the policy, for error messages that tell the user which
+// file to edit (tools.Workspaces).
 func (tr *Trust) PolicyFile() string {
 	if p := tr.policy.Path(); p != "" {
 		return p
