@@ -32,6 +32,7 @@ const (
 	SourceQuery
 )
 
+// String names the source as error messages and the generated clients say it.
 func (s Source) String() string {
 	switch s {
 	case SourcePath:

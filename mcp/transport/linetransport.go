@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -370,30 +368,11 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				fmt.Sprintf("invalid JSON-RPC message: %v; send one JSON object per line", err))
 			continue
 		}
-		if req, ok := d.msg.(*jsonrpc.Request); ok && first && c.opts.socket && c.opts.token == "" && req.Method == AuthMethod {
-			// No token needed here: accept the handshake as a no-op, so a client configured with
-			// a token works against either kind of listener.
-			if req.IsCall() {
-				c.writeRaw(d.wire, []byte(`{}`), nil)
-			}
+		// Above the framing, before go-sdk: the hub's own verbs (verbs.go).
+		if consumed, err := c.verbs().handle(ctx, d, first); err != nil {
+			return nil, err
+		} else if consumed {
 			continue
-		}
-		if req, ok := d.msg.(*jsonrpc.Request); ok && c.opts.socket && req.Method == RelayMethod {
-			c.relayHello(req, d.wire)
-			continue
-		}
-		if req, ok := d.msg.(*jsonrpc.Request); ok && req.Method == ControlMethod {
-			c.answerControl(ctx, req, d.wire)
-			continue
-		}
-		if first && c.opts.token != "" {
-			consumed, err := c.authenticate(d)
-			if err != nil {
-				return nil, err
-			}
-			if consumed {
-				continue
-			}
 		}
 		if err := c.admit(ctx, d.msg, d.wire, d.alias, nil); err != nil {
 			return nil, err
@@ -407,94 +386,6 @@ func prefix(b []byte, n int) string {
 		b = b[:n]
 	}
 	return string(b)
-}
-
-// authenticate checks the first message of a connection that requires a token. consumed reports
-// that the message was the handshake itself (not for the server).
-func (c *lineConn) authenticate(d decoded) (consumed bool, err error) {
-	req, ok := d.msg.(*jsonrpc.Request)
-	var token string
-	switch {
-	case ok && req.Method == AuthMethod:
-		var p struct {
-			Token string `json:"token"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		token, consumed = p.Token, true
-	case ok && req.Method == "initialize":
-		var p struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		token, _ = p.Meta[AuthMetaKey].(string)
-	}
-	want := sha256.Sum256([]byte(c.opts.token))
-	got := sha256.Sum256([]byte(token))
-	if token != "" && subtle.ConstantTimeCompare(want[:], got[:]) == 1 {
-		if consumed && req.IsCall() {
-			c.writeRaw(d.wire, []byte(`{}`), nil)
-		}
-		return consumed, nil
-	}
-	wire := json.RawMessage(nil)
-	if ok && req.IsCall() {
-		wire = d.wire
-	}
-	reason := "missing token"
-	if token != "" {
-		reason = "wrong token"
-	}
-	c.replyError(wire, CodeUnauthorized, fmt.Sprintf("authentication required (%s): this connection needs a token; send first {\"jsonrpc\":\"2.0\",\"method\":%q,\"params\":{\"token\":\"<token>\"}} or put the token in the initialize request's params._meta[%q]; `switchboard token` prints it, and `switchboard connect --tcp ADDR` sends it for you", reason, AuthMethod, AuthMetaKey))
-	return false, c.rejectConn("TCP authentication failed: " + reason)
-}
-
-// answerControl answers a ControlMethod request in the background (an approval may wait for an
-// on-demand server to start) with the control function's result or error.
-func (c *lineConn) answerControl(ctx context.Context, req *jsonrpc.Request, wire json.RawMessage) {
-	if !req.IsCall() {
-		return
-	}
-	if c.opts.control == nil {
-		c.replyError(wire, jsonrpc.CodeMethodNotFound, ControlMethod+": only on the hub's Unix socket")
-		return
-	}
-	var p struct {
-		Action string `json:"action"`
-	}
-	if err := json.Unmarshal(req.Params, &p); err != nil || p.Action == "" {
-		c.replyError(wire, jsonrpc.CodeInvalidParams, ControlMethod+": params.action: required")
-		return
-	}
-	go func() {
-		res, err := c.opts.control(ctx, p.Action, req.Params)
-		if err != nil {
-			c.replyError(wire, jsonrpc.CodeInvalidParams, err.Error())
-			return
-		}
-		b, err := json.Marshal(res)
-		if err != nil {
-			c.replyError(wire, jsonrpc.CodeInternalError, err.Error())
-			return
-		}
-		c.writeRaw(wire, b, nil)
-	}()
-}
-
-// relayHello takes a RelayMethod message: its directory counts only before the first request.
-func (c *lineConn) relayHello(req *jsonrpc.Request, wire json.RawMessage) {
-	if req.IsCall() {
-		c.writeRaw(wire, []byte(`{}`), nil)
-	}
-	c.mu.Lock()
-	started := c.admitted
-	c.mu.Unlock()
-	var p struct {
-		Cwd string `json:"cwd"`
-	}
-	if started || c.opts.onRelay == nil || json.Unmarshal(req.Params, &p) != nil || p.Cwd == "" {
-		return
-	}
-	c.opts.onRelay(p.Cwd)
 }
 
 // admit registers a request before it is handed to the server, first waiting while the
