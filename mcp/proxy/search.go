@@ -168,8 +168,8 @@ func argumentsText(t *sdk.Tool) string {
 	return strings.Join(parts, "; ")
 }
 
-// toolSearchMiddleware, outside audit and policy: hides upstream tools from tools/list and turns
-// a servers_call into a call of the tool it names.
+// ToolSearchMiddleware hides upstream tools from tools/list and turns a servers_call into a call
+// of the tool it names. It goes outside audit and policy, so both see the real tool.
 func (u *Upstreams) ToolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {

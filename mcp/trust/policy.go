@@ -363,7 +363,7 @@ func (tr *Trust) canonicalPathArgs(ctx context.Context, req *sdk.CallToolRequest
 	return out
 }
 
-// walkSkip is what a walking tool (file_grep, file_glob, rag_ingest) leaves out of its results:
+// WalkSkip is what a walking tool (file_grep, file_glob, rag_ingest) leaves out of its results:
 // the hub's own state, and files that the policy's path rules deny or hold for approval for this
 // tool or for file_read (reading a file's content through a search is reading it). nil when
 // nothing needs leaving out, so an ordinary walk pays nothing.

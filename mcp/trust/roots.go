@@ -320,7 +320,7 @@ func (tr *Trust) relayWorkspace(st *sessionRoots) (*workspace.Root, error) {
 	return tr.ws.HubWorkspace()
 }
 
-// workspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
+// WorkspaceFor returns the workspace a tool call's paths resolve against. Every tool that takes
 // a path asks here, never the hub's workspace directly. Clients without the roots capability (or with no
 // usable roots) share the hub's workspace; others get the root their paths need: the first root
 // for relative paths, the root that contains an absolute one.
@@ -361,7 +361,7 @@ func (tr *Trust) DisplayWorkspace(ss *sdk.ServerSession) string {
 	return tr.HubDir()
 }
 
-// resolveWorkspace picks the call's workspace from what is known; strict makes a root that is
+// ResolveWorkspace picks the call's workspace from what is known; strict makes a root that is
 // not usable an error (tools), otherwise the hub's workspace stands in (listings).
 func (tr *Trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest, strict bool) (*workspace.Root, error) {
 	if req == nil || req.Session == nil {
