@@ -1,0 +1,76 @@
+package oauthclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/secrets"
+)
+
+// KeyringStore keeps each server's grant as one item of the desktop keyring (Secret Service),
+// with the attributes {"application": "switchboard-oauth", "name": SERVER}: apart from the
+// user's secrets, so a ${secret:NAME} reference cannot reach a grant. A connection per
+// operation, as for secrets: a keyring unlocked after the hub started is found.
+type KeyringStore struct{ Bus secrets.Bus }
+
+func (s KeyringStore) open(ctx context.Context) (*secrets.Keyring, context.Context, context.CancelFunc, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	k, err := secrets.Open(ctx, s.Bus)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return k, ctx, cancel, nil
+}
+
+func (s KeyringStore) Load(ctx context.Context, server string) (*Grant, error) {
+	k, ctx, cancel, err := s.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	defer k.Close()
+	v, err := k.WithApplication(secrets.GrantsApplication).Lookup(ctx, server)
+	if errors.Is(err, secrets.ErrNotFound) {
+		return nil, ErrNoGrant
+	}
+	if err != nil {
+		return nil, err
+	}
+	var g Grant
+	if err := json.Unmarshal([]byte(v), &g); err != nil {
+		return nil, fmt.Errorf("the keyring's sign-in item for %s is not a grant; sign in again", server)
+	}
+	return &g, nil
+}
+
+func (s KeyringStore) Save(ctx context.Context, server string, g *Grant) error {
+	b, err := json.Marshal(g)
+	if err != nil {
+		return err
+	}
+	k, ctx, cancel, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	defer k.Close()
+	return k.WithApplication(secrets.GrantsApplication).Store(ctx, server, string(b))
+}
+
+func (s KeyringStore) Delete(ctx context.Context, server string) error {
+	k, ctx, cancel, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	defer k.Close()
+	err = k.WithApplication(secrets.GrantsApplication).Delete(ctx, server)
+	if errors.Is(err, secrets.ErrNotFound) {
+		return nil
+	}
+	return err
+}
