@@ -13,6 +13,10 @@ const (
 	StateRunning    = "running"  // initialized; serving its approved tools
 	StateBackoff    = "backoff"  // died; restarting at NextRestart
 	StateFailed     = "failed"   // cannot start (bad command, bad secret): fix the config; retried on change
+	// StateSignin: a remote server refused the hub without a grant it can use (never signed
+	// in, signed out, or its refresh token refused); it waits for the user to sign in
+	// (`switchboard servers login NAME`, Sign in in the Servers view or the tray).
+	StateSignin = "signin"
 	StateStopped    = "stopped"  // the hub is shutting down
 )
 

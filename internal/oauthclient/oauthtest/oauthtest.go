@@ -102,7 +102,9 @@ func (a *AS) RevokeAll() {
 	for r := range a.refresh {
 		a.revoked[r] = true
 	}
-	a.access = map[string]token{}
+	for at := range a.access {
+		a.revoked[at] = true
+	}
 }
 
 // Requests returns the log of requests so far.
@@ -124,7 +126,7 @@ func (a *AS) Valid(tok, resource string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t, ok := a.access[tok]
-	return ok && time.Now().Before(t.expiry) && t.resource == resource
+	return ok && !a.revoked[tok] && time.Now().Before(t.expiry) && t.resource == resource
 }
 
 func random() string {
@@ -191,7 +193,6 @@ func (a *AS) serve(w http.ResponseWriter, r *http.Request) {
 	case "/revoke":
 		_ = r.ParseForm()
 		a.revoked[r.PostForm.Get("token")] = true
-		delete(a.access, r.PostForm.Get("token"))
 		w.WriteHeader(200)
 	default:
 		http.NotFound(w, r)
@@ -278,7 +279,9 @@ func (a *AS) token(w http.ResponseWriter, r *http.Request) {
 			for _, rt := range c.issued {
 				a.revoked[rt] = true
 			}
-			a.access = map[string]token{}
+			for at := range a.access {
+				a.revoked[at] = true
+			}
 			oauthErr(w, 400, "invalid_grant", "code already used")
 			return
 		case c.client != id || c.redirect != f.Get("redirect_uri"):
@@ -386,4 +389,18 @@ func Browser(t testing.TB) func(string) error {
 		}()
 		return nil
 	}
+}
+
+// Issued returns every access and refresh token the AS issued.
+func (a *AS) Issued() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for k := range a.access {
+		out = append(out, k)
+	}
+	for k := range a.refresh {
+		out = append(out, k)
+	}
+	return out
 }
