@@ -16,8 +16,8 @@ const (
 	// StateSignin: a remote server refused the hub without a grant it can use (never signed
 	// in, signed out, or its refresh token refused); it waits for the user to sign in
 	// (`switchboard servers login NAME`, Sign in in the Servers view or the tray).
-	StateSignin = "signin"
-	StateStopped    = "stopped"  // the hub is shutting down
+	StateSignin  = "signin"
+	StateStopped = "stopped" // the hub is shutting down
 )
 
 // Tool states.
