@@ -29,9 +29,10 @@ type Transport struct {
 	// Now is the clock (tests); nil: time.Now.
 	Now func() time.Time
 
-	mu     sync.Mutex
-	grant  *Grant
-	loaded bool
+	mu      sync.Mutex
+	grant   *Grant
+	loaded  bool
+	loadErr error
 }
 
 func (t *Transport) now() time.Time {
@@ -41,15 +42,12 @@ func (t *Transport) now() time.Time {
 	return time.Now()
 }
 
-// current is the grant to use, loaded once and refreshed when it is about to expire.
+// current is the grant to use, refreshed when it is about to expire. The keyring is read at
+// the server's first 401, not before: a server that asks for no authorization never costs a
+// keyring lookup.
 func (t *Transport) current(ctx context.Context) (*Grant, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.loaded {
-		if err := t.loadLocked(ctx); err != nil {
-			return nil, err
-		}
-	}
 	if t.grant != nil && t.grant.expiring(t.now()) && t.grant.RefreshToken != "" {
 		if err := t.refreshLocked(ctx); err != nil {
 			return nil, err
@@ -58,13 +56,17 @@ func (t *Transport) current(ctx context.Context) (*Grant, error) {
 	return t.grant, nil
 }
 
-func (t *Transport) loadLocked(ctx context.Context) error {
+// loadLocked reads the grant from the store. A store that cannot be read (no keyring, a
+// locked one) is no grant, with why kept for the sign-in reason.
+func (t *Transport) loadLocked(ctx context.Context) {
 	g, err := t.Store.Load(ctx, t.Server)
+	t.loadErr = nil
 	switch {
 	case errors.Is(err, ErrNoGrant):
 		t.grant = nil
 	case err != nil:
-		return fmt.Errorf("server %s: read its sign-in from the keyring: %w", t.Server, err)
+		t.grant = nil
+		t.loadErr = err
 	case !sameResource(g.Resource, t.URL):
 		// Signed in for another address (the url was edited since): never sent elsewhere.
 		t.grant = nil
@@ -72,7 +74,6 @@ func (t *Transport) loadLocked(ctx context.Context) error {
 		t.grant = g
 	}
 	t.loaded = true
-	return nil
 }
 
 // sameResource: the grant's resource is the configured URL, or its origin (a server whose
@@ -139,16 +140,26 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	drain(resp)
 	t.mu.Lock()
 	switch {
-	case t.grant != g: // another request refreshed meanwhile
-	case g != nil && g.RefreshToken != "":
-		err = t.refreshLocked(ctx)
-	default:
-		// No grant, or one that cannot be refreshed: a sign-in elsewhere (the CLI) may have
-		// stored a new one.
-		if err = t.loadLocked(ctx); err == nil && (t.grant == nil || t.grant.AccessToken == g.token()) {
+	case t.grant != g: // another request refreshed (or loaded) meanwhile
+	case !t.loaded || g == nil || g.RefreshToken == "":
+		// The first 401, or a grant that cannot be refreshed: read the store, where a sign-in
+		// (this hub's, or the CLI's in another process) put the grant.
+		t.loadLocked(ctx)
+		switch {
+		case t.grant == nil || t.grant.AccessToken == g.token() && t.grant.RefreshToken == "":
 			t.grant = nil
-			err = t.signIn(map[bool]string{true: "the server refused its token and it has no refresh token", false: "not signed in"}[g != nil])
+			reason := "not signed in"
+			if t.loadErr != nil {
+				reason = "its sign-in could not be read from the keyring: " + t.loadErr.Error()
+			} else if g != nil {
+				reason = "the server refused its token and there is no refresh token"
+			}
+			err = t.signIn(reason)
+		case t.grant.AccessToken == g.token() || t.grant.expiring(t.now()):
+			err = t.refreshLocked(ctx)
 		}
+	default:
+		err = t.refreshLocked(ctx)
 	}
 	g2 := t.grant
 	t.mu.Unlock()
