@@ -36,12 +36,14 @@ writes the file atomically, changing nothing else in it (comments, order, other 
 --dry-run shows the change and writes nothing. A running hub applies the change within a second.
 
 list, approve, logs and restart ask the running hub (on its Unix socket); without one, list
-reads the config file and approve starts the server on its own to read and pin its tools.`,
+reads the config file and approve starts the server on its own to read and pin its tools.
+login signs the hub in to a remote server that asks for it (OAuth); logout forgets that.`,
 		Args: cobra.NoArgs,
 	}
 	root.AddCommand(newServersAddCommand(g), newServersRemoveCommand(g),
 		newServersEnableCommand(g, true), newServersEnableCommand(g, false), newServersImportCommand(g),
-		newServersListCommand(g), newServersApproveCommand(g), newServersLogsCommand(g), newServersRestartCommand(g))
+		newServersListCommand(g), newServersApproveCommand(g), newServersLogsCommand(g), newServersRestartCommand(g),
+		newServersLoginCommand(g), newServersLogoutCommand(g))
 	return root
 }
 
