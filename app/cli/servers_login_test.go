@@ -87,6 +87,10 @@ func TestServersLoginThroughRunningHub(t *testing.T) {
 		t.Fatalf("servers list does not say how to sign in:\n%s", out)
 	}
 
+	if out, _, _ := runCLI(t, bin, env, ws, "doctor"); !strings.Contains(out, "[warn] server remote") || !strings.Contains(out, "switchboard servers login remote") {
+		t.Errorf("doctor does not say remote needs a sign-in:\n%s", out)
+	}
+
 	// Sign in from the CLI, the browser being an HTTP client that follows the printed page.
 	login := exec.Command(bin, "servers", "login", "remote", "--no-browser")
 	login.Env, login.Dir = env, ws
