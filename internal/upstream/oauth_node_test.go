@@ -4,8 +4,10 @@ package upstream
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,6 +20,9 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/oauthclient/oauthtest"
 	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/webview"
+
+	"github.com/chromedp/chromedp"
 )
 
 func freePort(t *testing.T) int {
@@ -113,5 +118,63 @@ func TestOAuthTypeScriptExampleServer(t *testing.T) {
 	waitState(t, m, "ts", StateSignin)
 	if _, err := m.CallTool(t.Context(), "ts", "greet", json.RawMessage(`{"name":"hub"}`), nil); err == nil || !strings.Contains(err.Error(), "needs you to sign in") {
 		t.Errorf("after logout: %v", err)
+	}
+}
+
+// The same sign-in with the browser step in Debian's headless Chromium (driven by chromedp, a
+// fresh profile): the page the hub hands out is loaded in a real browser, which follows the
+// demo AS's redirect to the hub's loopback listener and shows the hub's answer.
+func TestOAuthTypeScriptExampleServerInChromium(t *testing.T) {
+	browser := testutil.RequireBrowser(t, webview.FindBrowser)
+	url := startTSOAuthServer(t, true)
+	m := newTestManager(t, Options{OAuthStore: &oauthclient.MemStore{}})
+	if err := approveSync(m, []Spec{{Name: "ts", URL: url}}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "ts", StateSignin)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browser), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
+	}
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	if err := chromedp.Do(bctx); err != nil { // start the browser before the sign-in needs it
+		t.Fatal(err)
+	}
+	var page string
+	shown := make(chan error, 1)
+	open := func(u string) error {
+		go func() {
+			ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+			defer cancel()
+			err := chromedp.Do(ctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("p")))
+			if err == nil {
+				page, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS("p")))
+			}
+			shown <- err
+		}()
+		return nil
+	}
+	if err := m.Login(t.Context(), "ts", open); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-shown; err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if !strings.Contains(page, "Switchboard is signed in to ts") {
+		t.Errorf("the browser shows %q", page)
+	}
+	waitState(t, m, "ts", StateRunning)
+	if _, err := m.Approve(t.Context(), "ts"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.CallTool(t.Context(), "ts", "greet", json.RawMessage(`{"name":"chromium"}`), nil); err != nil || !strings.Contains(text(res), "chromium") {
+		t.Fatalf("greet: %v %v", text(res), err)
 	}
 }

@@ -758,7 +758,7 @@ func (s *server) status(a *approvals) Status {
 		Resources: len(s.resources), Templates: len(s.templates), Prompts: len(s.prompts),
 		InFlight: s.inflight, Calls: s.calls, Tools: []ToolStatus{},
 		CommandHash: s.spec.CommandHash(), Cwd: s.spec.Cwd, Env: envNames(s.spec),
-		Sandbox: s.sandbox,
+		Sandbox: s.sandbox, OAuth: s.usesOAuth(),
 	}
 	st.CommandApproved = a.commandApproved(s.spec.Name, st.CommandHash)
 	if st.Sandbox.Mode == "" {

@@ -45,6 +45,9 @@ type Status struct {
 	// Cwd and Env describe what runs (env names only, never values).
 	Cwd string   `json:"cwd,omitempty"`
 	Env []string `json:"env"`
+	// OAuth: the hub signs in to the server when it asks (a remote server without an
+	// Authorization header of its own); its tokens are in the keyring, never here.
+	OAuth bool `json:"oauth"`
 	// Sandbox says how the server is confined (local servers), or that it runs elsewhere.
 	Sandbox SandboxStatus `json:"sandbox"`
 	// Approved: the user approved the server's tools (it is out of quarantine).

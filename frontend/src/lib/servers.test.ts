@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canSignOut,
+  needsSignIn,
   approvalBadge,
   approvalStep,
   approveCommandLabel,
@@ -308,5 +310,16 @@ describe('the view’s rules', () => {
     expect(followLog({ scrollHeight: 1000, scrollTop: 690, clientHeight: 300 })).toBe(true);
     expect(followLog({ scrollHeight: 1000, scrollTop: 200, clientHeight: 300 })).toBe(false);
     expect(followLog({ scrollHeight: 1000, scrollTop: 0, clientHeight: 300 })).toBe(true);
+  });
+});
+
+describe('sign-in', () => {
+  it('says which rows wait for a sign-in and which can sign out', () => {
+    expect(needsSignIn(server('r', { state: 'signin' }))).toBe(true);
+    expect(needsSignIn(server('r'))).toBe(false);
+    expect(canSignOut(server('r', { oauth: true }))).toBe(true);
+    expect(canSignOut(server('r', { oauth: true, state: 'signin' }))).toBe(false);
+    expect(canSignOut(server('r', { oauth: false }))).toBe(false);
+    expect(serverStateTone('signin')).toBe('busy');
   });
 });

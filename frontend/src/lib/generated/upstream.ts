@@ -214,6 +214,11 @@ export interface Status {
   cwd?: string;
   env: string[];
   /**
+   * OAuth: the hub signs in to the server when it asks (a remote server without an
+   * Authorization header of its own); its tokens are in the keyring, never here.
+   */
+  oauth: boolean;
+  /**
    * Sandbox says how the server is confined (local servers), or that it runs elsewhere.
    */
   sandbox: SandboxStatus;
