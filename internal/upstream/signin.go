@@ -84,6 +84,11 @@ func (m *Manager) SignedIn(name string) error {
 	if err != nil {
 		return err
 	}
+	// The user just signed in: an on-demand server connects now too, so its tools can be
+	// listed (and approved) without waiting for a call.
+	s.mu.Lock()
+	s.wanted = true
+	s.mu.Unlock()
 	select {
 	case s.signedIn <- struct{}{}:
 	default:
@@ -93,8 +98,8 @@ func (m *Manager) SignedIn(name string) error {
 }
 
 // Logout forgets the server's grant: revoked at its authorization server where it can be
-// (RFC 7009, best effort), deleted from the keyring; the server is restarted and waits for a
-// sign-in.
+// (RFC 7009, best effort), deleted from the keyring; a running server's session ends and it
+// waits for a sign-in, its tools still listed and answering with how to sign in.
 func (m *Manager) Logout(ctx context.Context, name string) error {
 	sp, err := m.Spec(name)
 	if err != nil {
@@ -103,10 +108,14 @@ func (m *Manager) Logout(ctx context.Context, name string) error {
 	if err := Logout(ctx, sp, m.opts); err != nil {
 		return err
 	}
-	if s, err := m.get(name); err == nil {
-		s.log.add("hub", "signed out by the user")
+	s, err := m.get(name)
+	if err != nil {
+		return err
 	}
-	return m.restart(name, "restart after sign-out")
+	s.log.add("hub", "signed out by the user")
+	s.needSignIn("signed out by the user")
+	m.notify(name)
+	return nil
 }
 
 // Logout forgets a server's grant (see Manager.Logout) without a running hub.
