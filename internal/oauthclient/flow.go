@@ -292,9 +292,6 @@ func (f *Flow) Run(ctx context.Context) (*Grant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("token request: %w", err)
 	}
-	if tr.RefreshToken == "" && tr.AccessToken == "" {
-		return nil, errors.New("token request: no access token in the answer")
-	}
 	if err := tr.apply(g, time.Now()); err != nil {
 		return nil, err
 	}
@@ -304,8 +301,9 @@ func (f *Flow) Run(ctx context.Context) (*Grant, error) {
 	return g, nil
 }
 
-// client is how the hub identifies itself to the authorization server: its Client ID Metadata
-// Document where supported, the configured client, or one registered now (RFC 7591).
+// client is how the hub identifies itself to the authorization server: the client the user
+// configured (oauth.client_id) when there is one, else its Client ID Metadata Document where the
+// authorization server supports it, else one registered now (RFC 7591).
 type client struct{ ClientID, ClientSecret, AuthMethod string }
 
 func (f *Flow) client(ctx context.Context, d *Discovery, redirect string) (client, error) {
@@ -403,7 +401,7 @@ func (e *TokenError) Error() string {
 
 // tokenRequest posts form to g's token endpoint with the client's authentication.
 func tokenRequest(ctx context.Context, hc *http.Client, g *Grant, form url.Values) (*tokenResponse, error) {
-	form = maps(form)
+	form = cloneValues(form)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, g.TokenEndpoint, nil)
 	if err != nil {
 		return nil, err
@@ -449,7 +447,7 @@ func tokenRequest(ctx context.Context, hc *http.Client, g *Grant, form url.Value
 	return &tr, nil
 }
 
-func maps(v url.Values) url.Values {
+func cloneValues(v url.Values) url.Values {
 	out := url.Values{}
 	for k, vs := range v {
 		out[k] = slices.Clone(vs)

@@ -1,8 +1,8 @@
 // Package oauthclient signs the hub in to remote MCP servers as a client of the MCP
 // authorization spec: on a 401 with WWW-Authenticate it discovers the protected resource's
 // metadata (RFC 9728) and its authorization server's (RFC 8414, OpenID discovery), identifies
-// the hub by a Client ID Metadata Document where the server supports it, else by a configured
-// client_id, else registers dynamically (RFC 7591), and runs the authorization code flow with
+// the hub by the client_id the user configured, else by a Client ID Metadata Document where the
+// server supports it, else registers dynamically (RFC 7591), and runs the authorization code flow with
 // PKCE S256 and a loopback redirect (RFC 8252) in the user's browser, with resource indicators
 // (RFC 8707) and the issuer checked (RFC 9207). The grant (tokens and the client it was issued
 // to) lives in a Store (the keyring in the product), never in a file; Transport adds the access

@@ -430,3 +430,21 @@ func TestConfiguredClient(t *testing.T) {
 		t.Errorf("client %q via %q", g.ClientID, g.AuthMethod)
 	}
 }
+
+// Where the AS supports Client ID Metadata Documents and the hub has one, the hub is identified
+// by its document's URL and registers nothing; a configured client_id still wins over it.
+func TestClientIDMetadataDocument(t *testing.T) {
+	const doc = "https://switchboard.example/oauth/client.json"
+	as := oauthtest.NewAS(t)
+	as.Documents = map[string][]string{doc: {"http://127.0.0.1/callback"}}
+	res := oauthtest.NewResource(t, as, okHandler)
+	f := flow(t, res, &oauthclient.MemStore{})
+	f.ClientMetadataURL = doc
+	g, err := f.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.ClientID != doc || slices.Contains(as.Requests(), "POST /register") {
+		t.Errorf("client %q; requests %v", g.ClientID, as.Requests())
+	}
+}

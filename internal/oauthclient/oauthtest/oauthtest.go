@@ -41,6 +41,10 @@ type AS struct {
 	Audience string
 	// NoDCR leaves the registration endpoint out.
 	NoDCR bool
+	// Documents are Client ID Metadata Documents as if fetched from their URL (the client_id):
+	// the redirect URIs each lists. Set, the metadata says CIMD is supported; a loopback redirect
+	// URI matches on any port (RFC 8252 §7.3).
+	Documents map[string][]string
 
 	clients   map[string]client
 	codes     map[string]*code
@@ -162,6 +166,9 @@ func (a *AS) metadata() map[string]any {
 	if !a.NoDCR {
 		m["registration_endpoint"] = a.URL + "/register"
 	}
+	if a.Documents != nil {
+		m["client_id_metadata_document_supported"] = true
+	}
 	if a.Meta != nil {
 		a.Meta(m)
 	}
@@ -202,7 +209,7 @@ func (a *AS) serve(w http.ResponseWriter, r *http.Request) {
 func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	a.AuthorizeRedirects = append(a.AuthorizeRedirects, q.Get("redirect_uri"))
-	c, ok := a.clients[q.Get("client_id")]
+	c, ok := a.client(q.Get("client_id"), q.Get("redirect_uri"))
 	// Without a known client and an exactly registered redirect URI there is nobody to send an
 	// error to: an error page, never a redirect (RFC 6749 §4.1.2.1).
 	if !ok || !slices.Contains(c.redirect, q.Get("redirect_uri")) {
@@ -227,6 +234,29 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back.String(), http.StatusFound)
 }
 
+// client finds a registered client, or one whose metadata document lists redirect (the
+// document's loopback URIs on any port).
+func (a *AS) client(id, redirect string) (client, bool) {
+	if c, ok := a.clients[id]; ok {
+		return c, true
+	}
+	doc, ok := a.Documents[id]
+	if !ok {
+		return client{}, false
+	}
+	ru, err := url.Parse(redirect)
+	if err != nil {
+		return client{}, false
+	}
+	for _, d := range doc {
+		du, err := url.Parse(d)
+		if err == nil && du.Scheme == ru.Scheme && du.Hostname() == ru.Hostname() && du.Path == ru.Path && (du.Port() == ru.Port() || du.Hostname() == "127.0.0.1") {
+			return client{redirect: []string{redirect}}, true
+		}
+	}
+	return client{}, false
+}
+
 // clientOf authenticates the client of a token request.
 func (a *AS) clientOf(r *http.Request) (string, bool) {
 	id, secret, basic := r.BasicAuth()
@@ -235,6 +265,9 @@ func (a *AS) clientOf(r *http.Request) (string, bool) {
 		secret, _ = url.QueryUnescape(secret)
 	} else {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if _, ok := a.Documents[id]; ok {
+		return id, secret == "" // a public client identified by its document
 	}
 	c, ok := a.clients[id]
 	return id, ok && c.secret == secret
