@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/hublog"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
-	"github.com/switchboard-hub/switchboard/internal/oauthclient"
+	"github.com/switchboard-hub/switchboard/internal/oauthclient/keyring"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
@@ -672,7 +672,7 @@ func UpstreamOptions(cfg config.Config) upstream.Options {
 		// Grants of the remote servers the hub signed in to live in the keyring; web_fetch's
 		// allow-list ([web] allow, SWITCHBOARD_FETCH_ALLOW) opens internal hosts to their
 		// OAuth metadata too.
-		OAuthStore: oauthclient.KeyringStore{Bus: SessionBus(cfg.Env)},
+		OAuthStore: keyring.Store{Bus: SessionBus(cfg.Env)},
 		OAuthAllow: slices.Clone(cfg.Web.Allow),
 		GrantedDirs: func() []string {
 			p, err := cfg.CompilePolicy()

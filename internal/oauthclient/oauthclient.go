@@ -71,7 +71,7 @@ func (g *Grant) expiring(now time.Time) bool {
 	return !now.Add(skew).Before(g.Expiry)
 }
 
-// Store keeps grants by server name. The product's is the keyring (KeyringStore).
+// Store keeps grants by server name. The product's is the keyring (package keyring).
 type Store interface {
 	// Load returns the server's grant, or an error matching ErrNoGrant.
 	Load(ctx context.Context, server string) (*Grant, error)

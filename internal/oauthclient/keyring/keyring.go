@@ -1,4 +1,7 @@
-package oauthclient
+// Package keyring keeps the grants of internal/oauthclient in the desktop keyring (the Secret
+// Service, through internal/secrets). A package of its own so that oauthclient does not import
+// secrets (whose tests import upstream, which imports oauthclient).
+package keyring
 
 import (
 	"context"
@@ -7,16 +10,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/oauthclient"
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 )
 
-// KeyringStore keeps each server's grant as one item of the desktop keyring (Secret Service),
+// Store keeps each server's grant as one item of the desktop keyring (Secret Service),
 // with the attributes {"application": "switchboard-oauth", "name": SERVER}: apart from the
 // user's secrets, so a ${secret:NAME} reference cannot reach a grant. A connection per
 // operation, as for secrets: a keyring unlocked after the hub started is found.
-type KeyringStore struct{ Bus secrets.Bus }
+type Store struct{ Bus secrets.Bus }
 
-func (s KeyringStore) open(ctx context.Context) (*secrets.Keyring, context.Context, context.CancelFunc, error) {
+func (s Store) open(ctx context.Context) (*secrets.Keyring, context.Context, context.CancelFunc, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	k, err := secrets.Open(ctx, s.Bus)
 	if err != nil {
@@ -26,7 +30,7 @@ func (s KeyringStore) open(ctx context.Context) (*secrets.Keyring, context.Conte
 	return k, ctx, cancel, nil
 }
 
-func (s KeyringStore) Load(ctx context.Context, server string) (*Grant, error) {
+func (s Store) Load(ctx context.Context, server string) (*oauthclient.Grant, error) {
 	k, ctx, cancel, err := s.open(ctx)
 	if err != nil {
 		return nil, err
@@ -35,19 +39,19 @@ func (s KeyringStore) Load(ctx context.Context, server string) (*Grant, error) {
 	defer k.Close()
 	v, err := k.WithApplication(secrets.GrantsApplication).Lookup(ctx, server)
 	if errors.Is(err, secrets.ErrNotFound) {
-		return nil, ErrNoGrant
+		return nil, oauthclient.ErrNoGrant
 	}
 	if err != nil {
 		return nil, err
 	}
-	var g Grant
+	var g oauthclient.Grant
 	if err := json.Unmarshal([]byte(v), &g); err != nil {
 		return nil, fmt.Errorf("the keyring's sign-in item for %s is not a grant; sign in again", server)
 	}
 	return &g, nil
 }
 
-func (s KeyringStore) Save(ctx context.Context, server string, g *Grant) error {
+func (s Store) Save(ctx context.Context, server string, g *oauthclient.Grant) error {
 	b, err := json.Marshal(g)
 	if err != nil {
 		return err
@@ -61,7 +65,7 @@ func (s KeyringStore) Save(ctx context.Context, server string, g *Grant) error {
 	return k.WithApplication(secrets.GrantsApplication).Store(ctx, server, string(b))
 }
 
-func (s KeyringStore) Delete(ctx context.Context, server string) error {
+func (s Store) Delete(ctx context.Context, server string) error {
 	k, ctx, cancel, err := s.open(ctx)
 	if err != nil {
 		return err

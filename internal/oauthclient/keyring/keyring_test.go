@@ -1,13 +1,16 @@
-package oauthclient_test
+package keyring_test
 
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/oauthclient"
+	"github.com/switchboard-hub/switchboard/internal/oauthclient/keyring"
 	"github.com/switchboard-hub/switchboard/internal/oauthclient/oauthtest"
 	"github.com/switchboard-hub/switchboard/internal/secrets"
 	"github.com/switchboard-hub/switchboard/internal/secrets/secretstest"
@@ -17,10 +20,15 @@ import (
 // secrets: ${secret:NAME} cannot read it, `secret list` does not show it; logout forgets it.
 func TestKeyringStore(t *testing.T) {
 	secretstest.Start(t)
-	store := oauthclient.KeyringStore{Bus: secrets.Bus{Address: os.Getenv("DBUS_SESSION_BUS_ADDRESS")}}
+	store := keyring.Store{Bus: secrets.Bus{Address: os.Getenv("DBUS_SESSION_BUS_ADDRESS")}}
 	as := oauthtest.NewAS(t)
-	res := oauthtest.NewResource(t, as, okHandler)
-	g, err := flow(t, res, store).Run(context.Background())
+	res := oauthtest.NewResource(t, as, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	hc, err := oauthclient.HTTPClient(res.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &oauthclient.Flow{Server: "remote", URL: res.URL, Store: store, HTTP: hc, Open: oauthtest.Browser(t), Timeout: 10 * time.Second}
+	g, err := f.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +49,12 @@ func TestKeyringStore(t *testing.T) {
 	if names, _, _ := k.List(ctx); len(names) != 0 {
 		t.Errorf("secret list shows %v", names)
 	}
-	if code, err := get(transport(t, res, store, nil), res.URL); code != 200 || err != nil {
-		t.Fatalf("call with the stored grant: %d %v", code, err)
+	c := &http.Client{Transport: &oauthclient.Transport{Server: "remote", URL: res.URL, Store: store, HTTP: hc}}
+	resp, err := c.Post(res.URL, "application/json", strings.NewReader("{}"))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("call with the stored grant: %v %v", resp, err)
 	}
+	resp.Body.Close()
 	if err := store.Delete(context.Background(), "remote"); err != nil {
 		t.Fatal(err)
 	}
