@@ -448,3 +448,23 @@ func TestClientIDMetadataDocument(t *testing.T) {
 		t.Errorf("client %q; requests %v", g.ClientID, as.Requests())
 	}
 }
+
+// A hub started again finds its grant in the store at the server's first 401; an access token
+// that expired meanwhile is refreshed then, without the user.
+func TestExpiredGrantRefreshedAtStart(t *testing.T) {
+	as := oauthtest.NewAS(t)
+	as.TokenTTL = time.Second
+	res := oauthtest.NewResource(t, as, okHandler)
+	store := &oauthclient.MemStore{}
+	if _, err := flow(t, res, store).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	var signin atomic.Int32
+	if code, err := get(transport(t, res, store, &signin), res.URL); code != 200 || err != nil {
+		t.Fatalf("first call of a new transport: %d %v", code, err)
+	}
+	if as.Counts() != 1 || signin.Load() != 0 {
+		t.Errorf("refreshes %d, sign-ins asked %d; want 1 and 0", as.Counts(), signin.Load())
+	}
+}
