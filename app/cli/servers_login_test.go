@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/oauthclient/oauthtest"
 	"github.com/switchboard-hub/switchboard/internal/secrets/secretstest"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // protectedEcho is a go-sdk MCP server with an echo tool behind the test AS's tokens.
@@ -158,5 +159,67 @@ func TestServersLoginThroughRunningHub(t *testing.T) {
 		if strings.Contains(everything.String(), tok) {
 			t.Errorf("token %q found in a file, log or output", tok)
 		}
+	}
+}
+
+// Without a running hub, `servers login` checks the approvals file, signs in and stores the
+// grant in the keyring, where `servers approve` (a private manager) finds it; `servers logout`
+// revokes and forgets it, and doctor then says to sign in. A server whose command is not
+// approved is not contacted at all.
+func TestServersLoginWithoutHub(t *testing.T) {
+	secretstest.Start(t)
+	as := oauthtest.NewAS(t)
+	res := protectedEcho(t, as)
+	bin := apptest.Binary(t)
+	env := apptest.Env(t) // no hub runs on its socket
+	cfgDir := hubConfigDir(t, env)
+	spec := upstream.Spec{Name: "remote", URL: res.URL}
+	data, err := upstream.AddServer(nil, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if out, errOut, err := runCLI(t, bin, env, ws, "servers", "login", "remote", "--no-browser"); err == nil || !strings.Contains(errOut, "its command (") || !strings.Contains(errOut, "is not approved") {
+		t.Fatalf("login before approval: %v\n%s\n%s", err, out, errOut)
+	}
+	if len(res.Seen()) != 0 || len(as.Requests()) != 0 {
+		t.Fatalf("contacted before approval: %v %v", res.Seen(), as.Requests())
+	}
+	apptest.ApproveCommands(t, env, spec)
+	login := exec.Command(bin, "servers", "login", "remote", "--no-browser")
+	login.Env, login.Dir = env, ws
+	stdout, _ := login.StdoutPipe()
+	var errOut strings.Builder
+	login.Stderr = &errOut
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		printed.WriteString(sc.Text() + "\n")
+		if u := strings.TrimSpace(sc.Text()); strings.HasPrefix(u, as.URL+"/authorize?") {
+			_ = oauthtest.Browser(t)(u)
+		}
+	}
+	if err := login.Wait(); err != nil || !strings.Contains(printed.String(), "Signed in to remote") {
+		t.Fatalf("login: %v\n%s\n%s", err, printed.String(), errOut.String())
+	}
+	// Approving without a hub starts the server in a private manager: it connects with the grant
+	// from the keyring and its tools are pinned.
+	if out, errOut, err := runCLI(t, bin, env, ws, "servers", "approve", "remote", "--yes"); err != nil || !strings.Contains(out, "remote__echo") {
+		t.Fatalf("approve: %v\n%s\n%s", err, out, errOut)
+	}
+	if out, errOut, err := runCLI(t, bin, env, ws, "servers", "logout", "remote"); err != nil || !strings.Contains(out, "Signed out of remote.") {
+		t.Fatalf("logout: %v\n%s\n%s", err, out, errOut)
+	}
+	if out, _, _ := runCLI(t, bin, env, ws, "doctor"); !strings.Contains(out, "switchboard servers login remote") {
+		t.Errorf("doctor after logout:\n%s", out)
+	}
+	if !strings.Contains(strings.Join(as.Requests(), " "), "POST /revoke") {
+		t.Error("logout did not revoke")
 	}
 }
