@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"slices"
@@ -466,5 +467,28 @@ func TestExpiredGrantRefreshedAtStart(t *testing.T) {
 	}
 	if as.Counts() != 1 || signin.Load() != 0 {
 		t.Errorf("refreshes %d, sign-ins asked %d; want 1 and 0", as.Counts(), signin.Load())
+	}
+}
+
+// A 401 without a Bearer challenge (a server wanting an API key header, Basic auth) is not a
+// sign-in: the caller gets the 401 as it is and nobody is asked to sign in.
+func TestNonBearer401IsNotASignIn(t *testing.T) {
+	for name, hdr := range map[string]string{"none": "", "basic": `Basic realm="x"`} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if hdr != "" {
+					w.Header().Set("WWW-Authenticate", hdr)
+				}
+				http.Error(w, "missing X-API-Key", 401)
+			}))
+			defer srv.Close()
+			var signin atomic.Int32
+			c := &http.Client{Transport: &oauthclient.Transport{Server: "remote", URL: srv.URL + "/mcp", Store: &oauthclient.MemStore{},
+				OnSignIn: func(string) { signin.Add(1) }}}
+			code, err := get(c, srv.URL+"/mcp")
+			if code != 401 || err != nil || signin.Load() != 0 {
+				t.Errorf("got %d %v, sign-ins %d; want the 401 as it is", code, err, signin.Load())
+			}
+		})
 	}
 }

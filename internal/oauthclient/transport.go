@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // Transport adds the server's access token to its requests (to the grant's resource origin
@@ -137,6 +139,11 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Body != nil && r.GetBody == nil {
 		return resp, nil // cannot send the body again: the caller sees the 401
 	}
+	if g == nil && !bearerChallenge(resp.Header) {
+		// Not the MCP authorization spec's challenge (another scheme, or none: a missing API
+		// key header, say): nothing to sign in to; the caller sees the 401 as it is.
+		return resp, nil
+	}
 	drain(resp)
 	t.mu.Lock()
 	switch {
@@ -184,6 +191,20 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, t.signIn("the server refused a fresh token")
 	}
 	return resp, err
+}
+
+// bearerChallenge reports whether a 401 asks for a Bearer token (RFC 6750 §3).
+func bearerChallenge(h http.Header) bool {
+	cs, err := oauthex.ParseWWWAuthenticate(h.Values("WWW-Authenticate"))
+	if err != nil {
+		return false
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Grant) token() string {
