@@ -58,7 +58,7 @@ func (c *Controller) LoginServer(name string) (ServerSignIn, error) {
 		return ServerSignIn{}, err
 	}
 	end := c.begin("server_login", serverArgs{Server: name})
-	ctx, done := c.st.signins.start(name)
+	ctx, done := c.st.logins.start(name)
 	urls := make(chan ServerSignIn, 1)
 	failed := make(chan error, 1)
 	open := func(u string) error {

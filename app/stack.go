@@ -68,7 +68,7 @@ type Stack struct {
 	// OpenURL opens a URL in the user's browser (the desktop sets it: xdg-open); nil: the
 	// front end that asked opens it (the dashboard in a browser tab).
 	OpenURL func(url string) error
-	signins signIns // sign-ins to remote servers in progress (LoginServer)
+	logins  signIns // sign-ins to remote servers in progress (LoginServer)
 
 	// mlConfig is the [ml] in force (RunningML); Config.ML stays the start's, read without a lock.
 	mlMu     sync.Mutex

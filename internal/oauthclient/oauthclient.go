@@ -80,7 +80,7 @@ type Store interface {
 	Delete(ctx context.Context, server string) error
 }
 
-// ErrNoGrant: the hub has not signed in to the server (or was signed out).
+// ErrNoGrant is a Store's answer for a server the hub has not signed in to (or signed out of).
 var ErrNoGrant = errors.New("not signed in")
 
 // NeedsSignIn is the error of a request the server refused without a grant the hub can use:
@@ -106,6 +106,7 @@ type MemStore struct {
 	m  map[string]Grant
 }
 
+// Load returns the server's grant, or ErrNoGrant.
 func (s *MemStore) Load(_ context.Context, server string) (*Grant, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -116,6 +117,7 @@ func (s *MemStore) Load(_ context.Context, server string) (*Grant, error) {
 	return &g, nil
 }
 
+// Save keeps a copy of g for the server.
 func (s *MemStore) Save(_ context.Context, server string, g *Grant) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,6 +128,7 @@ func (s *MemStore) Save(_ context.Context, server string, g *Grant) error {
 	return nil
 }
 
+// Delete forgets the server's grant.
 func (s *MemStore) Delete(_ context.Context, server string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -236,7 +236,7 @@ func TestAttackCodeReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 400 {
+	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("replayed code: %d", resp.StatusCode)
 	}
 	var signin atomic.Int32
@@ -479,7 +479,7 @@ func TestNonBearer401IsNotASignIn(t *testing.T) {
 				if hdr != "" {
 					w.Header().Set("WWW-Authenticate", hdr)
 				}
-				http.Error(w, "missing X-API-Key", 401)
+				http.Error(w, "missing X-API-Key", http.StatusUnauthorized)
 			}))
 			defer srv.Close()
 			var signin atomic.Int32

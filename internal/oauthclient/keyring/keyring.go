@@ -30,6 +30,7 @@ func (s Store) open(ctx context.Context) (*secrets.Keyring, context.Context, con
 	return k, ctx, cancel, nil
 }
 
+// Load reads the server's grant; none stored is oauthclient.ErrNoGrant.
 func (s Store) Load(ctx context.Context, server string) (*oauthclient.Grant, error) {
 	k, ctx, cancel, err := s.open(ctx)
 	if err != nil {
@@ -51,6 +52,7 @@ func (s Store) Load(ctx context.Context, server string) (*oauthclient.Grant, err
 	return &g, nil
 }
 
+// Save stores the server's grant, replacing the one before.
 func (s Store) Save(ctx context.Context, server string, g *oauthclient.Grant) error {
 	b, err := json.Marshal(g)
 	if err != nil {
@@ -65,6 +67,7 @@ func (s Store) Save(ctx context.Context, server string, g *oauthclient.Grant) er
 	return k.WithApplication(secrets.GrantsApplication).Store(ctx, server, string(b))
 }
 
+// Delete forgets the server's grant; none stored is not an error.
 func (s Store) Delete(ctx context.Context, server string) error {
 	k, ctx, cancel, err := s.open(ctx)
 	if err != nil {

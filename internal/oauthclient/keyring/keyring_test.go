@@ -51,7 +51,7 @@ func TestKeyringStore(t *testing.T) {
 	}
 	c := &http.Client{Transport: &oauthclient.Transport{Server: "remote", URL: res.URL, Store: store, HTTP: hc}}
 	resp, err := c.Post(res.URL, "application/json", strings.NewReader("{}"))
-	if err != nil || resp.StatusCode != 200 {
+	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("call with the stored grant: %v %v", resp, err)
 	}
 	resp.Body.Close()

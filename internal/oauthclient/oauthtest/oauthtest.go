@@ -200,7 +200,7 @@ func (a *AS) serve(w http.ResponseWriter, r *http.Request) {
 	case "/revoke":
 		_ = r.ParseForm()
 		a.revoked[r.PostForm.Get("token")] = true
-		w.WriteHeader(200)
+		w.WriteHeader(http.StatusOK)
 	default:
 		http.NotFound(w, r)
 	}
@@ -213,7 +213,7 @@ func (a *AS) authorize(w http.ResponseWriter, r *http.Request) {
 	// Without a known client and an exactly registered redirect URI there is nobody to send an
 	// error to: an error page, never a redirect (RFC 6749 §4.1.2.1).
 	if !ok || !slices.Contains(c.redirect, q.Get("redirect_uri")) {
-		http.Error(w, "unknown client or redirect_uri not registered", 400)
+		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
 		return
 	}
 	back, _ := url.Parse(q.Get("redirect_uri"))
@@ -393,7 +393,7 @@ func NewResource(t testing.TB, as *AS, h http.Handler) *Resource {
 		tok, ok := strings.CutPrefix(auth, "Bearer ")
 		if !ok || !as.Valid(tok, res.URL) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", resource_metadata=%q, scope="mcp"`, meta))
-			http.Error(w, "unauthorized", 401)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
 		h.ServeHTTP(w, r)
