@@ -154,3 +154,23 @@ func TestOAuthLoginNeedsApprovedCommand(t *testing.T) {
 		t.Errorf("requests before approval: %v %v", res.Seen(), as.Requests())
 	}
 }
+
+// A sign-in that fails (here: the authorization server offers no PKCE S256) says why on the
+// server's status, where the dashboard and `servers list` show it, and the server keeps waiting.
+func TestOAuthFailedSignInShowsWhy(t *testing.T) {
+	as := oauthtest.NewAS(t)
+	as.Meta = func(m map[string]any) { m["code_challenge_methods_supported"] = []string{"plain"} }
+	res := oauthServer(t, as)
+	m := newTestManager(t, Options{OAuthStore: &oauthclient.MemStore{}})
+	if err := approveSync(m, []Spec{{Name: "remote", URL: res.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "remote", StateSignin)
+	if err := m.Login(t.Context(), "remote", oauthtest.Browser(t)); err == nil {
+		t.Fatal("signed in without S256")
+	}
+	st, _ := m.Status("remote")
+	if st.State != StateSignin || !strings.Contains(st.LastError, "sign-in failed: ") || !strings.Contains(st.LastError, "S256") || !strings.Contains(st.LastError, "switchboard servers login remote") {
+		t.Errorf("status after a failed sign-in: %s %q", st.State, st.LastError)
+	}
+}

@@ -64,7 +64,10 @@ func (m *Manager) Login(ctx context.Context, name string, open func(authURL stri
 	s.log.add("hub", "sign-in started")
 	g, err := f.Run(ctx)
 	if err != nil {
-		s.log.add("hub", "sign-in failed: "+err.Error())
+		// Shown where the user looks (the row, `servers list`, the tray's tooltip): a sign-in
+		// started from the dashboard answers before the browser comes back.
+		s.fail(fmt.Errorf("sign-in failed: %v; %s", err, SignInMessage(name)))
+		m.notify(name)
 		return fmt.Errorf("server %q: sign-in: %w", name, err)
 	}
 	s.log.add("hub", "signed in with "+g.Issuer)
