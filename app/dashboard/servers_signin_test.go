@@ -107,6 +107,9 @@ func TestServerSignInThroughAPI(t *testing.T) {
 		t.Errorf("the browser shows %s", page)
 	}
 	waitFor("running")
+	if row := call("GET", "/api/servers", nil)["servers"].([]any)[0].(map[string]any); row["signed_in"] != true {
+		t.Errorf("running after the sign-in, signed_in = %v", row["signed_in"])
+	}
 	call("POST", "/api/servers/remote/approve", map[string]any{"tools": []string{}})
 	cs := apptest.InMemoryClient(t, st, "signin-test")
 	if r := apptest.CallTool(t, cs, "remote__echo", map[string]any{"message": "via the hub"}); !strings.Contains(r.Content[0].(*sdk.TextContent).Text, "Echo: via the hub") {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -35,7 +36,17 @@ type Transport struct {
 	grant   *Grant
 	loaded  bool
 	loadErr error
+	has     atomic.Bool // grant != nil, read without mu (a refresh holds mu over the network)
 }
+
+func (t *Transport) setGrantLocked(g *Grant) {
+	t.grant = g
+	t.has.Store(g != nil)
+}
+
+// SignedIn reports whether the transport holds a grant for the server now (it read one from the
+// store at the server's first 401, or refreshed it). It never waits.
+func (t *Transport) SignedIn() bool { return t.has.Load() }
 
 func (t *Transport) now() time.Time {
 	if t.Now != nil {
@@ -65,15 +76,15 @@ func (t *Transport) loadLocked(ctx context.Context) {
 	t.loadErr = nil
 	switch {
 	case errors.Is(err, ErrNoGrant):
-		t.grant = nil
+		t.setGrantLocked(nil)
 	case err != nil:
-		t.grant = nil
+		t.setGrantLocked(nil)
 		t.loadErr = err
 	case !sameResource(g.Resource, t.URL):
 		// Signed in for another address (the url was edited since): never sent elsewhere.
-		t.grant = nil
+		t.setGrantLocked(nil)
 	default:
-		t.grant = g
+		t.setGrantLocked(g)
 	}
 	t.loaded = true
 }
@@ -100,7 +111,7 @@ func (t *Transport) refreshLocked(ctx context.Context) error {
 	})
 	var te *TokenError
 	if errors.As(err, &te) && te.Status >= 400 && te.Status < 500 {
-		t.grant = nil
+		t.setGrantLocked(nil)
 		_ = t.Store.Delete(ctx, t.Server)
 		return t.signIn("the authorization server refused the refresh token: " + te.Error())
 	}
@@ -113,7 +124,7 @@ func (t *Transport) refreshLocked(ctx context.Context) error {
 	if err := t.Store.Save(ctx, t.Server, &g); err != nil {
 		return fmt.Errorf("server %s: store its new token in the keyring: %w", t.Server, err)
 	}
-	t.grant = &g
+	t.setGrantLocked(&g)
 	return nil
 }
 
@@ -154,7 +165,7 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		t.loadLocked(ctx)
 		switch {
 		case t.grant == nil || t.grant.AccessToken == g.token() && t.grant.RefreshToken == "":
-			t.grant = nil
+			t.setGrantLocked(nil)
 			reason := "not signed in"
 			if t.loadErr != nil {
 				reason = "its sign-in could not be read from the keyring: " + t.loadErr.Error()
@@ -184,7 +195,7 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		drain(resp)
 		t.mu.Lock()
 		if t.grant == g2 {
-			t.grant = nil
+			t.setGrantLocked(nil)
 			_ = t.Store.Delete(ctx, t.Server)
 		}
 		t.mu.Unlock()

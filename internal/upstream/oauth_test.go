@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,9 +126,15 @@ func TestOAuthLogout(t *testing.T) {
 	if err := m.Login(t.Context(), "remote", oauthtest.Browser(t)); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, m, "remote", StateRunning)
+	st := waitState(t, m, "remote", StateRunning)
+	if !st.SignedIn || !st.OAuth {
+		t.Errorf("running after a sign-in: oauth %v signed_in %v", st.OAuth, st.SignedIn)
+	}
 	if err := m.Logout(t.Context(), "remote"); err != nil {
 		t.Fatal(err)
+	}
+	if st, _ := m.Status("remote"); st.State == StateRunning {
+		t.Error("Logout returned while the server still ran on the grant")
 	}
 	waitState(t, m, "remote", StateSignin)
 	if _, err := store.Load(t.Context(), "remote"); err == nil {
@@ -172,5 +179,30 @@ func TestOAuthFailedSignInShowsWhy(t *testing.T) {
 	st, _ := m.Status("remote")
 	if st.State != StateSignin || !strings.Contains(st.LastError, "sign-in failed: ") || !strings.Contains(st.LastError, "S256") || !strings.Contains(st.LastError, "switchboard servers login remote") {
 		t.Errorf("status after a failed sign-in: %s %q", st.State, st.LastError)
+	}
+}
+
+// Sign out of a remote server that never asked for a sign-in changes nothing: it keeps running.
+func TestOAuthLogoutWithoutSignIn(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "open", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "echo", Description: "echoes"}, func(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "ok"}}}, nil, nil
+	})
+	open := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(open.Close) // after the manager's shutdown (cleanups run last first): its stream ends then
+	m := newTestManager(t, Options{OAuthStore: &oauthclient.MemStore{}})
+	if err := approveSync(m, []Spec{{Name: "open", URL: open.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, m, "open", StateRunning)
+	if !st.OAuth || st.SignedIn {
+		t.Errorf("an open server: oauth %v signed_in %v; want true, false", st.OAuth, st.SignedIn)
+	}
+	if err := m.Logout(t.Context(), "open"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if st, _ := m.Status("open"); st.State != StateRunning {
+		t.Errorf("after a sign-out with nothing to forget: %s", st.State)
 	}
 }

@@ -66,6 +66,7 @@ type server struct {
 	signIn     atomic.Pointer[string]
 	signedIn   chan struct{}
 	endSession atomic.Pointer[func()]
+	oauth      atomic.Pointer[oauthclient.Transport] // the current connection's, when it signs in
 
 	want     chan struct{} // wakes an idle on-demand server
 	approved chan struct{} // wakes a server waiting for its command's approval
@@ -508,7 +509,9 @@ func (s *server) httpClient() (*http.Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		rt = &oauthclient.Transport{Server: s.spec.Name, URL: s.spec.URL, Store: s.m.opts.OAuthStore, HTTP: hc, Base: rt, OnSignIn: s.needSignIn}
+		ot := &oauthclient.Transport{Server: s.spec.Name, URL: s.spec.URL, Store: s.m.opts.OAuthStore, HTTP: hc, Base: rt, OnSignIn: s.needSignIn}
+		s.oauth.Store(ot)
+		rt = ot
 	}
 	return &http.Client{
 		Transport: rt,
@@ -759,6 +762,9 @@ func (s *server) status(a *approvals) Status {
 		InFlight: s.inflight, Calls: s.calls, Tools: []ToolStatus{},
 		CommandHash: s.spec.CommandHash(), Cwd: s.spec.Cwd, Env: envNames(s.spec),
 		Sandbox: s.sandbox, OAuth: s.usesOAuth(),
+	}
+	if t := s.oauth.Load(); t != nil && s.state == StateRunning {
+		st.SignedIn = t.SignedIn()
 	}
 	st.CommandApproved = a.commandApproved(s.spec.Name, st.CommandHash)
 	if st.Sandbox.Mode == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/oauthclient"
 )
@@ -108,33 +109,54 @@ func (m *Manager) Logout(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := Logout(ctx, sp, m.opts); err != nil {
+	had, err := logout(ctx, sp, m.opts)
+	if err != nil {
 		return err
 	}
 	s, err := m.get(name)
 	if err != nil {
 		return err
 	}
+	if !had {
+		if t := s.oauth.Load(); t == nil || !t.SignedIn() {
+			return nil // no sign-in to forget: the server goes on as it is
+		}
+	}
 	s.log.add("hub", "signed out by the user")
 	s.needSignIn("signed out by the user")
 	m.notify(name)
+	// Return once a running server has left its session (a few ms), so the caller's answer is
+	// the state after the sign-out, not one an event already overtook.
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_ = m.Await(wctx, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.state != StateRunning
+	})
 	return nil
 }
 
 // Logout forgets a server's grant (see Manager.Logout) without a running hub.
 func Logout(ctx context.Context, sp Spec, o Options) error {
+	_, err := logout(ctx, sp, o)
+	return err
+}
+
+// logout revokes and deletes the server's grant and reports whether there was one.
+func logout(ctx context.Context, sp Spec, o Options) (bool, error) {
 	if o.OAuthStore == nil {
-		return errors.New("no keyring holds sign-ins here")
+		return false, errors.New("no keyring holds sign-ins here")
 	}
 	g, err := o.OAuthStore.Load(ctx, sp.Name)
 	if errors.Is(err, oauthclient.ErrNoGrant) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if hc, err := oauthclient.HTTPClient(g.Resource, o.OAuthAllow); err == nil {
 		_ = oauthclient.Revoke(ctx, hc, g)
 	}
-	return o.OAuthStore.Delete(ctx, sp.Name)
+	return true, o.OAuthStore.Delete(ctx, sp.Name)
 }

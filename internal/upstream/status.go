@@ -48,6 +48,8 @@ type Status struct {
 	// OAuth: the hub signs in to the server when it asks (a remote server without an
 	// Authorization header of its own); its tokens are in the keyring, never here.
 	OAuth bool `json:"oauth"`
+	// SignedIn: the running connection uses a grant from a sign-in (Sign out forgets it).
+	SignedIn bool `json:"signed_in"`
 	// Sandbox says how the server is confined (local servers), or that it runs elsewhere.
 	Sandbox SandboxStatus `json:"sandbox"`
 	// Approved: the user approved the server's tools (it is out of quarantine).

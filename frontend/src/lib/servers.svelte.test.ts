@@ -244,7 +244,7 @@ describe('ServersController sign-in', () => {
   });
 
   it('signs out and applies the answer', async () => {
-    const running = server('remote', { state: 'running', oauth: true });
+    const running = server('remote', { state: 'running', oauth: true, signed_in: true });
     const logoutServer = vi.fn(async () => ({ ...running, state: 'signin' }));
     const { d, store } = deps({ logoutServer }, [running]);
     const ctl = new ServersController(d);

@@ -317,9 +317,10 @@ describe('sign-in', () => {
   it('says which rows wait for a sign-in and which can sign out', () => {
     expect(needsSignIn(server('r', { state: 'signin' }))).toBe(true);
     expect(needsSignIn(server('r'))).toBe(false);
-    expect(canSignOut(server('r', { oauth: true }))).toBe(true);
-    expect(canSignOut(server('r', { oauth: true, state: 'signin' }))).toBe(false);
-    expect(canSignOut(server('r', { oauth: false }))).toBe(false);
+    expect(canSignOut(server('r', { oauth: true, signed_in: true }))).toBe(true);
+    expect(canSignOut(server('r', { oauth: true, signed_in: false, state: 'signin' }))).toBe(false);
+    // A remote server that never asked for a sign-in has none to forget.
+    expect(canSignOut(server('r', { oauth: true, signed_in: false }))).toBe(false);
     expect(serverStateTone('signin')).toBe('busy');
   });
 });

@@ -219,9 +219,9 @@ export function needsSignIn(s: Pick<ServerStatus, 'state'>): boolean {
   return s.state === SERVER_STATES.signin;
 }
 
-/** canSignOut: the hub signs in to the server (OAuth) and it runs, so there is a sign-in to forget. */
-export function canSignOut(s: Pick<ServerStatus, 'state' | 'oauth'>): boolean {
-  return s.oauth && s.state === SERVER_STATES.running;
+/** canSignOut: the server runs on a grant from a sign-in (OAuth), so there is one to forget. */
+export function canSignOut(s: Pick<ServerStatus, 'state' | 'signed_in'>): boolean {
+  return s.signed_in && s.state === SERVER_STATES.running;
 }
 
 /** needsAttention: a row the user has something to do on (command or tools to approve, held tools). */

@@ -18,6 +18,7 @@ export function server(name: string, extra: Partial<ServerStatus> = {}): ServerS
     command_hash: `hash-${name}`,
     env: [],
     oauth: false,
+    signed_in: false,
     sandbox: { mode: 'confined', detail: 'confined with Landlock when it starts', read: [], write: [] },
     approved: true,
     restarts: 0,

@@ -219,6 +219,10 @@ export interface Status {
    */
   oauth: boolean;
   /**
+   * SignedIn: the running connection uses a grant from a sign-in (Sign out forgets it).
+   */
+  signed_in: boolean;
+  /**
    * Sandbox says how the server is confined (local servers), or that it runs elsewhere.
    */
   sandbox: SandboxStatus;
