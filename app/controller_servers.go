@@ -37,6 +37,15 @@ type ServerLog struct {
 	Lines []upstream.LogLine `json:"lines"`
 }
 
+// ServerSignIn is LoginServer's answer.
+type ServerSignIn struct {
+	Name string `json:"name"`
+	// URL is the authorization server's page the user signs in on.
+	URL string `json:"url"`
+	// Opened: the hub opened URL in the user's browser; otherwise the caller opens it.
+	Opened bool `json:"opened"`
+}
+
 // ServerChange is the answer of an edit of the server list: the config file's diff and the
 // servers after it.
 type ServerChange struct {
@@ -305,6 +314,10 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 		return c.ApproveServerCommand(req.Name, req.Hash)
 	case "servers.restart":
 		return c.RestartServer(req.Name)
+	case "servers.signed-in":
+		return c.ServerSignedIn(req.Name)
+	case "servers.logout":
+		return c.LogoutServer(req.Name)
 	case "servers.reload":
 		// Under the file's lock, as the watcher does: a Settings save in progress is read whole.
 		c.st.serversMu.Lock()

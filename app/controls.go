@@ -186,6 +186,16 @@ var dashboardControls = dashcontrol.NewTable(
 		Call: dashcontrol.Call1(dashcontrol.Path[string]("name"), (*Controller).RestartServer),
 	},
 	dashcontrol.Control[*Controller]{
+		Name: "LoginServer", Route: "POST /api/servers/{name}/login", Action: "sign in to {name}",
+		Doc:  "starts signing the hub in to a remote server (OAuth) and returns the page to sign in on (opened: the hub opened it in the browser); the server's state leaves signin once the user consented.",
+		Call: dashcontrol.Call1(dashcontrol.Path[string]("name"), (*Controller).LoginServer),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "LogoutServer", Route: "POST /api/servers/{name}/logout", Action: "sign out of {name}",
+		Doc:  "forgets the hub's grant for a remote server (revoked where the server allows) and restarts it: it waits for a sign-in.",
+		Call: dashcontrol.Call1(dashcontrol.Path[string]("name"), (*Controller).LogoutServer),
+	},
+	dashcontrol.Control[*Controller]{
 		Name: "SetServerEnabled", Route: "POST /api/servers/{name}/enabled", Action: "{enabled?enable:disable} {name}",
 		Doc: "switches a server on or off in the config file.",
 		Call: dashcontrol.Call2(dashcontrol.Path[string]("name"), dashcontrol.BodyField[bool]("enabled").Required(),

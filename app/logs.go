@@ -176,6 +176,8 @@ func (st *Stack) logServerChange(name string) {
 		st.Logger.Warn("servers: "+name+" exited; restarting", "server", name, "restarts", s.Restarts, "next", s.NextRestart, "err", s.LastError)
 	case upstream.StateFailed:
 		st.Logger.Warn("servers: "+name+" failed; fix its entry in the config file", "server", name, "err", s.LastError)
+	case upstream.StateSignin:
+		st.Logger.Warn("servers: "+name+" needs you to sign in", "server", name, "fix", "switchboard servers login "+name+", or Sign in in the Servers view or the tray")
 	case upstream.StateDisabled, "removed":
 		st.Logger.Info("servers: "+name+" is "+state, "server", name)
 	}

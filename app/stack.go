@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/hublog"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/ml"
+	"github.com/switchboard-hub/switchboard/internal/oauthclient/keyring"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/rag"
@@ -66,6 +67,10 @@ type Stack struct {
 	serverStates    serverStates // last state logged per upstream server
 	serversMu       sync.Mutex   // one edit of the config file at a time (server list, settings, switches)
 	serversLazy     bool         // every server starts on demand (a one-shot hub)
+	// OpenURL opens a URL in the user's browser (the desktop sets it: xdg-open); nil: the
+	// front end that asked opens it (the dashboard in a browser tab).
+	OpenURL func(url string) error
+	logins  signIns // sign-ins to remote servers in progress (LoginServer)
 
 	// mlConfig is the [ml] in force (RunningML); Config.ML stays the start's, read without a lock.
 	mlMu     sync.Mutex
@@ -666,6 +671,11 @@ func UpstreamOptions(cfg config.Config) upstream.Options {
 		Secret:        KeyringLookup(cfg.Env),
 		Getenv:        cfg.Env.Lookup,
 		Reserved:      mcp.ToolsetNames(),
+		// Grants of the remote servers the hub signed in to live in the keyring; web_fetch's
+		// allow-list ([web] allow, SWITCHBOARD_FETCH_ALLOW) opens internal hosts to their
+		// OAuth metadata too.
+		OAuthStore: keyring.Store{Bus: SessionBus(cfg.Env)},
+		OAuthAllow: slices.Clone(cfg.Web.Allow),
 		GrantedDirs: func() []string {
 			p, err := cfg.CompilePolicy()
 			if err != nil {

@@ -89,6 +89,11 @@ func serverCheck(st upstream.Status, where string) check {
 		c.detail = "command not approved: " + st.Command + "; nothing runs until you approve it"
 		c.fix = "review the command and approve it: `switchboard servers approve " + st.Name + "`"
 		return c
+	case upstream.StateSignin:
+		c.optional = true
+		c.detail = "needs you to sign in (OAuth) to " + st.Command + "; its tools answer with how until you do"
+		c.fix = "sign in: `switchboard servers login " + st.Name + "`, or Sign in on the dashboard's Servers view or in the tray"
+		return c
 	default:
 		c.detail = fmt.Sprintf("%s (%s): %s", st.State, where, st.LastError)
 		c.fix = "check the command, its arguments and environment with `switchboard servers logs " + st.Name + "`; fix the [[servers]] entry"

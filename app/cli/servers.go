@@ -36,12 +36,14 @@ writes the file atomically, changing nothing else in it (comments, order, other 
 --dry-run shows the change and writes nothing. A running hub applies the change within a second.
 
 list, approve, logs and restart ask the running hub (on its Unix socket); without one, list
-reads the config file and approve starts the server on its own to read and pin its tools.`,
+reads the config file and approve starts the server on its own to read and pin its tools.
+login signs the hub in to a remote server that asks for it (OAuth); logout forgets that.`,
 		Args: cobra.NoArgs,
 	}
 	root.AddCommand(newServersAddCommand(g), newServersRemoveCommand(g),
 		newServersEnableCommand(g, true), newServersEnableCommand(g, false), newServersImportCommand(g),
-		newServersListCommand(g), newServersApproveCommand(g), newServersLogsCommand(g), newServersRestartCommand(g))
+		newServersListCommand(g), newServersApproveCommand(g), newServersLogsCommand(g), newServersRestartCommand(g),
+		newServersLoginCommand(g), newServersLogoutCommand(g))
 	return root
 }
 
@@ -122,7 +124,7 @@ var specFieldRE = regexp.MustCompile(`^servers: "[^"]*": ([a-z]+): `)
 // asFlagError rewrites a Spec.Validate error about a field in terms of the flag that sets it.
 func asFlagError(err error) error {
 	flags := map[string]string{"command": "--command", "url": "--url", "env": "--env", "headers": "--header",
-		"transport": "--transport", "start": "--on-demand", "name": "NAME"}
+		"transport": "--transport", "start": "--on-demand", "name": "NAME", "oauth": "--oauth-client-id/--oauth-client-secret/--oauth-scope"}
 	m := specFieldRE.FindStringSubmatchIndex(err.Error())
 	if m == nil {
 		return err
@@ -136,8 +138,8 @@ func asFlagError(err error) error {
 }
 
 func newServersAddCommand(g *globalFlags) *cobra.Command {
-	var command, cwd, url, transport string
-	var args, envs, headers []string
+	var command, cwd, url, transport, oauthID, oauthSecret string
+	var args, envs, headers, oauthScopes []string
 	var onDemand, disabled, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "add NAME (--command CMD [--arg A]... [--env K=V]... [--cwd DIR] | --url URL [--header K=V]... [--transport sse])",
@@ -186,6 +188,9 @@ the file that way (quote the value so the shell leaves it alone).`,
 			if transport == upstream.TransportHTTP {
 				s.Transport = "" // the default for a URL: the file stays minimal
 			}
+			if oauthID != "" || oauthSecret != "" || len(oauthScopes) > 0 {
+				s.OAuth = &upstream.OAuth{ClientID: oauthID, ClientSecret: oauthSecret, Scopes: oauthScopes}
+			}
 			if onDemand {
 				s.Start = upstream.StartOnDemand
 			}
@@ -226,6 +231,9 @@ the file that way (quote the value so the shell leaves it alone).`,
 	f.StringVar(&url, "url", "", "the http(s) URL of a remote server")
 	f.StringArrayVar(&headers, "header", nil, "NAME=VALUE sent with every request to --url (repeatable); VALUE may hold ${VAR} or ${secret:NAME}")
 	f.StringVar(&transport, "transport", "", "http (Streamable HTTP, the default) or sse, for --url")
+	f.StringVar(&oauthID, "oauth-client-id", "", "for --url: the client registered for Switchboard with the server's authorization server (oauth.client_id)")
+	f.StringVar(&oauthSecret, "oauth-client-secret", "", "for --url: its secret, as ${secret:NAME} (oauth.client_secret)")
+	f.StringArrayVar(&oauthScopes, "oauth-scope", nil, "for --url: a scope to ask for when signing in (repeatable; oauth.scopes)")
 	f.BoolVar(&onDemand, "on-demand", false, "start the server at the first call that needs it, not with the hub")
 	f.BoolVar(&disabled, "disabled", false, "write the entry switched off (enabled = false)")
 	f.BoolVar(&dryRun, "dry-run", false, "show the change and stop")

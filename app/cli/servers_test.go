@@ -251,3 +251,18 @@ func TestServersVerbsKeepToolsetsInStep(t *testing.T) {
 		t.Errorf("after remove:\n%s", b)
 	}
 }
+
+// servers add --url with the oauth flags writes the oauth table; a literal secret is refused with
+// the fix.
+func TestServersAddOAuth(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "config.toml")
+	out, err := runServers(t, config, "add", "linear", "--url", "https://mcp.example.test/mcp", "--oauth-client-id", "sb",
+		"--oauth-client-secret", "${secret:linear-client-secret}", "--oauth-scope", "read", "--oauth-scope", "write")
+	if err != nil || !strings.Contains(out, `+oauth = { client_id = "sb", client_secret = "${secret:linear-client-secret}", scopes = ["read", "write"] }`) {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	out, err = runServers(t, config, "add", "other", "--url", "https://x.example.test/mcp", "--oauth-client-id", "sb", "--oauth-client-secret", "hunter2")
+	if err == nil || !strings.Contains(err.Error(), "--oauth-client-id/--oauth-client-secret/--oauth-scope: client_secret: write a reference") {
+		t.Fatalf("literal secret: %v\n%s", err, out)
+	}
+}

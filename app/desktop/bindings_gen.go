@@ -139,6 +139,19 @@ func (a *App) RestartServer(name string) (upstream.Status, error) {
 	return callControl[upstream.Status](a, "RestartServer", name)
 }
 
+// LoginServer starts signing the hub in to a remote server (OAuth) and returns the page to sign in
+// on (opened: the hub opened it in the browser); the server's state leaves signin once the user
+// consented.
+func (a *App) LoginServer(name string) (app.ServerSignIn, error) {
+	return callControl[app.ServerSignIn](a, "LoginServer", name)
+}
+
+// LogoutServer forgets the hub's grant for a remote server (revoked where the server allows) and
+// restarts it: it waits for a sign-in.
+func (a *App) LogoutServer(name string) (upstream.Status, error) {
+	return callControl[upstream.Status](a, "LogoutServer", name)
+}
+
 // SetServerEnabled switches a server on or off in the config file.
 func (a *App) SetServerEnabled(name string, enabled bool) (app.ServerChange, error) {
 	return callControl[app.ServerChange](a, "SetServerEnabled", name, enabled)

@@ -79,6 +79,7 @@ func Run(parent context.Context, cfg config.Config, version string, o Options) e
 	if err := applyAutostartConfig(cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "switchboard: desktop: [desktop] autostart: %v\n", err)
 	}
+	st.OpenURL = openURL // a sign-in's page (LoginServer) opens in the user's browser
 	d.ctl = app.NewController(st, version)
 	stopNotifications := startDesktopNotifications(st, notify.Options{})
 	defer stopNotifications() // before the stack closes (deferred earlier, runs later)

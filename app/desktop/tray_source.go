@@ -65,6 +65,19 @@ func (s traySource) DecideApproval(id string, allow bool) error {
 	return s.st.Service.DecideApproval(id, decision, policy.ByTray)
 }
 
+// SignIn starts signing the hub in to a remote server, as the Servers view's Sign in does
+// (the hub opens the page in the browser: the desktop sets Stack.OpenURL).
+func (s traySource) SignIn(server string) error {
+	si, err := s.ctl.LoginServer(server)
+	if err != nil {
+		return err
+	}
+	if !si.Opened {
+		return app.OpenInBrowser(si.URL)
+	}
+	return nil
+}
+
 // Servers are the upstream servers ([[servers]]) with their state.
 func (s traySource) Servers() []upstream.Status {
 	if m := s.st.Service.Upstreams(); m != nil {

@@ -49,6 +49,8 @@ type Source interface {
 	Bridge() (connected bool, lastError string)
 	PendingApprovals() []policy.Approval // oldest first
 	DecideApproval(id string, allow bool) error
+	// SignIn starts signing the hub in to a remote server: its page opens in the browser.
+	SignIn(server string) error
 	LogDir() string
 	// Autostart reports whether the app starts at login (the XDG autostart entry exists); ok is
 	// false when the app cannot manage that (the menu leaves the item out).
@@ -243,6 +245,11 @@ func (c *Controller) do(ctx context.Context, a Action) string {
 		}
 	case ActionChooseProject:
 		return c.chooseProject()
+	case ActionSignIn:
+		if err := c.src.SignIn(a.Server); err != nil {
+			return "Sign in to " + a.Server + ": " + shorten(err.Error(), 80)
+		}
+		return "Sign in to " + a.Server + " in your browser"
 	case ActionToggleAutostart:
 		note, err := c.src.SetAutostart(a.Enable)
 		if err != nil {

@@ -107,6 +107,7 @@ const (
 	ActionDeny                              // answer Action.Approval with deny
 	ActionToggleAutostart                   // switch Start at login on or off (Action.Enable)
 	ActionChooseProject                     // ask for a folder (native picker) and make it the project folder
+	ActionSignIn                            // sign the hub in to Action.Server (OAuth) in the browser
 )
 
 // Action is a click, resolved to what it should do.
@@ -116,6 +117,7 @@ type Action struct {
 	Transport string // ActionToggleTransport: which transport
 	Enable    bool   // ActionToggleTransport, ActionToggleAutostart: the state to switch to
 	Approval  string // ActionApprove, ActionDeny: the approval's ID
+	Server    string // ActionSignIn: the server to sign in to
 }
 
 // Item is one menu line. A zero Action with Enabled=false is a status line.
@@ -297,6 +299,8 @@ func serverLabel(s Server) string {
 		what = "down, restarting"
 	case s.State == upstream.StateUnapproved:
 		what = "command not approved (approve in the dashboard)"
+	case s.State == upstream.StateSignin:
+		what = "sign in… (click to open the sign-in page)"
 	case !s.Approved:
 		what = "quarantined (approve in the dashboard)"
 	case s.Held > 0:
@@ -318,10 +322,14 @@ func serverItems(servers []Server) []Item {
 	if len(servers) == 0 {
 		return nil
 	}
-	running, waiting := 0, 0
+	running, waiting, signin := 0, 0, 0
 	for _, s := range servers {
 		if s.State == upstream.StateRunning {
 			running++
+		}
+		if s.State == upstream.StateSignin {
+			signin++
+			continue
 		}
 		if (!s.Approved || s.Held > 0 || s.State == upstream.StateUnapproved) && s.State != upstream.StateDisabled {
 			waiting++ // a disabled server waits for nothing until it is enabled
@@ -330,6 +338,9 @@ func serverItems(servers []Server) []Item {
 	head := fmt.Sprintf("%s: %d running", LabelServers, running)
 	if waiting > 0 {
 		head += fmt.Sprintf(", %d waiting for approval", waiting)
+	}
+	if signin > 0 {
+		head += fmt.Sprintf(", %d waiting for you to sign in", signin)
 	}
 	out := []Item{{Label: head}}
 	for i, s := range servers {
@@ -341,6 +352,11 @@ func serverItems(servers []Server) []Item {
 		tip := "Open the dashboard's Servers tab to approve, restart or disable it"
 		if s.Command != "" {
 			tip = s.Command + " — " + tip
+		}
+		if s.State == upstream.StateSignin {
+			out = append(out, Item{Label: serverLabel(s), Tooltip: s.Command + " — sign the hub in to it in your browser",
+				Enabled: true, Action: Action{Kind: ActionSignIn, Server: s.Name}})
+			continue
 		}
 		out = append(out, Item{Label: serverLabel(s), Tooltip: tip, Enabled: true, Action: Action{Kind: ActionOpenDashboard, View: ViewServers}})
 	}

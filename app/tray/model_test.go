@@ -433,3 +433,20 @@ func TestTrayProjectItem(t *testing.T) {
 		t.Errorf("no project to show, yet the menu has %q", labels)
 	}
 }
+
+// A remote server waiting for the user to sign in says so, and its line signs in.
+func TestTraySignInItem(t *testing.T) {
+	servers := []Server{
+		{Name: "remote", State: upstream.StateSignin, Command: "https://example.test/mcp"},
+		{Name: "everything", State: upstream.StateRunning, Approved: true},
+	}
+	m := BuildMenu(State{Transports: trayTestTransports(), Servers: servers})
+	head := itemWithPrefix(t, m, "Servers:")
+	if head.Label != "Servers: 1 running, 1 waiting for you to sign in" {
+		t.Errorf("heading %q", head.Label)
+	}
+	it := itemWithPrefix(t, m, "remote — ")
+	if it.Label != "remote — sign in… (click to open the sign-in page)" || !it.Enabled || it.Action != (Action{Kind: ActionSignIn, Server: "remote"}) {
+		t.Errorf("item %+v", it)
+	}
+}

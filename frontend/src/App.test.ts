@@ -94,6 +94,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     approveServer: rec('approveServer', {}),
     approveServerCommand: rec('approveServerCommand', {}),
     restartServer: rec('restartServer', {}),
+    loginServer: rec('loginServer', { name: '', url: '', opened: false }),
+    logoutServer: rec('logoutServer', {}),
     setServerEnabled: rec('setServerEnabled', { path: '', diff: '', servers: [] }),
     addServer: rec('addServer', { path: '', diff: '', servers: [] }),
     removeServer: rec('removeServer', { path: '', diff: '', servers: [] }),

@@ -76,6 +76,8 @@ async function start(hash = '#processes') {
     approveServer: rec1('approveServer'),
     approveServerCommand: rec1('approveServerCommand'),
     restartServer: rec1('restartServer'),
+    loginServer: rec1('loginServer'),
+    logoutServer: rec1('logoutServer'),
     setServerEnabled: rec1('setServerEnabled'),
     addServer: rec1('addServer'),
     removeServer: rec1('removeServer'),

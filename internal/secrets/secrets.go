@@ -86,6 +86,27 @@ func ValidName(name string) error {
 type Keyring struct {
 	conn *dbus.Conn
 	svc  dbus.BusObject
+	app  string // the "application" attribute; "" is Application
+}
+
+// GrantsApplication is the "application" attribute of the OAuth grants the hub keeps for the
+// remote servers it signed in to (internal/oauthclient): apart from the user's secrets, so
+// ${secret:NAME} cannot reach them and `switchboard secret list` does not show them.
+const GrantsApplication = "switchboard-oauth"
+
+// WithApplication is k over the items of another "application" attribute (GrantsApplication).
+// It shares k's connection: close one of them only.
+func (k *Keyring) WithApplication(app string) *Keyring {
+	c := *k
+	c.app = app
+	return &c
+}
+
+func (k *Keyring) application() string {
+	if k.app == "" {
+		return Application
+	}
+	return k.app
 }
 
 // Bus says where the session bus is: Address (DBUS_SESSION_BUS_ADDRESS) or, without one, the
@@ -196,8 +217,8 @@ func (k *Keyring) property(ctx context.Context, obj dbus.BusObject, iface, prop 
 	return v, err
 }
 
-func attributes(name string) map[string]string {
-	return map[string]string{"application": Application, "name": name}
+func (k *Keyring) attributes(name string) map[string]string {
+	return map[string]string{"application": k.application(), "name": name}
 }
 
 // search finds the items with these attributes in every collection.
@@ -245,7 +266,7 @@ func (k *Keyring) Lookup(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	what := fmt.Sprintf("secret %q", name)
-	unlocked, lockedItems, err := k.search(ctx, attributes(name))
+	unlocked, lockedItems, err := k.search(ctx, k.attributes(name))
 	if err != nil {
 		return "", k.wrap(err, what)
 	}
@@ -328,7 +349,7 @@ func (k *Keyring) Store(ctx context.Context, name, value string) error {
 	defer k.closeSession(sess)
 	props := map[string]dbus.Variant{
 		ifaceItem + ".Label":      dbus.MakeVariant("Switchboard: " + name),
-		ifaceItem + ".Attributes": dbus.MakeVariant(attributes(name)),
+		ifaceItem + ".Attributes": dbus.MakeVariant(k.attributes(name)),
 	}
 	var item, prompt dbus.ObjectPath
 	err = collObj.CallWithContext(ctx, ifaceColl+".CreateItem", 0, props,
@@ -349,7 +370,7 @@ func (k *Keyring) Delete(ctx context.Context, name string) error {
 		return err
 	}
 	what := fmt.Sprintf("secret %q", name)
-	unlocked, lockedItems, err := k.search(ctx, attributes(name))
+	unlocked, lockedItems, err := k.search(ctx, k.attributes(name))
 	if err != nil {
 		return k.wrap(err, what)
 	}
@@ -379,7 +400,7 @@ func (k *Keyring) Delete(ctx context.Context, name string) error {
 // List returns the names of Switchboard's secrets in unlocked collections, sorted, and how many
 // more items sit in locked ones (their names cannot be read until they are unlocked).
 func (k *Keyring) List(ctx context.Context) (names []string, lockedCount int, err error) {
-	unlocked, lockedItems, err := k.search(ctx, map[string]string{"application": Application})
+	unlocked, lockedItems, err := k.search(ctx, map[string]string{"application": k.application()})
 	if err != nil {
 		return nil, 0, k.wrap(err, "")
 	}

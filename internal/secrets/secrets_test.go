@@ -74,7 +74,7 @@ func TestKeyring(t *testing.T) {
 		if got, err := k.Lookup(ctx, "rotated"); got != "two" || err != nil {
 			t.Errorf("Lookup = %q, %v; want the second value", got, err)
 		}
-		if unlocked, _, _ := k.search(ctx, attributes("rotated")); len(unlocked) != 1 {
+		if unlocked, _, _ := k.search(ctx, k.attributes("rotated")); len(unlocked) != 1 {
 			t.Errorf("%d items for one secret; Store must replace, not add", len(unlocked))
 		}
 	})
@@ -99,7 +99,7 @@ func TestKeyring(t *testing.T) {
 		if err := k.Store(ctx, "from-libsecret", "new"); err != nil {
 			t.Fatal(err)
 		}
-		unlocked, _, _ := k.search(ctx, attributes("from-libsecret"))
+		unlocked, _, _ := k.search(ctx, k.attributes("from-libsecret"))
 		if got, err := k.Lookup(ctx, "from-libsecret"); got != "new" || err != nil || len(unlocked) != 1 {
 			t.Errorf("after Store: Lookup = %q, %v; %d items", got, err, len(unlocked))
 		}

@@ -51,7 +51,7 @@ func ReadSpecs(data []byte) ([]Spec, error) {
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && k[0] == "servers" {
-			return nil, fmt.Errorf("servers: unknown key %s; a [[servers]] entry takes name, command, args, env, cwd, url, headers, transport, enabled, start, env_passthrough and sandbox", k)
+			return nil, fmt.Errorf("servers: unknown key %s; a [[servers]] entry takes name, command, args, env, cwd, url, headers, transport, oauth, enabled, start, env_passthrough and sandbox", k)
 		}
 	}
 	return f.Servers, nil
@@ -538,6 +538,23 @@ func renderSpec(s Spec, nl string) string {
 		kv("transport", tomledit.Quote(s.Transport))
 	}
 	table("headers", s.Headers)
+	if o := s.OAuth; o != nil {
+		var parts []string
+		if o.ClientID != "" {
+			parts = append(parts, "client_id = "+tomledit.Quote(o.ClientID))
+		}
+		if o.ClientSecret != "" {
+			parts = append(parts, "client_secret = "+tomledit.Quote(o.ClientSecret))
+		}
+		if len(o.Scopes) > 0 {
+			q := make([]string, len(o.Scopes))
+			for i, a := range o.Scopes {
+				q[i] = tomledit.Quote(a)
+			}
+			parts = append(parts, "scopes = ["+strings.Join(q, ", ")+"]")
+		}
+		kv("oauth", "{ "+strings.Join(parts, ", ")+" }")
+	}
 	if s.Start != "" {
 		kv("start", tomledit.Quote(s.Start))
 	}

@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/listeners"
+	"github.com/switchboard-hub/switchboard/internal/oauthclient"
 )
 
 // Hooks connect the servers to the hub's clients. Every hook is optional; a request hook that is
@@ -70,6 +71,14 @@ type Options struct {
 	Version string
 	// Reserved names no server may take (the hub's own toolsets).
 	Reserved []string
+	// OAuthStore keeps the grants of the remote servers the hub signed in to (the keyring);
+	// nil: remote servers get no OAuth (only their configured headers).
+	OAuthStore oauthclient.Store
+	// OAuthAllow are hosts the user trusts beyond a server's own when its OAuth metadata points
+	// the hub at an internal address (SWITCHBOARD_FETCH_ALLOW).
+	OAuthAllow []string
+	// ClientMetadataURL is the hub's Client ID Metadata Document ("" : not used).
+	ClientMetadataURL string
 }
 
 // Manager supervises every configured server. It is safe for concurrent use.
@@ -505,6 +514,8 @@ func (s *server) waitSession(ctx context.Context) (*sdk.ClientSession, error) {
 			return nil, fmt.Errorf("server %q does not run: its command (%s) is not approved; approve it on the dashboard's Servers view or with `switchboard servers approve %s`", s.spec.Name, s.spec.CommandLine(), s.spec.Name)
 		case StateStopped:
 			return nil, fmt.Errorf("server %q: the hub is shutting down", s.spec.Name)
+		case StateSignin:
+			return nil, errors.New(oauthclient.SignInMessage(s.spec.Name))
 		case StateBackoff:
 			return nil, fmt.Errorf("server %q is down (%s); the hub restarts it in %s", s.spec.Name, lastErr, time.Until(next).Round(100*time.Millisecond))
 		}
@@ -695,6 +706,10 @@ func (s *server) maskErr(err error) error {
 func (s *server) callError(ctx context.Context, cs *sdk.ClientSession, err error) error {
 	if ctx.Err() != nil {
 		return err
+	}
+	var ns *oauthclient.NeedsSignIn
+	if errors.As(err, &ns) || s.signInReason() != "" {
+		return errors.New(oauthclient.SignInMessage(s.spec.Name))
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {

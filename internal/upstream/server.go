@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/oauthclient"
 	"github.com/switchboard-hub/switchboard/internal/procgroup"
 	"github.com/switchboard-hub/switchboard/internal/sandbox"
 )
@@ -59,6 +60,14 @@ type server struct {
 	id     uint32
 	catVer atomic.Uint64
 
+	// signIn holds why the server needs the user to sign in (set by its OAuth transport), and
+	// signedIn wakes a server waiting in StateSignin; endSession ends the running session
+	// (the transport found the grant gone mid-session).
+	signIn     atomic.Pointer[string]
+	signedIn   chan struct{}
+	endSession atomic.Pointer[func()]
+	oauth      atomic.Pointer[oauthclient.Transport] // the current connection's, when it signs in
+
 	want     chan struct{} // wakes an idle on-demand server
 	approved chan struct{} // wakes a server waiting for its command's approval
 	cancel   context.CancelFunc
@@ -66,7 +75,7 @@ type server struct {
 }
 
 func newServer(m *Manager, spec Spec) *server {
-	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), approved: make(chan struct{}, 1), since: time.Now(), id: m.nextID.Add(1)}
+	s := &server{m: m, spec: spec, log: newLogRing(m.opts.LogLines), changed: make(chan struct{}), want: make(chan struct{}, 1), approved: make(chan struct{}, 1), signedIn: make(chan struct{}, 1), since: time.Now(), id: m.nextID.Add(1)}
 	switch {
 	case !spec.IsEnabled():
 		s.state = StateDisabled
@@ -172,6 +181,23 @@ func (s *server) run(ctx context.Context) {
 			s.setState(StateStopped)
 			return
 		}
+		if why := s.signInReason(); why != "" {
+			// Only the user can fix it: wait for a sign-in instead of retrying.
+			s.mu.Lock()
+			s.lastErr, s.lastErrAt = oauthclient.SignInMessage(s.spec.Name), time.Now()
+			s.mu.Unlock()
+			s.log.add("hub", "needs the user to sign in: "+why)
+			s.setState(StateSignin)
+			select {
+			case <-ctx.Done():
+				s.setState(StateStopped)
+				return
+			case <-s.signedIn:
+			}
+			s.signIn.Store(nil)
+			failures = 0
+			continue
+		}
 		if err != nil {
 			s.fail(err)
 		}
@@ -232,6 +258,7 @@ func (s *server) runOnce(ctx context.Context) error {
 	// starting, ends the session's context instead.
 	sctx, cancelSession := context.WithCancel(ctx)
 	defer cancelSession()
+	s.signIn.Store(nil)
 	var timedOut atomic.Bool
 	timer := time.AfterFunc(s.m.opts.StartTimeout, func() { timedOut.Store(true); cancelSession() })
 	if p != nil {
@@ -267,6 +294,12 @@ func (s *server) runOnce(ctx context.Context) error {
 		return fmt.Errorf("start: %w%s", err, lastLine(s.log))
 	}
 	defer cs.Close()
+	end := func() { go cs.Close() }
+	s.endSession.Store(&end)
+	defer s.endSession.Store(nil)
+	if s.signInReason() != "" { // refused between listing and now
+		return nil
+	}
 	s.log.add("hub", "running: "+s.info)
 	s.setState(StateRunning)
 
@@ -430,7 +463,33 @@ func (s *server) secretLookup() SecretLookup {
 	}
 }
 
-// httpClient is an HTTP client that adds the configured headers (expanded at each start).
+// signInReason is why the server waits for the user to sign in, or "".
+func (s *server) signInReason() string {
+	if p := s.signIn.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// needSignIn is the OAuth transport's word that only the user can get the server going again:
+// the session ends and the supervisor waits in StateSignin.
+func (s *server) needSignIn(reason string) {
+	if !s.signIn.CompareAndSwap(nil, &reason) {
+		return
+	}
+	if end := s.endSession.Load(); end != nil {
+		(*end)()
+	}
+}
+
+// usesOAuth reports whether the hub signs in to the server: a remote one with no Authorization
+// header of its own, when the hub has a grant store.
+func (s *server) usesOAuth() bool {
+	return s.m.opts.OAuthStore != nil && s.spec.Kind() != TransportStdio && !hasHeader(s.spec.Headers, "Authorization")
+}
+
+// httpClient is an HTTP client that adds the configured headers (expanded at each start) and,
+// for a server the hub signs in to, its OAuth token.
 func (s *server) httpClient() (*http.Client, error) {
 	h := http.Header{}
 	for k, v := range s.spec.Headers {
@@ -444,8 +503,18 @@ func (s *server) httpClient() (*http.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
+	var rt http.RoundTripper = headerTransport{h: h, host: origin.Host, scheme: origin.Scheme, next: http.DefaultTransport}
+	if s.usesOAuth() {
+		hc, err := oauthclient.HTTPClient(s.spec.URL, s.m.opts.OAuthAllow)
+		if err != nil {
+			return nil, err
+		}
+		ot := &oauthclient.Transport{Server: s.spec.Name, URL: s.spec.URL, Store: s.m.opts.OAuthStore, HTTP: hc, Base: rt, OnSignIn: s.needSignIn}
+		s.oauth.Store(ot)
+		rt = ot
+	}
 	return &http.Client{
-		Transport: headerTransport{h: h, host: origin.Host, scheme: origin.Scheme, next: http.DefaultTransport},
+		Transport: rt,
 		// The configured headers (tokens, API keys) are for the configured origin only: a
 		// redirect elsewhere is refused rather than followed with or without them.
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -692,7 +761,10 @@ func (s *server) status(a *approvals) Status {
 		Resources: len(s.resources), Templates: len(s.templates), Prompts: len(s.prompts),
 		InFlight: s.inflight, Calls: s.calls, Tools: []ToolStatus{},
 		CommandHash: s.spec.CommandHash(), Cwd: s.spec.Cwd, Env: envNames(s.spec),
-		Sandbox: s.sandbox,
+		Sandbox: s.sandbox, OAuth: s.usesOAuth(),
+	}
+	if t := s.oauth.Load(); t != nil && s.state == StateRunning {
+		st.SignedIn = t.SignedIn()
 	}
 	st.CommandApproved = a.commandApproved(s.spec.Name, st.CommandHash)
 	if st.Sandbox.Mode == "" {

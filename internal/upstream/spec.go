@@ -42,6 +42,10 @@ type Spec struct {
 	URL       string            `toml:"url,omitempty" json:"url,omitempty"`
 	Headers   map[string]string `toml:"headers,omitempty" json:"headers,omitempty"`
 	Transport string            `toml:"transport,omitempty" json:"transport,omitempty"` // "", "stdio", "http" or "sse"
+	// OAuth configures signing in to a remote server (oauth = { … }). Without it a remote
+	// server that answers 401 with a Bearer challenge is signed in to all the same, the hub
+	// identifying itself (Client ID Metadata Document) or registering (RFC 7591).
+	OAuth *OAuth `toml:"oauth,omitempty" json:"oauth,omitempty"`
 
 	// Enabled: nil (unset) means on.
 	Enabled *bool `toml:"enabled,omitempty" json:"enabled,omitempty"`
@@ -69,6 +73,15 @@ type Sandbox struct {
 	Write []string `json:"write,omitempty"`
 	// Network false denies the server TCP connections (nil or true: allowed).
 	Network *bool `json:"network,omitempty"`
+}
+
+// OAuth is a remote server's oauth = { client_id, client_secret, scopes } table: the client the
+// user registered with the server's authorization server by hand, and the scopes to ask for.
+type OAuth struct {
+	ClientID string `toml:"client_id,omitempty" json:"client_id,omitempty"`
+	// ClientSecret is a ${secret:NAME} reference (or ${VAR}), never the secret itself.
+	ClientSecret string   `toml:"client_secret,omitempty" json:"client_secret,omitempty"`
+	Scopes       []string `toml:"scopes,omitempty" json:"scopes,omitempty"`
 }
 
 // UnmarshalTOML reads sandbox = "off" or a [servers.sandbox] table.
@@ -206,6 +219,28 @@ func (s Spec) Validate(reserved []string) error {
 	if s.Kind() != TransportStdio && (s.Sandbox != nil || len(s.EnvPassthrough) > 0) {
 		return fmt.Errorf("%s: sandbox and env_passthrough are for a local server (command); a remote one runs elsewhere", where)
 	}
+	if o := s.OAuth; o != nil {
+		switch {
+		case s.Kind() == TransportStdio:
+			return fmt.Errorf("%s: oauth: only for a remote server (url); a local server gets its credentials in env", where)
+		case hasHeader(s.Headers, "Authorization"):
+			return fmt.Errorf("%s: oauth: the server already gets an Authorization header (headers); remove one of them", where)
+		case o.ClientSecret != "" && o.ClientID == "":
+			return fmt.Errorf("%s: oauth: client_secret without client_id; add client_id = \"…\" (the client registered with the server's authorization server)", where)
+		case o.ClientSecret != "" && !refRE.MatchString(o.ClientSecret):
+			return fmt.Errorf("%s: oauth: client_secret: write a reference to the keyring, like client_secret = \"${secret:%s-client-secret}\" (store it with `switchboard secret set %s-client-secret`), not the secret itself", where, s.Name, s.Name)
+		case strings.TrimSpace(o.ClientID) != o.ClientID || strings.ContainsAny(o.ClientID, "\x00\n"):
+			return fmt.Errorf("%s: oauth: client_id: %q has surrounding spaces or control characters", where, o.ClientID)
+		}
+		if err := checkRefs(o.ClientSecret); err != nil {
+			return fmt.Errorf("%s: oauth: client_secret: %w", where, err)
+		}
+		for _, sc := range o.Scopes {
+			if sc == "" || strings.ContainsAny(sc, " \t\n\"\\") {
+				return fmt.Errorf("%s: oauth: scopes: %q is not a scope; give each scope as its own string, like scopes = [\"read\", \"write\"]", where, sc)
+			}
+		}
+	}
 	for _, k := range s.EnvPassthrough {
 		if !envNameRE.MatchString(k) {
 			return fmt.Errorf("%s: env_passthrough: %q is not a variable name", where, k)
@@ -239,6 +274,15 @@ func (s Spec) Validate(reserved []string) error {
 	return nil
 }
 
+func hasHeader(h map[string]string, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // ValidateAll checks every spec and that names are unique.
 func ValidateAll(specs []Spec, reserved []string) error {
 	seen := map[string]bool{}
@@ -265,7 +309,8 @@ func (s Spec) CommandLine() string {
 
 // CommandHash identifies what the user approves of a server before it runs: what runs on this
 // machine and with what (command, arguments, directory, environment templates, passthrough,
-// sandbox) or where requests and credentials go (URL, transport, header templates). Values are
+// sandbox) or where requests and credentials go (URL, transport, header templates, the OAuth
+// client and scopes). Values are
 // hashed as written (${secret:NAME}, never a resolved secret). Its name, start mode and enabled
 // switch are not part of it.
 func (s Spec) CommandHash() string {
@@ -279,7 +324,8 @@ func (s Spec) CommandHash() string {
 		Sandbox        *Sandbox          `json:"sandbox,omitempty"`
 		URL            string            `json:"url,omitempty"`
 		Headers        map[string]string `json:"headers,omitempty"`
-	}{s.Kind(), s.Command, s.Args, s.Cwd, s.Env, s.EnvPassthrough, s.Sandbox, s.URL, s.Headers})
+		OAuth          *OAuth            `json:"oauth,omitempty"`
+	}{s.Kind(), s.Command, s.Args, s.Cwd, s.Env, s.EnvPassthrough, s.Sandbox, s.URL, s.Headers, s.OAuth})
 	h := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(h[:])
 }

@@ -13,7 +13,11 @@ const (
 	StateRunning    = "running"  // initialized; serving its approved tools
 	StateBackoff    = "backoff"  // died; restarting at NextRestart
 	StateFailed     = "failed"   // cannot start (bad command, bad secret): fix the config; retried on change
-	StateStopped    = "stopped"  // the hub is shutting down
+	// StateSignin: a remote server refused the hub without a grant it can use (never signed
+	// in, signed out, or its refresh token refused); it waits for the user to sign in
+	// (`switchboard servers login NAME`, Sign in in the Servers view or the tray).
+	StateSignin  = "signin"
+	StateStopped = "stopped" // the hub is shutting down
 )
 
 // Tool states.
@@ -41,6 +45,11 @@ type Status struct {
 	// Cwd and Env describe what runs (env names only, never values).
 	Cwd string   `json:"cwd,omitempty"`
 	Env []string `json:"env"`
+	// OAuth: the hub signs in to the server when it asks (a remote server without an
+	// Authorization header of its own); its tokens are in the keyring, never here.
+	OAuth bool `json:"oauth"`
+	// SignedIn: the running connection uses a grant from a sign-in (Sign out forgets it).
+	SignedIn bool `json:"signed_in"`
 	// Sandbox says how the server is confined (local servers), or that it runs elsewhere.
 	Sandbox SandboxStatus `json:"sandbox"`
 	// Approved: the user approved the server's tools (it is out of quarantine).

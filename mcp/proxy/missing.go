@@ -45,6 +45,8 @@ func (u *Upstreams) whyNotOffered(exposed string) (string, bool) {
 	switch {
 	case st.State == upstream.StateUnapproved:
 		return fmt.Sprintf("%s: server %q does not run: its command (%s) is not approved yet; the user approves it %s`", exposed, server, st.Command, where), true
+	case st.State == upstream.StateSignin:
+		return exposed + ": " + upstream.SignInMessage(server), true
 	case st.State == upstream.StateDisabled:
 		return fmt.Sprintf("%s: server %q is disabled; the user enables it on the dashboard's Servers view or with `switchboard servers enable %s`", exposed, server, server), true
 	case !st.Approved:

@@ -243,7 +243,12 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 		h.SetSnapshotProvider(channel.Servers, func(string) (any, bool) {
 			return ServersFeed{Servers: u.m.Statuses()}, true
 		})
+		// One publish at a time, each computed when its turn comes: two notifications on two
+		// goroutines must not publish their lists in the other order (a stale list last).
+		var feedMu sync.Mutex
 		u.m.OnChange(func(string) {
+			feedMu.Lock()
+			defer feedMu.Unlock()
 			h.Publish(channel.Servers, wshub.TypeEvent, ServersFeed{Servers: u.m.Statuses()})
 		})
 	}

@@ -7,7 +7,18 @@ import type { HubMessage, ServerChange, ServerStatus } from './types';
 /** The Dashboard as the view uses it: a servers store, a control, and run turning failures into notices. */
 function deps(over: Partial<ServersControl> = {}, list: ServerStatus[] = []) {
   const missing = (name: string) => () => Promise.reject(new Error(`${name}: not expected`));
-  const names: (keyof ServersControl)[] = ['listServers', 'serverLogs', 'approveServer', 'approveServerCommand', 'restartServer', 'setServerEnabled', 'addServer', 'removeServer'];
+  const names: (keyof ServersControl)[] = [
+    'listServers',
+    'serverLogs',
+    'approveServer',
+    'approveServerCommand',
+    'restartServer',
+    'loginServer',
+    'logoutServer',
+    'setServerEnabled',
+    'addServer',
+    'removeServer',
+  ];
   const control = Object.assign(Object.fromEntries(names.map((n) => [n, vi.fn(missing(n))])) as unknown as ServersControl, over);
   const notices: string[] = [];
   const store = {
@@ -198,3 +209,46 @@ describe('ServerLogFeed', () => {
   });
 });
 
+
+describe('ServersController sign-in', () => {
+  it('starts a sign-in, opens its page when the hub did not, shows the link while the server waits', async () => {
+    const waiting = server('remote', { transport: 'http', state: 'signin', approved: false, oauth: true });
+    const loginServer = vi.fn(async () => ({ name: 'remote', url: 'https://as.example/authorize?x=1', opened: false }));
+    const { d, store } = deps({ loginServer }, [waiting]);
+    const opened: string[] = [];
+    d.open = (u: string) => opened.push(u);
+    const ctl = new ServersController(d);
+    await ctl.signIn(waiting);
+    expect(loginServer).toHaveBeenCalledWith('remote');
+    expect(opened).toEqual(['https://as.example/authorize?x=1']);
+    expect(ctl.signInLink(store.value.servers[0])).toBe('https://as.example/authorize?x=1');
+    expect(ctl.busy).toBe('');
+    // Once signed in the link goes.
+    expect(ctl.signInLink({ ...waiting, state: 'running' })).toBe('');
+  });
+
+  it('does not open the page twice when the hub opened it; a refusal is a notice', async () => {
+    const waiting = server('remote', { state: 'signin', oauth: true });
+    const loginServer = vi
+      .fn()
+      .mockResolvedValueOnce({ name: 'remote', url: 'https://as.example/a', opened: true })
+      .mockRejectedValueOnce(new Error('sign in to remote: authorization server does not support PKCE with S256'));
+    const { d, notices } = deps({ loginServer }, [waiting]);
+    const opened: string[] = [];
+    d.open = (u: string) => opened.push(u);
+    const ctl = new ServersController(d);
+    await ctl.signIn(waiting);
+    await ctl.signIn(waiting);
+    expect(opened).toEqual([]);
+    expect(notices).toEqual(['sign in to remote: authorization server does not support PKCE with S256']);
+  });
+
+  it('signs out and applies the answer', async () => {
+    const running = server('remote', { state: 'running', oauth: true, signed_in: true });
+    const logoutServer = vi.fn(async () => ({ ...running, state: 'signin' }));
+    const { d, store } = deps({ logoutServer }, [running]);
+    const ctl = new ServersController(d);
+    await ctl.signOut(running);
+    expect(store.value.servers[0].state).toBe('signin');
+  });
+});

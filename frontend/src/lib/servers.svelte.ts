@@ -25,7 +25,16 @@ import type { HubMessage, ServerChange, ServerLogLine, ServerStatus } from './ty
 /** The controls the Servers view calls. */
 export type ServersControl = Pick<
   Controls,
-  'listServers' | 'serverLogs' | 'approveServer' | 'approveServerCommand' | 'restartServer' | 'setServerEnabled' | 'addServer' | 'removeServer'
+    | 'listServers'
+  | 'serverLogs'
+  | 'approveServer'
+  | 'approveServerCommand'
+  | 'restartServer'
+  | 'loginServer'
+  | 'logoutServer'
+  | 'setServerEnabled'
+  | 'addServer'
+  | 'removeServer'
 >;
 
 /** What the view needs of the Dashboard. */
@@ -35,6 +44,13 @@ export interface ServersDeps {
   readonly servers: { readonly value: ServersState; readonly loaded: boolean; apply(msg: HubMessage): void };
   /** Runs an action, a failure becoming a notice. */
   run<T>(action: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
+  /** Opens a page in a new tab (a sign-in's, when the hub could not open the browser itself). */
+  open?(url: string): void;
+}
+
+/** openTab opens url in a new browser tab, without giving it a handle on the dashboard. */
+function openTab(url: string) {
+  window.open(url, '_blank', 'noopener,noreferrer');
 }
 
 /** An edit of the config file made here, shown with its diff until dismissed. */
@@ -58,6 +74,8 @@ export class ServersController {
   /** The server whose log is open. */
   logOpen = $state('');
   adding = $state(false);
+  /** The sign-in page of a sign-in in progress, by server: shown as a link while it waits. */
+  signInURL: Record<string, string> = $state({});
   form: ServerForm = $state(emptyForm());
   formErr: FormError | null = $state(null);
   lastChange: LastChange | null = $state(null);
@@ -154,6 +172,33 @@ export class ServersController {
   async restart(s: ServerStatus) {
     this.busy = `restart:${s.name}`;
     const res = await this.dash.run(() => this.dash.control.restartServer(s.name));
+    this.busy = '';
+    if (res.ok) this.applyOne(res.value);
+  }
+
+  /**
+   * Signs the hub in to a remote server: the hub starts the sign-in and opens its page in the
+   * browser (the desktop) or answers with it, opened here in a new tab (the dashboard in a
+   * browser). The link stays on the row until the server leaves the signin state.
+   */
+  async signIn(s: ServerStatus) {
+    this.busy = `login:${s.name}`;
+    const res = await this.dash.run(() => this.dash.control.loginServer(s.name));
+    this.busy = '';
+    if (!res.ok) return;
+    this.signInURL = { ...this.signInURL, [s.name]: res.value.url };
+    if (!res.value.opened) (this.dash.open ?? openTab)(res.value.url);
+  }
+
+  /** The sign-in page still to show for a server ('' once it no longer waits for one). */
+  signInLink(s: ServerStatus): string {
+    return s.state === 'signin' ? (this.signInURL[s.name] ?? '') : '';
+  }
+
+  /** Forgets the hub's sign-in to a server: it restarts and waits for a new one. */
+  async signOut(s: ServerStatus) {
+    this.busy = `logout:${s.name}`;
+    const res = await this.dash.run(() => this.dash.control.logoutServer(s.name));
     this.busy = '';
     if (res.ok) this.applyOne(res.value);
   }

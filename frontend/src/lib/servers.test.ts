@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canSignOut,
+  needsSignIn,
   approvalBadge,
   approvalStep,
   approveCommandLabel,
@@ -308,5 +310,17 @@ describe('the view’s rules', () => {
     expect(followLog({ scrollHeight: 1000, scrollTop: 690, clientHeight: 300 })).toBe(true);
     expect(followLog({ scrollHeight: 1000, scrollTop: 200, clientHeight: 300 })).toBe(false);
     expect(followLog({ scrollHeight: 1000, scrollTop: 0, clientHeight: 300 })).toBe(true);
+  });
+});
+
+describe('sign-in', () => {
+  it('says which rows wait for a sign-in and which can sign out', () => {
+    expect(needsSignIn(server('r', { state: 'signin' }))).toBe(true);
+    expect(needsSignIn(server('r'))).toBe(false);
+    expect(canSignOut(server('r', { oauth: true, signed_in: true }))).toBe(true);
+    expect(canSignOut(server('r', { oauth: true, signed_in: false, state: 'signin' }))).toBe(false);
+    // A remote server that never asked for a sign-in has none to forget.
+    expect(canSignOut(server('r', { oauth: true, signed_in: false }))).toBe(false);
+    expect(serverStateTone('signin')).toBe('busy');
   });
 });

@@ -19,6 +19,8 @@ export const SERVER_STATES = {
   backoff: 'backoff',
   failed: 'failed',
   stopped: 'stopped',
+  /** A remote server waits for the user to sign the hub in to it (OAuth). */
+  signin: 'signin',
 } as const;
 
 /** Tool states (upstream.Tool*): new and changed tools are held until the user approves them. */
@@ -73,6 +75,7 @@ export function serverStateTone(state: string): 'ok' | 'bad' | 'busy' | 'idle' {
       return 'bad';
     case SERVER_STATES.starting:
     case SERVER_STATES.backoff:
+    case SERVER_STATES.signin:
       return 'busy';
     default:
       return 'idle';
@@ -209,6 +212,16 @@ export function toolCounts(s: Pick<ServerStatus, 'tools'>): ToolCounts {
     quarantined: tools.filter((t) => t.state === TOOL_STATES.quarantined).length,
     flagged: tools.filter((t) => (t.flags ?? []).length > 0).length,
   };
+}
+
+/** needsSignIn: a remote server waits for the user to sign the hub in to it. */
+export function needsSignIn(s: Pick<ServerStatus, 'state'>): boolean {
+  return s.state === SERVER_STATES.signin;
+}
+
+/** canSignOut: the server runs on a grant from a sign-in (OAuth), so there is one to forget. */
+export function canSignOut(s: Pick<ServerStatus, 'state' | 'signed_in'>): boolean {
+  return s.signed_in && s.state === SERVER_STATES.running;
 }
 
 /** needsAttention: a row the user has something to do on (command or tools to approve, held tools). */

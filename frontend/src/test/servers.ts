@@ -17,6 +17,8 @@ export function server(name: string, extra: Partial<ServerStatus> = {}): ServerS
     command_approved: true,
     command_hash: `hash-${name}`,
     env: [],
+    oauth: false,
+    signed_in: false,
     sandbox: { mode: 'confined', detail: 'confined with Landlock when it starts', read: [], write: [] },
     approved: true,
     restarts: 0,

@@ -193,6 +193,20 @@ export interface ServerLog {
   lines: upstream.LogLine[];
 }
 /**
+ * ServerSignIn is LoginServer's answer.
+ */
+export interface ServerSignIn {
+  name: string;
+  /**
+   * URL is the authorization server's page the user signs in on.
+   */
+  url: string;
+  /**
+   * Opened: the hub opened URL in the user's browser; otherwise the caller opens it.
+   */
+  opened: boolean;
+}
+/**
  * ServerChange is the answer of an edit of the server list: the config file's diff and the
  * servers after it.
  */

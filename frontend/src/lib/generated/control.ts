@@ -67,6 +67,10 @@ export interface Controls {
   approveServerCommand(name: string, hash: string): Promise<upstream.Status>;
   /** Stops and starts a server now. */
   restartServer(name: string): Promise<upstream.Status>;
+  /** Starts signing the hub in to a remote server (OAuth) and returns the page to sign in on (opened: the hub opened it in the browser); the server's state leaves signin once the user consented. */
+  loginServer(name: string): Promise<app.ServerSignIn>;
+  /** Forgets the hub's grant for a remote server (revoked where the server allows) and restarts it: it waits for a sign-in. */
+  logoutServer(name: string): Promise<upstream.Status>;
   /** Switches a server on or off in the config file. */
   setServerEnabled(name: string, enabled: boolean): Promise<app.ServerChange>;
   /** Adds a [[servers]] entry to the config file, approves the command it shows and starts it, its tools quarantined until approved. */
@@ -140,6 +144,8 @@ export interface WailsApp {
   ApproveServer(name: string, tools: string[]): Promise<upstream.Status>;
   ApproveServerCommand(name: string, hash: string): Promise<upstream.Status>;
   RestartServer(name: string): Promise<upstream.Status>;
+  LoginServer(name: string): Promise<app.ServerSignIn>;
+  LogoutServer(name: string): Promise<upstream.Status>;
   SetServerEnabled(name: string, enabled: boolean): Promise<app.ServerChange>;
   AddServer(spec: upstream.Spec): Promise<app.ServerChange>;
   RemoveServer(name: string): Promise<app.ServerChange>;
@@ -268,6 +274,14 @@ export abstract class WailsControls implements Controls {
 
   restartServer(name: string): Promise<upstream.Status> {
     return this.call<upstream.Status>(`restart ${name}`, () => this.bindings.RestartServer(name));
+  }
+
+  loginServer(name: string): Promise<app.ServerSignIn> {
+    return this.call<app.ServerSignIn>(`sign in to ${name}`, () => this.bindings.LoginServer(name));
+  }
+
+  logoutServer(name: string): Promise<upstream.Status> {
+    return this.call<upstream.Status>(`sign out of ${name}`, () => this.bindings.LogoutServer(name));
   }
 
   setServerEnabled(name: string, enabled: boolean): Promise<app.ServerChange> {
@@ -461,6 +475,14 @@ export abstract class HttpControls implements Controls {
 
   restartServer(name: string): Promise<upstream.Status> {
     return this.request<upstream.Status>(`restart ${name}`, 'POST', `api/servers/${encodeURIComponent(name)}/restart`);
+  }
+
+  loginServer(name: string): Promise<app.ServerSignIn> {
+    return this.request<app.ServerSignIn>(`sign in to ${name}`, 'POST', `api/servers/${encodeURIComponent(name)}/login`);
+  }
+
+  logoutServer(name: string): Promise<upstream.Status> {
+    return this.request<upstream.Status>(`sign out of ${name}`, 'POST', `api/servers/${encodeURIComponent(name)}/logout`);
   }
 
   setServerEnabled(name: string, enabled: boolean): Promise<app.ServerChange> {

@@ -43,6 +43,12 @@ export interface Spec {
   headers?: { [key: string]: string};
   transport?: string; // "", "stdio", "http" or "sse"
   /**
+   * OAuth configures signing in to a remote server (oauth = { … }). Without it a remote
+   * server that answers 401 with a Bearer challenge is signed in to all the same, the hub
+   * identifying itself (Client ID Metadata Document) or registering (RFC 7591).
+   */
+  oauth?: OAuth;
+  /**
    * Enabled: nil (unset) means on.
    */
   enabled?: boolean;
@@ -82,6 +88,18 @@ export interface Sandbox {
    * Network false denies the server TCP connections (nil or true: allowed).
    */
   network?: boolean;
+}
+/**
+ * OAuth is a remote server's oauth = { client_id, client_secret, scopes } table: the client the
+ * user registered with the server's authorization server by hand, and the scopes to ask for.
+ */
+export interface OAuth {
+  client_id?: string;
+  /**
+   * ClientSecret is a ${secret:NAME} reference (or ${VAR}), never the secret itself.
+   */
+  client_secret?: string;
+  scopes?: string[];
 }
 /**
  * Start modes.
@@ -145,6 +163,12 @@ export const StateBackoff = "backoff"; // died; restarting at NextRestart
  */
 export const StateFailed = "failed"; // cannot start (bad command, bad secret): fix the config; retried on change
 /**
+ * StateSignin: a remote server refused the hub without a grant it can use (never signed
+ * in, signed out, or its refresh token refused); it waits for the user to sign in
+ * (`switchboard servers login NAME`, Sign in in the Servers view or the tray).
+ */
+export const StateSignin = "signin";
+/**
  * Server states, as the dashboard, tray and `switchboard servers list` show them.
  */
 export const StateStopped = "stopped"; // the hub is shutting down
@@ -189,6 +213,15 @@ export interface Status {
    */
   cwd?: string;
   env: string[];
+  /**
+   * OAuth: the hub signs in to the server when it asks (a remote server without an
+   * Authorization header of its own); its tokens are in the keyring, never here.
+   */
+  oauth: boolean;
+  /**
+   * SignedIn: the running connection uses a grant from a sign-in (Sign out forgets it).
+   */
+  signed_in: boolean;
   /**
    * Sandbox says how the server is confined (local servers), or that it runs elsewhere.
    */
