@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/oauthclient"
+	"github.com/switchboard-hub/switchboard/internal/oauthclient/oauthtest"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
@@ -569,5 +572,28 @@ func TestUpstreamToolNotOfferedSaysWhy(t *testing.T) {
 	}
 	if want := []bool{true, true, false, true, true}; !slices.Equal(refused, want) {
 		t.Errorf("refused marks of the calls = %v, want %v", refused, want)
+	}
+}
+
+// TestUpstreamToolOfAServerWaitingForSignIn: a remote server that answers 401 with a Bearer
+// challenge waits for the user to sign in; a client calling one of its tools (never approved,
+// since it never started) is told how to sign in, not that the server is quarantined.
+func TestUpstreamToolOfAServerWaitingForSignIn(t *testing.T) {
+	as := oauthtest.NewAS(t)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
+	res := oauthtest.NewResource(t, as, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir(), OAuthStore: &oauthclient.MemStore{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, WithUpstreams(m))
+	cs := connect(t, s)
+	if err := approveSync(m, []upstream.Spec{{Name: "remote", URL: res.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpstream(t, m, "remote", func(st upstream.Status) bool { return st.State == upstream.StateSignin })
+	want := "remote__echo: server remote needs you to sign in: run `switchboard servers login remote` or click Sign in in the Servers view"
+	if msg := call(t, cs, "remote__echo", map[string]any{}, nil); msg != want {
+		t.Fatalf("a tool of a server waiting for a sign-in: %q, want %q", msg, want)
 	}
 }
