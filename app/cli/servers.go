@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/tomledit"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/internal/upstream/importer"
 )
 
 // newServersCommand is `switchboard servers`: the user's other MCP servers ([[servers]] in the
@@ -90,7 +91,7 @@ func editConfig(out io.Writer, path string, dryRun bool, edit func([]byte) ([]by
 func checkServerName(name string) error {
 	if err := (upstream.Spec{Name: name, Command: "x"}).Validate(upstream.ReservedNames()); err != nil {
 		_, why, _ := strings.Cut(err.Error(), "name: ")
-		suggest := upstream.SanitizeName(name)
+		suggest := importer.SanitizeName(name)
 		if suggest == name {
 			suggest += "-mcp"
 		}
@@ -243,7 +244,7 @@ the file that way (quote the value so the shell leaves it alone).`,
 // warnLiteralSecrets points at values that look like credentials written in plain text.
 func warnLiteralSecrets(out io.Writer, flag string, m map[string]string, path string) {
 	for k, v := range m {
-		if upstream.LooksSecret(k, v) {
+		if importer.LooksSecret(k, v) {
 			fmt.Fprintf(out, "note: %s %s looks like a secret and is now in %s in plain text; store it in the keyring and write ${secret:NAME} instead.\n", flag, k, path)
 		}
 	}
@@ -332,7 +333,7 @@ server runs in the hub, remove it from the client yourself.`,
 			if err != nil {
 				return err
 			}
-			found, ierr := upstream.Import(env, project)
+			found, ierr := importer.Import(env, project)
 			if ierr != nil {
 				for _, line := range strings.Split(ierr.Error(), "\n") {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: skipped a client's file: %s\n", line)
@@ -347,10 +348,10 @@ server runs in the hub, remove it from the client yourself.`,
 			if err != nil {
 				return fmt.Errorf("config %s: %w", path, err)
 			}
-			add, skipped := upstream.MergeImports(existing, found)
+			add, skipped := importer.MergeImports(existing, found)
 			printImports(out, found, add, skipped)
 			if !project {
-				if files := upstream.ProjectFiles(env); len(files) > 0 {
+				if files := importer.ProjectFiles(env); len(files) > 0 {
 					fmt.Fprintf(out, "Not read: this repository's own files (%s); they come with %s, not from you. Run with --project to import them after reading them.\n", strings.Join(files, ", "), env.Project)
 				}
 			}
@@ -447,7 +448,7 @@ func (g *globalFlags) approveCommands(cmd *cobra.Command, specs []upstream.Spec)
 }
 
 // printImports lists the servers to add, where each came from and its notes, then those left out.
-func printImports(out io.Writer, found []upstream.Found, add []upstream.Spec, skipped []string) {
+func printImports(out io.Writer, found []importer.Found, add []upstream.Spec, skipped []string) {
 	adding := map[string]bool{}
 	for _, s := range add {
 		adding[s.Name] = true

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/internal/upstream/importer"
 )
 
 // `switchboard servers list|approve|logs|restart`: these read or change the running hub's state,
@@ -297,7 +298,7 @@ func showCommand(out io.Writer, s upstream.Spec) {
 // redactValue shows a configured value as written when it only refers to variables or
 // secrets, and hides a literal (it may be a token written in the file).
 func redactValue(k, v string) string {
-	if upstream.LooksSecret(k, v) {
+	if importer.LooksSecret(k, v) {
 		return "<literal value hidden>"
 	}
 	return v

@@ -242,7 +242,7 @@ func (s Spec) Validate(reserved []string) error {
 		}
 	}
 	for _, k := range s.EnvPassthrough {
-		if !envNameRE.MatchString(k) {
+		if !EnvNameRE.MatchString(k) {
 			return fmt.Errorf("%s: env_passthrough: %q is not a variable name", where, k)
 		}
 	}
@@ -345,14 +345,15 @@ func checkRefs(v string) error {
 			}
 			continue
 		}
-		if !envNameRE.MatchString(ref) {
+		if !EnvNameRE.MatchString(ref) {
 			return fmt.Errorf("${%s} is not a reference; write ${VAR} for an environment variable or ${secret:NAME} for a keyring secret", ref)
 		}
 	}
 	return nil
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// EnvNameRE matches a valid environment variable name.
+var EnvNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Expand resolves ${VAR} from getenv and ${secret:NAME} from secret in v. A variable that is not
 // set, or a secret that cannot be read, is an error naming it (never its value).

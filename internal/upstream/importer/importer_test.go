@@ -1,4 +1,4 @@
-package upstream
+package importer
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // importHome writes every client's file, shaped like the real ones, into a temporary HOME.
@@ -163,57 +164,57 @@ func TestImport(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		client, scope string
-		spec          Spec
+		spec          upstream.Spec
 		notes         []string // substrings of Note
 		also          int
 	}{
 		{name: "filesystem", client: "claude-desktop", scope: "user", also: 1,
-			spec: Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me/Desktop"}}},
+			spec: upstream.Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me/Desktop"}}},
 		{name: "github", client: "claude-desktop", scope: "user",
-			spec:  Spec{Command: "docker", Args: []string{"run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"}, Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
+			spec:  upstream.Spec{Command: "docker", Args: []string{"run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server"}, Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}},
 			notes: []string{"named github (GitHub:", "env GITHUB_PERSONAL_ACCESS_TOKEN holds a literal secret", "${secret:github-personal-access-token}"}},
 		{name: "puppeteer", client: "claude-desktop", scope: "user",
-			spec: Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-puppeteer"}, Enabled: ptrFalse()}},
+			spec: upstream.Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-puppeteer"}, Enabled: ptrFalse()}},
 		{name: "github-remote", client: "claude-code", scope: "user",
-			spec: Spec{URL: "https://api.githubcopilot.com/mcp/", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_PAT}"}}},
-		{name: "sentry", client: "claude-code", scope: "local", spec: Spec{URL: "https://mcp.sentry.dev/sse", Transport: "sse"}},
+			spec: upstream.Spec{URL: "https://api.githubcopilot.com/mcp/", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_PAT}"}}},
+		{name: "sentry", client: "claude-code", scope: "local", spec: upstream.Spec{URL: "https://mcp.sentry.dev/sse", Transport: "sse"}},
 		{name: "memory-mcp", client: "claude-code", scope: "local", also: 0,
-			spec:  Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}, Env: map[string]string{}, Cwd: project},
+			spec:  upstream.Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}, Env: map[string]string{}, Cwd: project},
 			notes: []string{`"memory" is one of the hub's own toolsets`}},
 		{name: "local-tools", client: "claude-code", scope: "project",
-			spec:  Spec{Command: "./bin/tools", Args: []string{"--root", project}, Env: map[string]string{"API_BASE": "${API_BASE}"}, Cwd: project},
+			spec:  upstream.Spec{Command: "./bin/tools", Args: []string{"--root", project}, Env: map[string]string{"API_BASE": "${API_BASE}"}, Cwd: project},
 			notes: []string{"the default of ${API_BASE:-http://localhost:8080} was dropped"}},
 		{name: "everything", client: "cursor", scope: "user",
-			spec: Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"EVERYTHING_KEY": "${EVERYTHING_KEY}"}}},
+			spec: upstream.Spec{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"EVERYTHING_KEY": "${EVERYTHING_KEY}"}}},
 		{name: "perplexity", client: "vscode", scope: "user",
-			spec:  Spec{Command: "npx", Args: []string{"-y", "server-perplexity-ask"}, Env: map[string]string{"PERPLEXITY_API_KEY": "${secret:perplexity-key}"}},
+			spec:  upstream.Spec{Command: "npx", Args: []string{"-y", "server-perplexity-ask"}, Env: map[string]string{"PERPLEXITY_API_KEY": "${secret:perplexity-key}"}},
 			notes: []string{`asks for input "perplexity-key"`, "store the value in the keyring as perplexity-key"}},
-		{name: "sock", client: "vscode", scope: "user", spec: Spec{URL: "ws://localhost:9000", Transport: "ws"},
+		{name: "sock", client: "vscode", scope: "user", spec: upstream.Spec{URL: "ws://localhost:9000", Transport: "ws"},
 			notes: []string{`transport "ws" is not one the hub speaks`}},
 		// the same URL in Codex, with headers: one server, with Codex's headers
 		{name: "docs", client: "vscode", scope: "user", also: 1,
-			spec:  Spec{URL: "https://docs.example.test/mcp", Headers: map[string]string{"Authorization": "Bearer ${DOCS_TOKEN}", "X-Team": "core"}},
+			spec:  upstream.Spec{URL: "https://docs.example.test/mcp", Headers: map[string]string{"Authorization": "Bearer ${DOCS_TOKEN}", "X-Team": "core"}},
 			notes: []string{"headers Authorization, X-Team from codex"}},
-		{name: "linear", client: "windsurf", scope: "user", spec: Spec{URL: "https://mcp.linear.app/sse", Transport: "sse"},
+		{name: "linear", client: "windsurf", scope: "user", spec: upstream.Spec{URL: "https://mcp.linear.app/sse", Transport: "sse"},
 			notes: []string{"transport sse guessed from the URL", "not imported: disabledTools"}},
-		{name: "git-mcp", client: "zed", scope: "user", spec: Spec{Command: "uvx", Args: []string{"mcp-server-git"}, Env: map[string]string{}},
+		{name: "git-mcp", client: "zed", scope: "user", spec: upstream.Spec{Command: "uvx", Args: []string{"mcp-server-git"}, Env: map[string]string{}},
 			notes: []string{`"git" is one of the hub's own toolsets`}},
-		{name: "mcp-server-postgres", client: "zed", scope: "user", spec: Spec{Transport: "unknown"},
+		{name: "mcp-server-postgres", client: "zed", scope: "user", spec: upstream.Spec{Transport: "unknown"},
 			notes: []string{"provided by a Zed extension"}},
 		{name: "remote-zed", client: "zed", scope: "user",
-			spec:  Spec{URL: "https://zed.example.test/mcp", Headers: map[string]string{"X-Api-Key": "0123456789abcdefghijklmnopqrstuvwxyzABCD"}, Enabled: ptrFalse()},
+			spec:  upstream.Spec{URL: "https://zed.example.test/mcp", Headers: map[string]string{"X-Api-Key": "0123456789abcdefghijklmnopqrstuvwxyzABCD"}, Enabled: ptrFalse()},
 			notes: []string{"headers X-Api-Key holds a literal secret"}},
 		{name: "stripe", client: "gemini-cli", scope: "user",
-			spec:  Spec{URL: "https://mcp.stripe.com", Headers: map[string]string{"Authorization": "Bearer ${STRIPE_KEY}"}},
+			spec:  upstream.Spec{URL: "https://mcp.stripe.com", Headers: map[string]string{"Authorization": "Bearer ${STRIPE_KEY}"}},
 			notes: []string{"not imported: timeout"}},
-		{name: "events", client: "gemini-cli", scope: "user", spec: Spec{URL: "http://localhost:8081/events", Transport: "sse"}},
+		{name: "events", client: "gemini-cli", scope: "user", spec: upstream.Spec{URL: "http://localhost:8081/events", Transport: "sse"}},
 		{name: "pythontools", client: "gemini-cli", scope: "user",
-			spec:  Spec{Command: "python", Args: []string{"-m", "my_mcp_server"}, Cwd: "./mcp-servers/python", Env: map[string]string{"DB": "${DATABASE_URL}"}},
+			spec:  upstream.Spec{Command: "python", Args: []string{"-m", "my_mcp_server"}, Cwd: "./mcp-servers/python", Env: map[string]string{"DB": "${DATABASE_URL}"}},
 			notes: []string{`cwd "./mcp-servers/python" is relative`, "not imported: trust", "named pythontools (pythonTools:"}},
 		{name: "docs-2", client: "codex", scope: "user",
-			spec:  Spec{Command: "npx", Args: []string{"-y", "mcp-docs"}, Env: map[string]string{"DOCS_API_KEY": "sk-live-abcdefghijklmnop"}},
+			spec:  upstream.Spec{Command: "npx", Args: []string{"-y", "mcp-docs"}, Env: map[string]string{"DOCS_API_KEY": "sk-live-abcdefghijklmnop"}},
 			notes: []string{"another imported server has that name", "env DOCS_API_KEY holds a literal secret", "not imported: startup_timeout_sec"}},
-		{name: "off", client: "codex", scope: "user", spec: Spec{Command: "off-server", Enabled: ptrFalse()}},
+		{name: "off", client: "codex", scope: "user", spec: upstream.Spec{Command: "off-server", Enabled: ptrFalse()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, ok := byName[tc.name]
@@ -279,7 +280,7 @@ func TestSanitizeName(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("SanitizeName(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if err := (Spec{Name: got, Command: "x"}).Validate(nil); err != nil {
+		if err := (upstream.Spec{Name: got, Command: "x"}).Validate(nil); err != nil {
 			t.Errorf("%q: %v", got, err)
 		}
 	}
@@ -312,18 +313,18 @@ func TestLooksSecret(t *testing.T) {
 }
 
 func TestMergeImports(t *testing.T) {
-	existing := []Spec{
+	existing := []upstream.Spec{
 		{Name: "github", Command: "docker", Args: []string{"run", "ghcr.io/github/github-mcp-server"}},
 		{Name: "fs", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, Env: map[string]string{"A": "${secret:a}"}},
 		{Name: "remote", URL: "https://example.test/mcp"},
 	}
 	found := []Found{
-		{Spec: Spec{Name: "github", URL: "https://api.githubcopilot.com/mcp/"}, Client: "vscode", Original: "github"},
-		{Spec: Spec{Name: "filesystem", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, Env: map[string]string{"A": "literal"}}, Client: "cursor", Original: "filesystem"},
-		{Spec: Spec{Name: "remote-2", URL: "https://example.test/mcp", Transport: "sse"}, Client: "zed", Original: "remote"},
-		{Spec: Spec{Name: "sock", URL: "ws://localhost:9000", Transport: "ws"}, Client: "vscode", Original: "sock"},
-		{Spec: Spec{Name: "everything", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}}, Client: "cursor", Original: "everything"},
-		{Spec: Spec{Name: "stripe", URL: "https://mcp.stripe.com"}, Client: "gemini-cli", Original: "stripe"},
+		{Spec: upstream.Spec{Name: "github", URL: "https://api.githubcopilot.com/mcp/"}, Client: "vscode", Original: "github"},
+		{Spec: upstream.Spec{Name: "filesystem", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/me"}, Env: map[string]string{"A": "literal"}}, Client: "cursor", Original: "filesystem"},
+		{Spec: upstream.Spec{Name: "remote-2", URL: "https://example.test/mcp", Transport: "sse"}, Client: "zed", Original: "remote"},
+		{Spec: upstream.Spec{Name: "sock", URL: "ws://localhost:9000", Transport: "ws"}, Client: "vscode", Original: "sock"},
+		{Spec: upstream.Spec{Name: "everything", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}}, Client: "cursor", Original: "everything"},
+		{Spec: upstream.Spec{Name: "stripe", URL: "https://mcp.stripe.com"}, Client: "gemini-cli", Original: "stripe"},
 	}
 	add, skipped := MergeImports(existing, found)
 	var names []string

@@ -1,4 +1,10 @@
-package upstream
+// Package importer finds the MCP servers the user's other clients are configured with (Claude
+// Desktop and Code, Cursor, VS Code, Gemini CLI, Codex, … through internal/clientconf) and maps
+// each to a Switchboard server entry (upstream.Spec), with a note of whatever did not carry over
+// as it was; `switchboard servers import` shows them for the user to approve one by one. It is
+// apart from internal/upstream, which runs the servers, because reading other programs' files is
+// a concern of its own.
+package importer
 
 import (
 	"errors"
@@ -12,11 +18,12 @@ import (
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 )
 
 // Found is a server found in an MCP client's own configuration, mapped to a Spec.
 type Found struct {
-	Spec Spec
+	Spec upstream.Spec
 	// Client is the client's name (clientconf: "claude-desktop", "vscode", ...); Scope is "user",
 	// "project" or "local" (Claude Code's per-project entries in ~/.claude.json); Path the file.
 	Client, Scope, Path string
@@ -114,7 +121,7 @@ func Import(env clientconf.Env, project bool) (found []Found, err error) {
 // merge folds another client's entry for the same server into f: on when on in any client;
 // headers the first entry lacks (the same URL, configured with a token in one client only) are
 // taken, and noted.
-func merge(f *Found, s Spec, src Source) {
+func merge(f *Found, s upstream.Spec, src Source) {
 	f.Also = append(f.Also, src)
 	if s.IsEnabled() {
 		f.Spec.Enabled = nil
@@ -147,12 +154,12 @@ func nameAll(found []Found) {
 		f := &found[i]
 		base := SanitizeName(f.Original)
 		var why string
-		if slices.Contains(ReservedNames(), base) {
+		if slices.Contains(upstream.ReservedNames(), base) {
 			why = fmt.Sprintf("%q is one of the hub's own toolsets", base)
 			base = withSuffix(base, "-mcp")
 		}
 		name := base
-		for n := 2; taken[name] || slices.Contains(ReservedNames(), name); n++ {
+		for n := 2; taken[name] || slices.Contains(upstream.ReservedNames(), name); n++ {
 			name = withSuffix(base, fmt.Sprintf("-%d", n))
 			why = "another imported server has that name"
 		}
@@ -208,7 +215,7 @@ func SanitizeName(raw string) string {
 
 // identity is what makes two specs the same server: the URL of a remote one; the command, args
 // (and, withEnv, env) of a local one. "" for a spec with neither.
-func identity(s Spec, withEnv bool) string {
+func identity(s upstream.Spec, withEnv bool) string {
 	if s.URL != "" {
 		return "url\x00" + s.URL
 	}
@@ -233,7 +240,7 @@ func identity(s Spec, withEnv bool) string {
 // MergeImports picks the found servers to add to a config that has existing: it leaves out those
 // configured already (the same name, or the same command and args, or the same URL) and those
 // that cannot be imported as they are (their Note says why); skipped says, for each, which and why.
-func MergeImports(existing []Spec, found []Found) (add []Spec, skipped []string) {
+func MergeImports(existing []upstream.Spec, found []Found) (add []upstream.Spec, skipped []string) {
 	names := map[string]bool{}
 	ids := map[string]string{}
 	for _, s := range existing {
@@ -245,7 +252,7 @@ func MergeImports(existing []Spec, found []Found) (add []Spec, skipped []string)
 	for _, f := range found {
 		s := f.Spec
 		from := fmt.Sprintf("%s (%s in %s)", s.Name, f.Original, f.Client)
-		if err := s.Validate(ReservedNames()); err != nil {
+		if err := s.Validate(upstream.ReservedNames()); err != nil {
 			why := err.Error()
 			if f.Note != "" {
 				why += " (" + f.Note + ")"
@@ -268,7 +275,7 @@ func MergeImports(existing []Spec, found []Found) (add []Spec, skipped []string)
 	return add, skipped
 }
 
-func sameWhat(s Spec) string {
+func sameWhat(s upstream.Spec) string {
 	if s.URL != "" {
 		return "URL"
 	}
@@ -295,7 +302,7 @@ func (m *mapper) note(format string, args ...any) {
 var ignoredKeys = []string{"description", "gallery", "version", "source", "$schema"}
 
 // spec maps raw; own reports Switchboard's own entry (the relay to this hub), which is skipped.
-func (m *mapper) spec(raw clientconf.RawServer) (s Spec, own bool) {
+func (m *mapper) spec(raw clientconf.RawServer) (s upstream.Spec, own bool) {
 	f := raw.Fields
 	if raw.Name == clientconf.ServerName {
 		return s, true
@@ -427,7 +434,7 @@ func (m *mapper) spec(raw clientconf.RawServer) (s Spec, own bool) {
 	case "", "stdio":
 		if s.URL != "" && s.Command == "" {
 			if strings.HasSuffix(strings.TrimRight(urlPath(s.URL), "/"), "/sse") {
-				s.Transport = TransportSSE
+				s.Transport = upstream.TransportSSE
 				m.note("transport sse guessed from the URL (the client did not say); remove transport if it speaks Streamable HTTP")
 			}
 		}
@@ -436,7 +443,7 @@ func (m *mapper) spec(raw clientconf.RawServer) (s Spec, own bool) {
 			s.Transport = "" // Streamable HTTP is the default for a url
 		}
 	case "sse":
-		s.Transport = TransportSSE
+		s.Transport = upstream.TransportSSE
 	default:
 		s.Transport = typ // fails validation, with the note
 		m.note("transport %q is not one the hub speaks (stdio, Streamable HTTP, SSE)", typ)
@@ -556,7 +563,7 @@ func urlPath(raw string) string {
 
 // isSwitchboardRelay reports an entry that starts `switchboard connect`: a relay to a hub,
 // perhaps this one, which must not become one of its own servers.
-func isSwitchboardRelay(s Spec) bool {
+func isSwitchboardRelay(s upstream.Spec) bool {
 	base := strings.TrimSuffix(filepath.Base(s.Command), ".exe")
 	return base == "switchboard" && slices.Contains(s.Args, "connect")
 }
@@ -581,17 +588,17 @@ func (m *mapper) refs(field, v string) string {
 			return lit
 		}
 		switch {
-		case envNameRE.MatchString(inner):
+		case upstream.EnvNameRE.MatchString(inner):
 			return ref
 		case strings.HasPrefix(inner, "secret:"):
 			return ref
-		case strings.HasPrefix(inner, "env:") && envNameRE.MatchString(inner[4:]):
+		case strings.HasPrefix(inner, "env:") && upstream.EnvNameRE.MatchString(inner[4:]):
 			return "${" + inner[4:] + "}"
 		case strings.HasPrefix(inner, "input:") && len(inner) > 6:
 			id := inner[6:]
 			m.note("%s: the client asks for input %q when it starts the server; store the value in the keyring as %s (it is written ${secret:%s})", field, id, id, id)
 			return "${secret:" + id + "}"
-		case strings.Contains(inner, ":-") && envNameRE.MatchString(inner[:strings.Index(inner, ":-")]):
+		case strings.Contains(inner, ":-") && upstream.EnvNameRE.MatchString(inner[:strings.Index(inner, ":-")]):
 			name := inner[:strings.Index(inner, ":-")]
 			m.note("%s: the default of ${%s} was dropped; the hub needs %s set", field, inner, name)
 			return "${" + name + "}"
