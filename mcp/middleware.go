@@ -69,17 +69,21 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
 		var tool, args, callID string
 		var values map[string]string // for the activity feed only: never written
+		var raw json.RawMessage
 		if params != nil {
-			tool = params.Name
-			args, values = audit.SummarizeArgsValues(params.Arguments)
+			tool, raw = params.Name, params.Arguments
+		}
+		// The arguments are split here, once, for every layer inside that reads them by name.
+		c := toolcall.New(raw)
+		if raw != nil {
+			if a, keys, vals, ok := c.Split(); ok {
+				args, values = audit.SummarizeSplitValues(a, keys, vals)
+			} else {
+				args, values = audit.SummarizeArgsValues(raw)
+			}
 		}
 		security := s.toolsets.isSecurity(tool) || s.up.IsSecurity(tool)
 		start := time.Now()
-		var raw json.RawMessage
-		if params != nil {
-			raw = params.Arguments
-		}
-		c := toolcall.New(raw)
 		if security {
 			// A mutating call is on record before it runs: if it takes the hub down (exec of
 			// "kill -9 $PPID", a fork bomb), the trail still shows what was asked and by whom.

@@ -670,6 +670,26 @@ func summarize(raw json.RawMessage, vals displayValues) string {
 //
 // vals, when not nil, gets the display values (SummarizeArgsValues) once ok is certain.
 func summarizeSimple(raw json.RawMessage, vals displayValues) (string, bool) {
+	return summarizeSimpleOf(raw, nil, nil, false, vals)
+}
+
+// SummarizeSplitValues is SummarizeArgsValues for arguments a caller has already split into
+// their members (keys[i] and vals[i] are subslices of raw, in order, as jsonobj.Members gives
+// them): the hub splits a call's arguments once for every layer that reads them by name.
+func SummarizeSplitValues(raw json.RawMessage, keys, vals [][]byte) (summary string, values map[string]string) {
+	if len(raw) == 0 {
+		return "", nil
+	}
+	d := displayValues{}
+	if s, ok := summarizeSimpleOf(raw, keys, vals, true, d); ok {
+		return s, d.orNil()
+	}
+	return summarize(raw, d), d.orNil()
+}
+
+// summarizeSimpleOf is summarizeSimple over raw's members: keys and vals (subslices of raw)
+// when split, else as jsonobj walks them.
+func summarizeSimpleOf(raw json.RawMessage, keys, vals [][]byte, split bool, disp displayValues) (string, bool) {
 	// Members are kept as offsets into raw (a small frame: this runs deep in the call's stack).
 	type member struct {
 		ks, ke, vs, ve int32
@@ -679,7 +699,7 @@ func summarizeSimple(raw json.RawMessage, vals displayValues) (string, bool) {
 	ms := buf[:0]
 	size := 0
 	off := func(b []byte) int32 { return int32(cap(raw) - cap(b)) } // b is a subslice of raw
-	simple := len(raw) < 1<<30 && jsonobj.Members(raw, func(k, v []byte) {
+	add := func(k, v []byte) {
 		if len(ms) == len(buf) || len(v) == 0 {
 			size = -1 << 40
 			return
@@ -705,7 +725,15 @@ func summarizeSimple(raw json.RawMessage, vals displayValues) (string, bool) {
 			size += len(k) + len("<4294967296 bytes sha256=>") + 2*sha256.Size + 2
 		}
 		ms = append(ms, m)
-	})
+	}
+	simple := len(raw) < 1<<30
+	if simple && split {
+		for i := range keys {
+			add(keys[i], vals[i])
+		}
+	} else if simple {
+		simple = jsonobj.Members(raw, add)
+	}
 	if !simple || size < 0 || size > SummaryCap {
 		return "", false
 	}
@@ -720,15 +748,15 @@ func summarizeSimple(raw json.RawMessage, vals displayValues) (string, bool) {
 		switch m.how {
 		case redact.Secret:
 			out = append(out, redact.Marker...)
-			vals.hidden(raw[m.ks:m.ke], out[start:])
+			disp.hidden(raw[m.ks:m.ke], out[start:])
 		case redact.Payload:
 			sum := sha256.Sum256(raw[m.vs:m.ve])
 			out = append(strconv.AppendInt(append(out, '<'), int64(m.ve-m.vs), 10), " bytes sha256="...)
 			out = append(hex.AppendEncode(out, sum[:]), '>')
-			vals.hidden(raw[m.ks:m.ke], out[start:])
+			disp.hidden(raw[m.ks:m.ke], out[start:])
 		default:
 			out = append(out, raw[m.vs:m.ve]...)
-			vals.shown(raw[m.ks:m.ke], raw[m.vs:m.ve])
+			disp.shown(raw[m.ks:m.ke], raw[m.vs:m.ve])
 		}
 	}
 	return string(out), true

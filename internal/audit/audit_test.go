@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/jsonobj"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 )
 
@@ -453,6 +454,26 @@ func BenchmarkSummarizeArgs(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_, _ = SummarizeArgsValues(raw)
+		}
+	})
+}
+
+// FuzzSummarizeSplitMatches: a summary of arguments the caller already split (the hub splits a
+// call's arguments once, toolcall) is the summary of the raw arguments, display values and all.
+func FuzzSummarizeSplitMatches(f *testing.F) {
+	for _, in := range summaryCases {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		raw := json.RawMessage(in)
+		var keys, vals [][]byte
+		if !jsonobj.Members(raw, func(k, v []byte) { keys, vals = append(keys, k), append(vals, v) }) {
+			return // the hub only passes split members of an object jsonobj splits
+		}
+		wantS, wantV := SummarizeArgsValues(raw)
+		gotS, gotV := SummarizeSplitValues(raw, keys, vals)
+		if gotS != wantS || !maps.Equal(gotV, wantV) {
+			t.Fatalf("%s:\nsplit %q %v\nraw   %q %v", in, gotS, gotV, wantS, wantV)
 		}
 	})
 }

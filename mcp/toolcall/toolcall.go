@@ -33,10 +33,11 @@ type Call struct {
 	argsSplit bool
 	splitOK   bool                       // the arguments are an object whose members were split
 	keys      [][]byte                   // the members' names, in the client's order (within args)
-	vals      []json.RawMessage          // their values (within args)
+	vals      [][]byte                   // their values (within args)
 	members   map[string]json.RawMessage // built from keys and vals when first asked for
+	unusual   bool                       // split by encoding/json: keys and vals are copies, not in args
 	keyBuf    [8][]byte                  // keys and vals of a small object, without allocating
-	valBuf    [8]json.RawMessage
+	valBuf    [8][]byte
 }
 
 // New is a call with the given arguments (the request's raw "arguments").
@@ -75,7 +76,7 @@ func (c *Call) Members() map[string]json.RawMessage {
 	if c.members == nil && len(c.keys) > 0 {
 		c.members = make(map[string]json.RawMessage, len(c.keys))
 		for i, k := range c.keys {
-			c.members[string(k)] = c.vals[i]
+			c.members[string(k)] = json.RawMessage(c.vals[i])
 		}
 	}
 	return c.members
@@ -89,6 +90,20 @@ func (c *Call) Keys() ([][]byte, bool) {
 	defer c.mu.Unlock()
 	c.splitLocked()
 	return c.keys, c.splitOK
+}
+
+// Split returns the arguments with their members split in place (keys[i] and vals[i] are
+// subslices of args, in the client's order), for a layer that reads them all (the audit
+// summary); inPlace is false when the arguments were not an ordinary object, and the caller
+// reads args itself.
+func (c *Call) Split() (args json.RawMessage, keys, vals [][]byte, inPlace bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.splitLocked()
+	if !c.splitOK || c.unusual {
+		return c.args, nil, nil, false
+	}
+	return c.args, c.keys, c.vals, true
 }
 
 func isEmpty(raw json.RawMessage) bool {
@@ -120,11 +135,11 @@ func (c *Call) splitLocked() {
 		return
 	}
 	names := slices.Sorted(maps.Keys(members))
-	c.keys, c.vals = make([][]byte, len(names)), make([]json.RawMessage, len(names))
+	c.keys, c.vals = make([][]byte, len(names)), make([][]byte, len(names))
 	for i, k := range names {
 		c.keys[i], c.vals[i] = []byte(k), members[k]
 	}
-	c.members, c.splitOK = members, true
+	c.members, c.splitOK, c.unusual = members, true, true
 }
 
 // Decide records the policy's decision and the rule that made it.
