@@ -512,7 +512,8 @@ describe('App', () => {
   it('IDE sessions: chat history with live deltas, plan steps, sending and creating', async () => {
     const { sock, calls } = await start();
     await openTab('sessions');
-    expect($('ide-sessions-empty')?.textContent).toContain('go run ./cmd/switchboard-dev agentic-sim');
+    expect($('ide-sessions-empty')?.textContent).toContain('[ide] url');
+    expect($('ide-sessions-empty')?.textContent).not.toContain('go run');
     send(sock, 'snapshot', 'ide:sessions', { sessions: [{ id: 's1', name: 'refactor', status: 'active', createdAt: new Date().toISOString() }] });
     expect($$('ide-session-row')).toHaveLength(1);
     // The newest session is selected: its chat and plan channels are subscribed.

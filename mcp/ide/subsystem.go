@@ -231,7 +231,7 @@ func (s *Subsystem) notConnected(action string) error {
 	if st.LastError != "" {
 		last = " (last error: " + st.LastError + ")"
 	}
-	return fmt.Errorf("%w to the agentic backend at %s%s; %s. Start the backend (for a local stand-in, in the source tree: go run ./cmd/switchboard-dev agentic-sim) or set %s, then retry once ide_dashboard_overview reports bridgeOnline=true",
+	return fmt.Errorf("%w to the agentic backend at %s%s; %s. Start the backend, or point the hub at it ([ide] url in the config file, or %s), then retry once ide_dashboard_overview reports bridgeOnline=true",
 		agentic.ErrNotConnected, st.URL, last, action, agentic.EnvURL)
 }
 
