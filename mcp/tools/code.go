@@ -656,7 +656,7 @@ func (g *CodeTools) writeSkip(req *sdk.CallToolRequest, ws *workspace.Root) func
 	return func(rel string) error {
 		for _, skip := range []func(string, bool) bool{own, write} {
 			if skip != nil && skip(rel, false) {
-				return fmt.Errorf("path: the rename would change %s, which the hub does not let tools change (its own files, or a path rule for file_write or code_rename in %s); rename by hand or edit the rule", rel, g.PolicyFile())
+				return fmt.Errorf("the hub does not let tools change this file (its own state, or a path rule for file_write or code_rename in %s); rename by hand, or edit the rule", g.PolicyFile())
 			}
 		}
 		return nil
