@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/internal/code"
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
@@ -63,7 +64,7 @@ func main() {
 
 // codeHub is a hub with the code toolset on a fresh copy of codeModule (its real path), its
 // hubdata/ directory the hub's own state, and the pool it uses.
-func codeHub(t *testing.T, files map[string]string) (*Service, string, *code.Pool) {
+func codeHub(t *testing.T, files map[string]string, opts ...Option) (*Service, string, *code.Pool) {
 	t.Helper()
 	requireGopls(t)
 	ws, err := filepath.EvalSymlinks(t.TempDir())
@@ -73,8 +74,8 @@ func codeHub(t *testing.T, files map[string]string) (*Service, string, *code.Poo
 	writeTree(t, ws, files)
 	pool := code.NewPool(code.Options{StateDir: t.TempDir(), Idle: -1})
 	t.Cleanup(func() { pool.Close() })
-	s := newTestService(t, WithWorkspaceRoot(ws), WithHubState(filepath.Join(ws, "hubdata")), WithPatch(),
-		WithProcessService(process.New(process.Options{})), WithCode(pool))
+	s := newTestService(t, append([]Option{WithWorkspaceRoot(ws), WithHubState(filepath.Join(ws, "hubdata")), WithPatch(),
+		WithProcessService(process.New(process.Options{})), WithCode(pool)}, opts...)...)
 	return s, ws, pool
 }
 
@@ -331,5 +332,42 @@ func TestCodeTwoClientsShareOneGopls(t *testing.T) {
 	mustCall(t, connect(t, s), "project_map", map[string]any{"maxDepth": 2}, &m)
 	if !strings.Contains(m.Tree, "util/") || strings.Contains(m.Tree, "hubdata") {
 		t.Errorf("project_map tree:\n%s", m.Tree)
+	}
+}
+
+// TestCodePolicyRules: code_rename is held to file_write's path rules for every file it would
+// change, and project_run to exec's rules for the command it would run.
+func TestCodePolicyRules(t *testing.T) {
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{
+		{Tool: "file_write", Args: map[string]string{"path": "b/*"}, Action: "deny"},
+		{Tool: "exec", Args: map[string]string{"command": "go"}, Action: "deny"},
+	}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ws, _ := codeHub(t, codeModule, WithPolicy(policy.NewStore("", p), policy.NewBroker()))
+	cs := connect(t, s)
+	for _, dry := range []bool{true, false} {
+		msg := call(t, cs, "code_rename", map[string]any{"symbol": "util.Double", "newName": "Twice", "dryRun": dry}, nil)
+		if !strings.Contains(msg, "b/b.go") || !strings.Contains(msg, "file_write") {
+			t.Errorf("rename through a denied file (dryRun %v) = %q", dry, msg)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a/a.go")); strings.Contains(string(b), "Twice") {
+		t.Errorf("a refused rename changed a/a.go")
+	}
+	// Outside the rule, a rename goes through.
+	var ok tools.CodeRenameOutput
+	mustCall(t, cs, "code_rename", map[string]any{"symbol": "a.A", "newName": "AA", "dryRun": true}, &ok)
+	if strings.Join(ok.Files, ",") != "a/a.go,main.go" {
+		t.Errorf("rename of a.A = %+v", ok)
+	}
+	if msg := call(t, cs, "project_run", map[string]any{"action": "test"}, nil); !strings.Contains(msg, "exec") || !strings.Contains(msg, "go test") {
+		t.Errorf("project_run of a command exec may not run = %q", msg)
+	}
+	var echo tools.ProjectRunOutput
+	mustCall(t, cs, "project_run", map[string]any{"action": "lint", "command": "echo lint ok"}, &echo)
+	if !echo.Success || !strings.Contains(echo.Output, "lint ok") {
+		t.Errorf("project_run echo = %+v", echo)
 	}
 }

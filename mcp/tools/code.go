@@ -434,12 +434,15 @@ type CodeTools struct {
 	Sessions
 	state *CodeState
 	procs *process.Service // project_run; nil: it says the hub runs no processes
+	// execRules refuses a command line the policy's exec rules deny or ask about (nil: none).
+	execRules func(req *sdk.CallToolRequest, line string) error
 }
 
-// NewCodeTools is the code group's dependencies: the pool (with the dashboard's record) and the
-// process service project_run runs its commands in.
-func NewCodeTools(w Workspaces, sess Sessions, state *CodeState, procs *process.Service) *CodeTools {
-	return &CodeTools{Workspaces: w, Sessions: sess, state: state, procs: procs}
+// NewCodeTools is the code group's dependencies: the pool (with the dashboard's record), the
+// process service project_run runs its commands in, and the policy's exec rules it is held to
+// (nil: no policy).
+func NewCodeTools(w Workspaces, sess Sessions, state *CodeState, procs *process.Service, execRules func(*sdk.CallToolRequest, string) error) *CodeTools {
+	return &CodeTools{Workspaces: w, Sessions: sess, state: state, procs: procs, execRules: execRules}
 }
 
 // CodeGroup declares the group's tools (toolset code) as values that need no hub.
@@ -808,6 +811,11 @@ func (g *CodeTools) projectRun(ctx context.Context, req *sdk.CallToolRequest, in
 		// human-readable text is rebuilt from it for the output.
 		if in.Action == "test" && (command == "go test" || strings.HasPrefix(command, "go test ")) && !strings.Contains(command, "-json") {
 			command, goJSON = "go test -json"+strings.TrimPrefix(command, "go test"), true
+		}
+	}
+	if g.execRules != nil {
+		if err := g.execRules(req, command); err != nil {
+			return nil, ProjectRunOutput{}, err
 		}
 	}
 	dirFile, dir, err := ws.OpenDir(".")
