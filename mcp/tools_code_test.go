@@ -200,6 +200,10 @@ func TestCodeFileEditReportsTypeError(t *testing.T) {
 	if d.Path != "a/a.go" || d.Line != wantLine || d.Severity != "error" || !strings.Contains(d.Message, "cannot use") {
 		t.Errorf("diagnostic = %+v, want an error at a/a.go:%d", d, wantLine)
 	}
+	// The dashboard's feed shows it on the file.
+	if files := s.CodeFeed().Files; len(files) != 1 || files[0].Path != "a/a.go" || len(files[0].Diagnostics) == 0 {
+		t.Errorf("the feed's files = %+v", files)
+	}
 	patch := "--- a/a/a.go\n+++ b/a/a.go\n@@ -6,2 +6,2 @@\n-func A() int { var s string = util.Double(1)\n-\treturn len(s) }\n+func A() int { var s int = util.Double(1)\n+\treturn s }\n"
 	var fixed tools.PatchOutput
 	mustCall(t, cs, "file_patch", map[string]any{"patch": patch}, &fixed)
