@@ -257,6 +257,12 @@ func TestCodeProjectRunGoTest(t *testing.T) {
 	if runs := s.CodeFeed().Runs; len(runs) != 2 || runs[0].Command != "go vet ./..." || len(runs[1].Failures) != 1 {
 		t.Errorf("the feed's runs = %+v", runs)
 	}
+	// Out of time: the command and what it started are killed, and the result says so.
+	var slow tools.ProjectRunOutput
+	mustCall(t, cs, "project_run", map[string]any{"action": "build", "command": "sleep 30", "timeout": 1}, &slow)
+	if slow.Success || !slow.TimedOut || slow.ExitCode != 128+9 {
+		t.Errorf("project_run past its timeout = %+v", slow)
+	}
 	if msg := call(t, cs, "project_run", map[string]any{"action": "deploy"}, nil); !strings.Contains(msg, "action:") {
 		t.Errorf("unknown action: %q", msg)
 	}

@@ -830,25 +830,26 @@ func (g *CodeTools) projectRun(ctx context.Context, req *sdk.CallToolRequest, in
 	if req != nil && g.Sessions != nil {
 		g.OwnProcess(info.ID, req.Session)
 	}
+	id := info.ID
 	p := tool.StartProgress(ctx, req, "project_run "+in.Action+": "+command)
 	waitCtx, cancel := context.WithTimeout(ctx, secs)
-	info, err = g.procs.Wait(waitCtx, info.ID)
+	info, err = g.procs.Wait(waitCtx, id)
 	cancel()
 	p.Stop()
 	timedOut := false
 	if err != nil {
 		// Cancelled or out of time: the command and everything it started end with the call.
 		timedOut = ctx.Err() == nil
-		if k, kerr := g.procs.Kill(info.ID); kerr == nil {
+		if k, kerr := g.procs.Kill(id); kerr == nil {
 			info = k
-		} else if w, werr := g.procs.Wait(context.Background(), info.ID); werr == nil {
+		} else if w, werr := g.procs.Get(id); werr == nil {
 			info = w
 		}
 		if !timedOut {
-			return nil, ProjectRunOutput{}, fmt.Errorf("project_run: cancelled (%v); process %s was killed", ctx.Err(), info.ID)
+			return nil, ProjectRunOutput{}, fmt.Errorf("project_run: cancelled (%v); process %s was killed", ctx.Err(), id)
 		}
 	}
-	o, err := g.procs.Output(info.ID, process.OutputQuery{Tail: runOutputKept})
+	o, err := g.procs.Output(id, process.OutputQuery{Tail: runOutputKept})
 	if err != nil {
 		return nil, ProjectRunOutput{}, processError("", err)
 	}
