@@ -1,14 +1,18 @@
 package mcp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
@@ -380,4 +384,33 @@ func TestCodePolicyRules(t *testing.T) {
 	if !echo.Success || !strings.Contains(echo.Output, "lint ok") {
 		t.Errorf("project_run echo = %+v", echo)
 	}
+}
+
+// TestCodeProjectRunCancelled: a project_run whose call is cancelled (notifications/cancelled)
+// kills its process group; the process shows as killed to every client.
+func TestCodeProjectRunCancelled(t *testing.T) {
+	s, _, _ := codeHub(t, map[string]string{"go.mod": "module example.com/cancel\n\ngo 1.22\n"})
+	cs, other := connect(t, s), connect(t, s)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "project_run", Arguments: map[string]any{"action": "build", "command": "sleep 60"}})
+		done <- err
+	}()
+	var id string
+	testutil.Eventually(t, "project_run's process running", func() bool {
+		var list tools.ProcessListOutput
+		mustCall(t, other, "process_list", map[string]any{"running_only": true}, &list)
+		if len(list.Processes) == 1 {
+			id = list.Processes[0].ID
+		}
+		return id != ""
+	})
+	cancel()
+	testutil.Receive(t, done, "the cancelled call's return")
+	testutil.Eventually(t, "the process killed", func() bool {
+		var list tools.ProcessListOutput
+		mustCall(t, other, "process_list", map[string]any{}, &list)
+		return len(list.Processes) == 1 && list.Processes[0].ID == id && list.Processes[0].Status == "killed"
+	})
 }
