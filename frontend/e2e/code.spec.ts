@@ -1,11 +1,13 @@
 // Code: an agent's code_diagnostics over the hub's Unix socket starts gopls on a Go module in the
 // workspace; the Code view shows the server running (state, memory) from the `code` hub channel;
 // a file_edit that introduces a type error lists it in the tool's result, and the view shows the
-// diagnostic live on that file.
+// diagnostic live on that file; a project_run's failures are listed under the runs. With
+// UPDATE_SCREENSHOTS set, the view's screenshot goes to docs/code-view.png.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tid, useDashboard } from './fixtures';
+import { artifactsDir, repoDir } from './settings';
 import { McpClient } from './mcp-client';
 
 const dash = useDashboard('code');
@@ -54,6 +56,20 @@ describe('code', () => {
       expect(await dash.text(tid('code-diagnostic', { severity: 'error' }))).toContain('cannot use');
       expect(await dash.text(tid('code-diagnostic-counts'))).toContain('1 error');
       expect(await dash.text(tid('code-server-memory'))).toMatch(/MiB|KiB/);
+
+      // A project_run's result is listed with its failures.
+      const run = (await client.callTool('project_run', { action: 'lint', command: 'cd gocode && go vet ./...' })).structuredContent as {
+        success: boolean;
+        failures: { path: string; line: number }[];
+      };
+      expect(run.success).toBe(false);
+      await dash.see(tid('code-run', { action: 'lint', success: 'false' }));
+      await page.locator(tid('code-run', { action: 'lint' })).first().locator('summary').click();
+      await dash.see(tid('code-run-failure'));
+
+      const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'code-view.png') : path.join(artifactsDir, 'code-view.png');
+      mkdirSync(path.dirname(shot), { recursive: true });
+      await page.screenshot({ path: shot, fullPage: true });
     } finally {
       await client.close();
     }
