@@ -313,6 +313,24 @@ func TestCodeHostileInput(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "util/util.go")); !strings.Contains(string(b), "func Triple") {
 		t.Errorf("a refused rename changed util/util.go:\n%s", b)
 	}
+	// Answers leave out the hub's own files: Triple's one use is in hubdata/.
+	var refs tools.CodeReferencesOutput
+	mustCall(t, cs, "code_references", map[string]any{"symbol": "util.Triple", "includeDeclaration": true}, &refs)
+	if refs.Count != 1 || len(refs.Locations) != 1 || refs.Locations[0].Path != "util/util.go" {
+		t.Errorf("references of Triple = %+v, want only its declaration", refs)
+	}
+	var calls tools.CodeCallsOutput
+	mustCall(t, cs, "code_calls", map[string]any{"symbol": "util.Triple"}, &calls)
+	if len(calls.Calls) != 0 {
+		t.Errorf("callers of Triple = %+v, want none shown", calls.Calls)
+	}
+	var syms tools.CodeSymbolsOutput
+	mustCall(t, cs, "code_symbols", map[string]any{"query": "H", "language": "go"}, &syms)
+	for _, sym := range syms.Symbols {
+		if strings.HasPrefix(sym.Path, "hubdata/") {
+			t.Errorf("code_symbols shows the hub's files: %+v", sym)
+		}
+	}
 }
 
 // TestCodeTwoClientsShareOneGopls: two clients in one workspace are answered by one gopls.

@@ -525,6 +525,28 @@ func locations(ls []code.Location) []CodeLocation {
 	return out
 }
 
+// hidden reports the workspace paths a call's answer leaves out: what a walk by this tool or by
+// file_read leaves out (the hub's own files, paths the policy denies), so an answer never shows
+// a line of a file the caller could not read. Paths outside the workspace (absolute: the
+// standard library, dependencies) are not the workspace's to hide.
+func (g *CodeTools) hidden(req *sdk.CallToolRequest, ws *workspace.Root) func(path string) bool {
+	skip := g.WalkSkip(req, ws)
+	return func(path string) bool {
+		return skip != nil && !filepath.IsAbs(path) && skip(path, false)
+	}
+}
+
+// visible drops the locations hidden leaves out and says how many it dropped.
+func visible(ls []CodeLocation, hidden func(string) bool) ([]CodeLocation, int) {
+	out := ls[:0]
+	for _, l := range ls {
+		if !hidden(l.Path) {
+			out = append(out, l)
+		}
+	}
+	return out, len(ls) - len(out)
+}
+
 func (g *CodeTools) definition(ctx context.Context, req *sdk.CallToolRequest, in CodePositionInput) (*sdk.CallToolResult, CodeLocationsOutput, error) {
 	ws, t, err := g.target(ctx, req, in.target())
 	if err != nil {
@@ -534,7 +556,8 @@ func (g *CodeTools) definition(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, CodeLocationsOutput{}, err
 	}
-	return nil, CodeLocationsOutput{Locations: locations(res.Locations)}, nil
+	ls, _ := visible(locations(res.Locations), g.hidden(req, ws))
+	return nil, CodeLocationsOutput{Locations: ls}, nil
 }
 
 func (g *CodeTools) implementations(ctx context.Context, req *sdk.CallToolRequest, in CodePositionInput) (*sdk.CallToolResult, CodeLocationsOutput, error) {
@@ -546,7 +569,8 @@ func (g *CodeTools) implementations(ctx context.Context, req *sdk.CallToolReques
 	if err != nil {
 		return nil, CodeLocationsOutput{}, err
 	}
-	return nil, CodeLocationsOutput{Locations: locations(res.Locations)}, nil
+	ls, _ := visible(locations(res.Locations), g.hidden(req, ws))
+	return nil, CodeLocationsOutput{Locations: ls}, nil
 }
 
 func (g *CodeTools) references(ctx context.Context, req *sdk.CallToolRequest, in CodeReferencesInput) (*sdk.CallToolResult, CodeReferencesOutput, error) {
@@ -558,7 +582,8 @@ func (g *CodeTools) references(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, CodeReferencesOutput{}, err
 	}
-	return nil, CodeReferencesOutput{Locations: locations(res.Locations), Count: res.Count}, nil
+	ls, dropped := visible(locations(res.Locations), g.hidden(req, ws))
+	return nil, CodeReferencesOutput{Locations: ls, Count: res.Count - dropped}, nil
 }
 
 func (g *CodeTools) calls(ctx context.Context, req *sdk.CallToolRequest, in CodeCallsInput) (*sdk.CallToolResult, CodeCallsOutput, error) {
@@ -575,9 +600,12 @@ func (g *CodeTools) calls(ctx context.Context, req *sdk.CallToolRequest, in Code
 	if err != nil {
 		return nil, CodeCallsOutput{}, err
 	}
-	out := CodeCallsOutput{Calls: make([]CodeCall, len(res.Calls))}
-	for i, c := range res.Calls {
-		out.Calls[i] = CodeCall{Name: c.Name, Path: c.Path, Line: c.Line, Column: c.Column}
+	out := CodeCallsOutput{Calls: []CodeCall{}}
+	hidden := g.hidden(req, ws)
+	for _, c := range res.Calls {
+		if !hidden(c.Path) {
+			out.Calls = append(out.Calls, CodeCall{Name: c.Name, Path: c.Path, Line: c.Line, Column: c.Column})
+		}
 	}
 	return nil, out, nil
 }
@@ -610,9 +638,12 @@ func (g *CodeTools) symbols(ctx context.Context, req *sdk.CallToolRequest, in Co
 	if err != nil {
 		return nil, CodeSymbolsOutput{}, err
 	}
-	out := CodeSymbolsOutput{Symbols: make([]CodeSymbol, len(res.Symbols))}
-	for i, s := range res.Symbols {
-		out.Symbols[i] = CodeSymbol{Name: s.Name, Kind: s.Kind, Path: s.Path, Line: s.Line, Column: s.Column, EndLine: s.EndLine, Container: s.Container}
+	out := CodeSymbolsOutput{Symbols: []CodeSymbol{}}
+	hidden := g.hidden(req, ws)
+	for _, s := range res.Symbols {
+		if !hidden(s.Path) {
+			out.Symbols = append(out.Symbols, CodeSymbol{Name: s.Name, Kind: s.Kind, Path: s.Path, Line: s.Line, Column: s.Column, EndLine: s.EndLine, Container: s.Container})
+		}
 	}
 	return nil, out, nil
 }
