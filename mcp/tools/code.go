@@ -711,7 +711,7 @@ func (g *CodeTools) rename(ctx context.Context, req *sdk.CallToolRequest, in Cod
 	}
 	out := CodeRenameOutput{Files: res.Files, Diff: res.Diff, Applied: res.Applied}
 	if res.Applied {
-		out.Diagnostics = g.state.Edited(ctx, ws.Dir(), res.Files)
+		out.Diagnostics = edited(ctx, g.state, ws, g.WalkSkip(req, ws), res.Files...)
 	}
 	return nil, out, nil
 }

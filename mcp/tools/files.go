@@ -171,9 +171,18 @@ func NewFileTools(w Workspaces, edits CodeEdits) *FileTools {
 	return &FileTools{Workspaces: w, edits: edits}
 }
 
+// walkSkip is WalkSkip when there is a pool to ask (it costs a policy read otherwise).
+func (g *FileTools) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(string, bool) bool {
+	if g.edits == nil {
+		return nil
+	}
+	return g.WalkSkip(req, ws)
+}
+
 // edited tells the language servers of ws that paths changed and returns the diagnostics the
-// change introduced (nil without a pool, or without a running server for their language).
-func edited(ctx context.Context, edits CodeEdits, ws *workspace.Root, paths ...string) []CodeDiagnostic {
+// change introduced (nil without a pool, or without a running server for their language),
+// without those in files skip leaves out (the hub's own, paths the policy hides).
+func edited(ctx context.Context, edits CodeEdits, ws *workspace.Root, skip func(string, bool) bool, paths ...string) []CodeDiagnostic {
 	if edits == nil {
 		return nil
 	}
@@ -183,7 +192,17 @@ func edited(ctx context.Context, edits CodeEdits, ws *workspace.Root, paths ...s
 			rels = append(rels, c)
 		}
 	}
-	return edits.Edited(ctx, ws.Dir(), rels)
+	ds := edits.Edited(ctx, ws.Dir(), rels)
+	if skip == nil {
+		return ds
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if !skip(d.Path, false) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // FileGroup declares the group's tools (toolset files) as values that need no hub;
@@ -274,7 +293,7 @@ func (g *FileTools) fileWrite(ctx context.Context, req *sdk.CallToolRequest, in 
 	if err := ws.WriteFile(in.Path, []byte(in.Content)); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
-	return nil, WriteFileOutput{Success: true, Path: in.Path, Diagnostics: edited(ctx, g.edits, ws, in.Path)}, nil
+	return nil, WriteFileOutput{Success: true, Path: in.Path, Diagnostics: edited(ctx, g.edits, ws, g.walkSkip(req, ws), in.Path)}, nil
 }
 
 func (g *FileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
@@ -289,7 +308,7 @@ func (g *FileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in E
 	if err != nil {
 		return nil, EditFileOutput{}, err
 	}
-	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements, Diagnostics: edited(ctx, g.edits, ws, in.Path)}, nil
+	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements, Diagnostics: edited(ctx, g.edits, ws, g.walkSkip(req, ws), in.Path)}, nil
 }
 
 func (g *FileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {

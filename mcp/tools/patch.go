@@ -123,7 +123,7 @@ func (g *PatchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in
 		}
 	}
 	if res.Applied {
-		out.Diagnostics = edited(ctx, g.edits, ws, changed...)
+		out.Diagnostics = edited(ctx, g.edits, ws, skip, changed...)
 	}
 	return nil, out, nil
 }
