@@ -505,6 +505,9 @@ func (g *CodeTools) target(ctx context.Context, req *sdk.CallToolRequest, t code
 	if err != nil {
 		return nil, t, err
 	}
+	if t.Path != "" && t.Symbol != "" {
+		return nil, t, errors.New("symbol: give either a position (path, line, column) or a symbol name, not both")
+	}
 	if t.Path == "" && strings.TrimSpace(t.Symbol) == "" {
 		return nil, t, errors.New("path: required, or symbol; give path with line and column (1-based, the column in UTF-8 bytes), or a symbol name such as \"Type.Method\"")
 	}
@@ -626,6 +629,9 @@ func (g *CodeTools) symbols(ctx context.Context, req *sdk.CallToolRequest, in Co
 	ws, err := g.root(ctx, req)
 	if err != nil {
 		return nil, CodeSymbolsOutput{}, err
+	}
+	if in.Path != "" && in.Query != "" {
+		return nil, CodeSymbolsOutput{}, errors.New("query: give either path (a file's outline) or query (a workspace search), not both")
 	}
 	if in.Path == "" && strings.TrimSpace(in.Query) == "" {
 		return nil, CodeSymbolsOutput{}, errors.New("path or query: required; give path for a file's outline, or query to search the workspace's declarations by name")
