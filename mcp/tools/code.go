@@ -244,6 +244,8 @@ type CodeEdits interface {
 	// their language is running there, waiting a bounded time; it returns nil at once for
 	// files no running server handles.
 	Edited(ctx context.Context, root string, paths []string) []CodeDiagnostic
+	// Changed only tells the servers (a deleted or renamed file), waiting for nothing.
+	Changed(root string, paths ...string)
 }
 
 // CodeState is the hub's language-server pool with what the dashboard shows of it (the last
@@ -322,6 +324,14 @@ func (c *CodeState) Edited(ctx context.Context, root string, paths []string) []C
 	}
 	c.notify()
 	return diagnostics(res.Diagnostics)
+}
+
+// Changed is CodeEdits.
+func (c *CodeState) Changed(root string, paths ...string) {
+	if c == nil || c.pool == nil || len(paths) == 0 {
+		return
+	}
+	c.pool.Changed(root, paths...)
 }
 
 // notify publishes the feed now (a tool changed what it shows).

@@ -162,7 +162,7 @@ type GetSupportedLanguagesOutput struct {
 // FileTools are the file, directory and language tools.
 type FileTools struct {
 	Workspaces
-	edits CodeEdits // the language servers told of writes (nil without code intelligence)
+	edits CodeEdits // the language servers told of writes, deletes and renames (nil without code intelligence)
 }
 
 // NewFileTools is the file tools' dependencies: the workspaces, and the language-server pool
@@ -319,8 +319,12 @@ func (g *FileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
+	rel, _ := ws.Canonical(in.Path)
 	if err := ws.Delete(in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
+	}
+	if g.edits != nil && rel != "" {
+		g.edits.Changed(ws.Dir(), rel)
 	}
 	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
 }
@@ -336,8 +340,14 @@ func (g *FileTools) fileRename(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, RenameFileOutput{}, err
 	}
+	oldRel, _ := ws.Canonical(in.OldPath)
 	if err := ws.Rename(in.OldPath, in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
+	}
+	if g.edits != nil {
+		if newRel, err := ws.Canonical(in.NewPath); err == nil && oldRel != "" {
+			g.edits.Changed(ws.Dir(), oldRel, newRel)
+		}
 	}
 	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
 }
