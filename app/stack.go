@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/hublog"
@@ -57,6 +58,9 @@ type Stack struct {
 	Metrics *metrics.Store
 	// Fetcher is web_fetch's: the Settings view changes its allow-list and timeout live.
 	Fetcher *fetch.Fetcher
+	// Code is the language-server pool ([code]; StateDir <data_dir>/code), closed after the
+	// Service.
+	Code *code.Pool
 
 	ideOnce   sync.Once
 	Policy    *policy.Store
@@ -298,9 +302,14 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		return nil, err
 	}
 	opts = append(opts, mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(cfg.ServerTools == "search"))
+	// One warm language server per workspace and language, shared by every client ([code]).
+	st.Code = code.NewPool(code.Options{Idle: cfg.Code.IdleTimeout(), Commands: cfg.Code.Servers,
+		StateDir: filepath.Join(cfg.DataDir, "code"), Logger: logger})
+	opts = append(opts, mcp.WithCode(st.Code))
 	opts = append(opts, so.Extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {
+		_ = st.Code.Close()
 		_ = procs.Shutdown(context.Background())
 		store.Close()
 		auditLog.Close()
@@ -311,6 +320,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	ups.OnChange(st.logServerChange) // before Sync: the first starts are logged too
 	if err := ups.Sync(st.serverSpecs(cfg.Servers)); err != nil {
 		_ = svc.Shutdown(context.Background())
+		_ = st.Code.Close()
 		auditLog.Close()
 		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
@@ -475,6 +485,13 @@ func (st *Stack) Close(ctx context.Context) error {
 	err := st.Transports.StopAll(ctx)
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {
 		err = e
+	}
+	if st.Code != nil {
+		// After the Service: no call uses a server any more. Waits until every server's
+		// process group is gone.
+		if e := st.Code.Close(); e != nil && err == nil {
+			err = e
+		}
 	}
 	st.Metrics.Close() // after the Service: its recorder drains into the store on shutdown
 	st.Audit.Close()

@@ -27,6 +27,7 @@ func (s *Service) wireFeeds() {
 	if s.hub != nil && s.notes != nil {
 		tools.WireNotesFeed(s.hub, s.notes)
 	}
+	s.code.WireFeed(h)
 	h.SetSnapshotProvider(channel.Sessions, func(string) (any, bool) {
 		return SessionsSnapshot{Sessions: s.sessions.List()}, true
 	})

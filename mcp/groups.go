@@ -20,13 +20,13 @@ type groupDecl struct {
 // file (its tools, its dependencies and their test) and one line here. Subsystems (WithSubsystem:
 // the IDE bridge, ML) and upstream servers' tools come after these.
 var hubGroups = []groupDecl{
-	{tools.FileGroup, func(s *Service) any { return tools.NewFileTools(s.trust) }},
+	{tools.FileGroup, func(s *Service) any { return tools.NewFileTools(s.trust, s.codeEdits()) }},
 	{tools.MetricsGroup, func(s *Service) any { return tools.NewMetricsTools(s.metrics) }},
 	{tools.SearchGroup, func(s *Service) any {
 		return when(s.opts.searchOn, func() any { return tools.NewSearchTools(s.trust) })
 	}},
 	{tools.PatchGroup, func(s *Service) any {
-		return when(s.opts.patchOn, func() any { return tools.NewPatchTools(s.trust) })
+		return when(s.opts.patchOn, func() any { return tools.NewPatchTools(s.trust, s.codeEdits()) })
 	}},
 	{tools.GitGroup, func(s *Service) any {
 		return when(s.opts.gitOn, func() any { return tools.NewGitTools(s.trust) })
@@ -48,6 +48,9 @@ var hubGroups = []groupDecl{
 	}},
 	{tools.WebviewGroup, func(s *Service) any {
 		return when(s.browser != nil, func() any { return tools.NewWebviewTools(s.trust, s.browser) })
+	}},
+	{tools.CodeGroup, func(s *Service) any {
+		return when(s.code != nil, func() any { return tools.NewCodeTools(s.trust, hubSessions{s}, s.code, s.procs, s.execRules()) })
 	}},
 }
 

@@ -76,6 +76,7 @@ type Service struct {
 	browser    *webview.Webview
 	rag        *rag.Live         // the engine in force; a Settings save or a hand edit switches it
 	notes      *tools.NotesState // memory_*, todo_* (mcp/tools/notes.go)
+	code       *tools.CodeState  // code_*, project_* (mcp/code_options.go)
 	subsystems []Subsystem
 
 	// The parts, each built in New with only what it uses.
@@ -444,6 +445,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 				}
 			}
 		}
+		s.code.StopFeed()
 		if s.browser != nil {
 			s.browserFeed.stop()
 			_ = s.browser.Close()

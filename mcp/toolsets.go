@@ -33,6 +33,7 @@ var toolsets = []struct {
 	{"git", "git repositories"},
 	{"web", "web fetch"},
 	{"memory", "memory notes and todos"},
+	{"code", "code intelligence (language servers)"},
 }
 
 // ToolsetNames lists every toolset name, in a fixed order.

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
 	"github.com/switchboard-hub/switchboard/internal/ml"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -173,6 +174,8 @@ func everyGroup(t *testing.T) *mcp.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pool := code.NewPool(code.Options{StateDir: t.TempDir()})
+	t.Cleanup(func() { pool.Close() })
 	svc, err := mcp.New(
 		mcp.WithRAG(rag.Hold(rag.NewEngine(ragStore, nil))),
 		mcp.WithWorkspaceRoot(t.TempDir()),
@@ -183,6 +186,7 @@ func everyGroup(t *testing.T) *mcp.Service {
 		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
 		mcp.WithBrowser(webview.New(webview.Options{})),
 		mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(true),
+		mcp.WithCode(pool),
 	)
 	if err != nil {
 		t.Fatal(err)

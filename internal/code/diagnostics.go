@@ -241,3 +241,50 @@ func introduced(before, after []lsp.Diagnostic) []lsp.Diagnostic {
 	}
 	return out
 }
+
+// WorkspaceDiagnostics are what one running server last reported for its workspace's files.
+type WorkspaceDiagnostics struct {
+	Workspace   string       `json:"workspace"`
+	Language    string       `json:"language"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Published lists, per running server, the diagnostics it last published for files inside
+// its workspace (the dashboard's live view). It starts no server, opens no file and waits for
+// nothing.
+func (p *Pool) Published() []WorkspaceDiagnostics {
+	p.mu.Lock()
+	var live []*server
+	for _, s := range p.servers {
+		live = append(live, s)
+	}
+	p.mu.Unlock()
+	var out []WorkspaceDiagnostics
+	for _, s := range live {
+		select {
+		case <-s.ready:
+		default:
+			continue
+		}
+		if s.startErr != nil || s.dead() {
+			continue
+		}
+		c := &call{p: p, root: s.key.root, texts: map[string]string{}}
+		wd := WorkspaceDiagnostics{Workspace: s.key.root, Language: s.key.lang, Diagnostics: []Diagnostic{}}
+		for uri, ds := range s.client.AllDiagnostics() {
+			abs := lsp.Path(uri)
+			if rel, err := filepath.Rel(c.root, abs); err != nil || !filepath.IsLocal(rel) {
+				continue
+			}
+			for _, d := range ds {
+				wd.Diagnostics = append(wd.Diagnostics, c.diagnostic(abs, d))
+			}
+		}
+		sortDiagnostics(wd.Diagnostics)
+		out = append(out, wd)
+	}
+	slices.SortFunc(out, func(a, b WorkspaceDiagnostics) int {
+		return strings.Compare(a.Workspace+"\x00"+a.Language, b.Workspace+"\x00"+b.Language)
+	})
+	return out
+}

@@ -242,7 +242,8 @@ func TestGoRenameFiveFiles(t *testing.T) {
 }
 
 // TestGoDiagnosticsAfterEdit: an edit that introduces a type error is reported within the
-// wait, with only the new problem; the workspace-wide form lists it too, and a fix clears it.
+// wait, with only the new problem; the workspace-wide form and Published list it too, and a fix
+// clears it.
 func TestGoDiagnosticsAfterEdit(t *testing.T) {
 	requireServer(t, Go)
 	root := fixture(t, "gofx")
@@ -278,6 +279,12 @@ func TestGoDiagnosticsAfterEdit(t *testing.T) {
 	}
 	if len(all.Diagnostics) != 1 || all.Diagnostics[0].Line != 18 {
 		t.Errorf("workspace diagnostics = %+v", all.Diagnostics)
+	}
+	// What the running server reports now, read without waiting (the dashboard's view).
+	pub := p.Published()
+	if len(pub) != 1 || pub[0].Workspace != root || pub[0].Language != Go || len(pub[0].Diagnostics) != 1 ||
+		pub[0].Diagnostics[0].Path != "calc/calc.go" || pub[0].Diagnostics[0].Line != 18 {
+		t.Errorf("Published = %+v", pub)
 	}
 	// Fixing it introduces nothing, and the file is clean again.
 	if err := os.WriteFile(file, orig, 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -711,7 +712,7 @@ func (s *server) status(restarts int) ServerStatus {
 		return st
 	}
 	st.StartedAt = s.started
-	st.Server = strings.TrimSpace(s.client.ServerName() + " " + s.client.ServerVersion())
+	st.Server = serverLabel(s.client.ServerName(), s.client.ServerVersion())
 	if s.dead() {
 		st.State, st.LastError, st.PID = "ended", s.exitReason(), 0
 		return st
@@ -723,6 +724,24 @@ func (s *server) status(restarts int) ServerStatus {
 	st.OpenFiles = len(s.client.OpenDocuments())
 	st.MemoryBytes = groupRSS(s.pid)
 	return st
+}
+
+// serverLabel is a server's name and version as it reported them, the version shortened: gopls
+// reports its whole build information as a JSON object, whose "Version" is what a person wants.
+func serverLabel(name, version string) string {
+	version = strings.TrimSpace(version)
+	if strings.HasPrefix(version, "{") {
+		var info struct{ Version string }
+		if json.Unmarshal([]byte(version), &info) == nil && info.Version != "" {
+			version = info.Version
+		} else {
+			version = ""
+		}
+	}
+	if len(version) > 40 {
+		version = version[:40] + "…"
+	}
+	return strings.TrimSpace(name + " " + version)
 }
 
 // groupRSS is the resident memory of the live processes of group pgid (from /proc).

@@ -40,3 +40,18 @@ func TestLocateAndCheck(t *testing.T) {
 		t.Error("LanguageOf")
 	}
 }
+
+// TestServerLabel: a version reported as build information (gopls) is shortened to its Version.
+func TestServerLabel(t *testing.T) {
+	for _, c := range []struct{ name, version, want string }{
+		{"gopls", `{"GoVersion":"go1.26.8","Path":"golang.org/x/tools/gopls","Deps":[{"Path":"x"}],"Version":"v0.23.0"}`, "gopls v0.23.0"},
+		{"gopls", `{"GoVersion":"go1.26.8"}`, "gopls"},
+		{"clangd", "clangd version 14.0.6", "clangd clangd version 14.0.6"},
+		{"pyright", "", "pyright"},
+		{"x", strings.Repeat("v", 50), "x " + strings.Repeat("v", 40) + "…"},
+	} {
+		if got := serverLabel(c.name, c.version); got != c.want {
+			t.Errorf("serverLabel(%q, %q) = %q, want %q", c.name, c.version, got, c.want)
+		}
+	}
+}

@@ -32,7 +32,7 @@ import (
 // a test in package mcp should keep the two lists equal. A function, not a variable, so no
 // caller can change the list for everyone.
 func ReservedNames() []string {
-	return []string{"files", "process", "ws", "metrics", "rag", "ml", "browser", "ide", "git", "web", "memory"}
+	return []string{"files", "process", "ws", "metrics", "rag", "ml", "browser", "ide", "git", "web", "memory", "code"}
 }
 
 // specsFile is the part of the config file this package reads.

@@ -18,5 +18,6 @@ const (
 	ML            = "ml"
 	Browser       = "browser"
 	RAG           = "rag"
+	Code          = "code"    // language servers, their diagnostics, project_run results (tools.CodeFeed)
 	Servers       = "servers" // every upstream server's status
 )

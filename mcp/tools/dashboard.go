@@ -7,7 +7,7 @@ import (
 )
 
 // The tool groups' results and feeds that travel to the dashboard as well (hub channels "rag",
-// "ml" and "todos", and the Knowledge view's controls), kept in a file of their own: the
+// "ml", "todos" and "code", and the Knowledge view's controls), kept in a file of their own: the
 // dashboard's TypeScript types are generated from this file (build/tygo.yaml, `make types`).
 
 // RAGCollectionInfo is one collection in rag_collections' result; the details beyond the name come
@@ -93,4 +93,74 @@ type MLBackendsOutput struct {
 // TodosSnapshot is the "todos" hub channel's snapshot: every session's list.
 type TodosSnapshot struct {
 	Lists []notes.TodoList `json:"lists"`
+}
+
+// CodeDiagnostic is one problem a language server reports, in code_diagnostics' result, in the
+// writing tools' results (the problems an edit introduced) and on hub channel "code".
+type CodeDiagnostic struct {
+	Path     string `json:"path" jsonschema:"file relative to the workspace"`
+	Line     int    `json:"line" jsonschema:"1-based line"`
+	Column   int    `json:"column" jsonschema:"1-based column in UTF-8 bytes"`
+	Severity string `json:"severity" jsonschema:"error, warning, information or hint"`
+	Message  string `json:"message" jsonschema:"what is wrong"`
+	Source   string `json:"source,omitempty" jsonschema:"the checker that reported it (compiler, a linter)"`
+}
+
+// ProjectFailure is one failing test or compiler or linter error in project_run's output.
+type ProjectFailure struct {
+	Path    string `json:"path" jsonschema:"file relative to the workspace; empty when unknown"`
+	Line    int    `json:"line" jsonschema:"1-based line; 0 when unknown"`
+	Test    string `json:"test" jsonschema:"the failing test's name; empty for build and lint errors"`
+	Message string `json:"message" jsonschema:"the failure's message"`
+}
+
+// ProjectRunSummary is one project_run result as the Code view lists it (hub channel "code").
+type ProjectRunSummary struct {
+	Workspace string           `json:"workspace"`
+	Action    string           `json:"action"`
+	Command   string           `json:"command"`
+	Source    string           `json:"source"`
+	Process   string           `json:"process"`
+	Success   bool             `json:"success"`
+	ExitCode  int              `json:"exitCode"`
+	Duration  time.Duration    `json:"duration"`
+	TimedOut  bool             `json:"timedOut,omitempty"`
+	Finished  time.Time        `json:"finished"`
+	Failures  []ProjectFailure `json:"failures"`
+	Output    string           `json:"output"` // its last 2 KiB
+}
+
+// CodeServer is one language server of the pool as the Code view shows it.
+type CodeServer struct {
+	Workspace string `json:"workspace"`
+	Language  string `json:"language"`
+	Command   string `json:"command"`
+	// State: starting, ready, busy (indexing), ended (crashed or failed; started again at the
+	// next call).
+	State       string    `json:"state"`
+	PID         int       `json:"pid,omitempty"`
+	Server      string    `json:"server,omitempty"`
+	StartedAt   time.Time `json:"startedAt,omitzero"`
+	LastUsed    time.Time `json:"lastUsed"`
+	Restarts    int       `json:"restarts"`
+	MemoryBytes int64     `json:"memoryBytes"`
+	OpenFiles   int       `json:"openFiles"`
+	Sandbox     string    `json:"sandbox"`
+	LastError   string    `json:"lastError,omitempty"`
+}
+
+// CodeFileDiagnostics are one file's current diagnostics from a running server.
+type CodeFileDiagnostics struct {
+	Workspace   string           `json:"workspace"`
+	Language    string           `json:"language"`
+	Path        string           `json:"path"`
+	Diagnostics []CodeDiagnostic `json:"diagnostics"`
+}
+
+// CodeFeed is the "code" hub channel's payload (snapshot and events): the language servers per
+// workspace, the diagnostics they report now per file, and the last project_run results.
+type CodeFeed struct {
+	Servers []CodeServer          `json:"servers"`
+	Files   []CodeFileDiagnostics `json:"files"`
+	Runs    []ProjectRunSummary   `json:"runs"`
 }

@@ -51,6 +51,8 @@ type WriteFileInput struct {
 type WriteFileOutput struct {
 	Success bool   `json:"success" jsonschema:"whether the write succeeded"`
 	Path    string `json:"path" jsonschema:"echoed input path"`
+	// Diagnostics: with a language server running for the file's language in the workspace.
+	Diagnostics []CodeDiagnostic `json:"diagnostics,omitempty" jsonschema:"problems the write introduced, from the workspace's running language server (omitted when none, or no server runs for the file's language)"`
 }
 
 // EditFileInput is file_edit's arguments: an exact string to find in an existing file and its
@@ -67,6 +69,8 @@ type EditFileOutput struct {
 	Path         string `json:"path" jsonschema:"echoed input path"`
 	Success      bool   `json:"success" jsonschema:"whether the edit succeeded"`
 	Replacements int    `json:"replacements" jsonschema:"number of occurrences replaced"`
+	// Diagnostics: with a language server running for the file's language in the workspace.
+	Diagnostics []CodeDiagnostic `json:"diagnostics,omitempty" jsonschema:"problems the edit introduced, from the workspace's running language server (omitted when none, or no server runs for the file's language)"`
 }
 
 // DeleteFileInput is file_delete's arguments: a file or an empty directory.
@@ -156,10 +160,50 @@ type GetSupportedLanguagesOutput struct {
 }
 
 // FileTools are the file, directory and language tools.
-type FileTools struct{ Workspaces }
+type FileTools struct {
+	Workspaces
+	edits CodeEdits // the language servers told of writes, deletes and renames (nil without code intelligence)
+}
 
-// NewFileTools is the file tools' dependencies.
-func NewFileTools(w Workspaces) *FileTools { return &FileTools{Workspaces: w} }
+// NewFileTools is the file tools' dependencies: the workspaces, and the language-server pool
+// file_write and file_edit tell of their changes (nil: none).
+func NewFileTools(w Workspaces, edits CodeEdits) *FileTools {
+	return &FileTools{Workspaces: w, edits: edits}
+}
+
+// walkSkip is WalkSkip when there is a pool to ask (it costs a policy read otherwise).
+func (g *FileTools) walkSkip(req *sdk.CallToolRequest, ws *workspace.Root) func(string, bool) bool {
+	if g.edits == nil {
+		return nil
+	}
+	return g.WalkSkip(req, ws)
+}
+
+// edited tells the language servers of ws that paths changed and returns the diagnostics the
+// change introduced (nil without a pool, or without a running server for their language),
+// without those in files skip leaves out (the hub's own, paths the policy hides).
+func edited(ctx context.Context, edits CodeEdits, ws *workspace.Root, skip func(string, bool) bool, paths ...string) []CodeDiagnostic {
+	if edits == nil {
+		return nil
+	}
+	rels := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if c, err := ws.Canonical(p); err == nil {
+			rels = append(rels, c)
+		}
+	}
+	ds := edits.Edited(ctx, ws.Dir(), rels)
+	if skip == nil {
+		return ds
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if !skip(d.Path, false) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // FileGroup declares the group's tools (toolset files) as values that need no hub;
 // newFileTools builds the dependencies they are bound to.
@@ -249,7 +293,7 @@ func (g *FileTools) fileWrite(ctx context.Context, req *sdk.CallToolRequest, in 
 	if err := ws.WriteFile(in.Path, []byte(in.Content)); err != nil {
 		return nil, WriteFileOutput{}, err
 	}
-	return nil, WriteFileOutput{Success: true, Path: in.Path}, nil
+	return nil, WriteFileOutput{Success: true, Path: in.Path, Diagnostics: edited(ctx, g.edits, ws, g.walkSkip(req, ws), in.Path)}, nil
 }
 
 func (g *FileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in EditFileInput) (*sdk.CallToolResult, EditFileOutput, error) {
@@ -264,7 +308,7 @@ func (g *FileTools) fileEdit(ctx context.Context, req *sdk.CallToolRequest, in E
 	if err != nil {
 		return nil, EditFileOutput{}, err
 	}
-	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements}, nil
+	return nil, EditFileOutput{Path: in.Path, Success: true, Replacements: res.Replacements, Diagnostics: edited(ctx, g.edits, ws, g.walkSkip(req, ws), in.Path)}, nil
 }
 
 func (g *FileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in DeleteFileInput) (*sdk.CallToolResult, DeleteFileOutput, error) {
@@ -275,8 +319,12 @@ func (g *FileTools) fileDelete(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, DeleteFileOutput{}, err
 	}
+	rel, _ := ws.Canonical(in.Path)
 	if err := ws.Delete(in.Path); err != nil {
 		return nil, DeleteFileOutput{}, err
+	}
+	if g.edits != nil && rel != "" {
+		g.edits.Changed(ws.Dir(), rel)
 	}
 	return nil, DeleteFileOutput{Success: true, Path: in.Path}, nil
 }
@@ -292,8 +340,14 @@ func (g *FileTools) fileRename(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, RenameFileOutput{}, err
 	}
+	oldRel, _ := ws.Canonical(in.OldPath)
 	if err := ws.Rename(in.OldPath, in.NewPath); err != nil {
 		return nil, RenameFileOutput{}, err
+	}
+	if g.edits != nil {
+		if newRel, err := ws.Canonical(in.NewPath); err == nil && oldRel != "" {
+			g.edits.Changed(ws.Dir(), oldRel, newRel)
+		}
 	}
 	return nil, RenameFileOutput{Success: true, OldPath: in.OldPath, NewPath: in.NewPath}, nil
 }

@@ -47,13 +47,21 @@ type PatchOutput struct {
 	Risk    PatchRisk   `json:"risk" jsonschema:"risk assessment of the patch"`
 	Applied bool        `json:"applied" jsonschema:"whether files were changed (false for dry_run)"`
 	DryRun  bool        `json:"dry_run" jsonschema:"echoed dry_run"`
+	// Diagnostics: with a language server running in the workspace for the files' languages.
+	Diagnostics []CodeDiagnostic `json:"diagnostics,omitempty" jsonschema:"problems the patch introduced, from the workspace's running language servers (omitted when none, or no server runs for the files' languages)"`
 }
 
 // PatchTools is file_patch (WithPatch).
-type PatchTools struct{ Workspaces }
+type PatchTools struct {
+	Workspaces
+	edits CodeEdits // the language servers told of changes (nil without code intelligence)
+}
 
-// NewPatchTools is the group's dependencies.
-func NewPatchTools(w Workspaces) *PatchTools { return &PatchTools{Workspaces: w} }
+// NewPatchTools is the group's dependencies: the workspaces, and the language-server pool
+// file_patch tells of its changes (nil: none).
+func NewPatchTools(w Workspaces, edits CodeEdits) *PatchTools {
+	return &PatchTools{Workspaces: w, edits: edits}
+}
 
 // PatchGroup declares the group's tools (toolset files) as values that need no hub;
 // newPatchTools builds the dependencies they are bound to.
@@ -106,8 +114,16 @@ func (g *PatchTools) filePatch(ctx context.Context, req *sdk.CallToolRequest, in
 	}
 	out := PatchOutput{Files: make([]PatchFile, len(res.Files)), Risk: PatchRisk{Level: res.Risk.Level, Reasons: res.Risk.Reasons},
 		Applied: res.Applied, DryRun: in.DryRun}
+	var changed []string
 	for i, f := range res.Files {
 		out.Files[i] = PatchFile{Path: f.Path, OldPath: f.OldPath, Action: f.Action, Hunks: f.Hunks, Added: f.Added, Removed: f.Removed, Offsets: f.Offsets}
+		changed = append(changed, f.Path)
+		if f.OldPath != "" && f.OldPath != f.Path {
+			changed = append(changed, f.OldPath)
+		}
+	}
+	if res.Applied {
+		out.Diagnostics = edited(ctx, g.edits, ws, skip, changed...)
 	}
 	return nil, out, nil
 }

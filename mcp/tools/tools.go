@@ -1,5 +1,5 @@
 // Package tools is the hub's own tool groups: one file per group (files, git, search, patch,
-// metrics, notes, processes, RAG, web, browser, WebSocket, ML), each its tools declared as
+// metrics, notes, processes, RAG, web, browser, WebSocket, ML, code intelligence), each its tools declared as
 // values (a tool.Group that needs no hub) and the type its handlers are methods of, built by a
 // constructor from only what the group uses. The hub (package mcp) binds each configured group
 // to its dependencies; what a group needs of the hub itself — the caller's workspace, the

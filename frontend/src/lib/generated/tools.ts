@@ -100,3 +100,81 @@ export interface MLBackendsOutput {
 export interface TodosSnapshot {
   lists: notes.TodoList[];
 }
+/**
+ * CodeDiagnostic is one problem a language server reports, in code_diagnostics' result, in the
+ * writing tools' results (the problems an edit introduced) and on hub channel "code".
+ */
+export interface CodeDiagnostic {
+  path: string;
+  line: number /* int */;
+  column: number /* int */;
+  severity: string;
+  message: string;
+  source?: string;
+}
+/**
+ * ProjectFailure is one failing test or compiler or linter error in project_run's output.
+ */
+export interface ProjectFailure {
+  path: string;
+  line: number /* int */;
+  test: string;
+  message: string;
+}
+/**
+ * ProjectRunSummary is one project_run result as the Code view lists it (hub channel "code").
+ */
+export interface ProjectRunSummary {
+  workspace: string;
+  action: string;
+  command: string;
+  source: string;
+  process: string;
+  success: boolean;
+  exitCode: number /* int */;
+  duration: number;
+  timedOut?: boolean;
+  finished: string;
+  failures: ProjectFailure[];
+  output: string; // its last 2 KiB
+}
+/**
+ * CodeServer is one language server of the pool as the Code view shows it.
+ */
+export interface CodeServer {
+  workspace: string;
+  language: string;
+  command: string;
+  /**
+   * State: starting, ready, busy (indexing), ended (crashed or failed; started again at the
+   * next call).
+   */
+  state: string;
+  pid?: number /* int */;
+  server?: string;
+  startedAt?: string;
+  lastUsed: string;
+  restarts: number /* int */;
+  memoryBytes: number /* int64 */;
+  openFiles: number /* int */;
+  sandbox: string;
+  lastError?: string;
+}
+/**
+ * CodeFileDiagnostics are one file's current diagnostics from a running server.
+ */
+export interface CodeFileDiagnostics {
+  workspace: string;
+  language: string;
+  path: string;
+  diagnostics: CodeDiagnostic[];
+}
+/**
+ * CodeFeed is the "code" hub channel's payload (snapshot and events): the language servers per
+ * workspace, the diagnostics they report now per file, and the last project_run results.
+ */
+export interface CodeFeed {
+  servers: CodeServer[];
+  files: CodeFileDiagnostics[];
+  runs: ProjectRunSummary[];
+}
