@@ -178,9 +178,10 @@ func (w *watcher) loop() {
 
 // Changed tells the servers of workspace root that the files at paths (relative to root, or
 // absolute inside it) were just written, created or removed by the hub's own tools (file_write,
-// file_edit, file_patch, code_rename; a git checkout is seen by the watcher): open documents get their new text
-// (didChange) and every server of the workspace gets workspace/didChangeWatchedFiles. It
-// returns once the servers have been told; it starts no server.
+// file_edit, file_patch, code_rename; a git checkout is seen by the watcher): open documents get
+// their new text (didChange) and every server of the workspace gets
+// workspace/didChangeWatchedFiles. It returns once the servers have been told; it starts no
+// server.
 func (p *Pool) Changed(root string, paths ...string) {
 	real, err := workspaceRoot(root)
 	if err != nil {
