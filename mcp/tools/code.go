@@ -25,15 +25,6 @@ import (
 // (internal/code), and project_* (detect, map, run). One warm server per workspace and language,
 // shared by every client; positions are 1-based lines and columns in UTF-8 bytes, or a symbol.
 
-// Descriptions shared by the position arguments.
-const (
-	descCodePath     = "file, relative to the workspace root; with line and column (or give symbol instead)"
-	descCodeLine     = "1-based line of the position in path"
-	descCodeColumn   = "1-based column of the position in path, counted in UTF-8 bytes"
-	descCodeSymbol   = "instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace"
-	descCodeLanguage = "language server to ask (go, typescript, python, c, rust); only needed for a symbol in a workspace of several languages"
-)
-
 // CodePositionInput is the arguments of code_definition, code_implementations and code_hover:
 // a position (path, line, column) or a symbol name.
 type CodePositionInput struct {
