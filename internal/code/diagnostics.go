@@ -55,24 +55,7 @@ func (p *Pool) Diagnostics(ctx context.Context, root, path, language string) (Di
 	}
 	out := DiagnosticsResult{Diagnostics: []Diagnostic{}}
 	if path != "" {
-		abs, rel, err := inRoot(c.root, path)
-		if err != nil {
-			return out, err
-		}
-		lang, err := c.languageFor(rel, language)
-		if err != nil {
-			return out, err
-		}
-		err = p.retry(func() error {
-			s, err := p.get(ctx, c.root, lang)
-			if err != nil {
-				return err
-			}
-			defer s.release()
-			uri, err := c.open(ctx, s, abs)
-			if err != nil {
-				return err
-			}
+		err := p.withDocument(ctx, c, path, language, func(s *server, abs, uri string) error {
 			_, mark, version, _ := s.client.Baseline(uri)
 			if _, published := s.client.Diagnostics(uri); !published || s.client.Busy() {
 				wctx, cancel := context.WithTimeout(ctx, DefaultDiagnosticsWait)

@@ -586,24 +586,7 @@ func (p *Pool) Symbols(ctx context.Context, root string, q SymbolsQuery) (Symbol
 	case q.Path != "" && q.Query != "":
 		return out, errors.New("give path (a file's outline) or query (a workspace search), not both")
 	case q.Path != "":
-		abs, rel, err := inRoot(c.root, q.Path)
-		if err != nil {
-			return out, err
-		}
-		lang, err := c.languageFor(rel, q.Language)
-		if err != nil {
-			return out, err
-		}
-		err = p.retry(func() error {
-			s, err := p.get(ctx, c.root, lang)
-			if err != nil {
-				return err
-			}
-			defer s.release()
-			uri, err := c.open(ctx, s, abs)
-			if err != nil {
-				return err
-			}
+		err := p.withDocument(ctx, c, q.Path, q.Language, func(s *server, abs, uri string) error {
 			ds, err := s.client.DocumentSymbols(ctx, uri)
 			if err != nil {
 				return err
@@ -650,6 +633,33 @@ func (p *Pool) Symbols(ctx context.Context, root string, q SymbolsQuery) (Symbol
 }
 
 // retry runs fn again (twice at most) when the server's connection ended during the run.
+// withDocument runs fn with path (relative to the call's workspace, or absolute inside it) open
+// on the server of its language (explicit, when given), the server started if need be; like
+// every request it is retried once on a server that died meanwhile (retry). abs is the file's
+// absolute path, uri its document URI.
+func (p *Pool) withDocument(ctx context.Context, c *call, path, explicit string, fn func(s *server, abs, uri string) error) error {
+	abs, rel, err := inRoot(c.root, path)
+	if err != nil {
+		return err
+	}
+	lang, err := c.languageFor(rel, explicit)
+	if err != nil {
+		return err
+	}
+	return p.retry(func() error {
+		s, err := p.get(ctx, c.root, lang)
+		if err != nil {
+			return err
+		}
+		defer s.release()
+		uri, err := c.open(ctx, s, abs)
+		if err != nil {
+			return err
+		}
+		return fn(s, abs, uri)
+	})
+}
+
 func (p *Pool) retry(fn func() error) error {
 	err := fn()
 	for i := 0; i < 2 && errors.Is(err, lsp.ErrClosed); i++ {
