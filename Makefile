@@ -9,7 +9,7 @@ TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps sysdeps-build frontend-deps node-deps client-deps lsp-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
-        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-upstream bench-dashboard clean \
+        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-upstream bench-code bench-code-deps bench-dashboard clean \
         install uninstall package test-package
 
 all: build
@@ -208,6 +208,17 @@ bench-compare: node-deps
 # (docs/benchmarks.md, upstream section).
 bench-upstream: node-deps
 	node build/bench/upstream_bench.mjs --docs docs/benchmarks.md
+
+# Code intelligence (code_* over the pool's gopls) against the LSP-over-MCP bridges cclsp and
+# @mizchi/lsmcp, pinned in build/bench/code (their own npm project, with Node 22 for lsmcp), every
+# target on the pinned gopls (docs/benchmarks.md, code intelligence section). Not part of `make test`.
+build/bench/code/node_modules/.installed: build/bench/code/package-lock.json
+	cd build/bench/code && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+bench-code-deps: build/bench/code/node_modules/.installed
+
+bench-code: $(GOPLS).$(GOPLS_VERSION) bench-code-deps
+	node build/bench/code_bench.mjs --docs docs/benchmarks.md
 
 # Dashboard responsiveness under a process output flood (docs/benchmarks.md, flood section).
 bench-dashboard: frontend-deps frontend
