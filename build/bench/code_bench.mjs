@@ -196,7 +196,7 @@ function treeMemory(roots) {
     try {
       const st = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
       rssKiB += Number(st.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
-      // gopls re-executes itself once as its crash monitor (a child gopls): count servers only.
+      // gopls starts a child of itself ("gopls ** telemetry **"): count servers only.
       const ppid = st.match(/PPid:\s+(\d+)/)?.[1];
       const parentName = ppid ? (fs.readFileSync(`/proc/${ppid}/status`, 'utf8').match(/^Name:\s+(\S+)/m)?.[1]) : '';
       if (/^Name:\s+gopls$/m.test(st)) {
