@@ -3,12 +3,44 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/app/apptest"
+	"github.com/switchboard-hub/switchboard/internal/config"
 )
+
+// settingsHub is a hub on a fresh HOME whose config file holds settingsConfig, served over the
+// dashboard's API, with what the Settings API tests check through: the hub's stack and the
+// config file's checks.
+func settingsHub(t *testing.T) (home string, st *app.Stack, chk settingsChecks) {
+	t.Helper()
+	home = realTempDir(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	for _, k := range []string{"MCP_ADDR", "SWITCHBOARD_WORKSPACE", "SWITCHBOARD_TOOLSETS", "SWITCHBOARD_SOCKET", "SWITCHBOARD_QDRANT_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	cfgPath := filepath.Join(home, ".config", "switchboard", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(settingsConfig), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st = apptest.Stack(t, "", func(c *config.Config) { c.Path = cfgPath })
+	srv := httptest.NewServer(NewServer(app.NewController(st, "test"), "dash-token").Handler())
+	t.Cleanup(srv.Close)
+	do := func(method, route string, body any) (int, map[string]any) {
+		t.Helper()
+		return apptest.DashAPI(t, srv.URL, "dash-token", method, route, body)
+	}
+	return home, st, settingsChecks{t, cfgPath, do}
+}
 
 // settingsChecks are the checks every Settings API test makes of a save: a refused one answers
 // 400 naming the fault and leaves the config file byte for byte, an accepted one answers 200.

@@ -4,16 +4,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/app/apptest"
-	"github.com/switchboard-hub/switchboard/internal/config"
 )
 
 // TestSettingsPreviewWritesNothing: the Settings view's review (POST /api/settings/preview)
@@ -21,27 +16,8 @@ import (
 // save would answer with; the file stays byte for byte, no transport opens, nothing is audited;
 // and the diff shown is the one the save then writes.
 func TestSettingsPreviewWritesNothing(t *testing.T) {
-	home := realTempDir(t)
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	for _, k := range []string{"MCP_ADDR", "SWITCHBOARD_WORKSPACE", "SWITCHBOARD_TOOLSETS", "SWITCHBOARD_SOCKET", "SWITCHBOARD_QDRANT_URL"} {
-		t.Setenv(k, "")
-	}
-	cfgPath := filepath.Join(home, ".config", "switchboard", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfgPath, []byte(settingsConfig), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	st := apptest.Stack(t, "", func(c *config.Config) { c.Path = cfgPath })
-	srv := httptest.NewServer(NewServer(app.NewController(st, "test"), "dash-token").Handler())
-	defer srv.Close()
-	do := func(method, route string, body any) (int, map[string]any) {
-		t.Helper()
-		return apptest.DashAPI(t, srv.URL, "dash-token", method, route, body)
-	}
-	chk := settingsChecks{t, cfgPath, do}
+	_, _, chk := settingsHub(t)
+	cfgPath, do := chk.path, chk.do
 	auditLines := func() int {
 		code, out := do(http.MethodGet, "/api/audit", nil)
 		if code != http.StatusOK {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/autostart"
 	"github.com/switchboard-hub/switchboard/internal/config"
@@ -53,25 +51,8 @@ action = "deny"  # pushes are mine
 // more), RAG is switched (settings_rag_test.go has more); nothing is pending. The Overview's switches
 // save too, and "test a call" decides like `switchboard policy check` without saving.
 func TestSettingsThroughDashboardAPI(t *testing.T) {
-	home := realTempDir(t)
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	for _, k := range []string{"MCP_ADDR", "SWITCHBOARD_WORKSPACE", "SWITCHBOARD_TOOLSETS", "SWITCHBOARD_SOCKET", "SWITCHBOARD_QDRANT_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY"} {
-		t.Setenv(k, "")
-	}
-	cfgPath := filepath.Join(home, ".config", "switchboard", "config.toml")
-	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
-	if err := os.WriteFile(cfgPath, []byte(settingsConfig), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	st := apptest.Stack(t, "", func(c *config.Config) { c.Path = cfgPath })
-	srv := httptest.NewServer(NewServer(app.NewController(st, "test"), "dash-token").Handler())
-	defer srv.Close()
-	do := func(method, route string, body any) (int, map[string]any) {
-		t.Helper()
-		return apptest.DashAPI(t, srv.URL, "dash-token", method, route, body)
-	}
-	chk := settingsChecks{t, cfgPath, do}
+	home, st, chk := settingsHub(t)
+	cfgPath, do := chk.path, chk.do
 	read, refused, saved := chk.read, chk.refused, chk.saved
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -206,7 +206,7 @@ func edited(ctx context.Context, edits CodeEdits, ws *workspace.Root, skip func(
 }
 
 // FileGroup declares the group's tools (toolset files) as values that need no hub;
-// newFileTools builds the dependencies they are bound to.
+// NewFileTools builds the dependencies they are bound to.
 func FileGroup() tool.Group {
 	return tool.NewGroup("files",
 		tool.Func(sdk.Tool{Name: "file_read", Annotations: tool.ReadOnly("Read file"),

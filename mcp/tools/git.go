@@ -169,7 +169,7 @@ type GitTools struct{ Workspaces }
 func NewGitTools(w Workspaces) *GitTools { return &GitTools{Workspaces: w} }
 
 // GitGroup declares the group's tools (toolset git) as values that need no hub;
-// newGitTools builds the dependencies they are bound to.
+// NewGitTools builds the dependencies they are bound to.
 func GitGroup() tool.Group {
 	return tool.NewGroup("git",
 		tool.Func(sdk.Tool{Name: "git_status", Annotations: tool.ReadOnly("Git status"),

@@ -84,7 +84,7 @@ type MetricsTools struct{ metrics *metrics.Store }
 func NewMetricsTools(m *metrics.Store) *MetricsTools { return &MetricsTools{metrics: m} }
 
 // MetricsGroup declares the group's tools (toolset metrics) as values that need no hub;
-// newMetricsTools builds the dependencies they are bound to.
+// NewMetricsTools builds the dependencies they are bound to.
 func MetricsGroup() tool.Group {
 	return tool.NewGroup("metrics",
 		tool.Func(sdk.Tool{Name: "metrics_record", Annotations: tool.Write("Record metric", false, false),

@@ -126,7 +126,7 @@ func WireNotesFeed(h *wshub.Hub, st *NotesState) {
 }
 
 // NotesGroup declares the group's tools (toolset memory) as values that need no hub;
-// newNotesTools builds the dependencies they are bound to.
+// NewNotesTools builds the dependencies they are bound to.
 func NotesGroup() tool.Group {
 	return tool.NewGroup("memory",
 		tool.Func(sdk.Tool{Name: "memory_write", Annotations: tool.Write("Write memory note", true, true),

@@ -64,7 +64,7 @@ func NewPatchTools(w Workspaces, edits CodeEdits) *PatchTools {
 }
 
 // PatchGroup declares the group's tools (toolset files) as values that need no hub;
-// newPatchTools builds the dependencies they are bound to.
+// NewPatchTools builds the dependencies they are bound to.
 func PatchGroup() tool.Group {
 	return tool.NewGroup("files",
 		tool.Func(sdk.Tool{Name: "file_patch", Annotations: tool.Write("Apply patch", true, false),

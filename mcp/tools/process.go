@@ -169,7 +169,7 @@ func NewProcessTools(w Workspaces, sess Sessions, procs *process.Service) *Proce
 }
 
 // ProcessGroup declares the group's tools (toolset process) as values that need no hub;
-// newProcessTools builds the dependencies they are bound to.
+// NewProcessTools builds the dependencies they are bound to.
 func ProcessGroup() tool.Group {
 	return tool.NewGroup("process",
 		tool.Func(sdk.Tool{Name: "process_start", Annotations: tool.Write("Start process", false, false),

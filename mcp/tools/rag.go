@@ -96,7 +96,7 @@ func (g *RAGTools) engine() (*rag.Engine, func(), error) {
 }
 
 // RAGGroup declares the group's tools (toolset rag) as values that need no hub;
-// newRAGTools builds the dependencies they are bound to.
+// NewRAGTools builds the dependencies they are bound to.
 func RAGGroup() tool.Group {
 	return tool.NewGroup("rag",
 		tool.Func(sdk.Tool{Name: "rag_query", Annotations: tool.ReadOnly("Search documentation"),

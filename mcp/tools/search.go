@@ -70,7 +70,7 @@ type SearchTools struct{ Workspaces }
 func NewSearchTools(w Workspaces) *SearchTools { return &SearchTools{Workspaces: w} }
 
 // SearchGroup declares the group's tools (toolset files) as values that need no hub;
-// newSearchTools builds the dependencies they are bound to.
+// NewSearchTools builds the dependencies they are bound to.
 func SearchGroup() tool.Group {
 	return tool.NewGroup("files",
 		tool.Func(sdk.Tool{Name: "file_grep", Annotations: tool.ReadOnly("Search file contents"),

@@ -38,7 +38,7 @@ type WebTools struct{ fetcher *fetch.Fetcher }
 func NewWebTools(f *fetch.Fetcher) *WebTools { return &WebTools{fetcher: f} }
 
 // WebGroup declares the group's tools (toolset web) as values that need no hub;
-// newWebTools builds the dependencies they are bound to.
+// NewWebTools builds the dependencies they are bound to.
 func WebGroup() tool.Group {
 	return tool.NewGroup("web",
 		tool.Func(sdk.Tool{Name: "web_fetch", Annotations: tool.OpenWorld(tool.ReadOnly("Fetch web page")),

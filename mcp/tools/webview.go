@@ -194,7 +194,7 @@ func NewWebviewTools(w Workspaces, b *webview.Webview) *WebviewTools {
 }
 
 // WebviewGroup declares the group's tools (toolset browser) as values that need no hub;
-// newWebviewTools builds the dependencies they are bound to.
+// NewWebviewTools builds the dependencies they are bound to.
 func WebviewGroup() tool.Group {
 	return tool.NewGroup("browser",
 		tool.Func(sdk.Tool{Name: "webview_connect", Annotations: tool.OpenWorld(tool.Write("Connect to browser", false, false)),

@@ -68,7 +68,7 @@ func NewWSTools(h *wshub.Hub, startedBy *sync.Map) *WSTools {
 }
 
 // WSGroup declares the group's tools (toolset ws) as values that need no hub;
-// newWSTools builds the dependencies they are bound to.
+// NewWSTools builds the dependencies they are bound to.
 func WSGroup() tool.Group {
 	return tool.NewGroup("ws",
 		tool.Func(sdk.Tool{Name: "ws_start", Annotations: tool.Write("Start WebSocket server", false, true),
