@@ -1,6 +1,6 @@
 // Package notify shows desktop notifications for what needs the user while the dashboard is
-// out of sight: an approval waiting, an upstream server that keeps crashing, a client whose
-// calls the policy refuses. Notifications go over DBus to the session's notification service
+// out of sight: an approval waiting, an upstream server that keeps crashing or needs the user to
+// sign in, a client whose calls the policy refuses. Notifications go over DBus to the session's notification service
 // (org.freedesktop.Notifications, the Desktop Notifications Specification); fyne.io/systray,
 // the tray, has none of its own.
 //
@@ -30,6 +30,7 @@ const (
 	SummaryCrash    = "Switchboard: server keeps crashing"
 	SummaryFailed   = "Switchboard: server failed"
 	SummaryRefused  = "Switchboard: call refused"
+	SummarySignIn   = "Switchboard: sign in needed"
 )
 
 // Sender shows a notification (Desktop; a recorder in tests).
@@ -82,6 +83,7 @@ func New(o Options) *Notifier {
 type rules struct {
 	deny  DenyThrottle
 	crash CrashWatch
+	ran   map[string]bool // servers seen running since they last fell back to "sign in"
 }
 
 func (n *Notifier) enqueue(fn func(now time.Time) []Notification) {
@@ -110,8 +112,27 @@ func (n *Notifier) Refused(r Refusal) {
 	})
 }
 
-// ServerStatus takes an upstream server's new status; a crash episode's start is shown.
+// ServerStatus takes an upstream server's new status; a crash episode's start is shown, and a
+// server that falls back to waiting for the user to sign in (its refresh token refused or
+// revoked), once per fall.
 func (n *Notifier) ServerStatus(s upstream.Status) {
+	n.enqueue(func(time.Time) []Notification {
+		if n.rules.ran == nil {
+			n.rules.ran = map[string]bool{}
+		}
+		switch s.State {
+		case upstream.StateRunning:
+			n.rules.ran[s.Name] = true
+		case upstream.StateSignin:
+			// A fall from running: the grant stopped working. A server never signed in waits
+			// from the start and says so in the Servers view; no notification at every start.
+			if n.rules.ran[s.Name] {
+				n.rules.ran[s.Name] = false
+				return []Notification{{Summary: SummarySignIn, Body: fmt.Sprintf("%s needs you to sign in again: click Sign in in the Servers view or the tray, or run `switchboard servers login %s`", s.Name, s.Name)}}
+			}
+		}
+		return nil
+	})
 	if s.Restarts == 0 && s.State != upstream.StateFailed && s.State != upstream.StateDisabled {
 		return // nothing the crash rule counts
 	}
@@ -130,7 +151,11 @@ func (n *Notifier) ServerStatus(s upstream.Status) {
 
 // ServerRemoved forgets a server gone from the config.
 func (n *Notifier) ServerRemoved(name string) {
-	n.enqueue(func(time.Time) []Notification { n.rules.crash.Forget(name); return nil })
+	n.enqueue(func(time.Time) []Notification {
+		n.rules.crash.Forget(name)
+		delete(n.rules.ran, name)
+		return nil
+	})
 }
 
 func refusedNote(r Refusal) Notification {

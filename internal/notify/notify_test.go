@@ -115,6 +115,24 @@ func TestNotifier(t *testing.T) {
 		t.Errorf("failed = %+v", got)
 	}
 	rec.none(t, 200*time.Millisecond) // graph's exits 4 and 5 are the same episode
+
+	// A server whose grant stopped working: shown once when it falls from running back to
+	// "sign in"; one that was never signed in waits without a notification.
+	n.ServerStatus(upstream.Status{Name: "notion", State: upstream.StateSignin})
+	rec.none(t, 200*time.Millisecond)
+	n.ServerStatus(upstream.Status{Name: "linear", State: upstream.StateRunning})
+	remote := upstream.Status{Name: "linear", State: upstream.StateSignin}
+	n.ServerStatus(remote)
+	if got := rec.next(t); got.Summary != "Switchboard: sign in needed" || !strings.Contains(got.Body, "switchboard servers login linear") {
+		t.Errorf("sign-in = %+v", got)
+	}
+	n.ServerStatus(remote)
+	rec.none(t, 200*time.Millisecond)
+	n.ServerStatus(upstream.Status{Name: "linear", State: upstream.StateRunning})
+	n.ServerStatus(remote)
+	if got := rec.next(t); got.Summary != "Switchboard: sign in needed" {
+		t.Errorf("second sign-in = %+v", got)
+	}
 }
 
 // A notification that cannot be shown is logged once at info, not at every attempt.

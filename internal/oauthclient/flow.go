@@ -202,6 +202,16 @@ func (f *Flow) Run(ctx context.Context) (*Grant, error) {
 	if len(scopes) == 0 {
 		scopes = d.Resource.ScopesSupported
 	}
+	// Step-up (a 403 with insufficient_scope since the last sign-in): what the grant had and
+	// what the server asked for besides.
+	if prev, err := f.Store.Load(ctx, f.Server); err == nil && len(prev.StepUp) > 0 {
+		scopes = slices.Clone(scopes)
+		for _, s := range slices.Concat(prev.Scopes, prev.StepUp) {
+			if !slices.Contains(scopes, s) {
+				scopes = append(scopes, s)
+			}
+		}
+	}
 	if slices.Contains(d.Auth.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
 		scopes = append(slices.Clone(scopes), "offline_access")
 	}

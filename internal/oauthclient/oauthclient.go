@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,6 +50,9 @@ type Grant struct {
 	ClientSecret       string   `json:"client_secret,omitempty"`
 	AuthMethod         string   `json:"token_endpoint_auth_method,omitempty"` // none, client_secret_basic or client_secret_post
 	Scopes             []string `json:"scopes,omitempty"`
+	// StepUp is what the server asked for beyond Scopes (a 403 with insufficient_scope, RFC 6750
+	// §3.1): the next sign-in asks for Scopes and StepUp together.
+	StepUp []string `json:"step_up,omitempty"`
 
 	AccessToken  string    `json:"access_token"`
 	TokenType    string    `json:"token_type,omitempty"`
@@ -93,6 +97,18 @@ type NeedsSignIn struct {
 
 func (e *NeedsSignIn) Error() string {
 	return SignInMessage(e.Server) + " (" + e.Reason + ")"
+}
+
+// NeedsScope is the error of a request the server refused for want of scopes the grant lacks
+// (403, insufficient_scope): the grant still serves other requests, and the next sign-in asks
+// for the scopes too (Grant.StepUp). Only the user can grant them.
+type NeedsScope struct {
+	Server string
+	Scopes []string
+}
+
+func (e *NeedsScope) Error() string {
+	return fmt.Sprintf("server %s needs more access for this (scope %q): sign in again to grant it: run `switchboard servers login %s` or click Sign in in the Servers view", e.Server, strings.Join(e.Scopes, " "), e.Server)
 }
 
 // SignInMessage is what a call of a server that needs the user to sign in answers.

@@ -492,3 +492,60 @@ func TestNonBearer401IsNotASignIn(t *testing.T) {
 		})
 	}
 }
+
+// Step-up (the MCP authorization spec's insufficient_scope): a 403 asking for a scope the grant
+// lacks fails that request with NeedsScope, naming the scope, without asking the user to sign in
+// for every other request; the grant keeps working, and the next sign-in asks for the scope.
+func TestInsufficientScopeStepsUp(t *testing.T) {
+	as := oauthtest.NewAS(t)
+	as.TokenTTL = time.Hour
+	admin := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if r.URL.Query().Get("admin") != "" && !slices.Contains(strings.Fields(as.Scope(tok)), "admin") {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp admin"`)
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	res := oauthtest.NewResource(t, as, admin)
+	store := &oauthclient.MemStore{}
+	g, err := flow(t, res, store).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(g.Scopes, "admin") {
+		t.Fatalf("first sign-in asked for admin already: %v", g.Scopes)
+	}
+	var signin atomic.Int32
+	c := transport(t, res, store, &signin)
+	if code, err := get(c, res.URL); err != nil || code != 200 {
+		t.Fatalf("plain call: %d %v", code, err)
+	}
+	_, err = get(c, res.URL+"?admin=1")
+	var ns *oauthclient.NeedsScope
+	if !errors.As(err, &ns) || !slices.Equal(ns.Scopes, []string{"mcp", "admin"}) || !strings.Contains(err.Error(), "servers login remote") {
+		t.Fatalf("admin call: %v, want NeedsScope naming mcp admin and how to sign in", err)
+	}
+	if code, err := get(c, res.URL); err != nil || code != 200 {
+		t.Fatalf("plain call after the 403: %d %v (the grant should keep working)", code, err)
+	}
+	if signin.Load() != 0 {
+		t.Error("a step-up took the server to sign in")
+	}
+	stored, _ := store.Load(context.Background(), "remote")
+	if !slices.Equal(stored.StepUp, []string{"admin"}) {
+		t.Fatalf("stored step-up %v, want [admin]", stored.StepUp)
+	}
+	g2, err := flow(t, res, store).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(g2.Scopes, "admin") || !slices.Contains(g2.Scopes, "mcp") || len(g2.StepUp) != 0 {
+		t.Fatalf("second sign-in scopes %v step-up %v, want mcp and admin asked for", g2.Scopes, g2.StepUp)
+	}
+	c2 := transport(t, res, store, &signin)
+	if code, err := get(c2, res.URL+"?admin=1"); err != nil || code != 200 {
+		t.Fatalf("admin call after signing in again: %d %v", code, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,6 +145,31 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := t.send(r, g)
+	if err == nil && resp.StatusCode == http.StatusForbidden && g != nil && t.forResource(r.URL) {
+		if scopes := insufficientScope(resp.Header); scopes != nil {
+			drain(resp)
+			// A sign-in since this grant was loaded (the user granted the scope: here, or with
+			// `servers login` in another process) put a new grant in the store: try it once.
+			if g2 := t.reloadIfNewer(ctx, g); g2 != nil && (r.Body == nil || r.GetBody != nil) {
+				r2 := r.Clone(ctx)
+				if r.GetBody != nil {
+					if r2.Body, err = r.GetBody(); err != nil {
+						return nil, err
+					}
+				}
+				resp, err = t.send(r2, g2)
+				if err != nil || resp.StatusCode != http.StatusForbidden {
+					return resp, err
+				}
+				if scopes = insufficientScope(resp.Header); scopes == nil {
+					return resp, nil
+				}
+				drain(resp)
+				g = g2
+			}
+			return nil, t.stepUp(ctx, g, scopes)
+		}
+	}
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || !t.forResource(r.URL) {
 		return resp, err
 	}
@@ -202,6 +228,68 @@ func (t *Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, t.signIn("the server refused a fresh token")
 	}
 	return resp, err
+}
+
+// insufficientScope is the scope a 403's Bearer challenge says the request needs (RFC 6750
+// §3.1, error="insufficient_scope"; the MCP authorization spec's step-up), or nil for another
+// 403. A challenge that names no scope needs the ones the grant has again: an empty, non-nil
+// slice.
+func insufficientScope(h http.Header) []string {
+	cs, err := oauthex.ParseWWWAuthenticate(h.Values("WWW-Authenticate"))
+	if err != nil {
+		return nil
+	}
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params["error"] == "insufficient_scope" {
+			return append([]string{}, strings.Fields(c.Params["scope"])...)
+		}
+	}
+	return nil
+}
+
+// reloadIfNewer reads the store and returns its grant when it differs from g (nil otherwise).
+func (t *Transport) reloadIfNewer(ctx context.Context, g *Grant) *Grant {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.grant != g {
+		return t.grant // another request reloaded or refreshed meanwhile
+	}
+	t.loadLocked(ctx)
+	if t.grant == nil {
+		t.setGrantLocked(g) // the store lost it; keep what works
+		return nil
+	}
+	if t.grant.AccessToken == g.AccessToken {
+		return nil
+	}
+	return t.grant
+}
+
+// stepUp records the scopes the server asked for in the grant (so the next sign-in asks for
+// them) and fails the request with *NeedsScope. The grant keeps serving the requests it is
+// good for: the server is not taken down to "sign in" for one tool that needs more.
+func (t *Transport) stepUp(ctx context.Context, g *Grant, scopes []string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.grant != nil {
+		ng := *t.grant
+		ng.StepUp = slices.Clone(ng.StepUp)
+		for _, s := range scopes {
+			if !slices.Contains(ng.Scopes, s) && !slices.Contains(ng.StepUp, s) {
+				ng.StepUp = append(ng.StepUp, s)
+			}
+		}
+		if len(ng.StepUp) != len(t.grant.StepUp) {
+			if err := t.Store.Save(ctx, t.Server, &ng); err != nil {
+				return fmt.Errorf("server %s: record the scope it asks for in the keyring: %w", t.Server, err)
+			}
+			t.setGrantLocked(&ng)
+		}
+	}
+	if len(scopes) == 0 {
+		scopes = g.Scopes
+	}
+	return &NeedsScope{Server: t.Server, Scopes: scopes}
 }
 
 // bearerChallenge reports whether a 401 asks for a Bearer token (RFC 6750 §3).

@@ -711,6 +711,10 @@ func (s *server) callError(ctx context.Context, cs *sdk.ClientSession, err error
 	if errors.As(err, &ns) || s.signInReason() != "" {
 		return errors.New(oauthclient.SignInMessage(s.spec.Name))
 	}
+	var scope *oauthclient.NeedsScope
+	if errors.As(err, &scope) {
+		return scope // this call needs more access; the server serves the rest
+	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
 		return fmt.Errorf("server %q: %w", s.spec.Name, err)

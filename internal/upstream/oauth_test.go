@@ -3,8 +3,10 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -204,5 +206,71 @@ func TestOAuthLogoutWithoutSignIn(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if st, _ := m.Status("open"); st.State != StateRunning {
 		t.Errorf("after a sign-out with nothing to forget: %s", st.State)
+	}
+}
+
+// Step-up through the manager: a remote server that refuses one request with 403
+// insufficient_scope answers that call with how to grant the scope, stays running for every
+// other call, and the next sign-in asks for the scope.
+func TestOAuthInsufficientScopeStepsUp(t *testing.T) {
+	as := oauthtest.NewAS(t)
+	as.TokenTTL = time.Hour
+	srv := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "echo", Description: "echoes"}, func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+		Message string `json:"message"`
+	}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Echo: " + in.Message}}}, nil, nil
+	})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	// The server wants "admin" for an echo of "admin", as a remote server wants a wider scope for
+	// a write: it looks at the body, like a resource server deciding per operation.
+	gate := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"message":"admin"`)) && !strings.Contains(as.Scope(tok), "admin") {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp admin"`)
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	res := oauthtest.NewResource(t, as, gate)
+	store := &oauthclient.MemStore{}
+	dir := t.TempDir()
+	m := newTestManager(t, Options{OAuthStore: store, ApprovalsFile: filepath.Join(dir, "approvals.json"), StateDir: filepath.Join(dir, "state"), Workspace: dir})
+	if err := approveSync(m, []Spec{{Name: "remote", URL: res.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "remote", StateSignin)
+	if err := m.Login(t.Context(), "remote", oauthtest.Browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "remote", StateRunning)
+	if _, err := m.Approve(t.Context(), "remote"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := m.CallTool(t.Context(), "remote", "echo", json.RawMessage(`{"message":"admin"}`), nil)
+	if err == nil || !strings.Contains(err.Error(), `needs more access for this (scope "mcp admin")`) || !strings.Contains(err.Error(), "servers login remote") {
+		t.Fatalf("call needing admin: %v", err)
+	}
+	if r, err := m.CallTool(t.Context(), "remote", "echo", json.RawMessage(`{"message":"hi"}`), nil); err != nil || text(r) != "Echo: hi" {
+		t.Fatalf("the next call: %v %v; the server should keep serving", text(r), err)
+	}
+	if err := m.Login(t.Context(), "remote", oauthtest.Browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, m, "remote", StateRunning)
+	var r *sdk.CallToolResult
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, err = m.CallTool(t.Context(), "remote", "echo", json.RawMessage(`{"message":"admin"}`), nil)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil || text(r) != "Echo: admin" {
+		t.Fatalf("call needing admin after signing in again: %v %v", text(r), err)
 	}
 }

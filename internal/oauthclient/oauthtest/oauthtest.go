@@ -133,6 +133,13 @@ func (a *AS) Valid(tok, resource string) bool {
 	return ok && !a.revoked[tok] && time.Now().Before(t.expiry) && t.resource == resource
 }
 
+// Scope is the scope an access token was issued with ("" for an unknown token).
+func (a *AS) Scope(tok string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.access[tok].scope
+}
+
 func random() string {
 	b := make([]byte, 18)
 	_, _ = rand.Read(b)
