@@ -61,6 +61,8 @@ if (!fs.existsSync(GOPLS)) {
 }
 const goplsVersion = execFileSync(GOPLS, ['version'], { encoding: 'utf8' }).split('\n').find((l) => /gopls/.test(l) && /v\d/.test(l))?.trim() ?? '?';
 
+// The hub asks from the call site (git.go); cclsp can only ask at the declaration, which the hub
+// is asked too (defDecl), so each ratio has a like-for-like row.
 const DEF = { path: 'mcp/tools/git.go', line: 174, column: 14, symbol: 'NewGroup', declFile: 'mcp/tool/inventory.go' };
 const REFS = { path: 'mcp/tool/tool.go', line: 372, column: 6, symbol: 'ReadOnly' };
 
@@ -117,6 +119,8 @@ function targets(o, tmp) {
   return {
     switchboard: {
       def: ['code_definition', { path: DEF.path, line: DEF.line, column: DEF.column }],
+      // cclsp's question: the definition of NewGroup named in the file that declares it.
+      defDecl: ['code_definition', { symbol: 'tool.NewGroup' }],
       refs: ['code_references', { path: REFS.path, line: REFS.line, column: REFS.column, includeDeclaration: true }],
     },
     cclsp: {
@@ -208,6 +212,34 @@ function treeMemory(roots) {
   return { rssMiB: rssKiB / 1024, gopls, goplsAll };
 }
 
+// quiet waits until every gopls process under roots has used no CPU for a second (at most
+// 240 s): after its first answer gopls type-checks the whole module in the background without
+// reporting progress, and a warm figure taken before that measures the background work, not the
+// answer. Every target waits the same way before its warm calls.
+async function quiet(roots) {
+  const cpu = () => {
+    let ticks = 0;
+    for (const pid of roots.flatMap(procTree)) {
+      try {
+        const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!/\(gopls\)/.test(st)) continue;
+        const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(f[11]) + Number(f[12]);
+      } catch { /* gone */ }
+    }
+    return ticks;
+  };
+  const t0 = performance.now();
+  let last = cpu();
+  while (performance.now() - t0 < 240_000) {
+    await sleep(1000);
+    const now = cpu();
+    if (now === last) return performance.now() - t0;
+    last = now;
+  }
+  return performance.now() - t0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // gopls alone: the cold-start reference (a bare LSP client, Content-Length framing).
 
@@ -272,13 +304,15 @@ async function benchHub(o, t, tmp, out) {
   out.defAnswer = [...locsOf('def', r)];
   // Let gopls finish loading the module in the background before timing a new client.
   await call(first, t.refs);
-  await sleep(2000);
+  out.quietMs = await quiet([hub.child.pid]);
   const t1 = performance.now();
   const second = await connect(connectSpec(), 'switchboard connect #2');
   await call(second, t.def);
   out.clientFirst = performance.now() - t1;
   const clients = [first, second];
   out.def = await warm(first, t.def, o.n);
+  out.defDecl = await warm(first, t.defDecl, o.n);
+  delete out.defDecl.res;
   out.refs = await warm(first, t.refs, o.n);
   out.refsAnswer = [...locsOf('refs', out.refs.res)];
   out.refsCount = out.refs.res.structuredContent?.count;
@@ -306,7 +340,7 @@ async function benchPeer(o, name, t, tmp, out) {
   out.cold = performance.now() - t0;
   out.defAnswer = [...locsOf('def', r)];
   await call(first, t.refs);
-  await sleep(2000);
+  out.quietMs = await quiet([first.pid()]);
   out.def = await warm(first, t.def, o.n);
   out.refs = await warm(first, t.refs, o.n);
   out.refsAnswer = [...locsOf('refs', out.refs.res)];
@@ -334,9 +368,12 @@ function report(o, R) {
   L.push(`|---|---|${peers.map(() => '---|').join('')}---|`);
   const row = (label, get, fmt, ref) => L.push(`| ${label} | ${fmt(get(hub))} | ${peers.map((p) => `${fmt(get(R[p]))} (ours ${x(get(hub), get(R[p]))})`).join(' | ')} | ${ref ?? ''} |`);
   row('cold: start to the first definition', (r) => r?.cold, f, R.gopls ? f(R.gopls.coldMs) : '');
+  row('gopls busy after the first answers (waited for before the warm calls)', (r) => r?.quietMs, f);
   L.push(`| a new client's first answer, pool warm | ${f(hub.clientFirst)} | ${peers.map((p) => `(cold ${f(R[p].cold)}; ours ${x(hub.clientFirst, R[p].cold)})`).join(' | ')} | |`);
   row('warm definition p50', (r) => r?.def?.p50, f);
   row('warm definition p95', (r) => r?.def?.p95, f);
+  // The hub asked cclsp's question too (the declaration, named): the like-for-like row for cclsp.
+  if (hub.defDecl) row('warm definition p50, cclsp\'s question (switchboard: `code_definition {symbol: "tool.NewGroup"}`)', (r) => (r === hub ? r.defDecl?.p50 : r?.def?.p50), f);
   row('warm references p50', (r) => r?.refs?.p50, f);
   row('warm references p95', (r) => r?.refs?.p95, f);
   if (hub.trivial) L.push(`| reference: warm \`file_exists\` on the same relay, p50 / p95 | ${f(hub.trivial.p50)} / ${f(hub.trivial.p95)} | ${peers.map(() => '').join(' | ')} | |`);
