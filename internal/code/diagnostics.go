@@ -252,7 +252,7 @@ func (p *Pool) Published() []WorkspaceDiagnostics {
 		if s.startErr != nil || s.dead() {
 			continue
 		}
-		c := &call{p: p, root: s.key.root, texts: map[string]string{}}
+		c := &call{p: p, root: s.key.root, texts: map[string]string{}, lines: map[string][]string{}}
 		wd := WorkspaceDiagnostics{Workspace: s.key.root, Language: s.key.lang, Diagnostics: []Diagnostic{}}
 		for uri, ds := range s.client.AllDiagnostics() {
 			abs := lsp.Path(uri)

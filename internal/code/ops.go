@@ -204,6 +204,7 @@ type call struct {
 	p     *Pool
 	root  string
 	texts map[string]string
+	lines map[string][]string // texts split, for the many positions of one answer in a file
 }
 
 func (p *Pool) newCall(root string) (*call, error) {
@@ -211,7 +212,7 @@ func (p *Pool) newCall(root string) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &call{p: p, root: r, texts: map[string]string{}}, nil
+	return &call{p: p, root: r, texts: map[string]string{}, lines: map[string][]string{}}, nil
 }
 
 // text is a file's text for positions and previews: a workspace file, or a file outside the
@@ -260,6 +261,20 @@ func toolchainPath(abs string) bool {
 	return strings.Contains(abs, "/node_modules/typescript/lib/")
 }
 
+// textLines is text(abs) split into lines, split once per call.
+func (c *call) textLines(abs string) ([]string, bool) {
+	if ls, ok := c.lines[abs]; ok {
+		return ls, true
+	}
+	t, ok := c.text(abs)
+	if !ok {
+		return nil, false
+	}
+	ls := lsp.Lines(t)
+	c.lines[abs] = ls
+	return ls, true
+}
+
 // display is the path shown for abs: relative to the workspace inside it, else absolute.
 func (c *call) display(abs string) string {
 	if rel, err := filepath.Rel(c.root, abs); err == nil && filepath.IsLocal(rel) {
@@ -272,11 +287,10 @@ func (c *call) display(abs string) string {
 // line's text.
 func (c *call) point(abs string, p lsp.Position) (line, col int, preview string) {
 	line, col = p.Line+1, p.Character+1
-	t, ok := c.text(abs)
+	lines, ok := c.textLines(abs)
 	if !ok {
 		return line, col, ""
 	}
-	lines := lsp.Lines(t)
 	if p.Line >= len(lines) {
 		return line, col, ""
 	}
@@ -327,6 +341,7 @@ func (c *call) open(ctx context.Context, s *server, abs string) (string, error) 
 		return "", err
 	}
 	c.texts[abs] = t
+	delete(c.lines, abs)
 	uri := lsp.URI(abs)
 	if _, _, err := s.client.Sync(ctx, uri, languageID(s.key.lang, abs), t); err != nil {
 		return "", err
@@ -365,6 +380,7 @@ func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 		return resolved{}, err
 	}
 	c.texts[abs] = text
+	delete(c.lines, abs)
 	pos, err := position(rel, text, t.Line, t.Column)
 	if err != nil {
 		return resolved{}, err
@@ -689,11 +705,10 @@ func (c *call) identifier(abs, name string, r lsp.Range, line, col int) (int, in
 	if i := strings.IndexAny(name, "( "); i > 0 {
 		name = name[:i]
 	}
-	t, ok := c.text(abs)
+	lines, ok := c.textLines(abs)
 	if !ok || name == "" {
 		return line, col
 	}
-	lines := lsp.Lines(t)
 	for ln := r.Start.Line; ln <= r.End.Line && ln < len(lines); ln++ {
 		from := 0
 		if ln == r.Start.Line {
