@@ -144,6 +144,44 @@ func TestCodeDefinitionAcrossPackages(t *testing.T) {
 	}
 }
 
+// TestCodeSymbolInAFile: path with symbol (no line or column) finds the symbol declared in that
+// file from its outline: a function, a method qualified by its type, and the refusals for a
+// name the file does not declare and for one it declares twice.
+func TestCodeSymbolInAFile(t *testing.T) {
+	s, ws, _ := codeHub(t, map[string]string{
+		"go.mod": "module example.com/sym\n\ngo 1.22\n",
+		"count/count.go": "package count\n\n// Counter counts.\ntype Counter struct{ n int }\n\n// Add adds one.\nfunc (c *Counter) Add() { c.n++ }\n\n// Gauge measures.\ntype Gauge struct{ n int }\n\n// Add adds one.\nfunc (g *Gauge) Add() { g.n++ }\n\n// New makes a counter.\nfunc New() *Counter { return &Counter{} }\n",
+		"main.go": "package main\n\nimport \"example.com/sym/count\"\n\nfunc main() { c := count.New(); c.Add() }\n",
+	})
+	cs := connect(t, s)
+	for _, c := range []struct{ symbol, needle string }{
+		{"New", "func New"},
+		{"count.New", "func New"},
+		{"Gauge.Add", "func (g *Gauge) Add"},
+		{"Counter.Add", "func (c *Counter) Add"},
+	} {
+		var def tools.CodeLocationsOutput
+		mustCall(t, cs, "code_definition", map[string]any{"path": "count/count.go", "symbol": c.symbol}, &def)
+		want, _ := lineOf(t, ws, "count/count.go", c.needle)
+		if len(def.Locations) != 1 || def.Locations[0].Path != "count/count.go" || def.Locations[0].Line != want {
+			t.Errorf("%s in count/count.go = %+v, want line %d", c.symbol, def.Locations, want)
+		}
+	}
+	var refs tools.CodeReferencesOutput
+	mustCall(t, cs, "code_references", map[string]any{"path": "count/count.go", "symbol": "Counter.Add"}, &refs)
+	if refs.Count != 1 || len(refs.Locations) != 1 || refs.Locations[0].Path != "main.go" {
+		t.Errorf("references of Counter.Add = %+v, want the call in main.go", refs)
+	}
+	for args, want := range map[string]string{
+		"Add":      "ambiguous in count/count.go, 2 candidates",
+		"Subtract": "not declared in count/count.go",
+	} {
+		if msg := call(t, cs, "code_definition", map[string]any{"path": "count/count.go", "symbol": args}, nil); !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want %q", args, msg, want)
+		}
+	}
+}
+
 // TestCodeRenameFiveFiles: a dry run reports the five files and the diff and writes nothing;
 // the rename then changes all five.
 func TestCodeRenameFiveFiles(t *testing.T) {

@@ -120,7 +120,7 @@ function targets(o, tmp) {
     switchboard: {
       def: ['code_definition', { path: DEF.path, line: DEF.line, column: DEF.column }],
       // cclsp's question: the definition of NewGroup named in the file that declares it.
-      defDecl: ['code_definition', { symbol: 'tool.NewGroup' }],
+      defDecl: ['code_definition', { path: DEF.declFile, symbol: DEF.symbol }],
       refs: ['code_references', { path: REFS.path, line: REFS.line, column: REFS.column, includeDeclaration: true }],
     },
     cclsp: {
@@ -373,7 +373,7 @@ function report(o, R) {
   row('warm definition p50', (r) => r?.def?.p50, f);
   row('warm definition p95', (r) => r?.def?.p95, f);
   // The hub asked cclsp's question too (the declaration, named): the like-for-like row for cclsp.
-  if (hub.defDecl) row('warm definition p50, cclsp\'s question (switchboard: `code_definition {symbol: "tool.NewGroup"}`)', (r) => (r === hub ? r.defDecl?.p50 : r?.def?.p50), f);
+  if (hub.defDecl) row('warm definition p50, cclsp\'s question (switchboard: `code_definition {path: "mcp/tool/inventory.go", symbol: "NewGroup"}`)', (r) => (r === hub ? r.defDecl?.p50 : r?.def?.p50), f);
   row('warm references p50', (r) => r?.refs?.p50, f);
   row('warm references p95', (r) => r?.refs?.p95, f);
   if (hub.trivial) L.push(`| reference: warm \`file_exists\` on the same relay, p50 / p95 | ${f(hub.trivial.p50)} / ${f(hub.trivial.p95)} | ${peers.map(() => '').join(' | ')} | |`);

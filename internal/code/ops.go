@@ -360,8 +360,10 @@ type resolved struct {
 // resolve finds the server, document and position of t. The caller releases r.s.
 func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 	switch {
+	case t.Path != "" && t.Symbol != "" && (t.Line != 0 || t.Column != 0):
+		return resolved{}, errors.New("give path with line and column, or symbol (with path: declared in that file), not both")
 	case t.Path != "" && t.Symbol != "":
-		return resolved{}, errors.New("give either path with line and column, or symbol, not both")
+		return c.resolveSymbolInFile(ctx, t.Path, t.Symbol, t.Language)
 	case t.Symbol != "":
 		return c.resolveSymbol(ctx, t.Symbol, t.Language)
 	case t.Path == "":
@@ -870,6 +872,64 @@ func moduleMatches(rel, qual string) bool {
 
 // symbolMatches: the symbol's own name is last (servers may prefix it with its type:
 // "Type.Method"), and the qualifier, if any, names its type, class or package.
+// resolveSymbolInFile finds a symbol declared in one file from the file's outline
+// (documentSymbol): what an agent that has just read the file asks, answered without a
+// workspace-wide search. The caller releases r.s.
+func (c *call) resolveSymbolInFile(ctx context.Context, path, name, language string) (resolved, error) {
+	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\n") {
+		return resolved{}, fmt.Errorf("symbol: %q is not a name like Name, Type.Method or pkg.Func", name)
+	}
+	parts := strings.Split(name, ".")
+	last, qual := parts[len(parts)-1], strings.Join(parts[:len(parts)-1], ".")
+	var r resolved
+	err := c.p.withDocument(ctx, c, path, language, func(s *server, abs, uri string) error {
+		ds, err := s.client.DocumentSymbols(ctx, uri)
+		if err != nil {
+			return err
+		}
+		var hits []Symbol
+		for _, sym := range c.outline(abs, ds, "", nil) {
+			// gopls names a method "(*T).M"; others nest it under its type (container T).
+			n := strings.NewReplacer("(*", "", "(", "", ")", "").Replace(sym.Name)
+			if i := strings.IndexByte(n, '('); i > 0 {
+				n = n[:i]
+			}
+			bare, recv := n, ""
+			if i := strings.LastIndexByte(n, '.'); i >= 0 {
+				bare, recv = n[i+1:], n[:i]
+			}
+			if recv == "" {
+				recv = sym.Container
+			}
+			// A qualifier names the type (Type.Method); on a top-level name it is the package
+			// (pkg.Func), which the file's path already fixed.
+			if bare == last && (qual == "" || recv == qual || strings.HasSuffix(recv, "."+qual) || recv == "" && !strings.Contains(qual, ".")) {
+				hits = append(hits, sym)
+			}
+		}
+		switch len(hits) {
+		case 0:
+			return fmt.Errorf("symbol: %q is not declared in %s; code_symbols with path lists what it declares", name, c.display(abs))
+		case 1:
+		default:
+			var list []string
+			for _, h := range hits {
+				list = append(list, strings.TrimSpace(fmt.Sprintf("%s %s (%s) at line %d", h.Container, h.Name, h.Kind, h.Line)))
+			}
+			return fmt.Errorf("symbol: %q is ambiguous in %s, %d candidates: %s; qualify it (Type.Method) or give line and column", name, c.display(abs), len(hits), strings.Join(list, "; "))
+		}
+		lines, _ := c.textLines(abs)
+		h := hits[0]
+		if h.Line < 1 || h.Line > len(lines) {
+			return fmt.Errorf("symbol: %q: the server placed it at line %d, past the end of %s", name, h.Line, c.display(abs))
+		}
+		s.acquire() // held for the caller, like resolve's other paths
+		r = resolved{s: s, uri: uri, abs: abs, pos: lsp.Position{Line: h.Line - 1, Character: lsp.UTF16Offset(lines[h.Line-1], h.Column-1)}}
+		return nil
+	})
+	return r, err
+}
+
 func symbolMatches(si lsp.SymbolInformation, last, qual, full string) bool {
 	n := si.Name
 	if i := strings.IndexByte(n, '('); i > 0 {

@@ -28,10 +28,10 @@ import (
 // CodePositionInput is the arguments of code_definition, code_implementations and code_hover:
 // a position (path, line, column) or a symbol name.
 type CodePositionInput struct {
-	Path     string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column (or give symbol instead)" workspace:"path"`
+	Path     string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column, or with symbol (a symbol declared in this file)" workspace:"path"`
 	Line     int    `json:"line,omitempty" jsonschema:"1-based line of the position in path"`
 	Column   int    `json:"column,omitempty" jsonschema:"1-based column of the position in path, counted in UTF-8 bytes"`
-	Symbol   string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace"`
+	Symbol   string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace, or in path when given (faster)"`
 	Language string `json:"language,omitempty" jsonschema:"language server to ask (go, typescript, python, c, rust); only needed for a symbol in a workspace of several languages"`
 }
 
@@ -41,30 +41,30 @@ func (in CodePositionInput) target() code.Target {
 
 // CodeReferencesInput is code_references' arguments.
 type CodeReferencesInput struct {
-	Path               string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column (or give symbol instead)" workspace:"path"`
+	Path               string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column, or with symbol (a symbol declared in this file)" workspace:"path"`
 	Line               int    `json:"line,omitempty" jsonschema:"1-based line of the position in path"`
 	Column             int    `json:"column,omitempty" jsonschema:"1-based column of the position in path, counted in UTF-8 bytes"`
-	Symbol             string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace"`
+	Symbol             string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace, or in path when given (faster)"`
 	Language           string `json:"language,omitempty" jsonschema:"language server to ask (go, typescript, python, c, rust); only needed for a symbol in a workspace of several languages"`
 	IncludeDeclaration bool   `json:"includeDeclaration,omitempty" jsonschema:"list the declaration itself among the references"`
 }
 
 // CodeCallsInput is code_calls' arguments.
 type CodeCallsInput struct {
-	Path      string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column (or give symbol instead)" workspace:"path"`
+	Path      string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column, or with symbol (a symbol declared in this file)" workspace:"path"`
 	Line      int    `json:"line,omitempty" jsonschema:"1-based line of the position in path"`
 	Column    int    `json:"column,omitempty" jsonschema:"1-based column of the position in path, counted in UTF-8 bytes"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace, or in path when given (faster)"`
 	Language  string `json:"language,omitempty" jsonschema:"language server to ask (go, typescript, python, c, rust); only needed for a symbol in a workspace of several languages"`
 	Direction string `json:"direction,omitempty" jsonschema:"incoming (who calls it; the default) or outgoing (what it calls)"`
 }
 
 // CodeRenameInput is code_rename's arguments.
 type CodeRenameInput struct {
-	Path     string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column (or give symbol instead)" workspace:"path"`
+	Path     string `json:"path,omitempty" jsonschema:"file, relative to the workspace root; with line and column, or with symbol (a symbol declared in this file)" workspace:"path"`
 	Line     int    `json:"line,omitempty" jsonschema:"1-based line of the position in path"`
 	Column   int    `json:"column,omitempty" jsonschema:"1-based column of the position in path, counted in UTF-8 bytes"`
-	Symbol   string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace"`
+	Symbol   string `json:"symbol,omitempty" jsonschema:"instead of a position: a declaration's name (Name, Type.Method or pkg.Func), looked up in the workspace, or in path when given (faster)"`
 	Language string `json:"language,omitempty" jsonschema:"language server to ask (go, typescript, python, c, rust); only needed for a symbol in a workspace of several languages"`
 	NewName  string `json:"newName" jsonschema:"the new name"`
 	DryRun   bool   `json:"dryRun,omitempty" jsonschema:"only compute and check the change (files and diff); write nothing"`
@@ -506,13 +506,13 @@ func (g *CodeTools) target(ctx context.Context, req *sdk.CallToolRequest, t code
 	if err != nil {
 		return nil, t, err
 	}
-	if t.Path != "" && t.Symbol != "" {
-		return nil, t, errors.New("symbol: give either a position (path, line, column) or a symbol name, not both")
+	if t.Path != "" && t.Symbol != "" && (t.Line != 0 || t.Column != 0) {
+		return nil, t, errors.New("symbol: give either a position (path, line, column) or a symbol name (with path: declared in that file), not both")
 	}
 	if t.Path == "" && strings.TrimSpace(t.Symbol) == "" {
 		return nil, t, errors.New("path: required, or symbol; give path with line and column (1-based, the column in UTF-8 bytes), or a symbol name such as \"Type.Method\"")
 	}
-	if t.Path != "" && (t.Line == 0 || t.Column == 0) {
+	if t.Path != "" && t.Symbol == "" && (t.Line == 0 || t.Column == 0) {
 		return nil, t, errors.New("line and column: required with path; give the 1-based line and column (in UTF-8 bytes) of the symbol in the file")
 	}
 	if t.Path, err = g.checkPath(req, ws, "path", t.Path); err != nil {
