@@ -656,7 +656,7 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 		if progressToken != nil {
 			params.SetProgressToken(progressToken)
 		}
-		res, err = cs.CallTool(ctx, params)
+		res, err = m.callToolRounds(ctx, name, cs, params)
 	}
 	if err != nil {
 		return nil, s.maskErr(s.callError(ctx, cs, err))
@@ -745,7 +745,7 @@ func (m *Manager) ReadResource(ctx context.Context, name string, params *sdk.Rea
 		return nil, err
 	}
 	defer end()
-	res, err := cs.ReadResource(ctx, params)
+	res, err := m.readResourceRounds(ctx, name, cs, params)
 	if err != nil {
 		return nil, s.callError(ctx, cs, err)
 	}
@@ -759,7 +759,7 @@ func (m *Manager) GetPrompt(ctx context.Context, name string, params *sdk.GetPro
 		return nil, err
 	}
 	defer end()
-	res, err := cs.GetPrompt(ctx, params)
+	res, err := m.getPromptRounds(ctx, name, cs, params)
 	if err != nil {
 		return nil, s.callError(ctx, cs, err)
 	}
@@ -833,6 +833,9 @@ func (m *Manager) newClient(s *server) *sdk.Client {
 	m.mu.Unlock()
 	opts := &sdk.ClientOptions{
 		Logger: slog.New(slog.DiscardHandler),
+		// The hub answers a 2026-era server's input_required itself (rounds.go), with the
+		// context of the call that caused it.
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
 		CreateMessageHandler: func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 			if h.Sampling == nil {
 				return nil, errors.New("sampling: no client of the hub can answer")
