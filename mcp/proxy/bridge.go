@@ -90,7 +90,21 @@ type heldCalls struct {
 	mu      sync.Mutex
 	byToken map[string]*heldCall
 	live    int // held calls whose upstream call has not ended
+	// expired remembers, for a while, the requestStates of calls that were ended because
+	// their client did not come back in time, so a late retry is told so rather than
+	// running the call again.
+	expired map[string]expiredCall
 }
+
+type expiredCall struct {
+	ss  *sdk.ServerSession
+	key string
+	msg string
+	at  time.Time
+}
+
+// expiredMemory is how long a late retry is recognized.
+const expiredMemory = 10 * time.Minute
 
 func callKey(p *sdk.CallToolParamsRaw) string {
 	h := sha256.New()
@@ -128,6 +142,17 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		u.held.mu.Unlock()
 		if h != nil {
 			return h.resume(ctx, req)
+		}
+		u.held.mu.Lock()
+		e, late := u.held.expired[st]
+		if late && e.ss == req.Session && e.key == key {
+			delete(u.held.expired, st)
+		} else {
+			late = false
+		}
+		u.held.mu.Unlock()
+		if late {
+			return tool.ErrorText(e.msg), nil
 		}
 	}
 	u.held.mu.Lock()
@@ -216,16 +241,26 @@ func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
 // expire ends a held call whose client did not retry in time: its question fails for the server
 // and the upstream call is cancelled.
 func (h *heldCall) expire(token string, after time.Duration) {
+	err := fmt.Errorf("the client did not answer within %s (it did not retry the call with the answer)", after)
+	now := time.Now()
 	h.u.held.mu.Lock()
 	mine := h.u.held.byToken[token] == h
 	if mine {
 		delete(h.u.held.byToken, token)
+		for k, e := range h.u.held.expired { // sweep: late retries are recognized for a while only
+			if now.Sub(e.at) > expiredMemory {
+				delete(h.u.held.expired, k)
+			}
+		}
+		if len(h.u.held.expired) < maxHeldCalls {
+			h.u.held.expired[token] = expiredCall{ss: h.ss, key: h.key, at: now,
+				msg: fmt.Sprintf("%s: the call waited %s for the answer to server %q's question and was ended; call it again", h.exposed, after, h.server)}
+		}
 	}
 	h.u.held.mu.Unlock()
 	if !mine {
 		return // resumed meanwhile
 	}
-	err := fmt.Errorf("the client did not answer within %s (it did not retry the call with the answer)", after)
 	h.mu.Lock()
 	q := h.pending
 	h.pending = nil
