@@ -28,6 +28,7 @@ type testUpstream struct {
 	protocols []string // the protocol version of each tools/call
 	lateErr   chan error
 	cancelled chan string
+	started   chan struct{} // a long slow call began
 }
 
 func (u *testUpstream) saw(req *sdk.CallToolRequest) {
@@ -97,6 +98,9 @@ func (u *testUpstream) slowTool(ctx context.Context, req *sdk.CallToolRequest) (
 	u.saw(req)
 	a := argsOf(req)
 	tok := req.Params.GetProgressToken()
+	if a.Ms > 1000 {
+		u.started <- struct{}{}
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(time.Duration(a.Ms) * time.Millisecond)
@@ -119,7 +123,7 @@ func (u *testUpstream) slowTool(ctx context.Context, req *sdk.CallToolRequest) (
 // input_required.
 func modernUpstream(t *testing.T) *testUpstream {
 	t.Helper()
-	u := &testUpstream{cancelled: make(chan string, 8)}
+	u := &testUpstream{cancelled: make(chan string, 8), started: make(chan struct{}, 8)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "modern-upstream", Version: "1"}, &sdk.ServerOptions{
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
@@ -160,7 +164,7 @@ func modernUpstream(t *testing.T) *testUpstream {
 		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{fmt.Sprintf("q%d", n): &sdk.ElicitParams{Message: "again?", RequestedSchema: anySchema}}, RequestState: "forever"}, nil
 	})
 	srv.AddTool(bridgeTool("slow"), u.slowTool)
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	u.url, u.server = ts.URL, srv
@@ -171,7 +175,7 @@ func modernUpstream(t *testing.T) *testUpstream {
 // tools ask by sending requests to the hub during the call.
 func legacyUpstream(t *testing.T) *testUpstream {
 	t.Helper()
-	u := &testUpstream{lateErr: make(chan error, 1), cancelled: make(chan string, 8)}
+	u := &testUpstream{lateErr: make(chan error, 1), cancelled: make(chan string, 8), started: make(chan struct{}, 8)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "legacy-upstream", Version: "1"}, &sdk.ServerOptions{
 		SupportedProtocolVersions: []string{"2025-11-25"},
 		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},

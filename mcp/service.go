@@ -438,7 +438,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		var errs []error
 		if s.up != nil {
-			// First: a server's process group ends with the hub, whatever else fails.
+			// First: a server's process group ends with the hub, whatever else fails. Calls
+			// held for 2026-era clients' answers end before it (their questions would keep
+			// the servers' sessions open).
+			s.up.Close()
 			if err := s.up.Manager().Shutdown(ctx); err != nil {
 				errs = append(errs, err)
 			}

@@ -39,7 +39,10 @@ import (
 
 const (
 	maxHeldCalls    = 1000
-	maxBridgeRounds = 10
+	// maxBridgeRounds is below go-sdk's client's own bound (10 rounds of one call, the hub's
+	// own questions — roots, approval — included), so a client is told why in a result
+	// rather than failing the call itself.
+	maxBridgeRounds = 8
 	// DefaultHoldTimeout is how long a held call waits for its client's retry: a person reads
 	// the question and answers it.
 	DefaultHoldTimeout = 5 * time.Minute
@@ -89,7 +92,8 @@ type answer struct {
 type heldCalls struct {
 	mu      sync.Mutex
 	byToken map[string]*heldCall
-	live    int // held calls whose upstream call has not ended
+	live    map[*heldCall]struct{} // held calls whose upstream call has not ended
+	closed  bool                   // Close: no call is held any more
 	// expired remembers, for a while, the requestStates of calls that were ended because
 	// their client did not come back in time, so a late retry is told so rather than
 	// running the call again.
@@ -155,17 +159,22 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 			return tool.ErrorText(e.msg), nil
 		}
 	}
-	u.held.mu.Lock()
-	if u.held.live >= maxHeldCalls {
-		u.held.mu.Unlock()
-		return tool.ErrorText(fmt.Sprintf("%s: %d upstream calls already wait for their clients' answers; answer those first", req.Params.Name, maxHeldCalls)), nil
-	}
-	u.held.live++
-	u.held.mu.Unlock()
-
 	hctx, cancel := context.WithCancelCause(context.Background())
 	h := &heldCall{u: u, server: name, exposed: req.Params.Name, ss: req.Session, key: key, cancel: cancel,
 		done: make(chan struct{}), asks: make(chan *question)}
+	u.held.mu.Lock()
+	switch {
+	case u.held.closed:
+		u.held.mu.Unlock()
+		cancel(nil)
+		return tool.ErrorText(req.Params.Name + ": the hub is shutting down"), nil
+	case len(u.held.live) >= maxHeldCalls:
+		u.held.mu.Unlock()
+		cancel(nil)
+		return tool.ErrorText(fmt.Sprintf("%s: %d upstream calls already wait for their clients' answers; answer those first", req.Params.Name, maxHeldCalls)), nil
+	}
+	u.held.live[h] = struct{}{}
+	u.held.mu.Unlock()
 	route := &callRoute{ss: req.Session, tool: req.Params.Name, held: h}
 	h.route = route
 	h.ctx = withRoute(hctx, route)
@@ -178,7 +187,7 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		close(h.done)
 		cancel(errCallEnded)
 		u.held.mu.Lock()
-		u.held.live--
+		delete(u.held.live, h)
 		u.held.mu.Unlock()
 	}()
 	return h.wait(ctx, req)
@@ -432,6 +441,25 @@ func bridgeKind(ctx context.Context, r *callRoute) string {
 		to = "input_required"
 	}
 	return from + " → " + to
+}
+
+// Close ends every held call (the hub is shutting down): their servers' questions fail, their
+// upstream calls are cancelled, and no call is held from now on. Call it before stopping the
+// servers: a server's session does not close while a question of its waits for an answer.
+func (u *Upstreams) Close() {
+	if u == nil {
+		return
+	}
+	u.held.mu.Lock()
+	u.held.closed = true
+	live := make([]*heldCall, 0, len(u.held.live))
+	for h := range u.held.live {
+		live = append(live, h)
+	}
+	u.held.mu.Unlock()
+	for _, h := range live {
+		h.cancel(errors.New("the hub is shutting down"))
+	}
 }
 
 // SetAudit makes f record each question a server puts to a client through the hub: the

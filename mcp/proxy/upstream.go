@@ -90,7 +90,7 @@ func New(m *upstream.Manager, toolSearch bool) *Upstreams {
 		prompts:    map[string][2]string{},
 		callers:    map[string][]*callRoute{},
 		progress:   map[string]*callRoute{},
-		held:       heldCalls{byToken: map[string]*heldCall{}, expired: map[string]expiredCall{}},
+		held:       heldCalls{byToken: map[string]*heldCall{}, live: map[*heldCall]struct{}{}, expired: map[string]expiredCall{}},
 	}
 }
 
