@@ -487,3 +487,48 @@ func dialHubRaw(t *testing.T, sock string) net.Conn {
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// TestBridgeStateStaysOpaqueAndBound: between a 2026-era upstream and a 2026-era client the
+// question is relayed, but the upstream's requestState never leaves the hub; the hub's own is
+// bound to the session, tool and arguments that got it, and used once.
+func TestBridgeStateStaysOpaqueAndBound(t *testing.T) {
+	h := newBridgeHub(t)
+	a := dialBridge(t, h.sock, "client-a", "", clientCaps{elicit: true, manualRounds: true})
+	b := dialBridge(t, h.sock, "client-b", "", clientCaps{elicit: true, manualRounds: true})
+	args := map[string]any{"question": "bound?"}
+	first, err := a.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "modern__ask", Arguments: args})
+	if err != nil || !first.NeedsInput() || len(first.InputRequests) != 1 {
+		t.Fatalf("first round: %v %+v", err, first)
+	}
+	if first.RequestState == "" || strings.Contains(first.RequestState, "modern-ask") {
+		t.Fatalf("requestState %q: want the hub's own, never the upstream's", first.RequestState)
+	}
+	var id string
+	for k, q := range first.InputRequests {
+		if ep, ok := q.(*sdk.ElicitParams); !ok || ep.Message != "bound?" {
+			t.Fatalf("input request %T %+v", q, q)
+		}
+		id = k
+	}
+	answer := func(who string) sdk.InputResponseMap {
+		return sdk.InputResponseMap{id: &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": who}}}
+	}
+	// Another session presenting A's state starts a call of its own: it cannot answer A's.
+	stolen, err := b.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "modern__ask", Arguments: args, RequestState: first.RequestState, InputResponses: answer("b")})
+	if err != nil || !stolen.NeedsInput() || stolen.RequestState == first.RequestState {
+		t.Fatalf("B with A's state: %v %+v", err, stolen)
+	}
+	// So does A with other arguments.
+	other, err := a.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "modern__ask", Arguments: map[string]any{"question": "other?"}, RequestState: first.RequestState, InputResponses: answer("a")})
+	if err != nil || !other.NeedsInput() {
+		t.Fatalf("A's state with other arguments: %v %+v", err, other)
+	}
+	done, err := a.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "modern__ask", Arguments: args, RequestState: first.RequestState, InputResponses: answer("a")})
+	if err != nil || done.NeedsInput() || toolText(done) != "answered: accept a" {
+		t.Fatalf("A's retry: %v %q", err, toolText(done))
+	}
+	again, err := a.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "modern__ask", Arguments: args, RequestState: first.RequestState, InputResponses: answer("a")})
+	if err != nil || !again.NeedsInput() {
+		t.Fatalf("A's state used twice: %v %+v", err, again)
+	}
+}
