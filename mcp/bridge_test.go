@@ -49,7 +49,7 @@ func (h *bridgeHub) asked(server string) []audit.Entry {
 
 // newBridgeHub is a hub serving modern (2026-07-28, stateless HTTP) and legacy (2025-11-25,
 // HTTP session), both approved, on a Unix socket.
-func newBridgeHub(t *testing.T, opts ...Option) *bridgeHub {
+func newBridgeHub(t testing.TB, opts ...Option) *bridgeHub {
 	t.Helper()
 	h := &bridgeHub{modern: modernUpstream(t), legacy: legacyUpstream(t), workspace: t.TempDir()}
 	m, err := upstream.New(upstream.Options{ApprovalsFile: filepath.Join(t.TempDir(), "a.json"), Workspace: t.TempDir(), Reserved: ToolsetNames()})
@@ -75,7 +75,7 @@ func newBridgeHub(t *testing.T, opts ...Option) *bridgeHub {
 }
 
 // serveUnix serves s on a fresh Unix socket.
-func serveUnix(t *testing.T, s *Service) string {
+func serveUnix(t testing.TB, s *Service) string {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "m.sock")
 	tr := s.NewTransports(TransportConfig{UnixPath: sock})
@@ -111,11 +111,12 @@ func (c *bridgeClient) shown() []string {
 type clientCaps struct {
 	elicit, sample bool
 	manualRounds   bool // multi round-trip answered by the test, not go-sdk's middleware
+	noRoots        bool // no roots capability (go-sdk declares it by default)
 }
 
 // dialBridge connects a client: protocol "" is go-sdk's default (2026-07-28, no initialize),
 // else the protocol it initializes with.
-func dialBridge(t *testing.T, sock, name, protocol string, caps clientCaps) *bridgeClient {
+func dialBridge(t testing.TB, sock, name, protocol string, caps clientCaps) *bridgeClient {
 	t.Helper()
 	c := &bridgeClient{name: name, toolsChanged: make(chan struct{}, 16)}
 	opts := &sdk.ClientOptions{
@@ -134,6 +135,9 @@ func dialBridge(t *testing.T, sock, name, protocol string, caps clientCaps) *bri
 	if caps.manualRounds {
 		opts.MultiRoundTrip = &sdk.MultiRoundTripOptions{Disabled: true}
 		opts.Capabilities = &sdk.ClientCapabilities{} // no roots: the hub's first round is the server's question
+	}
+	if caps.noRoots {
+		opts.Capabilities = &sdk.ClientCapabilities{}
 	}
 	if caps.elicit {
 		opts.ElicitationHandler = func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
@@ -478,7 +482,7 @@ func TestBridgePolicyAsksOnce(t *testing.T) {
 }
 
 // dialHubRaw is a connection to the hub's socket.
-func dialHubRaw(t *testing.T, sock string) net.Conn {
+func dialHubRaw(t testing.TB, sock string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("unix", sock)
 	if err != nil {

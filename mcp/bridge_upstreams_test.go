@@ -121,7 +121,7 @@ func (u *testUpstream) slowTool(ctx context.Context, req *sdk.CallToolRequest) (
 
 // modernUpstream is a 2026-07-28 server over stateless Streamable HTTP whose tools ask through
 // input_required.
-func modernUpstream(t *testing.T) *testUpstream {
+func modernUpstream(t testing.TB) *testUpstream {
 	t.Helper()
 	u := &testUpstream{cancelled: make(chan string, 8), started: make(chan struct{}, 8)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "modern-upstream", Version: "1"}, &sdk.ServerOptions{
@@ -173,7 +173,7 @@ func modernUpstream(t *testing.T) *testUpstream {
 
 // legacyUpstream is a server that speaks only 2025-11-25, over a Streamable HTTP session: its
 // tools ask by sending requests to the hub during the call.
-func legacyUpstream(t *testing.T) *testUpstream {
+func legacyUpstream(t testing.TB) *testUpstream {
 	t.Helper()
 	u := &testUpstream{lateErr: make(chan error, 1), cancelled: make(chan string, 8), started: make(chan struct{}, 8)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "legacy-upstream", Version: "1"}, &sdk.ServerOptions{
