@@ -337,6 +337,10 @@ func New(opts ...Option) (*Service, error) {
 		s.trust.SetResumes(s.up.Resumes)
 		s.up.SetAudit(s.auditBridgedRound)
 		s.up.SetHoldTimeout(s.opts.holdTimeout)
+		s.up.SetSessionKey(func(ctx context.Context, req *sdk.CallToolRequest) string {
+			id, _ := s.sessionID(ctx, req) // the Sessions view's id: a stateless client's identity
+			return id
+		})
 	}
 	if s.up != nil {
 		s.server.AddReceivingMiddleware(s.up.MissingToolMiddleware) // innermost: after the policy, like the call it stands for

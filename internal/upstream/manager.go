@@ -27,6 +27,10 @@ import (
 type Hooks struct {
 	// Sampling, Elicit and Roots answer the requests a server sends its client. They run while
 	// one of the server's calls is in flight (or not): the hook decides which client answers.
+	// For a server on protocol 2026-07-28 or later the questions come back inside the call
+	// (input_required, rounds.go), and the hook gets the context of the call (CallTool's,
+	// GetPrompt's, ReadResource's) that caused them; a 2025-era server's request gets a context
+	// of its own.
 	Sampling func(ctx context.Context, server string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
 	Elicit   func(ctx context.Context, server string, req *sdk.ElicitRequest) (*sdk.ElicitResult, error)
 	Roots    func(ctx context.Context, server string) (*sdk.ListRootsResult, error)

@@ -38,7 +38,7 @@ import (
 // maxBridgeRounds questions, and at most maxHeldCalls wait at once.
 
 const (
-	maxHeldCalls    = 1000
+	maxHeldCalls = 1000
 	// maxBridgeRounds is below go-sdk's client's own bound (10 rounds of one call, the hub's
 	// own questions — roots, approval — included), so a client is told why in a result
 	// rather than failing the call itself.
@@ -56,7 +56,7 @@ type heldCall struct {
 	u       *Upstreams
 	server  string
 	exposed string
-	ss      *sdk.ServerSession
+	bind    string // the calling client (sessionKey): a retry must come from it
 	key     string // digest of tool and arguments: a retry must be the same call
 
 	ctx    context.Context // the upstream call's
@@ -101,10 +101,10 @@ type heldCalls struct {
 }
 
 type expiredCall struct {
-	ss  *sdk.ServerSession
-	key string
-	msg string
-	at  time.Time
+	bind string
+	key  string
+	msg  string
+	at   time.Time
 }
 
 // expiredMemory is how long a late retry is recognized.
@@ -121,24 +121,42 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 // Resumes reports whether req is a 2026-era client's retry of one of its held upstream calls
 // (its requestState is the hub's, for this session, tool and arguments): the call was already
 // allowed when it started, so the policy does not ask again for its next round.
-func (u *Upstreams) Resumes(req *sdk.CallToolRequest) bool {
+func (u *Upstreams) Resumes(ctx context.Context, req *sdk.CallToolRequest) bool {
 	if u == nil || req == nil || req.Params == nil || req.Params.RequestState == "" {
 		return false
 	}
 	u.held.mu.Lock()
 	h := u.held.byToken[req.Params.RequestState]
 	u.held.mu.Unlock()
-	return h != nil && h.ss == req.Session && h.key == callKey(req.Params)
+	return h != nil && h.bind == u.sessionKey(ctx, req) && h.key == callKey(req.Params)
+}
+
+// sessionKey names the calling client a held call is bound to: by default its session; with
+// SetSessionKey, the hub's own record of it (a stateless client's identity is not one session
+// object: each of its requests may come on another).
+func (u *Upstreams) sessionKey(ctx context.Context, req *sdk.CallToolRequest) string {
+	if f := u.keyOf; f != nil {
+		if k := f(ctx, req); k != "" {
+			return k
+		}
+	}
+	return fmt.Sprintf("session %p", req.Session)
+}
+
+// SetSessionKey makes f name the client of a request for binding held calls (""
+// from f: the session object, as without it).
+func (u *Upstreams) SetSessionKey(f func(ctx context.Context, req *sdk.CallToolRequest) string) {
+	u.keyOf = f
 }
 
 // callHeld serves a proxied tools/call of a 2026-era client: a retry carrying one of the hub's
 // requestStates continues its held call; anything else starts the upstream call.
 func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name, upName string) (*sdk.CallToolResult, error) {
-	key := callKey(req.Params)
+	key, bind := callKey(req.Params), u.sessionKey(ctx, req)
 	if st := req.Params.RequestState; st != "" {
 		u.held.mu.Lock()
 		h := u.held.byToken[st]
-		if h != nil && h.ss == req.Session && h.key == key {
+		if h != nil && h.bind == bind && h.key == key {
 			delete(u.held.byToken, st) // one use
 		} else {
 			h = nil // another layer's state (the policy's approval round), or stale: a new call
@@ -149,7 +167,7 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		}
 		u.held.mu.Lock()
 		e, late := u.held.expired[st]
-		if late && e.ss == req.Session && e.key == key {
+		if late && e.bind == bind && e.key == key {
 			delete(u.held.expired, st)
 		} else {
 			late = false
@@ -160,7 +178,7 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		}
 	}
 	hctx, cancel := context.WithCancelCause(context.Background())
-	h := &heldCall{u: u, server: name, exposed: req.Params.Name, ss: req.Session, key: key, cancel: cancel,
+	h := &heldCall{u: u, server: name, exposed: req.Params.Name, bind: bind, key: key, cancel: cancel,
 		done: make(chan struct{}), asks: make(chan *question)}
 	u.held.mu.Lock()
 	switch {
@@ -175,7 +193,7 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 	}
 	u.held.live[h] = struct{}{}
 	u.held.mu.Unlock()
-	route := &callRoute{ss: req.Session, tool: req.Params.Name, held: h}
+	route := newRoute(req.Session, req.Params.Name, h)
 	h.route = route
 	h.ctx = withRoute(hctx, route)
 	upTok, untrack := u.track(name, route, req.Params.GetProgressToken())
@@ -198,7 +216,7 @@ var errCallEnded = errors.New("the call has ended")
 // wait carries the call one round: until the server answers (the result), asks (the call
 // answers input_required) or the client's request ends (the upstream call is cancelled).
 func (h *heldCall) wait(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	h.route.setToken(req.Params.GetProgressToken())
+	h.route.setRequest(req.Session, req.Params.GetProgressToken())
 	select {
 	case <-h.done:
 		if h.err != nil {
@@ -232,6 +250,7 @@ func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
 	timeout := h.u.holdTimeout()
+	h.route.setRequest(nil, nil) // the request ends with this answer: no progress for it until the retry
 	h.mu.Lock()
 	h.pending, h.token = q, token
 	h.timer = time.AfterFunc(timeout, func() { h.expire(token, timeout) })
@@ -262,7 +281,7 @@ func (h *heldCall) expire(token string, after time.Duration) {
 			}
 		}
 		if len(h.u.held.expired) < maxHeldCalls {
-			h.u.held.expired[token] = expiredCall{ss: h.ss, key: h.key, at: now,
+			h.u.held.expired[token] = expiredCall{bind: h.bind, key: h.key, at: now,
 				msg: fmt.Sprintf("%s: the call waited %s for the answer to server %q's question and was ended; call it again", h.exposed, after, h.server)}
 		}
 	}
@@ -371,26 +390,45 @@ func (u *Upstreams) holdTimeout() time.Duration {
 func (u *Upstreams) SetHoldTimeout(d time.Duration) { u.holdFor.Store(int64(d)) }
 
 // callRoute is one client call in flight on a server: where the server's requests and progress
-// for it go.
+// for it go. A held call's route follows each round's request (its session and progress token).
 type callRoute struct {
-	ss   *sdk.ServerSession
 	tool string    // the tool as the client called it
 	held *heldCall // a 2026-era client's call (questions as input_required), else nil
 
 	mu    sync.Mutex
-	token any // the client's progress token of the current request
+	ss    *sdk.ServerSession // the session of the current request (the last one, between rounds)
+	token any                // the client's progress token of the current request (nil between rounds)
 }
 
-func (r *callRoute) setToken(tok any) {
+func newRoute(ss *sdk.ServerSession, tool string, held *heldCall) *callRoute {
+	return &callRoute{ss: ss, tool: tool, held: held}
+}
+
+func (r *callRoute) setRequest(ss *sdk.ServerSession, tok any) {
 	r.mu.Lock()
+	if ss != nil {
+		r.ss = ss
+	}
 	r.token = tok
 	r.mu.Unlock()
 }
 
-func (r *callRoute) progressToken() any {
+// session is the client's session of the current (or last) request.
+func (r *callRoute) session() *sdk.ServerSession {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.token
+	return r.ss
+}
+
+// progressTarget is where the server's progress goes now: nil when no request of the call is
+// waiting for it, or it sent no progress token.
+func (r *callRoute) progressTarget() (*sdk.ServerSession, any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.token == nil {
+		return nil, nil
+	}
+	return r.ss, r.token
 }
 
 type routeKey struct{}
@@ -410,22 +448,23 @@ func routeFrom(ctx context.Context) *callRoute {
 // during the call for a 2025-era client, an input_required round of the held call for a
 // 2026-era one. Each relayed question is audited with the server's name.
 func (u *Upstreams) relay(ctx context.Context, r *callRoute, server, method string, p sdk.InputRequest) (sdk.InputResponse, error) {
+	ss := r.session()
 	if a := u.auditRound; a != nil {
-		a(r.ss, r.tool, server, method, bridgeKind(ctx, r))
+		a(ss, r.tool, server, method, bridgeKind(ctx, r))
 	}
 	if r.held != nil {
 		return r.held.question(ctx, method, p)
 	}
-	if mcptransport.SpeaksMRTR(r.ss) {
+	if mcptransport.SpeaksMRTR(ss) {
 		// A 2026-era client's call that is not held (it started before the hub could hold it):
 		// nothing can carry the question.
-		return nil, fmt.Errorf("%s: the calling client (%s) speaks protocol %s and its call cannot carry the question", method, mcptransport.ClientName(r.ss), r.ss.InitializeParams().ProtocolVersion)
+		return nil, fmt.Errorf("%s: the calling client (%s) speaks protocol %s and its call cannot carry the question", method, mcptransport.ClientName(ss), ss.InitializeParams().ProtocolVersion)
 	}
 	switch p := p.(type) {
 	case *sdk.ElicitParams:
-		return r.ss.Elicit(ctx, p)
+		return ss.Elicit(ctx, p)
 	case *sdk.CreateMessageParams:
-		return r.ss.CreateMessage(ctx, p)
+		return ss.CreateMessage(ctx, p)
 	}
 	return nil, fmt.Errorf("%s: cannot relay %T", method, p)
 }

@@ -55,6 +55,7 @@ type Upstreams struct {
 	holdFor atomic.Int64 // SetHoldTimeout
 	// auditRound records each question relayed from a server to a client (SetAudit).
 	auditRound func(ss *sdk.ServerSession, tool, server, method, bridge string)
+	keyOf      func(ctx context.Context, req *sdk.CallToolRequest) string // SetSessionKey
 }
 
 // Workspaces is what the upstream servers need of the hub's workspace handling
@@ -179,8 +180,8 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 			if err != nil {
 				return nil, err
 			}
-			if caps := clientCaps(r.ss); caps == nil || caps.Sampling == nil {
-				return nil, fmt.Errorf("%s: server %q asked the calling client (%s) for sampling, which it does not support", method, name, mcptransport.ClientName(r.ss))
+			if caps := clientCaps(r.session()); caps == nil || caps.Sampling == nil {
+				return nil, fmt.Errorf("%s: server %q asked the calling client (%s) for sampling, which it does not support", method, name, mcptransport.ClientName(r.session()))
 			}
 			res, err := u.relay(ctx, r, name, method, req.Params)
 			if err != nil {
@@ -194,8 +195,8 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 			if err != nil {
 				return nil, err
 			}
-			if !mcptransport.CanElicit(r.ss) {
-				return nil, fmt.Errorf("%s: server %q asked the calling client (%s) for elicitation, which it does not support", method, name, mcptransport.ClientName(r.ss))
+			if !mcptransport.CanElicit(r.session()) {
+				return nil, fmt.Errorf("%s: server %q asked the calling client (%s) for elicitation, which it does not support", method, name, mcptransport.ClientName(r.session()))
 			}
 			res, err := u.relay(ctx, r, name, method, req.Params)
 			if err != nil {
@@ -216,7 +217,7 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 			}
 			var dir string
 			if r != nil {
-				dir = u.workspaces.DisplayWorkspace(r.ss)
+				dir = u.workspaces.DisplayWorkspace(r.session())
 			}
 			if dir == "" {
 				return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil // no project chosen yet: no root to offer
@@ -243,13 +244,13 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 			if !ok {
 				return
 			}
-			tok := r.progressToken()
+			ss, tok := r.progressTarget()
 			if tok == nil {
-				return // a held call's round without a progress token
+				return // no request of the call waits for progress (a held call between rounds)
 			}
 			np := *p
 			np.ProgressToken = tok
-			_ = r.ss.NotifyProgress(context.Background(), &np)
+			_ = ss.NotifyProgress(context.Background(), &np)
 		},
 		ResourceUpdated: func(name string, p *sdk.ResourceUpdatedNotificationParams) {
 			_ = u.server.ResourceUpdated(context.Background(), p)
@@ -308,11 +309,11 @@ func (u *Upstreams) routeOf(ctx context.Context, name, what string) (*callRoute,
 		switch {
 		case one == nil:
 			one = r
-		case r.ss != one.ss || r.held != nil || one.held != nil:
+		case r.session() != one.session() || r.held != nil || one.held != nil:
 			if what == "" {
 				what = "roots/list"
 			}
-			if r.ss == one.ss {
+			if r.session() == one.session() {
 				return nil, fmt.Errorf("%s: several calls of one client are in flight on server %q, and the request does not say which call it belongs to; refused rather than answering the wrong call (it succeeds with one call at a time)", what, name)
 			}
 			return nil, fmt.Errorf("%s: calls of several clients are in flight on server %q, and the request does not say which call it belongs to; refused rather than asking the wrong client (it succeeds when one client calls the server at a time)", what, name)
@@ -329,8 +330,8 @@ func (u *Upstreams) callersOf(name string) []*sdk.ServerSession {
 	defer u.mu.Unlock()
 	var out []*sdk.ServerSession
 	for _, r := range u.callers[name] {
-		if !slices.Contains(out, r.ss) {
-			out = append(out, r.ss)
+		if ss := r.session(); !slices.Contains(out, ss) {
+			out = append(out, ss)
 		}
 	}
 	return out
@@ -341,7 +342,7 @@ func (u *Upstreams) track(name string, r *callRoute, token any) (upToken any, do
 	u.mu.Lock()
 	u.callers[name] = append(u.callers[name], r)
 	var key string
-	if r.ss != nil && (token != nil || r.held != nil) {
+	if r.session() != nil && (token != nil || r.held != nil) {
 		// A held call gets a token upstream even when the first round has none: a later
 		// round's may have one.
 		key = "sb-" + strconv.FormatUint(u.progSeq.Add(1), 10)
@@ -349,7 +350,7 @@ func (u *Upstreams) track(name string, r *callRoute, token any) (upToken any, do
 		upToken = key
 	}
 	u.mu.Unlock()
-	r.setToken(token)
+	r.setRequest(nil, token)
 	return upToken, func() {
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -454,7 +455,7 @@ func (u *Upstreams) sync(name string) {
 			if req.Session != nil && mcptransport.SpeaksMRTR(req.Session) {
 				return u.callHeld(ctx, req, name, upName) // bridge.go
 			}
-			route := &callRoute{ss: req.Session, tool: req.Params.Name}
+			route := newRoute(req.Session, req.Params.Name, nil)
 			upTok, done := u.track(name, route, req.Params.GetProgressToken())
 			defer done()
 			res, err := u.m.CallTool(withRoute(ctx, route), name, upName, req.Params.Arguments, upTok)
@@ -530,7 +531,8 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		}
 	}
 	read := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		return m.ReadResource(ctx, name, req.Params)
+		// A 2026-era server's questions during the read come back with this context.
+		return m.ReadResource(withRoute(ctx, newRoute(req.Session, req.Params.URI, nil)), name, req.Params)
 	}
 	for _, r := range cat.Resources {
 		if owner, taken := u.resOwner[r.URI]; taken && owner != name {
@@ -560,7 +562,7 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		u.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			params := *req.Params
 			params.Name = upName
-			return m.GetPrompt(ctx, name, &params)
+			return m.GetPrompt(withRoute(ctx, newRoute(req.Session, exposed, nil)), name, &params)
 		})
 	}
 }
