@@ -341,6 +341,10 @@ func TestBridgeHostileUpstreams(t *testing.T) {
 	if got := callText(t, modern.cs, "legacy__ask-many", map[string]any{"times": 30}); !strings.Contains(got, `server "legacy" asked the client 9 times during one call; the hub stops there`) {
 		t.Fatalf("flood from a 2025 upstream: %q", got)
 	}
+	// ... and asking 50 questions at once: bounded too, and every question ends.
+	if got := callText(t, modern.cs, "legacy__ask-parallel", map[string]any{"times": 50}); !strings.Contains(got, "the hub stops there") {
+		t.Fatalf("parallel flood from a 2025 upstream: %q", got)
+	}
 	// A 2026-era server answering input_required forever, to either client: bounded rounds.
 	for _, c := range []*bridgeClient{modern, old} {
 		res, err := c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "modern__ask-forever", Arguments: map[string]any{}})

@@ -197,6 +197,23 @@ func legacyUpstream(t testing.TB) *testUpstream {
 		}
 		return textResult("all answered"), nil
 	})
+	srv.AddTool(bridgeTool("ask-parallel"), func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		u.saw(req)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		failed := 0
+		for i := range argsOf(req).Times {
+			wg.Go(func() {
+				if _, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: fmt.Sprintf("question %d", i+1), RequestedSchema: anySchema}); err != nil {
+					mu.Lock()
+					failed++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		return textResult("%d of %d failed", failed, argsOf(req).Times), nil
+	})
 	srv.AddTool(bridgeTool("ask-late"), func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		u.saw(req)
 		ss := req.Session
