@@ -253,11 +253,13 @@ func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
 	h.route.setRequest(nil, nil) // the request ends with this answer: no progress for it until the retry
 	h.mu.Lock()
 	h.pending, h.token = q, token
-	h.timer = time.AfterFunc(timeout, func() { h.expire(token, timeout) })
 	h.mu.Unlock()
 	h.u.held.mu.Lock()
-	h.u.held.byToken[token] = h
+	h.u.held.byToken[token] = h // before the timer: expire must find it
 	h.u.held.mu.Unlock()
+	h.mu.Lock()
+	h.timer = time.AfterFunc(timeout, func() { h.expire(token, timeout) })
+	h.mu.Unlock()
 	res, err := inputRequired(sdk.InputRequestMap{q.id: q.req}, token)
 	if err != nil {
 		h.cancel(err)
