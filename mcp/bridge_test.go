@@ -540,3 +540,22 @@ func TestBridgeStateStaysOpaqueAndBound(t *testing.T) {
 		t.Fatalf("A's state used twice: %v %+v", err, again)
 	}
 }
+
+// TestBridgeHeldCallEndsWithItsSession: a held call whose client's session ends (the
+// connection closed) ends at once, not at the hold timeout: no retry can come.
+func TestBridgeHeldCallEndsWithItsSession(t *testing.T) {
+	h := newBridgeHub(t) // the default hold timeout: minutes
+	c := dialBridge(t, h.sock, "leaver", "", clientCaps{elicit: true, manualRounds: true})
+	res, err := c.cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "legacy__ask", Arguments: map[string]any{"question": "still there?"}})
+	if err != nil || !res.NeedsInput() {
+		t.Fatalf("first round: %v %+v", err, res)
+	}
+	if st, _ := h.m.Status("legacy"); st.InFlight != 1 {
+		t.Fatalf("in flight on legacy: %d, want the held call", st.InFlight)
+	}
+	c.cs.Close()
+	testutil.EventuallyWithin(t, 10*time.Second, "the held call ended with its session", func() bool {
+		st, _ := h.m.Status("legacy")
+		return st.InFlight == 0
+	})
+}

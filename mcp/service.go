@@ -341,6 +341,11 @@ func New(opts ...Option) (*Service, error) {
 			id, _ := s.sessionID(ctx, req) // the Sessions view's id: a stateless client's identity
 			return id
 		})
+		s.sessions.Subscribe(func(c sessions.Change) {
+			if c.Kind == "disconnected" {
+				s.up.EndHeldOf(c.Session.ID, "the client's session "+c.Session.ID+" ended")
+			}
+		})
 	}
 	if s.up != nil {
 		s.server.AddReceivingMiddleware(s.up.MissingToolMiddleware) // innermost: after the policy, like the call it stands for

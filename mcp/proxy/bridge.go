@@ -503,6 +503,25 @@ func (u *Upstreams) Close() {
 	}
 }
 
+// EndHeldOf ends the held calls of the client named key (its sessionKey): its session ended,
+// so no retry will come. Their servers' questions fail with why and their calls are cancelled.
+func (u *Upstreams) EndHeldOf(key, why string) {
+	if u == nil || key == "" {
+		return
+	}
+	u.held.mu.Lock()
+	var mine []*heldCall
+	for h := range u.held.live {
+		if h.bind == key {
+			mine = append(mine, h)
+		}
+	}
+	u.held.mu.Unlock()
+	for _, h := range mine {
+		h.cancel(errors.New(why))
+	}
+}
+
 // SetAudit makes f record each question a server puts to a client through the hub: the
 // session, the tool called, the server, the request's method and the eras it crossed.
 func (u *Upstreams) SetAudit(f func(ss *sdk.ServerSession, tool, server, method, bridge string)) {
