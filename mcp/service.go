@@ -337,9 +337,9 @@ func New(opts ...Option) (*Service, error) {
 		s.trust.SetResumes(s.up.Resumes)
 		s.up.SetAudit(s.auditBridgedRound)
 		s.up.SetHoldTimeout(s.opts.holdTimeout)
-		s.up.SetSessionKey(func(ctx context.Context, req *sdk.CallToolRequest) string {
-			id, _ := s.sessionID(ctx, req) // the Sessions view's id: a stateless client's identity
-			return id
+		s.up.SetCallers(func(ctx context.Context, req sdk.Request) proxy.Caller {
+			id, transport := s.sessionID(ctx, req) // the Sessions view's: a stateless client's identity
+			return proxy.Caller{ID: id, Transport: transport}
 		})
 		s.sessions.Subscribe(func(c sessions.Change) {
 			if c.Kind == "disconnected" {

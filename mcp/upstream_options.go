@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
+	"github.com/switchboard-hub/switchboard/mcp/proxy"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -42,13 +43,9 @@ func WithUpstreamHoldTimeout(d time.Duration) Option {
 // auditBridgedRound writes one audit line for each question an upstream server put to a
 // client through the hub (elicitation, sampling): the question is the server's, shown to the
 // user by the client, and the trail says which server asked whom.
-func (s *Service) auditBridgedRound(ss *sdk.ServerSession, tool, server, method, bridge string) {
-	id, transport := "", ""
-	if ss != nil {
-		id, transport = s.sessionID(context.Background(), &sdk.CallToolRequest{Session: ss})
-	}
+func (s *Service) auditBridgedRound(ss *sdk.ServerSession, c proxy.Caller, tool, server, method, bridge string) {
 	s.audit.Record(context.Background(), audit.Entry{
-		Time: time.Now().UTC(), Tool: tool, Session: id, Client: mcptransport.ClientName(ss), Transport: transport,
+		Time: time.Now().UTC(), Tool: tool, Session: c.ID, Client: mcptransport.ClientName(ss), Transport: c.Transport,
 		Outcome: "asked", Args: method + " from server " + server + " (" + bridge + ")",
 	}, false)
 }

@@ -131,28 +131,43 @@ func (u *Upstreams) Resumes(ctx context.Context, req *sdk.CallToolRequest) bool 
 	return h != nil && h.bind == u.sessionKey(ctx, req) && h.key == callKey(req.Params)
 }
 
-// sessionKey names the calling client a held call is bound to: by default its session; with
-// SetSessionKey, the hub's own record of it (a stateless client's identity is not one session
-// object: each of its requests may come on another).
-func (u *Upstreams) sessionKey(ctx context.Context, req *sdk.CallToolRequest) string {
-	if f := u.keyOf; f != nil {
-		if k := f(ctx, req); k != "" {
-			return k
-		}
+// Caller is the hub's record of a request's client: the Sessions view's id of it and its
+// transport (what the audit log names).
+type Caller struct{ ID, Transport string }
+
+// callerOf is req's client as the hub records it (SetCallers); empty without a record.
+func (u *Upstreams) callerOf(ctx context.Context, req sdk.Request) Caller {
+	if f := u.callerRec; f != nil {
+		return f(ctx, req)
 	}
-	return fmt.Sprintf("session %p", req.Session)
+	return Caller{}
 }
 
-// SetSessionKey makes f name the client of a request for binding held calls (""
-// from f: the session object, as without it).
-func (u *Upstreams) SetSessionKey(f func(ctx context.Context, req *sdk.CallToolRequest) string) {
-	u.keyOf = f
+// bindKey names the calling client a held call is bound to: the hub's record of it when there
+// is one (a stateless client's identity is not one session object: each of its requests may
+// come on another), else its session.
+func bindKey(c Caller, ss *sdk.ServerSession) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("session %p", ss)
+}
+
+func (u *Upstreams) sessionKey(ctx context.Context, req *sdk.CallToolRequest) string {
+	return bindKey(u.callerOf(ctx, req), req.Session)
+}
+
+// SetCallers makes f the hub's record of a request's client, for binding held calls and for the
+// audit lines of relayed questions.
+func (u *Upstreams) SetCallers(f func(ctx context.Context, req sdk.Request) Caller) {
+	u.callerRec = f
 }
 
 // callHeld serves a proxied tools/call of a 2026-era client: a retry carrying one of the hub's
 // requestStates continues its held call; anything else starts the upstream call.
 func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name, upName string) (*sdk.CallToolResult, error) {
-	key, bind := callKey(req.Params), u.sessionKey(ctx, req)
+	caller := u.callerOf(ctx, req)
+	key, bind := callKey(req.Params), bindKey(caller, req.Session)
 	if st := req.Params.RequestState; st != "" {
 		u.held.mu.Lock()
 		h := u.held.byToken[st]
@@ -193,7 +208,7 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 	}
 	u.held.live[h] = struct{}{}
 	u.held.mu.Unlock()
-	route := newRoute(req.Session, req.Params.Name, h)
+	route := newRoute(req.Session, caller, req.Params.Name, h)
 	h.route = route
 	h.ctx = withRoute(hctx, route)
 	upTok, untrack := u.track(name, route, req.Params.GetProgressToken())
@@ -216,7 +231,7 @@ var errCallEnded = errors.New("the call has ended")
 // wait carries the call one round: until the server answers (the result), asks (the call
 // answers input_required) or the client's request ends (the upstream call is cancelled).
 func (h *heldCall) wait(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	h.route.setRequest(req.Session, req.Params.GetProgressToken())
+	h.route.setRequest(req.Session, h.u.callerOf(ctx, req), req.Params.GetProgressToken())
 	select {
 	case <-h.done:
 		if h.err != nil {
@@ -250,7 +265,7 @@ func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
 	timeout := h.u.holdTimeout()
-	h.route.setRequest(nil, nil) // the request ends with this answer: no progress for it until the retry
+	h.route.setRequest(nil, Caller{}, nil) // the request ends with this answer: no progress for it until the retry
 	h.mu.Lock()
 	h.pending, h.token = q, token
 	h.mu.Unlock()
@@ -397,22 +412,31 @@ type callRoute struct {
 	tool string    // the tool as the client called it
 	held *heldCall // a 2026-era client's call (questions as input_required), else nil
 
-	mu    sync.Mutex
-	ss    *sdk.ServerSession // the session of the current request (the last one, between rounds)
-	token any                // the client's progress token of the current request (nil between rounds)
+	mu     sync.Mutex
+	ss     *sdk.ServerSession // the session of the current request (the last one, between rounds)
+	caller Caller             // the hub's record of that request's client
+	token  any                // the client's progress token of the current request (nil between rounds)
 }
 
-func newRoute(ss *sdk.ServerSession, tool string, held *heldCall) *callRoute {
-	return &callRoute{ss: ss, tool: tool, held: held}
+func newRoute(ss *sdk.ServerSession, c Caller, tool string, held *heldCall) *callRoute {
+	return &callRoute{ss: ss, caller: c, tool: tool, held: held}
 }
 
-func (r *callRoute) setRequest(ss *sdk.ServerSession, tok any) {
+// setRequest points the route at a request of its call (ss nil: the last one's session and
+// caller stay, for the questions that come between rounds).
+func (r *callRoute) setRequest(ss *sdk.ServerSession, c Caller, tok any) {
 	r.mu.Lock()
 	if ss != nil {
-		r.ss = ss
+		r.ss, r.caller = ss, c
 	}
 	r.token = tok
 	r.mu.Unlock()
+}
+
+func (r *callRoute) client() Caller {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.caller
 }
 
 // session is the client's session of the current (or last) request.
@@ -452,7 +476,7 @@ func routeFrom(ctx context.Context) *callRoute {
 func (u *Upstreams) relay(ctx context.Context, r *callRoute, server, method string, p sdk.InputRequest) (sdk.InputResponse, error) {
 	ss := r.session()
 	if a := u.auditRound; a != nil {
-		a(ss, r.tool, server, method, bridgeKind(ctx, r))
+		a(ss, r.client(), r.tool, server, method, bridgeKind(ctx, r))
 	}
 	if r.held != nil {
 		return r.held.question(ctx, method, p)
@@ -524,6 +548,6 @@ func (u *Upstreams) EndHeldOf(key, why string) {
 
 // SetAudit makes f record each question a server puts to a client through the hub: the
 // session, the tool called, the server, the request's method and the eras it crossed.
-func (u *Upstreams) SetAudit(f func(ss *sdk.ServerSession, tool, server, method, bridge string)) {
+func (u *Upstreams) SetAudit(f func(ss *sdk.ServerSession, c Caller, tool, server, method, bridge string)) {
 	u.auditRound = f
 }

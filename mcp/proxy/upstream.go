@@ -54,8 +54,8 @@ type Upstreams struct {
 	held    heldCalls    // 2026-era clients' calls waiting for their retry (bridge.go)
 	holdFor atomic.Int64 // SetHoldTimeout
 	// auditRound records each question relayed from a server to a client (SetAudit).
-	auditRound func(ss *sdk.ServerSession, tool, server, method, bridge string)
-	keyOf      func(ctx context.Context, req *sdk.CallToolRequest) string // SetSessionKey
+	auditRound func(ss *sdk.ServerSession, c Caller, tool, server, method, bridge string)
+	callerRec  func(ctx context.Context, req sdk.Request) Caller // SetCallers
 }
 
 // Workspaces is what the upstream servers need of the hub's workspace handling
@@ -350,7 +350,7 @@ func (u *Upstreams) track(name string, r *callRoute, token any) (upToken any, do
 		upToken = key
 	}
 	u.mu.Unlock()
-	r.setRequest(nil, token)
+	r.setRequest(nil, Caller{}, token)
 	return upToken, func() {
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -455,7 +455,7 @@ func (u *Upstreams) sync(name string) {
 			if req.Session != nil && mcptransport.SpeaksMRTR(req.Session) {
 				return u.callHeld(ctx, req, name, upName) // bridge.go
 			}
-			route := newRoute(req.Session, req.Params.Name, nil)
+			route := newRoute(req.Session, u.callerOf(ctx, req), req.Params.Name, nil)
 			upTok, done := u.track(name, route, req.Params.GetProgressToken())
 			defer done()
 			res, err := u.m.CallTool(withRoute(ctx, route), name, upName, req.Params.Arguments, upTok)
@@ -532,7 +532,7 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 	}
 	read := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		// A 2026-era server's questions during the read come back with this context.
-		return m.ReadResource(withRoute(ctx, newRoute(req.Session, req.Params.URI, nil)), name, req.Params)
+		return m.ReadResource(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), req.Params.URI, nil)), name, req.Params)
 	}
 	for _, r := range cat.Resources {
 		if owner, taken := u.resOwner[r.URI]; taken && owner != name {
@@ -562,7 +562,7 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		u.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			params := *req.Params
 			params.Name = upName
-			return m.GetPrompt(withRoute(ctx, newRoute(req.Session, exposed, nil)), name, &params)
+			return m.GetPrompt(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), exposed, nil)), name, &params)
 		})
 	}
 }
