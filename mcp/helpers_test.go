@@ -15,7 +15,7 @@ import (
 )
 
 // newTestService builds a Service on a fresh temp workspace.
-func newTestService(t *testing.T, opts ...Option) *Service {
+func newTestService(t testing.TB, opts ...Option) *Service {
 	t.Helper()
 	opts = append([]Option{WithWorkspaceRoot(t.TempDir())}, opts...)
 	s, err := New(opts...)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -129,7 +130,8 @@ type optionValues struct {
 	toolsetsChosen bool     // WithToolsets was given: serve only toolsets
 	toolsets       []string // toolset names as given (checked by newToolsetState)
 	upstreams      *upstream.Manager
-	toolSearch     bool // upstream tools behind servers_search / servers_call
+	toolSearch     bool          // upstream tools behind servers_search / servers_call
+	holdTimeout    time.Duration // how long a held upstream call waits for a 2026-era client's retry (0: proxy's default)
 
 	// toolsetsEveryServer: WithDefaultToolsets, whose sets include every upstream server.
 	toolsetsEveryServer bool
@@ -332,6 +334,18 @@ func New(opts ...Option) (*Service, error) {
 	}
 	if s.up != nil {
 		s.up.Wire(s.server, s.toolsets, s.trust, s.hub)
+		s.trust.SetResumes(s.up.Resumes)
+		s.up.SetAudit(s.auditBridgedRound)
+		s.up.SetHoldTimeout(s.opts.holdTimeout)
+		s.up.SetCallers(func(ctx context.Context, req sdk.Request) proxy.Caller {
+			id, transport := s.sessionID(ctx, req) // the Sessions view's: a stateless client's identity
+			return proxy.Caller{ID: id, Transport: transport}
+		})
+		s.sessions.Subscribe(func(c sessions.Change) {
+			if c.Kind == "disconnected" {
+				s.up.EndHeldOf(c.Session.ID, "the client's session "+c.Session.ID+" ended")
+			}
+		})
 	}
 	if s.up != nil {
 		s.server.AddReceivingMiddleware(s.up.MissingToolMiddleware) // innermost: after the policy, like the call it stands for
@@ -433,7 +447,10 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		var errs []error
 		if s.up != nil {
-			// First: a server's process group ends with the hub, whatever else fails.
+			// First: a server's process group ends with the hub, whatever else fails. Calls
+			// held for 2026-era clients' answers end before it (their questions would keep
+			// the servers' sessions open).
+			s.up.Close()
 			if err := s.up.Manager().Shutdown(ctx); err != nil {
 				errs = append(errs, err)
 			}

@@ -39,7 +39,7 @@ func upstreamHub(t *testing.T, opts ...Option) (*Service, *upstream.Manager) {
 	return s, m
 }
 
-func waitUpstream(t *testing.T, m *upstream.Manager, name string, ok func(upstream.Status) bool) upstream.Status {
+func waitUpstream(t testing.TB, m *upstream.Manager, name string, ok func(upstream.Status) bool) upstream.Status {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()

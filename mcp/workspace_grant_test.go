@@ -41,14 +41,14 @@ func workspaceHub(t *testing.T) (s *Service, sock, home string) {
 
 // dialHub connects a go-sdk client over the Unix socket. relay, when set, is sent first as the
 // connect relay does (mcptransport.RelayMethod).
-func dialHub(t *testing.T, sock, relay string, c *sdk.Client) *sdk.ClientSession {
+func dialHub(t testing.TB, sock, relay string, c *sdk.Client) *sdk.ClientSession {
 	t.Helper()
 	cs, _ := dialHubConn(t, sock, relay, c)
 	return cs
 }
 
 // dialHubConn is dialHub that also returns the socket, for tests that cut it.
-func dialHubConn(t *testing.T, sock, relay string, c *sdk.Client) (*sdk.ClientSession, net.Conn) {
+func dialHubConn(t testing.TB, sock, relay string, c *sdk.Client) (*sdk.ClientSession, net.Conn) {
 	t.Helper()
 	conn, err := net.Dial("unix", sock)
 	if err != nil {

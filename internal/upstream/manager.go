@@ -27,6 +27,10 @@ import (
 type Hooks struct {
 	// Sampling, Elicit and Roots answer the requests a server sends its client. They run while
 	// one of the server's calls is in flight (or not): the hook decides which client answers.
+	// For a server on protocol 2026-07-28 or later the questions come back inside the call
+	// (input_required, rounds.go), and the hook gets the context of the call (CallTool's,
+	// GetPrompt's, ReadResource's) that caused them; a 2025-era server's request gets a context
+	// of its own.
 	Sampling func(ctx context.Context, server string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error)
 	Elicit   func(ctx context.Context, server string, req *sdk.ElicitRequest) (*sdk.ElicitResult, error)
 	Roots    func(ctx context.Context, server string) (*sdk.ListRootsResult, error)
@@ -656,7 +660,7 @@ func (m *Manager) CallTool(ctx context.Context, name, tool string, args json.Raw
 		if progressToken != nil {
 			params.SetProgressToken(progressToken)
 		}
-		res, err = cs.CallTool(ctx, params)
+		res, err = m.callToolRounds(ctx, name, cs, params)
 	}
 	if err != nil {
 		return nil, s.maskErr(s.callError(ctx, cs, err))
@@ -749,7 +753,7 @@ func (m *Manager) ReadResource(ctx context.Context, name string, params *sdk.Rea
 		return nil, err
 	}
 	defer end()
-	res, err := cs.ReadResource(ctx, params)
+	res, err := m.readResourceRounds(ctx, name, cs, params)
 	if err != nil {
 		return nil, s.callError(ctx, cs, err)
 	}
@@ -763,7 +767,7 @@ func (m *Manager) GetPrompt(ctx context.Context, name string, params *sdk.GetPro
 		return nil, err
 	}
 	defer end()
-	res, err := cs.GetPrompt(ctx, params)
+	res, err := m.getPromptRounds(ctx, name, cs, params)
 	if err != nil {
 		return nil, s.callError(ctx, cs, err)
 	}
@@ -837,6 +841,9 @@ func (m *Manager) newClient(s *server) *sdk.Client {
 	m.mu.Unlock()
 	opts := &sdk.ClientOptions{
 		Logger: slog.New(slog.DiscardHandler),
+		// The hub answers a 2026-era server's input_required itself (rounds.go), with the
+		// context of the call that caused it.
+		MultiRoundTrip: &sdk.MultiRoundTripOptions{Disabled: true},
 		CreateMessageHandler: func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 			if h.Sampling == nil {
 				return nil, errors.New("sampling: no client of the hub can answer")

@@ -47,9 +47,15 @@ type Upstreams struct {
 	resOwner   map[string]string          // resource URI → server
 	tmplOwner  map[string]string          // URI template → server
 	prompts    map[string][2]string       // exposed prompt → server, upstream name
-	callers    map[string][]*sdk.ServerSession
-	progress   map[string]progressRoute // upstream progress token → the client's
+	callers    map[string][]*callRoute
+	progress   map[string]*callRoute // upstream progress token → the call it is for
 	progSeq    atomic.Uint64
+
+	held    heldCalls    // 2026-era clients' calls waiting for their retry (bridge.go)
+	holdFor atomic.Int64 // SetHoldTimeout
+	// auditRound records each question relayed from a server to a client (SetAudit).
+	auditRound func(ss *sdk.ServerSession, c Caller, tool, server, method, bridge string)
+	callerRec  func(ctx context.Context, req sdk.Request) Caller // SetCallers
 }
 
 // Workspaces is what the upstream servers need of the hub's workspace handling
@@ -83,8 +89,9 @@ func New(m *upstream.Manager, toolSearch bool) *Upstreams {
 		resOwner:   map[string]string{},
 		tmplOwner:  map[string]string{},
 		prompts:    map[string][2]string{},
-		callers:    map[string][]*sdk.ServerSession{},
-		progress:   map[string]progressRoute{},
+		callers:    map[string][]*callRoute{},
+		progress:   map[string]*callRoute{},
+		held:       heldCalls{byToken: map[string]*heldCall{}, live: map[*heldCall]struct{}{}, expired: map[string]expiredCall{}},
 	}
 }
 
@@ -102,11 +109,6 @@ type servedUpstream struct {
 	templates []string
 	prompts   []string
 	instr     string
-}
-
-type progressRoute struct {
-	ss    *sdk.ServerSession
-	token any
 }
 
 // ServerOptions adds what the hub needs to proxy resources and prompts: the capabilities
@@ -173,38 +175,50 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 	u.server, u.toolsets, u.workspaces = server, toolsets, workspaces
 	u.m.SetHooks(upstream.Hooks{
 		Sampling: func(ctx context.Context, name string, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
-			ss, err := u.caller(name, "sampling/createMessage")
+			const method = "sampling/createMessage"
+			r, err := u.routeOf(ctx, name, method)
 			if err != nil {
 				return nil, err
 			}
-			if caps := clientCaps(ss); caps == nil || caps.Sampling == nil {
-				return nil, fmt.Errorf("sampling/createMessage: the calling client (%s) does not support sampling", mcptransport.ClientName(ss))
+			if caps := clientCaps(r.session()); caps == nil || caps.Sampling == nil {
+				return nil, fmt.Errorf("%s: server %q asked the calling client (%s) for sampling, which it does not support", method, name, mcptransport.ClientName(r.session()))
 			}
-			if err := relayable(ss, "sampling/createMessage"); err != nil {
+			res, err := u.relay(ctx, r, name, method, req.Params)
+			if err != nil {
 				return nil, err
 			}
-			return ss.CreateMessage(ctx, req.Params)
+			return upstream.SamplingResult(res)
 		},
 		Elicit: func(ctx context.Context, name string, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-			ss, err := u.caller(name, "elicitation/create")
+			const method = "elicitation/create"
+			r, err := u.routeOf(ctx, name, method)
 			if err != nil {
 				return nil, err
 			}
-			if !mcptransport.CanElicit(ss) {
-				return nil, fmt.Errorf("elicitation/create: the calling client (%s) does not support elicitation", mcptransport.ClientName(ss))
+			if !mcptransport.CanElicit(r.session()) {
+				return nil, fmt.Errorf("%s: server %q asked the calling client (%s) for elicitation, which it does not support", method, name, mcptransport.ClientName(r.session()))
 			}
-			if err := relayable(ss, "elicitation/create"); err != nil {
+			res, err := u.relay(ctx, r, name, method, req.Params)
+			if err != nil {
 				return nil, err
 			}
-			return ss.Elicit(ctx, req.Params)
+			er, ok := res.(*sdk.ElicitResult)
+			if !ok {
+				return nil, fmt.Errorf("%s: the client answered with %T", method, res)
+			}
+			return er, nil
 		},
 		Roots: func(ctx context.Context, name string) (*sdk.ListRootsResult, error) {
-			// The server works for whichever client calls it: it sees that client's workspace.
-			ss, err := u.caller(name, "")
+			// The server works for whichever client calls it: it sees that client's workspace,
+			// from the hub (never asked of the client, in either era).
+			r, err := u.routeOf(ctx, name, "")
 			if err != nil {
 				return nil, err
 			}
-			dir := u.workspaces.DisplayWorkspace(ss)
+			var dir string
+			if r != nil {
+				dir = u.workspaces.DisplayWorkspace(r.session())
+			}
 			if dir == "" {
 				return &sdk.ListRootsResult{Roots: []*sdk.Root{}}, nil // no project chosen yet: no root to offer
 			}
@@ -230,9 +244,13 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 			if !ok {
 				return
 			}
+			ss, tok := r.progressTarget()
+			if tok == nil {
+				return // no request of the call waits for progress (a held call between rounds)
+			}
 			np := *p
-			np.ProgressToken = r.token
-			_ = r.ss.NotifyProgress(context.Background(), &np)
+			np.ProgressToken = tok
+			_ = ss.NotifyProgress(context.Background(), &np)
 		},
 		ResourceUpdated: func(name string, p *sdk.ResourceUpdatedNotificationParams) {
 			_ = u.server.ResourceUpdated(context.Background(), p)
@@ -254,17 +272,6 @@ func (u *Upstreams) Wire(server *sdk.Server, toolsets Toolsets, workspaces Works
 	}
 }
 
-// relayable refuses to relay a server's request to a client on protocol 2026-07-28 or later:
-// there a request during a call travels back as part of the call's result (multi round-trip
-// requests, SEP-2322), which the hub does not yet do for upstream servers. Clients on earlier
-// protocols (every agent CLI tested in test/clients) get the request directly.
-func relayable(ss *sdk.ServerSession, method string) error {
-	if mcptransport.SpeaksMRTR(ss) {
-		return fmt.Errorf("%s: the calling client (%s) speaks protocol %s, where a server's request during a call must travel as a multi round-trip request; the hub does not relay those for upstream servers yet", method, mcptransport.ClientName(ss), ss.InitializeParams().ProtocolVersion)
-	}
-	return nil
-}
-
 func loggerSuffix(l string) string {
 	if l == "" {
 		return ""
@@ -283,23 +290,31 @@ func clientCaps(ss *sdk.ServerSession) *sdk.ClientCapabilities {
 	return p.Capabilities
 }
 
-// caller is the client a server's request (sampling, elicitation, roots) belongs to: the one
-// client with a call in flight on the server. A request on stdio or a session carries nothing
-// that ties it to one of several calls, so with calls of two clients in flight it cannot be
-// attributed and is refused, never guessed: answered by the wrong client it would show one
-// user's question to another, or take another's answer. (what == "" asks without an error
-// for none: roots/list from an idle server is answered with no roots.)
-func (u *Upstreams) caller(name, what string) (*sdk.ServerSession, error) {
+// routeOf is the client call a server's request (sampling, elicitation, roots) belongs to. A
+// 2026-era server's question comes back inside the call, so the hub knows it (routeFrom). A
+// 2025-era server's request on stdio or a session carries nothing that ties it to one of
+// several calls: it belongs to the one client call in flight on the server, and with calls of
+// two clients in flight (or two held calls of one 2026-era client) it is refused, never
+// guessed: answered by the wrong client it would show one user's question to another, or take
+// another's answer. (what == "" asks without an error for none: roots/list from an idle server
+// is answered with no roots.)
+func (u *Upstreams) routeOf(ctx context.Context, name, what string) (*callRoute, error) {
+	if r := routeFrom(ctx); r != nil {
+		return r, nil
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var one *sdk.ServerSession
-	for _, ss := range u.callers[name] {
+	var one *callRoute
+	for _, r := range u.callers[name] {
 		switch {
 		case one == nil:
-			one = ss
-		case ss != one:
+			one = r
+		case r.session() != one.session() || r.held != nil || one.held != nil:
 			if what == "" {
 				what = "roots/list"
+			}
+			if r.session() == one.session() {
+				return nil, fmt.Errorf("%s: several calls of one client are in flight on server %q, and the request does not say which call it belongs to; refused rather than answering the wrong call (it succeeds with one call at a time)", what, name)
 			}
 			return nil, fmt.Errorf("%s: calls of several clients are in flight on server %q, and the request does not say which call it belongs to; refused rather than asking the wrong client (it succeeds when one client calls the server at a time)", what, name)
 		}
@@ -314,30 +329,28 @@ func (u *Upstreams) callersOf(name string) []*sdk.ServerSession {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []*sdk.ServerSession
-	for _, ss := range u.callers[name] {
-		if !slices.Contains(out, ss) {
+	for _, r := range u.callers[name] {
+		if ss := r.session(); !slices.Contains(out, ss) {
 			out = append(out, ss)
 		}
 	}
 	return out
 }
 
-// track records a client call in flight on a server (and its progress token) until done.
-func (u *Upstreams) track(name string, req interface {
-	GetSession() sdk.Session
-}, token any) (upToken any, done func()) {
-	ss, _ := req.GetSession().(*sdk.ServerSession)
+// track records a client call in flight on a server (and its progress route) until done.
+func (u *Upstreams) track(name string, r *callRoute, token any) (upToken any, done func()) {
 	u.mu.Lock()
-	if ss != nil {
-		u.callers[name] = append(u.callers[name], ss)
-	}
+	u.callers[name] = append(u.callers[name], r)
 	var key string
-	if token != nil && ss != nil {
+	if r.session() != nil && (token != nil || r.held != nil) {
+		// A held call gets a token upstream even when the first round has none: a later
+		// round's may have one.
 		key = "sb-" + strconv.FormatUint(u.progSeq.Add(1), 10)
-		u.progress[key] = progressRoute{ss: ss, token: token}
+		u.progress[key] = r
 		upToken = key
 	}
 	u.mu.Unlock()
+	r.setRequest(nil, Caller{}, token)
 	return upToken, func() {
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -345,7 +358,7 @@ func (u *Upstreams) track(name string, req interface {
 			delete(u.progress, key)
 		}
 		c := u.callers[name]
-		if i := slices.Index(c, ss); i >= 0 {
+		if i := slices.Index(c, r); i >= 0 {
 			u.callers[name] = slices.Delete(c, i, i+1)
 		}
 	}
@@ -439,9 +452,13 @@ func (u *Upstreams) sync(name string) {
 		t := proxiedTool(name, o)
 		upName := o.Tool.Name
 		handler := func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			upTok, done := u.track(name, req, req.Params.GetProgressToken())
+			if req.Session != nil && mcptransport.SpeaksMRTR(req.Session) {
+				return u.callHeld(ctx, req, name, upName) // bridge.go
+			}
+			route := newRoute(req.Session, u.callerOf(ctx, req), req.Params.Name, nil)
+			upTok, done := u.track(name, route, req.Params.GetProgressToken())
 			defer done()
-			res, err := u.m.CallTool(ctx, name, upName, req.Params.Arguments, upTok)
+			res, err := u.m.CallTool(withRoute(ctx, route), name, upName, req.Params.Arguments, upTok)
 			if err != nil {
 				return tool.Error(err), nil
 			}
@@ -514,7 +531,8 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		}
 	}
 	read := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-		return m.ReadResource(ctx, name, req.Params)
+		// A 2026-era server's questions during the read come back with this context.
+		return m.ReadResource(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), req.Params.URI, nil)), name, req.Params)
 	}
 	for _, r := range cat.Resources {
 		if owner, taken := u.resOwner[r.URI]; taken && owner != name {
@@ -544,7 +562,7 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		u.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			params := *req.Params
 			params.Name = upName
-			return m.GetPrompt(ctx, name, &params)
+			return m.GetPrompt(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), exposed, nil)), name, &params)
 		})
 	}
 }

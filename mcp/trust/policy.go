@@ -39,10 +39,11 @@ type Trust struct {
 	logger    *slog.Logger
 	home      string // the user's home directory, symlinks resolved ("" when unknown)
 
-	rounds    roundStates         // multi round-trip state of calls waiting for a client's answers
-	roots     sync.Map            // *sdk.ServerSession → *sessionRoots
-	pathTools map[string]bool     // tools that work in the caller's workspace (declared; they need a roots client's consent)
-	pathArgs  map[string][]string // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
+	rounds    roundStates                                      // multi round-trip state of calls waiting for a client's answers
+	resumes   func(context.Context, *sdk.CallToolRequest) bool // SetResumes
+	roots     sync.Map                                         // *sdk.ServerSession → *sessionRoots
+	pathTools map[string]bool                                  // tools that work in the caller's workspace (declared; they need a roots client's consent)
+	pathArgs  map[string][]string                              // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
 }
 
 // SessionIdentity is what Trust needs of the hub's record of client sessions.
@@ -127,6 +128,11 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return tool.ErrorText(fmt.Sprintf("%s: denied by %s in the policy of %s; edit that rule to allow it",
 				creq.Params.Name, d.RuleName(), tr.PolicyFile())), nil
 		}
+		if d.Action == policy.Ask && tr.resumes != nil && tr.resumes(ctx, creq) {
+			// The next round of a call that was approved when it started (a held upstream
+			// call, mcp/proxy/bridge.go): asking again would ask at every round.
+			d.Action = policy.Allow
+		}
 		var rd *round // only calls that ask something need one
 		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ss)) {
 			rd = tr.newRound(ctx, creq)
@@ -164,6 +170,10 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// SetResumes tells the policy which calls are the next round of a call it already allowed
+// (a 2026-era client's retry of a held upstream call): those are not asked about again.
+func (tr *Trust) SetResumes(f func(context.Context, *sdk.CallToolRequest) bool) { tr.resumes = f }
 
 // PolicyFile names the file holding the policy, for error messages that tell the user which
 // file to edit (tools.Workspaces).
