@@ -213,6 +213,9 @@ func (s *Store) load() error {
 			_ = os.Remove(path)
 			continue
 		}
+		// Session ids are counters of one hub run: after a restart "unix-1" is someone else.
+		// The client reconnecting over the same kind of connection still may collect it.
+		t.Owner.Session = ""
 		s.tasks[t.ID] = &entry{task: t, ends: ends}
 	}
 	return nil
