@@ -448,12 +448,6 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// TasksSnapshot is the "tasks" channel's snapshot: every task, newest first, without results;
-// each event is a tasks.Change.
-type TasksSnapshot struct {
-	Tasks []tasks.Task `json:"tasks"`
-}
-
 // wireFeed publishes the tasks on the hub's "tasks" channel.
 func (r *taskRunner) wireFeed(h *wshub.Hub) {
 	if r == nil || h == nil {
