@@ -72,7 +72,7 @@ export interface Task {
   id: string;
   owner: Owner;
   tool: string;
-  status: Status;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
   statusMessage?: string;
   progress?: Progress;
   created: string;
