@@ -77,6 +77,7 @@ function fakeControl(overrides: Partial<Control> = {}) {
     startProcess: rec('startProcess', { id: 'proc-7' }),
     stopProcess: rec('stopProcess'),
     killProcess: rec('killProcess'),
+    cancelTask: rec('cancelTask'),
     sendInput: rec('sendInput'),
     createIDESession: rec('createIDESession', { session: { id: 's-new', name: 'n', status: 'active', createdAt: '' } }),
     sendChat: rec('sendChat'),
