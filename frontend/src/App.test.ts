@@ -199,6 +199,7 @@ describe('App', () => {
       'approvals',
       'servers',
       'project', // the header's project folder and the first-run prompt
+      'tasks', // the Activity view's Tasks list
       'ml', // the overview's inference backends card
     ]);
     expect($('hub-status')?.dataset.status).toBe('open');
