@@ -342,6 +342,33 @@ func TestTasksExtension(t *testing.T) {
 		t.Fatalf("after tasks/cancel: %v", r)
 	}
 
+	// A 2026-07-28 client: no initialize, the extension declared in each request's _meta.
+	modern := dialRaw(t, sock)
+	meta := func(ext bool) map[string]any {
+		caps := map[string]any{}
+		if ext {
+			caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
+		}
+		return map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "modern-client", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": caps}
+	}
+	m = modern.ask(1, "tools/call", map[string]any{"_meta": meta(true), "name": "exec", "arguments": map[string]any{"command": "sleep", "args": []string{"2"}}})
+	id3, _ := m["result"].(map[string]any)["taskId"].(string)
+	if m["result"].(map[string]any)["resultType"] != "task" || id3 == "" {
+		t.Fatalf("a 2026-07-28 client declaring the extension per request: %v", m)
+	}
+	if r, _ := modern.ask(2, "tasks/get", map[string]any{"_meta": meta(true), "taskId": id3})["result"].(map[string]any); r["status"] != "working" {
+		t.Fatalf("tasks/get on 2026-07-28: %v", r)
+	}
+	// The same client without the extension on this request gets the tool-result handle.
+	m = modern.ask(3, "tools/call", map[string]any{"_meta": meta(false), "name": "exec", "arguments": map[string]any{"command": "sleep", "args": []string{"2"}}})
+	r, _ := m["result"].(map[string]any)
+	sc, _ := r["structuredContent"].(map[string]any)
+	if r["resultType"] != "complete" || sc["task_id"] == nil {
+		t.Fatalf("a 2026-07-28 request without the extension: %v", m)
+	}
+
 	plain := dialRaw(t, sock)
 	plain.initialize("ext-client", false)
 	e, _ := plain.ask(1, "tasks/get", map[string]any{"taskId": id})["error"].(map[string]any)
