@@ -336,6 +336,9 @@ func New(opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	s.toolsets.init()
+	if s.tasks != nil {
+		s.tasks.schemaless = schemalessTools(s.inventory)
+	}
 	s.trust.ComputePathTools(s.inventory.Tools())
 	for _, sub := range s.subsystems {
 		if m, ok := sub.(*tools.MLTools); ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/tasks"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/channel"
+	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
@@ -77,6 +78,9 @@ type taskRunner struct {
 	store *tasks.Store
 	after time.Duration
 	owner func(ctx context.Context, req sdk.Request) tasks.Owner
+	// schemaless reports whether a tool is known to declare no output schema (its handle may
+	// then carry structuredContent.task_id).
+	schemaless func(tool string) bool
 
 	calls sync.Map // progressKey → *runningCall: calls that may become (or are) tasks
 }
@@ -207,15 +211,31 @@ func (r *taskRunner) finish(id string, res sdk.Result, err error) {
 	r.store.Finish(id, raw, nil)
 }
 
-// handle is the answer to a client without the extension: an ordinary tool result naming the
-// task and how to collect it.
+// TaskIDMetaKey is the _meta key of a task handle naming the task, for programs reading the
+// result; RelatedTaskMetaKey is the same id as the Tasks specification's related-task.
+const (
+	TaskIDMetaKey      = "switchboard/task_id"
+	RelatedTaskMetaKey = "io.modelcontextprotocol/related-task"
+)
+
+// handle is the answer to a client without the extension: a tool result naming the task and how
+// to collect it. A tool that declares an output schema must answer structured content that
+// conforms to it (the MCP specification), and clients check (the TypeScript SDK, under Claude
+// Code and Gemini CLI, throws "Structured content does not match the tool's output schema"):
+// for such a tool the handle is an error result with the id in its text and _meta, the only
+// shape every client passes to the model; a tool without one gets structuredContent.task_id.
 func (r *taskRunner) handle(req sdk.Request, t tasks.Task, after time.Duration) sdk.Result {
 	text := fmt.Sprintf("%s is still running after %s, so the hub answers now and the call goes on as task %s. "+
 		"Call tasks_get {\"task_id\": %q} to see its progress and, once it ends, its result (kept for %s after it ends); "+
 		"tasks_cancel {\"task_id\": %q} stops it.", t.Tool, after, t.ID, t.ID, r.store.TTL(), t.ID)
 	res := &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: text}},
-		StructuredContent: map[string]any{"task_id": t.ID, "status": string(t.Status), "tool": t.Tool},
+		Content: []sdk.Content{&sdk.TextContent{Text: text}},
+		Meta:    sdk.Meta{TaskIDMetaKey: t.ID, RelatedTaskMetaKey: map[string]any{"taskId": t.ID}},
+	}
+	if r.schemaless != nil && r.schemaless(t.Tool) {
+		res.StructuredContent = map[string]any{"task_id": t.ID, "status": string(t.Status), "tool": t.Tool}
+	} else {
+		res.IsError = true // not a failure: the only way past clients' output-schema checks
 	}
 	return completeResultType(req, res)
 }
@@ -500,4 +520,17 @@ func (s *Service) CancelTask(id string) error {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
 	return nil
+}
+
+// schemalessTools is the set of the hub's own tools that declare no output schema. Upstream
+// tools are not in it: whether one declares a schema is the server's to change at any time, so
+// its handle is the error-shaped one that passes either way.
+func schemalessTools(inv *tool.Inventory) func(string) bool {
+	set := map[string]bool{}
+	for _, d := range inv.Defs() {
+		if d.OutputSchema == nil {
+			set[d.Name] = true
+		}
+	}
+	return func(name string) bool { return set[name] }
 }
