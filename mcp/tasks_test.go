@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -379,5 +380,34 @@ func TestTasksExtension(t *testing.T) {
 	e, _ := plain.ask(1, "tasks/get", map[string]any{"taskId": id})["error"].(map[string]any)
 	if e == nil || e["code"] != float64(codeMissingCapability) {
 		t.Fatalf("a client without the extension used tasks/get: %v", e)
+	}
+}
+
+// TestTaskOverHTTP: over Streamable HTTP the handle comes back on the call's own response, the
+// call goes on after that response stream ended (its progress no longer has one), and the same
+// client on a new HTTP session collects the result.
+func TestTaskOverHTTP(t *testing.T) {
+	s := newTestService(t, WithProcessService(process.New(process.Options{})), WithTasks(t.TempDir(), taskAfter))
+	tr := s.NewTransports(TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+	if err := tr.Start(TransportHTTP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.StopAll(context.Background()) })
+	url := "http://" + tr.Addr(TransportHTTP) + "/mcp"
+	dialHTTP := func() *sdk.ClientSession {
+		hc := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "http-agent", Version: "1"}, nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	cs := dialHTTP()
+	id := handOff(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", "sleep 2; echo over-http"}}, 2*time.Second)
+	cs.Close()
+	out, res := collect(t, dialHTTP(), id)
+	if out.Status != "completed" || !strings.Contains(resultText(res), "over-http") {
+		t.Fatalf("over http: %+v %q", out, resultText(res))
 	}
 }
