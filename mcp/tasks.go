@@ -145,6 +145,7 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		key := progressKey{ss, fmt.Sprint(token)}
 		r.calls.Store(key, c)
+		began := time.Now()
 		callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})
 		// Owned by the call: it ends when the call returns; cancel (the request's, before the
@@ -179,7 +180,7 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			<-done
 			return c.res, c.err
 		}
-		t := r.store.Start(r.owner(ctx, req), p.Name, cancel)
+		t := r.store.Start(r.owner(ctx, req), p.Name, began, cancel)
 		c.taskID = t.ID
 		if c.hasProgress {
 			r.store.SetProgress(t.ID, c.progress)

@@ -133,8 +133,8 @@ func TestLongCallBecomesATask(t *testing.T) {
 	if n := s.TasksRunning(); n != 1 {
 		t.Fatalf("TasksRunning = %d, want 1", n)
 	}
-	if ts := s.Tasks(); len(ts) != 1 || ts[0].Owner.Client != "agent-a" || ts[0].Owner.Transport != "unix" {
-		t.Fatalf("Tasks() = %+v", ts)
+	if ts := s.Tasks(); len(ts) != 1 || ts[0].Owner.Client != "agent-a" || ts[0].Owner.Transport != "unix" || time.Since(ts[0].Created) < taskAfter {
+		t.Fatalf("Tasks() = %+v (a task's age counts from the call's start)", ts)
 	}
 
 	other := dialAs(t, sock, "agent-b")

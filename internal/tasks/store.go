@@ -147,11 +147,12 @@ func newID() string {
 	return "task-" + hex.EncodeToString(b)
 }
 
-// Start records a running task for tool, owned by owner, whose call cancel stops; it returns
-// the task as stored. The task exists (Get finds it) when Start returns.
-func (s *Store) Start(owner Owner, tool string, cancel context.CancelFunc) Task {
+// Start records a running task for tool, owned by owner, whose call began at began (its age
+// counts from there) and which cancel stops; it returns the task as stored. The task exists
+// (Get finds it) when Start returns.
+func (s *Store) Start(owner Owner, tool string, began time.Time, cancel context.CancelFunc) Task {
 	now := time.Now().UTC()
-	t := Task{ID: newID(), Owner: owner, Tool: tool, Status: Working, Created: now, Updated: now}
+	t := Task{ID: newID(), Owner: owner, Tool: tool, Status: Working, Created: began.UTC(), Updated: now}
 	s.mu.Lock()
 	s.tasks[t.ID] = &entry{task: t, cancel: cancel, running: true}
 	s.mu.Unlock()

@@ -67,8 +67,9 @@ type Task struct {
 	Status        Status    `json:"status" tstype:"'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
 	Progress      *Progress `json:"progress,omitempty"`
-	Created       time.Time `json:"created"`
-	Updated       time.Time `json:"updated"`
+	Created       time.Time `json:"created"` // when the call began
+
+	Updated time.Time `json:"updated"`
 	// Result is the call's result as JSON (an MCP CallToolResult), once Completed.
 	Result json.RawMessage `json:"result,omitempty" tstype:"unknown"`
 	// Error is set when Failed.

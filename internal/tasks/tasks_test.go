@@ -35,7 +35,7 @@ func TestLifecycleAndOwnership(t *testing.T) {
 	s := open(t, Options{})
 	var changes []string
 	s.Subscribe(func(c Change) { changes = append(changes, c.Kind+":"+string(c.Task.Status)) })
-	task := s.Start(alice, "exec", func() {})
+	task := s.Start(alice, "exec", time.Now(), func() {})
 	if !strings.HasPrefix(task.ID, "task-") || len(task.ID) != len("task-")+32 {
 		t.Fatalf("id %q is not 128 random bits", task.ID)
 	}
@@ -77,7 +77,7 @@ func TestLifecycleAndOwnership(t *testing.T) {
 func TestCancelStopsTheCall(t *testing.T) {
 	s := open(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
-	task := s.Start(alice, "exec", cancel)
+	task := s.Start(alice, "exec", time.Now(), cancel)
 	if err := s.Cancel(task.ID, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +96,9 @@ func TestCancelStopsTheCall(t *testing.T) {
 func TestFinishedTasksSurviveARestart(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, Options{Dir: dir, MaxResultBytes: 2048})
-	small := s.Start(alice, "exec", func() {})
-	big := s.Start(alice, "file_read", func() {})
-	running := s.Start(alice, "exec", func() {})
+	small := s.Start(alice, "exec", time.Now(), func() {})
+	big := s.Start(alice, "file_read", time.Now(), func() {})
+	running := s.Start(alice, "exec", time.Now(), func() {})
 	s.Finish(small.ID, json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`), nil)
 	huge, _ := json.Marshal(map[string]any{"content": []map[string]any{{"type": "text", "text": strings.Repeat("é", 5000)}}})
 	s.Finish(big.ID, huge, nil)

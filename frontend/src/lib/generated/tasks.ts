@@ -75,7 +75,7 @@ export interface Task {
   status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
   statusMessage?: string;
   progress?: Progress;
-  created: string;
+  created: string; // when the call began
   updated: string;
   /**
    * Result is the call's result as JSON (an MCP CallToolResult), once Completed.
