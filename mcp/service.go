@@ -455,9 +455,11 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		var errs []error
 		if s.tasks != nil {
-			// Calls still running as tasks end now (their processes with them); finished
-			// tasks stay on disk for the next start.
-			s.tasks.store.Close()
+			// Calls still running as tasks end now (their processes with them) and are kept
+			// as cancelled; finished tasks stay on disk for the next start.
+			if err := s.tasks.close(ctx); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if s.up != nil {
 			// First: a server's process group ends with the hub, whatever else fails.

@@ -82,7 +82,8 @@ type taskRunner struct {
 	// then carry structuredContent.task_id).
 	schemaless func(tool string) bool
 
-	calls sync.Map // progressKey → *runningCall: calls that may become (or are) tasks
+	calls  sync.Map       // progressKey → *runningCall: calls that may become (or are) tasks
+	handed sync.WaitGroup // calls handed back as tasks and still running (close waits for them)
 }
 
 // progressKey finds a running call from its progress notifications: tokens are the client's,
@@ -160,6 +161,7 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			c.mu.Unlock()
 			if id != "" {
 				r.finish(id, res, err)
+				r.handed.Done()
 			}
 			close(done)
 		}()
@@ -181,6 +183,7 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return c.res, c.err
 		}
 		t := r.store.Start(r.owner(ctx, req), p.Name, began, cancel)
+		r.handed.Add(1) // under c.mu: the call's goroutine sees the task id, and Done, only after
 		c.taskID = t.ID
 		if c.hasProgress {
 			r.store.SetProgress(t.ID, c.progress)
@@ -190,6 +193,20 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return r.createTaskResult(t), nil
 		}
 		return r.handle(req, t, after), nil
+	}
+}
+
+// close cancels the calls running as tasks and waits until they have returned and been
+// recorded, or ctx ends.
+func (r *taskRunner) close(ctx context.Context) error {
+	r.store.Close()
+	ended := make(chan struct{})
+	go func() { r.handed.Wait(); close(ended) }() // ends when the last task call has returned
+	select {
+	case <-ended:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("tasks: calls still running at shutdown: %w", ctx.Err())
 	}
 }
 

@@ -377,15 +377,22 @@ func (s *Store) sweepLoop() {
 	}
 }
 
-// Close stops the sweeper and cancels the calls still running (the hub is going away; their
-// processes end with it). Finished tasks stay on disk for the next start.
+// Close stops the sweeper and cancels the calls still running: the hub is going away, and their
+// processes with it. Such a task ends Cancelled ("the hub stopped"), written like any finished
+// one once its call returns, so a client asking after the restart learns what became of it.
 func (s *Store) Close() {
 	s.once.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.mu.Lock()
 		var cancels []context.CancelFunc
+		var changed []Task
+		s.mu.Lock()
+		now := time.Now().UTC()
 		for _, e := range s.tasks {
+			if e.running && !e.task.Status.Terminal() {
+				e.task.Status, e.task.StatusMessage, e.task.Updated = Cancelled, "the hub stopped while the call ran", now
+				changed = append(changed, e.task.Summary())
+			}
 			if e.running && e.cancel != nil {
 				cancels = append(cancels, e.cancel)
 			}
@@ -393,6 +400,9 @@ func (s *Store) Close() {
 		s.mu.Unlock()
 		for _, c := range cancels {
 			c()
+		}
+		for _, t := range changed {
+			s.changes.Notify(Change{Kind: "updated", Task: t})
 		}
 	})
 }

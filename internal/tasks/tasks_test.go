@@ -131,3 +131,21 @@ func TestFinishedTasksSurviveARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCloseCancelsRunningCalls: closing the store (the hub stopping) cancels the calls still
+// running; once a call returns its task is written as cancelled, and a new store reads it so.
+func TestCloseCancelsRunningCalls(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, Options{Dir: dir})
+	ctx, cancel := context.WithCancel(context.Background())
+	task := s.Start(alice, "exec", time.Now(), cancel)
+	s.Close()
+	if ctx.Err() == nil {
+		t.Fatal("Close left the call running")
+	}
+	s.Finish(task.ID, json.RawMessage(`{"content":[],"isError":true}`), nil) // the call returns with its context's error
+	got, err := open(t, Options{Dir: dir}).Get(task.ID, aliceAgain)
+	if err != nil || got.Status != Cancelled || !strings.Contains(got.StatusMessage, "hub stopped") {
+		t.Fatalf("after a restart: %+v, %v", got, err)
+	}
+}
