@@ -217,11 +217,20 @@ func TestTaskCancelKillsTheProcess(t *testing.T) {
 // TestFinishedTaskSurvivesARestart: a task that finished is collected from a new hub on the
 // same state directory, by the same client.
 func TestFinishedTaskSurvivesARestart(t *testing.T) {
-	state := t.TempDir()
-	s, sock := taskHub(t, t.TempDir(), state)
+	state, ws := t.TempDir(), t.TempDir()
+	s, sock := taskHub(t, ws, state)
 	cs := dialAs(t, sock, "agent-a")
 	id := handOff(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", "sleep 1; echo survived"}}, time.Second)
 	collect(t, cs, id)
+	// One still running when the hub stops: its process ends with the hub, the task is kept
+	// as cancelled.
+	running := handOff(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", "echo $$ > pid; sleep 300"}, "timeout": 600}, 300*time.Second)
+	var pid int
+	testutil.Eventually(t, "the shell to write its pid", func() bool {
+		raw, err := os.ReadFile(filepath.Join(ws, "pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(raw)))
+		return err == nil && pid > 0
+	})
 	cs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -238,6 +247,14 @@ func TestFinishedTaskSurvivesARestart(t *testing.T) {
 	other := dialAs(t, sock2, "agent-b")
 	if e := call(t, other, "tasks_get", map[string]any{"task_id": id}, nil); !strings.Contains(e, "belongs to another client") {
 		t.Fatalf("another client read the restored task: %q", e)
+	}
+	if !testutil.Gone(t, pid, testutil.Patience) {
+		t.Fatalf("the running task's process %d outlived the hub", pid)
+	}
+	var out2 tools.TaskGetOutput
+	mustCall(t, cs2, "tasks_get", map[string]any{"task_id": running}, &out2)
+	if out2.Status != "cancelled" || !strings.Contains(out2.StatusMessage, "hub stopped") {
+		t.Fatalf("a task running at shutdown, after the restart: %+v", out2)
 	}
 }
 
