@@ -87,6 +87,8 @@ describe('Tasks list', () => {
     expect(rows[0].querySelector('[data-testid="task-age"]')?.textContent).toMatch(/^1m\d\ds$/);
     expect(rows[1].textContent).toContain('cursor (http)');
     expect(rows[1].querySelector('[data-testid="task-cancel"]')).toBeNull(); // ended: nothing to cancel
+    // The Activity tab counts the running ones.
+    expect($('tab-activity')?.querySelector('[data-testid="tab-count"]')?.textContent).toBe('1');
 
     (rows[0].querySelector('[data-testid="task-cancel"]') as HTMLButtonElement).click();
     await vi.waitFor(() => expect(calls).toContainEqual(['cancelTask', 'task-a']));
@@ -95,6 +97,7 @@ describe('Tasks list', () => {
     const a = $$('task-row').find((r) => r.dataset.taskId === 'task-a')!;
     expect(a.dataset.status).toBe('cancelled');
     expect(a.textContent).toContain('cancelled by the user on the dashboard');
+    expect($('tab-activity')?.querySelector('[data-testid="tab-count"]')).toBeNull();
     send(sock, 'event', 'tasks', { kind: 'removed', task: task('task-a') });
     send(sock, 'event', 'tasks', { kind: 'removed', task: task('task-b') });
     expect($('tasks')).toBeNull();
