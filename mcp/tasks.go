@@ -26,8 +26,8 @@ import (
 // the request waits for it as usual (and a cancelled request cancels it); past task_after the
 // request is answered with a task and the call goes on. A client that declared the Tasks
 // extension (io.modelcontextprotocol/tasks) gets a CreateTaskResult and polls tasks/get; any
-// other client gets an ordinary tool result carrying structuredContent.task_id and text saying
-// to call tasks_get. The task keeps the call's progress (its notifications/progress, which stop
+// other client gets a tool result whose text says to call tasks_get (handle, below, on its
+// shape). The task keeps the call's progress (its notifications/progress, which stop
 // reaching the client once the request has been answered) and its result (internal/tasks).
 
 // TasksExtension is the Tasks extension's identifier.
@@ -40,6 +40,11 @@ const extensionTaskAfter = time.Second
 
 // taskPollInterval is the pollIntervalMs the hub suggests.
 const taskPollInterval = 2 * time.Second
+
+// maxRunningTasks bounds the calls running as tasks at once. The transports bound the calls
+// in flight per connection, and a handed-back call no longer counts there: past this many, a
+// long call keeps its request waiting as it would without tasks.
+const maxRunningTasks = 256
 
 // codeMissingCapability is the JSON-RPC error for a tasks/* request from a client that did not
 // declare the extension (Missing Required Client Capability).
@@ -175,6 +180,15 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			<-done
 			return c.res, c.err
 		case <-timer.C:
+		}
+		if r.store.Running() >= maxRunningTasks {
+			select {
+			case <-done:
+			case <-ctx.Done():
+				cancel()
+				<-done
+			}
+			return c.res, c.err
 		}
 		c.mu.Lock()
 		if c.finished {
