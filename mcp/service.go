@@ -303,6 +303,10 @@ func New(opts ...Option) (*Service, error) {
 		InitializedHandler:      s.trust.OnInitialized,
 		RootsListChangedHandler: s.trust.OnRootsListChanged,
 	}
+	if s.opts.tasksOn {
+		// The Tasks extension, announced in initialize and server/discover (mcp/tasks.go).
+		serverOpts.Capabilities.AddExtension(TasksExtension, map[string]any{})
+	}
 	for _, f := range s.opts.serverOpts {
 		f(serverOpts)
 	}

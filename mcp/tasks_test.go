@@ -306,9 +306,15 @@ func (r *rawSocket) initialize(name string, extension bool) {
 	if extension {
 		caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
 	}
-	if m := r.ask(0, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
-		"clientInfo": map[string]any{"name": name, "version": "1"}}); m["error"] != nil {
+	m := r.ask(0, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps,
+		"clientInfo": map[string]any{"name": name, "version": "1"}})
+	if m["error"] != nil {
 		r.t.Fatalf("initialize: %v", m["error"])
+	}
+	// The hub announces the extension.
+	raw, _ := json.Marshal(m["result"])
+	if !strings.Contains(string(raw), `"extensions":{"`+TasksExtension+`":{}}`) {
+		r.t.Fatalf("initialize does not announce %s: %s", TasksExtension, raw)
 	}
 	r.notify("notifications/initialized")
 }
@@ -375,6 +381,10 @@ func TestTasksExtension(t *testing.T) {
 		return map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "modern-client", "version": "1"},
 			"io.modelcontextprotocol/clientCapabilities": caps}
+	}
+	d := modern.ask(0, "server/discover", map[string]any{"_meta": meta(true)})
+	if raw, _ := json.Marshal(d["result"]); !strings.Contains(string(raw), `"extensions":{"`+TasksExtension+`":{}}`) {
+		t.Fatalf("server/discover does not announce %s: %v", TasksExtension, d)
 	}
 	m = modern.ask(1, "tools/call", map[string]any{"_meta": meta(true), "name": "exec", "arguments": map[string]any{"command": "sleep", "args": []string{"2"}}})
 	id3, _ := m["result"].(map[string]any)["taskId"].(string)
