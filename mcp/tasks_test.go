@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
@@ -436,5 +438,38 @@ func TestTaskOverHTTP(t *testing.T) {
 	out, res := collect(t, dialHTTP(), id)
 	if out.Status != "completed" || !strings.Contains(resultText(res), "over-http") {
 		t.Fatalf("over http: %+v %q", out, resultText(res))
+	}
+}
+
+// TestUpstreamCallBecomesATask: a long call to an upstream server (the real server-everything's
+// long-running operation, which reports progress) is handed back as a task; the server's progress
+// is the task's (through the token the hub asked with), never the client's, and tasks_get
+// collects the server's result.
+func TestUpstreamCallBecomesATask(t *testing.T) {
+	s, m := upstreamHub(t, WithTasks(t.TempDir(), taskAfter))
+	c := connectUpstreamClient(t, s)
+	waitUpstream(t, m, "everything", func(st upstream.Status) bool {
+		return slices.ContainsFunc(st.Tools, func(ts upstream.ToolStatus) bool { return ts.Name == "trigger-long-running-operation" })
+	})
+	if _, err := m.Approve(t.Context(), "everything"); err != nil { // its tools: quarantined until approved
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "everything's tools to be served", func() bool {
+		return slices.Contains(toolNames(t, c.cs), "everything__trigger-long-running-operation")
+	})
+	id := handOff(t, c.cs, "everything__trigger-long-running-operation", map[string]any{"duration": 3, "steps": 6}, 3*time.Second)
+	testutil.Eventually(t, "the server's progress on the task", func() bool {
+		var out tools.TaskGetOutput
+		mustCall(t, c.cs, "tasks_get", map[string]any{"task_id": id}, &out)
+		return out.Progress != nil && out.Progress.Total == 6 && out.Progress.Done >= 1
+	})
+	out, res := collect(t, c.cs, id)
+	if out.Status != "completed" || !strings.Contains(strings.ToLower(resultText(res)), "long running operation completed") {
+		t.Fatalf("the upstream call's result: %+v %q", out, resultText(res))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.progress) != 0 {
+		t.Fatalf("the client got progress it never asked for: %v %v", c.progress, c.progressTokens)
 	}
 }
