@@ -473,3 +473,36 @@ func TestUpstreamCallBecomesATask(t *testing.T) {
 		t.Fatalf("the client got progress it never asked for: %v %v", c.progress, c.progressTokens)
 	}
 }
+
+// TestCancelBeforeTheHandBack: until task_after the request owns the call as before: the
+// client's notifications/cancelled kills exec's process, no task is made and no reply is sent.
+func TestCancelBeforeTheHandBack(t *testing.T) {
+	ws := t.TempDir()
+	s := newTestService(t, WithWorkspaceRoot(ws), WithProcessService(process.New(process.Options{})), WithTasks(t.TempDir(), time.Minute))
+	rc := newRawConn(t, s)
+	rc.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sh","args":["-c","echo $$ > pid; sleep 300"],"timeout":600}}}`)
+	var pid int
+	testutil.Eventually(t, "the shell to write its pid", func() bool {
+		raw, err := os.ReadFile(filepath.Join(ws, "pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(raw)))
+		return err == nil && pid > 0
+	})
+	rc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
+	if !testutil.Gone(t, pid, testutil.Patience) {
+		t.Fatalf("the cancelled call's process %d still runs", pid)
+	}
+	awaitCallsEnded(t, s, "exec", 1)
+	rc.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	_, before := rc.next(func(m map[string]any) bool { return fmt.Sprint(m["id"]) == "8" }, 5*time.Second)
+	for _, m := range before {
+		if fmt.Sprint(m["id"]) == "7" {
+			t.Fatalf("a reply to the cancelled request: %v", m)
+		}
+		if m["method"] == "notifications/progress" {
+			t.Fatalf("progress the client never asked for: %v", m)
+		}
+	}
+	if len(s.Tasks()) != 0 {
+		t.Fatalf("a task for a call cancelled before task_after: %+v", s.Tasks())
+	}
+}
