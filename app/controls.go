@@ -87,6 +87,13 @@ var dashboardControls = dashcontrol.NewTable(
 			}),
 	},
 
+	// Tasks: long calls handed back to their clients (the Activity view's Tasks list).
+	dashcontrol.Control[*Controller]{
+		Name: "CancelTask", Route: "POST /api/tasks/{id}/cancel", Action: "cancel task {id}",
+		Doc:  "stops a task's call, whichever client started it (an exec's process group is killed).",
+		Call: dashcontrol.Call1(dashcontrol.Path[string]("id"), (*Controller).CancelTask),
+	},
+
 	// IDE bridge.
 	dashcontrol.Control[*Controller]{
 		Name: "CreateIDESession", Route: "POST /api/ide/sessions", Action: "create session",

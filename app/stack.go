@@ -306,6 +306,8 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	st.Code = code.NewPool(code.Options{Idle: cfg.Code.IdleTimeout(), Commands: cfg.Code.Servers,
 		StateDir: filepath.Join(cfg.DataDir, "code"), Logger: logger})
 	opts = append(opts, mcp.WithCode(st.Code))
+	// Calls that outlive task_after go on as tasks; finished ones are kept under the data dir.
+	opts = append(opts, mcp.WithTasks(filepath.Join(cfg.DataDir, "tasks"), cfg.TaskAfter.Duration))
 	opts = append(opts, so.Extra...)
 	svc, err := mcp.New(opts...)
 	if err != nil {

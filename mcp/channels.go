@@ -4,6 +4,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/tasks"
 )
 
 // Hub channels the service publishes on, and their payloads (documented in docs/architecture.md).
@@ -73,4 +74,10 @@ type ProcessStatusEvent struct {
 // TransportsFeed is the "transports" channel's snapshot and every event: the whole list.
 type TransportsFeed struct {
 	Transports []TransportStatus `json:"transports"`
+}
+
+// TasksSnapshot is the "tasks" channel's snapshot: every task, newest first, without results;
+// each event is a tasks.Change.
+type TasksSnapshot struct {
+	Tasks []tasks.Task `json:"tasks"`
 }

@@ -52,6 +52,9 @@ var hubGroups = []groupDecl{
 	{tools.CodeGroup, func(s *Service) any {
 		return when(s.code != nil, func() any { return tools.NewCodeTools(s.trust, hubSessions{s}, s.code, s.procs, s.execRules()) })
 	}},
+	{tools.TasksGroup, func(s *Service) any {
+		return when(s.tasks != nil, func() any { return tools.NewTasksTools(s, s.tasks.store) })
+	}},
 }
 
 // when is deps() when the group is configured, else nil (the group is left out).

@@ -32,6 +32,9 @@ func (s *Service) Instructions() string {
 	b.WriteString(strings.Join(groups, "; "))
 	b.WriteString(".")
 	b.WriteString(s.up.Instructions())
+	if after := s.tasks.threshold(false); after > 0 {
+		fmt.Fprintf(&b, " A call still running after %s is answered with a task_id while it goes on: collect its result with tasks_get.", after)
+	}
 	return b.String()
 }
 

@@ -78,6 +78,7 @@ type Service struct {
 	rag        *rag.Live         // the engine in force; a Settings save or a hand edit switches it
 	notes      *tools.NotesState // memory_*, todo_* (mcp/tools/notes.go)
 	code       *tools.CodeState  // code_*, project_* (mcp/code_options.go)
+	tasks      *taskRunner       // long calls handed back as tasks (mcp/tasks.go), nil when off
 	subsystems []Subsystem
 
 	// The parts, each built in New with only what it uses.
@@ -135,6 +136,10 @@ type optionValues struct {
 
 	// toolsetsEveryServer: WithDefaultToolsets, whose sets include every upstream server.
 	toolsetsEveryServer bool
+
+	tasksOn   bool          // WithTasks
+	tasksDir  string        // where finished tasks are kept
+	taskAfter time.Duration // a call running longer becomes a task (0: never)
 }
 
 // WithWorkspaceRoot confines file tools to dir (default: the current directory).
@@ -299,6 +304,10 @@ func New(opts ...Option) (*Service, error) {
 		InitializedHandler:      s.trust.OnInitialized,
 		RootsListChangedHandler: s.trust.OnRootsListChanged,
 	}
+	if s.opts.tasksOn {
+		// The Tasks extension, announced in initialize and server/discover (mcp/tasks.go).
+		serverOpts.Capabilities.AddExtension(TasksExtension, map[string]any{})
+	}
 	for _, f := range s.opts.serverOpts {
 		f(serverOpts)
 	}
@@ -312,8 +321,14 @@ func New(opts ...Option) (*Service, error) {
 	for _, f := range s.opts.serverSetup {
 		f(s.server)
 	}
+	tr, err := s.newTaskRunner()
+	if err != nil {
+		return nil, err
+	}
+	s.tasks = tr
 	s.inventory = &tool.Inventory{}
-	ts, err := newToolsetState(s.server, s.inventory, s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer, servers)
+	var ts *toolsetState
+	ts, err = newToolsetState(s.server, s.inventory, s.opts.toolsetsChosen, s.opts.toolsets, s.opts.toolsetsEveryServer, servers)
 	if err != nil {
 		return nil, err
 	}
@@ -326,6 +341,9 @@ func New(opts ...Option) (*Service, error) {
 		return nil, err
 	}
 	s.toolsets.init()
+	if s.tasks != nil {
+		s.tasks.schemaless = schemalessTools(s.inventory)
+	}
 	s.trust.ComputePathTools(s.inventory.Tools())
 	for _, sub := range s.subsystems {
 		if m, ok := sub.(*tools.MLTools); ok {
@@ -355,11 +373,18 @@ func New(opts ...Option) (*Service, error) {
 	if s.up != nil && s.up.ToolSearch() {
 		s.server.AddReceivingMiddleware(s.up.ToolSearchMiddleware) // outside audit: it audits the real tool
 	}
-	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
+	s.server.AddReceivingMiddleware(s.recoverMiddleware)
+	if s.tasks != nil {
+		// Outermost: the whole call, recovery, audit and policy included, runs on the context
+		// the task owns, so it can outlive the request.
+		s.server.AddReceivingMiddleware(s.tasks.middleware)
+		s.server.AddSendingMiddleware(s.tasks.sendingMiddleware)
+	}
 	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.Approvals(), s.logger)
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
 	s.trust.WireFeeds(s.hub)
+	s.tasks.wireFeed(s.hub)
 	s.watchOwnedProcesses()
 	if s.hub != nil && s.rag != nil {
 		tools.WireRAGFeed(s.hub, s.rag, s.ragFeed)
@@ -446,6 +471,13 @@ func (s *Service) OnActivity(fn func(audit.Entry)) (cancel func()) {
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		var errs []error
+		if s.tasks != nil {
+			// Calls still running as tasks end now (their processes with them) and are kept
+			// as cancelled; finished tasks stay on disk for the next start.
+			if err := s.tasks.close(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if s.up != nil {
 			// First: a server's process group ends with the hub, whatever else fails. Calls
 			// held for 2026-era clients' answers end before it (their questions would keep

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -183,7 +184,7 @@ func everyGroup(t *testing.T) *mcp.Service {
 		mcp.WithWSHub(h),
 		mcp.WithSubsystem(ide.New(nil)),
 		mcp.WithML(mlRegistry(t), tools.MLOptions{}),
-		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()),
+		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()), mcp.WithTasks(t.TempDir(), time.Minute),
 		mcp.WithBrowser(webview.New(webview.Options{})),
 		mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(true),
 		mcp.WithCode(pool),

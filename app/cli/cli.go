@@ -430,6 +430,9 @@ and --toolsets configure a hub, so with either of them call always uses a privat
 			if err != nil {
 				return err
 			}
+			if res, err = awaitTask(ctx, cs, res); err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			if res.IsError {
 				for _, c := range res.Content {

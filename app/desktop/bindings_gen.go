@@ -6,6 +6,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/agentic/protocol"
 	"github.com/switchboard-hub/switchboard/internal/process"
+	"github.com/switchboard-hub/switchboard/internal/tasks"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 	"github.com/switchboard-hub/switchboard/mcp/ide"
@@ -51,6 +52,11 @@ func (a *App) KillProcess(id string) (process.Info, error) {
 // SendInput writes to a process's stdin.
 func (a *App) SendInput(id string, input string) (app.InputResult, error) {
 	return callControl[app.InputResult](a, "SendInput", id, input)
+}
+
+// CancelTask stops a task's call, whichever client started it (an exec's process group is killed).
+func (a *App) CancelTask(id string) (tasks.Task, error) {
+	return callControl[tasks.Task](a, "CancelTask", id)
 }
 
 // CreateIDESession asks the agentic backend for a new session.

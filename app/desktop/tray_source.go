@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/sessions"
+	"github.com/switchboard-hub/switchboard/internal/tasks"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp"
@@ -56,6 +57,8 @@ func (s traySource) Bridge() (bool, string) {
 }
 
 func (s traySource) PendingApprovals() []policy.Approval { return s.st.Service.Approvals().Pending() }
+
+func (s traySource) TasksRunning() int { return s.st.Service.TasksRunning() }
 
 func (s traySource) DecideApproval(id string, allow bool) error {
 	decision := "deny"
@@ -146,6 +149,11 @@ func (s traySource) Subscribe(changed func()) (cancel func()) {
 		s.st.Service.Sessions().Subscribe(func(sessions.Change) { changed() }),
 		s.st.Service.Approvals().Subscribe(func(policy.ApprovalChange) { changed() }),
 		s.st.Service.OnWorkspaceChange(func(string) { changed() }),
+		s.st.Service.OnTasksChange(func(c tasks.Change) {
+			if c.Kind != "updated" { // progress ticks change no count
+				changed()
+			}
+		}),
 	}
 	if s.st.WSHub != nil {
 		cancels = append(cancels, s.st.WSHub.OnChange(func(wshub.Stats) { changed() }))

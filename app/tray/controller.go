@@ -48,6 +48,7 @@ type Source interface {
 	// Bridge is the IDE bridge's state; connected false with lastError "" when there is none.
 	Bridge() (connected bool, lastError string)
 	PendingApprovals() []policy.Approval // oldest first
+	TasksRunning() int                   // tool calls running as tasks
 	DecideApproval(id string, allow bool) error
 	// SignIn starts signing the hub in to a remote server: its page opens in the browser.
 	SignIn(server string) error
@@ -137,6 +138,7 @@ func (c *Controller) snapshot(notice string) State {
 		s.Approvals = len(pending)
 		s.NextApproval = Approval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: a.Arguments}
 	}
+	s.Tasks = c.src.TasksRunning()
 	s.BridgeConnected, s.BridgeError = c.src.Bridge()
 	if on, ok := c.src.Autostart(); ok {
 		s.Autostart = &on

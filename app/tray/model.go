@@ -23,6 +23,7 @@ type State struct {
 	BridgeError      string // last bridge dial error while offline
 	Notice           string // outcome of the last tray action, shown until it expires
 	Approvals        int    // tool calls and roots waiting for the user's answer
+	Tasks            int    // tool calls running as tasks (they outlived their client's request)
 	NextApproval     Approval
 	// Autostart is the "Start at login" item: whether the XDG autostart entry exists. Nil when
 	// the app cannot manage it (the item is left out).
@@ -152,8 +153,9 @@ const (
 // Dashboard views tray items open: the tab names of frontend/src/App.svelte, which shows the view
 // its location hash names (#clients).
 const (
-	ViewClients = "clients"
-	ViewServers = "servers"
+	ViewClients  = "clients"
+	ViewServers  = "servers"
+	ViewActivity = "activity" // its Tasks list shows the running tasks
 )
 
 // transport is a transport as the menu names it.
@@ -376,6 +378,14 @@ func projectItem(p Project) Item {
 	return it
 }
 
+// tasksLabel is the tray line while tasks run: "2 tasks running".
+func tasksLabel(n int) string {
+	if n == 1 {
+		return "1 task running"
+	}
+	return fmt.Sprintf("%d tasks running", n)
+}
+
 // approvalsLabel is the tray line for pending approvals: "2 waiting for approval".
 func approvalsLabel(n int) string { return fmt.Sprintf("%d waiting for approval", n) }
 
@@ -406,6 +416,10 @@ func BuildMenu(s State) Menu {
 			add(Item{Label: "Allow " + q, Tooltip: tip, Enabled: true, Action: Action{Kind: ActionApprove, Approval: a.ID}})
 			add(Item{Label: "Deny " + q, Tooltip: tip, Enabled: true, Action: Action{Kind: ActionDeny, Approval: a.ID}})
 		}
+	}
+	if s.Tasks > 0 {
+		add(Item{Label: tasksLabel(s.Tasks), Tooltip: "Tool calls that ran longer than their client waited and go on as tasks; open the dashboard's Activity view to follow or cancel them",
+			Enabled: true, Action: Action{Kind: ActionOpenDashboard, View: ViewActivity}})
 	}
 	add(Item{Label: LabelOpenDashboard, Tooltip: "Show the Switchboard window", Enabled: true, Action: Action{Kind: ActionOpenDashboard}})
 	if s.Project != nil {

@@ -450,3 +450,17 @@ func TestTraySignInItem(t *testing.T) {
 		t.Errorf("item %+v", it)
 	}
 }
+
+// TestTrayTasksLine: while tasks run the menu says how many and opens the Activity view (its
+// Tasks list); with none the line is gone.
+func TestTrayTasksLine(t *testing.T) {
+	for n, want := range map[int]string{1: "1 task running", 3: "3 tasks running"} {
+		it := itemWithPrefix(t, BuildMenu(State{Transports: trayTestTransports(), Tasks: n}), want)
+		if it.Action != (Action{Kind: ActionOpenDashboard, View: ViewActivity}) || !it.Enabled {
+			t.Errorf("%d tasks: item %+v", n, it)
+		}
+	}
+	if labels := strings.Join(menuLabels(BuildMenu(State{Transports: trayTestTransports()})), "|"); strings.Contains(labels, "running") && strings.Contains(labels, "task") {
+		t.Errorf("a tasks line without tasks: %q", labels)
+	}
+}

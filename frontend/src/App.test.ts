@@ -77,6 +77,7 @@ function fakeControl(overrides: Partial<Control> = {}) {
     startProcess: rec('startProcess', { id: 'proc-7' }),
     stopProcess: rec('stopProcess'),
     killProcess: rec('killProcess'),
+    cancelTask: rec('cancelTask'),
     sendInput: rec('sendInput'),
     createIDESession: rec('createIDESession', { session: { id: 's-new', name: 'n', status: 'active', createdAt: '' } }),
     sendChat: rec('sendChat'),
@@ -198,6 +199,7 @@ describe('App', () => {
       'approvals',
       'servers',
       'project', // the header's project folder and the first-run prompt
+      'tasks', // the Activity view's Tasks list
       'ml', // the overview's inference backends card
     ]);
     expect($('hub-status')?.dataset.status).toBe('open');

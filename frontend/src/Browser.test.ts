@@ -28,7 +28,7 @@ async function start() {
     transports: async () => ({ transports: [] }),
     toolsets: async () => ({ toolsets: [] }),
     approvals: async () => ({ approvals: [], policy: null }),
-    setTransport: ok, startProcess: ok, stopProcess: ok, killProcess: ok, sendInput: ok,
+    setTransport: ok, startProcess: ok, stopProcess: ok, killProcess: ok, sendInput: ok, cancelTask: ok,
     createIDESession: ok, sendChat: ok, clientConfig: ok,
   } as unknown as Control;
   window.location.hash = '#browser';

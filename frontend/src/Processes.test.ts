@@ -59,6 +59,7 @@ async function start(hash = '#processes') {
     startProcess: rec1('startProcess', proc('proc-9', 'running')),
     stopProcess: rec1('stopProcess'),
     killProcess: rec1('killProcess'),
+    cancelTask: rec1('cancelTask'),
     sendInput: rec1('sendInput'),
     createIDESession: rec1('createIDESession'),
     sendChat: rec1('sendChat'),

@@ -143,6 +143,11 @@ type Config struct {
 	// only servers_search and servers_call; the tools stay callable by name). A top-level key:
 	// write it above the first [table].
 	ServerTools string `toml:"server_tools"`
+	// TaskAfter: a tool call still running after this long is handed back to its client as a
+	// task (a task_id to collect with tasks_get; a Tasks-extension task for clients that declare
+	// io.modelcontextprotocol/tasks) and goes on running. Default 45s, under the 60 s timeout
+	// most clients use; "0s" turns it off. A top-level key: write it above the first [table].
+	TaskAfter Duration `toml:"task_after"`
 }
 
 // Code is the [code] section: how long an unused language server lives and, per language, the
@@ -267,6 +272,9 @@ const (
 	DefaultDashboardAddr = "127.0.0.1:9102"
 )
 
+// DefaultTaskAfter is task_after's default: under the 60 s request timeout of most clients.
+const DefaultTaskAfter = 45 * time.Second
+
 // Default returns the built-in configuration.
 func Default() Config { return defaultFor(ReadEnv()) }
 
@@ -295,6 +303,7 @@ func defaultFor(e Env) Config {
 	c.Browser.Headless = true
 	c.Desktop.Notifications = true
 	c.Code.Idle.Duration = code.DefaultIdle
+	c.TaskAfter.Duration = DefaultTaskAfter
 	return c
 }
 
@@ -372,6 +381,9 @@ func LoadWith(path string, e Env) (Config, error) {
 	}
 	if err := c.Code.Validate(); err != nil {
 		return c, fmt.Errorf("config %s: %w", c.Path, err)
+	}
+	if d := c.TaskAfter.Duration; d > 0 && d < time.Second {
+		return c, fmt.Errorf("config %s: task_after: %s would turn almost every call into a task; write at least \"1s\" (default \"45s\"), or \"0s\" to turn tasks off", c.Path, d)
 	}
 	switch c.ServerTools {
 	case "", "all", "search":

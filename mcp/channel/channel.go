@@ -20,4 +20,5 @@ const (
 	RAG           = "rag"
 	Code          = "code"    // language servers, their diagnostics, project_run results (tools.CodeFeed)
 	Servers       = "servers" // every upstream server's status
+	Tasks         = "tasks"   // long calls handed back as tasks (mcp.TasksSnapshot, tasks.Change)
 )

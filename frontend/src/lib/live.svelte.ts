@@ -8,6 +8,7 @@ import type { Bootstrap, BridgeStatus, HubMessage } from './types';
 import { initialApprovals, reduceApprovals, type ApprovalsState } from './approvals';
 import { initialServers, reduceServers, SERVER_STATES, type ServersState } from './servers';
 import { initialProject, reduceProject, type ProjectState } from './project';
+import { initialTasks, reduceTasks, running, type TasksState } from './tasks';
 import {
   initialActivity,
   initialBridge,
@@ -132,6 +133,8 @@ export class Dashboard {
   readonly servers: ChannelStore<ServersState>;
   /** The project folder: the header's chooser and the first-run prompt. */
   readonly project: ChannelStore<ProjectState>;
+  /** Long calls handed back as tasks: the Activity view's Tasks list and its tab count. */
+  readonly tasks: ChannelStore<TasksState>;
 
   private readonly frame: FrameScheduler;
   private nextNotice = 1;
@@ -165,6 +168,7 @@ export class Dashboard {
     this.approvals = this.channel('approvals', reduceApprovals, initialApprovals);
     this.servers = this.channel('servers', reduceServers, initialServers);
     this.project = this.channel('project', reduceProject, initialProject);
+    this.tasks = this.channel('tasks', reduceTasks, initialTasks);
     const tick = opts.tickMs ?? 1000;
     if (tick > 0) this.startClock(tick);
   }
@@ -189,6 +193,9 @@ export class Dashboard {
     }
     for (const s of this.servers.value.servers) {
       if (s.state === SERVER_STATES.running) out.push({ at: s.since, kind: 'ago' });
+    }
+    for (const t of this.tasks.value.tasks) {
+      if (running(t)) out.push({ at: t.created, kind: 'duration' });
     }
     return out;
   }
@@ -281,7 +288,7 @@ export class Dashboard {
   }
 
   dispose(): void {
-    for (const s of [this.sessions, this.activity, this.transports, this.toolsets, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity, this.approvals, this.servers]) {
+    for (const s of [this.sessions, this.activity, this.transports, this.toolsets, this.processes, this.bridge, this.ideSessions, this.builds, this.ideActivity, this.approvals, this.servers, this.tasks]) {
       s.dispose();
     }
     this.hub.close();

@@ -8,6 +8,7 @@ import type * as ide from './ide';
 import type * as mcp from './mcp';
 import type * as process from './process';
 import type * as protocol from './protocol';
+import type * as tasks from './tasks';
 import type * as tools from './tools';
 import type * as trust from './trust';
 import type * as upstream from './upstream';
@@ -35,6 +36,8 @@ export interface Controls {
   killProcess(id: string): Promise<process.Info>;
   /** Writes to a process's stdin. */
   sendInput(id: string, input: string): Promise<app.InputResult>;
+  /** Stops a task's call, whichever client started it (an exec's process group is killed). */
+  cancelTask(id: string): Promise<tasks.Task>;
   /** Asks the agentic backend for a new session. */
   createIDESession(name: string): Promise<protocol.Session>;
   /** Sends a chat message to an agent session. */
@@ -128,6 +131,7 @@ export interface WailsApp {
   StopProcess(id: string): Promise<process.Info>;
   KillProcess(id: string): Promise<process.Info>;
   SendInput(id: string, input: string): Promise<app.InputResult>;
+  CancelTask(id: string): Promise<tasks.Task>;
   CreateIDESession(name: string): Promise<protocol.Session>;
   SendChat(sessionId: string, message: string): Promise<ide.ChatSendOutput>;
   ClientConfig(): Promise<app.ClientConfig>;
@@ -210,6 +214,10 @@ export abstract class WailsControls implements Controls {
 
   sendInput(id: string, input: string): Promise<app.InputResult> {
     return this.call<app.InputResult>(`send input to ${id}`, () => this.bindings.SendInput(id, input));
+  }
+
+  cancelTask(id: string): Promise<tasks.Task> {
+    return this.call<tasks.Task>(`cancel task ${id}`, () => this.bindings.CancelTask(id));
   }
 
   createIDESession(name: string): Promise<protocol.Session> {
@@ -411,6 +419,10 @@ export abstract class HttpControls implements Controls {
 
   sendInput(id: string, input: string): Promise<app.InputResult> {
     return this.request<app.InputResult>(`send input to ${id}`, 'POST', `api/processes/${encodeURIComponent(id)}/input`, { input });
+  }
+
+  cancelTask(id: string): Promise<tasks.Task> {
+    return this.request<tasks.Task>(`cancel task ${id}`, 'POST', `api/tasks/${encodeURIComponent(id)}/cancel`);
   }
 
   createIDESession(name: string): Promise<protocol.Session> {

@@ -2,6 +2,7 @@
 import type * as audit from './audit';
 import type * as process from './process';
 import type * as sessions from './sessions';
+import type * as tasks from './tasks';
 import type * as webview from './webview';
 
 //////////
@@ -82,6 +83,13 @@ export interface ProcessStatusEvent {
  */
 export interface TransportsFeed {
   transports: TransportStatus[];
+}
+/**
+ * TasksSnapshot is the "tasks" channel's snapshot: every task, newest first, without results;
+ * each event is a tasks.Change.
+ */
+export interface TasksSnapshot {
+  tasks: tasks.Task[];
 }
 
 //////////
