@@ -39,6 +39,9 @@ type TransportConfig struct {
 	// HTTPReadTimeout bounds reading one HTTP request, body included (0: 30 s,
 	// transport.HTTPReadTimeout).
 	HTTPReadTimeout time.Duration
+	// HTTPClientTokens lets in each client's own bearer token besides HTTPToken and names the
+	// client (clienttokens.Store): the identity of a stateless 2026-07-28 client. nil: none.
+	HTTPClientTokens mcptransport.ClientTokens
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -209,7 +212,7 @@ func (t *Transports) start(name, addr string) error {
 		}
 		rt.addr = ln.Addr().String()
 		serve = func() error {
-			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
+			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, ClientTokens: cfg.HTTPClientTokens, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
 		}
 	default:
 		cancel()

@@ -128,7 +128,7 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				creq.Params.Name, d.RuleName(), tr.PolicyFile())), nil
 		}
 		var rd *round // only calls that ask something need one
-		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ss)) {
+		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ctx, ss)) {
 			rd = tr.newRound(ctx, creq)
 		}
 		if d.Action == policy.Ask {
@@ -144,7 +144,7 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				}
 			}
 		}
-		if ss != nil && clientHasRoots(ss) {
+		if ss != nil && clientHasRoots(ctx, ss) {
 			// Roots are listed for every tool (once per session, again after list_changed);
 			// consent is asked here, before the handler runs, for tools that declare workspace
 			// paths: a handler only reads what was decided (workspaceFor never asks).
