@@ -47,7 +47,7 @@ type round struct {
 
 // roundState is what a requestState token stands for.
 type roundState struct {
-	caller  any // mcptransport.Caller: the session, or a stateless client's identity
+	caller  any    // mcptransport.Caller: the session, or a stateless client's identity
 	key     string // tool + arguments digest
 	answers sdk.InputResponseMap
 	expires time.Time
