@@ -330,3 +330,61 @@ func sseData(body string) string {
 	}
 	return out
 }
+
+// TestHTTPListCacheHintsAndListen: a 2026-07-28 client over HTTP gets the tool list with cache
+// hints (ttlMs ListTTL, cacheScope private) in name order, and a toolset switched off is
+// announced on its subscriptions/listen stream: the client drops its cached list and lists again.
+func TestHTTPListCacheHintsAndListen(t *testing.T) {
+	s, url, _ := erasService(t)
+	changed := make(chan struct{}, 4)
+	cs, wire := httpClient(t, url, "s3cret", "listener", "", &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	hasMetrics := false
+	for _, tool := range tl.Tools {
+		names = append(names, tool.Name)
+		hasMetrics = hasMetrics || strings.HasPrefix(tool.Name, "metrics_")
+	}
+	if !slicesSorted(names) || !hasMetrics {
+		t.Errorf("tools not in name order, or no metrics tools: %v", names)
+	}
+	if !strings.Contains(wire.received(), `"ttlMs":300000,"cacheScope":"private","tools":[`) {
+		t.Errorf("tools/list without the cache hints")
+	}
+	if !strings.Contains(strings.Join(wire.sent(), " "), "subscriptions/listen") {
+		t.Fatalf("the client opened no listen stream: %v", wire.sent())
+	}
+	if _, err := s.SetToolset("metrics", false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("the toolset switch was not announced on the listen stream")
+	}
+	tl, err = cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tl.Tools {
+		if strings.HasPrefix(tool.Name, "metrics_") {
+			t.Errorf("after the switch the client still lists %s (a stale cached list)", tool.Name)
+		}
+	}
+}
+
+func slicesSorted(s []string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] > s[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -296,6 +296,7 @@ func New(opts ...Option) (*Service, error) {
 		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 		InitializedHandler:      s.trust.OnInitialized,
 		RootsListChangedHandler: s.trust.OnRootsListChanged,
+		SetCacheable:            cacheHints,
 	}
 	for _, f := range s.opts.serverOpts {
 		f(serverOpts)
