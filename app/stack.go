@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/clienttokens"
 	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
@@ -61,6 +62,9 @@ type Stack struct {
 	// Code is the language-server pool ([code]; StateDir <data_dir>/code), closed after the
 	// Service.
 	Code *code.Pool
+	// ClientTokens is each client's own bearer token for the HTTP endpoint (hashed, in
+	// <data_dir>/client-tokens.json): the identity of a stateless 2026-07-28 client.
+	ClientTokens *clienttokens.Store
 
 	ideOnce   sync.Once
 	Policy    *policy.Store
@@ -347,12 +351,20 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			logger.Warn("config: changes to the file are not followed", "path", cfg.Path, "err", err)
 		}
 	}()
+	tokens, err := clienttokens.Open(ClientTokensFile(cfg))
+	if err != nil {
+		logger.Warn("client tokens: starting with none; clients need `switchboard clients token NAME` again", "err", err)
+		tokens, _ = clienttokens.Open(filepath.Join(cfg.DataDir, "client-tokens.unreadable.json"))
+	}
+	st.ClientTokens = tokens
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
 		HTTPAddr:  cfg.HTTP.Addr,
 		HTTPToken: cfg.HTTP.Token,
 		HubAddr:   cfg.Hub.Addr,
+
+		HTTPClientTokens: tokens,
 
 		TCPToken:           cfg.TCP.Token,
 		TCPRequireToken:    cfg.TCP.RequireToken,
@@ -701,6 +713,11 @@ func UpstreamOptions(cfg config.Config) upstream.Options {
 			return p.RootsAllow
 		},
 	}
+}
+
+// ClientTokensFile is where the hub keeps its clients' own tokens (digests only).
+func ClientTokensFile(cfg config.Config) string {
+	return filepath.Join(cfg.DataDir, "client-tokens.json")
 }
 
 // ApprovalsFile is where the user's approvals of servers (commands and tools) are kept: in the

@@ -41,7 +41,7 @@ type TransportConfig struct {
 	HTTPReadTimeout time.Duration
 	// HTTPClientTokens lets in each client's own bearer token besides HTTPToken and names the
 	// client (clienttokens.Store): the identity of a stateless 2026-07-28 client. nil: none.
-	HTTPClientTokens mcptransport.ClientTokens
+	HTTPClientTokens mcptransport.ClientTokens `json:"-"`
 }
 
 // TransportStatus is one transport as the dashboard shows it.

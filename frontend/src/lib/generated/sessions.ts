@@ -39,6 +39,17 @@ export interface Info {
    */
   workspace?: string;
   workspaceFrom?: 'root' | 'relay' | 'hub';
+  /**
+   * Identity is the client a per-client token was issued to ("" for the hub's shared token
+   * or a transport without tokens): unlike ClientName, which any client may claim, it is
+   * proven by the credential.
+   */
+  identity?: string;
+  /**
+   * Stateless marks a 2026-07-28 client over HTTP without a session: this entry stands for
+   * every request of that client identity (token and clientInfo), not one connection.
+   */
+  stateless?: boolean;
 }
 /**
  * Root is one MCP root of a session and whether the session may use it.
