@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -387,4 +389,54 @@ func slicesSorted(s []string) bool {
 		}
 	}
 	return true
+}
+
+// TestTypeScriptSDKv2ClientOverHTTP drives the TypeScript SDK v2 client (test/node/client_v2.mjs,
+// @modelcontextprotocol/client pinned in test/node/package.json) against the hub's HTTP endpoint
+// in both eras: versionNegotiation "auto" speaks 2026-07-28 (never initialize; every result with
+// resultType; the ask as input_required) and the default "legacy" initializes a session.
+func TestTypeScriptSDKv2ClientOverHTTP(t *testing.T) {
+	dir := nodePackageDir(t, "@modelcontextprotocol/client")
+	s, url, store := erasService(t)
+	token, err := store.Issue("ts-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "client_v2.mjs", url, token)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "not ok") {
+		t.Fatalf("node client_v2.mjs: %v\n%s", err, out)
+	}
+	t.Logf("node client_v2.mjs:\n%s", out)
+	found := false
+	for _, si := range s.Sessions().List() {
+		found = found || (si.Stateless && si.Identity == "ts-v2" && si.ClientName == "ts-sdk-v2-auto")
+	}
+	if !found {
+		t.Errorf("the v2 client's stateless entry is not in the Sessions view: %+v", s.Sessions().List())
+	}
+}
+
+// nodePackageDir is test/node when the npm package pkg is installed there and node is on PATH;
+// otherwise the test skips, or fails under CI=true (a missing dependency is never a skip there).
+func nodePackageDir(t *testing.T, pkg string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "test", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := t.Skipf
+	if os.Getenv("CI") == "true" {
+		skip = t.Fatalf
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg))); err != nil {
+		skip("%s is not installed in test/node: run `make node-deps` (%v)", pkg, err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		skip("node is not on PATH: %v", err)
+	}
+	return dir
 }
