@@ -116,7 +116,10 @@ func (a bearerAuth) authenticate(r *http.Request) (Credential, bool) {
 // corsAllowHeaders are the request headers a browser client of Streamable HTTP sends.
 const corsAllowHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id, Mcp-Method, Mcp-Name"
 
-// HTTPHandler serves MCP (Streamable HTTP) at /mcp behind three checks: a bearer token (401),
+// HTTPHandler serves MCP (Streamable HTTP) at /mcp, both protocol eras on the one URL: requests
+// that name a session or initialize one go to go-sdk's stateful handler, sessionless 2026-07-28
+// requests to its stateless one, served per client identity (stateless.go). Three checks come
+// first: a bearer token, the shared one or a client's own (401),
 // a Host header naming this machine (403, against DNS rebinding) and, when a browser sends one,
 // an allowed Origin (403). The token is checked before a byte of the body is read, and a 401
 // closes the connection. Request bodies are capped at MaxMessageSize and must arrive within
