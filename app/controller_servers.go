@@ -304,6 +304,10 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 	switch action {
 	case "hub.info":
 		return c.hubInfo(), nil
+	case "clients.token":
+		return c.IssueClientToken(req.Name)
+	case "clients.revoke-token":
+		return c.RevokeClientToken(req.Name)
 	case "servers.list":
 		return c.ListServers()
 	case "servers.logs":
