@@ -333,9 +333,10 @@ func sseData(body string) string {
 	return out
 }
 
-// TestHTTPListCacheHintsAndListen: a 2026-07-28 client over HTTP gets the tool list with cache
-// hints (ttlMs ListTTL, cacheScope private) in name order, and a toolset switched off is
-// announced on its subscriptions/listen stream: the client drops its cached list and lists again.
+// TestHTTPListCacheHintsAndListen: a 2026-07-28 client over HTTP gets server/discover with cache
+// hints (ttlMs DiscoverTTL, cacheScope private), the tool list in name order marked not to be
+// kept (it changes while the hub runs), and a toolset switched off is announced on its
+// subscriptions/listen stream; its next list has the change.
 func TestHTTPListCacheHintsAndListen(t *testing.T) {
 	s, url, _ := erasService(t)
 	changed := make(chan struct{}, 4)
@@ -357,8 +358,11 @@ func TestHTTPListCacheHintsAndListen(t *testing.T) {
 	if !slicesSorted(names) || !hasMetrics {
 		t.Errorf("tools not in name order, or no metrics tools: %v", names)
 	}
-	if !strings.Contains(wire.received(), `"ttlMs":300000,"cacheScope":"private","tools":[`) {
-		t.Errorf("tools/list without the cache hints")
+	if !strings.Contains(wire.received(), `"ttlMs":300000,"cacheScope":"private","supportedVersions"`) {
+		t.Errorf("server/discover without its cache hints")
+	}
+	if !strings.Contains(wire.received(), `"ttlMs":0,"cacheScope":"private","tools":[`) {
+		t.Errorf("tools/list without ttlMs 0, cacheScope private")
 	}
 	if !strings.Contains(strings.Join(wire.sent(), " "), "subscriptions/listen") {
 		t.Fatalf("the client opened no listen stream: %v", wire.sent())
