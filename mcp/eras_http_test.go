@@ -444,3 +444,37 @@ func nodePackageDir(t *testing.T, pkg string) string {
 	}
 	return dir
 }
+
+// TestHTTPStatelessTodosFollowIdentity: a stateless client's todo list lives across its requests
+// (each a go-sdk session of its own) because it is kept under the client's identity; another
+// client identity has its own.
+func TestHTTPStatelessTodosFollowIdentity(t *testing.T) {
+	s := newTestService(t, WithNotes(t.TempDir()))
+	store, err := clienttokens.Open(filepath.Join(t.TempDir(), "t.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret", HTTPClientTokens: store})
+	url := "http://" + addr + "/mcp"
+	aliceTok, _ := store.Issue("alice")
+	bobTok, _ := store.Issue("bob")
+	alice, _ := httpClient(t, url, aliceTok, "agent", "", nil)
+	bob, _ := httpClient(t, url, bobTok, "agent", "", nil)
+	ctx := context.Background()
+	if _, err := alice.CallTool(ctx, &sdk.CallToolParams{Name: "todo_write", Arguments: map[string]any{"items": []map[string]any{{"content": "ship the eras", "status": "pending"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(cs *sdk.ClientSession) string {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "todo_read", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("todo_read: %v %+v", err, res)
+		}
+		return toolText(res)
+	}
+	if got := read(alice); !strings.Contains(got, "ship the eras") {
+		t.Errorf("alice's list in a later request: %s", got)
+	}
+	if got := read(bob); strings.Contains(got, "ship the eras") {
+		t.Errorf("bob sees alice's list: %s", got)
+	}
+}

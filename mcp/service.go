@@ -344,6 +344,15 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
 	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.Approvals(), s.logger)
+	if s.notes != nil {
+		// A session's todo list ends with its registry entry: for a stateless client, when its
+		// identity leaves (mcp/transport/stateless.go), not after each request.
+		s.sessions.Subscribe(func(c sessions.Change) {
+			if c.Kind == "disconnected" {
+				s.notes.ForgetSession(c.Session.ID)
+			}
+		})
+	}
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
 	s.trust.WireFeeds(s.hub)
