@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushSync, mount, unmount } from 'svelte';
 import ClientTokens from './views/settings/ClientTokens.svelte';
+import type { ClientToken } from './lib/generated/app';
 import type { ClientTokensControl } from './lib/settings/clienttokens';
 
 let view: ReturnType<typeof mount> | undefined;
@@ -15,7 +16,7 @@ afterEach(() => {
 
 describe('Settings › Client tokens', () => {
   it('lists, issues (shown once) and revokes', async () => {
-    let tokens = [{ client: 'cursor', created: '2026-11-28T10:00:00Z', lastUsed: '2026-11-28T11:00:00Z' }];
+    let tokens: ClientToken[] = [{ client: 'cursor', created: '2026-11-28T10:00:00Z', lastUsed: '2026-11-28T11:00:00Z' }];
     const calls: string[] = [];
     const control: ClientTokensControl = {
       clientTokens: vi.fn(async () => ({ tokens })),
