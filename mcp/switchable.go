@@ -211,6 +211,7 @@ func (t *Transports) start(name, addr string) error {
 			c.Logger().Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
 		}
 		rt.addr = ln.Addr().String()
+		rt.auth = "bearer token (`switchboard token`) or a client's own (Settings › Client tokens); sessions (initialize) and stateless 2026-07-28 on one URL"
 		serve = func() error {
 			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, ClientTokens: cfg.HTTPClientTokens, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
 		}
