@@ -353,8 +353,14 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	}()
 	tokens, err := clienttokens.Open(ClientTokensFile(cfg))
 	if err != nil {
-		logger.Warn("client tokens: starting with none; clients need `switchboard clients token NAME` again", "err", err)
-		tokens, _ = clienttokens.Open(filepath.Join(cfg.DataDir, "client-tokens.unreadable.json"))
+		// A damaged file must not keep the hub from starting: it is moved aside and every client
+		// token is gone (their clients are refused until given new ones).
+		aside := ClientTokensFile(cfg) + ".damaged"
+		_ = os.Rename(ClientTokensFile(cfg), aside)
+		logger.Warn("client tokens: the file was unreadable and was moved aside; issue clients new tokens (Settings › Client tokens, or switchboard token --client NAME)", "err", err, "moved_to", aside)
+		if tokens, err = clienttokens.Open(ClientTokensFile(cfg)); err != nil {
+			return nil, err
+		}
 	}
 	st.ClientTokens = tokens
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
