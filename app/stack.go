@@ -165,6 +165,17 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", cfg.DataDir, err)
 	}
+	tokens, tokensErr := clienttokens.Open(ClientTokensFile(cfg))
+	if tokensErr != nil {
+		// A damaged file must not keep the hub from starting: it is moved aside (logged once the
+		// logger exists) and every client token is gone: their clients are refused until given
+		// new ones.
+		_ = os.Rename(ClientTokensFile(cfg), ClientTokensFile(cfg)+".damaged")
+		var err error
+		if tokens, err = clienttokens.Open(ClientTokensFile(cfg)); err != nil {
+			return nil, err
+		}
+	}
 	// One writer per stream: the audit echo and the diagnostics logger share one serialised
 	// writer, and each writes whole lines, so neither splits the other's lines.
 	var sink io.Writer
@@ -351,18 +362,10 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			logger.Warn("config: changes to the file are not followed", "path", cfg.Path, "err", err)
 		}
 	}()
-	tokens, err := clienttokens.Open(ClientTokensFile(cfg))
-	if err != nil {
-		// A damaged file must not keep the hub from starting: it is moved aside and every client
-		// token is gone (their clients are refused until given new ones).
-		aside := ClientTokensFile(cfg) + ".damaged"
-		_ = os.Rename(ClientTokensFile(cfg), aside)
-		logger.Warn("client tokens: the file was unreadable and was moved aside; issue clients new tokens (Settings › Client tokens, or switchboard token --client NAME)", "err", err, "moved_to", aside)
-		if tokens, err = clienttokens.Open(ClientTokensFile(cfg)); err != nil {
-			return nil, err
-		}
-	}
 	st.ClientTokens = tokens
+	if tokensErr != nil {
+		logger.Warn("client tokens: the file was unreadable and was moved aside; issue clients new tokens (Settings › Client tokens, or switchboard token --client NAME)", "err", tokensErr, "moved_to", ClientTokensFile(cfg)+".damaged")
+	}
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
