@@ -247,6 +247,7 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	if err := st.Policy.Apply(p, err); err != nil {
 		return err
 	}
+	st.Service.SetClientProjects(clientProjects(cfg)) // [clients.NAME] project: from the next call
 	var errs []error
 	if m := st.Service.Upstreams(); m != nil {
 		prev := m.Names()

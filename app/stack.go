@@ -363,6 +363,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		}
 	}()
 	st.ClientTokens = tokens
+	svc.SetClientProjects(clientProjects(cfg))
 	if tokensErr != nil {
 		logger.Warn("client tokens: the file was unreadable and was moved aside; issue clients new tokens (Settings › Client tokens, or switchboard token --client NAME)", "err", tokensErr, "moved_to", ClientTokensFile(cfg)+".damaged")
 	}
@@ -722,6 +723,17 @@ func UpstreamOptions(cfg config.Config) upstream.Options {
 			return p.RootsAllow
 		},
 	}
+}
+
+// clientProjects is each client's [clients.NAME] project.
+func clientProjects(cfg config.Config) map[string]string {
+	out := map[string]string{}
+	for name, c := range cfg.Clients {
+		if c.Project != "" {
+			out[name] = c.Project
+		}
+	}
+	return out
 }
 
 // ClientTokensFile is where the hub keeps its clients' own tokens (digests only).

@@ -478,3 +478,35 @@ func TestHTTPStatelessTodosFollowIdentity(t *testing.T) {
 		t.Errorf("bob sees alice's list: %s", got)
 	}
 }
+
+// TestHTTPStatelessClientProject: a stateless client whose token names a client with a project
+// ([clients.NAME] project) works there — its relative paths resolve in that directory, and the
+// Sessions view says so — while another client works in the hub's workspace.
+func TestHTTPStatelessClientProject(t *testing.T) {
+	project := t.TempDir()
+	s, url, store := erasService(t)
+	s.SetClientProjects(map[string]string{"cursor": project})
+	cursorTok, _ := store.Issue("cursor")
+	otherTok, _ := store.Issue("other")
+	ctx := context.Background()
+	for _, c := range []struct{ token, content string }{{cursorTok, "in the project"}, {otherTok, "in the hub"}} {
+		cs, _ := httpClient(t, url, c.token, "agent", "", &sdk.ClientOptions{ElicitationHandler: approve})
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "where.txt", "content": c.content}})
+		if err != nil || res.IsError {
+			t.Fatalf("file_write: %v %q", err, toolText(res))
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(project, "where.txt")); err != nil || string(b) != "in the project" {
+		t.Errorf("cursor's project: %v %q", err, b)
+	}
+	if b, err := os.ReadFile(filepath.Join(s.WorkspaceDir(), "where.txt")); err != nil || string(b) != "in the hub" {
+		t.Errorf("the hub's workspace: %v %q", err, b)
+	}
+	shown := false
+	for _, si := range s.Sessions().List() {
+		shown = shown || (si.Identity == "cursor" && si.WorkspaceFrom == "client" && si.Workspace != "")
+	}
+	if !shown {
+		t.Errorf("the Sessions view does not show cursor's project: %+v", s.Sessions().List())
+	}
+}

@@ -38,6 +38,9 @@ type Config struct {
 	// empty: every set except ide, which is on only when an IDE backend URL is configured
 	// (ide.url or SWITCHBOARD_IDE_URL), and every server.
 	Toolsets []string `toml:"toolsets"`
+	// Clients holds settings per MCP client, keyed by the name its own token was issued to
+	// (Settings › Client tokens, `switchboard token --client NAME`): [clients.NAME].
+	Clients map[string]ClientSettings `toml:"clients"`
 	// ideURLSet records that the IDE backend URL came from the file or the environment rather
 	// than the built-in default.
 	ideURLSet bool
@@ -373,6 +376,11 @@ func LoadWith(path string, e Env) (Config, error) {
 	if err := c.Code.Validate(); err != nil {
 		return c, fmt.Errorf("config %s: %w", c.Path, err)
 	}
+	for name, cl := range c.Clients {
+		if cl.Project != "" && !filepath.IsAbs(cl.Project) {
+			return c, fmt.Errorf("config %s: clients.%s.project: %q is not an absolute path; give the project directory in full", c.Path, name, cl.Project)
+		}
+	}
 	switch c.ServerTools {
 	case "", "all", "search":
 	default:
@@ -470,4 +478,11 @@ func (c Config) MetricsDir() string {
 		return c.Metrics.Dir
 	}
 	return filepath.Join(c.DataDir, "metrics")
+}
+
+// ClientSettings are one client's settings ([clients.NAME]).
+type ClientSettings struct {
+	// Project is the directory a client without a session (2026-07-28 over HTTP, known by its own
+	// token) works in instead of the hub's workspace; its paths resolve there. Absolute.
+	Project string `toml:"project"`
 }

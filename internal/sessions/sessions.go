@@ -33,9 +33,10 @@ type Info struct {
 	// session may use it; nil when the client came another way.
 	Relay *Root `json:"relay,omitempty"`
 	// Workspace is where the session's relative paths resolve, and WorkspaceFrom where that
-	// came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
+	// came from: "root" (its MCP root), "relay" (Relay), "client" (the project the config
+	// gives the client its token names: [clients.NAME] project) or "hub" (the hub's workspace).
 	Workspace     string `json:"workspace,omitempty"`
-	WorkspaceFrom string `json:"workspaceFrom,omitempty" tstype:"'root' | 'relay' | 'hub'"`
+	WorkspaceFrom string `json:"workspaceFrom,omitempty" tstype:"'root' | 'relay' | 'client' | 'hub'"`
 	// Identity is the client a per-client token was issued to ("" for the hub's shared token
 	// or a transport without tokens): unlike ClientName, which any client may claim, it is
 	// proven by the credential.

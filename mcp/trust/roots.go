@@ -375,6 +375,15 @@ func (tr *Trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 		return tr.ws.HubWorkspace()
 	}
 	ss := req.Session
+	if dir := tr.clientProject(ctx); dir != "" {
+		// A stateless client's own project ([clients.NAME] project), set by the user.
+		if id, _ := tr.ids.SessionID(ctx, req); id != "" {
+			if prev, ok := tr.shown.Swap(id, dir); !ok || prev != dir {
+				tr.sessions.SetWorkspace(id, nil, dir, "client")
+			}
+		}
+		return tr.ws.forRoot(dir)
+	}
 	if !clientHasRoots(ctx, ss) {
 		v, ok := tr.roots.Load(ss)
 		if !ok {

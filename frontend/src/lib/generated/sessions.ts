@@ -35,10 +35,11 @@ export interface Info {
   relay?: Root;
   /**
    * Workspace is where the session's relative paths resolve, and WorkspaceFrom where that
-   * came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
+   * came from: "root" (its MCP root), "relay" (Relay), "client" (the project the config
+   * gives the client its token names: [clients.NAME] project) or "hub" (the hub's workspace).
    */
   workspace?: string;
-  workspaceFrom?: 'root' | 'relay' | 'hub';
+  workspaceFrom?: 'root' | 'relay' | 'client' | 'hub';
   /**
    * Identity is the client a per-client token was issued to ("" for the hub's shared token
    * or a transport without tokens): unlike ClientName, which any client may claim, it is
