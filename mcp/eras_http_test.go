@@ -198,7 +198,8 @@ func TestHTTPServesBothEras(t *testing.T) {
 		t.Errorf("stateless Sessions entries: %+v", stateless)
 	}
 
-	legacy, lwire := httpClient(t, url, "s3cret", "legacy-go", "2025-11-25", opts)
+	codexTok, _ := store.Issue("codex")
+	legacy, lwire := httpClient(t, url, codexTok, "legacy-go", "2025-11-25", opts)
 	exercise(t, legacy, "go-sdk 2025-11-25")
 	if sent := lwire.sent(); len(sent) == 0 || sent[0] != "initialize" {
 		t.Errorf("the 2025-11-25 client sent %v", sent)
@@ -208,6 +209,13 @@ func TestHTTPServesBothEras(t *testing.T) {
 	}
 	if strings.Contains(lwire.received(), `"resultType"`) {
 		t.Errorf("a 2025-11-25 reply carries resultType:\n%s", lwire.received())
+	}
+	named := false
+	for _, si := range s.Sessions().List() {
+		named = named || (!si.Stateless && si.Identity == "codex" && si.ClientName == "legacy-go")
+	}
+	if !named {
+		t.Errorf("the session opened with codex's token does not name it: %+v", s.Sessions().List())
 	}
 }
 

@@ -102,6 +102,9 @@ func Session(ctx context.Context, reg *sessions.Registry, req sdk.Request) (id, 
 	}()
 	if ci.id == "" {
 		ci.id = reg.Add(ci.transport, ci.peer)
+		if ci.identity != "" {
+			reg.SetIdentity(ci.id, ci.identity, false) // a session opened with a client's own token
+		}
 		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
 			id := ci.id
 			// Owned by the session: returns when the session closes (DELETE, idle timeout, shutdown).
