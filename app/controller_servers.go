@@ -247,6 +247,7 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 	if err := st.Policy.Apply(p, err); err != nil {
 		return err
 	}
+	st.Service.SetClientProjects(clientProjects(cfg)) // [clients.NAME] project: from the next call
 	var errs []error
 	if m := st.Service.Upstreams(); m != nil {
 		prev := m.Names()
@@ -304,6 +305,10 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 	switch action {
 	case "hub.info":
 		return c.hubInfo(), nil
+	case "clients.token":
+		return c.IssueClientToken(req.Name)
+	case "clients.revoke-token":
+		return c.RevokeClientToken(req.Name)
 	case "servers.list":
 		return c.ListServers()
 	case "servers.logs":

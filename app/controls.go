@@ -276,6 +276,21 @@ var dashboardControls = dashcontrol.NewTable(
 		Call: dashcontrol.Call1(dashcontrol.BodyField[string]("token").Required(), (*Controller).RegenerateToken),
 	},
 	dashcontrol.Control[*Controller]{
+		Name: "ClientTokens", Route: "GET /api/settings/client-tokens", Action: "list client tokens",
+		Doc:  "lists each MCP client's own HTTP token: client, created, last used (never the token).",
+		Call: dashcontrol.Call0((*Controller).ListClientTokens),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "IssueClientToken", Route: "POST /api/settings/client-tokens", Action: "issue a token for {client}",
+		Doc:  "makes a new HTTP token for a client (replacing its old one) and returns it, the only time it is shown.",
+		Call: dashcontrol.Call1(dashcontrol.BodyField[string]("client").Required(), (*Controller).IssueClientToken),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "RevokeClientToken", Route: "DELETE /api/settings/client-tokens/{client}", Action: "revoke the token of {client}",
+		Doc:  "revokes a client's HTTP token: refused from its next request on.",
+		Call: dashcontrol.Call1(dashcontrol.Path[string]("client"), (*Controller).RevokeClientToken),
+	},
+	dashcontrol.Control[*Controller]{
 		Name: "SaveWeb", Route: "POST /api/settings/web", Action: "save web",
 		Doc:  "saves web_fetch's allow-list and timeout, in force now.",
 		Call: dashcontrol.Call1(dashcontrol.Body[WebInput]("web"), (*Controller).SaveWeb),

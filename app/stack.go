@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
+	"github.com/switchboard-hub/switchboard/internal/clienttokens"
 	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
@@ -61,6 +62,9 @@ type Stack struct {
 	// Code is the language-server pool ([code]; StateDir <data_dir>/code), closed after the
 	// Service.
 	Code *code.Pool
+	// ClientTokens is each client's own bearer token for the HTTP endpoint (hashed, in
+	// <data_dir>/client-tokens.json): the identity of a stateless 2026-07-28 client.
+	ClientTokens *clienttokens.Store
 
 	ideOnce   sync.Once
 	Policy    *policy.Store
@@ -160,6 +164,17 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s: %w (set data_dir in the config or SWITCHBOARD_DATA_DIR)", cfg.DataDir, err)
+	}
+	tokens, tokensErr := clienttokens.Open(ClientTokensFile(cfg))
+	if tokensErr != nil {
+		// A damaged file must not keep the hub from starting: it is moved aside (logged once the
+		// logger exists) and every client token is gone: their clients are refused until given
+		// new ones.
+		_ = os.Rename(ClientTokensFile(cfg), ClientTokensFile(cfg)+".damaged")
+		var err error
+		if tokens, err = clienttokens.Open(ClientTokensFile(cfg)); err != nil {
+			return nil, err
+		}
 	}
 	// One writer per stream: the audit echo and the diagnostics logger share one serialised
 	// writer, and each writes whole lines, so neither splits the other's lines.
@@ -349,12 +364,19 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			logger.Warn("config: changes to the file are not followed", "path", cfg.Path, "err", err)
 		}
 	}()
+	st.ClientTokens = tokens
+	svc.SetClientProjects(clientProjects(cfg))
+	if tokensErr != nil {
+		logger.Warn("client tokens: the file was unreadable and was moved aside; issue clients new tokens (Settings › Client tokens, or switchboard token --client NAME)", "err", tokensErr, "moved_to", ClientTokensFile(cfg)+".damaged")
+	}
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
 		HTTPAddr:  cfg.HTTP.Addr,
 		HTTPToken: cfg.HTTP.Token,
 		HubAddr:   cfg.Hub.Addr,
+
+		HTTPClientTokens: tokens,
 
 		TCPToken:           cfg.TCP.Token,
 		TCPRequireToken:    cfg.TCP.RequireToken,
@@ -703,6 +725,22 @@ func UpstreamOptions(cfg config.Config) upstream.Options {
 			return p.RootsAllow
 		},
 	}
+}
+
+// clientProjects is each client's [clients.NAME] project.
+func clientProjects(cfg config.Config) map[string]string {
+	out := map[string]string{}
+	for name, c := range cfg.Clients {
+		if c.Project != "" {
+			out[name] = c.Project
+		}
+	}
+	return out
+}
+
+// ClientTokensFile is where the hub keeps its clients' own tokens (digests only).
+func ClientTokensFile(cfg config.Config) string {
+	return filepath.Join(cfg.DataDir, "client-tokens.json")
 }
 
 // ApprovalsFile is where the user's approvals of servers (commands and tools) are kept: in the

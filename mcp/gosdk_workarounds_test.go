@@ -122,3 +122,18 @@ func TestGoSDKStillDropsRepliesAfterInputEOF(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// TestResultTypeFieldReadable: go-sdk v1.8.0 keeps a result's resultType in an unexported field
+// named resultType, which withResultType reads by reflection so that only results without one
+// are re-encoded. When this fails, go-sdk renamed the field (or exported it): use the new name
+// or accessor in resultTypeOf (mcp/middleware.go).
+func TestResultTypeFieldReadable(t *testing.T) {
+	for _, r := range []sdk.Result{new(sdk.CallToolResult), new(sdk.GetPromptResult), new(sdk.ReadResourceResult)} {
+		if err := json.Unmarshal([]byte(`{"content":[],"messages":[],"contents":[],"resultType":"complete"}`), r); err != nil {
+			t.Fatal(err)
+		}
+		if rt, known := resultTypeOf(r); !known || rt != "complete" {
+			t.Errorf("%T: resultTypeOf = %q, %v; want complete, true", r, rt, known)
+		}
+	}
+}

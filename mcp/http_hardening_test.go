@@ -3,7 +3,6 @@ package mcp
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -178,48 +177,74 @@ func TestHTTPCORSAllowedOrigins(t *testing.T) {
 	}
 }
 
-// TestMCPGoClientOverHTTPAndDelete: the mark3labs/mcp-go client with default options works over
-// Streamable HTTP (it probes server/discover first), and a DELETE with the session id ends the
-// session.
+// TestMCPGoClientOverHTTPAndDelete: the mark3labs/mcp-go v1.2 client with default options speaks
+// 2026-07-28 over Streamable HTTP (server/discover, then stateless requests; never initialize):
+// it lists, calls, gets a denied call as an error result with resultType, and answers an ask
+// through input_required. Pinned to 2025-11-25 on the same URL it initializes a session. A
+// DELETE with the session id ends that session.
 func TestMCPGoClientOverHTTPAndDelete(t *testing.T) {
-	s := newTestService(t)
-	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
-	url := "http://" + addr + "/mcp"
-	c, err := mcpclient.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer s3cret"}))
+	s, url, store := erasService(t)
+	token, err := store.Issue("mcp-go-client")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Initialize(ctx, mgo.InitializeRequest{Params: mgo.InitializeParams{ClientInfo: mgo.Implementation{Name: "mcp-go", Version: "1.2.1"}}})
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if res.ServerInfo.Name != "switchboard" || strings.HasPrefix(res.ProtocolVersion, "2026") {
-		t.Errorf("initialize result: %+v", res)
-	}
-	tools, err := c.ListTools(ctx, mgo.ListToolsRequest{})
-	if err != nil || len(tools.Tools) == 0 {
-		t.Fatalf("tools/list: %v", err)
-	}
-	r, err := c.CallTool(ctx, mgo.CallToolRequest{Params: mgo.CallToolParams{Name: "lang_detect", Arguments: map[string]any{"path": "main.go"}}})
-	if err != nil || r.IsError {
-		t.Fatalf("tools/call: %v %+v", err, r)
-	}
-	if txt, ok := r.Content[0].(mgo.TextContent); !ok || !strings.Contains(txt.Text, `"go"`) {
-		t.Errorf("lang_detect over mcp-go: %+v", r.Content)
+	for _, era := range []string{"", "2025-11-25"} {
+		log := &wireLog{}
+		tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(&http.Client{Transport: recordingTransport{token, log}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mcpclient.NewClient(tr, mcpclient.WithElicitationHandler(acceptAll{}))
+		if err := c.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Initialize(ctx, mgo.InitializeRequest{Params: mgo.InitializeParams{ProtocolVersion: era, ClientInfo: mgo.Implementation{Name: "mcp-go", Version: "1.2.1"},
+			Capabilities: mgo.ClientCapabilities{Elicitation: &mgo.ElicitationCapability{}}}})
+		if err != nil {
+			t.Fatalf("mcp-go %q: initialize: %v", era, err)
+		}
+		modern := era == ""
+		if res.ServerInfo.Name != "switchboard" || strings.HasPrefix(res.ProtocolVersion, "2026") != modern {
+			t.Errorf("mcp-go %q: negotiated %s", era, res.ProtocolVersion)
+		}
+		tools, err := c.ListTools(ctx, mgo.ListToolsRequest{})
+		if err != nil || len(tools.Tools) == 0 {
+			t.Fatalf("tools/list: %v", err)
+		}
+		r, err := c.CallTool(ctx, mgo.CallToolRequest{Params: mgo.CallToolParams{Name: "lang_detect", Arguments: map[string]any{"path": "main.go"}}})
+		if err != nil || r.IsError {
+			t.Fatalf("tools/call: %v %+v", err, r)
+		}
+		if txt, ok := r.Content[0].(mgo.TextContent); !ok || !strings.Contains(txt.Text, `"go"`) {
+			t.Errorf("lang_detect over mcp-go: %+v", r.Content)
+		}
+		r, err = c.CallTool(ctx, mgo.CallToolRequest{Params: mgo.CallToolParams{Name: "file_delete", Arguments: map[string]any{"path": "a.txt"}}})
+		if err != nil || !r.IsError {
+			t.Fatalf("mcp-go %q: a denied call must be an error result: %v %+v", era, err, r)
+		}
+		r, err = c.CallTool(ctx, mgo.CallToolRequest{Params: mgo.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "m.txt", "content": "x"}}})
+		if err != nil || r.IsError {
+			t.Fatalf("mcp-go %q: file_write after the ask: %v %+v", era, err, r)
+		}
+		sent := strings.Join(log.sent(), " ")
+		if modern && (strings.Contains(sent, "initialize") || !strings.Contains(log.received(), `"resultType":"input_required"`)) {
+			t.Errorf("mcp-go 2026-07-28: sent %s; replies:\n%s", sent, log.received())
+		}
+		if !modern && !strings.HasPrefix(sent, "initialize") {
+			t.Errorf("mcp-go 2025-11-25 sent %s", sent)
+		}
+		c.Close()
 	}
 	found := false
 	for _, si := range s.Sessions().List() {
-		found = found || (si.Transport == "http" && si.ClientName == "mcp-go")
+		found = found || (si.Transport == "http" && si.ClientName == "mcp-go" && si.Stateless && si.Identity == "mcp-go-client")
 	}
 	if !found {
-		t.Errorf("mcp-go session not in the registry: %+v", s.Sessions().List())
+		t.Errorf("mcp-go's stateless entry not in the registry: %+v", s.Sessions().List())
 	}
-	c.Close()
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 
 	// DELETE with a valid session id ends that session: it is gone from the registry and the id
 	// is refused afterwards.
@@ -265,38 +290,6 @@ func TestHTTPRequestIDsEchoedExactly(t *testing.T) {
 			t.Errorf("id %s over HTTP: %d %s", id, resp.StatusCode, b)
 		}
 	}
-}
-
-// TestHTTPDiscoverFallsBack: a sessionless server/discover gets -32601 (method not found), the
-// answer on which the Vercel AI SDK, go-sdk and mcp-go all fall back to initialize (-32022 made
-// the AI SDK give up; test/clients/clients_test.go drives the AI SDK itself).
-func TestHTTPDiscoverFallsBack(t *testing.T) {
-	s := newTestService(t)
-	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{}}`))
-	for k, v := range map[string]string{"Authorization": "Bearer s3cret", "Mcp-Protocol-Version": "2026-07-28",
-		"Content-Type": "application/json", "Accept": "application/json, text/event-stream"} {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var reply struct {
-		ID    string `json:"id"`
-		Error struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil {
-		t.Fatal(err)
-	}
-	if reply.ID != "d1" || reply.Error.Code != -32601 || !strings.Contains(reply.Error.Message, "initialize") {
-		t.Errorf("discover answered %+v", reply)
-	}
-	initHTTPSession(t, addr, "s3cret") // and initialize still works
 }
 
 // TestTransportSetSecurity: tokens, TCP's require_token and HTTP's allowed origins change while
@@ -386,4 +379,11 @@ func TestTransportSetSecurity(t *testing.T) {
 	if got := status("new", ""); got != http.StatusOK {
 		t.Errorf("after a refused change HTTP with the token: %d", got)
 	}
+}
+
+// acceptAll is an mcp-go elicitation handler that accepts every question.
+type acceptAll struct{}
+
+func (acceptAll) Elicit(context.Context, mgo.ElicitationRequest) (*mgo.ElicitationResult, error) {
+	return &mgo.ElicitationResult{ElicitationResponse: mgo.ElicitationResponse{Action: mgo.ElicitationResponseActionAccept, Content: map[string]any{}}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -318,25 +319,42 @@ func (s *Service) recoverMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			res, err = nil, fmt.Errorf("%s: internal error (%v); the hub is still running", method, r)
 		}()
 		res, err = next(ctx, method, req)
-		if method == "tools/call" && err == nil {
+		if err == nil {
 			res = withResultType(req, res)
 		}
 		return res, err
 	}
 }
 
-// withResultType gives a result the hub built itself on a 2026-07-28 session (a policy refusal,
-// an unanswerable ask, a held tool, a recovered panic: every such result is an error result
-// returned before go-sdk's own tool dispatch) the resultType "complete" that go-sdk sets on the
-// results of the tools it runs. Clients of that revision reject a result without it (the AI
-// SDK: "Modern MCP result is missing resultType"). go-sdk keeps the field unexported; its JSON
-// form is the supported way to set it (as rounds.go does for input requests).
+// withResultType is the one place a 2026-07-28 result gets its resultType: every result the
+// hub returns for tools/call, prompts/get or resources/read passes here (recoverMiddleware is
+// outermost), so no path can forget it. go-sdk sets "complete" on the results of the handlers it
+// dispatches to and on every other result of a 2026-07-28 request; a result the hub built itself
+// before go-sdk's dispatch (a policy refusal, an unanswerable ask, a held tool, a recovered
+// panic, an upstream's result relayed by a middleware) has none, and clients of that revision
+// reject a result without it (the AI SDK: "Modern MCP result is missing resultType"). go-sdk
+// keeps the field unexported; it is read by reflection (resultTypeOf) and set through the
+// type's JSON form, the supported way (as rounds.go does for input requests), so only results
+// without one are re-encoded.
 func withResultType(req sdk.Request, res sdk.Result) sdk.Result {
-	r, ok := res.(*sdk.CallToolResult)
-	if !ok || r == nil || !r.IsError || r.NeedsInput() || !modernSession(req) {
+	var out sdk.Result
+	switch res.(type) {
+	case *sdk.CallToolResult:
+		out = new(sdk.CallToolResult)
+	case *sdk.GetPromptResult:
+		out = new(sdk.GetPromptResult)
+	case *sdk.ReadResourceResult:
+		out = new(sdk.ReadResourceResult)
+	default:
+		return res // go-sdk sets it on every other result type of a 2026-07-28 request
+	}
+	if !modernSession(req) {
 		return res
 	}
-	raw, err := json.Marshal(r)
+	if rt, known := resultTypeOf(res); known && rt != "" {
+		return res
+	}
+	raw, err := json.Marshal(res)
 	if err != nil || bytes.Contains(raw, []byte(`"resultType"`)) {
 		return res
 	}
@@ -348,11 +366,25 @@ func withResultType(req sdk.Request, res sdk.Result) sdk.Result {
 	if raw, err = json.Marshal(wire); err != nil {
 		return res
 	}
-	var out sdk.CallToolResult
-	if json.Unmarshal(raw, &out) != nil {
+	if json.Unmarshal(raw, out) != nil {
 		return res
 	}
-	return &out
+	return out
+}
+
+// resultTypeOf reads the unexported resultType of the go-sdk results that carry one; known is
+// false when res has no such field (a go-sdk upgrade that renamed it falls back to encoding:
+// TestResultTypeFieldReadable is its canary).
+func resultTypeOf(res sdk.Result) (rt string, known bool) {
+	v := reflect.ValueOf(res)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return "", false
+	}
+	f := v.Elem().FieldByName("resultType")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return "", false
+	}
+	return f.String(), true
 }
 
 // modernSession reports whether the request's session speaks 2026-07-28 or later, the revisions

@@ -426,7 +426,9 @@ func TestRootsOverHTTPAskedOncePerSession(t *testing.T) {
 	})
 	c.AddRoots(&sdk.Root{URI: fileURI(root)})
 	hc := &http.Client{Transport: bearer{"tok", http.DefaultTransport}}
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + tr.Addr(TransportHTTP) + "/mcp", HTTPClient: hc}, nil)
+	// A session (2025-11-25): a 2026-07-28 client over HTTP is stateless and its roots are not
+	// used (docs/architecture.md, "Both protocol eras on one URL").
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + tr.Addr(TransportHTTP) + "/mcp", HTTPClient: hc}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,3 +89,47 @@ func TestRefusalsCarryResultType(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryModernResultHasResultType: resultType is added in one place every result passes, so a
+// result built by any middleware of the hub — here one that answers a tool call itself, before
+// go-sdk's dispatch, as the policy and the upstream relay do — reaches a 2026-07-28 client with
+// it, and a 2025-11-25 client without it.
+func TestEveryModernResultHasResultType(t *testing.T) {
+	s := newTestService(t, WithServerSetup(func(srv *sdk.Server) {
+		srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+			return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+				if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p.Name == "lang_list" {
+					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "answered by a middleware"}}}, nil
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}))
+	ctx := context.Background()
+	for _, era := range []string{"", "2025-11-25"} {
+		ct, st := sdk.NewInMemoryTransports()
+		ss, err := s.Server().Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wire syncBuffer
+		var so *sdk.ClientSessionOptions
+		if era != "" {
+			so = &sdk.ClientSessionOptions{ProtocolVersion: era}
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &sdk.LoggingTransport{Transport: ct, Writer: &wire}, so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "lang_list", Arguments: map[string]any{}})
+		if err != nil || !strings.Contains(toolText(res), "answered by a middleware") {
+			t.Fatalf("%q: %v %+v", era, err, res)
+		}
+		has := strings.Contains(wire.String(), `"answered by a middleware"}],"resultType":"complete"`)
+		if has != (era == "") {
+			t.Errorf("era %q: resultType on the wire = %v:\n%s", era, has, wire.String())
+		}
+		cs.Close()
+		ss.Close()
+	}
+}

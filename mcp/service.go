@@ -303,6 +303,7 @@ func New(opts ...Option) (*Service, error) {
 		Capabilities:            &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 		InitializedHandler:      s.trust.OnInitialized,
 		RootsListChangedHandler: s.trust.OnRootsListChanged,
+		SetCacheable:            cacheHints,
 	}
 	if s.opts.tasksOn {
 		// The Tasks extension, announced in initialize and server/discover (mcp/tasks.go).
@@ -381,6 +382,15 @@ func New(opts ...Option) (*Service, error) {
 		s.server.AddSendingMiddleware(s.tasks.sendingMiddleware)
 	}
 	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.Approvals(), s.logger)
+	if s.notes != nil {
+		// A session's todo list ends with its registry entry: for a stateless client, when its
+		// identity leaves (mcp/transport/stateless.go), not after each request.
+		s.sessions.Subscribe(func(c sessions.Change) {
+			if c.Kind == "disconnected" {
+				s.notes.ForgetSession(c.Session.ID)
+			}
+		})
+	}
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)
 	s.trust.WireFeeds(s.hub)

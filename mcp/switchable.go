@@ -39,6 +39,9 @@ type TransportConfig struct {
 	// HTTPReadTimeout bounds reading one HTTP request, body included (0: 30 s,
 	// transport.HTTPReadTimeout).
 	HTTPReadTimeout time.Duration
+	// HTTPClientTokens lets in each client's own bearer token besides HTTPToken and names the
+	// client (clienttokens.Store): the identity of a stateless 2026-07-28 client. nil: none.
+	HTTPClientTokens mcptransport.ClientTokens `json:"-"`
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -208,8 +211,9 @@ func (t *Transports) start(name, addr string) error {
 			c.Logger().Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
 		}
 		rt.addr = ln.Addr().String()
+		rt.auth = "bearer token (`switchboard token`) or a client's own (Settings › Client tokens); sessions (initialize) and stateless 2026-07-28 on one URL"
 		serve = func() error {
-			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
+			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, ClientTokens: cfg.HTTPClientTokens, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
 		}
 	default:
 		cancel()

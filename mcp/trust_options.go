@@ -30,3 +30,8 @@ func (s *Service) DecideApproval(id, decision, by string) error {
 func (s *Service) GrantWorkspace(sessionID, dir string, allow bool, by string) error {
 	return s.trust.GrantWorkspace(sessionID, dir, allow, by)
 }
+
+// SetClientProjects sets each client's project ([clients.NAME] project, by the name its own
+// token was issued to): where that client works when it calls without a session (2026-07-28
+// over HTTP) instead of the hub's workspace. In force from the next call.
+func (s *Service) SetClientProjects(projects map[string]string) { s.trust.SetClientProjects(projects) }

@@ -235,6 +235,23 @@ func (a *App) RegenerateToken(token string) (app.TokenRegenerated, error) {
 	return callControl[app.TokenRegenerated](a, "RegenerateToken", token)
 }
 
+// ClientTokens lists each MCP client's own HTTP token: client, created, last used (never the
+// token).
+func (a *App) ClientTokens() (app.ClientTokenList, error) {
+	return callControl[app.ClientTokenList](a, "ClientTokens")
+}
+
+// IssueClientToken makes a new HTTP token for a client (replacing its old one) and returns it, the
+// only time it is shown.
+func (a *App) IssueClientToken(client string) (app.IssuedClientToken, error) {
+	return callControl[app.IssuedClientToken](a, "IssueClientToken", client)
+}
+
+// RevokeClientToken revokes a client's HTTP token: refused from its next request on.
+func (a *App) RevokeClientToken(client string) (app.ClientTokenList, error) {
+	return callControl[app.ClientTokenList](a, "RevokeClientToken", client)
+}
+
 // SaveWeb saves web_fetch's allow-list and timeout, in force now.
 func (a *App) SaveWeb(web app.WebInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SaveWeb", web)

@@ -38,6 +38,9 @@ type Config struct {
 	// empty: every set except ide, which is on only when an IDE backend URL is configured
 	// (ide.url or SWITCHBOARD_IDE_URL), and every server.
 	Toolsets []string `toml:"toolsets"`
+	// Clients holds settings per MCP client, keyed by the name its own token was issued to
+	// (Settings › Client tokens, `switchboard token --client NAME`): [clients.NAME].
+	Clients map[string]ClientSettings `toml:"clients"`
 	// ideURLSet records that the IDE backend URL came from the file or the environment rather
 	// than the built-in default.
 	ideURLSet bool
@@ -385,6 +388,11 @@ func LoadWith(path string, e Env) (Config, error) {
 	if d := c.TaskAfter.Duration; d > 0 && d < time.Second {
 		return c, fmt.Errorf("config %s: task_after: %s would turn almost every call into a task; write at least \"1s\" (default \"45s\"), or \"0s\" to turn tasks off", c.Path, d)
 	}
+	for name, cl := range c.Clients {
+		if cl.Project != "" && !filepath.IsAbs(cl.Project) {
+			return c, fmt.Errorf("config %s: clients.%s.project: %q is not an absolute path; give the project directory in full", c.Path, name, cl.Project)
+		}
+	}
 	switch c.ServerTools {
 	case "", "all", "search":
 	default:
@@ -482,4 +490,11 @@ func (c Config) MetricsDir() string {
 		return c.Metrics.Dir
 	}
 	return filepath.Join(c.DataDir, "metrics")
+}
+
+// ClientSettings are one client's settings ([clients.NAME]).
+type ClientSettings struct {
+	// Project is the directory a client without a session (2026-07-28 over HTTP, known by its own
+	// token) works in instead of the hub's workspace; its paths resolve there. Absolute.
+	Project string `toml:"project"`
 }

@@ -33,9 +33,17 @@ type Info struct {
 	// session may use it; nil when the client came another way.
 	Relay *Root `json:"relay,omitempty"`
 	// Workspace is where the session's relative paths resolve, and WorkspaceFrom where that
-	// came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
+	// came from: "root" (its MCP root), "relay" (Relay), "client" (the project the config
+	// gives the client its token names: [clients.NAME] project) or "hub" (the hub's workspace).
 	Workspace     string `json:"workspace,omitempty"`
-	WorkspaceFrom string `json:"workspaceFrom,omitempty" tstype:"'root' | 'relay' | 'hub'"`
+	WorkspaceFrom string `json:"workspaceFrom,omitempty" tstype:"'root' | 'relay' | 'client' | 'hub'"`
+	// Identity is the client a per-client token was issued to ("" for the hub's shared token
+	// or a transport without tokens): unlike ClientName, which any client may claim, it is
+	// proven by the credential.
+	Identity string `json:"identity,omitempty"`
+	// Stateless marks a 2026-07-28 client over HTTP without a session: this entry stands for
+	// every request of that client identity (token and clientInfo), not one connection.
+	Stateless bool `json:"stateless,omitempty"`
 }
 
 // Root is one MCP root of a session and whether the session may use it.
@@ -82,6 +90,12 @@ func (r *Registry) Add(transport, peer string) string {
 // SetClient records the client's self-reported name and version (from initialize).
 func (r *Registry) SetClient(id, name, version string) {
 	r.update(id, func(i *Info) { i.ClientName, i.ClientVersion = name, version })
+}
+
+// SetIdentity records the client identity a credential proved and whether the entry stands
+// for a stateless client.
+func (r *Registry) SetIdentity(id, identity string, stateless bool) {
+	r.update(id, func(i *Info) { i.Identity, i.Stateless = identity, stateless })
 }
 
 // SetRoots replaces the session's roots.

@@ -112,6 +112,9 @@ func NewNotesState(dataDir string) (*NotesState, error) {
 // Todos is every session's todo list.
 func (n *NotesState) Todos() *notes.Todos { return n.todos }
 
+// ForgetSession drops the todo list of a session that left the hub's registry.
+func (n *NotesState) ForgetSession(id string) { n.todos.Remove(id) }
+
 // NewNotesTools is the notes tools' dependencies.
 func NewNotesTools(w Workspaces, sess Sessions, st *NotesState) *NotesTools {
 	return &NotesTools{Workspaces: w, Sessions: sess, notes: st}
@@ -203,10 +206,16 @@ func (g *NotesTools) memoryRead(ctx context.Context, req *sdk.CallToolRequest, i
 
 // todoSession names the calling session's list: the hub's session registry ID (what the
 // dashboard shows) when the connection has one, else the MCP session ID, else the session
-// object itself (in-process clients have neither). The list is dropped when the session ends.
+// object itself (in-process clients have neither). A list under a registry ID is dropped when
+// that entry leaves the registry (the Service does it: NotesState.ForgetSession), which for a
+// stateless client is when its identity does, not when one request's go-sdk session ends; the
+// others when their session ends.
 func (g *NotesTools) todoSession(ctx context.Context, req *sdk.CallToolRequest) string {
 	key, _ := g.SessionID(ctx, req)
-	if key == "" && req.Session != nil {
+	if key != "" {
+		return key
+	}
+	if req.Session != nil {
 		key = req.Session.ID()
 	}
 	if key == "" {

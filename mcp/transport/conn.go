@@ -21,6 +21,38 @@ type Conn struct {
 	id    string // session registry ID; set at accept (sockets) or lazily (HTTP)
 	named bool   // client name/version recorded
 	relay string // the directory a connect relay announced (RelayMethod), "" when none
+
+	// stateless marks the Conn of a 2026-07-28 client identity over HTTP: it stands for every
+	// request of that identity (stateless.go), each of which go-sdk serves on a session of its own.
+	stateless bool
+	identity  string // the client a per-client token names ("" for the shared token)
+}
+
+// Stateless reports whether the request comes from a stateless (2026-07-28 over HTTP) client,
+// whose go-sdk session lasts one request: what the hub keeps about the client is keyed by its
+// identity (Caller), and it has no roots to list.
+func Stateless(ctx context.Context) bool {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	return ci != nil && ci.stateless
+}
+
+// Identity is the client a per-client token proved for the request ("" when none did).
+func Identity(ctx context.Context) string {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	if ci == nil {
+		return ""
+	}
+	return ci.identity
+}
+
+// Caller is the key under which the hub keeps what outlives one request of a client (the
+// answers of a multi round-trip call): the session, or for a stateless client the identity's
+// Conn, since each of its requests has a session of its own.
+func Caller(ctx context.Context, ss *sdk.ServerSession) any {
+	if ci, _ := ctx.Value(connKey{}).(*Conn); ci != nil && ci.stateless {
+		return ci
+	}
+	return ss
 }
 
 // RelayDir is the directory the connection's relay announced, "" when none.
@@ -70,6 +102,9 @@ func Session(ctx context.Context, reg *sessions.Registry, req sdk.Request) (id, 
 	}()
 	if ci.id == "" {
 		ci.id = reg.Add(ci.transport, ci.peer)
+		if ci.identity != "" {
+			reg.SetIdentity(ci.id, ci.identity, false) // a session opened with a client's own token
+		}
 		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
 			id := ci.id
 			// Owned by the session: returns when the session closes (DELETE, idle timeout, shutdown).

@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,13 +16,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPOptions configure the Streamable HTTP endpoint.
 type HTTPOptions struct {
-	Token string // required bearer token
+	Token string // the hub's shared bearer token (required)
+	// ClientTokens, when set, also lets in each client's own token (clienttokens.Store), which
+	// names the client: the identity of a stateless client.
+	ClientTokens ClientTokens
 	// AllowedOrigins are browser origins (e.g. "http://localhost:6274", the MCP Inspector) allowed
 	// besides the endpoint's own loopback origins; their CORS preflights are answered.
 	AllowedOrigins []string
@@ -64,19 +65,96 @@ func newHTTPServer(h http.Handler, readTimeout time.Duration) *http.Server {
 	}
 }
 
+// ClientTokens maps a client's own bearer token to the client it was issued to.
+type ClientTokens interface {
+	Verify(token string) (client string, ok bool)
+}
+
+// revokeNotifier is a ClientTokens that says when a client's token is revoked, so that client's
+// stateless Sessions entry goes at once.
+type revokeNotifier interface {
+	OnRevoke(f func(client string)) (cancel func())
+}
+
+// Credential is who a request's bearer token proved to be.
+type Credential struct {
+	// Client is the client a per-client token was issued to; "" for the hub's shared token.
+	Client string
+}
+
+// bearerAuth maps a request's bearer token to a Credential: the one place the endpoint decides
+// who is calling. Another kind of credential (an OAuth grant) is one more case here.
+type bearerAuth struct {
+	shared  [sha256.Size]byte
+	hasKey  bool
+	clients ClientTokens
+}
+
+func newBearerAuth(o HTTPOptions) bearerAuth {
+	return bearerAuth{shared: sha256.Sum256([]byte(o.Token)), hasKey: o.Token != "", clients: o.ClientTokens}
+}
+
+// authenticate returns the request's Credential, or ok=false when its token is missing, wrong
+// or revoked.
+func (a bearerAuth) authenticate(r *http.Request) (Credential, bool) {
+	got, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return Credential{}, false
+	}
+	d := sha256.Sum256([]byte(got))
+	if a.hasKey && subtle.ConstantTimeCompare(d[:], a.shared[:]) == 1 {
+		return Credential{}, true
+	}
+	if a.clients != nil {
+		if client, ok := a.clients.Verify(got); ok {
+			return Credential{Client: client}, true
+		}
+	}
+	return Credential{}, false
+}
+
 // corsAllowHeaders are the request headers a browser client of Streamable HTTP sends.
 const corsAllowHeaders = "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id, Mcp-Method, Mcp-Name"
 
-// HTTPHandler serves MCP (Streamable HTTP) at /mcp behind three checks: a bearer token (401),
+// HTTPHandler serves MCP (Streamable HTTP) at /mcp, both protocol eras on the one URL: requests
+// that name a session or initialize one go to go-sdk's stateful handler, sessionless 2026-07-28
+// requests to its stateless one, served per client identity (stateless.go). Three checks come
+// first: a bearer token, the shared one or a client's own (401),
 // a Host header naming this machine (403, against DNS rebinding) and, when a browser sends one,
 // an allowed Origin (403). The token is checked before a byte of the body is read, and a 401
 // closes the connection. Request bodies are capped at MaxMessageSize and must arrive within
 // HTTPReadTimeout. CORS preflights from AllowedOrigins are answered.
 func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	h, _ := c.httpHandler(o)
+	return h
+}
+
+// httpHandler is HTTPHandler and the function that releases what it keeps beyond a request: the
+// stateless clients' Sessions entries and the subscription to token revocations.
+func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 	stream := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return c.server }, &sdk.StreamableHTTPOptions{
-		SessionTimeout: 30 * time.Minute,
-		Logger:         c.logger,
+		SessionTimeout:      30 * time.Minute,
+		Logger:              c.logger,
+		MaxRequestBodyBytes: MaxMessageSize,
 	})
+	// The same server, sessionless: 2026-07-28 requests (stateless.go). go-sdk checks their
+	// Mcp-Protocol-Version, Mcp-Method and Mcp-Name headers against the body (400 on a mismatch),
+	// answers GET and DELETE 405, and keeps subscriptions/listen open as an SSE stream. A client
+	// that goes away cancels its calls (PropagateRequestCancellation): on this protocol the POST
+	// is the whole life of a request.
+	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return c.server }, &sdk.StreamableHTTPOptions{
+		Stateless:                    true,
+		Logger:                       c.logger,
+		MaxRequestBodyBytes:          MaxMessageSize,
+		PropagateRequestCancellation: true,
+	})
+	auth := newBearerAuth(o)
+	clients := newStatelessClients(c.sessions)
+	release := clients.closeAll
+	if rn, ok := o.ClientTokens.(revokeNotifier); ok {
+		cancel := rn.OnRevoke(clients.forget)
+		release = func() { cancel(); clients.closeAll() }
+	}
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +176,8 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("Origin %q is not allowed; add it to [http] allowed_origins to let that page in", origin), http.StatusForbidden)
 			return
 		}
-		if !validBearer(r, o.Token) {
+		cred, authed := auth.authenticate(r)
+		if !authed {
 			// Close rather than drain: a client without the token may not trickle a body at us.
 			w.Header().Set("Connection", "close")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
@@ -119,6 +198,7 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			return
 		}
 		rc := http.NewResponseController(w)
+		var peek peeked
 		if r.Method == http.MethodPost {
 			// Read the body here, within the server's ReadTimeout, then lift the deadline: the
 			// reply may be an SSE stream that outlives it.
@@ -133,10 +213,7 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 				http.Error(w, fmt.Sprintf("reading the request body: %v (limit %d MiB, within %s)", err, MaxMessageSize>>20, o.readTimeout()), code)
 				return
 			}
-			if r.Header.Get("Mcp-Session-Id") == "" && isDiscover(body) {
-				writeDiscoverUnsupported(w, body, r.Header.Get("Mcp-Protocol-Version"))
-				return
-			}
+			peek = peekBody(body)
 			// Alias ids go-sdk cannot carry, and keep the replies to cancelled calls off the
 			// wire (mcp/transport/httpcancel.go).
 			prepared, repl, inflight, release := prepareBody(calls, r.Header.Get("Mcp-Session-Id"), body)
@@ -150,10 +227,16 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(prepared))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
-		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr}))
+		if statelessRequest(r, peek) {
+			ci, done := clients.enter(cred.Client, peek.clientName, r.RemoteAddr)
+			defer done()
+			stateless.ServeHTTP(w, r.WithContext(withConnInfo(r.Context(), ci)))
+			return
+		}
+		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr, identity: cred.Client}))
 		stream.ServeHTTP(w, r)
 	})
-	return mux
+	return mux, release
 }
 
 // idRestorer puts the client's original ids back into a response (JSON or SSE events).
@@ -176,58 +259,6 @@ func (w *idRestorer) Flush() {
 }
 
 func (w *idRestorer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// isDiscover reports whether a POST body is a single server/discover call.
-func isDiscover(body []byte) bool {
-	var m struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal(body, &m) == nil && m.Method == "server/discover"
-}
-
-// writeDiscoverUnsupported answers a server/discover that arrives without a session with -32601
-// (method not found): the one answer on which every client SDK we test falls back to the
-// initialize handshake.
-//
-// The endpoint is go-sdk's stateful StreamableHTTPHandler, which serves the session-based
-// protocol revisions (up to 2025-11-25). go-sdk v1.8.0 answers a sessionless discover
-// successfully, listing only those versions; mark3labs/mcp-go v1.2 takes any successful discover
-// as agreement to 2026-07-28, and every later request fails. Answered with -32022 (unsupported
-// protocol version), the Vercel AI SDK treats the error as final and never connects. -32601 is
-// what a server from before 2026-07-28 answers, and the AI SDK, go-sdk and mcp-go all fall back
-// from it (test/clients/clients_test.go drives the AI SDK, mcp/http_hardening_test.go).
-//
-// A stateless 2026-07-28 endpoint (go-sdk's Stateless mode) would make every request its own
-// session: no Sessions-view entry that lasts, no per-session workspace, approvals or
-// subscriptions — the things this hub is for — so the session-based revisions stay.
-func writeDiscoverUnsupported(w http.ResponseWriter, body []byte, _ string) {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	_ = json.Unmarshal(body, &m)
-	if len(m.ID) == 0 {
-		m.ID = json.RawMessage("null")
-	}
-	reply := struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", m.ID, jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "server/discover is not served on this endpoint: it serves the session-based protocol versions; use initialize"}}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(reply)
-}
-
-func validBearer(r *http.Request, token string) bool {
-	if token == "" {
-		return false
-	}
-	got, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
-		return false
-	}
-	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(token))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
-}
 
 // bearerToken extracts the credentials of an Authorization header whose scheme is Bearer; the
 // scheme is case-insensitive (RFC 9110 §11.1).
@@ -269,7 +300,9 @@ func originAllowed(origin, host string, extra []string) bool {
 
 // ServeHTTP runs the HTTP endpoint on ln until ctx ends, then shuts down gracefully.
 func (c *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) error {
-	srv := newHTTPServer(c.HTTPHandler(o), o.readTimeout())
+	h, release := c.httpHandler(o)
+	defer release()
+	srv := newHTTPServer(h, o.readTimeout())
 	drained := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(drained)

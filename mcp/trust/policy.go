@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,6 +45,38 @@ type Trust struct {
 	roots     sync.Map                                         // *sdk.ServerSession → *sessionRoots
 	pathTools map[string]bool                                  // tools that work in the caller's workspace (declared; they need a roots client's consent)
 	pathArgs  map[string][]string                              // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
+
+	// projects is each client identity's project ([clients.NAME] project): where a stateless
+	// client known by its own token works instead of the hub's workspace.
+	projects atomic.Pointer[map[string]string]
+	shown    sync.Map // registry id → project dir already shown in the Sessions view
+}
+
+// SetClientProjects sets each client identity's project directory ([clients.NAME] project).
+func (tr *Trust) SetClientProjects(p map[string]string) {
+	p = maps.Clone(p)
+	tr.projects.Store(&p)
+}
+
+// clientProject is the project directory of the request's stateless client identity, "" when
+// the request is not stateless or its client has none.
+func (tr *Trust) clientProject(ctx context.Context) string {
+	if !mcptransport.Stateless(ctx) {
+		return ""
+	}
+	id := mcptransport.Identity(ctx)
+	p := tr.projects.Load()
+	if id == "" || p == nil {
+		return ""
+	}
+	dir := (*p)[id]
+	if dir == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // the sandbox is opened by its resolved name (workspace.OpenExact)
+	}
+	return dir
 }
 
 // SessionIdentity is what Trust needs of the hub's record of client sessions.
@@ -134,7 +167,7 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			d.Action = policy.Allow
 		}
 		var rd *round // only calls that ask something need one
-		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ss)) {
+		if d.Action == policy.Ask || (ss != nil && clientHasRoots(ctx, ss)) {
 			rd = tr.newRound(ctx, creq)
 		}
 		if d.Action == policy.Ask {
@@ -150,7 +183,7 @@ func (tr *Trust) PolicyMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				}
 			}
 		}
-		if ss != nil && clientHasRoots(ss) {
+		if ss != nil && clientHasRoots(ctx, ss) {
 			// Roots are listed for every tool (once per session, again after list_changed);
 			// consent is asked here, before the handler runs, for tools that declare workspace
 			// paths: a handler only reads what was decided (workspaceFor never asks).
@@ -193,6 +226,9 @@ func (tr *Trust) askUser(ctx context.Context, rd *round, id string, a policy.App
 	req, ss := rd.req, rd.ss
 	if a.Session == "" {
 		a.Session, _ = tr.ids.SessionID(ctx, req)
+	}
+	if a.Workspace == "" {
+		a.Workspace = tr.clientProject(ctx)
 	}
 	if a.Workspace == "" {
 		a.Workspace = tr.DisplayWorkspace(ss)

@@ -113,7 +113,14 @@ func (tr *Trust) noteRelay(ctx context.Context, req *sdk.CallToolRequest, cwd st
 	tr.publishRoots(st)
 }
 
-func clientHasRoots(ss *sdk.ServerSession) bool {
+// clientHasRoots reports whether the session's client declared roots. A stateless client's
+// roots are not asked for: roots are deprecated from 2026-07-28, and asking would cost every one
+// of its calls a round trip (its session lasts one request); it works in the workspace its
+// identity gives it (the hub's, or [roots] allow).
+func clientHasRoots(ctx context.Context, ss *sdk.ServerSession) bool {
+	if mcptransport.Stateless(ctx) {
+		return false
+	}
 	p := ss.InitializeParams()
 	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }
@@ -133,7 +140,7 @@ func (tr *Trust) rootsOf(ss *sdk.ServerSession) *sessionRoots {
 // at once (for the Sessions view), newer ones with their next call.
 func (tr *Trust) OnRootsListChanged(ctx context.Context, req *sdk.RootsListChangedRequest) {
 	ss := req.Session
-	if ss == nil || !clientHasRoots(ss) {
+	if ss == nil || !clientHasRoots(ctx, ss) {
 		return // a client that never declared roots has none to re-read: do not ask it
 	}
 	st := tr.rootsOf(ss)
@@ -149,7 +156,7 @@ func (tr *Trust) OnRootsListChanged(ctx context.Context, req *sdk.RootsListChang
 // OnInitialized lists a roots client's roots right away, so the Sessions view shows them
 // before the first call.
 func (tr *Trust) OnInitialized(ctx context.Context, req *sdk.InitializedRequest) {
-	if ss := req.Session; ss != nil && clientHasRoots(ss) && !mcptransport.SpeaksMRTR(ss) {
+	if ss := req.Session; ss != nil && clientHasRoots(ctx, ss) && !mcptransport.SpeaksMRTR(ss) {
 		st := tr.rootsOf(ss)
 		st.mu.Lock()
 		tr.identify(ctx, st, req)
@@ -352,7 +359,7 @@ func (tr *Trust) DisplayWorkspace(ss *sdk.ServerSession) string {
 		return tr.HubDir() // a question about roots is open; do not wait for it
 	}
 	defer st.mu.Unlock()
-	if i := firstUsable(st.roots); i >= 0 && clientHasRoots(ss) {
+	if i := firstUsable(st.roots); i >= 0 && clientHasRoots(context.Background(), ss) {
 		return st.roots[i].Dir
 	}
 	if usable(st.relay) {
@@ -368,7 +375,16 @@ func (tr *Trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 		return tr.ws.HubWorkspace()
 	}
 	ss := req.Session
-	if !clientHasRoots(ss) {
+	if dir := tr.clientProject(ctx); dir != "" {
+		// A stateless client's own project ([clients.NAME] project), set by the user.
+		if id, _ := tr.ids.SessionID(ctx, req); id != "" {
+			if prev, ok := tr.shown.Swap(id, dir); !ok || prev != dir {
+				tr.sessions.SetWorkspace(id, nil, dir, "client")
+			}
+		}
+		return tr.ws.forRoot(dir)
+	}
+	if !clientHasRoots(ctx, ss) {
 		v, ok := tr.roots.Load(ss)
 		if !ok {
 			return tr.ws.HubWorkspace() // no roots, no relay: the hub's workspace

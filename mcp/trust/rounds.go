@@ -27,7 +27,9 @@ import (
 //
 // A round is one tools/call attempt. It collects the questions that still need an answer and
 // remembers, server-side under a random requestState, the answers earlier attempts brought, so
-// a retry is tied to the same session, tool and arguments and cannot be pre-answered.
+// a retry is tied to the same session, tool and arguments and cannot be pre-answered. A stateless
+// client (2026-07-28 over HTTP) has a new session for every request, so its retries are tied to
+// its identity instead (the token it presented and its clientInfo: mcptransport.Caller).
 
 // maxRoundStates bounds the requestState tokens kept for unanswered multi round-trip calls.
 const maxRoundStates = 1000
@@ -37,6 +39,7 @@ type round struct {
 	ctx     context.Context
 	req     *sdk.CallToolRequest
 	ss      *sdk.ServerSession
+	caller  any // who may bring the answers back (mcptransport.Caller)
 	mrtr    bool
 	answers sdk.InputResponseMap
 	ask     sdk.InputRequestMap
@@ -44,7 +47,7 @@ type round struct {
 
 // roundState is what a requestState token stands for.
 type roundState struct {
-	ss      *sdk.ServerSession
+	caller  any    // mcptransport.Caller: the session, or a stateless client's identity
 	key     string // tool + arguments digest
 	answers sdk.InputResponseMap
 	expires time.Time
@@ -64,7 +67,7 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 }
 
 func (tr *Trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
-	r := &round{tr: tr, ctx: ctx, req: req, ss: req.Session} // maps made on demand: most calls ask nothing
+	r := &round{tr: tr, ctx: ctx, req: req, ss: req.Session, caller: mcptransport.Caller(ctx, req.Session)} // maps made on demand: most calls ask nothing
 	if r.ss != nil {
 		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mcptransport.MRTRProtocol {
 			r.mrtr = true
@@ -77,7 +80,7 @@ func (tr *Trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round 
 	st := tr.rounds.m[req.Params.RequestState]
 	delete(tr.rounds.m, req.Params.RequestState) // one use
 	tr.rounds.mu.Unlock()
-	if st == nil || st.ss != r.ss || st.key != callKey(req.Params) || time.Now().After(st.expires) {
+	if st == nil || st.caller != r.caller || st.key != callKey(req.Params) || time.Now().After(st.expires) {
 		return r // unknown, foreign or stale state: every question is asked afresh
 	}
 	r.answers = maps.Clone(st.answers)
@@ -118,7 +121,7 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 		r.tr.rounds.mu.Unlock()
 		return tool.ErrorText(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
 	}
-	r.tr.rounds.m[token] = &roundState{ss: r.ss, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
+	r.tr.rounds.m[token] = &roundState{caller: r.caller, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
 	r.tr.rounds.mu.Unlock()
 	// The result type is unexported in go-sdk; its JSON form is the supported way to set it.
 	ir, err := json.Marshal(r.ask)

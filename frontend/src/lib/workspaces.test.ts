@@ -7,6 +7,7 @@ const base: SessionInfo = { id: 'unix-1', transport: 'unix', clientName: 'c', cl
 describe('workspaceSource', () => {
   it('labels where a workspace came from', () => {
     expect(workspaceSource('root')).toBe('MCP root');
+    expect(workspaceSource('client')).toBe("the client's project");
     expect(workspaceSource('relay')).toBe('connect directory');
     expect(workspaceSource('hub')).toBe('hub workspace');
     expect(workspaceSource(undefined)).toBe('');

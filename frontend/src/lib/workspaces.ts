@@ -9,6 +9,7 @@ import type { SessionInfo, SessionRoot } from './types';
 export const workspaceSources: Record<string, string> = {
   root: 'MCP root',
   relay: 'connect directory',
+  client: "the client's project",
   hub: 'hub workspace',
 };
 

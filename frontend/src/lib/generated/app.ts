@@ -173,6 +173,38 @@ export interface ClientChange {
 }
 
 //////////
+// source: controller_clienttokens.go
+
+/**
+ * ClientTokenList is ListClientTokens' answer.
+ */
+export interface ClientTokenList {
+  tokens: ClientToken[];
+}
+/**
+ * ClientToken is one client's token as the Settings view lists it (never the token itself).
+ */
+export interface ClientToken {
+  client: string;
+  created: string;
+  lastUsed?: string;
+}
+/**
+ * IssuedClientToken is IssueClientToken's answer: the only time the token is shown.
+ */
+export interface IssuedClientToken {
+  client: string;
+  /**
+   * Token is the new token, to put in the client's config as Authorization: Bearer <token>.
+   */
+  token: string;
+  /**
+   * Replaced: the client had a token, which no longer works.
+   */
+  replaced: boolean;
+}
+
+//////////
 // source: controller_servers.go
 
 /**

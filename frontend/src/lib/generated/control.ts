@@ -102,6 +102,12 @@ export interface Controls {
   saveSecurity(security: app.SecurityInput): Promise<app.SettingsChange>;
   /** Replaces a token ("client", "tcp", "http") where it is kept and puts it in force; the answer never holds it. */
   regenerateToken(token: string): Promise<app.TokenRegenerated>;
+  /** Lists each MCP client's own HTTP token: client, created, last used (never the token). */
+  clientTokens(): Promise<app.ClientTokenList>;
+  /** Makes a new HTTP token for a client (replacing its old one) and returns it, the only time it is shown. */
+  issueClientToken(client: string): Promise<app.IssuedClientToken>;
+  /** Revokes a client's HTTP token: refused from its next request on. */
+  revokeClientToken(client: string): Promise<app.ClientTokenList>;
   /** Saves web_fetch's allow-list and timeout, in force now. */
   saveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   /** Changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once. */
@@ -164,6 +170,9 @@ export interface WailsApp {
   SaveRAG(rag: app.RAGSettings): Promise<app.SettingsChange>;
   SaveSecurity(security: app.SecurityInput): Promise<app.SettingsChange>;
   RegenerateToken(token: string): Promise<app.TokenRegenerated>;
+  ClientTokens(): Promise<app.ClientTokenList>;
+  IssueClientToken(client: string): Promise<app.IssuedClientToken>;
+  RevokeClientToken(client: string): Promise<app.ClientTokenList>;
   SaveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   SetRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
   SetAutostart(enabled: boolean): Promise<app.SettingsChange>;
@@ -346,6 +355,18 @@ export abstract class WailsControls implements Controls {
 
   regenerateToken(token: string): Promise<app.TokenRegenerated> {
     return this.call<app.TokenRegenerated>(`regenerate the ${token} token`, () => this.bindings.RegenerateToken(token));
+  }
+
+  clientTokens(): Promise<app.ClientTokenList> {
+    return this.call<app.ClientTokenList>('list client tokens', () => this.bindings.ClientTokens());
+  }
+
+  issueClientToken(client: string): Promise<app.IssuedClientToken> {
+    return this.call<app.IssuedClientToken>(`issue a token for ${client}`, () => this.bindings.IssueClientToken(client));
+  }
+
+  revokeClientToken(client: string): Promise<app.ClientTokenList> {
+    return this.call<app.ClientTokenList>(`revoke the token of ${client}`, () => this.bindings.RevokeClientToken(client));
   }
 
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
@@ -551,6 +572,18 @@ export abstract class HttpControls implements Controls {
 
   regenerateToken(token: string): Promise<app.TokenRegenerated> {
     return this.request<app.TokenRegenerated>(`regenerate the ${token} token`, 'POST', 'api/settings/token', { token });
+  }
+
+  clientTokens(): Promise<app.ClientTokenList> {
+    return this.request<app.ClientTokenList>('list client tokens', 'GET', 'api/settings/client-tokens');
+  }
+
+  issueClientToken(client: string): Promise<app.IssuedClientToken> {
+    return this.request<app.IssuedClientToken>(`issue a token for ${client}`, 'POST', 'api/settings/client-tokens', { client });
+  }
+
+  revokeClientToken(client: string): Promise<app.ClientTokenList> {
+    return this.request<app.ClientTokenList>(`revoke the token of ${client}`, 'DELETE', `api/settings/client-tokens/${encodeURIComponent(client)}`);
   }
 
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {

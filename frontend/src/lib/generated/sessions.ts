@@ -35,10 +35,22 @@ export interface Info {
   relay?: Root;
   /**
    * Workspace is where the session's relative paths resolve, and WorkspaceFrom where that
-   * came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
+   * came from: "root" (its MCP root), "relay" (Relay), "client" (the project the config
+   * gives the client its token names: [clients.NAME] project) or "hub" (the hub's workspace).
    */
   workspace?: string;
-  workspaceFrom?: 'root' | 'relay' | 'hub';
+  workspaceFrom?: 'root' | 'relay' | 'client' | 'hub';
+  /**
+   * Identity is the client a per-client token was issued to ("" for the hub's shared token
+   * or a transport without tokens): unlike ClientName, which any client may claim, it is
+   * proven by the credential.
+   */
+  identity?: string;
+  /**
+   * Stateless marks a 2026-07-28 client over HTTP without a session: this entry stands for
+   * every request of that client identity (token and clientInfo), not one connection.
+   */
+  stateless?: boolean;
 }
 /**
  * Root is one MCP root of a session and whether the session may use it.
