@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -39,6 +40,11 @@ type TransportConfig struct {
 	// HTTPReadTimeout bounds reading one HTTP request, body included (0: 30 s,
 	// transport.HTTPReadTimeout).
 	HTTPReadTimeout time.Duration
+	// HTTPOAuth is the hub's authorization server ([http] auth = "oauth"; nil: static token
+	// only). HTTP listens beyond loopback only with it and with HTTPTLS.
+	HTTPOAuth mcptransport.OAuthResource
+	// HTTPTLS serves HTTP over TLS (the user's certificate or the hub's own); nil: plain HTTP.
+	HTTPTLS *tls.Config
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -67,6 +73,7 @@ type Transports struct {
 }
 
 type runningTransport struct {
+	scheme string // http or https, for TransportHTTP's URL
 	addr   string
 	auth   string
 	cancel context.CancelFunc
@@ -199,17 +206,26 @@ func (t *Transports) start(name, addr string) error {
 			cancel()
 			return errors.New("http: no bearer token configured; set --token or SWITCHBOARD_TOKEN")
 		}
+		if !loopbackAddr(cfg.HTTPAddr) && (cfg.HTTPOAuth == nil || cfg.HTTPTLS == nil) {
+			cancel()
+			return fmt.Errorf(`http: %s is reachable beyond loopback; set [http] auth = "oauth" (each client is then approved on this dashboard, over TLS), or bind 127.0.0.1`, cfg.HTTPAddr)
+		}
 		ln, err := net.Listen("tcp", cfg.HTTPAddr)
 		if err != nil {
 			cancel()
 			return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 		}
-		if !mcptransport.IsLoopback(ln.Addr()) {
-			c.Logger().Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
+		rt.addr, rt.scheme = ln.Addr().String(), "http"
+		rt.auth = "bearer token, loopback Host only"
+		if cfg.HTTPOAuth != nil {
+			rt.auth = "bearer token on loopback; OAuth (clients approved on the dashboard) from any address"
 		}
-		rt.addr = ln.Addr().String()
+		if cfg.HTTPTLS != nil {
+			ln, rt.scheme = tls.NewListener(ln, cfg.HTTPTLS), "https"
+		}
 		serve = func() error {
-			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
+			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, AllowedOrigins: cfg.HTTPAllowedOrigins,
+				ReadTimeout: cfg.HTTPReadTimeout, OAuth: cfg.HTTPOAuth})
 		}
 	default:
 		cancel()
@@ -405,6 +421,7 @@ func (t *Transports) Status() []TransportStatus {
 	out := make([]TransportStatus, 0, 4)
 	for _, name := range []string{TransportUnix, TransportTCP, TransportHTTP, TransportWS} {
 		st := TransportStatus{Name: name, Error: t.lastErr[name]}
+		scheme := "http"
 		switch name {
 		case TransportUnix:
 			st.Addr = t.cfg.UnixPath
@@ -417,6 +434,7 @@ func (t *Transports) Status() []TransportStatus {
 		}
 		if rt, ok := t.running[name]; ok {
 			st.Running, st.Addr, st.Auth = true, rt.addr, rt.auth
+			scheme = rt.scheme
 		}
 		if name == TransportWS && t.hub != nil && t.hub.Running() {
 			st.Running, st.Addr, st.Auth = true, t.hub.Addr(), "hub token, Origin allow-list"
@@ -424,7 +442,7 @@ func (t *Transports) Status() []TransportStatus {
 		if st.Running {
 			switch name {
 			case TransportHTTP:
-				st.URL = "http://" + st.Addr + "/mcp"
+				st.URL = scheme + "://" + st.Addr + "/mcp"
 			case TransportWS:
 				st.URL = "ws://" + st.Addr + "/ws"
 			case TransportTCP:

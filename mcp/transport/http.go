@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,6 +30,22 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// ReadTimeout bounds reading a whole request (0: HTTPReadTimeout).
 	ReadTimeout time.Duration
+	// OAuth, when set, serves the hub's authorization server beside /mcp and lets in the bearer
+	// tokens it issued, besides Token, from any Host (the token is the proof): the request's
+	// TokenInfo (go-sdk's auth) carries who the client is and its scopes to the middleware.
+	OAuth OAuthResource
+}
+
+// OAuthResource is the hub's authorization server as the endpoint sees it
+// (internal/authserver, adapted in package mcp).
+type OAuthResource interface {
+	// Handler serves the metadata (/.well-known/…) and /oauth/… endpoints.
+	Handler() http.Handler
+	// Identify maps a bearer token presented at r to the grant it belongs to; nil when it
+	// belongs to none.
+	Identify(r *http.Request, token string) *auth.TokenInfo
+	// ResourceMetadataURL is the RFC 9728 metadata's URL for r's resource (WWW-Authenticate).
+	ResourceMetadataURL(r *http.Request) string
 }
 
 func (o HTTPOptions) readTimeout() time.Duration {
@@ -79,6 +96,11 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
+	if o.OAuth != nil {
+		as := o.OAuth.Handler()
+		mux.Handle("/.well-known/", as)
+		mux.Handle("/oauth/", as)
+	}
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" && originAllowed(origin, r.Host, o.AllowedOrigins) && localHost(r.Host) {
@@ -98,14 +120,25 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("Origin %q is not allowed; add it to [http] allowed_origins to let that page in", origin), http.StatusForbidden)
 			return
 		}
+		var grant *auth.TokenInfo // an OAuth client's identity; nil with the static token
 		if !validBearer(r, o.Token) {
-			// Close rather than drain: a client without the token may not trickle a body at us.
-			w.Header().Set("Connection", "close")
-			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			http.Error(w, "missing or wrong bearer token: send Authorization: Bearer <token> (`switchboard token` prints it; or set --token / SWITCHBOARD_TOKEN)", http.StatusUnauthorized)
-			return
+			if tok, ok := bearerToken(r.Header.Get("Authorization")); ok && o.OAuth != nil {
+				grant = o.OAuth.Identify(r, tok)
+			}
+			if grant == nil {
+				// Close rather than drain: a client without the token may not trickle a body at us.
+				w.Header().Set("Connection", "close")
+				if o.OAuth != nil {
+					w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q`, o.OAuth.ResourceMetadataURL(r)))
+					http.Error(w, "missing, expired or revoked bearer token: sign in with OAuth (this hub's authorization server; the user approves the client on the hub's dashboard)", http.StatusUnauthorized)
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+				http.Error(w, "missing or wrong bearer token: send Authorization: Bearer <token> (`switchboard token` prints it; or set --token / SWITCHBOARD_TOKEN)", http.StatusUnauthorized)
+				return
+			}
 		}
-		if !localHost(r.Host) {
+		if grant == nil && !localHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Host %q is not this machine; connect to 127.0.0.1 or localhost", r.Host), http.StatusForbidden)
 			return
 		}
@@ -151,6 +184,12 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
 		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr}))
+		if grant != nil {
+			// go-sdk's middleware puts the TokenInfo where tools and the session binding (a
+			// session is held by the grant that opened it) find it; the token was verified above.
+			auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) { return grant, nil }, nil)(stream).ServeHTTP(w, r)
+			return
+		}
 		stream.ServeHTTP(w, r)
 	})
 	return mux
