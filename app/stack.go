@@ -65,6 +65,9 @@ type Stack struct {
 	ideOnce   sync.Once
 	Policy    *policy.Store
 	Approvals *policy.Broker
+	// HubAuth is the HTTP endpoint's authorization server and certificate ([http] auth =
+	// "oauth"); nil otherwise.
+	HubAuth *HubAuth
 
 	stopConfigWatch context.CancelFunc
 	stopHubLogFeed  func()       // ends the "hublog" channel's publisher (Close)
@@ -324,6 +327,13 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
+	// [http] auth = "oauth": the hub's authorization server and its certificate.
+	if st.HubAuth, err = openHubAuth(cfg, st); err != nil {
+		_ = svc.Shutdown(context.Background())
+		_ = st.Code.Close()
+		auditLog.Close()
+		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
 	// The file is the source of truth: an edit (by hand, by `switchboard servers`, by the
 	// dashboard) is applied when the hub sees it, like the policy.
 	st.Policy.Subscribe(st.logPolicy)
@@ -347,6 +357,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 			logger.Warn("config: changes to the file are not followed", "path", cfg.Path, "err", err)
 		}
 	}()
+	oauth := st.HubAuth.resource()
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
@@ -357,6 +368,8 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		TCPToken:           cfg.TCP.Token,
 		TCPRequireToken:    cfg.TCP.RequireToken,
 		HTTPAllowedOrigins: cfg.HTTP.AllowedOrigins,
+		HTTPOAuth:          oauth.HTTPOAuth,
+		HTTPTLS:            oauth.HTTPTLS,
 	})
 	// The bridge dials the backend only while the ide toolset is on: with no backend configured
 	// it would retry (and log) forever for tools nobody is served.
@@ -483,6 +496,9 @@ func (st *Stack) Close(ctx context.Context) error {
 		st.stopConfigWatch()
 	}
 	err := st.Transports.StopAll(ctx)
+	if st.HubAuth != nil {
+		st.HubAuth.Server.Close() // withdraws the authorizations waiting for the user
+	}
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {
 		err = e
 	}

@@ -307,8 +307,11 @@ func (c *Controller) chooseProject() string {
 
 // approvalWhat says in a few words what a question is about.
 func approvalWhat(a policy.Approval) string {
-	if a.Kind == policy.KindRoot {
+	switch a.Kind {
+	case policy.KindRoot:
 		return "use " + a.Root + " as its workspace"
+	case policy.KindClient:
+		return "use this hub from " + a.Device
 	}
 	return "run " + a.Tool
 }

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-hub/switchboard/internal/authserver"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/hubtls"
+	"github.com/switchboard-hub/switchboard/internal/policy"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// HubAuth is the HTTP endpoint's OAuth side ([http] auth = "oauth"): the hub's authorization
+// server and the TLS certificate it serves beyond loopback.
+type HubAuth struct {
+	Server *authserver.Server
+	Cert   *hubtls.Cert // nil: plain HTTP (loopback only)
+}
+
+// openHubAuth builds the authorization server and picks the certificate for cfg; nil when
+// [http] auth is not "oauth". approvals is where each new client is put to the user.
+func openHubAuth(cfg config.Config, st *Stack) (*HubAuth, error) {
+	if !cfg.OAuth() {
+		return nil, nil
+	}
+	as, err := authserver.New(authserver.Options{
+		Dir:     cfg.OAuthDir(),
+		Scopes:  st.grantableScopes,
+		Approve: st.approveClient,
+		Logger:  st.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	ha := &HubAuth{Server: as}
+	switch {
+	case cfg.HTTP.Cert != "":
+		ha.Cert, err = hubtls.Load(cfg.HTTP.Cert, cfg.HTTP.Key)
+	case !loopbackListen(cfg.HTTP.Addr):
+		ha.Cert, err = hubtls.SelfSigned(cfg.TLSDir(), hubtls.Hosts(cfg.HTTP.Addr))
+	}
+	if err != nil {
+		as.Close()
+		return nil, err
+	}
+	return ha, nil
+}
+
+func (ha *HubAuth) tlsConfig() *tls.Config {
+	if ha == nil || ha.Cert == nil {
+		return nil
+	}
+	return ha.Cert.Config
+}
+
+func (ha *HubAuth) resource() mcp.TransportConfig {
+	if ha == nil {
+		return mcp.TransportConfig{}
+	}
+	return mcp.TransportConfig{HTTPOAuth: mcp.NewOAuthResource(ha.Server), HTTPTLS: ha.tlsConfig()}
+}
+
+func loopbackListen(addr string) bool {
+	host := addr
+	if i := strings.LastIndex(addr, ":"); i >= 0 {
+		host = addr[:i]
+	}
+	host = strings.Trim(host, "[]")
+	return host == "localhost" || host == "127.0.0.1" || host == "::1" || strings.HasPrefix(host, "127.")
+}
+
+// grantableScopes are the scopes a client may ask for: every toolset, the servers' included.
+func (st *Stack) grantableScopes() []string {
+	var out []string
+	for _, ts := range st.Service.Toolsets() {
+		out = append(out, ts.Name)
+	}
+	return out
+}
+
+// approveClient puts a client's authorization to the user: one more entry in the approvals the
+// dashboard and tray show, answered by DecideApproval (which may narrow the toolsets).
+func (st *Stack) approveClient(ctx context.Context, r authserver.Request) authserver.Decision {
+	redirect := r.RedirectURI
+	if u, err := url.Parse(r.RedirectURI); err == nil {
+		redirect = u.Scheme + "://" + u.Host
+	}
+	out := st.Approvals.Ask(ctx, policy.Approval{Kind: policy.KindClient, Client: r.ClientName, Device: r.Device,
+		Scopes: slices.Clone(r.Scopes), Redirect: redirect}, authserver.DefaultApprovalTimeout, nil)
+	st.note.Info("oauth: a client asked to use this hub", "client", r.ClientName, "device", r.Device, "result", out.Result(), "by", out.By)
+	if !out.Approved {
+		return authserver.Decision{Reason: out.Reason}
+	}
+	return authserver.Decision{Allow: true, Scopes: out.Scopes}
+}
+
+// GrantList is the OAuth clients allowed to use this hub (Settings), and the certificate's
+// fingerprint when the hub serves TLS.
+type GrantList struct {
+	// Enabled: [http] auth = "oauth".
+	Enabled bool                   `json:"enabled"`
+	Grants  []authserver.GrantInfo `json:"grants"`
+	// TLS, when the endpoint serves it: the certificate's SHA-256 fingerprint, whether the hub
+	// made it, and its file (to copy to the other machines).
+	Fingerprint string `json:"fingerprint,omitempty"`
+	SelfSigned  bool   `json:"selfSigned,omitempty"`
+	CertFile    string `json:"certFile,omitempty"`
+}
+
+// Grants lists the OAuth clients allowed to use this hub.
+func (c *Controller) Grants() GrantList {
+	ha := c.st.HubAuth
+	if ha == nil {
+		return GrantList{Grants: []authserver.GrantInfo{}}
+	}
+	out := GrantList{Enabled: true, Grants: ha.Server.Grants()}
+	if ha.Cert != nil {
+		out.Fingerprint, out.SelfSigned, out.CertFile = ha.Cert.Fingerprint, ha.Cert.SelfSigned, ha.Cert.CertFile
+	}
+	return out
+}
+
+// RevokeGrant ends an OAuth client's grant at once: its next request is refused (401).
+func (c *Controller) RevokeGrant(id string) (GrantList, error) {
+	ha := c.st.HubAuth
+	if ha == nil {
+		return GrantList{}, fmt.Errorf(`grant %q: this hub has no OAuth clients ([http] auth is not "oauth")`, id)
+	}
+	if err := ha.Server.Revoke(id); err != nil {
+		return GrantList{}, err
+	}
+	return c.Grants(), nil
+}
