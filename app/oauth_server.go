@@ -99,19 +99,6 @@ func (st *Stack) approveClient(ctx context.Context, r authserver.Request) authse
 	return authserver.Decision{Allow: true, Scopes: out.Scopes}
 }
 
-// GrantList is the OAuth clients allowed to use this hub (Settings), and the certificate's
-// fingerprint when the hub serves TLS.
-type GrantList struct {
-	// Enabled: [http] auth = "oauth".
-	Enabled bool                   `json:"enabled"`
-	Grants  []authserver.GrantInfo `json:"grants"`
-	// TLS, when the endpoint serves it: the certificate's SHA-256 fingerprint, whether the hub
-	// made it, and its file (to copy to the other machines).
-	Fingerprint string `json:"fingerprint,omitempty"`
-	SelfSigned  bool   `json:"selfSigned,omitempty"`
-	CertFile    string `json:"certFile,omitempty"`
-}
-
 // Grants lists the OAuth clients allowed to use this hub.
 func (c *Controller) Grants() GrantList {
 	ha := c.st.HubAuth

@@ -35,16 +35,16 @@ const (
 
 // Approval is one pending question.
 type Approval struct {
-	ID          string    `json:"id"`
-	Kind        string    `json:"kind"` // "call" | "root"
-	Tool        string    `json:"tool,omitempty"`
-	Arguments   string    `json:"arguments,omitempty"` // readable summary, bulk payloads cut
-	Root        string    `json:"root,omitempty"`      // KindRoot: the directory asked for
+	ID        string `json:"id"`
+	Kind      string `json:"kind"` // "call" | "root"
+	Tool      string `json:"tool,omitempty"`
+	Arguments string `json:"arguments,omitempty"` // readable summary, bulk payloads cut
+	Root      string `json:"root,omitempty"`      // KindRoot: the directory asked for
 	// KindClient: the device (the address its browser came from), the scopes it asks for (the
 	// toolsets, and readonly) and where its authorization goes (the redirect URI).
-	Device   string   `json:"device,omitempty"`
-	Scopes   []string `json:"scopes,omitempty"`
-	Redirect string   `json:"redirect,omitempty"`
+	Device      string    `json:"device,omitempty"`
+	Scopes      []string  `json:"scopes,omitempty"`
+	Redirect    string    `json:"redirect,omitempty"`
 	Client      string    `json:"client"`
 	Session     string    `json:"session,omitempty"`
 	Workspace   string    `json:"workspace,omitempty"`
@@ -246,7 +246,9 @@ wait:
 }
 
 // Decide answers a pending question.
-func (b *Broker) Decide(id string, allow bool, by string) error { return b.DecideScopes(id, allow, by, nil) }
+func (b *Broker) Decide(id string, allow bool, by string) error {
+	return b.DecideScopes(id, allow, by, nil)
+}
 
 // DecideScopes answers a pending question, granting scopes (KindClient: the toolsets the user
 // chose; nil: those asked for).

@@ -142,6 +142,15 @@ export interface TransportConfig {
    * transport.HTTPReadTimeout).
    */
   HTTPReadTimeout: number;
+  /**
+   * HTTPOAuth is the hub's authorization server ([http] auth = "oauth"; nil: static token
+   * only). HTTP listens beyond loopback only with it and with HTTPTLS.
+   */
+  HTTPOAuth: unknown /* mcptransport.OAuthResource */;
+  /**
+   * HTTPTLS serves HTTP over TLS (the user's certificate or the hub's own); nil: plain HTTP.
+   */
+  HTTPTLS?: unknown /* tls.Config */;
 }
 /**
  * TransportStatus is one transport as the dashboard shows it.
