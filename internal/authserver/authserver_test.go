@@ -269,8 +269,8 @@ func TestPKCEMissingPlainOrWrongVerifierIsRefused(t *testing.T) {
 	id := h.register(redirect)
 	p := newPKCE()
 	for name, q := range map[string]url.Values{
-		"missing": {"code_challenge": {""}, "code_challenge_method": {""}},
-		"plain":   {"code_challenge_method": {"plain"}},
+		"missing":                      {"code_challenge": {""}, "code_challenge_method": {""}},
+		"plain":                        {"code_challenge_method": {"plain"}},
 		"no method (plain by default)": {"code_challenge_method": {""}},
 	} {
 		resp := get(t, h.authorizeURL(id, redirect, p, q))

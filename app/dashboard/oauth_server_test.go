@@ -1,0 +1,290 @@
+//go:build linux
+
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/app/apptest"
+	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp"
+)
+
+// oauthHub is a hub with [http] auth = "oauth" serving HTTP on loopback, its dashboard's /api,
+// and a user who is "there" (the dashboard counts as open), so approvals wait for an answer.
+type oauthHub struct {
+	st      *app.Stack
+	mcpURL  string
+	dashURL string
+	answers strings.Builder // every /api answer, searched for tokens at the end
+}
+
+func newOAuthHub(t *testing.T) *oauthHub {
+	t.Helper()
+	st := apptest.Stack(t, "", func(c *config.Config) { c.HTTP.Auth = config.HTTPAuthOAuth })
+	if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
+		t.Fatal(err)
+	}
+	remove := st.Approvals.AddPresence(func() bool { return true }) // the dashboard is open
+	t.Cleanup(remove)
+	dash := httptest.NewServer(NewServer(app.NewController(st, "test"), "dash-token").Handler())
+	t.Cleanup(dash.Close)
+	return &oauthHub{st: st, mcpURL: "http://" + st.Transports.Addr(mcp.TransportHTTP) + "/mcp", dashURL: dash.URL}
+}
+
+func (h *oauthHub) api(t *testing.T, method, route string, body any) map[string]any {
+	t.Helper()
+	code, out := apptest.DashAPI(t, h.dashURL, "dash-token", method, route, body)
+	b, _ := json.Marshal(out)
+	h.answers.Write(b)
+	if code != 200 {
+		t.Fatalf("%s %s: %d %s", method, route, code, b)
+	}
+	return out
+}
+
+// pendingClient waits for a client's authorization among the approvals.
+func (h *oauthHub) pendingClient(t *testing.T) map[string]any {
+	t.Helper()
+	var found map[string]any
+	if !testutil.Poll(20*time.Second, func() bool {
+		for _, a := range h.api(t, "GET", "/api/approvals", nil)["approvals"].([]any) {
+			if m := a.(map[string]any); m["kind"] == "client" {
+				found = m
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("no client authorization among the approvals")
+	}
+	return found
+}
+
+// browser follows an authorization URL as a browser does: the waiting page reloads itself (its
+// meta refresh) until the hub redirects to the client's redirect URI, which it returns.
+func browser(ctx context.Context, authURL string) (*url.URL, error) {
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	next := authURL
+	for range 100 {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusFound {
+			return url.Parse(resp.Header.Get("Location"))
+		}
+		i := strings.Index(string(body), "url=")
+		if resp.StatusCode != http.StatusOK || i < 0 {
+			return nil, fmt.Errorf("authorize page: %d %s", resp.StatusCode, body)
+		}
+		rest := string(body[i+4:])
+		base, _ := url.Parse(next)
+		ref, _ := url.Parse(strings.ReplaceAll(rest[:strings.IndexByte(rest, '"')], "&amp;", "&"))
+		next = base.ResolveReference(ref).String()
+	}
+	return nil, errors.New("the authorize page never redirected")
+}
+
+// TestOAuthClientFullFlow: go-sdk's MCP client with its OAuth support (discovery from the 401,
+// dynamic registration, authorization code with PKCE and the resource indicator) against a hub
+// with auth = "oauth". The authorization shows up among the dashboard's approvals ("<client> on
+// <device>"), the user allows it with the files toolset only through DecideApproval; the
+// client lists and calls files tools and is refused a process tool; a refresh rotates the
+// tokens; RevokeGrant cuts the client off at its next request (401 with resource_metadata).
+// No token is in any /api answer, the audit log, the hub log or any file of the data directory.
+func TestOAuthClientFullFlow(t *testing.T) {
+	h := newOAuthHub(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+
+	// Unauthenticated: 401 naming the protected resource's metadata.
+	resp, err := http.Post(h.mcpURL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	origin := strings.TrimSuffix(h.mcpURL, "/mcp")
+	if want := fmt.Sprintf(`Bearer resource_metadata=%q`, origin+"/.well-known/oauth-protected-resource/mcp"); resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
+		t.Fatalf("unauthenticated: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // the client's loopback redirect (never called: the browser stops at it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	redirect := "http://" + ln.Addr().String() + "/callback"
+	var asked map[string]any
+	handler, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName: "Laptop Agent", RedirectURIs: []string{redirect}, GrantTypes: []string{"authorization_code", "refresh_token"},
+			TokenEndpointAuthMethod: "none",
+		}},
+		RedirectURL:         redirect,
+		RequestRefreshToken: true,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			type result struct {
+				loc *url.URL
+				err error
+			}
+			done := make(chan result, 1)
+			go func() { loc, err := browser(ctx, args.URL); done <- result{loc, err} }()
+			asked = h.pendingClient(t)
+			h.api(t, "POST", "/api/approvals/"+asked["id"].(string), map[string]any{"decision": "allow", "scopes": []string{"files"}})
+			r := <-done
+			if r.err != nil {
+				return nil, r.err
+			}
+			q := r.loc.Query()
+			if q.Get("error") != "" {
+				return nil, fmt.Errorf("authorization refused: %s", q.Get("error_description"))
+			}
+			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "laptop-agent", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: h.mcpURL, OAuthHandler: handler}, nil)
+	if err != nil {
+		t.Fatalf("connect with OAuth: %v", err)
+	}
+	defer cs.Close()
+	if asked["client"] != "Laptop Agent" || asked["device"] != "127.0.0.1" || asked["redirect"] != "http://"+ln.Addr().String() {
+		t.Fatalf("the approval shown: %v", asked)
+	}
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if mcp.ToolsetOf(tl) != "" && mcp.ToolsetOf(tl) != "files" {
+			t.Errorf("tools/list shows %s (toolset %s) to a client granted files only", tl.Name, mcp.ToolsetOf(tl))
+		}
+	}
+	if !strings.Contains(strings.Join(names, " "), "file_write") {
+		t.Fatalf("tools/list: %v", names)
+	}
+	wr := apptest.CallTool(t, cs, "file_write", map[string]any{"path": "from-laptop.txt", "content": "hello"})
+	if wr.IsError {
+		t.Fatalf("file_write: %v", wr.Content)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.st.Config.Workspace, "from-laptop.txt")); err != nil || string(b) != "hello" {
+		t.Fatalf("the file written: %q %v", b, err)
+	}
+	ps, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "process_start", Arguments: map[string]any{"command": "true"}})
+	if err != nil || !ps.IsError || !strings.Contains(fmt.Sprint(ps.Content[0].(*sdk.TextContent).Text), "not granted") {
+		t.Fatalf("process_start outside the grant: %v %v", ps, err)
+	}
+
+	// The grant in Settings: client, device, scopes, last use.
+	grants := h.api(t, "GET", "/api/grants", nil)
+	list := grants["grants"].([]any)
+	if grants["enabled"] != true || len(list) != 1 {
+		t.Fatalf("grants: %v", grants)
+	}
+	g := list[0].(map[string]any)
+	if g["clientName"] != "Laptop Agent" || g["device"] != "127.0.0.1" || fmt.Sprint(g["scopes"]) != "[files]" || g["lastUsed"] == nil {
+		t.Fatalf("grant: %v", g)
+	}
+
+	// Refresh through the token endpoint with the client's refresh token: rotated.
+	ts, err := handler.TokenSource(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := ts.Token()
+	if err != nil || tok.RefreshToken == "" {
+		t.Fatalf("the client's token: %v (refresh token %t)", err, tok != nil && tok.RefreshToken != "")
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {g["clientId"].(string)}, "resource": {h.mcpURL}}
+	resp, err = http.PostForm(origin+"/oauth/token", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refreshed oauth2.Token
+	_ = json.NewDecoder(resp.Body).Decode(&refreshed)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || refreshed.AccessToken == "" || refreshed.RefreshToken == tok.RefreshToken {
+		t.Fatalf("refresh: %d %+v", resp.StatusCode, refreshed.RefreshToken != "")
+	}
+	rawCall := func(token string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", h.mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	if r := rawCall(refreshed.AccessToken); r.StatusCode != 200 {
+		t.Fatalf("the refreshed access token: %d", r.StatusCode)
+	}
+	// The static token keeps working on loopback.
+	if r := rawCall("test-token"); r.StatusCode != 200 {
+		t.Fatalf("the static token on loopback: %d", r.StatusCode)
+	}
+
+	// RevokeGrant: the next request with the grant's token is refused.
+	after := h.api(t, "POST", "/api/grants/"+g["id"].(string)+"/revoke", nil)
+	if len(after["grants"].([]any)) != 0 {
+		t.Fatalf("grants after revoke: %v", after)
+	}
+	r := rawCall(refreshed.AccessToken)
+	if r.StatusCode != 401 || !strings.Contains(r.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+		t.Fatalf("after revoke: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
+	}
+
+	// No token anywhere it could leak.
+	secrets := []string{tok.AccessToken, tok.RefreshToken, refreshed.AccessToken, refreshed.RefreshToken}
+	for _, s := range secrets {
+		if strings.Contains(h.answers.String(), s) {
+			t.Fatal("an /api answer holds a token")
+		}
+	}
+	_ = filepath.Walk(h.st.Config.DataDir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, s := range secrets {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s holds a token", p)
+			}
+		}
+		return nil
+	})
+}
