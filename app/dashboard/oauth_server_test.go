@@ -288,3 +288,202 @@ func TestOAuthClientFullFlow(t *testing.T) {
 		return nil
 	})
 }
+
+// startAuthorization registers a public client and opens its authorization in a "browser";
+// it returns the client id, the PKCE verifier and where the browser ends (once the user answered).
+func (h *oauthHub) startAuthorization(t *testing.T, name string) (clientID, verifier, redirect string, landed <-chan *url.URL) {
+	t.Helper()
+	origin := strings.TrimSuffix(h.mcpURL, "/mcp")
+	redirect = "http://127.0.0.1:45678/cb"
+	b, _ := json.Marshal(map[string]any{"client_name": name, "redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"})
+	resp, err := http.Post(origin+"/oauth/register", "application/json", strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	clientID, _ = reg["client_id"].(string)
+	if resp.StatusCode != 201 || clientID == "" {
+		t.Fatalf("register: %d %v", resp.StatusCode, reg)
+	}
+	verifier = strings.Repeat("v", 20) + oauth2.GenerateVerifier()
+	q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "state": {"s"},
+		"code_challenge": {oauth2.S256ChallengeFromVerifier(verifier)}, "code_challenge_method": {"S256"}, "resource": {h.mcpURL}}
+	out := make(chan *url.URL, 1)
+	go func() { // ends when the hub redirects (the user answered) or the test's hub closes
+		loc, err := browser(context.Background(), origin+"/oauth/authorize?"+q.Encode())
+		if err != nil {
+			loc = &url.URL{RawQuery: "error=" + url.QueryEscape(err.Error())}
+		}
+		out <- loc
+	}()
+	return clientID, verifier, redirect, out
+}
+
+// grantToken runs a whole authorization answered with scopes and returns the access token.
+func (h *oauthHub) grantToken(t *testing.T, name string, scopes []string) string {
+	t.Helper()
+	id, verifier, redirect, landed := h.startAuthorization(t, name)
+	a := h.pendingClient(t)
+	h.api(t, "POST", "/api/approvals/"+a["id"].(string), map[string]any{"decision": "allow", "scopes": scopes})
+	loc := <-landed
+	resp, err := http.PostForm(strings.TrimSuffix(h.mcpURL, "/mcp")+"/oauth/token", url.Values{"grant_type": {"authorization_code"},
+		"code": {loc.Query().Get("code")}, "client_id": {id}, "redirect_uri": {redirect}, "code_verifier": {verifier}, "resource": {h.mcpURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok oauth2.Token
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	if resp.StatusCode != 200 || tok.AccessToken == "" {
+		t.Fatalf("token: %d", resp.StatusCode)
+	}
+	return tok.AccessToken
+}
+
+// bearerClient connects an MCP client presenting token.
+func bearerClient(t *testing.T, endpoint, token string) *sdk.ClientSession {
+	t.Helper()
+	hc := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+token)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bearer", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestOAuthReadOnlyScopeLimitsToReadOnlyTools: the user grants files + readonly; the client
+// reads but cannot write, and tools/list shows no tool that is not read-only.
+func TestOAuthReadOnlyScopeLimitsToReadOnlyTools(t *testing.T) {
+	h := newOAuthHub(t)
+	if err := os.WriteFile(filepath.Join(h.st.Config.Workspace, "a.txt"), []byte("content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := bearerClient(t, h.mcpURL, h.grantToken(t, "Reader", []string{"files", "readonly"}))
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint {
+			t.Errorf("a read-only grant lists %s, which is not read-only", tl.Name)
+		}
+	}
+	if rd := apptest.CallTool(t, cs, "file_read", map[string]any{"path": "a.txt"}); rd.IsError {
+		t.Fatalf("file_read: %v", rd.Content)
+	}
+	wr, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "b.txt", "content": "x"}})
+	if err != nil || !wr.IsError {
+		t.Fatalf("file_write with a read-only grant: %v %v", wr, err)
+	}
+	if _, err := os.Stat(filepath.Join(h.st.Config.Workspace, "b.txt")); err == nil {
+		t.Fatal("a read-only grant wrote a file")
+	}
+}
+
+// TestOAuthApprovalCannotBeForgedAndDenialReachesTheClient: while a client waits, its approval
+// cannot be answered by a web page (no dashboard token: 401; a foreign Origin: 403), nor by the
+// client through the hub's MCP origin (no such route), nor by query parameters on the
+// authorization pages; the user's Deny reaches the client as access_denied and leaves no grant.
+func TestOAuthApprovalCannotBeForgedAndDenialReachesTheClient(t *testing.T) {
+	h := newOAuthHub(t)
+	_, _, _, landed := h.startAuthorization(t, "Self Approver")
+	a := h.pendingClient(t)
+	id := a["id"].(string)
+	post := func(base, token, origin string) int {
+		req, _ := http.NewRequest("POST", base+"/api/approvals/"+id, strings.NewReader(`{"decision":"allow"}`))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := post(h.dashURL, "", "https://evil.example"); c != 401 {
+		t.Errorf("a web page without the dashboard token: %d, want 401", c)
+	}
+	if c := post(h.dashURL, "dash-token", "https://evil.example"); c != 403 {
+		t.Errorf("a foreign Origin: %d, want 403", c)
+	}
+	origin := strings.TrimSuffix(h.mcpURL, "/mcp")
+	if c := post(origin, "test-token", ""); c != 404 {
+		t.Errorf("the decision through the MCP endpoint's origin: %d, want 404", c)
+	}
+	for _, p := range []string{"/oauth/authorize?decision=allow&id=" + id, "/oauth/authorize/wait?request=" + id + "&decision=allow"} {
+		if resp, err := http.Get(origin + p); err == nil {
+			resp.Body.Close()
+		}
+	}
+	if still := h.pendingClient(t); still["id"] != id {
+		t.Fatalf("the approval changed: %v", still)
+	}
+	h.api(t, "POST", "/api/approvals/"+id, map[string]any{"decision": "deny"})
+	loc := <-landed
+	if loc.Query().Get("error") != "access_denied" || loc.Query().Get("code") != "" {
+		t.Fatalf("denied client landed on %s", loc)
+	}
+	if g := h.api(t, "GET", "/api/grants", nil)["grants"].([]any); len(g) != 0 {
+		t.Fatalf("grants after a denial: %v", g)
+	}
+}
+
+// TestOAuthGrantCannotContinueAnotherGrantsSession: an MCP session opened by one grant is not
+// usable with another grant's token, nor with the static token (go-sdk binds a session to the
+// TokenInfo's user, here the grant).
+func TestOAuthGrantCannotContinueAnotherGrantsSession(t *testing.T) {
+	h := newOAuthHub(t)
+	tokA := h.grantToken(t, "A", []string{"files"})
+	tokB := h.grantToken(t, "B", []string{"files"})
+	init := func(token, session string) *http.Response {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+		if session != "" {
+			body = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		}
+		req, _ := http.NewRequest("POST", h.mcpURL, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	sess := init(tokA, "").Header.Get("Mcp-Session-Id")
+	if sess == "" {
+		t.Fatal("no session")
+	}
+	if r := init(tokB, sess); r.StatusCode < 400 {
+		t.Errorf("another grant continued the session: %d", r.StatusCode)
+	}
+	if r := init("test-token", sess); r.StatusCode < 400 {
+		t.Errorf("the static token continued a grant's session: %d", r.StatusCode)
+	}
+	if r := init(tokA, sess); r.StatusCode != 200 && r.StatusCode != 202 {
+		t.Errorf("the grant's own session: %d", r.StatusCode)
+	}
+}
