@@ -4,6 +4,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/app/apptest"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/internal/hubtls"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -485,5 +487,60 @@ func TestOAuthGrantCannotContinueAnotherGrantsSession(t *testing.T) {
 	}
 	if r := init(tokA, sess); r.StatusCode != 200 && r.StatusCode != 202 {
 		t.Errorf("the grant's own session: %d", r.StatusCode)
+	}
+}
+
+// TestHTTPBeyondLoopbackNeedsOAuthAndServesTLS: HTTP on an address beyond loopback is refused
+// without auth = "oauth"; with it, the hub makes its own certificate, serves TLS (plain HTTP gets
+// nowhere), and the certificate a client sees has the fingerprint the dashboard shows; the
+// metadata names https endpoints.
+func TestHTTPBeyondLoopbackNeedsOAuthAndServesTLS(t *testing.T) {
+	plain := apptest.Stack(t, "", func(c *config.Config) { c.HTTP.Addr = "0.0.0.0:0" })
+	if err := plain.Transports.Start(mcp.TransportHTTP); err == nil || !strings.Contains(err.Error(), `auth = "oauth"`) {
+		t.Fatalf("HTTP beyond loopback without OAuth: %v", err)
+	}
+
+	st := apptest.Stack(t, "", func(c *config.Config) { c.HTTP.Addr = "0.0.0.0:0"; c.HTTP.Auth = config.HTTPAuthOAuth })
+	if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
+		t.Fatal(err)
+	}
+	var endpoint string
+	for _, s := range st.Transports.Status() {
+		if s.Name == mcp.TransportHTTP {
+			endpoint = s.URL
+		}
+	}
+	if !strings.HasPrefix(endpoint, "https://") {
+		t.Fatalf("the HTTP transport's URL %q, want https", endpoint)
+	}
+	_, port, _ := net.SplitHostPort(st.Transports.Addr(mcp.TransportHTTP))
+	grants := app.NewController(st, "test").Grants()
+	if grants.Fingerprint == "" || !grants.SelfSigned {
+		t.Fatalf("grants: %+v, want the hub's own certificate's fingerprint", grants)
+	}
+	var seen string
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, // the check is the fingerprint below
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			seen = hubtls.Fingerprint(cs.PeerCertificates[0].Raw)
+			return nil
+		}}}}
+	resp, err := hc.Get("https://127.0.0.1:" + port + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if seen != grants.Fingerprint {
+		t.Fatalf("the served certificate's fingerprint %s, the dashboard shows %s", seen, grants.Fingerprint)
+	}
+	if meta["token_endpoint"] != "https://127.0.0.1:"+port+"/oauth/token" {
+		t.Fatalf("metadata over TLS: %v", meta)
+	}
+	if resp, err := http.Get("http://127.0.0.1:" + port + "/mcp"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode < 400 {
+			t.Fatalf("plain HTTP on the TLS port: %d", resp.StatusCode)
+		}
 	}
 }
