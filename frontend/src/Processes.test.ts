@@ -95,6 +95,8 @@ async function start(hash = '#processes') {
     regenerateToken: rec1('regenerateToken'),
     saveWeb: rec1('saveWeb'),
     setRAGAPIKey: rec1('setRAGAPIKey'),
+    grants: rec1('grants', { enabled: false, grants: [] }),
+    revokeGrant: rec1('revokeGrant', { enabled: false, grants: [] }),
     audit: rec1('audit'),
     hubLog: rec1('hubLog'),
     project: rec1('project'),
