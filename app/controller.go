@@ -280,7 +280,11 @@ func (c *Controller) ClientConfig() ClientConfig {
 		out.TCP = snippet(ClientServer{Command: c.exe, Args: []string{"connect", "--tcp", addr}})
 	}
 	if addr := c.st.Transports.Addr(mcp.TransportHTTP); addr != "" {
-		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("http://%s/mcp", addr),
+		scheme := "http"
+		if c.st.HubAuth.tlsConfig() != nil {
+			scheme = "https"
+		}
+		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("%s://%s/mcp", scheme, addr),
 			Headers: &ClientHeaders{Authorization: "Bearer " + c.st.Transports.Security().HTTPToken}})
 	}
 	return out

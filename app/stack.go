@@ -495,10 +495,12 @@ func (st *Stack) Close(ctx context.Context) error {
 	if st.stopConfigWatch != nil {
 		st.stopConfigWatch()
 	}
-	err := st.Transports.StopAll(ctx)
 	if st.HubAuth != nil {
-		st.HubAuth.Server.Close() // withdraws the authorizations waiting for the user
+		// First: the authorizations waiting for the user are withdrawn, so the browsers waiting
+		// on them are answered and the HTTP transport drains at once.
+		st.HubAuth.Server.Close()
 	}
+	err := st.Transports.StopAll(ctx)
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {
 		err = e
 	}

@@ -544,3 +544,35 @@ func TestHTTPBeyondLoopbackNeedsOAuthAndServesTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthEndpointsRefuseARebindingHost: over plain HTTP (loopback only) a request whose Host is
+// not this machine — a web page whose name was rebound to 127.0.0.1 — can neither read the
+// metadata, register a client nor start an authorization naming its own host as the issuer.
+func TestOAuthEndpointsRefuseARebindingHost(t *testing.T) {
+	h := newOAuthHub(t)
+	origin := strings.TrimSuffix(h.mcpURL, "/mcp")
+	for _, path := range []string{"/.well-known/oauth-authorization-server", "/oauth/register", "/oauth/authorize?client_id=x"} {
+		req, _ := http.NewRequest("GET", origin+path, nil)
+		if path == "/oauth/register" {
+			req, _ = http.NewRequest("POST", origin+path, strings.NewReader(`{"redirect_uris":["https://evil.example/cb"]}`))
+		}
+		req.Host = "evil.example:9101"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s with a rebound Host: %d, want 403", path, resp.StatusCode)
+		}
+	}
+	// The same from this machine's name is served.
+	resp, err := http.Get(origin + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("metadata on loopback: %d", resp.StatusCode)
+	}
+}

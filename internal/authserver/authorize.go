@@ -101,6 +101,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		fail("invalid_scope", err.Error())
 		return
 	}
+	state := q.Get("state") // read now: the goroutine outlives the request
 	p := &pendingAuth{id: randomToken(""), done: make(chan struct{})}
 	req := Request{ClientID: c.ID, ClientName: c.Name, Device: remoteHost(r), RedirectURI: redirectURI, Scopes: scopes}
 	if req.ClientName == "" {
@@ -121,7 +122,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(s.ctx, s.opts.ApprovalTimeout)
 		defer cancel()
 		d := s.opts.Approve(ctx, req)
-		params := url.Values{"state": nonEmpty(q.Get("state")), "iss": {issuer}}
+		params := url.Values{"state": nonEmpty(state), "iss": {issuer}}
 		if !d.Allow {
 			reason := d.Reason
 			if reason == "" {
@@ -178,6 +179,8 @@ func (s *Server) await(w http.ResponseWriter, r *http.Request, p *pendingAuth) {
 		http.Redirect(w, r, to, http.StatusFound)
 	case <-t.C:
 		waitingPage(w, PathAuthorizeWait+"?request="+url.QueryEscape(p.id))
+	case <-s.ctx.Done():
+		errorPage(w, http.StatusServiceUnavailable, "The hub is shutting down; start again from your client once it runs.")
 	case <-r.Context().Done():
 	}
 }

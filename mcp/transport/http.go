@@ -97,7 +97,7 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
 	if o.OAuth != nil {
-		as := o.OAuth.Handler()
+		as := thisMachineOrTLS(o.OAuth.Handler())
 		mux.Handle("/.well-known/", as)
 		mux.Handle("/oauth/", as)
 	}
@@ -137,6 +137,10 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 				http.Error(w, "missing or wrong bearer token: send Authorization: Bearer <token> (`switchboard token` prints it; or set --token / SWITCHBOARD_TOKEN)", http.StatusUnauthorized)
 				return
 			}
+		}
+		if grant != nil && r.TLS == nil && !localHost(r.Host) {
+			http.Error(w, fmt.Sprintf("Host %q is not this machine; plain HTTP is served on loopback only", r.Host), http.StatusForbidden)
+			return
 		}
 		if grant == nil && !localHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Host %q is not this machine; connect to 127.0.0.1 or localhost", r.Host), http.StatusForbidden)
@@ -193,6 +197,21 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		stream.ServeHTTP(w, r)
 	})
 	return mux
+}
+
+// thisMachineOrTLS refuses a request over plain HTTP whose Host is not this machine. Plain HTTP
+// is served on loopback only (beyond it the endpoint requires TLS), so such a request comes from a
+// browser page whose name was rebound to 127.0.0.1 (DNS rebinding): it must not register clients
+// or start authorizations that name its own host as the issuer. Over TLS any Host may come: a
+// rebound name fails the certificate.
+func thisMachineOrTLS(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil && !localHost(r.Host) {
+			http.Error(w, fmt.Sprintf("Host %q is not this machine; plain HTTP is served on loopback only", r.Host), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // idRestorer puts the client's original ids back into a response (JSON or SSE events).
