@@ -2,7 +2,6 @@ package tray
 
 import (
 	"fmt"
-	"github.com/switchboard-hub/switchboard/internal/policy"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
