@@ -33,6 +33,9 @@ func openHubAuth(cfg config.Config, st *Stack) (*HubAuth, error) {
 		Scopes:  st.grantableScopes,
 		Approve: st.approveClient,
 		Logger:  st.Logger,
+		// Client ID Metadata Documents are fetched under web_fetch's SSRF rules; its allow-list
+		// ([web] allow, SWITCHBOARD_FETCH_ALLOW) opens internal hosts to them too.
+		HTTP: authserver.MetadataClient(append(slices.Clone(cfg.Web.Allow), cfg.Env.FetchAllowList()...)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
