@@ -281,7 +281,7 @@ func (c *Controller) ClientConfig() ClientConfig {
 	}
 	if addr := c.st.Transports.Addr(mcp.TransportHTTP); addr != "" {
 		scheme := "http"
-		if c.st.HubAuth.tlsConfig() != nil {
+		if c.httpServesTLS() {
 			scheme = "https"
 		}
 		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("%s://%s/mcp", scheme, addr),

@@ -11,6 +11,9 @@ type GrantList struct {
 	// TLS, when the endpoint serves it: the certificate's SHA-256 fingerprint, whether the hub
 	// made it, and its file (to copy to the other machines).
 	Fingerprint string `json:"fingerprint,omitempty"`
-	SelfSigned  bool   `json:"selfSigned,omitempty"`
-	CertFile    string `json:"certFile,omitempty"`
+	// TLS: the running HTTP transport serves this certificate now (beyond loopback, or the
+	// user's own certificate); false: plain HTTP on loopback, the certificate kept for later.
+	TLS        bool   `json:"tls"`
+	SelfSigned bool   `json:"selfSigned,omitempty"`
+	CertFile   string `json:"certFile,omitempty"`
 }

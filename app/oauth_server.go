@@ -41,11 +41,16 @@ func openHubAuth(cfg config.Config, st *Stack) (*HubAuth, error) {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	ha := &HubAuth{Server: as}
-	switch {
-	case cfg.HTTP.Cert != "":
+	if cfg.HTTP.Cert != "" {
 		ha.Cert, err = hubtls.Load(cfg.HTTP.Cert, cfg.HTTP.Key)
-	case !loopbackListen(cfg.HTTP.Addr):
-		ha.Cert, err = hubtls.SelfSigned(cfg.TLSDir(), hubtls.Hosts(cfg.HTTP.Addr))
+	} else {
+		// Made now even for a loopback address: Settings may move HTTP beyond loopback while
+		// the hub runs. On loopback it is not served (plain HTTP), beyond it it is.
+		hosts := hubtls.Hosts(cfg.HTTP.Addr)
+		if loopbackListen(cfg.HTTP.Addr) {
+			hosts = hubtls.Hosts("0.0.0.0:0") // every address of this machine
+		}
+		ha.Cert, err = hubtls.SelfSigned(cfg.TLSDir(), hosts)
 	}
 	if err != nil {
 		as.Close()
@@ -65,7 +70,8 @@ func (ha *HubAuth) resource() mcp.TransportConfig {
 	if ha == nil {
 		return mcp.TransportConfig{}
 	}
-	return mcp.TransportConfig{HTTPOAuth: mcp.NewOAuthResource(ha.Server), HTTPTLS: ha.tlsConfig()}
+	return mcp.TransportConfig{HTTPOAuth: mcp.NewOAuthResource(ha.Server), HTTPTLS: ha.tlsConfig(),
+		HTTPTLSOnLoopback: ha.Cert != nil && !ha.Cert.SelfSigned}
 }
 
 func loopbackListen(addr string) bool {
@@ -108,11 +114,21 @@ func (c *Controller) Grants() GrantList {
 	if ha == nil {
 		return GrantList{Grants: []authserver.GrantInfo{}}
 	}
-	out := GrantList{Enabled: true, Grants: ha.Server.Grants()}
+	out := GrantList{Enabled: true, Grants: ha.Server.Grants(), TLS: c.httpServesTLS()}
 	if ha.Cert != nil {
 		out.Fingerprint, out.SelfSigned, out.CertFile = ha.Cert.Fingerprint, ha.Cert.SelfSigned, ha.Cert.CertFile
 	}
 	return out
+}
+
+// httpServesTLS reports whether the running HTTP transport serves TLS.
+func (c *Controller) httpServesTLS() bool {
+	for _, s := range c.st.Transports.Status() {
+		if s.Name == mcp.TransportHTTP {
+			return strings.HasPrefix(s.URL, "https://")
+		}
+	}
+	return false
 }
 
 // RevokeGrant ends an OAuth client's grant at once: its next request is refused (401).

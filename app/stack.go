@@ -370,6 +370,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		HTTPAllowedOrigins: cfg.HTTP.AllowedOrigins,
 		HTTPOAuth:          oauth.HTTPOAuth,
 		HTTPTLS:            oauth.HTTPTLS,
+		HTTPTLSOnLoopback:  oauth.HTTPTLSOnLoopback,
 	})
 	// The bridge dials the backend only while the ide toolset is on: with no backend configured
 	// it would retry (and log) forever for tools nobody is served.

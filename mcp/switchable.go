@@ -43,8 +43,10 @@ type TransportConfig struct {
 	// HTTPOAuth is the hub's authorization server ([http] auth = "oauth"; nil: static token
 	// only). HTTP listens beyond loopback only with it and with HTTPTLS.
 	HTTPOAuth mcptransport.OAuthResource
-	// HTTPTLS serves HTTP over TLS (the user's certificate or the hub's own); nil: plain HTTP.
-	HTTPTLS *tls.Config
+	// HTTPTLS serves HTTP over TLS beyond loopback, and on loopback too with HTTPTLSOnLoopback
+	// (the user's own certificate); nil: plain HTTP, loopback only.
+	HTTPTLS           *tls.Config
+	HTTPTLSOnLoopback bool
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -220,7 +222,7 @@ func (t *Transports) start(name, addr string) error {
 		if cfg.HTTPOAuth != nil {
 			rt.auth = "bearer token on loopback; OAuth (clients approved on the dashboard) from any address"
 		}
-		if cfg.HTTPTLS != nil {
+		if cfg.HTTPTLS != nil && (cfg.HTTPTLSOnLoopback || !mcptransport.IsLoopback(ln.Addr())) {
 			ln, rt.scheme = tls.NewListener(ln, cfg.HTTPTLS), "https"
 		}
 		serve = func() error {

@@ -515,8 +515,8 @@ func TestHTTPBeyondLoopbackNeedsOAuthAndServesTLS(t *testing.T) {
 	}
 	_, port, _ := net.SplitHostPort(st.Transports.Addr(mcp.TransportHTTP))
 	grants := app.NewController(st, "test").Grants()
-	if grants.Fingerprint == "" || !grants.SelfSigned {
-		t.Fatalf("grants: %+v, want the hub's own certificate's fingerprint", grants)
+	if grants.Fingerprint == "" || !grants.SelfSigned || !grants.TLS {
+		t.Fatalf("grants: %+v, want the hub's own certificate's fingerprint, served", grants)
 	}
 	var seen string
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, // the check is the fingerprint below
@@ -574,5 +574,27 @@ func TestOAuthEndpointsRefuseARebindingHost(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("metadata on loopback: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPMovedBeyondLoopbackServesTLS: a hub with auth = "oauth" started on loopback serves plain
+// HTTP there; moved beyond loopback while it runs (Settings' address), it serves TLS with the
+// certificate it made at start, whose fingerprint Settings showed all along.
+func TestHTTPMovedBeyondLoopbackServesTLS(t *testing.T) {
+	h := newOAuthHub(t)
+	ctl := app.NewController(h.st, "test")
+	before := ctl.Grants()
+	if before.TLS || before.Fingerprint == "" || !strings.HasPrefix(h.mcpURL, "http://") {
+		t.Fatalf("on loopback: %+v %s", before, h.mcpURL)
+	}
+	if err := h.st.Transports.SetAddr(t.Context(), mcp.TransportHTTP, "0.0.0.0:0"); err != nil {
+		t.Fatal(err)
+	}
+	after := ctl.Grants()
+	if !after.TLS || after.Fingerprint != before.Fingerprint {
+		t.Fatalf("beyond loopback: %+v (before %+v)", after, before)
+	}
+	if b, _ := json.Marshal(ctl.ClientConfig().HTTP); !strings.Contains(string(b), "https://") {
+		t.Fatalf("client configuration: %s", b)
 	}
 }

@@ -117,8 +117,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     regenerateToken: rec('regenerateToken', { token: 'client', path: '/home/u/.config/switchboard/token', diff: '', reconfigure: 'Reconfigure: …', settings: SETTINGS }),
     saveWeb: rec('saveWeb', { path: '', diff: '', applies: 'now', note: '', settings: SETTINGS }),
     setRAGAPIKey: rec('setRAGAPIKey', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
-    grants: rec('grants', { enabled: false, grants: [] }),
-    revokeGrant: rec('revokeGrant', { enabled: false, grants: [] }),
+    grants: rec('grants', { enabled: false, grants: [], tls: false }),
+    revokeGrant: rec('revokeGrant', { enabled: false, grants: [], tls: false }),
     audit: rec('audit', { entries: [], file: '/d/logs/audit.log', files: [] }),
     hubLog: rec('hubLog', { records: [], file: '/d/logs/hub.log' }),
     project: rec('project', { dir: '/home/u/proj', name: 'proj', source: 'cwd' }),
@@ -671,10 +671,10 @@ describe('App', () => {
     const grant = { id: 'g1', clientId: 'sbc_1', clientName: 'Claude Code', device: '192.168.1.20', scopes: ['files', 'readonly'],
       createdAt: '2026-11-01T10:00:00Z', lastUsed: new Date(Date.now() - 5_000).toISOString() };
     const { calls } = await start({
-      grants: async () => ({ enabled: true, grants: [grant], fingerprint: 'AB:CD:EF', selfSigned: true, certFile: '/d/tls/cert.pem' }),
+      grants: async () => ({ enabled: true, grants: [grant], fingerprint: 'AB:CD:EF', tls: true, selfSigned: true, certFile: '/d/tls/cert.pem' }),
       revokeGrant: async (id: string) => {
         calls.push(['revokeGrant', id]);
-        return { enabled: true, grants: [], fingerprint: 'AB:CD:EF', selfSigned: true };
+        return { enabled: true, grants: [], fingerprint: 'AB:CD:EF', tls: true, selfSigned: true };
       },
     });
     await openTab('settings');
@@ -685,7 +685,7 @@ describe('App', () => {
     expect($('grant-scopes')?.textContent).toBe('files (read-only)');
     expect(row.textContent).toMatch(/\ds ago/);
     expect($('grants-fingerprint')?.textContent).toContain('AB:CD:EF');
-    expect($('grants-fingerprint')?.textContent).toContain('made its own certificate');
+    expect($('grants-fingerprint')?.textContent).toMatch(/made its own certificate\s+\(served now\)/);
     click('grant-revoke');
     await vi.waitFor(() => expect(calls).toContainEqual(['revokeGrant', 'g1']));
     await vi.waitFor(() => expect($('grants-empty')).not.toBeNull());

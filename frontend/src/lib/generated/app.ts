@@ -672,6 +672,11 @@ export interface GrantList {
    * made it, and its file (to copy to the other machines).
    */
   fingerprint?: string;
+  /**
+   * TLS: the running HTTP transport serves this certificate now (beyond loopback, or the
+   * user's own certificate); false: plain HTTP on loopback, the certificate kept for later.
+   */
+  tls: boolean;
   selfSigned?: boolean;
   certFile?: string;
 }

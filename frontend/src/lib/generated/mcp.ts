@@ -148,9 +148,11 @@ export interface TransportConfig {
    */
   HTTPOAuth: unknown /* mcptransport.OAuthResource */;
   /**
-   * HTTPTLS serves HTTP over TLS (the user's certificate or the hub's own); nil: plain HTTP.
+   * HTTPTLS serves HTTP over TLS beyond loopback, and on loopback too with HTTPTLSOnLoopback
+   * (the user's own certificate); nil: plain HTTP, loopback only.
    */
   HTTPTLS?: unknown /* tls.Config */;
+  HTTPTLSOnLoopback: boolean;
 }
 /**
  * TransportStatus is one transport as the dashboard shows it.
