@@ -36,18 +36,6 @@ type HTTPOptions struct {
 	OAuth OAuthResource
 }
 
-// OAuthResource is the hub's authorization server as the endpoint sees it
-// (internal/authserver, adapted in package mcp).
-type OAuthResource interface {
-	// Handler serves the metadata (/.well-known/…) and /oauth/… endpoints.
-	Handler() http.Handler
-	// Identify maps a bearer token presented at r to the grant it belongs to; nil when it
-	// belongs to none.
-	Identify(r *http.Request, token string) *auth.TokenInfo
-	// ResourceMetadataURL is the RFC 9728 metadata's URL for r's resource (WWW-Authenticate).
-	ResourceMetadataURL(r *http.Request) string
-}
-
 func (o HTTPOptions) readTimeout() time.Duration {
 	if o.ReadTimeout > 0 {
 		return o.ReadTimeout
@@ -96,11 +84,7 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
-	if o.OAuth != nil {
-		as := thisMachineOrTLS(o.OAuth.Handler())
-		mux.Handle("/.well-known/", as)
-		mux.Handle("/oauth/", as)
-	}
+	o.mountOAuth(mux) // http_oauth.go
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" && originAllowed(origin, r.Host, o.AllowedOrigins) && localHost(r.Host) {
@@ -120,27 +104,19 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("Origin %q is not allowed; add it to [http] allowed_origins to let that page in", origin), http.StatusForbidden)
 			return
 		}
-		var grant *auth.TokenInfo // an OAuth client's identity; nil with the static token
+		var grant *auth.TokenInfo // an OAuth client's identity (http_oauth.go); nil with the static token
 		if !validBearer(r, o.Token) {
-			if tok, ok := bearerToken(r.Header.Get("Authorization")); ok && o.OAuth != nil {
-				grant = o.OAuth.Identify(r, tok)
-			}
-			if grant == nil {
+			if grant = o.oauthGrant(r); grant == nil {
 				// Close rather than drain: a client without the token may not trickle a body at us.
 				w.Header().Set("Connection", "close")
 				if o.OAuth != nil {
-					w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q`, o.OAuth.ResourceMetadataURL(r)))
-					http.Error(w, "missing, expired or revoked bearer token: sign in with OAuth (this hub's authorization server; the user approves the client on the hub's dashboard)", http.StatusUnauthorized)
+					o.oauthChallenge(w, r)
 					return
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 				http.Error(w, "missing or wrong bearer token: send Authorization: Bearer <token> (`switchboard token` prints it; or set --token / SWITCHBOARD_TOKEN)", http.StatusUnauthorized)
 				return
 			}
-		}
-		if grant != nil && r.TLS == nil && !localHost(r.Host) {
-			http.Error(w, fmt.Sprintf("Host %q is not this machine; plain HTTP is served on loopback only", r.Host), http.StatusForbidden)
-			return
 		}
 		if grant == nil && !localHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Host %q is not this machine; connect to 127.0.0.1 or localhost", r.Host), http.StatusForbidden)
@@ -188,30 +164,9 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
 		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr}))
-		if grant != nil {
-			// go-sdk's middleware puts the TokenInfo where tools and the session binding (a
-			// session is held by the grant that opened it) find it; the token was verified above.
-			auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) { return grant, nil }, nil)(stream).ServeHTTP(w, r)
-			return
-		}
-		stream.ServeHTTP(w, r)
+		withGrant(stream, grant).ServeHTTP(w, r)
 	})
 	return mux
-}
-
-// thisMachineOrTLS refuses a request over plain HTTP whose Host is not this machine. Plain HTTP
-// is served on loopback only (beyond it the endpoint requires TLS), so such a request comes from a
-// browser page whose name was rebound to 127.0.0.1 (DNS rebinding): it must not register clients
-// or start authorizations that name its own host as the issuer. Over TLS any Host may come: a
-// rebound name fails the certificate.
-func thisMachineOrTLS(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.TLS == nil && !localHost(r.Host) {
-			http.Error(w, fmt.Sprintf("Host %q is not this machine; plain HTTP is served on loopback only", r.Host), http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // idRestorer puts the client's original ids back into a response (JSON or SSE events).
