@@ -564,3 +564,21 @@ func TestClientIDMetadataDocumentMustNameItselfAndStayOffInternalAddresses(t *te
 		t.Fatalf("a metadata document on loopback: %v, want refused as loopback", err)
 	}
 }
+
+// Registration is open to anyone who reaches the endpoint: the clients kept stay bounded, the
+// oldest without a grant forgotten first, and a client holding a grant is never dropped.
+func TestRegisteredClientsStayBounded(t *testing.T) {
+	h := newHarness(t)
+	id := h.register(redirect)
+	h.tokens(id, redirect, Decision{Allow: true}, nil)
+	for range MaxClients + 20 {
+		h.register(redirect)
+	}
+	h.as.mu.Lock()
+	n := len(h.as.st.Clients)
+	_, kept := h.as.st.Clients[id]
+	h.as.mu.Unlock()
+	if n > MaxClients || !kept {
+		t.Fatalf("%d clients kept (max %d); the one with a grant kept: %t", n, MaxClients, kept)
+	}
+}

@@ -198,7 +198,7 @@ func (s *Server) pruneClientsLocked() {
 		}
 	}
 	slices.SortFunc(idle, func(a, b *Client) int { return a.RegisteredAt.Compare(b.RegisteredAt) })
-	for _, c := range idle[:max(0, len(s.st.Clients)-MaxClients+1)] {
+	for _, c := range idle[:min(len(idle), max(0, len(s.st.Clients)-MaxClients+1))] {
 		delete(s.st.Clients, c.ID)
 	}
 }
