@@ -85,6 +85,19 @@ func (s *Service) grantMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 				lr.Tools = slices.DeleteFunc(slices.Clone(lr.Tools), func(t *sdk.Tool) bool { return !toolGranted(id.Scopes, t) })
 			}
 			return res, err
+		case "resources/list", "resources/templates/list", "prompts/list":
+			res, err := next(ctx, method, req)
+			if err == nil {
+				s.filterUpstreamLists(id.Scopes, res)
+			}
+			return res, err
+		case "resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/get":
+			// Resources and prompts come from upstream servers: the grant covers them when it
+			// covers the server's toolset.
+			if server, ok := s.upstreamOf(req); ok && !slices.Contains(id.Scopes, server) {
+				return nil, fmt.Errorf("not granted to %s on %s: it comes from the server %s, outside its grant (%s)",
+					id.ClientName, id.Device, server, strings.Join(id.Scopes, " "))
+			}
 		case "tools/call":
 			creq, ok := req.(*sdk.CallToolRequest)
 			if !ok || creq.Params == nil {
@@ -103,5 +116,48 @@ func (s *Service) grantMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// upstreamOf names the upstream server a resource or prompt request addresses.
+func (s *Service) upstreamOf(req sdk.Request) (string, bool) {
+	if s.up == nil {
+		return "", false
+	}
+	switch r := req.(type) {
+	case *sdk.ReadResourceRequest:
+		if r.Params != nil {
+			return s.up.ServerOfResource(r.Params.URI)
+		}
+	case *sdk.SubscribeRequest:
+		if r.Params != nil {
+			return s.up.ServerOfResource(r.Params.URI)
+		}
+	case *sdk.UnsubscribeRequest:
+		if r.Params != nil {
+			return s.up.ServerOfResource(r.Params.URI)
+		}
+	case *sdk.GetPromptRequest:
+		if r.Params != nil {
+			return s.up.ServerOfPrompt(r.Params.Name)
+		}
+	}
+	return "", false
+}
+
+// filterUpstreamLists drops from a resources or prompts list what comes from a server outside
+// the grant's scopes.
+func (s *Service) filterUpstreamLists(scopes []string, res sdk.Result) {
+	if s.up == nil {
+		return
+	}
+	out := func(server string, ok bool) bool { return ok && !slices.Contains(scopes, server) }
+	switch lr := res.(type) {
+	case *sdk.ListResourcesResult:
+		lr.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(r *sdk.Resource) bool { return out(s.up.ServerOfResource(r.URI)) })
+	case *sdk.ListResourceTemplatesResult:
+		lr.ResourceTemplates = slices.DeleteFunc(slices.Clone(lr.ResourceTemplates), func(t *sdk.ResourceTemplate) bool { return out(s.up.ServerOfTemplate(t.URITemplate)) })
+	case *sdk.ListPromptsResult:
+		lr.Prompts = slices.DeleteFunc(slices.Clone(lr.Prompts), func(p *sdk.Prompt) bool { return out(s.up.ServerOfPrompt(p.Name)) })
 	}
 }

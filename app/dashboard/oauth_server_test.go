@@ -29,6 +29,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/internal/hubtls"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
 
@@ -596,5 +597,84 @@ func TestHTTPMovedBeyondLoopbackServesTLS(t *testing.T) {
 	}
 	if b, _ := json.Marshal(ctl.ClientConfig().HTTP); !strings.Contains(string(b), "https://") {
 		t.Fatalf("client configuration: %s", b)
+	}
+}
+
+// TestOAuthGrantCoversUpstreamResourcesAndPromptsByServer: an upstream server's resources and
+// prompts reach an OAuth client only when its grant covers that server's toolset.
+func TestOAuthGrantCoversUpstreamResourcesAndPromptsByServer(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "notes", Version: "1"}, nil)
+	srv.AddResource(&sdk.Resource{Name: "secret", URI: "note://secret", MIMEType: "text/plain"},
+		func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "note://secret", MIMEType: "text/plain", Text: "the secret note"}}}, nil
+		})
+	srv.AddPrompt(&sdk.Prompt{Name: "greet"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hello"}}}}, nil
+	})
+	sdk.AddTool(srv, &sdk.Tool{Name: "ping", Description: "answers"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
+	})
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(up.Close) // after the hub's own cleanup (registered later), which ends its session here
+	spec := upstream.Spec{Name: "notes", URL: up.URL}
+	cfgPath := filepath.Join(t.TempDir(), "config.toml")
+	data, err := upstream.AddServer(nil, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := apptest.Stack(t, "", func(c *config.Config) {
+		c.Path = cfgPath
+		c.HTTP.Auth = config.HTTPAuthOAuth
+		c.Servers = []upstream.Spec{spec}
+	})
+	if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Approvals.AddPresence(func() bool { return true }))
+	dash := httptest.NewServer(NewServer(app.NewController(st, "test"), "dash-token").Handler())
+	defer dash.Close()
+	h := &oauthHub{st: st, mcpURL: "http://" + st.Transports.Addr(mcp.TransportHTTP) + "/mcp", dashURL: dash.URL}
+	hash := h.api(t, "GET", "/api/servers", nil)["servers"].([]any)[0].(map[string]any)["command_hash"].(string)
+	h.api(t, "POST", "/api/servers/notes/approve-command", map[string]any{"hash": hash})
+	h.api(t, "POST", "/api/servers/notes/approve", map[string]any{"tools": []string{}})
+	if !testutil.Poll(30*time.Second, func() bool {
+		return h.api(t, "GET", "/api/servers", nil)["servers"].([]any)[0].(map[string]any)["state"] == "running"
+	}) {
+		t.Fatalf("the upstream server never ran: %v", h.api(t, "GET", "/api/servers", nil))
+	}
+	ctx := t.Context()
+	with := bearerClient(t, h.mcpURL, h.grantToken(t, "With notes", []string{"files", "notes"}))
+	if !testutil.Poll(10*time.Second, func() bool {
+		res, err := with.ListResources(ctx, nil)
+		return err == nil && len(res.Resources) == 1
+	}) {
+		t.Fatal("a grant covering the server does not see its resource")
+	}
+	if r, err := with.ReadResource(ctx, &sdk.ReadResourceParams{URI: "note://secret"}); err != nil || r.Contents[0].Text != "the secret note" {
+		t.Fatalf("read with the server granted: %v %v", r, err)
+	}
+	if p, err := with.ListPrompts(ctx, nil); err != nil || len(p.Prompts) != 1 {
+		t.Fatalf("prompts with the server granted: %v %v", p, err)
+	}
+
+	without := bearerClient(t, h.mcpURL, h.grantToken(t, "Files only", []string{"files"}))
+	if res, err := without.ListResources(ctx, nil); err != nil || len(res.Resources) != 0 {
+		t.Fatalf("resources/list outside the grant: %v %v", res, err)
+	}
+	if r, err := without.ReadResource(ctx, &sdk.ReadResourceParams{URI: "note://secret"}); err == nil || !strings.Contains(err.Error(), "not granted") {
+		t.Fatalf("resources/read outside the grant: %v %v", r, err)
+	}
+	if p, err := without.ListPrompts(ctx, nil); err != nil || len(p.Prompts) != 0 {
+		t.Fatalf("prompts/list outside the grant: %v %v", p, err)
+	}
+	name := "notes__greet"
+	if _, err := without.GetPrompt(ctx, &sdk.GetPromptParams{Name: name}); err == nil {
+		t.Fatal("prompts/get outside the grant answered")
+	}
+	if r, err := without.CallTool(ctx, &sdk.CallToolParams{Name: "notes__ping"}); err != nil || !r.IsError {
+		t.Fatalf("the server's tool outside the grant: %v %v", r, err)
 	}
 }
