@@ -120,7 +120,6 @@ type Server struct {
 	pending   map[string]*pendingAuth
 	cimd      map[string]*Client
 	savedUse  time.Time
-	listeners []func()
 }
 
 // New loads the grants kept in o.Dir.
@@ -208,22 +207,6 @@ func (s *Server) saveLocked() {
 	}
 }
 
-// OnChange registers fn, called (outside the lock) whenever the grants change.
-func (s *Server) OnChange(fn func()) {
-	s.mu.Lock()
-	s.listeners = append(s.listeners, fn)
-	s.mu.Unlock()
-}
-
-func (s *Server) changed() {
-	s.mu.Lock()
-	ls := slices.Clone(s.listeners)
-	s.mu.Unlock()
-	for _, fn := range ls {
-		fn()
-	}
-}
-
 // Grants lists the live grants, newest first.
 func (s *Server) Grants() []GrantInfo {
 	s.mu.Lock()
@@ -251,7 +234,6 @@ func (s *Server) Revoke(id string) error {
 	s.revokeLocked(g)
 	s.mu.Unlock()
 	s.opts.Logger.Info("oauth: grant revoked", "grant", id, "client", g.ClientName, "device", g.Device)
-	s.changed()
 	return nil
 }
 
@@ -301,17 +283,13 @@ func (s *Server) Verify(token, resource string) (Identity, error) {
 		return Identity{}, fmt.Errorf("%w: issued for another resource (RFC 8707)", ErrInvalidToken)
 	}
 	g.LastUsed = now
-	save := now.Sub(s.savedUse) > time.Minute // last use is kept to the minute, not written per call
-	if save {
+	if now.Sub(s.savedUse) > time.Minute { // last use is kept to the minute, not written per call
 		s.savedUse = now
 		s.saveLocked()
 	}
 	ident := Identity{Grant: g.ID, ClientID: g.ClientID, ClientName: g.ClientName, Device: g.Device,
 		Scopes: slices.Clone(g.Scopes), Expires: exp}
 	s.mu.Unlock()
-	if save {
-		s.changed()
-	}
 	return ident, nil
 }
 

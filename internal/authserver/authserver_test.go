@@ -582,3 +582,24 @@ func TestRegisteredClientsStayBounded(t *testing.T) {
 		t.Fatalf("%d clients kept (max %d); the one with a grant kept: %t", n, MaxClients, kept)
 	}
 }
+
+// RFC 7009: a client ends its own grant with one of its tokens; another client's token is left
+// alone (the answer is 200 either way, as the RFC asks).
+func TestClientRevokesItsOwnGrantOnly(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.register(redirect), h.register(redirect)
+	tokA := h.tokens(a, redirect, Decision{Allow: true}, nil)
+	tokB := h.tokens(b, redirect, Decision{Allow: true}, nil)
+	if st, _ := h.postForm(PathRevoke, url.Values{"token": {tokB["refresh_token"].(string)}, "client_id": {a}}); st != http.StatusOK {
+		t.Fatalf("revoke: %d", st)
+	}
+	if _, err := h.as.Verify(tokB["access_token"].(string), h.resource()); err != nil {
+		t.Fatalf("client A revoked client B's grant: %v", err)
+	}
+	if st, _ := h.postForm(PathRevoke, url.Values{"token": {tokA["access_token"].(string)}, "client_id": {a}}); st != http.StatusOK {
+		t.Fatalf("revoke: %d", st)
+	}
+	if _, err := h.as.Verify(tokA["access_token"].(string), h.resource()); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("a grant its client revoked: %v", err)
+	}
+}

@@ -23,8 +23,8 @@ type Client struct {
 	RegisteredAt time.Time `json:"registered_at"`
 	// MetadataDocument: the client_id is the URL of its metadata document (CIMD), fetched
 	// again when its cached copy is stale; never persisted.
-	MetadataDocument bool      `json:"-"`
-	fetchedAt        time.Time `json:"-"`
+	MetadataDocument bool `json:"-"`
+	fetchedAt        time.Time
 }
 
 // grant is one client's permission to use the hub, with the hashes of its live tokens.

@@ -153,7 +153,6 @@ func (s *Server) exchangeCode(w http.ResponseWriter, r *http.Request, c *Client,
 		}
 		s.mu.Unlock()
 		s.opts.Logger.Warn("oauth: an authorization code was presented twice; its grant is revoked", "client", code.clientName)
-		s.changed()
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the code was already used; the tokens it produced are revoked")
 		return
 	case code.clientID != c.ID:
@@ -183,7 +182,6 @@ func (s *Server) exchangeCode(w http.ResponseWriter, r *http.Request, c *Client,
 	s.indexLocked(g.ID, g)
 	s.saveLocked()
 	s.mu.Unlock()
-	s.changed()
 	s.writeTokens(w, g, access, refresh)
 }
 
@@ -204,7 +202,6 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *Client, reso
 		s.revokeLocked(g)
 		s.mu.Unlock()
 		s.opts.Logger.Warn("oauth: a used refresh token was presented again; the grant is revoked", "client", g.ClientName, "device", g.Device)
-		s.changed()
 		oauthError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was already used; the grant is revoked")
 		return
 	case g.ClientID != c.ID:
@@ -293,16 +290,10 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	if !found {
 		id, found = s.byAccess[h]
 	}
-	g := s.st.Grants[id]
-	if found && g != nil && g.ClientID == c.ID {
+	if g := s.st.Grants[id]; found && g != nil && g.ClientID == c.ID {
 		s.revokeLocked(g)
-	} else {
-		g = nil
 	}
 	s.mu.Unlock()
-	if g != nil {
-		s.changed()
-	}
 	w.WriteHeader(http.StatusOK) // RFC 7009 §2.2: also for a token that is not valid
 }
 
