@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/authserver"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/wshub"
@@ -277,7 +280,11 @@ func (c *Controller) ClientConfig() ClientConfig {
 		out.TCP = snippet(ClientServer{Command: c.exe, Args: []string{"connect", "--tcp", addr}})
 	}
 	if addr := c.st.Transports.Addr(mcp.TransportHTTP); addr != "" {
-		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("http://%s/mcp", addr),
+		scheme := "http"
+		if c.httpServesTLS() {
+			scheme = "https"
+		}
+		out.HTTP = snippet(ClientServer{Type: "http", URL: fmt.Sprintf("%s://%s/mcp", scheme, addr),
 			Headers: &ClientHeaders{Authorization: "Bearer " + c.st.Transports.Security().HTTPToken}})
 	}
 	return out
@@ -298,9 +305,19 @@ type DecisionResult struct {
 	Decision string `json:"decision"`
 }
 
-// DecideApproval answers a pending approval with "allow" or "deny" (by: the dashboard).
-func (c *Controller) DecideApproval(id, decision string) (DecisionResult, error) {
-	if err := c.st.Service.DecideApproval(id, decision, policy.ByDashboard); err != nil {
+// DecideApproval answers a pending approval with "allow" or "deny" (by: the dashboard). For a
+// client asking to use the hub (policy.KindClient), scopes are the toolsets granted (and
+// "readonly"); none: those it asked for.
+func (c *Controller) DecideApproval(id, decision string, scopes []string) (DecisionResult, error) {
+	if len(scopes) > 0 {
+		known := append(c.st.grantableScopes(), authserver.ScopeReadOnly)
+		for _, sc := range scopes {
+			if !slices.Contains(known, sc) {
+				return DecisionResult{}, fmt.Errorf("scopes: %q is not a toolset; use %s", sc, strings.Join(known, ", "))
+			}
+		}
+	}
+	if err := c.st.Service.DecideApproval(id, decision, policy.ByDashboard, scopes...); err != nil {
 		return DecisionResult{}, err
 	}
 	return DecisionResult{ID: id, Decision: decision}, nil

@@ -120,9 +120,9 @@ var dashboardControls = dashcontrol.NewTable(
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "DecideApproval", Route: "POST /api/approvals/{id}", Action: "{decision} {id}",
-		Doc: "answers one with allow or deny.",
-		Call: dashcontrol.Call2(dashcontrol.Path[string]("id"), dashcontrol.BodyField[string]("decision").OneOf("allow", "deny"),
-			(*Controller).DecideApproval),
+		Doc: "answers one with allow or deny; for a client asking to use the hub (OAuth), scopes are the toolsets granted (empty: those asked for).",
+		Call: dashcontrol.Call3(dashcontrol.Path[string]("id"), dashcontrol.BodyField[string]("decision").OneOf("allow", "deny"),
+			dashcontrol.BodyField[[]string]("scopes"), (*Controller).DecideApproval),
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "GrantWorkspace", Route: "POST /api/sessions/{sessionId}/workspace", Action: "{allow?grant:revoke} {dir}",
@@ -299,6 +299,16 @@ var dashboardControls = dashcontrol.NewTable(
 		Name: "SetRAGAPIKey", Route: "POST /api/settings/rag/apikey", Action: "save the RAG key",
 		Doc:  "changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once.",
 		Call: dashcontrol.Call1(dashcontrol.Body[RAGAPIKeyInput]("key"), (*Controller).SetRAGAPIKey),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "Grants", Route: "GET /api/grants", Action: "list grants",
+		Doc:  `lists the OAuth clients allowed to use this hub ([http] auth = "oauth"): client, device, scopes, last use, and the TLS certificate's fingerprint.`,
+		Call: dashcontrol.Call0(dashcontrol.NoError((*Controller).Grants)),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "RevokeGrant", Route: "POST /api/grants/{id}/revoke", Action: "revoke grant {id}",
+		Doc:  "revokes an OAuth client's grant at once: its next request is refused.",
+		Call: dashcontrol.Call1(dashcontrol.Path[string]("id"), (*Controller).RevokeGrant),
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "SetAutostart", Route: "POST /api/settings/autostart", Action: "{enabled?enable:disable} start at login",

@@ -69,6 +69,9 @@ type Stack struct {
 	ideOnce   sync.Once
 	Policy    *policy.Store
 	Approvals *policy.Broker
+	// HubAuth is the HTTP endpoint's authorization server and certificate ([http] auth =
+	// "oauth"); nil otherwise.
+	HubAuth *HubAuth
 
 	stopConfigWatch context.CancelFunc
 	stopHubLogFeed  func()       // ends the "hublog" channel's publisher (Close)
@@ -341,6 +344,13 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
+	// [http] auth = "oauth": the hub's authorization server and its certificate.
+	if st.HubAuth, err = openHubAuth(cfg, st); err != nil {
+		_ = svc.Shutdown(context.Background())
+		_ = st.Code.Close()
+		auditLog.Close()
+		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
 	// The file is the source of truth: an edit (by hand, by `switchboard servers`, by the
 	// dashboard) is applied when the hub sees it, like the policy.
 	st.Policy.Subscribe(st.logPolicy)
@@ -369,6 +379,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 	if tokensErr != nil {
 		logger.Warn("client tokens: the file was unreadable and was moved aside; issue clients new tokens (Settings › Client tokens, or switchboard token --client NAME)", "err", tokensErr, "moved_to", ClientTokensFile(cfg)+".damaged")
 	}
+	oauth := st.HubAuth.resource()
 	st.Transports = svc.NewTransports(mcp.TransportConfig{
 		UnixPath:  cfg.Unix.Path,
 		TCPAddr:   cfg.TCP.Addr,
@@ -381,6 +392,9 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		TCPToken:           cfg.TCP.Token,
 		TCPRequireToken:    cfg.TCP.RequireToken,
 		HTTPAllowedOrigins: cfg.HTTP.AllowedOrigins,
+		HTTPOAuth:          oauth.HTTPOAuth,
+		HTTPTLS:            oauth.HTTPTLS,
+		HTTPTLSOnLoopback:  oauth.HTTPTLSOnLoopback,
 	})
 	// The bridge dials the backend only while the ide toolset is on: with no backend configured
 	// it would retry (and log) forever for tools nobody is served.
@@ -505,6 +519,11 @@ func (st *Stack) CloseBounded() {
 func (st *Stack) Close(ctx context.Context) error {
 	if st.stopConfigWatch != nil {
 		st.stopConfigWatch()
+	}
+	if st.HubAuth != nil {
+		// First: the authorizations waiting for the user are withdrawn, so the browsers waiting
+		// on them are answered and the HTTP transport drains at once.
+		st.HubAuth.Server.Close()
 	}
 	err := st.Transports.StopAll(ctx)
 	if e := st.Service.Shutdown(ctx); e != nil && err == nil {

@@ -370,6 +370,7 @@ func New(opts ...Option) (*Service, error) {
 		s.server.AddReceivingMiddleware(s.up.MissingToolMiddleware) // innermost: after the policy, like the call it stands for
 	}
 	s.server.AddReceivingMiddleware(s.trust.PolicyMiddleware) // inside audit: the decision is in the call's audit line
+	s.server.AddReceivingMiddleware(s.grantMiddleware)        // outside the policy: what a grant does not cover is not asked about
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
 	if s.up != nil && s.up.ToolSearch() {
 		s.server.AddReceivingMiddleware(s.up.ToolSearchMiddleware) // outside audit: it audits the real tool

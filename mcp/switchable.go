@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -42,6 +43,13 @@ type TransportConfig struct {
 	// HTTPClientTokens lets in each client's own bearer token besides HTTPToken and names the
 	// client (clienttokens.Store): the identity of a stateless 2026-07-28 client. nil: none.
 	HTTPClientTokens mcptransport.ClientTokens `json:"-"`
+	// HTTPOAuth is the hub's authorization server ([http] auth = "oauth"; nil: static token
+	// only). HTTP listens beyond loopback only with it and with HTTPTLS.
+	HTTPOAuth mcptransport.OAuthResource
+	// HTTPTLS serves HTTP over TLS beyond loopback, and on loopback too with HTTPTLSOnLoopback
+	// (the user's own certificate); nil: plain HTTP, loopback only.
+	HTTPTLS           *tls.Config
+	HTTPTLSOnLoopback bool
 }
 
 // TransportStatus is one transport as the dashboard shows it.
@@ -70,6 +78,7 @@ type Transports struct {
 }
 
 type runningTransport struct {
+	scheme string // http or https, for TransportHTTP's URL
 	addr   string
 	auth   string
 	cancel context.CancelFunc
@@ -202,18 +211,26 @@ func (t *Transports) start(name, addr string) error {
 			cancel()
 			return errors.New("http: no bearer token configured; set --token or SWITCHBOARD_TOKEN")
 		}
+		if !loopbackAddr(cfg.HTTPAddr) && (cfg.HTTPOAuth == nil || cfg.HTTPTLS == nil) {
+			cancel()
+			return fmt.Errorf(`http: %s is reachable beyond loopback; set [http] auth = "oauth" (each client is then approved on this dashboard, over TLS), or bind 127.0.0.1`, cfg.HTTPAddr)
+		}
 		ln, err := net.Listen("tcp", cfg.HTTPAddr)
 		if err != nil {
 			cancel()
 			return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 		}
-		if !mcptransport.IsLoopback(ln.Addr()) {
-			c.Logger().Warn("MCP over HTTP is listening on a non-loopback address; the bearer token is all that protects it", "addr", ln.Addr().String())
+		rt.addr, rt.scheme = ln.Addr().String(), "http"
+		rt.auth = "bearer token (`switchboard token`) or a client's own (Settings › Client tokens), loopback Host only; sessions (initialize) and stateless 2026-07-28 on one URL"
+		if cfg.HTTPOAuth != nil {
+			rt.auth = "bearer token or a client's own on loopback; OAuth (clients approved on the dashboard) from any address; sessions and stateless 2026-07-28 on one URL"
 		}
-		rt.addr = ln.Addr().String()
-		rt.auth = "bearer token (`switchboard token`) or a client's own (Settings › Client tokens); sessions (initialize) and stateless 2026-07-28 on one URL"
+		if cfg.HTTPTLS != nil && (cfg.HTTPTLSOnLoopback || !mcptransport.IsLoopback(ln.Addr())) {
+			ln, rt.scheme = tls.NewListener(ln, cfg.HTTPTLS), "https"
+		}
 		serve = func() error {
-			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, ClientTokens: cfg.HTTPClientTokens, AllowedOrigins: cfg.HTTPAllowedOrigins, ReadTimeout: cfg.HTTPReadTimeout})
+			return c.ServeHTTP(ctx, ln, mcptransport.HTTPOptions{Token: cfg.HTTPToken, ClientTokens: cfg.HTTPClientTokens, AllowedOrigins: cfg.HTTPAllowedOrigins,
+				ReadTimeout: cfg.HTTPReadTimeout, OAuth: cfg.HTTPOAuth})
 		}
 	default:
 		cancel()
@@ -409,6 +426,7 @@ func (t *Transports) Status() []TransportStatus {
 	out := make([]TransportStatus, 0, 4)
 	for _, name := range []string{TransportUnix, TransportTCP, TransportHTTP, TransportWS} {
 		st := TransportStatus{Name: name, Error: t.lastErr[name]}
+		scheme := "http"
 		switch name {
 		case TransportUnix:
 			st.Addr = t.cfg.UnixPath
@@ -421,6 +439,7 @@ func (t *Transports) Status() []TransportStatus {
 		}
 		if rt, ok := t.running[name]; ok {
 			st.Running, st.Addr, st.Auth = true, rt.addr, rt.auth
+			scheme = rt.scheme
 		}
 		if name == TransportWS && t.hub != nil && t.hub.Running() {
 			st.Running, st.Addr, st.Auth = true, t.hub.Addr(), "hub token, Origin allow-list"
@@ -428,7 +447,7 @@ func (t *Transports) Status() []TransportStatus {
 		if st.Running {
 			switch name {
 			case TransportHTTP:
-				st.URL = "http://" + st.Addr + "/mcp"
+				st.URL = scheme + "://" + st.Addr + "/mcp"
 			case TransportWS:
 				st.URL = "ws://" + st.Addr + "/ws"
 			case TransportTCP:

@@ -149,9 +149,9 @@ func TestCodeDefinitionAcrossPackages(t *testing.T) {
 // name the file does not declare and for one it declares twice.
 func TestCodeSymbolInAFile(t *testing.T) {
 	s, ws, _ := codeHub(t, map[string]string{
-		"go.mod": "module example.com/sym\n\ngo 1.22\n",
+		"go.mod":         "module example.com/sym\n\ngo 1.22\n",
 		"count/count.go": "package count\n\n// Counter counts.\ntype Counter struct{ n int }\n\n// Add adds one.\nfunc (c *Counter) Add() { c.n++ }\n\n// Gauge measures.\ntype Gauge struct{ n int }\n\n// Add adds one.\nfunc (g *Gauge) Add() { g.n++ }\n\n// New makes a counter.\nfunc New() *Counter { return &Counter{} }\n",
-		"main.go": "package main\n\nimport \"example.com/sym/count\"\n\nfunc main() { c := count.New(); c.Add() }\n",
+		"main.go":        "package main\n\nimport \"example.com/sym/count\"\n\nfunc main() { c := count.New(); c.Add() }\n",
 	})
 	cs := connect(t, s)
 	for _, c := range []struct{ symbol, needle string }{

@@ -20,8 +20,10 @@ func (s *Service) Policy() *policy.Store { return s.trust.Policy() }
 func (s *Service) Approvals() *policy.Broker { return s.trust.Approvals() }
 
 // DecideApproval answers a pending question from the dashboard or the tray.
-func (s *Service) DecideApproval(id, decision, by string) error {
-	return s.trust.DecideApproval(id, decision, by)
+// scopes, for a client's authorization (policy.KindClient), are the toolsets granted (none:
+// those asked for).
+func (s *Service) DecideApproval(id, decision, by string, scopes ...string) error {
+	return s.trust.DecideApproval(id, decision, by, scopes...)
 }
 
 // GrantWorkspace answers, for one session, whether it may use dir (one of its roots or its relay

@@ -79,9 +79,10 @@ func (a *App) Approvals() (trust.ApprovalsSnapshot, error) {
 	return callControl[trust.ApprovalsSnapshot](a, "Approvals")
 }
 
-// DecideApproval answers one with allow or deny.
-func (a *App) DecideApproval(id string, decision string) (app.DecisionResult, error) {
-	return callControl[app.DecisionResult](a, "DecideApproval", id, decision)
+// DecideApproval answers one with allow or deny; for a client asking to use the hub (OAuth), scopes
+// are the toolsets granted (empty: those asked for).
+func (a *App) DecideApproval(id string, decision string, scopes []string) (app.DecisionResult, error) {
+	return callControl[app.DecisionResult](a, "DecideApproval", id, decision, scopes)
 }
 
 // GrantWorkspace grants (allow) or revokes, for one MCP client session, one of its roots or its
@@ -261,6 +262,17 @@ func (a *App) SaveWeb(web app.WebInput) (app.SettingsChange, error) {
 // key for the keyring, or none); checked against the backend and in force at once.
 func (a *App) SetRAGAPIKey(key app.RAGAPIKeyInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SetRAGAPIKey", key)
+}
+
+// Grants lists the OAuth clients allowed to use this hub ([http] auth = "oauth"): client, device,
+// scopes, last use, and the TLS certificate's fingerprint.
+func (a *App) Grants() (app.GrantList, error) {
+	return callControl[app.GrantList](a, "Grants")
+}
+
+// RevokeGrant revokes an OAuth client's grant at once: its next request is refused.
+func (a *App) RevokeGrant(id string) (app.GrantList, error) {
+	return callControl[app.GrantList](a, "RevokeGrant", id)
 }
 
 // SetAutostart switches "Start at login", as the tray's item does.

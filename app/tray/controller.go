@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -136,7 +137,7 @@ func (c *Controller) snapshot(notice string) State {
 	if pending := c.src.PendingApprovals(); len(pending) > 0 {
 		a := pending[0]
 		s.Approvals = len(pending)
-		s.NextApproval = Approval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: a.Arguments}
+		s.NextApproval = Approval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: approvalDetails(a)}
 	}
 	s.Tasks = c.src.TasksRunning()
 	s.BridgeConnected, s.BridgeError = c.src.Bridge()
@@ -309,10 +310,23 @@ func (c *Controller) chooseProject() string {
 
 // approvalWhat says in a few words what a question is about.
 func approvalWhat(a policy.Approval) string {
-	if a.Kind == policy.KindRoot {
+	switch a.Kind {
+	case policy.KindRoot:
 		return "use " + a.Root + " as its workspace"
+	case policy.KindClient:
+		return "use this hub from " + a.Device
 	}
 	return "run " + a.Tool
+}
+
+// approvalDetails is what the tray shows of a question beyond its title: a call's arguments, or
+// the toolsets a client on another machine asks for (allowed from the tray: all of them; the
+// dashboard lets the user untick some).
+func approvalDetails(a policy.Approval) string {
+	if a.Kind == policy.KindClient {
+		return "toolsets: " + strings.Join(a.Scopes, ", ") + "\nits authorization goes to " + a.Redirect
+	}
+	return a.Arguments
 }
 
 // menuEqual compares two models; the view is only asked to render real changes.

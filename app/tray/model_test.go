@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -462,5 +463,26 @@ func TestTrayTasksLine(t *testing.T) {
 	}
 	if labels := strings.Join(menuLabels(BuildMenu(State{Transports: trayTestTransports()})), "|"); strings.Contains(labels, "running") && strings.Contains(labels, "task") {
 		t.Errorf("a tasks line without tasks: %q", labels)
+	}
+}
+
+// A client on another machine asking to use the hub (OAuth) reads as such in the tray, with the
+// toolsets it asks for and where its authorization goes.
+func TestTrayClientAuthorization(t *testing.T) {
+	a := policy.Approval{ID: "a9", Kind: policy.KindClient, Client: "Claude Code", Device: "192.168.1.20",
+		Scopes: []string{"files", "process"}, Redirect: "http://127.0.0.1:33418"}
+	if got := approvalWhat(a); got != "use this hub from 192.168.1.20" {
+		t.Errorf("what = %q", got)
+	}
+	if got := approvalDetails(a); !strings.Contains(got, "toolsets: files, process") || !strings.Contains(got, "http://127.0.0.1:33418") {
+		t.Errorf("details = %q", got)
+	}
+	m := BuildMenu(State{Transports: trayTestTransports(), Approvals: 1,
+		NextApproval: Approval{ID: a.ID, Client: a.Client, What: approvalWhat(a), Details: approvalDetails(a)}})
+	if got := itemWithPrefix(t, m, "Allow ").Action; got != (Action{Kind: ActionApprove, Approval: "a9"}) {
+		t.Errorf("allow action = %+v", got)
+	}
+	if deny := itemWithPrefix(t, m, "Deny "); deny.Label != "Deny Claude Code: use this hub from 192.168.1.20" {
+		t.Errorf("deny item = %+v", deny)
 	}
 }

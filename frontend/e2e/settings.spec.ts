@@ -348,7 +348,7 @@ describe('settings: navigation, one save, tool names', () => {
       expect(box.y).toBeGreaterThan(0);
       expect(box.y).toBeLessThan(300);
       const nav = page.locator(tid('settings-nav'));
-      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(10);
+      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(11);
       expect(await nav.locator(tid('settings-nav-link', { section: 'policy' })).getAttribute('aria-current')).toBe('location');
       // The navigation: Web fetch's link brings it into sight, and into the address bar.
       await nav.locator(tid('settings-nav-link', { section: 'web' })).click();

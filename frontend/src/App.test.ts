@@ -121,6 +121,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     issueClientToken: rec('issueClientToken', { client: 'codex', token: 'sbc_new', replaced: false }),
     revokeClientToken: rec('revokeClientToken', { tokens: [] }),
     setRAGAPIKey: rec('setRAGAPIKey', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
+    grants: rec('grants', { enabled: false, grants: [], tls: false }),
+    revokeGrant: rec('revokeGrant', { enabled: false, grants: [], tls: false }),
     audit: rec('audit', { entries: [], file: '/d/logs/audit.log', files: [] }),
     hubLog: rec('hubLog', { records: [], file: '/d/logs/hub.log' }),
     project: rec('project', { dir: '/home/u/proj', name: 'proj', source: 'cwd' }),
@@ -645,6 +647,60 @@ describe('App', () => {
     await tick();
     expect($('boot-error')).toBeNull();
   });
+  it('approvals: a client on another machine asks to use the hub; Allow grants the toolsets left ticked, read-only when chosen', async () => {
+    const { sock, calls } = await start();
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    const ask = (id: string) => ({ id, kind: 'client', client: 'Claude Code', device: '192.168.1.20', scopes: ['files', 'process', 'web'],
+      redirect: 'http://127.0.0.1:33418', requestedAt: new Date().toISOString(), expiresAt: soon });
+    send(sock, 'snapshot', 'approvals', { approvals: [ask('c1'), ask('c2')], policy: { path: '/c.toml', default: 'allow', askTimeout: '2m0s', rules: 0, rootsAllow: [], loadedAt: '' } });
+    const first = $$('approval')[0];
+    expect(first.textContent).toContain('Claude Code on 192.168.1.20 wants to use this hub');
+    expect(first.textContent).toContain('http://127.0.0.1:33418');
+    const sets = [...first.querySelectorAll('[data-testid="approval-toolset"]')] as HTMLInputElement[];
+    expect(sets.map((i) => [i.dataset.toolset, i.checked])).toEqual([['files', true], ['process', true], ['web', true]]);
+    // Untick process, tick read-only, allow: files and web, read-only.
+    sets[1].click();
+    (first.querySelector('[data-testid="approval-readonly"]') as HTMLInputElement).click();
+    flushSync();
+    (first.querySelector('[data-testid="approval-allow"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'c1', 'allow', ['files', 'web', 'readonly']]));
+    // Nothing ticked: Allow is off (a grant needs a toolset); Deny sends no scopes.
+    const second = $$('approval')[1];
+    for (const i of second.querySelectorAll('[data-testid="approval-toolset"]')) (i as HTMLInputElement).click();
+    flushSync();
+    expect((second.querySelector('[data-testid="approval-allow"]') as HTMLButtonElement).disabled).toBe(true);
+    (second.querySelector('[data-testid="approval-deny"]') as HTMLButtonElement).click();
+    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'c2', 'deny', []]));
+  });
+  it('settings: Other machines lists the grants (client, device, toolsets, last use) and the certificate; Revoke ends one', async () => {
+    const grant = { id: 'g1', clientId: 'sbc_1', clientName: 'Claude Code', device: '192.168.1.20', scopes: ['files', 'readonly'],
+      createdAt: '2026-11-01T10:00:00Z', lastUsed: new Date(Date.now() - 5_000).toISOString() };
+    const { calls } = await start({
+      grants: async () => ({ enabled: true, grants: [grant], fingerprint: 'AB:CD:EF', tls: true, selfSigned: true, certFile: '/d/tls/cert.pem' }),
+      revokeGrant: async (id: string) => {
+        calls.push(['revokeGrant', id]);
+        return { enabled: true, grants: [], fingerprint: 'AB:CD:EF', tls: true, selfSigned: true };
+      },
+    });
+    await openTab('settings');
+    await vi.waitFor(() => expect($$('grant')).toHaveLength(1));
+    const row = $('grant')!;
+    expect(row.textContent).toContain('Claude Code');
+    expect(row.textContent).toContain('192.168.1.20');
+    expect($('grant-scopes')?.textContent).toBe('files (read-only)');
+    expect(row.textContent).toMatch(/\ds ago/);
+    expect($('grants-fingerprint')?.textContent).toContain('AB:CD:EF');
+    expect($('grants-fingerprint')?.textContent).toMatch(/made its own certificate\s+\(served now\)/);
+    click('grant-revoke');
+    await vi.waitFor(() => expect(calls).toContainEqual(['revokeGrant', 'g1']));
+    await vi.waitFor(() => expect($('grants-empty')).not.toBeNull());
+    expect($$('grant')).toHaveLength(0);
+  });
+  it('settings: Other machines says how to turn OAuth on when it is off', async () => {
+    await start();
+    await openTab('settings');
+    await vi.waitFor(() => expect($('grants-off')?.textContent).toContain('[http] auth = "oauth"'));
+  });
   it('approvals: a panel with a count above every view; Allow answers through the control API', async () => {
     const { sock, calls } = await start();
     const soon = new Date(Date.now() + 60_000).toISOString();
@@ -664,9 +720,9 @@ describe('App', () => {
     expect($('approvals-count')?.textContent).toBe('2');
     expect($$('approval')[1].textContent).toContain('cursor wants to use /srv/other as its workspace');
     ($$('approval-allow')[0] as HTMLButtonElement).click();
-    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'a1', 'allow']));
+    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'a1', 'allow', []]));
     ($$('approval-deny')[1] as HTMLButtonElement).click();
-    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'a2', 'deny']));
+    await vi.waitFor(() => expect(calls).toContainEqual(['decideApproval', 'a2', 'deny', []]));
     send(sock, 'event', 'approvals', { kind: 'resolved', approval: { id: 'a1' }, outcome: { approved: true, by: 'dashboard' } });
     send(sock, 'event', 'approvals', { kind: 'resolved', approval: { id: 'a2' }, outcome: { approved: false, by: 'dashboard' } });
     expect($('approvals-panel')).toBeNull();

@@ -99,6 +99,8 @@ async function start(hash = '#processes') {
     revokeClientToken: rec1('revokeClientToken'),
     saveWeb: rec1('saveWeb'),
     setRAGAPIKey: rec1('setRAGAPIKey'),
+    grants: rec1('grants', { enabled: false, grants: [], tls: false }),
+    revokeGrant: rec1('revokeGrant', { enabled: false, grants: [], tls: false }),
     audit: rec1('audit'),
     hubLog: rec1('hubLog'),
     project: rec1('project'),

@@ -83,6 +83,16 @@ type Config struct {
 		Token   string `toml:"token"` // empty: the client token kept in the config dir
 		// Browser origins allowed besides the endpoint's own, e.g. "http://localhost:6274".
 		AllowedOrigins []string `toml:"allowed_origins"`
+		// Auth is how clients beyond the static token get in: "" or "token" (the token only,
+		// loopback only) or "oauth" (the hub's own authorization server: each client approved
+		// on the dashboard or tray; required for an address beyond loopback, which is then
+		// served over TLS).
+		Auth string `toml:"auth"`
+		// Cert and Key are the TLS certificate and key (PEM files) served with auth = "oauth";
+		// empty: beyond loopback, the hub makes its own (self-signed, kept in its data
+		// directory) and the dashboard shows its fingerprint.
+		Cert string `toml:"cert"`
+		Key  string `toml:"key"`
 	} `toml:"http"`
 	Hub struct {
 		Enabled bool   `toml:"enabled"`
@@ -393,6 +403,9 @@ func LoadWith(path string, e Env) (Config, error) {
 			return c, fmt.Errorf("config %s: clients.%s.project: %q is not an absolute path; give the project directory in full", c.Path, name, cl.Project)
 		}
 	}
+	if err := c.validateHTTPAuth(); err != nil {
+		return c, fmt.Errorf("config %s: %w", c.Path, err)
+	}
 	switch c.ServerTools {
 	case "", "all", "search":
 	default:
@@ -400,6 +413,37 @@ func LoadWith(path string, e Env) (Config, error) {
 	}
 	return c, nil
 }
+
+// HTTP authentication modes ([http] auth).
+const (
+	HTTPAuthToken = "token"
+	HTTPAuthOAuth = "oauth"
+)
+
+// OAuth reports whether the HTTP endpoint runs the hub's authorization server.
+func (c Config) OAuth() bool { return c.HTTP.Auth == HTTPAuthOAuth }
+
+// validateHTTPAuth checks [http] auth, cert and key.
+func (c Config) validateHTTPAuth() error {
+	switch c.HTTP.Auth {
+	case "", HTTPAuthToken, HTTPAuthOAuth:
+	default:
+		return fmt.Errorf(`http.auth: %q is not a mode; use "token" (loopback clients with the token) or "oauth" (clients from other machines, each approved on the dashboard)`, c.HTTP.Auth)
+	}
+	if (c.HTTP.Cert == "") != (c.HTTP.Key == "") {
+		return errors.New("http.cert and http.key: give both (PEM files), or neither to let the hub make its own certificate")
+	}
+	if c.HTTP.Cert != "" && !c.OAuth() {
+		return errors.New(`http.cert: TLS is served with auth = "oauth"; set it, or remove cert and key`)
+	}
+	return nil
+}
+
+// TLSDir is where the hub keeps the certificate it makes for its HTTP endpoint.
+func (c Config) TLSDir() string { return filepath.Join(c.DataDir, "tls") }
+
+// OAuthDir is where the hub's authorization server keeps its grants.
+func (c Config) OAuthDir() string { return filepath.Join(c.DataDir, "oauth") }
 
 // applyEnv overrides file settings with the environment's (c.Env).
 func (c *Config) applyEnv() error {

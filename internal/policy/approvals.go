@@ -28,15 +28,23 @@ const (
 const (
 	KindCall = "call" // may this tool call run?
 	KindRoot = "root" // may this client's MCP root become its workspace?
+	// KindClient: may this OAuth client use the hub (its authorization server), and with which
+	// toolsets? The answer may narrow the scopes asked for (Outcome.Scopes).
+	KindClient = "client"
 )
 
 // Approval is one pending question.
 type Approval struct {
-	ID          string    `json:"id"`
-	Kind        string    `json:"kind"` // "call" | "root"
-	Tool        string    `json:"tool,omitempty"`
-	Arguments   string    `json:"arguments,omitempty"` // readable summary, bulk payloads cut
-	Root        string    `json:"root,omitempty"`      // KindRoot: the directory asked for
+	ID        string `json:"id"`
+	Kind      string `json:"kind"` // "call" | "root"
+	Tool      string `json:"tool,omitempty"`
+	Arguments string `json:"arguments,omitempty"` // readable summary, bulk payloads cut
+	Root      string `json:"root,omitempty"`      // KindRoot: the directory asked for
+	// KindClient: the device (the address its browser came from), the scopes it asks for (the
+	// toolsets, and readonly) and where its authorization goes (the redirect URI).
+	Device      string    `json:"device,omitempty"`
+	Scopes      []string  `json:"scopes,omitempty"`
+	Redirect    string    `json:"redirect,omitempty"`
 	Client      string    `json:"client"`
 	Session     string    `json:"session,omitempty"`
 	Workspace   string    `json:"workspace,omitempty"`
@@ -53,6 +61,8 @@ type Outcome struct {
 	// Dismissed: nobody decided — the prompt was cancelled, nobody could answer, the time ran
 	// out or the session ended. A refusal for this call, never one to remember.
 	Dismissed bool `json:"dismissed,omitempty"`
+	// Scopes the user granted (KindClient), when the answer chose them.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // Result is the audit word for an outcome: "approved", "declined" or "timed out".
@@ -237,6 +247,12 @@ wait:
 
 // Decide answers a pending question.
 func (b *Broker) Decide(id string, allow bool, by string) error {
+	return b.DecideScopes(id, allow, by, nil)
+}
+
+// DecideScopes answers a pending question, granting scopes (KindClient: the toolsets the user
+// chose; nil: those asked for).
+func (b *Broker) DecideScopes(id string, allow bool, by string, scopes []string) error {
 	b.mu.Lock()
 	w, ok := b.pending[id]
 	if ok {
@@ -247,7 +263,9 @@ func (b *Broker) Decide(id string, allow bool, by string) error {
 		return fmt.Errorf("approval %q: %w", id, ErrUnknownApproval)
 	}
 	o := Outcome{Approved: allow, By: by}
-	if !allow {
+	if allow {
+		o.Scopes = scopes
+	} else {
 		o.Reason = "declined on the " + by
 	}
 	w.done <- o

@@ -364,6 +364,20 @@ func (u *Upstreams) track(name string, r *callRoute, token any) (upToken any, do
 	}
 }
 
+// ServerOfResource names the upstream server a resource URI (or a URI its templates make), a
+// URI template or a prompt's exposed name comes from; false: none does. A client's OAuth grant
+// covers them when it covers that server's toolset.
+func (u *Upstreams) ServerOfResource(uri string) (string, bool) { return u.ownerOfURI(uri) }
+
+// ServerOfTemplate is ServerOfResource for a URI template.
+func (u *Upstreams) ServerOfTemplate(t string) (string, bool) { return u.ownerOfTemplate(t) }
+
+// ServerOfPrompt is ServerOfResource for a prompt's exposed name.
+func (u *Upstreams) ServerOfPrompt(exposed string) (string, bool) {
+	p, ok := u.promptOwner(exposed)
+	return p[0], ok
+}
+
 func (u *Upstreams) ownerOfURI(uri string) (string, bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()

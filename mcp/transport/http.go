@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,6 +31,10 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// ReadTimeout bounds reading a whole request (0: HTTPReadTimeout).
 	ReadTimeout time.Duration
+	// OAuth, when set, serves the hub's authorization server beside /mcp and lets in the bearer
+	// tokens it issued, besides Token, from any Host (the token is the proof): the request's
+	// TokenInfo (go-sdk's auth) carries who the client is and its scopes to the middleware.
+	OAuth OAuthResource
 }
 
 func (o HTTPOptions) readTimeout() time.Duration {
@@ -148,7 +153,7 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 		MaxRequestBodyBytes:          MaxMessageSize,
 		PropagateRequestCancellation: true,
 	})
-	auth := newBearerAuth(o)
+	bearer := newBearerAuth(o)
 	clients := newStatelessClients(c.sessions)
 	release := clients.closeAll
 	if rn, ok := o.ClientTokens.(revokeNotifier); ok {
@@ -157,6 +162,7 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 	}
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
+	o.mountOAuth(mux) // http_oauth.go
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" && originAllowed(origin, r.Host, o.AllowedOrigins) && localHost(r.Host) {
@@ -176,15 +182,24 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 			http.Error(w, fmt.Sprintf("Origin %q is not allowed; add it to [http] allowed_origins to let that page in", origin), http.StatusForbidden)
 			return
 		}
-		cred, authed := auth.authenticate(r)
+		var grant *auth.TokenInfo // an OAuth client's identity (http_oauth.go); nil with a static token
+		cred, authed := bearer.authenticate(r)
 		if !authed {
-			// Close rather than drain: a client without the token may not trickle a body at us.
-			w.Header().Set("Connection", "close")
-			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			http.Error(w, "missing or wrong bearer token: send Authorization: Bearer <token> (`switchboard token` prints it; or set --token / SWITCHBOARD_TOKEN)", http.StatusUnauthorized)
-			return
+			if grant = o.oauthGrant(r); grant == nil {
+				// Close rather than drain: a client without the token may not trickle a body at us.
+				w.Header().Set("Connection", "close")
+				if o.OAuth != nil {
+					o.oauthChallenge(w, r)
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+				http.Error(w, "missing or wrong bearer token: send Authorization: Bearer <token> (`switchboard token` prints it; or set --token / SWITCHBOARD_TOKEN)", http.StatusUnauthorized)
+				return
+			}
+			// A stateless client is known by its grant: its own Sessions entry, todos and answers.
+			cred = Credential{Client: grant.UserID}
 		}
-		if !localHost(r.Host) {
+		if grant == nil && !localHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Host %q is not this machine; connect to 127.0.0.1 or localhost", r.Host), http.StatusForbidden)
 			return
 		}
@@ -230,11 +245,13 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 		if statelessRequest(r, peek) {
 			ci, done := clients.enter(cred.Client, peek.clientName, r.RemoteAddr)
 			defer done()
-			stateless.ServeHTTP(w, r.WithContext(withConnInfo(r.Context(), ci)))
+			// The grant rides on the request in both eras: the grant's limits (toolsets, read-only)
+			// apply to a stateless call as to one on a session.
+			withGrant(stateless, grant).ServeHTTP(w, r.WithContext(withConnInfo(r.Context(), ci)))
 			return
 		}
 		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr, identity: cred.Client}))
-		stream.ServeHTTP(w, r)
+		withGrant(stream, grant).ServeHTTP(w, r)
 	})
 	return mux, release
 }

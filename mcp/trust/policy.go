@@ -328,7 +328,7 @@ func orUnknown(name string) string {
 }
 
 // DecideApproval is Service.DecideApproval.
-func (tr *Trust) DecideApproval(id, decision, by string) error {
+func (tr *Trust) DecideApproval(id, decision, by string, scopes ...string) error {
 	var allow bool
 	switch decision {
 	case "allow":
@@ -340,7 +340,7 @@ func (tr *Trust) DecideApproval(id, decision, by string) error {
 	if id == "" {
 		return errors.New("id: required; GET /api/approvals lists the pending approvals")
 	}
-	return tr.approvals.Decide(id, allow, by)
+	return tr.approvals.DecideScopes(id, allow, by, scopes)
 }
 
 // WireFeeds publishes approvals and policy reloads on the `approvals` hub channel.

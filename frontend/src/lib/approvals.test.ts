@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalTitle, initialApprovals, recentWithdrawn, reduceApprovals, WithdrawnShownMs, type Approval } from './approvals';
+import { approvalTitle, grantedScopes, initialApprovals, recentWithdrawn, reduceApprovals, scopesText, WithdrawnShownMs, type Approval } from './approvals';
 
 const a1: Approval = { id: 'a1', kind: 'call', tool: 'file_delete', arguments: 'path: x', client: 'c', requestedAt: '', expiresAt: '' };
 const a2: Approval = { id: 'a2', kind: 'root', root: '/home/u/p', client: 'c', requestedAt: '', expiresAt: '' };
@@ -40,5 +40,18 @@ describe('reduceApprovals', () => {
   it('titles calls and roots', () => {
     expect(approvalTitle(a1)).toBe('run file_delete');
     expect(approvalTitle(a2)).toBe('use /home/u/p as its workspace');
+  });
+});
+
+describe('client authorizations (OAuth)', () => {
+  it('titles a client by its device, renders scopes and computes what Allow grants', () => {
+    expect(approvalTitle({ id: 'c', kind: 'client', client: 'x', device: '10.0.0.5', requestedAt: '', expiresAt: '' })).toBe('use this hub from 10.0.0.5');
+    expect(scopesText(['files', 'web'])).toBe('files, web');
+    expect(scopesText(['files', 'readonly'])).toBe('files (read-only)');
+    expect(scopesText([])).toBe('no toolset');
+    expect(grantedScopes({ files: true, process: false, web: true }, false)).toEqual(['files', 'web']);
+    expect(grantedScopes({ files: true }, true)).toEqual(['files', 'readonly']);
+    // Read-only alone grants nothing: the user must leave a toolset ticked.
+    expect(grantedScopes({ files: false }, true)).toEqual([]);
   });
 });

@@ -68,10 +68,33 @@ export function reduceApprovals(state: ApprovalsState, msg: HubMessage): Approva
 /** What the question is about, in a few words. */
 export function approvalTitle(a: Approval): string {
   if (a.kind === 'root') return `use ${a.root ?? 'a directory'} as its workspace`;
+  if (a.kind === 'client') return `use this hub from ${a.device ?? 'another machine'}`;
   return `run ${a.tool ?? 'a tool'}`;
 }
 
 /** recentWithdrawn is what the panel shows: questions withdrawn within WithdrawnShownMs of now. */
 export function recentWithdrawn(state: ApprovalsState, now: number): Withdrawn[] {
   return (state.withdrawn ?? []).filter((w) => now - w.at < WithdrawnShownMs);
+}
+
+/** The scope that limits a grant to read-only tools; the others are toolsets. */
+export const ReadOnlyScope = 'readonly';
+
+/** scopesText renders a grant's scopes for people: its toolsets, and "read-only" when limited. */
+export function scopesText(scopes: readonly string[] | undefined | null): string {
+  const list = scopes ?? [];
+  const sets = list.filter((s) => s !== ReadOnlyScope);
+  const text = sets.length ? sets.join(', ') : 'no toolset';
+  return list.includes(ReadOnlyScope) ? `${text} (read-only)` : text;
+}
+
+/**
+ * grantedScopes is what an answer to a client's authorization grants: the toolsets ticked, and
+ * readonly when the user limited it to reading. Nothing ticked grants nothing (the user must
+ * choose at least one toolset to allow).
+ */
+export function grantedScopes(ticked: Record<string, boolean>, readOnly: boolean): string[] {
+  const out = Object.keys(ticked).filter((k) => ticked[k] && k !== ReadOnlyScope);
+  if (readOnly && out.length) out.push(ReadOnlyScope);
+  return out;
 }

@@ -46,8 +46,8 @@ export interface Controls {
   clientConfig(): Promise<app.ClientConfig>;
   /** Lists the tool calls and roots waiting for the user's answer. */
   approvals(): Promise<trust.ApprovalsSnapshot>;
-  /** Answers one with allow or deny. */
-  decideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult>;
+  /** Answers one with allow or deny; for a client asking to use the hub (OAuth), scopes are the toolsets granted (empty: those asked for). */
+  decideApproval(id: string, decision: 'allow' | 'deny', scopes: string[]): Promise<app.DecisionResult>;
   /** Grants (allow) or revokes, for one MCP client session, one of its roots or its relay directory. */
   grantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant>;
   /** Lists the RAG collections with their counts, backend and embedder. */
@@ -112,6 +112,10 @@ export interface Controls {
   saveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   /** Changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once. */
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
+  /** Lists the OAuth clients allowed to use this hub ([http] auth = "oauth"): client, device, scopes, last use, and the TLS certificate's fingerprint. */
+  grants(): Promise<app.GrantList>;
+  /** Revokes an OAuth client's grant at once: its next request is refused. */
+  revokeGrant(id: string): Promise<app.GrantList>;
   /** Switches "Start at login", as the tray's item does. */
   setAutostart(enabled: boolean): Promise<app.SettingsChange>;
   /** Reads one page of the audit trail from its files (the Logs view); only the filters set travel. */
@@ -142,7 +146,7 @@ export interface WailsApp {
   SendChat(sessionId: string, message: string): Promise<ide.ChatSendOutput>;
   ClientConfig(): Promise<app.ClientConfig>;
   Approvals(): Promise<trust.ApprovalsSnapshot>;
-  DecideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult>;
+  DecideApproval(id: string, decision: 'allow' | 'deny', scopes: string[]): Promise<app.DecisionResult>;
   GrantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant>;
   RAGCollections(): Promise<tools.RAGCollectionsOutput>;
   RAGQuery(collection: string, question: string, topK: number): Promise<tools.RAGQueryOutput>;
@@ -175,6 +179,8 @@ export interface WailsApp {
   RevokeClientToken(client: string): Promise<app.ClientTokenList>;
   SaveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   SetRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
+  Grants(): Promise<app.GrantList>;
+  RevokeGrant(id: string): Promise<app.GrantList>;
   SetAutostart(enabled: boolean): Promise<app.SettingsChange>;
   Audit(q: app.AuditQuery): Promise<app.AuditPage>;
   HubLog(level: string, limit: number): Promise<app.HubLogSnapshot>;
@@ -245,8 +251,8 @@ export abstract class WailsControls implements Controls {
     return this.call<trust.ApprovalsSnapshot>('list approvals', () => this.bindings.Approvals());
   }
 
-  decideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult> {
-    return this.call<app.DecisionResult>(`${decision} ${id}`, () => this.bindings.DecideApproval(id, decision));
+  decideApproval(id: string, decision: 'allow' | 'deny', scopes: string[]): Promise<app.DecisionResult> {
+    return this.call<app.DecisionResult>(`${decision} ${id}`, () => this.bindings.DecideApproval(id, decision, scopes));
   }
 
   grantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant> {
@@ -377,6 +383,14 @@ export abstract class WailsControls implements Controls {
     return this.call<app.SettingsChange>('save the RAG key', () => this.bindings.SetRAGAPIKey(key));
   }
 
+  grants(): Promise<app.GrantList> {
+    return this.call<app.GrantList>('list grants', () => this.bindings.Grants());
+  }
+
+  revokeGrant(id: string): Promise<app.GrantList> {
+    return this.call<app.GrantList>(`revoke grant ${id}`, () => this.bindings.RevokeGrant(id));
+  }
+
   setAutostart(enabled: boolean): Promise<app.SettingsChange> {
     return this.call<app.SettingsChange>(`${enabled ? 'enable' : 'disable'} start at login`, () => this.bindings.SetAutostart(enabled));
   }
@@ -462,8 +476,8 @@ export abstract class HttpControls implements Controls {
     return this.request<trust.ApprovalsSnapshot>('list approvals', 'GET', 'api/approvals');
   }
 
-  decideApproval(id: string, decision: 'allow' | 'deny'): Promise<app.DecisionResult> {
-    return this.request<app.DecisionResult>(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision });
+  decideApproval(id: string, decision: 'allow' | 'deny', scopes: string[]): Promise<app.DecisionResult> {
+    return this.request<app.DecisionResult>(`${decision} ${id}`, 'POST', `api/approvals/${encodeURIComponent(id)}`, { decision, scopes });
   }
 
   grantWorkspace(sessionId: string, dir: string, allow: boolean): Promise<app.WorkspaceGrant> {
@@ -592,6 +606,14 @@ export abstract class HttpControls implements Controls {
 
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange> {
     return this.request<app.SettingsChange>('save the RAG key', 'POST', 'api/settings/rag/apikey', key);
+  }
+
+  grants(): Promise<app.GrantList> {
+    return this.request<app.GrantList>('list grants', 'GET', 'api/grants');
+  }
+
+  revokeGrant(id: string): Promise<app.GrantList> {
+    return this.request<app.GrantList>(`revoke grant ${id}`, 'POST', `api/grants/${encodeURIComponent(id)}/revoke`);
   }
 
   setAutostart(enabled: boolean): Promise<app.SettingsChange> {

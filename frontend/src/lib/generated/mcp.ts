@@ -150,6 +150,17 @@ export interface TransportConfig {
    * transport.HTTPReadTimeout).
    */
   HTTPReadTimeout: number;
+  /**
+   * HTTPOAuth is the hub's authorization server ([http] auth = "oauth"; nil: static token
+   * only). HTTP listens beyond loopback only with it and with HTTPTLS.
+   */
+  HTTPOAuth: unknown /* mcptransport.OAuthResource */;
+  /**
+   * HTTPTLS serves HTTP over TLS beyond loopback, and on loopback too with HTTPTLSOnLoopback
+   * (the user's own certificate); nil: plain HTTP, loopback only.
+   */
+  HTTPTLS?: unknown /* tls.Config */;
+  HTTPTLSOnLoopback: boolean;
 }
 /**
  * TransportStatus is one transport as the dashboard shows it.

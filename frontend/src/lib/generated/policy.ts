@@ -32,6 +32,11 @@ export const KindCall = "call"; // may this tool call run?
  */
 export const KindRoot = "root"; // may this client's MCP root become its workspace?
 /**
+ * KindClient: may this OAuth client use the hub (its authorization server), and with which
+ * toolsets? The answer may narrow the scopes asked for (Outcome.Scopes).
+ */
+export const KindClient = "client";
+/**
  * Approval is one pending question.
  */
 export interface Approval {
@@ -40,6 +45,13 @@ export interface Approval {
   tool?: string;
   arguments?: string; // readable summary, bulk payloads cut
   root?: string; // KindRoot: the directory asked for
+  /**
+   * KindClient: the device (the address its browser came from), the scopes it asks for (the
+   * toolsets, and readonly) and where its authorization goes (the redirect URI).
+   */
+  device?: string;
+  scopes?: string[];
+  redirect?: string;
   client: string;
   session?: string;
   workspace?: string;
@@ -59,6 +71,10 @@ export interface Outcome {
    * out or the session ended. A refusal for this call, never one to remember.
    */
   dismissed?: boolean;
+  /**
+   * Scopes the user granted (KindClient), when the answer chose them.
+   */
+  scopes?: string[];
 }
 /**
  * ApprovalChange is a broker notification.
