@@ -546,7 +546,9 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 	}
 	read := func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		// A 2026-era server's questions during the read come back with this context.
-		return m.ReadResource(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), req.Params.URI, nil)), name, req.Params)
+		params := *req.Params
+		params.Meta = forwardedMeta(params.Meta)
+		return m.ReadResource(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), req.Params.URI, nil)), name, &params)
 	}
 	for _, r := range cat.Resources {
 		if owner, taken := u.resOwner[r.URI]; taken && owner != name {
@@ -576,9 +578,30 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		u.server.AddPrompt(&pc, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 			params := *req.Params
 			params.Name = upName
+			params.Meta = forwardedMeta(params.Meta)
 			return m.GetPrompt(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), exposed, nil)), name, &params)
 		})
 	}
+}
+
+// forwardedMeta is a client request's _meta as the hub passes it on to an upstream server:
+// without the per-request keys of the 2026-07-28 protocol (the client's protocol version, info,
+// capabilities, log level, subscription), which describe the client's exchange with the hub,
+// not the hub's with the server; a server on a 2025 session refuses a request that names
+// 2026-07-28. The hub's own client adds its keys where its session needs them.
+func forwardedMeta(m sdk.Meta) sdk.Meta {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(sdk.Meta, len(m))
+	for k, v := range m {
+		switch k {
+		case sdk.MetaKeyProtocolVersion, sdk.MetaKeyClientInfo, sdk.MetaKeyClientCapabilities, sdk.MetaKeyLogLevel, sdk.MetaKeySubscriptionID:
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // proxiedTool is the definition clients see for an upstream tool: its name namespaced, its
