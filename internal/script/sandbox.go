@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
 )
@@ -60,24 +62,28 @@ var removedGlobals = []string{
 	"ArrayBuffer", "SharedArrayBuffer", "DataView", "Int8Array", "Uint8Array", "Uint8ClampedArray",
 	"Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array",
 	"BigInt64Array", "BigUint64Array", "WeakRef", "FinalizationRegistry",
+	// goja's constructor for wrapped Go errors: nothing a script needs, and a door to Go values.
+	"GoError",
 }
 
 // guardsJS wraps the built-ins whose single native call allocates in proportion to a number the
 // script chooses (a count, a length): goja cannot interrupt a native call, so these are refused
 // up front with a RangeError when the result could not fit in the memory limit. It runs before the
 // user's code and keeps the originals in its closure, out of the script's reach.
-const guardsJS = `(function (maxChars, maxItems) {
+const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs) {
   "use strict";
   const apply = Reflect.apply, defineProperty = Object.defineProperty, RangeErr = RangeError;
+  const now = Date.now;
   const toLen = (v) => { const n = Math.floor(Number(v)); return n > 0 ? n : 0; };
   function guard(obj, name, size) {
     const orig = obj[name];
     defineProperty(obj, name, { writable: true, configurable: true, enumerable: false,
       value: { [name](...args) {
         const n = size(this, args);
-        if (n > (size.items ? maxItems : maxChars)) {
-          throw new RangeErr(name + " would make " + n + (size.items ? " elements" : " characters") +
-            ", more than the script's memory limit allows");
+        const cap = size.items ? maxItems : maxChars, unit = size.items ? " elements" : " characters";
+        if (n > cap) {
+          throw new RangeErr(String(name) + " would make " + n + unit + "; one call may make at most " +
+            cap + unit + " in a script (work on smaller pieces)");
         }
         return apply(orig, this, args);
       } }[name] });
@@ -94,6 +100,28 @@ const guardsJS = `(function (maxChars, maxItems) {
       "slice", "splice", "toSpliced", "concat", "with", "keys", "values", "entries"]) {
     if (typeof arr[name] === "function") guard(arr, name, byLength);
   }
+  guard(arr, Symbol.iterator, byLength);
+  const emptySeparator = (s, a) => (a[0] === "" ? String(s).length : 0);
+  emptySeparator.items = true;
+  guard(str, "split", emptySeparator);
+  // A backtracking match that ran out its time (regexpMatchTimeout) comes back from goja as "no
+  // match"; timing every regular expression operation turns that into an error, so a script never
+  // goes on with a wrong answer.
+  const rxProto = RegExp.prototype;
+  for (const name of ["exec", "test", Symbol.match, Symbol.matchAll, Symbol.replace, Symbol.search,
+      Symbol.split]) {
+    const orig = rxProto[name];
+    defineProperty(rxProto, name, { writable: true, configurable: true, enumerable: false,
+      value: { [name](...args) {
+        const t = now();
+        const out = apply(orig, this, args);
+        if (now() - t >= matchTimeoutMs) {
+          throw new RangeErr("regular expression " + String(this) + " ran longer than " +
+            matchTimeoutMs + " ms (catastrophic backtracking); simplify it or match a smaller text");
+        }
+        return out;
+      } }[name] });
+  }
   const firstArgLength = (s, a) => toLen(a[0] == null ? 0 : a[0].length);
   firstArgLength.items = true;
   guard(Array, "from", firstArgLength);
@@ -103,6 +131,22 @@ const guardsJS = `(function (maxChars, maxItems) {
   guard(Reflect, "apply", (s, a) => toLen(a[2] == null ? 0 : a[2].length));
   guard(Reflect, "construct", secondArgLength);
 })`
+
+// maxNativeItems bounds the elements one native array call may walk: goja runs a built-in to its
+// end without checking for an interrupt, and walking a sparse array costs about a microsecond an
+// element on the 2-core machine (a spread of 10^6 holes took 0.9 s), so this caps the time a
+// script can run past its wall limit at about a second.
+const maxNativeItems = 1 << 20
+
+// regexpMatchTimeout bounds one backtracking match. goja runs patterns that RE2 accepts on Go's
+// regexp (linear time) and the rest (lookaround, backreferences) on regexp2, which backtracks and
+// is not interruptible; regexp2's only bound is its package-wide default timeout, set once below.
+const regexpMatchTimeout = time.Second
+
+func init() {
+	// Set once at start-up and never changed: the hub's only regexp2 user is this package's engine.
+	regexp2.DefaultMatchTimeout = regexpMatchTimeout
+}
 
 // setup builds the runtime: limits, globals, guards, console and tools.
 func (r *runner) setup(tools []string) error {
@@ -137,8 +181,9 @@ func (r *runner) setup(tools []string) error {
 	// A UTF-16 code unit is two bytes in goja's strings; an array element is at least a 16-byte
 	// interface value. Either way a limit-sized result is refused.
 	maxChars := r.lim.Memory / 2
-	maxItems := r.lim.Memory / 16
-	if _, err := guardFn(goja.Undefined(), vm.ToValue(maxChars), vm.ToValue(maxItems)); err != nil {
+	maxItems := min(r.lim.Memory/16, maxNativeItems)
+	if _, err := guardFn(goja.Undefined(), vm.ToValue(maxChars), vm.ToValue(maxItems),
+		vm.ToValue(regexpMatchTimeout.Milliseconds())); err != nil {
 		return fmt.Errorf("script: installing guards: %w", err)
 	}
 
@@ -409,4 +454,4 @@ func (r *runner) scriptError(v goja.Value) error {
 type hideGoFields struct{}
 
 func (hideGoFields) FieldName(reflect.Type, reflect.StructField) string { return "" }
-func (hideGoFields) MethodName(reflect.Type, reflect.Method) string    { return "" }
+func (hideGoFields) MethodName(reflect.Type, reflect.Method) string     { return "" }
