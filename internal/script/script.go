@@ -161,7 +161,7 @@ func (r *runner) watch(quit <-chan struct{}) {
 		case <-quit:
 			return
 		case <-r.ctx.Done():
-			r.stop(fmt.Errorf("script cancelled: %w", context.Cause(r.ctx)))
+			r.stop(cancelled(r.ctx))
 			return
 		case <-wall.C:
 			r.stop(&LimitError{Limit: "wall", Value: r.lim.Wall.Milliseconds(), Unit: "ms"})
@@ -212,6 +212,11 @@ func (r *runner) run(prog *goja.Program) (json.RawMessage, error) {
 		select {
 		case d := <-r.done:
 			r.inFlight--
+			if r.ctx.Err() != nil {
+				// The call most likely failed because of the cancel: report the cancel, not that.
+				r.stop(cancelled(r.ctx))
+				return nil, r.stopErr
+			}
 			if err := r.settle(d); err != nil {
 				return nil, r.engineError(err)
 			}
@@ -264,4 +269,8 @@ func (r *runner) engineError(err error) error {
 		return r.scriptError(ex.Value())
 	}
 	return fmt.Errorf("script: %w", err)
+}
+
+func cancelled(ctx context.Context) error {
+	return fmt.Errorf("script cancelled: %w", context.Cause(ctx))
 }
