@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
@@ -28,12 +29,67 @@ const (
 	wrapperLines = 1
 )
 
+// goja's parser and JSON decoder recurse on the Go stack, and a Go stack overflow is fatal to the
+// whole process (measured: 300,000 nested brackets in code, or 3,000,000 in JSON.parse, kill it).
+// So code is bounded in size and bracket nesting before it is parsed, dynamic code (eval,
+// Function) is not available at all, and JSON text is bounded in nesting before it is decoded.
+const (
+	maxCodeBytes = 256 << 10
+	maxNesting   = 1000
+)
+
+// codeNesting is the deepest bracket nesting in code, skipping quoted strings and comments. It can
+// only overestimate (a bracket in a template literal or a regular expression counts), which at
+// worst refuses odd code that nests past maxNesting.
+func codeNesting(code string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(code); i++ {
+		switch c := code[i]; c {
+		case '"', '\'':
+			for i++; i < len(code) && code[i] != c && code[i] != '\n'; i++ {
+				if code[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 < len(code) && code[i+1] == '/' {
+				for i < len(code) && code[i] != '\n' {
+					i++
+				}
+			} else if i+1 < len(code) && code[i+1] == '*' {
+				end := strings.Index(code[i+2:], "*/")
+				if end < 0 {
+					return deepest
+				}
+				i += end + 3
+			}
+		case '(', '[', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
+
 // maxJSONDepth bounds the nesting of a tool's structured result: goja parses JSON recursively on
 // the Go stack, so a deeply nested result must be refused before it reaches the parser.
 const maxJSONDepth = 512
 
+// maxMessage bounds an error message taken from the script (an exception's text can be any size).
+const maxMessage = 2048
+
 // compile parses the wrapped code, reporting a syntax error at its place in the user's code.
 func compile(code string) (*goja.Program, error) {
+	if len(code) > maxCodeBytes {
+		return nil, fmt.Errorf("script: code is %d bytes, more than %d; split the work into smaller "+
+			"scripts or move data into tool calls", len(code), maxCodeBytes)
+	}
+	if depth := codeNesting(code); depth > maxNesting {
+		return nil, &ScriptError{Message: fmt.Sprintf("SyntaxError: the code nests brackets %d levels "+
+			"deep, more than %d", depth, maxNesting)}
+	}
 	src := wrapperHead + code + wrapperTail
 	ast, err := parser.ParseFile(nil, scriptName, src, 0)
 	if err != nil {
@@ -70,9 +126,10 @@ var removedGlobals = []string{
 // script chooses (a count, a length): goja cannot interrupt a native call, so these are refused
 // up front with a RangeError when the result could not fit in the memory limit. It runs before the
 // user's code and keeps the originals in its closure, out of the script's reach.
-const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs) {
+const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs, maxDepth) {
   "use strict";
   const apply = Reflect.apply, defineProperty = Object.defineProperty, RangeErr = RangeError;
+  const EvalErr = EvalError;
   const now = Date.now;
   const toLen = (v) => { const n = Math.floor(Number(v)); return n > 0 ? n : 0; };
   function guard(obj, name, size) {
@@ -122,6 +179,41 @@ const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs) {
         return out;
       } }[name] });
   }
+  // Dynamic code goes through goja's parser, which recurses on the Go stack: a script that builds
+  // deeply nested source could kill the hub. Scripts are code already; they do not need eval.
+  const noDynamicCode = function () {
+    throw new EvalErr("eval and the Function constructors are not available in scripts");
+  };
+  for (const proto of [Function.prototype, Object.getPrototypeOf(async function () {}),
+      Object.getPrototypeOf(function* () {})]) {
+    defineProperty(proto, "constructor", { value: noDynamicCode, writable: true, configurable: true, enumerable: false });
+  }
+  noDynamicCode.prototype = Function.prototype;
+  defineProperty(globalThis, "Function", { value: noDynamicCode, writable: true, configurable: true, enumerable: false });
+  defineProperty(globalThis, "eval", { value: noDynamicCode, writable: true, configurable: true, enumerable: false });
+
+  // goja's JSON.stringify recurses on the Go stack and checks for cycles in time proportional to
+  // the depth at every level (20,000 levels took 2 s in one uninterruptible call), so nesting is
+  // bounded: a replacer tracks each holder's depth.
+  const stringify = JSON.stringify, isArray = Array.isArray, WeakMapC = WeakMap;
+  const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
+  const includes = Array.prototype.includes;
+  defineProperty(JSON, "stringify", { writable: true, configurable: true, enumerable: false,
+    value: function stringify_(value, replacer, space) {
+      const depths = new WeakMapC();
+      const allow = isArray(replacer) ? apply(Array.prototype.map, replacer, [String]) : null;
+      const fn = typeof replacer === "function" ? replacer : null;
+      return apply(stringify, JSON, [value, function (key, v) {
+        if (allow !== null && key !== "" && !isArray(this) && !apply(includes, allow, [key])) return undefined;
+        if (fn !== null) v = apply(fn, this, [key, v]);
+        if (v !== null && typeof v === "object") {
+          const d = (apply(weakGet, depths, [this]) || 0) + 1;
+          if (d > maxDepth) throw new RangeErr("JSON.stringify: the value nests deeper than " + maxDepth + " levels");
+          apply(weakSet, depths, [v, d]);
+        }
+        return v;
+      }, space]);
+    } });
   const firstArgLength = (s, a) => toLen(a[0] == null ? 0 : a[0].length);
   firstArgLength.items = true;
   guard(Array, "from", firstArgLength);
@@ -148,6 +240,9 @@ func init() {
 	regexp2.DefaultMatchTimeout = regexpMatchTimeout
 }
 
+// guardsProgram is compiled once; a goja Program is immutable and shared by runtimes.
+var guardsProgram = goja.MustCompile("guards.js", guardsJS, true)
+
 // setup builds the runtime: limits, globals, guards, console and tools.
 func (r *runner) setup(tools []string) error {
 	vm := goja.New()
@@ -165,15 +260,15 @@ func (r *runner) setup(tools []string) error {
 	}
 	jsonObj := global.Get("JSON").ToObject(vm)
 	var ok bool
-	if r.stringify, ok = goja.AssertFunction(jsonObj.Get("stringify")); !ok {
-		return errors.New("script: JSON.stringify missing")
-	}
 	if r.parse, ok = goja.AssertFunction(jsonObj.Get("parse")); !ok {
 		return errors.New("script: JSON.parse missing")
 	}
 	r.errorCtor = global.Get("Error")
+	if err := jsonObj.Set("parse", r.guardedParse); err != nil {
+		return fmt.Errorf("script: JSON.parse: %w", err)
+	}
 
-	guards, err := vm.RunString(guardsJS)
+	guards, err := vm.RunProgram(guardsProgram)
 	if err != nil {
 		return fmt.Errorf("script: installing guards: %w", err)
 	}
@@ -183,8 +278,14 @@ func (r *runner) setup(tools []string) error {
 	maxChars := r.lim.Memory / 2
 	maxItems := min(r.lim.Memory/16, maxNativeItems)
 	if _, err := guardFn(goja.Undefined(), vm.ToValue(maxChars), vm.ToValue(maxItems),
-		vm.ToValue(regexpMatchTimeout.Milliseconds())); err != nil {
+		vm.ToValue(regexpMatchTimeout.Milliseconds()), vm.ToValue(maxJSONDepth)); err != nil {
 		return fmt.Errorf("script: installing guards: %w", err)
+	}
+
+	// The host uses the guarded stringify too (a deep argument must not reach goja's), captured
+	// before the script runs so that replacing JSON.stringify changes nothing for the host.
+	if r.stringify, ok = goja.AssertFunction(jsonObj.Get("stringify")); !ok {
+		return errors.New("script: JSON.stringify missing")
 	}
 
 	console := vm.NewObject()
@@ -228,6 +329,23 @@ func freeze(vm *goja.Runtime, o *goja.Object) error {
 		return fmt.Errorf("script: freezing: %w", err)
 	}
 	return nil
+}
+
+// guardedParse is JSON.parse with the text's nesting bounded first.
+func (r *runner) guardedParse(call goja.FunctionCall) goja.Value {
+	text := call.Argument(0).String()
+	if depth := jsonDepth([]byte(text)); depth > maxJSONDepth {
+		panic(r.vm.NewTypeError("JSON.parse: the text nests deeper than %d levels", maxJSONDepth))
+	}
+	v, err := r.parse(goja.Undefined(), r.vm.ToValue(text), call.Argument(1))
+	if err != nil {
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			panic(ex.Value()) // the SyntaxError, thrown on to the script
+		}
+		panic(err) // uncatchable (an interrupt): goja propagates it
+	}
+	return v
 }
 
 // toolsProxy freezes target and returns a proxy whose get of a missing name throws an error that
@@ -437,7 +555,7 @@ func (r *runner) scriptError(v goja.Value) error {
 	if r.stopErr != nil {
 		return r.stopErr
 	}
-	se := &ScriptError{Message: r.display(v)}
+	se := &ScriptError{Message: truncate(r.display(v), maxMessage)}
 	if o, ok := v.(*goja.Object); ok {
 		if stack := o.Get("stack"); stack != nil && !goja.IsUndefined(stack) {
 			if m := positionRE.FindStringSubmatch(stack.String()); m != nil {
@@ -455,3 +573,14 @@ type hideGoFields struct{}
 
 func (hideGoFields) FieldName(reflect.Type, reflect.StructField) string { return "" }
 func (hideGoFields) MethodName(reflect.Type, reflect.Method) string     { return "" }
+
+// truncate cuts s to at most n bytes, on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}

@@ -275,3 +275,10 @@ func TestThousandCallsWorkAndOneMoreHitsTheCallsLimit(t *testing.T) {
 		t.Errorf("message %q does not name the limit, its value and the fix", err)
 	}
 }
+
+func TestOversizedCodeIsRejectedNamingTheLimit(t *testing.T) {
+	_, err := Run(context.Background(), strings.Repeat(" ", 300<<10), nil, &fakeCaller{}, Limits{})
+	if err == nil || !strings.Contains(err.Error(), "code is 307200 bytes, more than 262144") {
+		t.Fatalf("err = %v", err)
+	}
+}
