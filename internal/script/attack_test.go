@@ -65,6 +65,13 @@ func TestAttacksAreStopped(t *testing.T) {
 		{name: "JSON.parse still works", code: `return JSON.parse('{"a":[1,{"b":2}]}', (k, v) => k === "b" ? v * 10 : v)`, value: `{"a":[1,{"b":20}]}`},
 		{name: "JSON.parse syntax error is catchable", code: `try { JSON.parse("{") } catch (e) { return e.name }`, value: `"SyntaxError"`},
 		{name: "deeply nested value returned", code: `let o = {}; for (let i = 0; i < 1e5; i++) o = {o}; return o`, error: "nests deeper than 512"},
+		{name: "deep stringify with index setters planted", code: `Object.defineProperty(Array.prototype, "0", {set() {}});
+Object.defineProperty(Object.prototype, "0", {set() {}});
+let o = {}; for (let i = 0; i < 1e5; i++) o = {o}; return JSON.stringify(o).length`, error: "nests deeper than 512"},
+		{name: "exponential stringify is interruptible", code: `let a = [1]; for (let i = 0; i < 40; i++) a = [a, a]; return JSON.stringify(a).length`,
+			lim: Limits{Wall: 300 * time.Millisecond}, limit: "wall"},
+		{name: "exponential join is interruptible", code: `let a = [1]; for (let i = 0; i < 40; i++) a = [a, a]; return String(a).length`,
+			lim: Limits{Wall: 300 * time.Millisecond}, limit: "wall"},
 		{name: "deeply nested tool argument", code: `let o = {}; for (let i = 0; i < 1e5; i++) o = {o}; await tools.echo(o)`, error: "nests deeper than 512"},
 		{name: "JSON.stringify keeps its replacer and space", code: `return JSON.stringify({a: 1, b: [2], c: 3}, ["a", "b"], 1)`,
 			value: `"{\n \"a\": 1,\n \"b\": [\n  2\n ]\n}"`},

@@ -194,22 +194,25 @@ const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs, maxDepth) {
 
   // goja's JSON.stringify recurses on the Go stack and checks for cycles in time proportional to
   // the depth at every level (20,000 levels took 2 s in one uninterruptible call), so nesting is
-  // bounded: a replacer tracks each holder's depth.
-  const stringify = JSON.stringify, isArray = Array.isArray, WeakMapC = WeakMap;
-  const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
-  const includes = Array.prototype.includes;
+  // bounded: a replacer keeps the chain of holders (the replacer is called in pre-order with the
+  // holder as this), on an object without a prototype so that no setter the script defines on
+  // Array.prototype or Object.prototype can intercept it. Running JavaScript for every value also
+  // keeps a huge stringify interruptible by the wall clock and the memory watchdog.
+  const stringify = JSON.stringify, isArray = Array.isArray, includes = Array.prototype.includes;
+  const map = Array.prototype.map, create = Object.create;
   defineProperty(JSON, "stringify", { writable: true, configurable: true, enumerable: false,
     value: function stringify_(value, replacer, space) {
-      const depths = new WeakMapC();
-      const allow = isArray(replacer) ? apply(Array.prototype.map, replacer, [String]) : null;
+      const chain = create(null);
+      let depth = 0;
+      const allow = isArray(replacer) ? apply(map, replacer, [String]) : null;
       const fn = typeof replacer === "function" ? replacer : null;
       return apply(stringify, JSON, [value, function (key, v) {
+        while (depth > 0 && chain[depth - 1] !== this) depth--;
         if (allow !== null && key !== "" && !isArray(this) && !apply(includes, allow, [key])) return undefined;
         if (fn !== null) v = apply(fn, this, [key, v]);
         if (v !== null && typeof v === "object") {
-          const d = (apply(weakGet, depths, [this]) || 0) + 1;
-          if (d > maxDepth) throw new RangeErr("JSON.stringify: the value nests deeper than " + maxDepth + " levels");
-          apply(weakSet, depths, [v, d]);
+          if (depth >= maxDepth) throw new RangeErr("JSON.stringify: the value nests deeper than " + maxDepth + " levels");
+          chain[depth++] = v;
         }
         return v;
       }, space]);
