@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -197,5 +199,53 @@ func TestGlobalsAreOnlyStandardBuiltIns(t *testing.T) {
 	sort.Strings(extra)
 	if len(extra) > 0 {
 		t.Errorf("unexpected globals %v", extra)
+	}
+}
+
+// A script that booby-traps the values the host reads after it (an error's toString and stack, a
+// result's toJSON) gets its own error or the wall limit, never a Go panic in the hub.
+func TestTrappedErrorsAndResultsDoNotPanicTheHost(t *testing.T) {
+	for _, tc := range []struct{ name, code, want string }{
+		{"throwing toString", `Error.prototype.toString = function () { throw new Error("trap") }; throw new Error("x")`, "conversion to text failed"},
+		{"throwing stack getter", `const e = new Error("x"); Object.defineProperty(e, "stack", {get() { throw 1 }}); throw e`, "Error: x"},
+		{"looping toString", `Error.prototype.toString = function () { for (;;) {} }; throw new Error("x")`, "wall limit"},
+		{"throwing toJSON in the result", `return {toJSON() { throw new Error("no json") }}`, "no json"},
+		{"looping toJSON in the result", `return {toJSON() { for (;;) {} }}`, "wall limit"},
+		{"looping toJSON in a log line", `console.log({toJSON() { for (;;) {} }})`, "wall limit"},
+		{"throwing toJSON in an argument", `try { await tools.echo({toJSON() { throw new Error("arg trap") }}) } catch (e) { throw e }`, "arg trap"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(context.Background(), tc.code, []string{"echo"}, &fakeCaller{}, Limits{Wall: 300 * time.Millisecond})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			if res, err := Run(context.Background(), `return 1`, nil, nil, Limits{}); err != nil || string(res.Value) != "1" {
+				t.Fatalf("the next Run: %s, %v", res.Value, err)
+			}
+		})
+	}
+}
+
+// Scripts run side by side (as the hub's sessions do) keep to their own runtimes.
+func TestConcurrentRunsAreIndependent(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code := fmt.Sprintf(`Object.prototype.mine = %d;
+let sum = 0; for (let k = 0; k < 50; k++) sum += (await tools.echo({k})).k;
+return [({}).mine, sum]`, i)
+			res, err := Run(context.Background(), code, []string{"echo"}, &fakeCaller{}, Limits{})
+			if want := fmt.Sprintf("[%d,1225]", i); err != nil || string(res.Value) != want {
+				errs <- fmt.Errorf("run %d: %s, %v; want %s", i, res.Value, err, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

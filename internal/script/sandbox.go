@@ -267,6 +267,12 @@ func (r *runner) setup(tools []string) error {
 		return errors.New("script: JSON.parse missing")
 	}
 	r.errorCtor = global.Get("Error")
+	if r.toString, ok = goja.AssertFunction(global.Get("String")); !ok {
+		return errors.New("script: String missing")
+	}
+	if r.reflectGet, ok = goja.AssertFunction(global.Get("Reflect").ToObject(vm).Get("get")); !ok {
+		return errors.New("script: Reflect.get missing")
+	}
 	if err := jsonObj.Set("parse", r.guardedParse); err != nil {
 		return fmt.Errorf("script: JSON.parse: %w", err)
 	}
@@ -387,6 +393,7 @@ func (r *runner) toolFunc(name string) func(goja.FunctionCall) goja.Value {
 			return r.vm.ToValue(p)
 		}
 		args, err := r.argsJSON(call.Argument(0))
+		r.reinterrupt()
 		if err != nil {
 			r.rejectWith(reject, fmt.Sprintf("tools.%s: %v", name, err))
 			return r.vm.ToValue(p)
@@ -504,6 +511,7 @@ func (r *runner) consoleFunc(prefix string) func(goja.FunctionCall) goja.Value {
 		for _, a := range call.Arguments {
 			parts = append(parts, r.display(a))
 		}
+		r.reinterrupt()
 		line := prefix + strings.Join(parts, " ")
 		r.outBytes += len(line) + 1
 		if r.outBytes > r.lim.Output {
@@ -522,17 +530,22 @@ func (r *runner) display(v goja.Value) string {
 	if v == nil || goja.IsUndefined(v) {
 		return "undefined"
 	}
-	if o, ok := v.(*goja.Object); ok {
-		if o.ClassName() == "Error" || o.ClassName() == "Function" {
-			return v.String()
-		}
-		s, err := r.stringify(goja.Undefined(), v)
-		if err == nil && !goja.IsUndefined(s) {
+	if o, ok := v.(*goja.Object); ok && o.ClassName() != "Error" && o.ClassName() != "Function" {
+		if s, err := r.stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(s) {
 			return s.String()
 		}
-		return v.String()
 	}
-	return v.String()
+	return r.jsString(v)
+}
+
+// jsString is String(v) by the String function captured before the script ran, called so that a
+// throwing toString (the script's own) gives a placeholder instead of a Go panic.
+func (r *runner) jsString(v goja.Value) string {
+	s, err := r.toString(goja.Undefined(), v)
+	if err != nil {
+		return "(a value whose conversion to text failed)"
+	}
+	return s.String()
 }
 
 // resultJSON serialises the script's return value, counted against the output limit.
@@ -555,13 +568,15 @@ func (r *runner) resultJSON(v goja.Value) (json.RawMessage, error) {
 // scriptError describes an uncaught exception, with its position in the user's code when it is
 // an Error thrown from it.
 func (r *runner) scriptError(v goja.Value) error {
-	if r.stopErr != nil {
-		return r.stopErr
+	if stop := r.stopReason(); stop != nil {
+		return stop
 	}
 	se := &ScriptError{Message: truncate(r.display(v), maxMessage)}
-	if o, ok := v.(*goja.Object); ok {
-		if stack := o.Get("stack"); stack != nil && !goja.IsUndefined(stack) {
-			if m := positionRE.FindStringSubmatch(stack.String()); m != nil {
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
+		// Read through Reflect.get, captured: a getter the script put on "stack" may throw.
+		stack, err := r.reflectGet(goja.Undefined(), o, r.vm.ToValue("stack"))
+		if err == nil && !goja.IsUndefined(stack) {
+			if m := positionRE.FindStringSubmatch(r.jsString(stack)); m != nil {
 				line, _ := strconv.Atoi(m[1])
 				col, _ := strconv.Atoi(m[2])
 				se.Line, se.Column = max(line-wrapperLines, 1), col

@@ -89,6 +89,11 @@ func Run(ctx context.Context, code string, tools []string, caller Caller, lim Li
 	go r.watch(quit)
 
 	value, err := r.run(prog)
+	if stop := r.stopReason(); stop != nil {
+		// A limit that fired while the host was reading the outcome (a toJSON or toString of the
+		// script's that never returns) is the outcome.
+		value, err = nil, stop
+	}
 	res := Result{Value: value, Logs: r.logs, Calls: r.calls, Duration: time.Since(start)}
 	if err != nil {
 		res.Value = nil
@@ -104,9 +109,9 @@ type runner struct {
 	caller Caller
 	vm     *goja.Runtime
 
-	stopOnce sync.Once
-	stopErr  error
-	stopped  chan struct{}
+	stopMu  sync.Mutex
+	stopErr error // guarded by stopMu: the watchdog writes it, the Run goroutine reads it
+	stopped chan struct{}
 
 	done     chan callDone
 	inFlight int
@@ -119,9 +124,11 @@ type runner struct {
 
 	// Captured before the user's code runs, so a script that replaces JSON or Error cannot change
 	// what the host sends to tools or receives back.
-	stringify goja.Callable
-	parse     goja.Callable
-	errorCtor goja.Value
+	stringify  goja.Callable
+	parse      goja.Callable
+	toString   goja.Callable
+	reflectGet goja.Callable
+	errorCtor  goja.Value
 }
 
 type pendingCall struct {
@@ -139,13 +146,32 @@ type callDone struct {
 // stop ends the script with err (the first reason wins): it interrupts JavaScript that is running
 // and wakes the loop if it is waiting on calls. Safe from any goroutine.
 func (r *runner) stop(err error) {
-	r.stopOnce.Do(func() {
-		r.stopErr = err
-		close(r.stopped)
-		if r.vm != nil {
-			r.vm.Interrupt(err)
-		}
-	})
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	if r.stopErr != nil {
+		return
+	}
+	r.stopErr = err
+	close(r.stopped)
+	if r.vm != nil {
+		r.vm.Interrupt(err)
+	}
+}
+
+// stopReason is the error that stopped the script, or nil.
+func (r *runner) stopReason() error {
+	r.stopMu.Lock()
+	defer r.stopMu.Unlock()
+	return r.stopErr
+}
+
+// reinterrupt renews a stop's interrupt. A native function that called back into JavaScript may
+// have received (and so consumed) the interrupt as an error; renewing it makes sure the script
+// stops at its next instruction all the same.
+func (r *runner) reinterrupt() {
+	if err := r.stopReason(); err != nil {
+		r.vm.Interrupt(err)
+	}
 }
 
 // watch enforces the wall time, ctx and the memory limit from outside the VM.
@@ -195,8 +221,8 @@ func (r *runner) run(prog *goja.Program) (json.RawMessage, error) {
 		return nil, errors.New("script: internal error: the wrapper did not return a promise")
 	}
 	for {
-		if r.stopErr != nil {
-			return nil, r.stopErr
+		if err := r.stopReason(); err != nil {
+			return nil, err
 		}
 		switch promise.State() {
 		case goja.PromiseStateFulfilled:
@@ -215,13 +241,13 @@ func (r *runner) run(prog *goja.Program) (json.RawMessage, error) {
 			if r.ctx.Err() != nil {
 				// The call most likely failed because of the cancel: report the cancel, not that.
 				r.stop(cancelled(r.ctx))
-				return nil, r.stopErr
+				return nil, r.stopReason()
 			}
 			if err := r.settle(d); err != nil {
 				return nil, r.engineError(err)
 			}
 		case <-r.stopped:
-			return nil, r.stopErr
+			return nil, r.stopReason()
 		}
 	}
 }
@@ -241,16 +267,26 @@ func (r *runner) start(c *pendingCall) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		res, err := r.caller.Call(r.ctx, c.name, c.args)
+		res, err := r.call(c)
 		// done has room for every call in flight, so this never blocks.
 		r.done <- callDone{call: c, res: res, err: err}
 	}()
 }
 
+// call runs one inner call; a panic in the caller fails that call instead of the hub.
+func (r *runner) call(c *pendingCall) (res CallResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = CallResult{}, fmt.Errorf("internal error in the hub's call (%v)", p)
+		}
+	}()
+	return r.caller.Call(r.ctx, c.name, c.args)
+}
+
 // engineError turns an error out of goja into the package's errors.
 func (r *runner) engineError(err error) error {
-	if r.stopErr != nil {
-		return r.stopErr
+	if stop := r.stopReason(); stop != nil {
+		return stop
 	}
 	var interrupted *goja.InterruptedError
 	if errors.As(err, &interrupted) {
