@@ -282,3 +282,28 @@ func TestOversizedCodeIsRejectedNamingTheLimit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestWallLimitStopsAScriptWaitingOnACallAndKeepsItsLogs(t *testing.T) {
+	c := &fakeCaller{handlers: map[string]func(context.Context, json.RawMessage) (CallResult, error){
+		"hang": func(ctx context.Context, _ json.RawMessage) (CallResult, error) {
+			<-ctx.Done() // the hub's path honours ctx; Run cancels it when it stops
+			return CallResult{}, ctx.Err()
+		},
+	}}
+	start := time.Now()
+	res, err := Run(context.Background(), `console.log("before"); await tools.hang({}); return 1`,
+		[]string{"hang"}, c, Limits{Wall: 200 * time.Millisecond})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "wall" || le.Value != 200 || le.Unit != "ms" {
+		t.Fatalf("err = %v, want the wall limit of 200 ms", err)
+	}
+	if !strings.Contains(err.Error(), "wall limit of 200 ms exceeded") || !strings.Contains(err.Error(), "raise the timeout") {
+		t.Errorf("message %q does not name the limit, its value and the fix", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("stopping took %v", d)
+	}
+	if len(res.Logs) != 1 || res.Logs[0] != "before" || res.Value != nil || res.Calls != 1 {
+		t.Errorf("result with the error = %+v, want the log line, no value, 1 call", res)
+	}
+}
