@@ -171,6 +171,10 @@ const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs, maxDepth) {
   guard(str, "repeat", (s, a) => String(s).length * toLen(a[0]));
   guard(str, "padStart", (s, a) => toLen(a[0]));
   guard(str, "padEnd", (s, a) => toLen(a[0]));
+  // A long replacement or separator multiplies: bound the most the result could be.
+  const replaced = (s, a) => String(s).length * (typeof a[1] === "string" ? a[1].length : 1);
+  guard(str, "replace", replaced);
+  guard(str, "replaceAll", replaced);
   const byLength = (s) => toLen(s == null ? 0 : s.length);
   byLength.items = true;
   const arr = Array.prototype;
@@ -180,6 +184,7 @@ const guardsJS = `(function (maxChars, maxItems, matchTimeoutMs, maxDepth) {
     if (typeof arr[name] === "function") guard(arr, name, byLength);
   }
   guard(arr, Symbol.iterator, byLength);
+  guard(arr, "join", (s, a) => toLen(s == null ? 0 : s.length) * (a[0] === undefined ? 1 : String(a[0]).length));
   const emptySeparator = (s, a) => (a[0] === "" ? String(s).length : 0);
   emptySeparator.items = true;
   guard(str, "split", emptySeparator);
