@@ -52,6 +52,7 @@ var hubGroups = []groupDecl{
 	{tools.CodeGroup, func(s *Service) any {
 		return when(s.code != nil, func() any { return tools.NewCodeTools(s.trust, hubSessions{s}, s.code, s.procs, s.execRules()) })
 	}},
+	{tools.CatalogGroup, func(s *Service) any { return tools.NewCatalogTools(hubCatalog{s}) }},
 }
 
 // when is deps() when the group is configured, else nil (the group is left out).

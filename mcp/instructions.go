@@ -11,7 +11,10 @@ import (
 
 // Instructions is the text clients get in initialize (and server/discover): it names only the
 // toolsets served at that moment, so a model is never told about tools it cannot call.
-func (s *Service) Instructions() string {
+func (s *Service) Instructions() string { return s.instructionsFor(s.modes.Load().mode) }
+
+// instructionsFor is Instructions for a session in tools mode mode.
+func (s *Service) instructionsFor(mode string) string {
 	var groups []string
 	for _, ts := range s.Toolsets() {
 		if ts.Enabled && len(ts.Tools) > 0 {
@@ -31,6 +34,7 @@ func (s *Service) Instructions() string {
 	b.WriteString(" Tools: ")
 	b.WriteString(strings.Join(groups, "; "))
 	b.WriteString(".")
+	b.WriteString(s.modesInstructions(mode))
 	b.WriteString(s.up.Instructions())
 	return b.String()
 }
@@ -41,9 +45,9 @@ func (s *Service) instructionsMiddleware(next sdk.MethodHandler) sdk.MethodHandl
 		res, err := next(ctx, method, req)
 		switch r := res.(type) {
 		case *sdk.InitializeResult:
-			r.Instructions = s.Instructions()
+			r.Instructions = s.instructionsFor(s.sessionMode(ctx))
 		case *sdk.DiscoverResult:
-			r.Instructions = s.Instructions()
+			r.Instructions = s.instructionsFor(s.sessionMode(ctx))
 		}
 		return res, err
 	}

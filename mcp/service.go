@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
+	"github.com/switchboard-hub/switchboard/internal/handles"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -92,6 +93,13 @@ type Service struct {
 	ragFeed     *tools.RAGFeed
 	activity    *activityLog
 	recorder    *callRecorder
+
+	// Tools modes (mcp/modes.go): the hub's mode and core, results kept as handles, and the
+	// composed handler chain inner calls go through (mcp/inner.go).
+	modes           atomic.Pointer[modesConfig]
+	results         *handles.Store
+	resultThreshold int
+	chain           sdk.MethodHandler
 	callSeq     atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	owners procOwners // which client session started which process
@@ -130,6 +138,12 @@ type optionValues struct {
 	toolsets       []string // toolset names as given (checked by newToolsetState)
 	upstreams      *upstream.Manager
 	toolSearch     bool // upstream tools behind servers_search / servers_call
+
+	toolsMode       string   // WithToolsMode ("" : none given)
+	toolsCore       []string // WithToolsMode's core
+	toolsCoreSet    bool
+	resultThreshold int // WithResultHandles
+	resultMax       int
 
 	// toolsetsEveryServer: WithDefaultToolsets, whose sets include every upstream server.
 	toolsetsEveryServer bool
@@ -323,6 +337,9 @@ func New(opts ...Option) (*Service, error) {
 	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
 	}
+	if err := s.initModes(); err != nil {
+		return nil, err
+	}
 	s.toolsets.init()
 	s.trust.ComputePathTools(s.inventory.Tools())
 	for _, sub := range s.subsystems {
@@ -338,10 +355,9 @@ func New(opts ...Option) (*Service, error) {
 	}
 	s.server.AddReceivingMiddleware(s.trust.PolicyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
-	if s.up != nil && s.up.ToolSearch() {
-		s.server.AddReceivingMiddleware(s.up.ToolSearchMiddleware) // outside audit: it audits the real tool
-	}
-	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost: added last
+	s.server.AddReceivingMiddleware(s.modesMiddleware)   // outside audit: tools_call is audited as the real tool
+	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost for clients
+	s.server.AddReceivingMiddleware(s.captureChain)      // keeps the whole chain for inner calls (mcp/inner.go)
 	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.Approvals(), s.logger)
 	s.wireFeeds()
 	s.toolsets.wireFeed(s.hub)

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/proxy"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	mcptools "github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // Toolsets group tools, so clients with a tool limit (Cursor shows ~40) can be given only what
@@ -216,7 +217,8 @@ func (ts *toolsetState) applyToolPolicy(readOnly bool, disabled []string) error 
 	}
 	ts.security = map[string]bool{}
 	ts.inv.Retain(func(t tool.Tool) bool {
-		if slices.Contains(disabled, t.Def.Name) || (readOnly && !t.ReadOnly()) {
+		// tools_call stays in read-only mode: it reaches only the tools that stay.
+		if slices.Contains(disabled, t.Def.Name) || (readOnly && !t.ReadOnly() && t.Def.Name != mcptools.ToolToolsCall) {
 			return false
 		}
 		ts.security[t.Def.Name] = !t.ReadOnly()
@@ -501,4 +503,36 @@ func (s *Service) ActiveToolsets() []string { return s.toolsets.activeToolsets()
 // Service's locks.
 func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) (cancel func()) {
 	return s.toolsets.onChange.Add(f)
+}
+
+// serves reports whether the tool named name is on the server now.
+func (ts *toolsetState) serves(name string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.serving[name]
+}
+
+// servedTool returns the tool named name when it is on the server now.
+func (ts *toolsetState) servedTool(name string) (tool.Tool, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if !ts.serving[name] {
+		return tool.Tool{}, false
+	}
+	return ts.inv.Lookup(name)
+}
+
+// touch tells every connected client that its tool list changed although no tool came or went
+// (the tools mode did): go-sdk announces list_changed — on the session channel, or on a
+// 2026-07-28 session's subscriptions/listen stream — whenever a tool is added, so one served
+// tool is added again as it is.
+func (ts *toolsetState) touch() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, t := range ts.inv.Tools() {
+		if ts.serving[t.Def.Name] {
+			ts.server.AddTool(t.Def, t.Handler)
+			return
+		}
+	}
 }

@@ -21,6 +21,24 @@ type Conn struct {
 	id    string // session registry ID; set at accept (sockets) or lazily (HTTP)
 	named bool   // client name/version recorded
 	relay string // the directory a connect relay announced (RelayMethod), "" when none
+	// toolsMode is the tools mode the client asked for (the relay's hello, the HTTP URL's
+	// tools_mode parameter), "" for the hub's.
+	toolsMode string
+}
+
+// ToolsModeParam is the HTTP endpoint's query parameter (and the relay hello's member) naming
+// the tools mode a client wants for its session: "full", "search" or "script".
+const ToolsModeParam = "tools_mode"
+
+// ToolsMode is the tools mode the connection's client asked for, "" when it asked for none.
+func ToolsMode(ctx context.Context) string {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	if ci == nil {
+		return ""
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	return ci.toolsMode
 }
 
 // RelayDir is the directory the connection's relay announced, "" when none.

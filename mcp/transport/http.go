@@ -150,7 +150,7 @@ func (c *Server) HTTPHandler(o HTTPOptions) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(prepared))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
-		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr}))
+		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr, toolsMode: r.URL.Query().Get(ToolsModeParam)}))
 		stream.ServeHTTP(w, r)
 	})
 	return mux
