@@ -100,7 +100,7 @@ type Service struct {
 	results         *handles.Store
 	resultThreshold int
 	chain           sdk.MethodHandler
-	callSeq     atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
+	callSeq         atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a

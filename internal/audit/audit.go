@@ -243,14 +243,14 @@ func (l *Logger) Close() error {
 
 // Entry is one tool call.
 type Entry struct {
-	Time    time.Time `json:"time"`
-	CallID  string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
+	Time   time.Time `json:"time"`
+	CallID string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
 	// Parent is the call id of the call this one was made inside (a script run's tool calls),
 	// "" for a call a client made.
-	Parent string `json:"parent,omitempty"`
-	Actor   string    `json:"actor,omitempty"`  // "dashboard" or "tray" for actions outside MCP; empty for tool calls
-	Tool    string    `json:"tool"`
-	Session string    `json:"session"`
+	Parent  string `json:"parent,omitempty"`
+	Actor   string `json:"actor,omitempty"` // "dashboard" or "tray" for actions outside MCP; empty for tool calls
+	Tool    string `json:"tool"`
+	Session string `json:"session"`
 	// Client is the calling MCP client's self-reported name (from initialize; a label, not an
 	// identity): what a person filters the trail by, since session ids change at every connect.
 	Client     string  `json:"client,omitempty"`

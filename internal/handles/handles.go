@@ -21,8 +21,8 @@ import (
 // Defaults: what a hub keeps in all and how much one window may carry.
 const (
 	DefaultMaxBytes = 64 << 20
-	DefaultLimit    = 200     // lines per Read
-	MaxLimit        = 2000    // lines per Read, at most
+	DefaultLimit    = 200      // lines per Read
+	MaxLimit        = 2000     // lines per Read, at most
 	MaxWindowBytes  = 32 << 10 // a window longer than this is cut (Window.Truncated)
 	HeadLines       = 12
 	HeadBytes       = 1024
