@@ -88,13 +88,17 @@ func newModesConfig(mode string, core []string) *modesConfig {
 	return c
 }
 
-// WithToolsMode sets the hub's tools mode and, for search and script mode, the tools always
-// listed (nil: DefaultToolsCore): tool names, toolset names (files, git, …) or servers' names.
+// WithToolsMode sets the hub's tools mode ("": full, or search with WithUpstreamToolSearch) and,
+// for search and script mode, the tools always listed (nil: DefaultToolsCore): tool names,
+// toolset names (files, git, …) or servers' names.
 func WithToolsMode(mode string, core []string) Option {
 	return func(s *Service) error {
 		m, err := ParseToolsMode(mode)
 		if err != nil {
 			return err
+		}
+		if strings.TrimSpace(mode) == "" {
+			m = "" // none given: server_tools may still choose one (initModes)
 		}
 		s.opts.toolsMode, s.opts.toolsCore, s.opts.toolsCoreSet = m, slices.Clone(core), core != nil
 		return nil
@@ -128,8 +132,10 @@ func (s *Service) initModes() error {
 			}
 		}
 	}
-	if err := s.checkCore(core); err != nil {
-		return err
+	if s.opts.toolsCoreSet {
+		if err := s.checkCore(core); err != nil {
+			return err
+		}
 	}
 	s.modes.Store(newModesConfig(mode, core))
 	switch {
@@ -147,12 +153,19 @@ func (s *Service) initModes() error {
 	return nil
 }
 
-// checkCore refuses core entries that name nothing: not a tool, not a toolset, not a server
-// (servers are known once synced, so with upstream servers an unknown name may be one).
+// checkCore refuses core entries that name nothing: not a tool Switchboard declares (this hub
+// may leave it out: read-only mode, a group not configured), not a toolset, not a server (servers
+// are known once synced, so with upstream servers an unknown name may be one).
 func (s *Service) checkCore(core []string) error {
+	declared := map[string]bool{}
+	for _, g := range Catalogue() {
+		for _, t := range g.Tools {
+			declared[t.Def.Name] = true
+		}
+	}
 	var unknown []string
 	for _, n := range core {
-		if _, ok := s.inventory.Lookup(n); ok || ToolsetIndex(n) >= 0 || strings.Contains(n, upstream.NameSeparator) || s.up != nil {
+		if _, ok := s.inventory.Lookup(n); ok || declared[n] || ToolsetIndex(n) >= 0 || strings.Contains(n, upstream.NameSeparator) || s.up != nil {
 			continue
 		}
 		unknown = append(unknown, n)
@@ -179,8 +192,7 @@ func (s *Service) SetToolsMode(mode string, core []string) error {
 	}
 	if core == nil {
 		core = DefaultToolsCore
-	}
-	if err := s.checkCore(core); err != nil {
+	} else if err := s.checkCore(core); err != nil {
 		return err
 	}
 	next := newModesConfig(m, core)

@@ -36,6 +36,9 @@ func (u *Upstreams) MissingToolMiddleware(next sdk.MethodHandler) sdk.MethodHand
 // WhyNotOffered says why the upstream tool named exposed is not offered, when its server is
 // configured.
 func (u *Upstreams) WhyNotOffered(exposed string) (string, bool) {
+	if u == nil {
+		return "", false
+	}
 	server, _, _ := strings.Cut(exposed, upstream.NameSeparator)
 	st, err := u.m.Status(server)
 	if err != nil {
