@@ -41,6 +41,9 @@ type ClientScope struct {
 	State string `json:"state"`
 	// Detail is the entry found when set up differently, or why the file cannot be read.
 	Detail string `json:"detail,omitempty"`
+	// ToolsMode is the tools mode the client's entry asks for (connect --tools-mode), "" for
+	// the hub's.
+	ToolsMode string `json:"tools_mode,omitempty"`
 }
 
 // ClientChange is PreviewClient's and ApplyClient's answer: the edit of one client's file.
@@ -96,7 +99,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 	}
 	out := ClientList{Clients: []ClientInfo{}, Project: env.Project}
 	for _, cl := range clientconf.Clients() {
-		want, err := RelayEntry(c.st.Config, "", cl)
+		want, err := RelayEntry(c.st.Config, "", cl, "")
 		if err != nil {
 			return ClientList{}, err
 		}
@@ -107,7 +110,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 			}
 			st := cl.Check(env, scope, want)
 			_, statErr := os.Stat(st.Path)
-			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail})
+			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail, ToolsMode: st.ToolsMode})
 		}
 		out.Clients = append(out.Clients, info)
 	}
@@ -130,7 +133,7 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 	var e *clientconf.Entry
 	switch action {
 	case "connect":
-		want, err := RelayEntry(c.st.Config, "", cl)
+		want, err := RelayEntry(c.st.Config, "", cl, "")
 		if err != nil {
 			return cl, clientconf.Env{}, none, nil, err
 		}
@@ -152,7 +155,7 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 
 // state is the client's state in scope now (checked against the relay entry).
 func (c *Controller) clientState(cl clientconf.Client, env clientconf.Env, scope string) string {
-	want, err := RelayEntry(c.st.Config, "", cl)
+	want, err := RelayEntry(c.st.Config, "", cl, "")
 	if err != nil {
 		return ""
 	}
@@ -251,7 +254,10 @@ func (c *Controller) applyClient(name, scope, action string) (ClientChange, erro
 // --socket when the hub's socket is not the default one. Codex starts servers with a minimal
 // environment (no XDG_RUNTIME_DIR), where `connect` would compute another default socket, so its
 // entry always names the socket.
-func RelayEntry(cfg config.Config, socket string, client clientconf.Client) (clientconf.Entry, error) {
+//
+// toolsMode, when not "", is the client's own tools mode (full, search, script): the relay
+// passes it to the hub, which lists that client the tools of that mode whatever its own.
+func RelayEntry(cfg config.Config, socket string, client clientconf.Client, toolsMode string) (clientconf.Entry, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return clientconf.Entry{}, fmt.Errorf("cannot find the switchboard binary: %w", err)
@@ -266,6 +272,9 @@ func RelayEntry(cfg config.Config, socket string, client clientconf.Client) (cli
 	args := []string{"connect"}
 	if path != config.DefaultSocketPath() || client.Name == "codex" {
 		args = append(args, "--socket", path)
+	}
+	if toolsMode != "" {
+		args = append(args, clientconf.ToolsModeArg, toolsMode)
 	}
 	return clientconf.Entry{Command: exe, Args: args}, nil
 }
