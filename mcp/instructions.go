@@ -17,7 +17,13 @@ func (s *Service) Instructions() string { return s.instructionsFor(s.modes.Load(
 func (s *Service) instructionsFor(mode string) string {
 	var groups []string
 	for _, ts := range s.Toolsets() {
-		if ts.Enabled && len(ts.Tools) > 0 {
+		switch {
+		case !ts.Enabled || len(ts.Tools) == 0:
+		case mode != ToolsModeFull:
+			// Few tools are listed: say what there is to find (tools_search), not how each
+			// tool is spelled, and keep the text the same whatever the number of servers.
+			groups = append(groups, ts.Name)
+		default:
 			groups = append(groups, fmt.Sprintf("%s (%s)", ts.Title, strings.Join(servedPatterns(ts), ", ")))
 		}
 	}
@@ -31,10 +37,16 @@ func (s *Service) instructionsFor(mode string) string {
 		b.WriteString(" No tools are enabled; the user can switch toolsets on in the dashboard or with --toolsets.")
 		return b.String()
 	}
+	if mode != ToolsModeFull {
+		b.WriteString(" Toolsets and servers: ")
+		b.WriteString(strings.Join(groups, ", "))
+		b.WriteString(".")
+		b.WriteString(s.modesInstructions(mode))
+		return b.String()
+	}
 	b.WriteString(" Tools: ")
 	b.WriteString(strings.Join(groups, "; "))
 	b.WriteString(".")
-	b.WriteString(s.modesInstructions(mode))
 	b.WriteString(s.up.Instructions())
 	return b.String()
 }

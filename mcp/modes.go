@@ -443,13 +443,13 @@ func (h hubCatalog) ResultOwner(ctx context.Context, req *sdk.CallToolRequest) s
 func (s *Service) modesInstructions(mode string) string {
 	switch mode {
 	case ToolsModeSearch:
-		return fmt.Sprintf(" Only a few tools are listed: find any other (the hub's and the user's other MCP servers') with tools_search and call it with tools_call. A result over %d bytes comes back as a handle: read it with result_read, search it with result_search.", s.resultThreshold)
+		return fmt.Sprintf(" Few tools are listed: find the others with tools_search, call them with tools_call. A result over %d bytes comes back as a handle for result_read and result_search.", s.resultThreshold)
 	case ToolsModeScript:
 		run := "script_run"
 		if !s.toolsets.serves(ToolScriptRun) {
 			run = "tools_call"
 		}
-		return fmt.Sprintf(" Only a few tools are listed: find any other with tools_search (its declaration field is TypeScript) and use it through %s. A result over %d bytes comes back as a handle: read it with result_read, search it with result_search.", run, s.resultThreshold)
+		return fmt.Sprintf(" Few tools are listed: find the others with tools_search (TypeScript declarations) and use them through %s. A result over %d bytes comes back as a handle for result_read and result_search.", run, s.resultThreshold)
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/handles"
@@ -37,8 +38,8 @@ const (
 
 // ToolsSearchInput is tools_search's input.
 type ToolsSearchInput struct {
-	Query string `json:"query" jsonschema:"what the tool should do, in words (e.g. 'find files by name', 'open a github issue')"`
-	Limit int    `json:"limit,omitempty" jsonschema:"how many tools to return (default 8, at most 50)"`
+	Query string `json:"query" jsonschema:"what the tool should do, in words"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many tools (default 8, at most 50)"`
 }
 
 // FoundTool is one tool tools_search found.
@@ -64,20 +65,20 @@ type ToolsSearchOutput struct {
 // ToolsCallInput is tools_call's input.
 type ToolsCallInput struct {
 	Name      string         `json:"name" jsonschema:"the tool's name as tools_search gives it"`
-	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments, as its input_schema describes"`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments"`
 }
 
 // ResultReadInput is result_read's input.
 type ResultReadInput struct {
 	Handle string `json:"handle" jsonschema:"the handle a large result came back as"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line to read, 1-based (default 1)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines (default 200, at most 2000; a window stops at 32 KB)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines (default 200, at most 2000)"`
 }
 
 // ResultSearchInput is result_search's input.
 type ResultSearchInput struct {
 	Handle string `json:"handle" jsonschema:"the handle a large result came back as"`
-	Query  string `json:"query" jsonschema:"words or identifiers the lines should contain"`
+	Query  string `json:"query" jsonschema:"words the lines should contain"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"how many lines (default 20, at most 200)"`
 }
 
@@ -123,20 +124,26 @@ func IsCatalogTool(name string) bool {
 // NewCatalogTools builds the dependencies they are bound to.
 func CatalogGroup() tool.Group {
 	call := tool.Func(sdk.Tool{Name: ToolToolsCall, Annotations: tool.OpenWorld(tool.Write("Call any tool", true, false)),
-		Description: "Call any tool the hub offers by the name tools_search gave, with its arguments. The call is checked, approved and audited exactly as that tool; its result is that tool's result (a large one comes back as a handle for result_read)."},
+		Description: "Call a tool tools_search found, with its arguments; checked and audited as that tool, whose result it returns."},
 		(*CatalogTools).toolsCall)
-	// The result is the called tool's, whatever its shape: no output schema to hold it to.
+	// The result is the called tool's, whatever its shape: no output schema to hold it to. The
+	// arguments are the called tool's too: any object (the generated schema spells out every
+	// JSON type a member may have, which every search-mode session would pay for).
 	call.Def.OutputSchema = nil
+	in := call.Def.InputSchema.(*jsonschema.Schema)
+	args := *in.Properties["arguments"]
+	args.AdditionalProperties = nil
+	in.Properties["arguments"] = &args
 	return tool.NewGroup("",
 		tool.Func(sdk.Tool{Name: ToolToolsSearch, Annotations: tool.ReadOnly("Find tools"),
-			Description: "Search every tool the hub offers (its own and the user's other MCP servers') by what it does; returns the best matches with their arguments. Call one with tools_call."},
+			Description: "Find tools (the hub's and the user's other MCP servers') by what they do: the best matches with their arguments."},
 			(*CatalogTools).toolsSearch),
 		call,
 		tool.Func(sdk.Tool{Name: ToolResultRead, Annotations: tool.ReadOnly("Read a kept result"),
-			Description: "Read a window of lines of a large result the hub kept as a handle (what a call answered instead of the whole result). next_offset continues; 0 at the end."},
+			Description: "Read lines of a large result kept as a handle; next_offset continues (0 at the end)."},
 			(*CatalogTools).resultRead),
 		tool.Func(sdk.Tool{Name: ToolResultSearch, Annotations: tool.ReadOnly("Search a kept result"),
-			Description: "Find the lines of a large result kept as a handle that match a query (ranked: lines sharing the query's words first), with their line numbers for result_read."},
+			Description: "Find the lines of a result kept as a handle that match a query, with line numbers for result_read."},
 			(*CatalogTools).resultSearch),
 	)
 }
