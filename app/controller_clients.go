@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // The dashboard's Clients view: the same work as `switchboard clients` (app/cli/clients.go) over
@@ -52,6 +53,8 @@ type ClientChange struct {
 	Display string `json:"display"`
 	Scope   string `json:"scope"`
 	Action  string `json:"action"` // "connect" or "disconnect"
+	// ToolsMode is the client's own tools mode the connect writes ("" for the hub's).
+	ToolsMode string `json:"tools_mode,omitempty"`
 	Path    string `json:"path"`
 	// Diff is the change as a unified diff (what `switchboard clients connect --dry-run` prints);
 	// empty when nothing would change.
@@ -69,9 +72,10 @@ type ClientChange struct {
 }
 
 type clientArgs struct {
-	Client string `json:"client"`
-	Scope  string `json:"scope"`
-	Path   string `json:"path,omitempty"`
+	Client    string `json:"client"`
+	Scope     string `json:"scope"`
+	Path      string `json:"path,omitempty"`
+	ToolsMode string `json:"tools_mode,omitempty"`
 }
 
 // clientEnv is the user's environment with the hub's workspace as the project directory.
@@ -118,7 +122,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 }
 
 // plan looks the client up and computes the edit, refusing unknown actions and scopes.
-func (c *Controller) plan(name, scope, action string) (clientconf.Client, clientconf.Env, clientconf.Change, *clientconf.Entry, error) {
+func (c *Controller) plan(name, scope, action, toolsMode string) (clientconf.Client, clientconf.Env, clientconf.Change, *clientconf.Entry, error) {
 	var none clientconf.Change
 	cl, err := clientconf.Lookup(name)
 	if err != nil {
@@ -130,10 +134,15 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 	if scope != string(clientconf.ScopeUser) && scope != string(clientconf.ScopeProject) {
 		return cl, clientconf.Env{}, none, nil, fmt.Errorf("scope: %q is not a scope; want \"user\" or \"project\"", scope)
 	}
+	if toolsMode != "" {
+		if _, err := mcp.ParseToolsMode(toolsMode); err != nil {
+			return cl, clientconf.Env{}, none, nil, err
+		}
+	}
 	var e *clientconf.Entry
 	switch action {
 	case "connect":
-		want, err := RelayEntry(c.st.Config, "", cl, "")
+		want, err := RelayEntry(c.st.Config, "", cl, toolsMode)
 		if err != nil {
 			return cl, clientconf.Env{}, none, nil, err
 		}
@@ -173,13 +182,16 @@ func orUser(scope string) string {
 // disconnects ("disconnect") a client in scope ("user" or "project"): the unified diff, and
 // whether anything would change. A file that does not parse as the client reads it is refused,
 // naming the line and the fix.
-func (c *Controller) PreviewClient(name, scope, action string) (ClientChange, error) {
-	cl, env, ch, _, err := c.plan(name, scope, action)
+//
+// toolsMode, for a connect, is the client's own tools mode (full, search, script; "" for the
+// hub's): the entry's relay asks the hub for it.
+func (c *Controller) PreviewClient(name, scope, action, toolsMode string) (ClientChange, error) {
+	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode)
 	if err != nil {
 		return ClientChange{}, err
 	}
 	scope = orUser(scope)
-	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, Path: ch.Path,
+	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, ToolsMode: toolsMode, Path: ch.Path,
 		Changed: !ch.Empty(), State: c.clientState(cl, env, scope)}
 	switch {
 	case ch.Empty() && action == "connect":
@@ -196,7 +208,7 @@ func (c *Controller) PreviewClient(name, scope, action string) (ClientChange, er
 // ApplyClient writes the edit PreviewClient shows (computed again, from the file as it is now),
 // keeping a backup of the previous version; audited as the dashboard's client_connect or
 // client_disconnect.
-func (c *Controller) ApplyClient(name, scope, action string) (ClientChange, error) {
+func (c *Controller) ApplyClient(name, scope, action, toolsMode string) (ClientChange, error) {
 	if action != "connect" && action != "disconnect" {
 		return ClientChange{}, fmt.Errorf("action: %q is not an action; want \"connect\" or \"disconnect\"", action)
 	}
@@ -206,19 +218,19 @@ func (c *Controller) ApplyClient(name, scope, action string) (ClientChange, erro
 	if s := orUser(scope); s != string(clientconf.ScopeUser) && s != string(clientconf.ScopeProject) {
 		return ClientChange{}, fmt.Errorf("scope: %q is not a scope; want \"user\" or \"project\"", scope)
 	}
-	end := c.begin("client_"+action, clientArgs{Client: name, Scope: orUser(scope)})
-	out, err := c.applyClient(name, scope, action)
+	end := c.begin("client_"+action, clientArgs{Client: name, Scope: orUser(scope), ToolsMode: toolsMode})
+	out, err := c.applyClient(name, scope, action, toolsMode)
 	end(err)
 	return out, err
 }
 
-func (c *Controller) applyClient(name, scope, action string) (ClientChange, error) {
-	cl, env, ch, _, err := c.plan(name, scope, action)
+func (c *Controller) applyClient(name, scope, action, toolsMode string) (ClientChange, error) {
+	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode)
 	if err != nil {
 		return ClientChange{}, err
 	}
 	scope = orUser(scope)
-	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, Path: ch.Path, Diff: ch.Diff()}
+	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, ToolsMode: toolsMode, Path: ch.Path, Diff: ch.Diff()}
 	if ch.Empty() {
 		out.Diff = ""
 		out.State = c.clientState(cl, env, scope)

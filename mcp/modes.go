@@ -443,11 +443,18 @@ func (h hubCatalog) ResultOwner(ctx context.Context, req *sdk.CallToolRequest) s
 func (s *Service) modesInstructions(mode string) string {
 	switch mode {
 	case ToolsModeSearch:
-		return fmt.Sprintf(" Few tools are listed: find the others with tools_search, call them with tools_call. A result over %d bytes comes back as a handle for result_read and result_search.", s.resultThreshold)
+		call := "with tools_call"
+		if !s.toolsets.serves(tools.ToolToolsCall) {
+			call = "by name" // read-only mode serves no tools_call; the tools found are callable
+		}
+		return fmt.Sprintf(" Few tools are listed: find the others with tools_search, call them %s. A result over %d bytes comes back as a handle for result_read and result_search.", call, s.resultThreshold)
 	case ToolsModeScript:
 		run := "script_run"
 		if !s.toolsets.serves(ToolScriptRun) {
 			run = "tools_call"
+			if !s.toolsets.serves(tools.ToolToolsCall) {
+				run = "their names"
+			}
 		}
 		return fmt.Sprintf(" Few tools are listed: find the others with tools_search (TypeScript declarations) and use them through %s. A result over %d bytes comes back as a handle for result_read and result_search.", run, s.resultThreshold)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/proxy"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
-	mcptools "github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // Toolsets group tools, so clients with a tool limit (Cursor shows ~40) can be given only what
@@ -217,8 +216,7 @@ func (ts *toolsetState) applyToolPolicy(readOnly bool, disabled []string) error 
 	}
 	ts.security = map[string]bool{}
 	ts.inv.Retain(func(t tool.Tool) bool {
-		// tools_call stays in read-only mode: it reaches only the tools that stay.
-		if slices.Contains(disabled, t.Def.Name) || (readOnly && !t.ReadOnly() && t.Def.Name != mcptools.ToolToolsCall) {
+		if slices.Contains(disabled, t.Def.Name) || (readOnly && !t.ReadOnly()) {
 			return false
 		}
 		ts.security[t.Def.Name] = !t.ReadOnly()
