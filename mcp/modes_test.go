@@ -391,3 +391,43 @@ func TestCallInnerGoesThroughTheChain(t *testing.T) {
 		t.Fatalf("inner audit lines: %+v", byTool)
 	}
 }
+
+// TestCatalogToolsRefuseHostileInput: malformed and hostile arguments to the catalogue tools get
+// an error naming the field, a tool switched off stays out of reach through tools_call, and the
+// session keeps serving.
+func TestCatalogToolsRefuseHostileInput(t *testing.T) {
+	s, sock := modesHub(t, WithToolsMode("search", nil))
+	cs := dialMode(t, sock, "", nil)
+	if _, err := s.SetToolset("metrics", false); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{tools.ToolToolsCall, map[string]any{"name": "file_read", "arguments": "path=go.mod"}, "arguments"},
+		{tools.ToolToolsCall, map[string]any{"name": "file_read\x00x"}, "not a tool the hub offers"},
+		{tools.ToolToolsCall, map[string]any{"name": "../file_read"}, "not a tool the hub offers"},
+		{tools.ToolToolsCall, map[string]any{"name": "metrics_query"}, "not a tool the hub offers"},
+		{tools.ToolToolsCall, map[string]any{"name": 42}, "arguments"},
+		{tools.ToolToolsSearch, map[string]any{"query": "x", "limit": 1000}, "limit"},
+		{tools.ToolToolsSearch, map[string]any{"query": ""}, "query: required"},
+		{tools.ToolResultRead, map[string]any{"handle": strings.Repeat("h", 1<<20)}, "unknown or expired"},
+		{tools.ToolResultRead, map[string]any{"handle": "h1", "offset": -5}, "offset"},
+		{tools.ToolResultRead, map[string]any{"handle": "h1", "limit": 1 << 30}, "limit"},
+		{tools.ToolResultSearch, map[string]any{"handle": "h1", "query": "x", "limit": -1}, "limit"},
+	} {
+		if msg := call(t, cs, c.tool, c.args, nil); !strings.Contains(msg, c.want) {
+			t.Errorf("%s %.80v: %q, want %q", c.tool, c.args, msg, c.want)
+		}
+	}
+	var found tools.ToolsSearchOutput
+	mustCall(t, cs, tools.ToolToolsSearch, map[string]any{"query": "query metrics events"}, &found)
+	for _, f := range found.Tools {
+		if strings.HasPrefix(f.Name, "metrics_") {
+			t.Fatalf("tools_search found %s, whose toolset is off", f.Name)
+		}
+	}
+	mustCall(t, cs, "file_exists", map[string]any{"path": "x"}, nil)
+}
