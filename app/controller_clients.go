@@ -55,7 +55,7 @@ type ClientChange struct {
 	Action  string `json:"action"` // "connect" or "disconnect"
 	// ToolsMode is the client's own tools mode the connect writes ("" for the hub's).
 	ToolsMode string `json:"tools_mode,omitempty"`
-	Path    string `json:"path"`
+	Path      string `json:"path"`
 	// Diff is the change as a unified diff (what `switchboard clients connect --dry-run` prints);
 	// empty when nothing would change.
 	Diff string `json:"diff"`
