@@ -51,8 +51,10 @@ const (
 const ToolScriptRun = "script_run"
 
 // DefaultToolsCore is what search and script mode list besides the catalogue tools when the
-// user picked nothing: the tools nearly every coding task starts with.
-var DefaultToolsCore = []string{"file_read", "file_grep", "file_edit", "exec"}
+// user picked nothing: reading, editing and running, which nearly every coding task starts with
+// (file_grep, about 300 tokens of schema, is one tools_search away; the catalogue stays under
+// 1,500 tokens, docs/benchmarks.md).
+var DefaultToolsCore = []string{"file_read", "file_edit", "exec"}
 
 // DefaultResultHandleBytes is the result size above which search and script mode answer with a
 // handle.

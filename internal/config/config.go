@@ -151,7 +151,7 @@ type Config struct {
 	// is the search mode with every hub toolset as the core.
 	ToolsMode string `toml:"tools_mode"`
 	// ToolsCore is what search and script mode always list: tool names, toolsets (files, git,
-	// …) or servers' names. Unset: file_read, file_grep, file_edit, exec.
+	// …) or servers' names. Unset: file_read, file_edit, exec.
 	ToolsCore []string `toml:"tools_core"`
 	// ResultHandleBytes: in search and script mode a result larger than this many bytes is kept
 	// by the hub and answered with a handle (result_read, result_search). 0: 16384; negative:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/handles"
@@ -126,14 +125,8 @@ func CatalogGroup() tool.Group {
 	call := tool.Func(sdk.Tool{Name: ToolToolsCall, Annotations: tool.OpenWorld(tool.Write("Call any tool", true, false)),
 		Description: "Call a tool tools_search found, with its arguments; checked and audited as that tool, whose result it returns."},
 		(*CatalogTools).toolsCall)
-	// The result is the called tool's, whatever its shape: no output schema to hold it to. The
-	// arguments are the called tool's too: any object (the generated schema spells out every
-	// JSON type a member may have, which every search-mode session would pay for).
+	// The result is the called tool's, whatever its shape: no output schema to hold it to.
 	call.Def.OutputSchema = nil
-	in := call.Def.InputSchema.(*jsonschema.Schema)
-	args := *in.Properties["arguments"]
-	args.AdditionalProperties = nil
-	in.Properties["arguments"] = &args
 	return tool.NewGroup("",
 		tool.Func(sdk.Tool{Name: ToolToolsSearch, Annotations: tool.ReadOnly("Find tools"),
 			Description: "Find tools (the hub's and the user's other MCP servers') by what they do: the best matches with their arguments."},
