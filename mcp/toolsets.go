@@ -510,16 +510,6 @@ func (ts *toolsetState) serves(name string) bool {
 	return ts.serving[name]
 }
 
-// servedTool returns the tool named name when it is on the server now.
-func (ts *toolsetState) servedTool(name string) (tool.Tool, bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if !ts.serving[name] {
-		return tool.Tool{}, false
-	}
-	return ts.inv.Lookup(name)
-}
-
 // touch tells every connected client that its tool list changed although no tool came or went
 // (the tools mode did): go-sdk announces list_changed — on the session channel, or on a
 // 2026-07-28 session's subscriptions/listen stream — whenever a tool is added, so one served
