@@ -99,6 +99,13 @@ func TestToolsModesListPerSession(t *testing.T) {
 			t.Fatalf("%s mode lists %v, want %v", mode, got, want)
 		}
 	}
+	var shown []string
+	for _, si := range s.Sessions().List() {
+		shown = append(shown, si.ToolsMode)
+	}
+	if !slices.Contains(shown, "search") || !slices.Contains(shown, "script") {
+		t.Fatalf("the sessions' tools modes, as the Sessions view shows them: %q", shown)
+	}
 	if got := listNames(t, dialMode(t, sock, "bogus", nil)); !slices.Equal(got, full) {
 		t.Fatalf("a session asking for an unknown mode lists %v, want the hub's (%v)", got, full)
 	}

@@ -36,6 +36,9 @@ type Info struct {
 	// came from: "root" (its MCP root), "relay" (Relay) or "hub" (the hub's workspace).
 	Workspace     string `json:"workspace,omitempty"`
 	WorkspaceFrom string `json:"workspaceFrom,omitempty" tstype:"'root' | 'relay' | 'hub'"`
+	// ToolsMode is the tools mode the client asked for when it connected (full, search,
+	// script); "" when it uses the hub's.
+	ToolsMode string `json:"toolsMode,omitempty"`
 }
 
 // Root is one MCP root of a session and whether the session may use it.
@@ -97,6 +100,11 @@ func (r *Registry) SetWorkspace(id string, relay *Root, dir, from string) {
 		relay = &c
 	}
 	r.update(id, func(i *Info) { i.Relay, i.Workspace, i.WorkspaceFrom = relay, dir, from })
+}
+
+// SetToolsMode records the tools mode the client asked for.
+func (r *Registry) SetToolsMode(id, mode string) {
+	r.update(id, func(i *Info) { i.ToolsMode = mode })
 }
 
 // CountCall records a tool call.

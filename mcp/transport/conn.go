@@ -88,6 +88,9 @@ func Session(ctx context.Context, reg *sessions.Registry, req sdk.Request) (id, 
 	}()
 	if ci.id == "" {
 		ci.id = reg.Add(ci.transport, ci.peer)
+		if ci.toolsMode != "" {
+			reg.SetToolsMode(ci.id, ci.toolsMode)
+		}
 		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
 			id := ci.id
 			// Owned by the session: returns when the session closes (DELETE, idle timeout, shutdown).

@@ -64,6 +64,9 @@ func (c *Server) serveStream(ctx context.Context, transport, peer string, r io.R
 		ci.mu.Lock()
 		ci.relay, ci.toolsMode = h.Cwd, h.ToolsMode
 		ci.mu.Unlock()
+		if h.ToolsMode != "" {
+			c.sessions.SetToolsMode(ci.id, h.ToolsMode)
+		}
 	}
 	// A client whose input ended can no longer use an answer: its questions leave the
 	// dashboard now, not when its calls end.

@@ -39,6 +39,11 @@ export interface Info {
    */
   workspace?: string;
   workspaceFrom?: 'root' | 'relay' | 'hub';
+  /**
+   * ToolsMode is the tools mode the client asked for when it connected (full, search,
+   * script); "" when it uses the hub's.
+   */
+  toolsMode?: string;
 }
 /**
  * Root is one MCP root of a session and whether the session may use it.
