@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -437,4 +438,43 @@ func TestCatalogToolsRefuseHostileInput(t *testing.T) {
 		}
 	}
 	mustCall(t, cs, "file_exists", map[string]any{"path": "x"}, nil)
+}
+
+// TestToolsModeOverHTTP: an HTTP client picks its mode with ?tools_mode= on the endpoint's URL,
+// and a handle it got is its own (another HTTP session cannot read it).
+func TestToolsModeOverHTTP(t *testing.T) {
+	s := newTestService(t)
+	addr := listen(t, s, TransportHTTP, TransportConfig{HTTPAddr: "127.0.0.1:0", HTTPToken: "s3cret"})
+	hc := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+	dial := func(query string) *sdk.ClientSession {
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "http-modes", Version: "1"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp" + query, HTTPClient: hc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	search := dial("?tools_mode=search")
+	if got := listNames(t, search); !slices.Contains(got, tools.ToolToolsSearch) || slices.Contains(got, "dir_list") {
+		t.Fatalf("?tools_mode=search lists %v", got)
+	}
+	if got := listNames(t, dial("")); slices.Contains(got, tools.ToolToolsSearch) || !slices.Contains(got, "dir_list") {
+		t.Fatalf("the hub's mode over HTTP lists %v", got)
+	}
+	if err := os.WriteFile(filepath.Join(s.WorkspaceDir(), "big.txt"), []byte(strings.Repeat("0123456789abcdef\n", 2000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := search.CallTool(t.Context(), &sdk.CallToolParams{Name: tools.ToolToolsCall, Arguments: map[string]any{"name": "file_read", "arguments": map[string]any{"path": "big.txt"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("tools_call over HTTP: %v %s", err, toolText(res))
+	}
+	var kept HandleResult
+	raw, _ := json.Marshal(res.StructuredContent)
+	if json.Unmarshal(raw, &kept) != nil || kept.Handle == "" {
+		t.Fatalf("no handle over HTTP: %s", raw)
+	}
+	mustCall(t, search, tools.ToolResultRead, map[string]any{"handle": kept.Handle, "limit": 2}, nil)
+	if msg := call(t, dial("?tools_mode=search"), tools.ToolResultRead, map[string]any{"handle": kept.Handle}, nil); !strings.Contains(msg, "another session") {
+		t.Fatalf("another HTTP session read the handle: %q", msg)
+	}
 }
