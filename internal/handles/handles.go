@@ -213,6 +213,9 @@ type Match struct {
 // maxSearchLine bounds the text of one matching line in Search's answer.
 const maxSearchLine = 400
 
+// maxRankLines bounds the lines one Search ranks (see Search).
+const maxRankLines = 20000
+
 // Search ranks the result's lines against query with the RAG engine's hybrid ranking (BM25 and
 // the offline embedder, fused) and returns the best limit lines; lines that share a word with
 // the query come before lines that are only similar.
@@ -240,11 +243,23 @@ func (s *Store) Search(ctx context.Context, owner, id, query string, limit int) 
 		docs = append(docs, rag.RankDoc{Name: fmt.Sprint(i + 1), Text: line})
 		lineNo = append(lineNo, i+1)
 	}
+	words := queryWords(query)
+	if len(docs) > maxRankLines {
+		// Ranking costs about 15 µs a line: a result of hundreds of thousands of lines ranks
+		// only the lines that share a word with the query (and at most maxRankLines of them).
+		var keep []rag.RankDoc
+		var keepNo []int
+		for i, d := range docs {
+			if len(keep) < maxRankLines && sharesWord(d.Text, words) {
+				keep, keepNo = append(keep, d), append(keepNo, lineNo[i])
+			}
+		}
+		docs, lineNo = keep, keepNo
+	}
 	hits, err := rag.Rank(ctx, query, docs, len(docs))
 	if err != nil {
 		return nil, 0, err
 	}
-	words := queryWords(query)
 	var lexical, similar []Match
 	for _, h := range hits {
 		m := Match{Line: lineNo[h.Index], Text: cutLine(docs[h.Index].Text)}
