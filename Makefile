@@ -9,7 +9,7 @@ TYGO  := build/bin/tygo
 
 .PHONY: all deps sysdeps sysdeps-build frontend-deps node-deps client-deps lsp-deps frontend build build-headless run test test-go \
         test-clients test-frontend test-e2e test-desktop lint lint-fmt lint-mod lint-vet lint-vet-linux \
-        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-upstream bench-code bench-code-deps bench-dashboard clean \
+        lint-vet-desktop lint-vet-darwin lint-vet-windows lint-golangci docs types bench bench-compare bench-upstream bench-code bench-code-deps bench-tokens bench-dashboard clean \
         install uninstall package test-package
 
 all: build
@@ -219,6 +219,17 @@ bench-code-deps: build/bench/code/node_modules/.installed
 
 bench-code: $(GOPLS).$(GOPLS_VERSION) bench-code-deps
 	node build/bench/code_bench.mjs --docs docs/benchmarks.md
+
+# What a session receives before its first word, per tools mode, with 0, 3 and 10 upstream servers,
+# counted in o200k tokens (gpt-tokenizer, pinned in build/bench/tokens; docs/benchmarks.md).
+build/bench/tokens/node_modules/.installed: build/bench/tokens/package-lock.json
+	cd build/bench/tokens && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+bench-tokens: build/bench/tokens/node_modules/.installed node-deps
+	rm -rf build/bench/tokens/out && mkdir -p build/bench/tokens/out
+	SWITCHBOARD_CATALOGUE_OUT=$(CURDIR)/build/bench/tokens/out $(GO) test ./mcp -run TestCatalogueFigures -count=1
+	node build/bench/tokens/count.mjs build/bench/tokens/out
 
 # Dashboard responsiveness under a process output flood (docs/benchmarks.md, flood section).
 bench-dashboard: frontend-deps frontend

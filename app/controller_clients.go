@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // The dashboard's Clients view: the same work as `switchboard clients` (app/cli/clients.go) over
@@ -41,6 +42,9 @@ type ClientScope struct {
 	State string `json:"state"`
 	// Detail is the entry found when set up differently, or why the file cannot be read.
 	Detail string `json:"detail,omitempty"`
+	// ToolsMode is the tools mode the client's entry asks for (connect --tools-mode), "" for
+	// the hub's.
+	ToolsMode string `json:"tools_mode,omitempty"`
 }
 
 // ClientChange is PreviewClient's and ApplyClient's answer: the edit of one client's file.
@@ -49,7 +53,9 @@ type ClientChange struct {
 	Display string `json:"display"`
 	Scope   string `json:"scope"`
 	Action  string `json:"action"` // "connect" or "disconnect"
-	Path    string `json:"path"`
+	// ToolsMode is the client's own tools mode the connect writes ("" for the hub's).
+	ToolsMode string `json:"tools_mode,omitempty"`
+	Path      string `json:"path"`
 	// Diff is the change as a unified diff (what `switchboard clients connect --dry-run` prints);
 	// empty when nothing would change.
 	Diff string `json:"diff"`
@@ -66,9 +72,10 @@ type ClientChange struct {
 }
 
 type clientArgs struct {
-	Client string `json:"client"`
-	Scope  string `json:"scope"`
-	Path   string `json:"path,omitempty"`
+	Client    string `json:"client"`
+	Scope     string `json:"scope"`
+	Path      string `json:"path,omitempty"`
+	ToolsMode string `json:"tools_mode,omitempty"`
 }
 
 // clientEnv is the user's environment with the hub's workspace as the project directory.
@@ -96,7 +103,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 	}
 	out := ClientList{Clients: []ClientInfo{}, Project: env.Project}
 	for _, cl := range clientconf.Clients() {
-		want, err := RelayEntry(c.st.Config, "", cl)
+		want, err := RelayEntry(c.st.Config, "", cl, "")
 		if err != nil {
 			return ClientList{}, err
 		}
@@ -107,7 +114,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 			}
 			st := cl.Check(env, scope, want)
 			_, statErr := os.Stat(st.Path)
-			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail})
+			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail, ToolsMode: st.ToolsMode})
 		}
 		out.Clients = append(out.Clients, info)
 	}
@@ -115,7 +122,7 @@ func (c *Controller) ListClients() (ClientList, error) {
 }
 
 // plan looks the client up and computes the edit, refusing unknown actions and scopes.
-func (c *Controller) plan(name, scope, action string) (clientconf.Client, clientconf.Env, clientconf.Change, *clientconf.Entry, error) {
+func (c *Controller) plan(name, scope, action, toolsMode string) (clientconf.Client, clientconf.Env, clientconf.Change, *clientconf.Entry, error) {
 	var none clientconf.Change
 	cl, err := clientconf.Lookup(name)
 	if err != nil {
@@ -127,10 +134,15 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 	if scope != string(clientconf.ScopeUser) && scope != string(clientconf.ScopeProject) {
 		return cl, clientconf.Env{}, none, nil, fmt.Errorf("scope: %q is not a scope; want \"user\" or \"project\"", scope)
 	}
+	if toolsMode != "" {
+		if _, err := mcp.ParseToolsMode(toolsMode); err != nil {
+			return cl, clientconf.Env{}, none, nil, err
+		}
+	}
 	var e *clientconf.Entry
 	switch action {
 	case "connect":
-		want, err := RelayEntry(c.st.Config, "", cl)
+		want, err := RelayEntry(c.st.Config, "", cl, toolsMode)
 		if err != nil {
 			return cl, clientconf.Env{}, none, nil, err
 		}
@@ -152,7 +164,7 @@ func (c *Controller) plan(name, scope, action string) (clientconf.Client, client
 
 // state is the client's state in scope now (checked against the relay entry).
 func (c *Controller) clientState(cl clientconf.Client, env clientconf.Env, scope string) string {
-	want, err := RelayEntry(c.st.Config, "", cl)
+	want, err := RelayEntry(c.st.Config, "", cl, "")
 	if err != nil {
 		return ""
 	}
@@ -170,13 +182,16 @@ func orUser(scope string) string {
 // disconnects ("disconnect") a client in scope ("user" or "project"): the unified diff, and
 // whether anything would change. A file that does not parse as the client reads it is refused,
 // naming the line and the fix.
-func (c *Controller) PreviewClient(name, scope, action string) (ClientChange, error) {
-	cl, env, ch, _, err := c.plan(name, scope, action)
+//
+// toolsMode, for a connect, is the client's own tools mode (full, search, script; "" for the
+// hub's): the entry's relay asks the hub for it.
+func (c *Controller) PreviewClient(name, scope, action, toolsMode string) (ClientChange, error) {
+	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode)
 	if err != nil {
 		return ClientChange{}, err
 	}
 	scope = orUser(scope)
-	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, Path: ch.Path,
+	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, ToolsMode: toolsMode, Path: ch.Path,
 		Changed: !ch.Empty(), State: c.clientState(cl, env, scope)}
 	switch {
 	case ch.Empty() && action == "connect":
@@ -193,7 +208,7 @@ func (c *Controller) PreviewClient(name, scope, action string) (ClientChange, er
 // ApplyClient writes the edit PreviewClient shows (computed again, from the file as it is now),
 // keeping a backup of the previous version; audited as the dashboard's client_connect or
 // client_disconnect.
-func (c *Controller) ApplyClient(name, scope, action string) (ClientChange, error) {
+func (c *Controller) ApplyClient(name, scope, action, toolsMode string) (ClientChange, error) {
 	if action != "connect" && action != "disconnect" {
 		return ClientChange{}, fmt.Errorf("action: %q is not an action; want \"connect\" or \"disconnect\"", action)
 	}
@@ -203,19 +218,19 @@ func (c *Controller) ApplyClient(name, scope, action string) (ClientChange, erro
 	if s := orUser(scope); s != string(clientconf.ScopeUser) && s != string(clientconf.ScopeProject) {
 		return ClientChange{}, fmt.Errorf("scope: %q is not a scope; want \"user\" or \"project\"", scope)
 	}
-	end := c.begin("client_"+action, clientArgs{Client: name, Scope: orUser(scope)})
-	out, err := c.applyClient(name, scope, action)
+	end := c.begin("client_"+action, clientArgs{Client: name, Scope: orUser(scope), ToolsMode: toolsMode})
+	out, err := c.applyClient(name, scope, action, toolsMode)
 	end(err)
 	return out, err
 }
 
-func (c *Controller) applyClient(name, scope, action string) (ClientChange, error) {
-	cl, env, ch, _, err := c.plan(name, scope, action)
+func (c *Controller) applyClient(name, scope, action, toolsMode string) (ClientChange, error) {
+	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode)
 	if err != nil {
 		return ClientChange{}, err
 	}
 	scope = orUser(scope)
-	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, Path: ch.Path, Diff: ch.Diff()}
+	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, ToolsMode: toolsMode, Path: ch.Path, Diff: ch.Diff()}
 	if ch.Empty() {
 		out.Diff = ""
 		out.State = c.clientState(cl, env, scope)
@@ -251,7 +266,10 @@ func (c *Controller) applyClient(name, scope, action string) (ClientChange, erro
 // --socket when the hub's socket is not the default one. Codex starts servers with a minimal
 // environment (no XDG_RUNTIME_DIR), where `connect` would compute another default socket, so its
 // entry always names the socket.
-func RelayEntry(cfg config.Config, socket string, client clientconf.Client) (clientconf.Entry, error) {
+//
+// toolsMode, when not "", is the client's own tools mode (full, search, script): the relay
+// passes it to the hub, which lists that client the tools of that mode whatever its own.
+func RelayEntry(cfg config.Config, socket string, client clientconf.Client, toolsMode string) (clientconf.Entry, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return clientconf.Entry{}, fmt.Errorf("cannot find the switchboard binary: %w", err)
@@ -266,6 +284,9 @@ func RelayEntry(cfg config.Config, socket string, client clientconf.Client) (cli
 	args := []string{"connect"}
 	if path != config.DefaultSocketPath() || client.Name == "codex" {
 		args = append(args, "--socket", path)
+	}
+	if toolsMode != "" {
+		args = append(args, clientconf.ToolsModeArg, toolsMode)
 	}
 	return clientconf.Entry{Command: exe, Args: args}, nil
 }

@@ -263,8 +263,12 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 			}
 		}
 	}
-	// So is the workspace key, as the Settings view's save does (followFileWorkspace).
+	// So is the workspace key, as the Settings view's save does (followFileWorkspace), and the
+	// tools mode (clients are told their tool list changed).
 	if err == nil {
+		if err := st.followFileToolsMode(cfg); err != nil {
+			errs = append(errs, fmt.Errorf("tools_mode: %w", err))
+		}
 		if err := st.followFileWorkspace(cfg.Workspace); err != nil {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))
 		}

@@ -154,13 +154,13 @@ var dashboardControls = dashcontrol.NewTable(
 		Name: "PreviewClient", Route: "POST /api/clients/{name}", Action: "preview {action} {name} ({scope})",
 		Doc:   "shows, as a unified diff and without writing, the edit that connects or disconnects a client.",
 		Fixed: map[string]any{"dryRun": true},
-		Call:  dashcontrol.Call3(clientName, clientScope, clientAction, (*Controller).PreviewClient),
+		Call:  dashcontrol.Call4(clientName, clientScope, clientAction, clientToolsMode, (*Controller).PreviewClient),
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "ApplyClient", Route: "POST /api/clients/{name}", Action: "{action} {name} ({scope})",
 		Doc:   "writes that edit (computed again from the file as it is), keeping a backup.",
 		Fixed: map[string]any{"dryRun": false},
-		Call:  dashcontrol.Call3(clientName, clientScope, clientAction, (*Controller).ApplyClient),
+		Call:  dashcontrol.Call4(clientName, clientScope, clientAction, clientToolsMode, (*Controller).ApplyClient),
 	},
 
 	// Upstream servers.
@@ -355,6 +355,8 @@ var (
 	clientName   = dashcontrol.Path[string]("name")
 	clientScope  = dashcontrol.BodyField[string]("scope").OneOf("user", "project")
 	clientAction = dashcontrol.BodyField[string]("action").OneOf("connect", "disconnect")
+	// The client's own tools mode for a connect ("" for the hub's: full, search or script).
+	clientToolsMode = dashcontrol.BodyField[string]("toolsMode")
 )
 
 // ControlSpecs returns the declarations of the dashboard's controls, in order, for

@@ -319,7 +319,8 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		auditLog.Close()
 		return nil, err
 	}
-	opts = append(opts, mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(cfg.ServerTools == "search"))
+	opts = append(opts, mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(cfg.ServerTools == "search"),
+		mcp.WithToolsMode(cfg.ToolsMode, cfg.ToolsCore), mcp.WithResultHandles(cfg.ResultHandleBytes, 0))
 	// One warm language server per workspace and language, shared by every client ([code]).
 	st.Code = code.NewPool(code.Options{Idle: cfg.Code.IdleTimeout(), Commands: cfg.Code.Servers,
 		StateDir: filepath.Join(cfg.DataDir, "code"), Logger: logger})
@@ -777,4 +778,36 @@ func (st *Stack) DashboardURL() string {
 		return *p
 	}
 	return ""
+}
+
+// toolsModeOf is the tools mode and core a configuration puts in force: tools_mode and
+// tools_core, or for server_tools = "search" without a tools_mode the search mode with every hub
+// toolset as the core (what that key listed before modes existed: the hub's own tools).
+func toolsModeOf(cfg config.Config) (mode string, core []string) {
+	mode, core = cfg.ToolsMode, cfg.ToolsCore
+	if mode == "" && cfg.ServerTools == "search" {
+		mode = mcp.ToolsModeSearch
+		if core == nil {
+			core = mcp.ToolsetNames()
+		}
+	}
+	if mode == "" {
+		mode = mcp.ToolsModeFull
+	}
+	return mode, core
+}
+
+// followFileToolsMode puts the file's tools_mode and tools_core in force, unless a flag
+// (--tools-mode) chose the mode for this run.
+func (st *Stack) followFileToolsMode(cfg config.Config) error {
+	for _, f := range st.Config.Flags {
+		if f.Key == "tools_mode" {
+			return nil
+		}
+	}
+	mode, core := toolsModeOf(cfg)
+	if cur, curCore := st.Service.ToolsMode(); cur == mode && (core == nil || slices.Equal(curCore, core)) {
+		return nil
+	}
+	return st.Service.SetToolsMode(mode, core)
 }

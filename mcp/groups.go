@@ -55,6 +55,7 @@ var hubGroups = []groupDecl{
 	{tools.TasksGroup, func(s *Service) any {
 		return when(s.tasks != nil, func() any { return tools.NewTasksTools(s, s.tasks.store) })
 	}},
+	{tools.CatalogGroup, func(s *Service) any { return tools.NewCatalogTools(hubCatalog{s}) }},
 }
 
 // when is deps() when the group is configured, else nil (the group is left out).

@@ -11,10 +11,19 @@ import (
 
 // Instructions is the text clients get in initialize (and server/discover): it names only the
 // toolsets served at that moment, so a model is never told about tools it cannot call.
-func (s *Service) Instructions() string {
+func (s *Service) Instructions() string { return s.instructionsFor(s.modes.Load().mode) }
+
+// instructionsFor is Instructions for a session in tools mode mode.
+func (s *Service) instructionsFor(mode string) string {
 	var groups []string
 	for _, ts := range s.Toolsets() {
-		if ts.Enabled && len(ts.Tools) > 0 {
+		switch {
+		case !ts.Enabled || len(ts.Tools) == 0:
+		case mode != ToolsModeFull:
+			// Few tools are listed: say what there is to find (tools_search), not how each
+			// tool is spelled, and keep the text the same whatever the number of servers.
+			groups = append(groups, ts.Name)
+		default:
 			groups = append(groups, fmt.Sprintf("%s (%s)", ts.Title, strings.Join(servedPatterns(ts), ", ")))
 		}
 	}
@@ -26,6 +35,13 @@ func (s *Service) Instructions() string {
 	b.WriteString(". Paths are relative to the workspace root and cannot leave it.")
 	if len(groups) == 0 {
 		b.WriteString(" No tools are enabled; the user can switch toolsets on in the dashboard or with --toolsets.")
+		return b.String()
+	}
+	if mode != ToolsModeFull {
+		b.WriteString(" Toolsets and servers: ")
+		b.WriteString(strings.Join(groups, ", "))
+		b.WriteString(".")
+		b.WriteString(s.modesInstructions(mode))
 		return b.String()
 	}
 	b.WriteString(" Tools: ")
@@ -44,9 +60,9 @@ func (s *Service) instructionsMiddleware(next sdk.MethodHandler) sdk.MethodHandl
 		res, err := next(ctx, method, req)
 		switch r := res.(type) {
 		case *sdk.InitializeResult:
-			r.Instructions = s.Instructions()
+			r.Instructions = s.instructionsFor(s.sessionMode(ctx))
 		case *sdk.DiscoverResult:
-			r.Instructions = s.Instructions()
+			r.Instructions = s.instructionsFor(s.sessionMode(ctx))
 		}
 		return res, err
 	}

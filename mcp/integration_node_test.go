@@ -97,7 +97,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			err, strings.Join(tapFailure.FindAllString(out, -1), "\n"), out)
 	}
 	// Guard against a client that passes by running nothing: every transport must have run.
-	for _, label := range []string{"stdio:", "unix (via switchboard connect):", "unix (raw socket):", "http:"} {
+	for _, label := range []string{"stdio:", "unix (via switchboard connect):", "unix (raw socket):", "http:", "unix (connect --tools-mode search):"} {
 		if !strings.Contains(out, " - "+label) {
 			t.Errorf("no checks ran for transport %q; output:\n%s", label, out)
 		}

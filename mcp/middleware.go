@@ -68,7 +68,11 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return next(ctx, method, req)
 		}
 		params, _ := req.GetParams().(*sdk.CallToolParamsRaw)
-		var tool, args, callID string
+		var tool, args string
+		var parent string // the outer call of an inner call (a script's)
+		if in, ok := toolcall.InnerOf(ctx); ok {
+			parent = in.Parent
+		}
 		var values map[string]string // for the activity feed only: never written
 		var raw json.RawMessage
 		if params != nil {
@@ -91,9 +95,9 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			// The policy middleware (inside this one) writes the line once the call is allowed
 			// to run, so a refused call or a question back to the client leaves no "started".
 			c.OnStart(func() {
-				callID = "c" + strconv.FormatUint(s.callSeq.Add(1), 10)
+				callID := c.EnsureID(s.newCallID)
 				id, transport := s.sessionID(ctx, req)
-				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Tool: tool, Session: id, Client: callerName(req), Transport: transport, Args: args})
+				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Parent: parent, Tool: tool, Session: id, Client: callerName(req), Transport: transport, Args: args})
 			})
 		}
 		ctx = toolcall.With(ctx, c)
@@ -106,7 +110,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 
 		id, transport := s.sessionID(ctx, req)
-		e := audit.Entry{Time: start.UTC(), CallID: callID, Session: id, Client: callerName(req), Transport: transport, Outcome: "ok",
+		e := audit.Entry{Time: start.UTC(), CallID: c.ID(), Parent: parent, Session: id, Client: callerName(req), Transport: transport, Outcome: "ok",
 			DurationMs: float64(elapsed.Microseconds()) / 1000, Tool: tool, Args: args}
 		var rpcErr *jsonrpc.Error
 		refused := errors.As(err, &rpcErr) // go-sdk's answer without the tool: unknown tool, invalid params

@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/mcp/proxy"
+	"github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // TestPolicyRewrittenToolsAreTheHubsRewrites ties internal/policy's list of names a rule never
@@ -16,9 +17,12 @@ import (
 // while a rule naming that tool as <server>__<tool>, as the warning says, denies it.
 func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 	for _, n := range policy.RewrittenTools() {
-		if n != proxy.ToolServersCall {
-			t.Errorf("policy.RewrittenTools() lists %q, which the hub does not rewrite (only %s)", n, proxy.ToolServersCall)
+		if n != proxy.ToolServersCall && n != tools.ToolToolsCall {
+			t.Errorf("policy.RewrittenTools() lists %q, which the hub does not rewrite (only %s and %s)", n, proxy.ToolServersCall, tools.ToolToolsCall)
 		}
+	}
+	if _, ok := policy.Rewritten(tools.ToolToolsCall); !ok {
+		t.Fatalf("policy.Rewritten(%q) = false: rules on it would not be warned about", tools.ToolToolsCall)
 	}
 	if _, ok := policy.Rewritten(proxy.ToolServersCall); !ok {
 		t.Fatalf("policy.Rewritten(%q) = false: rules on it would not be warned about", proxy.ToolServersCall)
@@ -30,11 +34,12 @@ func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{
 		{Tool: proxy.ToolServersCall, Action: "deny"},
 		{Tool: "fixture__write-note", Action: "deny"},
+		{Tool: tools.ToolToolsCall, Action: "deny"},
 	}}, policy.RootsConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "policy.rules[1].tool") {
+	if len(p.Warnings) != 2 || !strings.Contains(p.Warnings[0], "policy.rules[1].tool") || !strings.Contains(p.Warnings[1], "policy.rules[3].tool") {
 		t.Fatalf("warnings: %q", p.Warnings)
 	}
 	s := fixtureHub(t, WithAudit(audit.Discard()), WithUpstreamToolSearch(true), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
@@ -44,5 +49,11 @@ func TestPolicyRewrittenToolsAreTheHubsRewrites(t *testing.T) {
 	}
 	if msg := call(t, cs, proxy.ToolServersCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, `denied by rule 2 (tool="fixture__write-note"`) {
 		t.Fatalf("servers_call of fixture__write-note: %q", msg)
+	}
+	if msg := call(t, cs, tools.ToolToolsCall, map[string]any{"name": "fixture__greet", "arguments": map[string]any{"name": "x"}}, nil); msg != "" {
+		t.Fatalf("the rule on %s matched after all: %q", tools.ToolToolsCall, msg)
+	}
+	if msg := call(t, cs, tools.ToolToolsCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, `denied by rule 2 (tool="fixture__write-note"`) {
+		t.Fatalf("tools_call of fixture__write-note: %q", msg)
 	}
 }

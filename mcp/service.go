@@ -23,6 +23,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/fetch"
+	"github.com/switchboard-hub/switchboard/internal/handles"
 	"github.com/switchboard-hub/switchboard/internal/metrics"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -94,7 +95,14 @@ type Service struct {
 	ragFeed     *tools.RAGFeed
 	activity    *activityLog
 	recorder    *callRecorder
-	callSeq     atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
+
+	// Tools modes (mcp/modes.go): the hub's mode and core, results kept as handles, and the
+	// composed handler chain inner calls go through (mcp/inner.go).
+	modes           atomic.Pointer[modesConfig]
+	results         *handles.Store
+	resultThreshold int
+	chain           sdk.MethodHandler
+	callSeq         atomic.Uint64 // audit call IDs pairing "started" lines with outcomes
 
 	owners procOwners // which client session started which process
 	// startedBy: process id → the *sdk.ServerSession that started it, for the channels a
@@ -133,6 +141,12 @@ type optionValues struct {
 	upstreams      *upstream.Manager
 	toolSearch     bool          // upstream tools behind servers_search / servers_call
 	holdTimeout    time.Duration // how long a held upstream call waits for a 2026-era client's retry (0: proxy's default)
+
+	toolsMode       string   // WithToolsMode ("" : none given)
+	toolsCore       []string // WithToolsMode's core
+	toolsCoreSet    bool
+	resultThreshold int // WithResultHandles
+	resultMax       int
 
 	// toolsetsEveryServer: WithDefaultToolsets, whose sets include every upstream server.
 	toolsetsEveryServer bool
@@ -341,6 +355,9 @@ func New(opts ...Option) (*Service, error) {
 	if err := s.toolsets.applyToolPolicy(s.opts.readOnly, s.opts.disabled); err != nil {
 		return nil, err
 	}
+	if err := s.initModes(); err != nil {
+		return nil, err
+	}
 	s.toolsets.init()
 	if s.tasks != nil {
 		s.tasks.schemaless = schemalessTools(s.inventory)
@@ -372,10 +389,9 @@ func New(opts ...Option) (*Service, error) {
 	s.server.AddReceivingMiddleware(s.trust.PolicyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.grantMiddleware)        // outside the policy: what a grant does not cover is not asked about
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
-	if s.up != nil && s.up.ToolSearch() {
-		s.server.AddReceivingMiddleware(s.up.ToolSearchMiddleware) // outside audit: it audits the real tool
-	}
-	s.server.AddReceivingMiddleware(s.recoverMiddleware)
+	s.server.AddReceivingMiddleware(s.modesMiddleware)   // outside audit: tools_call is audited as the real tool
+	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost for clients but for tasks
+	s.server.AddReceivingMiddleware(s.captureChain)      // keeps the whole chain for inner calls (mcp/inner.go): a script's calls never become tasks of their own
 	if s.tasks != nil {
 		// Outermost: the whole call, recovery, audit and policy included, runs on the context
 		// the task owns, so it can outlive the request.

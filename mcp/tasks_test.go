@@ -78,7 +78,7 @@ func handOff(t *testing.T, cs *sdk.ClientSession, tool string, args any, runs ti
 	}
 	id, _ := res.Meta[TaskIDMetaKey].(string)
 	related, _ := res.Meta[RelatedTaskMetaKey].(map[string]any)
-	text := resultText(res)
+	text := taskText(res)
 	if id == "" || related["taskId"] != id || !strings.Contains(text, "still running") || !strings.Contains(text, `tasks_get {"task_id": "`+id+`"}`) {
 		t.Fatalf("%s: no task handle: meta=%v text=%q", tool, res.Meta, text)
 	}
@@ -90,7 +90,7 @@ func handOff(t *testing.T, cs *sdk.ClientSession, tool string, args any, runs ti
 	return id
 }
 
-func resultText(res *sdk.CallToolResult) string {
+func taskText(res *sdk.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
 		if tc, ok := c.(*sdk.TextContent); ok {
@@ -153,8 +153,8 @@ func TestLongCallBecomesATask(t *testing.T) {
 	cs.Close() // the client goes away; the call goes on
 	again := dialAs(t, sock, "agent-a")
 	out, res := collect(t, again, id)
-	if out.Status != "completed" || out.IsError || !strings.Contains(resultText(res), "finished-late") {
-		t.Fatalf("collected after a reconnect: %+v %q", out, resultText(res))
+	if out.Status != "completed" || out.IsError || !strings.Contains(taskText(res), "finished-late") {
+		t.Fatalf("collected after a reconnect: %+v %q", out, taskText(res))
 	}
 	sc, _ := out.StructuredContent.(map[string]any)
 	if sc["stdout"] != "finished-late\n" {
@@ -243,8 +243,8 @@ func TestFinishedTaskSurvivesARestart(t *testing.T) {
 	_, sock2 := taskHub(t, t.TempDir(), state)
 	cs2 := dialAs(t, sock2, "agent-a")
 	out, res := collect(t, cs2, id)
-	if out.Status != "completed" || !strings.Contains(resultText(res), "survived") {
-		t.Fatalf("after a restart: %+v %q", out, resultText(res))
+	if out.Status != "completed" || !strings.Contains(taskText(res), "survived") {
+		t.Fatalf("after a restart: %+v %q", out, taskText(res))
 	}
 	other := dialAs(t, sock2, "agent-b")
 	if e := call(t, other, "tasks_get", map[string]any{"task_id": id}, nil); !strings.Contains(e, "belongs to another client") {
@@ -436,8 +436,8 @@ func TestTaskOverHTTP(t *testing.T) {
 	id := handOff(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", "sleep 2; echo over-http"}}, 2*time.Second)
 	cs.Close()
 	out, res := collect(t, dialHTTP(), id)
-	if out.Status != "completed" || !strings.Contains(resultText(res), "over-http") {
-		t.Fatalf("over http: %+v %q", out, resultText(res))
+	if out.Status != "completed" || !strings.Contains(taskText(res), "over-http") {
+		t.Fatalf("over http: %+v %q", out, taskText(res))
 	}
 }
 
@@ -464,8 +464,8 @@ func TestUpstreamCallBecomesATask(t *testing.T) {
 		return out.Progress != nil && out.Progress.Total == 6 && out.Progress.Done >= 1
 	})
 	out, res := collect(t, c.cs, id)
-	if out.Status != "completed" || !strings.Contains(strings.ToLower(resultText(res)), "long running operation completed") {
-		t.Fatalf("the upstream call's result: %+v %q", out, resultText(res))
+	if out.Status != "completed" || !strings.Contains(strings.ToLower(taskText(res)), "long running operation completed") {
+		t.Fatalf("the upstream call's result: %+v %q", out, taskText(res))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -502,3 +502,25 @@ func (s *Service) ActiveToolsets() []string { return s.toolsets.activeToolsets()
 func (s *Service) OnToolsetsChange(f func([]ToolsetStatus)) (cancel func()) {
 	return s.toolsets.onChange.Add(f)
 }
+
+// serves reports whether the tool named name is on the server now.
+func (ts *toolsetState) serves(name string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.serving[name]
+}
+
+// touch tells every connected client that its tool list changed although no tool came or went
+// (the tools mode did): go-sdk announces list_changed — on the session channel, or on a
+// 2026-07-28 session's subscriptions/listen stream — whenever a tool is added, so one served
+// tool is added again as it is.
+func (ts *toolsetState) touch() {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for _, t := range ts.inv.Tools() {
+		if ts.serving[t.Def.Name] {
+			ts.server.AddTool(t.Def, t.Handler)
+			return
+		}
+	}
+}

@@ -81,13 +81,9 @@ func TestToolSnapshots(t *testing.T) {
 // order), so docs and snapshots made from it cannot drift from what clients see.
 func TestCatalogueIsWhatAHubServes(t *testing.T) {
 	svc := everyGroup(t)
-	cs := connectTo(t, svc)
-	listed, err := cs.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Served: on the hub's server, callable by name (a tools mode lists fewer: mcp/modes.go).
 	served := map[string]*sdk.Tool{}
-	for _, tl := range listed.Tools {
+	for _, tl := range svc.ActiveTools() {
 		served[tl.Name] = tl
 	}
 	var order []string
@@ -162,6 +158,16 @@ func mlRegistry(t *testing.T) *ml.Registry {
 // tool.
 func everyGroup(t *testing.T) *mcp.Service {
 	t.Helper()
+	ups, err := upstream.New(upstream.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return everyGroupWith(t, ups, mcp.WithUpstreamToolSearch(true))
+}
+
+// everyGroupWith is a hub with every group configured, the upstream servers ups runs and extra.
+func everyGroupWith(t *testing.T, ups *upstream.Manager, extra ...mcp.Option) *mcp.Service {
+	t.Helper()
 	h := wshub.New(wshub.Options{})
 	ragStore, err := rag.OpenEmbedded(t.TempDir())
 	if err != nil {
@@ -171,13 +177,9 @@ func everyGroup(t *testing.T) *mcp.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ups, err := upstream.New(upstream.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	pool := code.NewPool(code.Options{StateDir: t.TempDir()})
 	t.Cleanup(func() { pool.Close() })
-	svc, err := mcp.New(
+	svc, err := mcp.New(append([]mcp.Option{
 		mcp.WithRAG(rag.Hold(rag.NewEngine(ragStore, nil))),
 		mcp.WithWorkspaceRoot(t.TempDir()),
 		mcp.WithProcessService(process.New(process.Options{})),
@@ -186,9 +188,9 @@ func everyGroup(t *testing.T) *mcp.Service {
 		mcp.WithML(mlRegistry(t), tools.MLOptions{}),
 		mcp.WithSearch(), mcp.WithPatch(), mcp.WithGit(), mcp.WithWebFetch(fetcher), mcp.WithNotes(t.TempDir()), mcp.WithTasks(t.TempDir(), time.Minute),
 		mcp.WithBrowser(webview.New(webview.Options{})),
-		mcp.WithUpstreams(ups), mcp.WithUpstreamToolSearch(true),
+		mcp.WithUpstreams(ups),
 		mcp.WithCode(pool),
-	)
+	}, extra...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

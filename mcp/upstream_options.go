@@ -19,8 +19,10 @@ func WithUpstreams(m *upstream.Manager) Option {
 	return func(s *Service) error { s.opts.upstreams = m; return nil }
 }
 
-// WithUpstreamToolSearch hides the upstream servers' tools from tools/list and offers
-// servers_search and servers_call instead.
+// WithUpstreamToolSearch is server_tools = "search": servers_search and servers_call are served
+// (callable by name), and without a mode of its own (WithToolsMode) the hub is in the search tools
+// mode with every hub toolset as the core, so clients list the hub's tools and tools_search /
+// tools_call instead of the servers' tools (mcp/modes.go).
 func WithUpstreamToolSearch(on bool) Option {
 	return func(s *Service) error { s.opts.toolSearch = on; return nil }
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
 	"github.com/switchboard-hub/switchboard/mcp/proxy"
+	mcptools "github.com/switchboard-hub/switchboard/mcp/tools"
 )
 
 // upstreamHub is a hub serving the real @modelcontextprotocol/server-everything (pinned in
@@ -371,9 +372,11 @@ func TestUpstreamWriteToolAuditedBeforeItRuns(t *testing.T) {
 	}
 }
 
-// TestUpstreamToolSearch: with tool search on, clients list servers_search and servers_call
-// instead of the servers' tools; the search ranks by what a tool does; servers_call runs the
-// named tool under its own policy rule and audit line.
+// TestUpstreamToolSearch: server_tools = "search" is the search tools mode with the hub's
+// toolsets as the core: clients list the hub's tools, tools_search and tools_call instead of the
+// servers' tools; tools_search finds built-in and upstream tools alike; servers_search and
+// servers_call still work (unlisted); either call runs the named tool under its own policy rule
+// and audit line.
 func TestUpstreamToolSearch(t *testing.T) {
 	sdkDir := testutil.NodeModule(t, "@modelcontextprotocol/sdk")
 	script := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(sdkDir))), "upstream-fixture.mjs")
@@ -399,8 +402,21 @@ func TestUpstreamToolSearch(t *testing.T) {
 	}
 	cs := connect(t, s)
 	names := toolNames(t, cs)
-	if !slices.Contains(names, proxy.ToolServersSearch) || !slices.Contains(names, proxy.ToolServersCall) || slices.Contains(names, "fixture__greet") {
+	if !slices.Contains(names, mcptools.ToolToolsSearch) || !slices.Contains(names, mcptools.ToolToolsCall) || !slices.Contains(names, "file_read") ||
+		slices.Contains(names, proxy.ToolServersSearch) || slices.Contains(names, "fixture__greet") {
 		t.Fatalf("listed: %v", names)
+	}
+	var all mcptools.ToolsSearchOutput
+	mustCall(t, cs, mcptools.ToolToolsSearch, map[string]any{"query": "say hello to someone"}, &all)
+	if len(all.Tools) == 0 || all.Tools[0].Name != "fixture__greet" || all.Total < 10 {
+		t.Fatalf("tools_search: %+v", all)
+	}
+	mustCall(t, cs, mcptools.ToolToolsSearch, map[string]any{"query": "read the content of a file"}, &all)
+	if len(all.Tools) == 0 || all.Tools[0].Name != "file_read" {
+		t.Fatalf("tools_search for a built-in tool: %+v", all)
+	}
+	if msg := call(t, cs, mcptools.ToolToolsCall, map[string]any{"name": "fixture__write-note", "arguments": map[string]any{"text": "x"}}, nil); !strings.Contains(msg, "denied") {
+		t.Fatalf("tools_call of a denied server tool: %q", msg)
 	}
 	var found proxy.ServersSearchOutput
 	mustCall(t, cs, proxy.ToolServersSearch, map[string]any{"query": "say hello to someone"}, &found)
@@ -422,8 +438,8 @@ func TestUpstreamToolSearch(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Contains(tools, "fixture__greet") || !slices.Contains(tools, "fixture__write-note") || slices.Contains(tools, proxy.ToolServersCall) {
-		t.Fatalf("audited tools %v: want the real tools, never servers_call", tools)
+	if !slices.Contains(tools, "fixture__greet") || !slices.Contains(tools, "fixture__write-note") || slices.Contains(tools, proxy.ToolServersCall) || slices.Contains(tools, mcptools.ToolToolsCall) {
+		t.Fatalf("audited tools %v: want the real tools, never servers_call or tools_call", tools)
 	}
 }
 

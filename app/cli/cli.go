@@ -106,6 +106,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 		httpAddr, token   string
 		readOnly, noHub   bool
 		ws                bool
+		toolsMode         string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -122,6 +123,9 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 			if readOnly {
 				cfg.ReadOnly = true
 				cfg.SetByFlag("--read-only", "read_only", "true")
+			}
+			if err := setToolsMode(&cfg, toolsMode); err != nil {
+				return err
 			}
 			fl := cmd.Flags()
 			if !stdio && !fl.Changed("tcp") && !fl.Changed("unix") && !fl.Changed("http") {
@@ -224,6 +228,7 @@ func newServeCommand(g *globalFlags, version string) *cobra.Command {
 	f.StringVar(&httpAddr, "http", "", "serve Streamable HTTP at ADDR, path /mcp, e.g. "+config.DefaultHTTPAddr)
 	f.StringVar(&token, "token", "", "bearer token for --http (default: $SWITCHBOARD_TOKEN, else the client token kept in the config dir; `switchboard token` prints it)")
 	f.BoolVar(&readOnly, "read-only", false, "register only read-only tools")
+	f.StringVar(&toolsMode, "tools-mode", "", toolsModeUsage)
 	f.BoolVar(&ws, "ws", false, "start the WebSocket hub (dashboard feeds) now; otherwise a client starts it with ws_start")
 	f.BoolVar(&noHub, "no-hub", false, "leave out the WebSocket hub (and its ws_* tools) and the IDE bridge")
 	return cmd
@@ -237,7 +242,7 @@ func orString(v, d string) string {
 }
 
 func newConnectCommand(g *globalFlags, version string) *cobra.Command {
-	var socket, tcpAddr string
+	var socket, tcpAddr, toolsMode string
 	cmd := &cobra.Command{
 		Use:   "connect",
 		Short: "Relay stdio to a running hub's Unix socket (or --tcp port), so stdio-only clients share its state (no hub: serve a private one)",
@@ -251,19 +256,24 @@ exits with status 1, so the client reports the lost server.`,
 			if err != nil {
 				return err
 			}
+			// The mode is this client's: the relay tells the hub (RelayHello); a private hub
+			// serves only this client, so it takes it as its own.
+			if err := setToolsMode(&cfg, toolsMode); err != nil {
+				return err
+			}
 			if tcpAddr != "" {
 				token, err := tcpToken(cfg)
 				if err != nil {
 					return err
 				}
 				app.ReleaseStartupMemory()
-				return relay(cmd.Context(), "tcp", tcpAddr, token, os.Stdin, os.Stdout)
+				return relay(cmd.Context(), "tcp", tcpAddr, token, toolsMode, os.Stdin, os.Stdout)
 			}
 			path := orString(socket, cfg.Unix.Path)
 			// A relay is one per client and lives as long as the client: give back what start-up
 			// touched (the binary's pages, the init garbage), which is most of its memory.
 			app.ReleaseStartupMemory()
-			err = relay(cmd.Context(), "unix", path, "", os.Stdin, os.Stdout)
+			err = relay(cmd.Context(), "unix", path, "", toolsMode, os.Stdin, os.Stdout)
 			var nh errNoHub
 			if !errors.As(err, &nh) {
 				return err
@@ -274,6 +284,7 @@ exits with status 1, so the client reports the lost server.`,
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "hub socket (default "+config.DefaultSocketPath()+")")
 	cmd.Flags().StringVar(&tcpAddr, "tcp", "", "relay to a hub's TCP port at ADDR instead, sending the TCP token ([tcp] token, SWITCHBOARD_TCP_TOKEN or `switchboard token`)")
+	cmd.Flags().StringVar(&toolsMode, "tools-mode", "", "this client's tools mode, whatever the hub's: "+toolsModeUsage)
 	return cmd
 }
 
@@ -304,7 +315,7 @@ func servePrivate(parent context.Context, cfg config.Config, version, workspaceF
 // hub sees EOF, delivers the replies it can within its grace and closes; relay returns then. If
 // the hub closes first (stopped or crashed while the client is still talking) relay returns an
 // error.
-func relay(ctx context.Context, network, addr, token string, in io.Reader, out io.Writer) error {
+func relay(ctx context.Context, network, addr, token, toolsMode string, in io.Reader, out io.Writer) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -326,7 +337,7 @@ func relay(ctx context.Context, network, addr, token string, in io.Reader, out i
 	if token != "" {
 		hello = authLine(token)
 	}
-	hello = append(hello, relayLine()...)
+	hello = append(hello, relayLine(toolsMode)...)
 	if _, err := hc.Write(hello); err != nil {
 		return fmt.Errorf("hub at %s: %w", addr, err)
 	}
@@ -348,14 +359,31 @@ func relay(ctx context.Context, network, addr, token string, in io.Reader, out i
 	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", addr, err)
 }
 
-// relayLine is the mcptransport.RelayMethod notification naming the relay's working directory.
-func relayLine() []byte {
-	wd, err := os.Getwd()
-	if err != nil {
+// relayLine is the mcptransport.RelayMethod notification naming the relay's working directory
+// and the tools mode its client asked for ("" for the hub's).
+func relayLine(toolsMode string) []byte {
+	wd, _ := os.Getwd()
+	if wd == "" && toolsMode == "" {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.RelayMethod, "params": map[string]any{"cwd": wd}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.RelayMethod, "params": mcptransport.RelayHello{Cwd: wd, ToolsMode: toolsMode}})
 	return append(b, '\n')
+}
+
+const toolsModeUsage = "how much of the catalogue clients list: full (every tool), search (a core, tools_search and tools_call) or script (a core, tools_search and script_run); default: the tools_mode key, else full"
+
+// setToolsMode applies --tools-mode (when given) to cfg.
+func setToolsMode(cfg *config.Config, mode string) error {
+	if mode == "" {
+		return nil
+	}
+	m, err := mcp.ParseToolsMode(mode)
+	if err != nil {
+		return fmt.Errorf("--tools-mode: %w", err)
+	}
+	cfg.ToolsMode = m
+	cfg.SetByFlag("--tools-mode", "tools_mode", m)
+	return nil
 }
 
 func newCallCommand(g *globalFlags, version string) *cobra.Command {

@@ -16,16 +16,22 @@ import (
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
+	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 func newClientsCommand(g *globalFlags) *cobra.Command {
-	var socket string
+	var socket, toolsMode string
 	entryFor := func(c clientconf.Client) (clientconf.Entry, error) {
 		cfg, err := g.load()
 		if err != nil {
 			return clientconf.Entry{}, err
 		}
-		return app.RelayEntry(cfg, socket, c)
+		if toolsMode != "" {
+			if _, err := mcp.ParseToolsMode(toolsMode); err != nil {
+				return clientconf.Entry{}, fmt.Errorf("--tools-mode: %w", err)
+			}
+		}
+		return app.RelayEntry(cfg, socket, c, toolsMode)
 	}
 	list := &cobra.Command{
 		Use:   "list",
@@ -51,6 +57,9 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 						}
 					}
 					state := string(st.State)
+					if st.ToolsMode != "" {
+						state += ", tools mode " + st.ToolsMode
+					}
 					if st.Detail != "" {
 						state += " (" + st.Detail + ")"
 					}
@@ -148,6 +157,9 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 		cmd.Flags().StringVar(&scope, "scope", string(clientconf.ScopeUser), "user (the client's own settings) or project (the client's file in the current directory, for clients that have one)")
 		cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and stop")
 		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask before writing (runs without a terminal never ask)")
+		if connect {
+			cmd.Flags().StringVar(&toolsMode, "tools-mode", "", "this client's tools mode, whatever the hub's (the relay tells the hub): full, search or script")
+		}
 		if !connect {
 			cmd.Flags().BoolVar(&all, "all", false, "remove Switchboard's entry from every client that has one (before uninstalling)")
 		}

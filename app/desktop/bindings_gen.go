@@ -108,13 +108,13 @@ func (a *App) ListClients() (app.ClientList, error) {
 
 // PreviewClient shows, as a unified diff and without writing, the edit that connects or disconnects
 // a client.
-func (a *App) PreviewClient(name string, scope string, action string) (app.ClientChange, error) {
-	return callControl[app.ClientChange](a, "PreviewClient", name, scope, action)
+func (a *App) PreviewClient(name string, scope string, action string, toolsMode string) (app.ClientChange, error) {
+	return callControl[app.ClientChange](a, "PreviewClient", name, scope, action, toolsMode)
 }
 
 // ApplyClient writes that edit (computed again from the file as it is), keeping a backup.
-func (a *App) ApplyClient(name string, scope string, action string) (app.ClientChange, error) {
-	return callControl[app.ClientChange](a, "ApplyClient", name, scope, action)
+func (a *App) ApplyClient(name string, scope string, action string, toolsMode string) (app.ClientChange, error) {
+	return callControl[app.ClientChange](a, "ApplyClient", name, scope, action, toolsMode)
 }
 
 // ListServers lists the upstream servers ([[servers]]) with their state and tools (the Servers

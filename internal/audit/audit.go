@@ -243,11 +243,14 @@ func (l *Logger) Close() error {
 
 // Entry is one tool call.
 type Entry struct {
-	Time    time.Time `json:"time"`
-	CallID  string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
-	Actor   string    `json:"actor,omitempty"`  // "dashboard" or "tray" for actions outside MCP; empty for tool calls
-	Tool    string    `json:"tool"`
-	Session string    `json:"session"`
+	Time   time.Time `json:"time"`
+	CallID string    `json:"callId,omitempty"` // pairs a call's "started" line with its outcome
+	// Parent is the call id of the call this one was made inside (a script run's tool calls),
+	// "" for a call a client made.
+	Parent  string `json:"parent,omitempty"`
+	Actor   string `json:"actor,omitempty"` // "dashboard" or "tray" for actions outside MCP; empty for tool calls
+	Tool    string `json:"tool"`
+	Session string `json:"session"`
 	// Client is the calling MCP client's self-reported name (from initialize; a label, not an
 	// identity): what a person filters the trail by, since session ids change at every connect.
 	Client     string  `json:"client,omitempty"`
@@ -353,6 +356,9 @@ func appendLine(b []byte, t time.Time, lvl slog.Level, msg string, e Entry) ([]b
 	if e.CallID != "" {
 		str("call", e.CallID)
 	}
+	if e.Parent != "" {
+		str("parent", e.Parent)
+	}
 	if e.Actor != "" {
 		str("actor", e.Actor)
 	}
@@ -437,6 +443,9 @@ func entryAttrs(e Entry) []slog.Attr {
 	attrs := make([]slog.Attr, 0, 16) // room for the optional fields: one allocation per line
 	if e.CallID != "" {
 		attrs = append(attrs, slog.String("call", e.CallID))
+	}
+	if e.Parent != "" {
+		attrs = append(attrs, slog.String("parent", e.Parent))
 	}
 	if e.Actor != "" {
 		attrs = append(attrs, slog.String("actor", e.Actor))

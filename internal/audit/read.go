@@ -306,6 +306,7 @@ type fileLine struct {
 	Level      string    `json:"level"`
 	Msg        string    `json:"msg"`
 	Call       string    `json:"call"`
+	Parent     string    `json:"parent"`
 	Actor      string    `json:"actor"`
 	Tool       string    `json:"tool"`
 	Session    string    `json:"session"`
@@ -330,7 +331,7 @@ func parseLine(b []byte) (Entry, bool) {
 	if err := json.Unmarshal(b, &l); err != nil || (l.Msg != "tool call" && l.Msg != "action") || l.Tool == "" {
 		return Entry{}, false
 	}
-	return Entry{Time: l.Time, CallID: l.Call, Actor: l.Actor, Tool: l.Tool, Session: l.Session, Client: l.Client,
+	return Entry{Time: l.Time, CallID: l.Call, Parent: l.Parent, Actor: l.Actor, Tool: l.Tool, Session: l.Session, Client: l.Client,
 		Transport: l.Transport, User: l.User, Level: l.Level, Outcome: l.Outcome, DurationMs: l.DurationMs, Args: l.Args,
 		Error: l.Error, Decision: l.Decision, Rule: l.Rule, Approval: l.Approval, By: l.By, Roots: l.Roots}, true
 }

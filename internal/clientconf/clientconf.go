@@ -14,10 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -326,6 +328,32 @@ type Status struct {
 	Path   string
 	State  State
 	Detail string // the entry found when set up differently, or why the file cannot be read
+	// ToolsMode is the tools mode the entry asks the hub for (ToolsModeArg), "" for the hub's.
+	ToolsMode string
+}
+
+// ToolsModeArg is the relay's flag naming the client's own tools mode
+// (`switchboard connect --tools-mode search`).
+const ToolsModeArg = "--tools-mode"
+
+// splitBare is got without a tools mode.
+func splitBare(got map[string]any) map[string]any {
+	_, bare := splitToolsMode(got)
+	return bare
+}
+
+// splitToolsMode returns the mode an entry's relay asks for and the entry without it.
+func splitToolsMode(got map[string]any) (mode string, bare map[string]any) {
+	args, _ := got["args"].([]any)
+	for i, a := range args {
+		if a == ToolsModeArg && i+1 < len(args) {
+			mode, _ = args[i+1].(string)
+			bare = maps.Clone(got)
+			bare["args"] = append(slices.Clone(args[:i]), args[i+2:]...)
+			return mode, bare
+		}
+	}
+	return "", got
 }
 
 // inspect returns the entry under ServerName in data (nil when there is none).
@@ -426,6 +454,11 @@ func (c Client) Check(env Env, scope Scope, want Entry) Status {
 		st.State = NotSetUp
 	case entryMatches(got, want):
 		st.State = Connected
+		st.ToolsMode, _ = splitToolsMode(got)
+	case entryMatches(splitBare(got), want):
+		// Connected to this hub in a tools mode of its own.
+		st.State = Connected
+		st.ToolsMode, _ = splitToolsMode(got)
 	default:
 		st.State, st.Detail = Different, describe(got)
 	}

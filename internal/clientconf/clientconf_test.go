@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -756,5 +757,40 @@ func TestProjectScopeBackupOutsideTheProject(t *testing.T) {
 	ch, _ = u.Plan(env, ScopeUser, &e)
 	if b, err := ch.Apply(time.Now()); err != nil || filepath.Dir(b) != filepath.Dir(upath) {
 		t.Errorf("user-scope backup %q: %v", b, err)
+	}
+}
+
+// TestToolsModeEntry: an entry whose relay asks for a tools mode of its own counts as connected
+// to this hub, with that mode; connecting in another mode rewrites it.
+func TestToolsModeEntry(t *testing.T) {
+	for _, name := range []string{"claude-code", "codex"} {
+		t.Run(name, func(t *testing.T) {
+			c, err := Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, plain := testEnv(t), testEntry(t)
+			path, _ := c.Path(env, ScopeUser)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			search := Entry{Command: plain.Command, Args: append(slices.Clone(plain.Args), ToolsModeArg, "search")}
+			ch, err := c.Plan(env, ScopeUser, &search)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ch.Apply(time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if st := c.Check(env, ScopeUser, plain); st.State != Connected || st.ToolsMode != "search" {
+				t.Fatalf("check: %q mode %q (%s)", st.State, st.ToolsMode, st.Detail)
+			}
+			if ch, _ := c.Plan(env, ScopeUser, &search); !ch.Empty() {
+				t.Fatalf("connecting again in the same mode changes the file:\n%s", ch.Diff())
+			}
+			if ch, _ := c.Plan(env, ScopeUser, &plain); ch.Empty() {
+				t.Fatal("connecting in the hub's mode leaves the client's own mode")
+			}
+		})
 	}
 }

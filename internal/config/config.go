@@ -161,7 +161,24 @@ type Config struct {
 	// io.modelcontextprotocol/tasks) and goes on running. Default 45s, under the 60 s timeout
 	// most clients use; "0s" turns it off. A top-level key: write it above the first [table].
 	TaskAfter Duration `toml:"task_after"`
+	// ToolsMode is how much of the catalogue clients list (top-level keys, like server_tools):
+	// "full" (the default: every offered tool), "search" (ToolsCore plus tools_search and
+	// tools_call, which reach every other tool, the hub's and the servers') or "script"
+	// (ToolsCore plus tools_search and script_run). A client can ask for its own mode
+	// (`switchboard clients connect --tools-mode`). server_tools = "search" without a tools_mode
+	// is the search mode with every hub toolset as the core.
+	ToolsMode string `toml:"tools_mode"`
+	// ToolsCore is what search and script mode always list: tool names, toolsets (files, git,
+	// …) or servers' names. Unset: file_read, file_edit, exec.
+	ToolsCore []string `toml:"tools_core"`
+	// ResultHandleBytes: in search and script mode a result larger than this many bytes is kept
+	// by the hub and answered with a handle (result_read, result_search). 0: 16384; negative:
+	// never.
+	ResultHandleBytes int `toml:"result_handle_bytes"`
 }
+
+// ToolsModes are the values of tools_mode.
+var ToolsModes = []string{"full", "search", "script"}
 
 // Code is the [code] section: how long an unused language server lives and, per language, the
 // command that starts its server instead of the one found on PATH.
@@ -410,6 +427,9 @@ func LoadWith(path string, e Env) (Config, error) {
 	case "", "all", "search":
 	default:
 		return c, fmt.Errorf("config %s: server_tools: %q is not a mode; use \"all\" or \"search\"", c.Path, c.ServerTools)
+	}
+	if c.ToolsMode != "" && !slices.Contains(ToolsModes, c.ToolsMode) {
+		return c, fmt.Errorf("config %s: tools_mode: %q is not a mode; use \"full\", \"search\" or \"script\"", c.Path, c.ToolsMode)
 	}
 	return c, nil
 }

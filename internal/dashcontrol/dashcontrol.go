@@ -147,13 +147,20 @@ func Call3[R, A, B, C, Out any](a Param[A], b Param[B], c Param[C], fn func(R, A
 	}}
 }
 
+// Call4 declares a control with four arguments.
+func Call4[R, A, B, C, D, Out any](a Param[A], b Param[B], c Param[C], d Param[D], fn func(R, A, B, C, D) (Out, error)) Call[R] {
+	return Call[R]{args: []Arg{a.arg, b.arg, c.arg, d.arg}, result: reflect.TypeFor[Out](), fn: func(r R, in []any) (any, error) {
+		return fn(r, in[0].(A), in[1].(B), in[2].(C), in[3].(D))
+	}}
+}
+
 // NoError adapts a method that cannot fail (a plain read) to Call0.
 func NoError[R, Out any](fn func(R) Out) func(R) (Out, error) {
 	return func(r R) (Out, error) { return fn(r), nil }
 }
 
 // check tells whether args fit the declaration: a binding generated from another table fails
-// here with an error instead of a panic in the type assertions of Call1 … Call3.
+// here with an error instead of a panic in the type assertions of Call1 … Call4.
 func (c Call[R]) check(name string, args []any) error {
 	if len(args) != len(c.args) {
 		return fmt.Errorf("control %s: called with %d arguments, declared with %d; regenerate the bindings (go run ./build/gencontrols)", name, len(args), len(c.args))

@@ -104,10 +104,12 @@ type Policy struct {
 // rewritten maps the tool names the policy never sees to what a rule should name instead: the
 // hub turns a call of one into a call of another tool before the policy decides, so a rule that
 // names one never matches. servers_call (mcp.ToolServersCall) is rewritten into the server tool
-// it names (mcp/proxy/search.go, toolSearchMiddleware); servers_search is an ordinary tool
-// and is decided by its name. The one list of such names: the hub's test ties it to the rewrite.
+// it names, tools_call (the search and script tools modes) into any tool it names (mcp/modes.go);
+// servers_search and tools_search are ordinary tools and are decided by their names. The one
+// list of such names: the hub's test ties it to the rewrite.
 var rewritten = map[string]string{
 	"servers_call": `name the server's tool as "<server>__<tool>" instead (e.g. "github__create_issue", or "github__*" for every tool of that server)`,
+	"tools_call":   `name the tool it calls instead (e.g. "file_write", or "github__create_issue" for a server's tool)`,
 }
 
 // Rewritten reports whether a call named tool reaches the policy under another name (the tool
@@ -209,7 +211,7 @@ func Compile(c Config, roots RootsConfig) (*Policy, error) {
 		// (a deny that denies nothing), so it is reported, not refused (the file stays loadable).
 		if name, ok := r.tool.literal(); ok {
 			if instead, ok := Rewritten(name); ok {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s.tool: %q never matches: a %s call is decided as the server tool it calls, never by this name; %s",
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s.tool: %q never matches: a %s call is decided as the tool it calls, never by this name; %s",
 					field, spec.Tool, name, instead))
 			}
 		}

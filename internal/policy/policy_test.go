@@ -465,7 +465,7 @@ func TestRulesOnRewrittenToolsAreWarned(t *testing.T) {
 	if _, ok := Rewritten("servers_search"); ok {
 		t.Error("servers_search is an ordinary tool, decided by its name")
 	}
-	if got := RewrittenTools(); len(got) != 1 || got[0] != "servers_call" {
+	if got := RewrittenTools(); len(got) != 2 || got[0] != "servers_call" || got[1] != "tools_call" {
 		t.Errorf("RewrittenTools() = %v", got)
 	}
 

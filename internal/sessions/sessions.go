@@ -44,6 +44,9 @@ type Info struct {
 	// Stateless marks a 2026-07-28 client over HTTP without a session: this entry stands for
 	// every request of that client identity (token and clientInfo), not one connection.
 	Stateless bool `json:"stateless,omitempty"`
+	// ToolsMode is the tools mode the client asked for when it connected (full, search,
+	// script); "" when it uses the hub's.
+	ToolsMode string `json:"toolsMode,omitempty"`
 }
 
 // Root is one MCP root of a session and whether the session may use it.
@@ -111,6 +114,11 @@ func (r *Registry) SetWorkspace(id string, relay *Root, dir, from string) {
 		relay = &c
 	}
 	r.update(id, func(i *Info) { i.Relay, i.Workspace, i.WorkspaceFrom = relay, dir, from })
+}
+
+// SetToolsMode records the tools mode the client asked for.
+func (r *Registry) SetToolsMode(id, mode string) {
+	r.update(id, func(i *Info) { i.ToolsMode = mode })
 }
 
 // CountCall records a tool call.

@@ -23,7 +23,7 @@ func (u *Upstreams) MissingToolMiddleware(next sdk.MethodHandler) sdk.MethodHand
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*sdk.CallToolParamsRaw); ok && p != nil && strings.Contains(p.Name, upstream.NameSeparator) && !u.toolsets.ServesUpstream(p.Name) {
-				if why, ok := u.whyNotOffered(p.Name); ok {
+				if why, ok := u.WhyNotOffered(p.Name); ok {
 					toolcall.Refuse(ctx)
 					return tool.ErrorText(why), nil
 				}
@@ -33,9 +33,12 @@ func (u *Upstreams) MissingToolMiddleware(next sdk.MethodHandler) sdk.MethodHand
 	}
 }
 
-// whyNotOffered says why the upstream tool named exposed is not offered, when its server is
+// WhyNotOffered says why the upstream tool named exposed is not offered, when its server is
 // configured.
-func (u *Upstreams) whyNotOffered(exposed string) (string, bool) {
+func (u *Upstreams) WhyNotOffered(exposed string) (string, bool) {
+	if u == nil {
+		return "", false
+	}
 	server, _, _ := strings.Cut(exposed, upstream.NameSeparator)
 	st, err := u.m.Status(server)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,11 +12,13 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
-// Tool search for large catalogues (server_tools = "search"): instead of every upstream tool's
-// schema, clients see servers_search (ranked with the RAG engine's hybrid ranking) and
-// servers_call. A servers_call is rewritten into a call of the tool it names before the audit
-// and policy layers see it, so rules, approvals and the audit log apply to the real tool exactly
-// as when a client calls it by name (which still works: the tools are hidden, not removed).
+// Tool search over the upstream servers' tools alone (server_tools = "search", which the hub maps
+// onto the search tools mode: mcp/modes.go): servers_search (ranked with the RAG engine's hybrid
+// ranking) and servers_call. A servers_call is rewritten into a call of the tool it names before
+// the audit and policy layers see it (by the hub's modes layer, like tools_call), so rules,
+// approvals and the audit log apply to the real tool exactly as when a client calls it by name
+// (which still works: the tools are hidden, not removed). tools_search and tools_call
+// (mcp/tools/catalog.go) do the same over every tool.
 
 // Names of the tool-search tools.
 const (
@@ -111,7 +111,7 @@ func searchUpstreamTools(ctx context.Context, active []*sdk.Tool, in ServersSear
 	}
 	docs := make([]rag.RankDoc, len(tools))
 	for i, t := range tools {
-		docs[i] = rag.RankDoc{Name: t.Name, Title: strings.ReplaceAll(t.Name, "_", " ") + " " + t.Title, Text: t.Description + "\n" + argumentsText(t)}
+		docs[i] = rag.RankDoc{Name: t.Name, Title: strings.ReplaceAll(t.Name, "_", " ") + " " + t.Title, Text: t.Description + "\n" + tool.ArgumentsText(t.InputSchema)}
 	}
 	hits, err := rag.Rank(ctx, in.Query, docs, limit)
 	if err != nil {
@@ -126,86 +126,7 @@ func searchUpstreamTools(ctx context.Context, active []*sdk.Tool, in ServersSear
 			server = m["server"]
 		}
 		out.Tools = append(out.Tools, FoundTool{Name: t.Name, Server: server, Description: t.Description,
-			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint, Arguments: argumentsText(t), InputSchema: string(schema)})
+			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint, Arguments: tool.ArgumentsText(t.InputSchema), InputSchema: string(schema)})
 	}
 	return out, nil
-}
-
-// argumentsText describes a tool's arguments in words for a model reading search results.
-func argumentsText(t *sdk.Tool) string {
-	b, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return ""
-	}
-	var sch struct {
-		Properties map[string]struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	if json.Unmarshal(b, &sch) != nil || len(sch.Properties) == 0 {
-		return "no arguments"
-	}
-	names := make([]string, 0, len(sch.Properties))
-	for n := range sch.Properties {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	parts := make([]string, 0, len(names))
-	for _, n := range names {
-		p := sch.Properties[n]
-		desc := fmt.Sprintf("%s (%v", n, p.Type)
-		if slices.Contains(sch.Required, n) {
-			desc += ", required"
-		}
-		desc += ")"
-		if p.Description != "" {
-			desc += ": " + p.Description
-		}
-		parts = append(parts, desc)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// ToolSearchMiddleware hides upstream tools from tools/list and turns a servers_call into a call
-// of the tool it names. It goes outside audit and policy, so both see the real tool.
-func (u *Upstreams) ToolSearchMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		switch method {
-		case "tools/call":
-			p, ok := req.GetParams().(*sdk.CallToolParamsRaw)
-			if !ok || p == nil || p.Name != ToolServersCall {
-				break
-			}
-			var in struct {
-				Name      string          `json:"name"`
-				Arguments json.RawMessage `json:"arguments"`
-			}
-			if err := json.Unmarshal(p.Arguments, &in); err != nil {
-				return tool.ErrorText(fmt.Sprintf("arguments: must be {\"name\": \"server__tool\", \"arguments\": {…}} (%v)", err)), nil
-			}
-			if !u.toolsets.ServesUpstream(in.Name) {
-				if why, ok := u.whyNotOffered(in.Name); ok {
-					return tool.ErrorText("name: " + why), nil
-				}
-				return tool.ErrorText(fmt.Sprintf("name: %q is not a tool of a connected server; find one with %s", in.Name, ToolServersSearch)), nil
-			}
-			p.Name = in.Name
-			p.Arguments = in.Arguments
-			if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
-				p.Arguments = json.RawMessage("{}")
-			}
-		case "tools/list":
-			res, err := next(ctx, method, req)
-			if lr, ok := res.(*sdk.ListToolsResult); ok && err == nil {
-				lr.Tools = slices.DeleteFunc(lr.Tools, func(t *sdk.Tool) bool {
-					_, up := t.Meta[UpstreamMetaKey]
-					return up
-				})
-			}
-			return res, err
-		}
-		return next(ctx, method, req)
-	}
 }

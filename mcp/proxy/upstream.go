@@ -34,7 +34,7 @@ import (
 // registerToolSearch) answer for a nil *Upstreams as for servers that offer nothing.
 type Upstreams struct {
 	m          *upstream.Manager
-	toolSearch bool // upstream tools hidden behind servers_search / servers_call
+	toolSearch bool // servers_search / servers_call served (server_tools = "search")
 
 	// Set by wire, once the hub's server exists.
 	server     *sdk.Server

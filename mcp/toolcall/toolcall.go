@@ -21,6 +21,7 @@ import (
 // Call is one tools/call. Its methods are safe for concurrent use.
 type Call struct {
 	mu         sync.Mutex
+	id         string // the audit call id ("" until the call is audited before the fact or linked)
 	decision   string // allow | deny | ask
 	rule       string
 	approval   string // approved | declined | timed out
@@ -140,6 +141,49 @@ func (c *Call) splitLocked() {
 		c.keys[i], c.vals[i] = []byte(k), members[k]
 	}
 	c.members, c.splitOK, c.unusual = members, true, true
+}
+
+// SetID records the call's audit id.
+func (c *Call) SetID(id string) {
+	c.mu.Lock()
+	c.id = id
+	c.mu.Unlock()
+}
+
+// EnsureID returns the call's audit id, recording newID() first when it has none.
+func (c *Call) EnsureID(newID func() string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.id == "" {
+		c.id = newID()
+	}
+	return c.id
+}
+
+// ID is the call's audit id, "" when it has none yet.
+func (c *Call) ID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.id
+}
+
+// Inner is what a call made inside another call (a script's tool call) carries: the outer
+// call's audit id, which its audit line records as its parent.
+type Inner struct {
+	Parent string
+}
+
+type innerKey struct{}
+
+// WithInner marks ctx as an inner call's, made on behalf of the call whose audit id is parent.
+func WithInner(ctx context.Context, parent string) context.Context {
+	return context.WithValue(ctx, innerKey{}, Inner{Parent: parent})
+}
+
+// InnerOf reports whether ctx is an inner call's, and its parent.
+func InnerOf(ctx context.Context) (Inner, bool) {
+	in, ok := ctx.Value(innerKey{}).(Inner)
+	return in, ok
 }
 
 // Decide records the policy's decision and the rule that made it.

@@ -26,6 +26,9 @@ type Conn struct {
 	// request of that identity (stateless.go), each of which go-sdk serves on a session of its own.
 	stateless bool
 	identity  string // the client a per-client token names ("" for the shared token)
+	// toolsMode is the tools mode the client asked for (the relay's hello, the HTTP URL's
+	// tools_mode parameter), "" for the hub's.
+	toolsMode string
 }
 
 // Stateless reports whether the request comes from a stateless (2026-07-28 over HTTP) client,
@@ -53,6 +56,21 @@ func Caller(ctx context.Context, ss *sdk.ServerSession) any {
 		return ci
 	}
 	return ss
+}
+
+// ToolsModeParam is the HTTP endpoint's query parameter (and the relay hello's member) naming
+// the tools mode a client wants for its session: "full", "search" or "script".
+const ToolsModeParam = "tools_mode"
+
+// ToolsMode is the tools mode the connection's client asked for, "" when it asked for none.
+func ToolsMode(ctx context.Context) string {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	if ci == nil {
+		return ""
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	return ci.toolsMode
 }
 
 // RelayDir is the directory the connection's relay announced, "" when none.
@@ -104,6 +122,9 @@ func Session(ctx context.Context, reg *sessions.Registry, req sdk.Request) (id, 
 		ci.id = reg.Add(ci.transport, ci.peer)
 		if ci.identity != "" {
 			reg.SetIdentity(ci.id, ci.identity, false) // a session opened with a client's own token
+		}
+		if ci.toolsMode != "" {
+			reg.SetToolsMode(ci.id, ci.toolsMode)
 		}
 		if ss, ok := req.GetSession().(*sdk.ServerSession); ok {
 			id := ci.id

@@ -242,15 +242,21 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 			r.Body = io.NopCloser(bytes.NewReader(prepared))
 		}
 		_ = rc.SetReadDeadline(time.Time{}) // GET opens a long-lived SSE stream
+		mode := r.URL.Query().Get(ToolsModeParam)
 		if statelessRequest(r, peek) {
 			ci, done := clients.enter(cred.Client, peek.clientName, r.RemoteAddr)
 			defer done()
+			if mode != "" {
+				ci.mu.Lock()
+				ci.toolsMode = mode
+				ci.mu.Unlock()
+			}
 			// The grant rides on the request in both eras: the grant's limits (toolsets, read-only)
 			// apply to a stateless call as to one on a session.
 			withGrant(stateless, grant).ServeHTTP(w, r.WithContext(withConnInfo(r.Context(), ci)))
 			return
 		}
-		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr, identity: cred.Client}))
+		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr, identity: cred.Client, toolsMode: mode}))
 		withGrant(stream, grant).ServeHTTP(w, r)
 	})
 	return mux, release

@@ -96,8 +96,8 @@ type lineOptions struct {
 	token string
 	// reject is told why a connection was closed unserved (for the log).
 	reject func(reason string)
-	// onRelay is told the directory a connect relay announced (RelayMethod).
-	onRelay func(cwd string)
+	// onRelay is told what a connect relay announced (RelayMethod).
+	onRelay func(RelayHello)
 	// control answers ControlMethod requests (Unix socket only); nil refuses them.
 	control ControlFunc
 	// onInputClosed is called once when the client's input ends (EOF or a read error), before

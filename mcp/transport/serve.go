@@ -60,10 +60,13 @@ func (c *Server) serveStream(ctx context.Context, transport, peer string, r io.R
 	ci := &Conn{transport: transport, peer: peer}
 	ci.id = c.sessions.Add(transport, peer)
 	defer c.sessions.Remove(ci.id)
-	o.onRelay = func(cwd string) {
+	o.onRelay = func(h RelayHello) {
 		ci.mu.Lock()
-		ci.relay = cwd
+		ci.relay, ci.toolsMode = h.Cwd, h.ToolsMode
 		ci.mu.Unlock()
+		if h.ToolsMode != "" {
+			c.sessions.SetToolsMode(ci.id, h.ToolsMode)
+		}
 	}
 	// A client whose input ended can no longer use an answer: its questions leave the
 	// dashboard now, not when its calls end.

@@ -125,11 +125,16 @@ func (v verbs) relayHello(req *jsonrpc.Request, wire json.RawMessage) {
 	v.c.mu.Lock()
 	started := v.c.admitted
 	v.c.mu.Unlock()
-	var p struct {
-		Cwd string `json:"cwd"`
-	}
-	if started || v.c.opts.onRelay == nil || json.Unmarshal(req.Params, &p) != nil || p.Cwd == "" {
+	var p RelayHello
+	if started || v.c.opts.onRelay == nil || json.Unmarshal(req.Params, &p) != nil || (p.Cwd == "" && p.ToolsMode == "") {
 		return
 	}
-	v.c.opts.onRelay(p.Cwd)
+	v.c.opts.onRelay(p)
+}
+
+// RelayHello is a RelayMethod message's params: the directory the relay runs in and the tools
+// mode its client was set up with (`switchboard connect --tools-mode`), each "" when not given.
+type RelayHello struct {
+	Cwd       string `json:"cwd,omitempty"`
+	ToolsMode string `json:"tools_mode,omitempty"`
 }

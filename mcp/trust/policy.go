@@ -234,7 +234,9 @@ func (tr *Trust) askUser(ctx context.Context, rd *round, id string, a policy.App
 		a.Workspace = tr.DisplayWorkspace(ss)
 	}
 	tick := tr.progressTicker(ctx, req, timeout, a)
-	if mcptransport.CanElicit(ss) {
+	// A 2026-07-28 client takes questions only as input_required, which an inner call (a
+	// script's) cannot return: its questions go to the dashboard.
+	if mcptransport.CanElicit(ss) && (rd.mrtr || !mcptransport.SpeaksMRTR(ss)) {
 		out, ok, err := tr.elicitApproval(ctx, rd, id, a, timeout, tick)
 		if !ok {
 			return policy.Outcome{}, true

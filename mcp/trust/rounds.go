@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
@@ -68,7 +69,9 @@ func callKey(p *sdk.CallToolParamsRaw) string {
 
 func (tr *Trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round {
 	r := &round{tr: tr, ctx: ctx, req: req, ss: req.Session, caller: mcptransport.Caller(ctx, req.Session)} // maps made on demand: most calls ask nothing
-	if r.ss != nil {
+	// An inner call (a script's) cannot answer input_required: its questions go to the client
+	// while the outer call waits, or to the dashboard (askUser).
+	if _, inner := toolcall.InnerOf(ctx); r.ss != nil && !inner {
 		if p := r.ss.InitializeParams(); p != nil && p.ProtocolVersion >= mcptransport.MRTRProtocol {
 			r.mrtr = true
 		}

@@ -494,6 +494,32 @@ async function main() {
           await runSuite('unix (via switchboard connect)', client, workspace, 'relay');
           await runProtocolChecks('unix (via switchboard connect)', client, workspace, 'relay');
         });
+        // The same hub, a client connected in the search tools mode (clients connect
+        // --tools-mode search writes this relay): a few tools listed, the rest found with
+        // tools_search and called with tools_call, large results as handles.
+        const searchRelay = new StdioClientTransport({ command: bin, args: ['connect', '--socket', sock, '--tools-mode', 'search'], env, stderr: 'pipe', cwd: workspace });
+        await withClient('unix-relay-search', searchRelay, async (client) => {
+          const t = (name, fn) => step(`unix (connect --tools-mode search): ${name}`, fn);
+          await t('tools/list: the core and the catalogue tools, not the whole catalogue', async () => {
+            const { tools } = await client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
+            const names = tools.map((tool) => tool.name);
+            for (const want of ['tools_search', 'tools_call', 'result_read', 'result_search', 'file_read']) check(names.includes(want), `${want} not listed: ${names}`);
+            check(!names.includes('dir_list') && names.length < 12, `search mode lists ${names.length} tools: ${names}`);
+          });
+          await t('tools_search finds an unlisted tool; tools_call runs it', async () => {
+            const found = await callOK(client, 'tools_search', { query: 'list the entries of a directory', limit: 3 });
+            check(found.tools.some((f) => f.name === 'dir_list'), `dir_list not found: ${JSON.stringify(found.tools.map((f) => f.name))}`);
+            fs.writeFileSync(path.join(workspace, 'modes-big.txt'), 'needle in line one\n' + 'x'.repeat(60).concat('\n').repeat(1000));
+            const listed = await callOK(client, 'tools_call', { name: 'dir_list', arguments: { path: '.' } });
+            check(JSON.stringify(listed).includes('modes-big.txt'), `tools_call dir_list: ${JSON.stringify(listed).slice(0, 300)}`);
+          });
+          await t('a large result comes back as a handle that result_read reads', async () => {
+            const kept = await callOK(client, 'tools_call', { name: 'file_read', arguments: { path: 'modes-big.txt' } });
+            check(typeof kept.handle === 'string' && kept.bytes > 16384, `no handle: ${JSON.stringify(kept).slice(0, 300)}`);
+            const w = await callOK(client, 'result_search', { handle: kept.handle, query: 'needle' });
+            check(w.matches.length > 0 && w.matches[0].text.includes('needle in line one'), `result_search: ${JSON.stringify(w).slice(0, 300)}`);
+          });
+        });
       }
       if (only.has('unix')) {
         const transport = new UnixSocketTransport(sock);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argPairs, bucketEntries, callerOf, clientKey, decisionOf, distinct, emptyFilter, filterActivity, isFiltered, matchesText, minuteBuckets } from './activity';
+import { argPairs, bucketEntries, callerOf, clientKey, decisionOf, distinct, emptyFilter, filterActivity, isFiltered, matchesText, minuteBuckets, nestActivity } from './activity';
 import { epochMinute, initialActivity, reduceActivity } from './reducers';
 import type { ActivityEntry } from './types';
 
@@ -186,5 +186,23 @@ describe('filterActivity', () => {
   it('distinct lists the values for the drop-downs', () => {
     expect(distinct(entries, 'tool')).toEqual(['file_read', 'file_write', 'process_start', 'servers__greet']);
     expect(distinct(entries, 'client')).toEqual(['claude-code', 'cursor', 'unix-9']);
+  });
+});
+
+describe('nestActivity', () => {
+  it("puts a script's inner calls under its run, oldest first, and leaves the rest in place", () => {
+    const run = call('script_run', '2025-03-04T12:00:00Z', { callId: 'c7' });
+    const a = call('file_read', '2025-03-04T12:00:01Z', { parent: 'c7' });
+    const b = call('file_write', '2025-03-04T12:00:02Z', { parent: 'c7', callId: 'c9' });
+    const later = call('exec', '2025-03-04T12:01:00Z', { callId: 'c10' });
+    const orphan = call('git_status', '2025-03-04T11:00:00Z', { parent: 'c1' });
+    const rows = filterActivity([run, a, b, later, orphan], emptyFilter);
+    expect(nestActivity(rows).map((r) => [r.e.tool, r.depth])).toEqual([
+      ['exec', 0],
+      ['script_run', 0],
+      ['file_read', 1],
+      ['file_write', 1],
+      ['git_status', 1],
+    ]);
   });
 });

@@ -250,3 +250,36 @@ export function distinct(entries: ActivityEntry[], key: 'tool' | 'client' | 'lev
   }
   return [...set].sort();
 }
+
+/** A row of the Activity table: an entry and how deep it is nested (1: made inside another call). */
+export interface ActivityRow {
+  e: ActivityEntry;
+  depth: number;
+}
+
+/**
+ * nestActivity puts each inner call — one a script made (its `parent` is the script run's call
+ * id) — right under the call it was made in when that call is among rows, oldest first; every
+ * other row keeps its place. An inner call whose script run is filtered out stays where it is,
+ * marked as nested.
+ */
+export function nestActivity(rows: ActivityEntry[]): ActivityRow[] {
+  const ids = new Set(rows.filter((e) => e.callId).map((e) => e.callId as string));
+  const children = new Map<string, ActivityEntry[]>();
+  for (const e of rows) {
+    if (e.parent && ids.has(e.parent)) {
+      const kids = children.get(e.parent) ?? [];
+      kids.push(e);
+      children.set(e.parent, kids);
+    }
+  }
+  const out: ActivityRow[] = [];
+  for (const e of rows) {
+    if (e.parent && ids.has(e.parent)) continue;
+    out.push({ e, depth: e.parent ? 1 : 0 });
+    const kids = e.callId ? children.get(e.callId) : undefined;
+    // rows are newest first; a script's calls read best in the order they ran.
+    if (kids) for (const k of [...kids].reverse()) out.push({ e: k, depth: 1 });
+  }
+  return out;
+}

@@ -58,8 +58,13 @@ export interface ClientRow {
   exists: boolean;
   state: string;
   detail: string;
+  /** The client's own tools mode (its entry's --tools-mode), "" for the hub's. */
+  toolsMode: string;
   actions: ClientAction[];
 }
+
+/** The tools modes a client can be connected in ("" is the hub's). */
+export const TOOLS_MODES = ['', 'full', 'search', 'script'] as const;
 
 export function clientKey(name: string, scope: string): string {
   return `${name}/${scope}`;
@@ -82,6 +87,7 @@ export function clientRows(list: ClientList | null | undefined): ClientRow[] {
         exists: s.exists,
         state: s.state,
         detail: s.detail ?? '',
+        toolsMode: s.tools_mode ?? '',
         actions: clientActions(s.state),
       });
     });

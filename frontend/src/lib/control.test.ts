@@ -186,14 +186,14 @@ describe('HttpControl against a real server', () => {
     seen.length = 0;
     const c = new HttpControl(base, 'tok-1');
     expect((await c.listClients()).clients[0].name).toBe('cursor');
-    expect((await c.previewClient('cursor', 'user', 'connect')).changed).toBe(true);
-    expect((await c.applyClient('gemini-cli', 'project', 'disconnect')).applied).toBe(true);
+    expect((await c.previewClient('cursor', 'user', 'connect', 'search')).changed).toBe(true);
+    expect((await c.applyClient('gemini-cli', 'project', 'disconnect', '')).applied).toBe(true);
     expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
       ['GET', '/api/clients', undefined],
-      ['POST', '/api/clients/cursor', { scope: 'user', action: 'connect', dryRun: true }],
-      ['POST', '/api/clients/gemini-cli', { scope: 'project', action: 'disconnect', dryRun: false }],
+      ['POST', '/api/clients/cursor', { scope: 'user', action: 'connect', toolsMode: 'search', dryRun: true }],
+      ['POST', '/api/clients/gemini-cli', { scope: 'project', action: 'disconnect', toolsMode: '', dryRun: false }],
     ]);
-    await expect(c.previewClient('windsurf', 'user', 'connect')).rejects.toThrow(
+    await expect(c.previewClient('windsurf', 'user', 'connect', '')).rejects.toThrow(
       'preview connect windsurf (user): HTTP 400: /h/.codeium/windsurf/mcp_config.json: line 3: a comment',
     );
   });
@@ -438,12 +438,12 @@ describe('WailsControl', () => {
     } as unknown as WailsApp;
     const c = new WailsControl(app);
     expect((await c.listClients()).project).toBe('/w');
-    expect((await c.previewClient('cursor', 'project', 'connect')).changed).toBe(true);
-    await expect(c.applyClient('cursor', 'user', 'connect')).rejects.toThrow('connect cursor (user): /h/.cursor/mcp.json does not parse');
+    expect((await c.previewClient('cursor', 'project', 'connect', 'script')).changed).toBe(true);
+    await expect(c.applyClient('cursor', 'user', 'connect', '')).rejects.toThrow('connect cursor (user): /h/.cursor/mcp.json does not parse');
     expect(calls).toEqual([
       ['ListClients'],
-      ['PreviewClient', 'cursor', 'project', 'connect'],
-      ['ApplyClient', 'cursor', 'user', 'connect'],
+      ['PreviewClient', 'cursor', 'project', 'connect', 'script'],
+      ['ApplyClient', 'cursor', 'user', 'connect', ''],
     ]);
   });
 

@@ -136,6 +136,11 @@ export interface ClientScope {
    * Detail is the entry found when set up differently, or why the file cannot be read.
    */
   detail?: string;
+  /**
+   * ToolsMode is the tools mode the client's entry asks for (connect --tools-mode), "" for
+   * the hub's.
+   */
+  tools_mode?: string;
 }
 /**
  * ClientChange is PreviewClient's and ApplyClient's answer: the edit of one client's file.
@@ -145,6 +150,10 @@ export interface ClientChange {
   display: string;
   scope: string;
   action: string; // "connect" or "disconnect"
+  /**
+   * ToolsMode is the client's own tools mode the connect writes ("" for the hub's).
+   */
+  tools_mode?: string;
   path: string;
   /**
    * Diff is the change as a unified diff (what `switchboard clients connect --dry-run` prints);

@@ -46,6 +46,11 @@ export const FlushInterval = 100 * 1_000_000;
 export interface Entry {
   time: string;
   callId?: string; // pairs a call's "started" line with its outcome
+  /**
+   * Parent is the call id of the call this one was made inside (a script run's tool calls),
+   * "" for a call a client made.
+   */
+  parent?: string;
   actor?: string; // "dashboard" or "tray" for actions outside MCP; empty for tool calls
   tool: string;
   session: string;

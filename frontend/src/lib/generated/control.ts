@@ -57,9 +57,9 @@ export interface Controls {
   /** Lists every known MCP client with its state in each scope (the Clients view). */
   listClients(): Promise<app.ClientList>;
   /** Shows, as a unified diff and without writing, the edit that connects or disconnects a client. */
-  previewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange>;
+  previewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange>;
   /** Writes that edit (computed again from the file as it is), keeping a backup. */
-  applyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange>;
+  applyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange>;
   /** Lists the upstream servers ([[servers]]) with their state and tools (the Servers view). */
   listServers(): Promise<app.ServerList>;
   /** Returns a server's last lines of stderr and supervisor events, oldest first (lines <= 0: all kept; over HTTP 500 when absent). */
@@ -151,8 +151,8 @@ export interface WailsApp {
   RAGCollections(): Promise<tools.RAGCollectionsOutput>;
   RAGQuery(collection: string, question: string, topK: number): Promise<tools.RAGQueryOutput>;
   ListClients(): Promise<app.ClientList>;
-  PreviewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange>;
-  ApplyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange>;
+  PreviewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange>;
+  ApplyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange>;
   ListServers(): Promise<app.ServerList>;
   ServerLogs(name: string, lines: number): Promise<app.ServerLog>;
   ApproveServer(name: string, tools: string[]): Promise<upstream.Status>;
@@ -271,12 +271,12 @@ export abstract class WailsControls implements Controls {
     return this.call<app.ClientList>('list clients', () => this.bindings.ListClients());
   }
 
-  previewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange> {
-    return this.call<app.ClientChange>(`preview ${action} ${name} (${scope})`, () => this.bindings.PreviewClient(name, scope, action));
+  previewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange> {
+    return this.call<app.ClientChange>(`preview ${action} ${name} (${scope})`, () => this.bindings.PreviewClient(name, scope, action, toolsMode));
   }
 
-  applyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange> {
-    return this.call<app.ClientChange>(`${action} ${name} (${scope})`, () => this.bindings.ApplyClient(name, scope, action));
+  applyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange> {
+    return this.call<app.ClientChange>(`${action} ${name} (${scope})`, () => this.bindings.ApplyClient(name, scope, action, toolsMode));
   }
 
   listServers(): Promise<app.ServerList> {
@@ -496,12 +496,12 @@ export abstract class HttpControls implements Controls {
     return this.request<app.ClientList>('list clients', 'GET', 'api/clients');
   }
 
-  previewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange> {
-    return this.request<app.ClientChange>(`preview ${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, dryRun: true });
+  previewClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange> {
+    return this.request<app.ClientChange>(`preview ${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, toolsMode, dryRun: true });
   }
 
-  applyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect'): Promise<app.ClientChange> {
-    return this.request<app.ClientChange>(`${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, dryRun: false });
+  applyClient(name: string, scope: 'user' | 'project', action: 'connect' | 'disconnect', toolsMode: string): Promise<app.ClientChange> {
+    return this.request<app.ClientChange>(`${action} ${name} (${scope})`, 'POST', `api/clients/${encodeURIComponent(name)}`, { scope, action, toolsMode, dryRun: false });
   }
 
   listServers(): Promise<app.ServerList> {

@@ -51,6 +51,11 @@ export interface Info {
    * every request of that client identity (token and clientInfo), not one connection.
    */
   stateless?: boolean;
+  /**
+   * ToolsMode is the tools mode the client asked for when it connected (full, search,
+   * script); "" when it uses the hub's.
+   */
+  toolsMode?: string;
 }
 /**
  * Root is one MCP root of a session and whether the session may use it.
