@@ -111,7 +111,7 @@ func postBench(b *testing.B, url, body string, hdr map[string]string) *http.Resp
 	}
 	out, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode/100 != 2 || (resp.StatusCode == 200 && !bytes.Contains(out, []byte(`"result"`))) {
+	if resp.StatusCode/100 != 2 || (resp.StatusCode == http.StatusOK && !bytes.Contains(out, []byte(`"result"`))) {
 		b.Fatalf("%d %s", resp.StatusCode, out)
 	}
 	return resp

@@ -140,11 +140,9 @@ func (s *Service) initModes() error {
 		}
 	}
 	s.modes.Store(newModesConfig(mode, core))
-	switch {
-	case s.opts.resultThreshold == 0:
+	s.resultThreshold = s.opts.resultThreshold
+	if s.resultThreshold == 0 {
 		s.resultThreshold = DefaultResultHandleBytes
-	default:
-		s.resultThreshold = s.opts.resultThreshold
 	}
 	s.results = handles.New(s.opts.resultMax)
 	s.sessions.Subscribe(func(c sessions.Change) {

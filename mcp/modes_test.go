@@ -149,7 +149,7 @@ func TestToolsSearchAndCall(t *testing.T) {
 	_, sock := modesHub(t, WithAudit(al), WithPolicy(policy.NewStore("", p), policy.NewBroker()), WithToolsMode("search", nil))
 	cs := dialMode(t, sock, "", nil)
 
-	var found tools.ToolsSearchOutput
+	var found tools.CatalogSearchOutput
 	mustCall(t, cs, tools.ToolToolsSearch, map[string]any{"query": "write text to a file", "limit": 3}, &found)
 	if len(found.Tools) == 0 || found.Tools[0].Name != "file_write" || !strings.Contains(found.Tools[0].Arguments, "path (string, required)") ||
 		!strings.Contains(found.Tools[0].InputSchema, `"content"`) || found.Tools[0].Declaration != "" {
@@ -158,7 +158,7 @@ func TestToolsSearchAndCall(t *testing.T) {
 	if slices.ContainsFunc(found.Tools, func(f tools.FoundTool) bool { return tools.IsCatalogTool(f.Name) }) {
 		t.Fatalf("search found a catalogue tool: %+v", found)
 	}
-	var scripted tools.ToolsSearchOutput
+	var scripted tools.CatalogSearchOutput
 	mustCall(t, dialMode(t, sock, "script", nil), tools.ToolToolsSearch, map[string]any{"query": "read a file", "limit": 1}, &scripted)
 	if len(scripted.Tools) != 1 || !strings.HasPrefix(scripted.Tools[0].Declaration, "declare function file_read(args: {\n  /** ") || scripted.Tools[0].InputSchema != "" {
 		t.Fatalf("script-mode search: %+v", scripted)
@@ -430,7 +430,7 @@ func TestCatalogToolsRefuseHostileInput(t *testing.T) {
 			t.Errorf("%s %.80v: %q, want %q", c.tool, c.args, msg, c.want)
 		}
 	}
-	var found tools.ToolsSearchOutput
+	var found tools.CatalogSearchOutput
 	mustCall(t, cs, tools.ToolToolsSearch, map[string]any{"query": "query metrics events"}, &found)
 	for _, f := range found.Tools {
 		if strings.HasPrefix(f.Name, "metrics_") {

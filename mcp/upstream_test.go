@@ -406,7 +406,7 @@ func TestUpstreamToolSearch(t *testing.T) {
 		slices.Contains(names, proxy.ToolServersSearch) || slices.Contains(names, "fixture__greet") {
 		t.Fatalf("listed: %v", names)
 	}
-	var all mcptools.ToolsSearchOutput
+	var all mcptools.CatalogSearchOutput
 	mustCall(t, cs, mcptools.ToolToolsSearch, map[string]any{"query": "say hello to someone"}, &all)
 	if len(all.Tools) == 0 || all.Tools[0].Name != "fixture__greet" || all.Total < 10 {
 		t.Fatalf("tools_search: %+v", all)

@@ -131,7 +131,7 @@ func TestOAuthClientFullFlow(t *testing.T) {
 	}
 	resp.Body.Close()
 	origin := strings.TrimSuffix(h.mcpURL, "/mcp")
-	if want := fmt.Sprintf(`Bearer resource_metadata=%q`, origin+"/.well-known/oauth-protected-resource/mcp"); resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
+	if want := fmt.Sprintf(`Bearer resource_metadata=%q`, origin+"/.well-known/oauth-protected-resource/mcp"); resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
 		t.Fatalf("unauthenticated: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 	}
 
@@ -236,12 +236,12 @@ func TestOAuthClientFullFlow(t *testing.T) {
 	var refreshed oauth2.Token
 	_ = json.NewDecoder(resp.Body).Decode(&refreshed)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || refreshed.AccessToken == "" || refreshed.RefreshToken == tok.RefreshToken {
+	if resp.StatusCode != http.StatusOK || refreshed.AccessToken == "" || refreshed.RefreshToken == tok.RefreshToken {
 		t.Fatalf("refresh: %d %+v", resp.StatusCode, refreshed.RefreshToken != "")
 	}
 	rawCall := func(token string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest("POST", h.mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		req, _ := http.NewRequest(http.MethodPost, h.mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -253,11 +253,11 @@ func TestOAuthClientFullFlow(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	if r := rawCall(refreshed.AccessToken); r.StatusCode != 200 {
+	if r := rawCall(refreshed.AccessToken); r.StatusCode != http.StatusOK {
 		t.Fatalf("the refreshed access token: %d", r.StatusCode)
 	}
 	// The static token keeps working on loopback.
-	if r := rawCall("test-token"); r.StatusCode != 200 {
+	if r := rawCall("test-token"); r.StatusCode != http.StatusOK {
 		t.Fatalf("the static token on loopback: %d", r.StatusCode)
 	}
 
@@ -267,7 +267,7 @@ func TestOAuthClientFullFlow(t *testing.T) {
 		t.Fatalf("grants after revoke: %v", after)
 	}
 	r := rawCall(refreshed.AccessToken)
-	if r.StatusCode != 401 || !strings.Contains(r.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+	if r.StatusCode != http.StatusUnauthorized || !strings.Contains(r.Header.Get("WWW-Authenticate"), "resource_metadata=") {
 		t.Fatalf("after revoke: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
 	}
 
@@ -307,7 +307,7 @@ func (h *oauthHub) startAuthorization(t *testing.T, name string) (clientID, veri
 	_ = json.NewDecoder(resp.Body).Decode(&reg)
 	resp.Body.Close()
 	clientID, _ = reg["client_id"].(string)
-	if resp.StatusCode != 201 || clientID == "" {
+	if resp.StatusCode != http.StatusCreated || clientID == "" {
 		t.Fatalf("register: %d %v", resp.StatusCode, reg)
 	}
 	verifier = strings.Repeat("v", 20) + oauth2.GenerateVerifier()
@@ -339,7 +339,7 @@ func (h *oauthHub) grantToken(t *testing.T, name string, scopes []string) string
 	defer resp.Body.Close()
 	var tok oauth2.Token
 	_ = json.NewDecoder(resp.Body).Decode(&tok)
-	if resp.StatusCode != 200 || tok.AccessToken == "" {
+	if resp.StatusCode != http.StatusOK || tok.AccessToken == "" {
 		t.Fatalf("token: %d", resp.StatusCode)
 	}
 	return tok.AccessToken
@@ -405,7 +405,7 @@ func TestOAuthApprovalCannotBeForgedAndDenialReachesTheClient(t *testing.T) {
 	a := h.pendingClient(t)
 	id := a["id"].(string)
 	post := func(base, token, origin string) int {
-		req, _ := http.NewRequest("POST", base+"/api/approvals/"+id, strings.NewReader(`{"decision":"allow"}`))
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/approvals/"+id, strings.NewReader(`{"decision":"allow"}`))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -460,7 +460,7 @@ func TestOAuthGrantCannotContinueAnotherGrantsSession(t *testing.T) {
 		if session != "" {
 			body = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 		}
-		req, _ := http.NewRequest("POST", h.mcpURL, strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, h.mcpURL, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -486,7 +486,7 @@ func TestOAuthGrantCannotContinueAnotherGrantsSession(t *testing.T) {
 	if r := init("test-token", sess); r.StatusCode < 400 {
 		t.Errorf("the static token continued a grant's session: %d", r.StatusCode)
 	}
-	if r := init(tokA, sess); r.StatusCode != 200 && r.StatusCode != 202 {
+	if r := init(tokA, sess); r.StatusCode != http.StatusOK && r.StatusCode != http.StatusAccepted {
 		t.Errorf("the grant's own session: %d", r.StatusCode)
 	}
 }
@@ -553,9 +553,9 @@ func TestOAuthEndpointsRefuseARebindingHost(t *testing.T) {
 	h := newOAuthHub(t)
 	origin := strings.TrimSuffix(h.mcpURL, "/mcp")
 	for _, path := range []string{"/.well-known/oauth-authorization-server", "/oauth/register", "/oauth/authorize?client_id=x"} {
-		req, _ := http.NewRequest("GET", origin+path, nil)
+		req, _ := http.NewRequest(http.MethodGet, origin+path, nil)
 		if path == "/oauth/register" {
-			req, _ = http.NewRequest("POST", origin+path, strings.NewReader(`{"redirect_uris":["https://evil.example/cb"]}`))
+			req, _ = http.NewRequest(http.MethodPost, origin+path, strings.NewReader(`{"redirect_uris":["https://evil.example/cb"]}`))
 		}
 		req.Host = "evil.example:9101"
 		resp, err := http.DefaultClient.Do(req)
@@ -573,7 +573,7 @@ func TestOAuthEndpointsRefuseARebindingHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 200 {
+	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("metadata on loopback: %d", resp.StatusCode)
 	}
 }

@@ -28,7 +28,6 @@ type harness struct {
 	srv     *httptest.Server
 	asked   chan Request
 	answers chan Decision
-	now     func() time.Time
 	mu      sync.Mutex
 	offset  time.Duration
 }

@@ -28,10 +28,10 @@ const (
 	HeadBytes       = 1024
 )
 
-// ErrUnknown: no such handle, or it was evicted (the store is bounded) or its session ended.
+// ErrUnknown is the error for no such handle, or it was evicted (the store is bounded) or its session ended.
 var ErrUnknown = errors.New("unknown or expired handle")
 
-// ErrForeign: the handle belongs to another session.
+// ErrForeign is the error for a handle that belongs to another session.
 var ErrForeign = errors.New("the handle belongs to another session")
 
 // Store holds results by handle. Safe for concurrent use.

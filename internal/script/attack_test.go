@@ -34,7 +34,7 @@ func TestAttacksAreStopped(t *testing.T) {
 		code  string
 		lim   Limits
 		limit string // the LimitError expected, or ""
-		error string // else a ScriptError containing this, or ""
+		error string // else a CodeError containing this, or ""
 		value string // else this result
 	}{
 		{name: "infinite loop", code: `for (;;) {}`, lim: short, limit: "wall"},
@@ -137,9 +137,9 @@ return [out.join(), Object.isFrozen(tools)]`, value: `["TypeError,TypeError,Type
 					t.Errorf("message %q does not name the limit", err)
 				}
 			case tc.error != "":
-				var se *ScriptError
+				var se *CodeError
 				if !errors.As(err, &se) || !strings.Contains(se.Message, tc.error) {
-					t.Fatalf("err = %.300v (value %.300s), want a ScriptError containing %q", err, res.Value, tc.error)
+					t.Fatalf("err = %.300v (value %.300s), want a CodeError containing %q", err, res.Value, tc.error)
 				}
 			default:
 				if err != nil || string(res.Value) != tc.value {

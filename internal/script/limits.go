@@ -109,15 +109,15 @@ func (e *LimitError) fix() string {
 	return "raise the limit"
 }
 
-// ScriptError is an exception the script did not catch, or a syntax error, with its position in
+// CodeError is an exception the script did not catch, or a syntax error, with its position in
 // the user's code (1-based; 0 when the engine did not give one, e.g. `throw "text"`).
-type ScriptError struct {
+type CodeError struct {
 	Message string
 	Line    int
 	Column  int
 }
 
-func (e *ScriptError) Error() string {
+func (e *CodeError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("script error at line %d, column %d: %s", e.Line, e.Column, e.Message)
 	}

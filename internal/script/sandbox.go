@@ -101,11 +101,11 @@ func compile(code string) (*goja.Program, error) {
 			"scripts or move data into tool calls", len(code), maxCodeBytes)
 	}
 	if n := strings.Count(code, "(") + strings.Count(code, "[") + strings.Count(code, "{"); n > maxOpeners {
-		return nil, &ScriptError{Message: fmt.Sprintf("SyntaxError: the code has %d opening brackets, "+
+		return nil, &CodeError{Message: fmt.Sprintf("SyntaxError: the code has %d opening brackets, "+
 			"more than %d; split it into smaller scripts", n, maxOpeners)}
 	}
 	if n := strings.Count(code, "=>"); n > maxArrows {
-		return nil, &ScriptError{Message: fmt.Sprintf("SyntaxError: the code has %d arrows (=>), "+
+		return nil, &CodeError{Message: fmt.Sprintf("SyntaxError: the code has %d arrows (=>), "+
 			"more than %d; split it into smaller scripts", n, maxArrows)}
 	}
 	src := wrapperHead + code + wrapperTail
@@ -118,17 +118,17 @@ func compile(code string) (*goja.Program, error) {
 			if lines := strings.Split(code, "\n"); line > len(lines) {
 				line, col = len(lines), len(lines[len(lines)-1])+1
 			}
-			return nil, &ScriptError{Message: "SyntaxError: " + list[0].Message, Line: max(line, 1), Column: col}
+			return nil, &CodeError{Message: "SyntaxError: " + list[0].Message, Line: max(line, 1), Column: col}
 		}
-		return nil, &ScriptError{Message: "SyntaxError: " + err.Error()}
+		return nil, &CodeError{Message: "SyntaxError: " + err.Error()}
 	}
 	if depth := astDepth(reflect.ValueOf(tree), maxNesting); depth > maxNesting {
-		return nil, &ScriptError{Message: fmt.Sprintf("SyntaxError: the code nests more than %d "+
+		return nil, &CodeError{Message: fmt.Sprintf("SyntaxError: the code nests more than %d "+
 			"levels deep; flatten it", maxNesting)}
 	}
 	prog, err := goja.CompileAST(tree, false)
 	if err != nil {
-		return nil, &ScriptError{Message: err.Error()}
+		return nil, &CodeError{Message: err.Error()}
 	}
 	return prog, nil
 }
@@ -422,7 +422,7 @@ func (r *runner) toolFunc(name string) func(goja.FunctionCall) goja.Value {
 		args, err := r.argsJSON(call.Argument(0))
 		r.reinterrupt()
 		if err != nil {
-			r.rejectWith(reject, fmt.Sprintf("tools.%s: %v", name, err))
+			_ = r.rejectWith(reject, fmt.Sprintf("tools.%s: %v", name, err))
 			return r.vm.ToValue(p)
 		}
 		r.queue = append(r.queue, &pendingCall{name: name, args: args, resolve: resolve, reject: reject})
@@ -598,7 +598,7 @@ func (r *runner) scriptError(v goja.Value) error {
 	if stop := r.stopReason(); stop != nil {
 		return stop
 	}
-	se := &ScriptError{Message: truncate(r.display(v), maxMessage)}
+	se := &CodeError{Message: truncate(r.display(v), maxMessage)}
 	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
 		// Read through Reflect.get, captured: a getter the script put on "stack" may throw.
 		stack, err := r.reflectGet(goja.Undefined(), o, r.vm.ToValue("stack"))

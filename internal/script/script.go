@@ -44,7 +44,7 @@ type Result struct {
 
 // Run runs code, the body of an async function (top-level await; return gives the result), with
 // a frozen global `tools` holding one async function per name in tools. It returns a *LimitError
-// when a limit stopped the script, a *ScriptError for an uncaught exception or a syntax error, and
+// when a limit stopped the script, a *CodeError for an uncaught exception or a syntax error, and
 // a wrapped ctx error when ctx ended first. Logs gathered so far come back with every error.
 func Run(ctx context.Context, code string, tools []string, caller Caller, lim Limits) (Result, error) {
 	start := time.Now()
@@ -232,7 +232,7 @@ func (r *runner) run(prog *goja.Program) (json.RawMessage, error) {
 		}
 		r.startQueued()
 		if r.inFlight == 0 {
-			return nil, &ScriptError{Message: "the script awaits a promise that nothing will settle " +
+			return nil, &CodeError{Message: "the script awaits a promise that nothing will settle " +
 				"(no tool call is in flight, and timers are not available in scripts)"}
 		}
 		select {

@@ -142,17 +142,17 @@ return out`, []string{"denied", "broken"}, c, Limits{})
 	}
 
 	_, err := run(t, `await tools.denied({})`, []string{"denied"}, c, Limits{})
-	var se *ScriptError
+	var se *CodeError
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "denied by policy rule 3") {
-		t.Errorf("uncaught tool error = %v, want a ScriptError with the tool's text", err)
+		t.Errorf("uncaught tool error = %v, want a CodeError with the tool's text", err)
 	}
 }
 
 func TestUnknownToolSaysHowToFindTools(t *testing.T) {
 	_, err := run(t, `return await tools.file_raed({path: "x"})`, []string{"file_read"}, nil, Limits{})
-	var se *ScriptError
+	var se *CodeError
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "file_raed") || !strings.Contains(se.Message, "tools_search") {
-		t.Fatalf("err = %v, want a ScriptError naming file_raed and tools_search", err)
+		t.Fatalf("err = %v, want a CodeError naming file_raed and tools_search", err)
 	}
 	// Asking whether a tool exists does not throw.
 	res := mustRun(t, `return ["file_read" in tools, "nope" in tools, Object.keys(tools)]`, []string{"file_read"}, nil, Limits{})
@@ -184,9 +184,9 @@ func TestErrorsCarryTheLineAndColumnInTheUsersCode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := run(t, tc.code, []string{"echo"}, nil, Limits{})
-			var se *ScriptError
+			var se *CodeError
 			if !errors.As(err, &se) {
-				t.Fatalf("err = %v, want a ScriptError", err)
+				t.Fatalf("err = %v, want a CodeError", err)
 			}
 			if se.Line != tc.line || se.Column != tc.col || !strings.Contains(se.Message, tc.msg) {
 				t.Errorf("got line %d column %d %q, want line %d column %d containing %q",
@@ -229,7 +229,7 @@ func TestCancellingTheContextStopsTheScriptPromptly(t *testing.T) {
 
 func TestAPromiseNothingSettlesIsAnError(t *testing.T) {
 	_, err := run(t, `await new Promise(() => {})`, nil, nil, Limits{})
-	var se *ScriptError
+	var se *CodeError
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "nothing will settle") {
 		t.Fatalf("err = %v", err)
 	}

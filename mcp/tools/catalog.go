@@ -35,8 +35,8 @@ const (
 	ModeScript = "script" // the core, tools_search and script_run
 )
 
-// ToolsSearchInput is tools_search's input.
-type ToolsSearchInput struct {
+// CatalogSearchInput is tools_search's input.
+type CatalogSearchInput struct {
 	Query string `json:"query" jsonschema:"what the tool should do, in words"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many tools (default 8, at most 50)"`
 }
@@ -54,15 +54,15 @@ type FoundTool struct {
 	Declaration string `json:"declaration,omitempty"`
 }
 
-// ToolsSearchOutput is tools_search's output.
-type ToolsSearchOutput struct {
+// CatalogSearchOutput is tools_search's output.
+type CatalogSearchOutput struct {
 	Tools []FoundTool `json:"tools"`
 	// Total is how many tools there were to search.
 	Total int `json:"total"`
 }
 
-// ToolsCallInput is tools_call's input.
-type ToolsCallInput struct {
+// CatalogCallInput is tools_call's input.
+type CatalogCallInput struct {
 	Name      string         `json:"name" jsonschema:"the tool's name as tools_search gives it"`
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments"`
 }
@@ -141,16 +141,16 @@ func CatalogGroup() tool.Group {
 	)
 }
 
-func (g *CatalogTools) toolsSearch(ctx context.Context, req *sdk.CallToolRequest, in ToolsSearchInput) (*sdk.CallToolResult, ToolsSearchOutput, error) {
+func (g *CatalogTools) toolsSearch(ctx context.Context, req *sdk.CallToolRequest, in CatalogSearchInput) (*sdk.CallToolResult, CatalogSearchOutput, error) {
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, ToolsSearchOutput{}, fmt.Errorf("query: required; describe what the tool should do")
+		return nil, CatalogSearchOutput{}, fmt.Errorf("query: required; describe what the tool should do")
 	}
 	limit := in.Limit
 	switch {
 	case limit == 0:
 		limit = 8
 	case limit < 0 || limit > 50:
-		return nil, ToolsSearchOutput{}, fmt.Errorf("limit: %d is out of range; use 1 to 50", limit)
+		return nil, CatalogSearchOutput{}, fmt.Errorf("limit: %d is out of range; use 1 to 50", limit)
 	}
 	var offered []*sdk.Tool
 	for _, t := range g.c.Offered() {
@@ -164,10 +164,10 @@ func (g *CatalogTools) toolsSearch(ctx context.Context, req *sdk.CallToolRequest
 	}
 	hits, err := rag.Rank(ctx, in.Query, docs, limit)
 	if err != nil {
-		return nil, ToolsSearchOutput{}, err
+		return nil, CatalogSearchOutput{}, err
 	}
 	script := g.c.SessionMode(ctx, req) == ModeScript
-	out := ToolsSearchOutput{Total: len(offered), Tools: []FoundTool{}}
+	out := CatalogSearchOutput{Total: len(offered), Tools: []FoundTool{}}
 	for _, h := range hits {
 		t := offered[h.Index]
 		f := FoundTool{Name: t.Name, Description: t.Description, Arguments: tool.ArgumentsText(t.InputSchema),
@@ -187,7 +187,7 @@ func (g *CatalogTools) toolsSearch(ctx context.Context, req *sdk.CallToolRequest
 // tools_search finds itself.
 func isLegacySearchTool(name string) bool { return name == "servers_search" || name == "servers_call" }
 
-func (g *CatalogTools) toolsCall(ctx context.Context, req *sdk.CallToolRequest, in ToolsCallInput) (*sdk.CallToolResult, struct{}, error) {
+func (g *CatalogTools) toolsCall(ctx context.Context, req *sdk.CallToolRequest, in CatalogCallInput) (*sdk.CallToolResult, struct{}, error) {
 	// The hub rewrites every tools_call into the call it names before it gets here.
 	return nil, struct{}{}, fmt.Errorf("name: %q is not a tool the hub offers; find one with %s", in.Name, ToolToolsSearch)
 }
