@@ -53,6 +53,7 @@ var hubGroups = []groupDecl{
 		return when(s.code != nil, func() any { return tools.NewCodeTools(s.trust, hubSessions{s}, s.code, s.procs, s.execRules()) })
 	}},
 	{tools.CatalogGroup, func(s *Service) any { return tools.NewCatalogTools(hubCatalog{s}) }},
+	{tools.ScriptGroup, func(s *Service) any { return tools.NewScriptTools(scriptHost{hubCatalog{s}}) }},
 }
 
 // when is deps() when the group is configured, else nil (the group is left out).
