@@ -70,6 +70,9 @@ func ScriptGroup() tool.Group {
 			"intermediate results stay out of the conversation. Each call is checked, approved and audited like a direct call. " +
 			"No file system, network, timers or modules except through tools. Errors name the script's line and column."},
 		(*ScriptTools).run)
+	// No output schema: a client holds a result to its tool's schema, and a large result of a
+	// script is kept as a handle in search and script mode (mcp/modes.go) like any other.
+	run.Def.OutputSchema = nil
 	return tool.NewGroup("", run)
 }
 
