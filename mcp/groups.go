@@ -56,6 +56,7 @@ var hubGroups = []groupDecl{
 		return when(s.tasks != nil, func() any { return tools.NewTasksTools(s, s.tasks.store) })
 	}},
 	{tools.CatalogGroup, func(s *Service) any { return tools.NewCatalogTools(hubCatalog{s}) }},
+	{tools.ScriptGroup, func(s *Service) any { return tools.NewScriptTools(scriptHost{hubCatalog{s}}) }},
 }
 
 // when is deps() when the group is configured, else nil (the group is left out).

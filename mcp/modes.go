@@ -48,7 +48,7 @@ const (
 
 // ToolScriptRun is the script tool's name: listed in script mode once declared, and never
 // callable from inside a script (CallInner).
-const ToolScriptRun = "script_run"
+const ToolScriptRun = tools.ToolScriptRun
 
 // DefaultToolsCore is what search and script mode list besides the catalogue tools when the
 // user picked nothing: reading, editing and running, which nearly every coding task starts with
@@ -437,6 +437,13 @@ func (h hubCatalog) SessionMode(ctx context.Context, _ *sdk.CallToolRequest) str
 func (h hubCatalog) Results() *handles.Store { return h.s.results }
 func (h hubCatalog) ResultOwner(ctx context.Context, req *sdk.CallToolRequest) string {
 	return h.s.resultOwner(ctx, req)
+}
+
+// scriptHost is what script_run needs of the hub: the offered tools and the inner-call path.
+type scriptHost struct{ hubCatalog }
+
+func (h scriptHost) CallInner(ctx context.Context, parent *sdk.CallToolRequest, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	return h.s.CallInner(ctx, parent, name, args)
 }
 
 // modesInstructions is what initialize's instructions add for a session in mode.
