@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
+	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
 
 // Long calls and tasks (docs/architecture.md, "Long calls and tasks").
@@ -514,7 +515,7 @@ func (r *taskRunner) wireFeed(h *wshub.Hub) {
 // TaskOwner is the owner a task started by req's caller gets (tools.TaskOwners).
 func (s *Service) TaskOwner(ctx context.Context, req sdk.Request) tasks.Owner {
 	id, transport := s.sessionID(ctx, req)
-	return tasks.Owner{Session: id, Client: callerName(req), Transport: transport}
+	return tasks.Owner{Session: id, Client: callerName(req), Transport: transport, Identity: mcptransport.Identity(ctx)}
 }
 
 // Tasks lists the hub's tasks, newest first, without their results (nil when tasks are off).

@@ -33,13 +33,21 @@ type Owner struct {
 	// Transport is the kind of connection (unix, tcp, http, stdio): each is behind its own
 	// credential (the 0600 socket, the TCP or HTTP token).
 	Transport string `json:"transport"`
+	// Identity is the client a credential of its own proved (a per-client HTTP token, an OAuth
+	// grant); "" for a shared credential.
+	Identity string `json:"identity,omitempty"`
 }
 
 // Allows reports whether a caller may read or cancel a task this owner started: the same
 // session, or — a client that reconnected — the same client name over the same kind of
 // connection, which is behind the same credential. A name alone is a label, not an identity:
-// it only counts together with the credential the connection had to present.
+// it only counts together with the credential the connection had to present. A task started
+// under a client's own credential is that client's: another credential never reaches it, even
+// with the same name.
 func (o Owner) Allows(caller Owner) bool {
+	if o.Identity != caller.Identity {
+		return false
+	}
 	if o.Session != "" && o.Session == caller.Session {
 		return true
 	}

@@ -26,6 +26,8 @@ var (
 	aliceAgain = Owner{Session: "s7", Client: "claude-code", Transport: "unix"}
 	bob        = Owner{Session: "s2", Client: "cursor", Transport: "unix"}
 	aliceHTTP  = Owner{Session: "s9", Client: "claude-code", Transport: "http"}
+	// The same name and transport under another client's own token.
+	aliceToken = Owner{Session: "s1", Client: "claude-code", Transport: "unix", Identity: "laptop"}
 )
 
 // TestLifecycleAndOwnership: a task is found by its owner and by the same client reconnecting
@@ -44,7 +46,7 @@ func TestLifecycleAndOwnership(t *testing.T) {
 	if err != nil || got.Status != Working || got.Progress == nil || got.Progress.Done != 3 {
 		t.Fatalf("reconnected owner: %+v, %v", got, err)
 	}
-	for _, other := range []Owner{bob, aliceHTTP, {}} {
+	for _, other := range []Owner{bob, aliceHTTP, aliceToken, {}} {
 		if _, err := s.Get(task.ID, other); !errors.Is(err, ErrNotOwner) {
 			t.Errorf("%+v read another's task: %v", other, err)
 		}
