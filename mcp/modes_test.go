@@ -479,7 +479,15 @@ func TestToolsModeOverHTTP(t *testing.T) {
 		t.Fatalf("no handle over HTTP: %s", raw)
 	}
 	mustCall(t, search, tools.ToolResultRead, map[string]any{"handle": kept.Handle, "limit": 2}, nil)
-	if msg := call(t, dial("?tools_mode=search"), tools.ToolResultRead, map[string]any{"handle": kept.Handle}, nil); !strings.Contains(msg, "another session") {
+	// Another client: a stateless 2026-07-28 client is known by its token and clientInfo, so the
+	// same name on the same token is the same client (it reads its own handle); another name is not.
+	otherCS, err := sdk.NewClient(&sdk.Implementation{Name: "http-modes-other", Version: "1"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp?tools_mode=search", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { otherCS.Close() })
+	mustCall(t, dial("?tools_mode=search"), tools.ToolResultRead, map[string]any{"handle": kept.Handle, "limit": 1}, nil)
+	if msg := call(t, otherCS, tools.ToolResultRead, map[string]any{"handle": kept.Handle}, nil); !strings.Contains(msg, "another session") {
 		t.Fatalf("another HTTP session read the handle: %q", msg)
 	}
 }

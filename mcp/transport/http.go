@@ -246,11 +246,11 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 		if statelessRequest(r, peek) {
 			ci, done := clients.enter(cred.Client, peek.clientName, r.RemoteAddr)
 			defer done()
-			if mode != "" {
-				ci.mu.Lock()
-				ci.toolsMode = mode
-				ci.mu.Unlock()
-			}
+			// A stateless client states its mode with every request (the URL it was given); one
+			// without the parameter is in the hub's.
+			ci.mu.Lock()
+			ci.toolsMode = mode
+			ci.mu.Unlock()
 			// The grant rides on the request in both eras: the grant's limits (toolsets, read-only)
 			// apply to a stateless call as to one on a session.
 			withGrant(stateless, grant).ServeHTTP(w, r.WithContext(withConnInfo(r.Context(), ci)))
