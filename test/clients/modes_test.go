@@ -1,0 +1,454 @@
+//go:build linux
+
+package clients_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-hub/switchboard/internal/testutil"
+)
+
+// The tools modes (docs/architecture.md, "Tools modes…") with real clients. In script mode each
+// agent CLI, set up the way `switchboard clients connect` writes it, lists the script-mode
+// catalogue and runs a script the stand-in model writes: the script calls file_grep and
+// file_read inside the hub and returns one computed value. In search mode the AI SDK and
+// mark3labs/mcp-go find a tool with tools_search and call it with tools_call; a tools_call of a
+// tool the policy denies comes back as an ordinary error result.
+
+// scriptCode is the script the model writes: a grep and a read through the hub, one value back.
+// The value can only come from running it: the TODO count is random, and the key is the file's
+// (lower-case) nonce in upper case.
+const scriptCode = `const g = await tools.file_grep({pattern: "TODO"});
+const files = [...new Set(g.matches.map(m => m.path))];
+const key = await tools.file_read({path: "src/key.txt"});
+return {todos: g.matches.length, files: files.length, key: key.content.trim().toUpperCase()};`
+
+// scriptScenario: turn 1 calls script_run with scriptCode, turn 2 answers with a final text.
+func scriptScenario() *scenario {
+	return &scenario{anchor: "script_run", load: []string{"script_run", "tools_search"},
+		step: func(m *modelStub, tools []string, results []toolResult) (string, map[string]any, string) {
+			if len(results) == 0 {
+				return pickTool(tools, "script_run"), map[string]any{"code": scriptCode, "timeout": 30}, ""
+			}
+			return "", nil, "The script answered: " + results[0].Text
+		}}
+}
+
+// scriptWorkspace fills the workspace the script searches: todos TODO lines in two files and
+// src/key.txt holding the nonce.
+func scriptWorkspace(t *testing.T, workspace, nonce string, todos int) {
+	t.Helper()
+	var a, b strings.Builder
+	a.WriteString("package a\n\n")
+	b.WriteString("package b\n\n")
+	for i := range todos {
+		w := &a
+		if i%2 == 1 {
+			w = &b
+		}
+		fmt.Fprintf(w, "// TODO: item %d\n", i)
+	}
+	writeFile(t, filepath.Join(workspace, "src", "a.go"), a.String())
+	writeFile(t, filepath.Join(workspace, "src", "b", "b.go"), b.String())
+	writeFile(t, filepath.Join(workspace, "src", "key.txt"), nonce+"\n")
+}
+
+// auditLine is the part of an audit log line (internal/audit, JSON) the tests read.
+type auditLine struct {
+	Tool     string `json:"tool"`
+	Call     string `json:"call"`
+	Parent   string `json:"parent"`
+	Outcome  string `json:"outcome"`
+	Decision string `json:"decision"`
+	Error    string `json:"error"`
+}
+
+// readAudit reads the hub's audit log (DATA_DIR/logs/audit.log; lines reach it within
+// audit.FlushInterval).
+func readAudit(dirs hubDirs) []auditLine {
+	b, _ := os.ReadFile(filepath.Join(dirs.data, "switchboard", "logs", "audit.log"))
+	var out []auditLine
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var l auditLine
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Tool != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// scriptCatalogue checks the tools a CLI offered the model in script mode: script_run and
+// tools_search, none of the tools behind them.
+func scriptCatalogue(tools []string) error {
+	var missing, extra []string
+	for _, n := range []string{"script_run", "tools_search"} {
+		if pickTool(tools, n) == "" {
+			missing = append(missing, n)
+		}
+	}
+	for _, n := range []string{"file_grep", "dir_list", "file_write", "tools_call", "lang_list"} {
+		if got := pickTool(tools, n); got != "" {
+			extra = append(extra, got)
+		}
+	}
+	if len(missing)+len(extra) > 0 {
+		return fmt.Errorf("not the script-mode catalogue: missing %v, listed %v (offered: %s)", missing, extra, strings.Join(tools, " "))
+	}
+	return nil
+}
+
+// TestScriptModeCLIs: Claude Code, Gemini CLI and Codex each run a script through script_run.
+// The entry is what `switchboard clients connect NAME --socket SOCK` writes (the relay), in two
+// ways of picking the mode: the hub's (`serve --tools-mode script`, a plain entry) and the
+// client's own (`clients connect --tools-mode script`, the hub in full mode).
+func TestScriptModeCLIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the client matrix builds the binary and runs the agent CLIs")
+	}
+	for _, c := range []client{claudeCode(t), geminiCLI(t), codex(t)} {
+		for _, via := range []string{"hub", "client"} {
+			t.Run(c.name+"/"+via, func(t *testing.T) {
+				skipUnselected(t, c.name, "script-"+via)
+				runScriptRow(t, c, via)
+			})
+		}
+	}
+}
+
+func runScriptRow(t *testing.T, c client, via string) {
+	bin := switchboardBinary(t)
+	tmp := t.TempDir()
+	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, "workspace")}
+	for _, d := range []string{r.home, filepath.Join(r.home, "tmp"), r.workspace} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nonce := "nonce-" + randomHex(t, 8)
+	todos := 3 + rand.IntN(6)
+	scriptWorkspace(t, r.workspace, nonce, todos)
+	r.model = newModelStub(t, nonce)
+	r.model.scenario = scriptScenario()
+
+	dirs := newHubDirs(t, filepath.Join(tmp, "hub"))
+	sockDir, err := os.MkdirTemp("", "sb-sock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "mcp.sock")
+	flags := []string{"--unix", sock}
+	connectArgs := []string{"clients", "connect", c.name, "--socket", sock}
+	if via == "hub" {
+		flags = append(flags, "--tools-mode", "script")
+	} else {
+		connectArgs = append(connectArgs, "--tools-mode", "script")
+	}
+	startHub(t, bin, r.workspace, dirs, flags, regexp.MustCompile(`unix listening on (\S+)`))
+
+	// The CLI's own settings (model endpoint, auth, no telemetry) as the matrix writes them, with
+	// no MCP server: `clients connect` adds Switchboard's entry to them.
+	r.noEntry = true
+	argv, env := c.prepare(t, r)
+	entry := writeEntry(t, c.name, r, bin, connectArgs, env)
+	t.Logf("switchboard %s wrote:\n%s", strings.Join(connectArgs, " "), entry)
+
+	start := time.Now()
+	out, leftover, runErr := runCLI(t, r.workspace, argv, env)
+	t.Logf("%s in script mode (%s): %s", c.name, via, time.Since(start).Round(100*time.Millisecond))
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s\n%s output (last 6000 bytes):\n%s", r.model.report(), c.name, tail(out, 6000))
+			t.Logf("audit: %+v", readAudit(dirs))
+		}
+	}()
+	if runErr != nil {
+		t.Errorf("%s exited with %v", c.name, runErr)
+	}
+	if leftover != "" {
+		t.Errorf("processes the CLI started still run 5 s after it exited:\n%s", leftover)
+	}
+
+	r.model.mu.Lock()
+	tools, results, final := slices.Clone(r.model.tools), slices.Clone(r.model.results), r.model.final
+	r.model.mu.Unlock()
+	if err := scriptCatalogue(tools); err != nil {
+		t.Error(err)
+	}
+	key := strings.ToUpper(nonce)
+	if len(results) == 0 {
+		t.Fatalf("the model never got script_run's result")
+	}
+	res := results[0]
+	if !strings.HasSuffix(res.Name, "script_run") || res.IsError {
+		t.Errorf("first tool result: %s (error %v), want script_run's: %.600s", res.Name, res.IsError, res.Text)
+	}
+	if !strings.Contains(res.Text, key) || !regexp.MustCompile(`todos\W{0,4}:\s*`+fmt.Sprint(todos)+`\b`).MatchString(res.Text) ||
+		!regexp.MustCompile(`files\W{0,4}:\s*2\b`).MatchString(res.Text) {
+		t.Errorf("script_run's result does not hold the computed value (todos %d, files 2, key %s): %.600s", todos, key, res.Text)
+	}
+	if !final {
+		t.Errorf("the conversation did not reach the final turn")
+	}
+
+	// The hub's audit log: the script's call, and its inner calls with it as their parent.
+	testutil.Poll(testutil.Patience, func() bool { return scriptAudited(readAudit(dirs)) == nil })
+	if err := scriptAudited(readAudit(dirs)); err != nil {
+		t.Error(err)
+	}
+}
+
+// scriptAudited checks the audit log holds an ok script_run and, with its call id as parent, an
+// ok file_grep and file_read.
+func scriptAudited(lines []auditLine) error {
+	runs := map[string]bool{}
+	for _, l := range lines {
+		if l.Tool == "script_run" && l.Outcome == "ok" && l.Call != "" {
+			runs[l.Call] = true
+		}
+	}
+	if len(runs) != 1 {
+		return fmt.Errorf("audit: want one script_run with a call id, got %d", len(runs))
+	}
+	inner := map[string]bool{}
+	for _, l := range lines {
+		if runs[l.Parent] && l.Outcome == "ok" {
+			inner[l.Tool] = true
+		}
+		if l.Parent == "" && (l.Tool == "file_grep" || l.Tool == "file_read") {
+			return fmt.Errorf("audit: %s audited as a client's own call (no parent)", l.Tool)
+		}
+	}
+	if !inner["file_grep"] || !inner["file_read"] {
+		return fmt.Errorf("audit: the inner calls under the script's call: %v, want file_grep and file_read", inner)
+	}
+	return nil
+}
+
+// writeEntry runs `switchboard clients connect` with the CLI's environment (its HOME, its
+// CLAUDE_CONFIG_DIR or CODEX_HOME) and returns the file it wrote, with what a user adds for a
+// non-interactive run: Codex's default_tools_approval_mode (codex exec cannot ask, and
+// script_run is not read-only; `clients connect` leaves that choice to the user).
+func writeEntry(t *testing.T, name string, r *run, bin string, args, env []string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = r.workspace, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("switchboard %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	var file string
+	switch name {
+	case "claude-code":
+		file = filepath.Join(r.home, ".claude", ".claude.json")
+	case "gemini-cli":
+		file = filepath.Join(r.home, ".gemini", "settings.json")
+	case "codex":
+		file = filepath.Join(r.home, ".codex", "config.toml")
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The table clients connect wrote is the file's last: this key lands in it.
+		_, err = f.WriteString("default_tools_approval_mode = \"approve\"\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), bin) {
+		t.Fatalf("%s does not name %s:\n%s", file, bin, b)
+	}
+	return string(b)
+}
+
+// searchHub starts a hub over HTTP with a policy that denies file_delete (its config file) and
+// hello.txt holding nonce in its workspace; extra are more serve flags.
+func searchHub(t *testing.T, nonce string, extra ...string) (url, token, workspace string, dirs hubDirs) {
+	t.Helper()
+	bin := switchboardBinary(t)
+	tmp := t.TempDir()
+	workspace = filepath.Join(tmp, "workspace")
+	writeFile(t, filepath.Join(workspace, scriptPath), nonce)
+	dirs = newHubDirs(t, filepath.Join(tmp, "hub"))
+	writeFile(t, filepath.Join(dirs.config, "switchboard", "config.toml"), "[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n")
+	token = "search-" + randomHex(t, 16)
+	got := startHub(t, bin, workspace, dirs, append([]string{"--http", "127.0.0.1:0", "--token", token}, extra...), regexp.MustCompile(`http listening on (\S+)`))
+	return got[0], token, workspace, dirs
+}
+
+// searchAudited checks the hub audited the calls tools_call named as those tools: file_grep ok,
+// file_delete denied by the policy.
+func searchAudited(t *testing.T, dirs hubDirs, workspace, nonce string) {
+	t.Helper()
+	find := func(lines []auditLine) (read, del *auditLine) {
+		for i, l := range lines {
+			switch {
+			case l.Tool == "file_grep" && l.Outcome == "ok":
+				read = &lines[i]
+			case l.Tool == "file_delete" && l.Decision == "deny":
+				del = &lines[i]
+			case l.Tool == "tools_call":
+				t.Errorf("audit: a tools_call audited as itself, not as the tool it named: %+v", l)
+			}
+		}
+		return read, del
+	}
+	testutil.Poll(testutil.Patience, func() bool { r, d := find(readAudit(dirs)); return r != nil && d != nil })
+	if r, d := find(readAudit(dirs)); r == nil || d == nil {
+		t.Errorf("audit: file_grep ok %v, file_delete denied %v; lines: %+v", r != nil, d != nil, readAudit(dirs))
+	}
+	if b, err := os.ReadFile(filepath.Join(workspace, scriptPath)); err != nil || string(b) != nonce {
+		t.Errorf("the denied file_delete touched %s: %q %v", scriptPath, b, err)
+	}
+}
+
+// TestSearchModeAISDK: the AI SDK's MCP client (default options) on `?tools_mode=search` lists
+// the search-mode catalogue, finds file_grep (not listed) with tools_search, calls it with
+// tools_call, and gets a denied tools_call as an error result (aisdk_search.mjs).
+func TestSearchModeAISDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the client matrix builds the binary and runs the agent CLIs")
+	}
+	skipUnselected(t, "ai-sdk", "search")
+	node := node22(t)
+	need(t, filepath.Join(modulesDir(t), "@ai-sdk", "mcp"), "the AI SDK MCP client (npm @ai-sdk/mcp)")
+	nonce := "nonce-" + randomHex(t, 8)
+	url, token, workspace, dirs := searchHub(t, nonce)
+	script, err := filepath.Abs("aisdk_search.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, leftover, runErr := runCLI(t, filepath.Dir(script), []string{node, script, url + "?tools_mode=search", token, nonce}, baseEnv(home))
+	t.Logf("AI SDK in search mode:\n%s", out)
+	if runErr != nil {
+		t.Errorf("node aisdk_search.mjs: %v", runErr)
+	}
+	for _, s := range []string{"connect", "tools/list", "tools_search", "tools_call file_grep", "tools_call file_delete"} {
+		if !regexp.MustCompile(`(?m)^ok - ` + regexp.QuoteMeta(s)).MatchString(out) {
+			t.Errorf("step %q did not pass", s)
+		}
+	}
+	if leftover != "" {
+		t.Errorf("processes left running:\n%s", leftover)
+	}
+	searchAudited(t, dirs, workspace, nonce)
+}
+
+// TestSearchModeMCPGo: mark3labs/mcp-go v1.2.1 (default options: 2026-07-28, stateless) against
+// a hub in search mode (`serve --tools-mode search`): the same steps as the AI SDK's.
+func TestSearchModeMCPGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary")
+	}
+	nonce := "nonce-" + randomHex(t, 8)
+	url, token, workspace, dirs := searchHub(t, nonce, "--tools-mode", "search")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcpclient.NewClient(tr)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	init, err := c.Initialize(ctx, mgo.InitializeRequest{Params: mgo.InitializeParams{ClientInfo: mgo.Implementation{Name: "mcp-go", Version: "1.2.1"}}})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Logf("mcp-go: protocol %s", init.ProtocolVersion)
+
+	list, err := c.ListTools(ctx, mgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "tools_search") || !slices.Contains(names, "tools_call") || slices.Contains(names, "file_grep") ||
+		slices.Contains(names, "file_delete") || slices.Contains(names, "script_run") {
+		t.Errorf("search mode lists %v", names)
+	}
+
+	text := func(r *mgo.CallToolResult) string {
+		var b strings.Builder
+		for _, ct := range r.Content {
+			if tc, ok := ct.(mgo.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	call := func(name string, args map[string]any) *mgo.CallToolResult {
+		t.Helper()
+		r, err := c.CallTool(ctx, mgo.CallToolRequest{Params: mgo.CallToolParams{Name: name, Arguments: args}})
+		if err != nil {
+			t.Fatalf("%s %v: a protocol error, want a result: %v", name, args, err)
+		}
+		return r
+	}
+
+	r := call("tools_search", map[string]any{"query": "search the contents of files for a pattern", "limit": 5})
+	var found struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			InputSchema string `json:"input_schema"`
+		} `json:"tools"`
+		Total int `json:"total"`
+	}
+	b, _ := json.Marshal(r.StructuredContent)
+	if err := json.Unmarshal(b, &found); err != nil || r.IsError {
+		t.Fatalf("tools_search: %v %s", err, text(r))
+	}
+	var target string
+	for _, f := range found.Tools {
+		if f.Name == "file_grep" && strings.Contains(f.InputSchema, `"pattern"`) {
+			target = f.Name
+		}
+	}
+	if target == "" || found.Total < 40 {
+		t.Fatalf("tools_search did not find file_grep (with its schema) among %d tools: %s", found.Total, b)
+	}
+
+	r = call("tools_call", map[string]any{"name": target, "arguments": map[string]any{"pattern": nonce}})
+	if b, _ := json.Marshal(r.StructuredContent); r.IsError || !strings.Contains(string(b), scriptPath) {
+		t.Errorf("tools_call %s: error %v, %s", target, r.IsError, text(r))
+	}
+	r = call("tools_call", map[string]any{"name": "file_delete", "arguments": map[string]any{"path": scriptPath}})
+	if !r.IsError || !strings.Contains(strings.ToLower(text(r)), "denied") {
+		t.Errorf("tools_call file_delete (denied by the policy): error %v, %s", r.IsError, text(r))
+	}
+	searchAudited(t, dirs, workspace, nonce)
+}
