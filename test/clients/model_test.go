@@ -63,6 +63,10 @@ type modelStub struct {
 	final    bool         // the final text was sent
 	notes    []string     // what the stub noticed about the client
 
+	// deferred: the MCP tools Claude Code named as deferred (behind ToolSearch) in the last
+	// request of the conversation.
+	deferred []string
+
 	// scenario, when set, replaces the file_write conversation (modes_test.go).
 	scenario *scenario
 }
@@ -290,7 +294,13 @@ func (m *modelStub) anthropic(w http.ResponseWriter, body []byte) {
 	if m.scenario != nil {
 		anchor, load = m.scenario.anchor, m.scenario.load
 	}
-	if deferred := deferredTools.FindAllString(string(body), -1); pickTool(tools, anchor) == "" && slices.Contains(tools, toolSearch) && pickTool(deferred, anchor) != "" {
+	deferred := deferredTools.FindAllString(string(body), -1)
+	if pickTool(tools, anchor) != "" || pickTool(deferred, anchor) != "" {
+		m.mu.Lock()
+		m.deferred = deferred
+		m.mu.Unlock()
+	}
+	if pickTool(tools, anchor) == "" && slices.Contains(tools, toolSearch) && pickTool(deferred, anchor) != "" {
 		if !searched {
 			m.mu.Lock()
 			m.notes = append(m.notes, "Claude Code deferred the MCP tools behind ToolSearch")

@@ -190,10 +190,24 @@ func runScriptRow(t *testing.T, c client, via string) {
 
 	r.model.mu.Lock()
 	tools, results, final := slices.Clone(r.model.tools), slices.Clone(r.model.results), r.model.final
+	deferred := slices.Clone(r.model.deferred)
 	r.model.mu.Unlock()
-	if err := scriptCatalogue(tools); err != nil {
+	// Claude Code defers MCP tools behind its ToolSearch (naming them in the request, loading a
+	// tool's schema when the model selects it): what it declares is both lists.
+	if err := scriptCatalogue(append(slices.Clone(tools), deferred...)); err != nil {
 		t.Error(err)
 	}
+	if len(deferred) > 0 {
+		slices.Sort(deferred)
+		t.Logf("%s named these tools as deferred (behind ToolSearch): %s", c.name, strings.Join(slices.Compact(deferred), " "))
+	}
+	var mcpTools []string
+	for _, n := range tools {
+		if strings.Contains(n, serverName) {
+			mcpTools = append(mcpTools, n)
+		}
+	}
+	t.Logf("%s offered the model %d tools, of Switchboard's: %s", c.name, len(tools), strings.Join(mcpTools, " "))
 	key := strings.ToUpper(nonce)
 	if len(results) == 0 {
 		t.Fatalf("the model never got script_run's result")
@@ -206,6 +220,7 @@ func runScriptRow(t *testing.T, c client, via string) {
 		!regexp.MustCompile(`files\W{0,4}:\s*2\b`).MatchString(res.Text) {
 		t.Errorf("script_run's result does not hold the computed value (todos %d, files 2, key %s): %.600s", todos, key, res.Text)
 	}
+	t.Logf("script_run's result as %s handed it to the model: %.300s", c.name, res.Text)
 	if !final {
 		t.Errorf("the conversation did not reach the final turn")
 	}
