@@ -385,6 +385,7 @@ func TestSearchModeMCPGo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
+	skipUnselected(t, "mcp-go", "search")
 	nonce := "nonce-" + randomHex(t, 8)
 	url, token, workspace, dirs := searchHub(t, nonce, "--tools-mode", "search")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -398,11 +399,11 @@ func TestSearchModeMCPGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	init, err := c.Initialize(ctx, mgo.InitializeRequest{Params: mgo.InitializeParams{ClientInfo: mgo.Implementation{Name: "mcp-go", Version: "1.2.1"}}})
+	hello, err := c.Initialize(ctx, mgo.InitializeRequest{Params: mgo.InitializeParams{ClientInfo: mgo.Implementation{Name: "mcp-go", Version: "1.2.1"}}})
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	t.Logf("mcp-go: protocol %s", init.ProtocolVersion)
+	t.Logf("mcp-go: protocol %s", hello.ProtocolVersion)
 
 	list, err := c.ListTools(ctx, mgo.ListToolsRequest{})
 	if err != nil {
