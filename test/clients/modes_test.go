@@ -23,6 +23,7 @@ import (
 	mgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/testutil"
+	"github.com/switchboard-hub/switchboard/mcp"
 )
 
 // The tools modes (docs/architecture.md, "Tools modes…") with real clients. In script mode each
@@ -96,22 +97,40 @@ func readAudit(dirs hubDirs) []auditLine {
 	return out
 }
 
-// scriptCatalogue checks the tools a CLI offered the model in script mode: script_run and
-// tools_search, none of the tools behind them.
-func scriptCatalogue(tools []string) error {
-	var missing, extra []string
-	for _, n := range []string{"script_run", "tools_search"} {
-		if pickTool(tools, n) == "" {
+// scriptCatalogue checks the tools a CLI offered the model in script mode: of Switchboard's
+// (named mcp__switchboard__… or mcp_switchboard_…), exactly the script-mode catalogue — the core
+// (mcp.DefaultToolsCore), tools_search, result_read, result_search and script_run — and none of
+// the tools behind it.
+func scriptCatalogue(offered []string) error {
+	want := append(slices.Clone(mcp.DefaultToolsCore), "tools_search", "result_read", "result_search", mcp.ToolScriptRun)
+	got := map[string]bool{}
+	var extra []string
+	for _, n := range offered {
+		short, ok := strings.CutPrefix(n, "mcp__"+serverName+"__")
+		if !ok {
+			short, ok = strings.CutPrefix(n, "mcp_"+serverName+"_")
+		}
+		if !ok {
+			continue // the CLI's own tools
+		}
+		got[short] = true
+		if !slices.Contains(want, short) {
+			extra = append(extra, n)
+		}
+	}
+	var missing []string
+	for _, n := range want {
+		if !got[n] {
 			missing = append(missing, n)
 		}
 	}
-	for _, n := range []string{"file_grep", "dir_list", "file_write", "tools_call", "lang_list"} {
-		if got := pickTool(tools, n); got != "" {
+	for _, n := range []string{"file_grep", "dir_list", "file_write", "tools_call"} {
+		if got := pickTool(offered, n); got != "" && !slices.Contains(extra, got) {
 			extra = append(extra, got)
 		}
 	}
 	if len(missing)+len(extra) > 0 {
-		return fmt.Errorf("not the script-mode catalogue: missing %v, listed %v (offered: %s)", missing, extra, strings.Join(tools, " "))
+		return fmt.Errorf("not the script-mode catalogue: missing %v, listed %v (offered: %s)", missing, extra, strings.Join(offered, " "))
 	}
 	return nil
 }
