@@ -38,7 +38,7 @@ import (
 // (lower-case) nonce in upper case.
 const scriptCode = `const g = await tools.file_grep({pattern: "TODO"});
 const files = [...new Set(g.matches.map(m => m.path))];
-const key = await tools.file_read({path: "src/key.txt"});
+const key = await tools.file_read({path: "src/key.txt"}); // keyFile
 return {todos: g.matches.length, files: files.length, key: key.content.trim().toUpperCase()};`
 
 // scriptScenario: turn 1 calls script_run with scriptCode, turn 2 answers with a final text.
@@ -68,7 +68,7 @@ func scriptWorkspace(t *testing.T, workspace, nonce string, todos int) {
 	}
 	writeFile(t, filepath.Join(workspace, "src", "a.go"), a.String())
 	writeFile(t, filepath.Join(workspace, "src", "b", "b.go"), b.String())
-	writeFile(t, filepath.Join(workspace, "src", "key.txt"), nonce+"\n")
+	writeFile(t, filepath.Join(workspace, keyFile), nonce+"\n")
 }
 
 // auditLine is the part of an audit log line (internal/audit, JSON) the tests read.
@@ -97,12 +97,18 @@ func readAudit(dirs hubDirs) []auditLine {
 	return out
 }
 
-// scriptCatalogue checks the tools a CLI offered the model in script mode: of Switchboard's
-// (named mcp__switchboard__… or mcp_switchboard_…), exactly the script-mode catalogue — the core
-// (mcp.DefaultToolsCore), tools_search, result_read, result_search and script_run — and none of
-// the tools behind it.
-func scriptCatalogue(offered []string) error {
-	want := append(slices.Clone(mcp.DefaultToolsCore), "tools_search", "result_read", "result_search", mcp.ToolScriptRun)
+// catalogue checks the tools a CLI offered the model in a tools mode: of Switchboard's (named
+// mcp__switchboard__… or mcp_switchboard_…), exactly the mode's catalogue — the core
+// (mcp.DefaultToolsCore), tools_search, result_read, result_search, and script_run (script) or
+// tools_call (search) — and none of the tools behind it.
+func catalogue(mode string, offered []string) error {
+	want := append(slices.Clone(mcp.DefaultToolsCore), "tools_search", "result_read", "result_search")
+	absent := []string{"file_grep", "dir_list", "file_write"}
+	if mode == mcp.ToolsModeScript {
+		want, absent = append(want, mcp.ToolScriptRun), append(absent, "tools_call")
+	} else {
+		want, absent = append(want, "tools_call"), append(absent, mcp.ToolScriptRun)
+	}
 	got := map[string]bool{}
 	var extra []string
 	for _, n := range offered {
@@ -124,36 +130,65 @@ func scriptCatalogue(offered []string) error {
 			missing = append(missing, n)
 		}
 	}
-	for _, n := range []string{"file_grep", "dir_list", "file_write", "tools_call"} {
+	for _, n := range absent {
 		if got := pickTool(offered, n); got != "" && !slices.Contains(extra, got) {
 			extra = append(extra, got)
 		}
 	}
 	if len(missing)+len(extra) > 0 {
-		return fmt.Errorf("not the script-mode catalogue: missing %v, listed %v (offered: %s)", missing, extra, strings.Join(offered, " "))
+		return fmt.Errorf("not the %s-mode catalogue: missing %v, listed %v (offered: %s)", mode, missing, extra, strings.Join(offered, " "))
 	}
 	return nil
 }
 
-// TestScriptModeCLIs: Claude Code, Gemini CLI and Codex each run a script through script_run.
-// The entry is what `switchboard clients connect NAME --socket SOCK` writes (the relay), in two
-// ways of picking the mode: the hub's (`serve --tools-mode script`, a plain entry) and the
-// client's own (`clients connect --tools-mode script`, the hub in full mode).
-func TestScriptModeCLIs(t *testing.T) {
+// searchScenario: turn 1 looks for a grep tool with tools_search, turn 2 calls the file_grep it
+// found with tools_call (a search for the nonce), turn 3 calls file_delete — which the hub's
+// policy denies — with tools_call, turn 4 answers with a final text.
+func searchScenario() *scenario {
+	return &scenario{anchor: "tools_call", load: []string{"tools_search", "tools_call"},
+		step: func(m *modelStub, tools []string, results []toolResult) (string, map[string]any, string) {
+			call := pickTool(tools, "tools_call")
+			switch len(results) {
+			case 0:
+				return pickTool(tools, "tools_search"), map[string]any{"query": "search the contents of files for a pattern", "limit": 5}, ""
+			case 1:
+				if !strings.Contains(results[0].Text, "file_grep") {
+					return "", nil, "tools_search found no file_grep"
+				}
+				return call, map[string]any{"name": "file_grep", "arguments": map[string]any{"pattern": m.nonce}}, ""
+			case 2:
+				return call, map[string]any{"name": "file_delete", "arguments": map[string]any{"path": keyFile}}, ""
+			}
+			return "", nil, "Searched, called, and was refused."
+		}}
+}
+
+// keyFile is the workspace file that holds the nonce.
+const keyFile = "src/key.txt"
+
+// TestToolsModeCLIs: Claude Code, Gemini CLI and Codex in script mode run a script through
+// script_run, and in search mode find a tool with tools_search and call it with tools_call. The
+// entry is what `switchboard clients connect NAME --socket SOCK` writes (the relay), in two ways
+// of picking the mode: the hub's (`serve --tools-mode MODE`, a plain entry: rows …/MODE-hub) and
+// the client's own (`clients connect --tools-mode MODE`, the hub in full mode: …/MODE-client).
+func TestToolsModeCLIs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the client matrix builds the binary and runs the agent CLIs")
 	}
 	for _, c := range []client{claudeCode(t), geminiCLI(t), codex(t)} {
-		for _, via := range []string{"hub", "client"} {
-			t.Run(c.name+"/"+via, func(t *testing.T) {
-				skipUnselected(t, c.name, "script-"+via)
-				runScriptRow(t, c, via)
-			})
+		for _, mode := range []string{mcp.ToolsModeScript, mcp.ToolsModeSearch} {
+			for _, via := range []string{"hub", "client"} {
+				row := mode + "-" + via
+				t.Run(c.name+"/"+row, func(t *testing.T) {
+					skipUnselected(t, c.name, row)
+					runModeRow(t, c, mode, via)
+				})
+			}
 		}
 	}
 }
 
-func runScriptRow(t *testing.T, c client, via string) {
+func runModeRow(t *testing.T, c client, mode, via string) {
 	bin := switchboardBinary(t)
 	tmp := t.TempDir()
 	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, "workspace")}
@@ -167,8 +202,12 @@ func runScriptRow(t *testing.T, c client, via string) {
 	scriptWorkspace(t, r.workspace, nonce, todos)
 	r.model = newModelStub(t, nonce)
 	r.model.scenario = scriptScenario()
+	if mode == mcp.ToolsModeSearch {
+		r.model.scenario = searchScenario()
+	}
 
 	dirs := newHubDirs(t, filepath.Join(tmp, "hub"))
+	writeFile(t, filepath.Join(dirs.config, "switchboard", "config.toml"), "[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n")
 	sockDir, err := os.MkdirTemp("", "sb-sock-")
 	if err != nil {
 		t.Fatal(err)
@@ -178,9 +217,9 @@ func runScriptRow(t *testing.T, c client, via string) {
 	flags := []string{"--unix", sock}
 	connectArgs := []string{"clients", "connect", c.name, "--socket", sock}
 	if via == "hub" {
-		flags = append(flags, "--tools-mode", "script")
+		flags = append(flags, "--tools-mode", mode)
 	} else {
-		connectArgs = append(connectArgs, "--tools-mode", "script")
+		connectArgs = append(connectArgs, "--tools-mode", mode)
 	}
 	startHub(t, bin, r.workspace, dirs, flags, regexp.MustCompile(`unix listening on (\S+)`))
 
@@ -193,7 +232,7 @@ func runScriptRow(t *testing.T, c client, via string) {
 
 	start := time.Now()
 	out, leftover, runErr := runCLI(t, r.workspace, argv, env)
-	t.Logf("%s in script mode (%s): %s", c.name, via, time.Since(start).Round(100*time.Millisecond))
+	t.Logf("%s in %s mode (%s): %s", c.name, mode, via, time.Since(start).Round(100*time.Millisecond))
 	defer func() {
 		if t.Failed() {
 			t.Logf("%s\n%s output (last 6000 bytes):\n%s", r.model.report(), c.name, tail(out, 6000))
@@ -213,7 +252,7 @@ func runScriptRow(t *testing.T, c client, via string) {
 	r.model.mu.Unlock()
 	// Claude Code defers MCP tools behind its ToolSearch (naming them in the request, loading a
 	// tool's schema when the model selects it): what it declares is both lists.
-	if err := scriptCatalogue(append(slices.Clone(tools), deferred...)); err != nil {
+	if err := catalogue(mode, append(slices.Clone(tools), deferred...)); err != nil {
 		t.Error(err)
 	}
 	if len(deferred) > 0 {
@@ -227,6 +266,14 @@ func runScriptRow(t *testing.T, c client, via string) {
 		}
 	}
 	t.Logf("%s offered the model %d tools, of Switchboard's: %s", c.name, len(tools), strings.Join(mcpTools, " "))
+	if !final {
+		t.Errorf("the conversation did not reach the final turn")
+	}
+	if mode == mcp.ToolsModeSearch {
+		checkSearchRow(t, c.name, dirs, r.workspace, nonce, results)
+		return
+	}
+
 	key := strings.ToUpper(nonce)
 	if len(results) == 0 {
 		t.Fatalf("the model never got script_run's result")
@@ -240,15 +287,35 @@ func runScriptRow(t *testing.T, c client, via string) {
 		t.Errorf("script_run's result does not hold the computed value (todos %d, files 2, key %s): %.600s", todos, key, res.Text)
 	}
 	t.Logf("script_run's result as %s handed it to the model: %.300s", c.name, res.Text)
-	if !final {
-		t.Errorf("the conversation did not reach the final turn")
-	}
 
 	// The hub's audit log: the script's call, and its inner calls with it as their parent.
 	testutil.Poll(testutil.Patience, func() bool { return scriptAudited(readAudit(dirs)) == nil })
 	if err := scriptAudited(readAudit(dirs)); err != nil {
 		t.Error(err)
 	}
+}
+
+// checkSearchRow checks a search-mode conversation: tools_search found file_grep, tools_call ran
+// it (its result names the file holding the nonce), and the denied file_delete came back as a
+// result saying so; the hub audited file_grep and file_delete as themselves.
+func checkSearchRow(t *testing.T, name string, dirs hubDirs, workspace, nonce string, results []toolResult) {
+	t.Helper()
+	if len(results) < 3 {
+		t.Fatalf("the model got %d tool results, want 3 (tools_search, tools_call file_grep, tools_call file_delete)", len(results))
+	}
+	for i, w := range []struct{ tool, contains string }{{"tools_search", "file_grep"}, {"tools_call", keyFile}, {"tools_call", "denied"}} {
+		res := results[i]
+		if !strings.HasSuffix(res.Name, w.tool) || !strings.Contains(res.Text, w.contains) {
+			t.Errorf("tool result %d: %s, want %s's containing %q: %.600s", i+1, res.Name, w.tool, w.contains, res.Text)
+		}
+		// Codex hands the model no error flag (a function_call_output is text either way; an
+		// error result's is a list of its text items): there the text says it.
+		if res.IsError != (i == 2 && name != "codex") {
+			t.Errorf("tool result %d (%s): error flag %v as %s handed it to the model: %.300s", i+1, w.tool, res.IsError, name, res.Text)
+		}
+		t.Logf("result %d (%s, error %v) as %s handed it to the model: %.200s", i+1, w.tool, res.IsError, name, res.Text)
+	}
+	searchAudited(t, dirs, filepath.Join(workspace, keyFile), nonce+"\n")
 }
 
 // scriptAudited checks the audit log holds an ok script_run and, with its call id as parent, an
@@ -336,29 +403,31 @@ func searchHub(t *testing.T, nonce string, extra ...string) (url, token, workspa
 	return got[0], token, workspace, dirs
 }
 
-// searchAudited checks the hub audited the calls tools_call named as those tools: file_grep ok,
-// file_delete denied by the policy.
-func searchAudited(t *testing.T, dirs hubDirs, workspace, nonce string) {
+// searchAudited checks the hub audited the calls tools_call named as those tools (file_grep ok,
+// file_delete denied by the policy), never as tools_call, and that file, the one the denied call
+// named, still holds want.
+func searchAudited(t *testing.T, dirs hubDirs, file, want string) {
 	t.Helper()
-	find := func(lines []auditLine) (read, del *auditLine) {
-		for i, l := range lines {
+	find := func(lines []auditLine) (grep, del bool, asCall []auditLine) {
+		for _, l := range lines {
 			switch {
 			case l.Tool == "file_grep" && l.Outcome == "ok":
-				read = &lines[i]
+				grep = true
 			case l.Tool == "file_delete" && l.Decision == "deny":
-				del = &lines[i]
+				del = true
 			case l.Tool == "tools_call":
-				t.Errorf("audit: a tools_call audited as itself, not as the tool it named: %+v", l)
+				asCall = append(asCall, l)
 			}
 		}
-		return read, del
+		return grep, del, asCall
 	}
-	testutil.Poll(testutil.Patience, func() bool { r, d := find(readAudit(dirs)); return r != nil && d != nil })
-	if r, d := find(readAudit(dirs)); r == nil || d == nil {
-		t.Errorf("audit: file_grep ok %v, file_delete denied %v; lines: %+v", r != nil, d != nil, readAudit(dirs))
+	testutil.Poll(testutil.Patience, func() bool { g, d, _ := find(readAudit(dirs)); return g && d })
+	lines := readAudit(dirs)
+	if g, d, asCall := find(lines); !g || !d || len(asCall) > 0 {
+		t.Errorf("audit: file_grep ok %v, file_delete denied %v, audited as tools_call %+v; lines: %+v", g, d, asCall, lines)
 	}
-	if b, err := os.ReadFile(filepath.Join(workspace, scriptPath)); err != nil || string(b) != nonce {
-		t.Errorf("the denied file_delete touched %s: %q %v", scriptPath, b, err)
+	if b, err := os.ReadFile(file); err != nil || string(b) != want {
+		t.Errorf("the denied file_delete touched %s: %q %v", file, b, err)
 	}
 }
 
@@ -395,7 +464,7 @@ func TestSearchModeAISDK(t *testing.T) {
 	if leftover != "" {
 		t.Errorf("processes left running:\n%s", leftover)
 	}
-	searchAudited(t, dirs, workspace, nonce)
+	searchAudited(t, dirs, filepath.Join(workspace, scriptPath), nonce)
 }
 
 // TestSearchModeMCPGo: mark3labs/mcp-go v1.2.1 (default options: 2026-07-28, stateless) against
@@ -485,5 +554,5 @@ func TestSearchModeMCPGo(t *testing.T) {
 	if !r.IsError || !strings.Contains(strings.ToLower(text(r)), "denied") {
 		t.Errorf("tools_call file_delete (denied by the policy): error %v, %s", r.IsError, text(r))
 	}
-	searchAudited(t, dirs, workspace, nonce)
+	searchAudited(t, dirs, filepath.Join(workspace, scriptPath), nonce)
 }
