@@ -6,6 +6,8 @@
 // `switchboard serve --stdio`, and Streamable HTTP with the bearer token. The CLIs talk to a
 // scripted stand-in model on 127.0.0.1 (model_test.go) that makes them call the hub's tools;
 // the test asserts on the hub side and on the tool results the CLI hands back to the model.
+// modes_test.go does the same in the search and script tools modes (and drives the AI SDK and
+// mark3labs/mcp-go in search mode).
 //
 // The npm packages are pinned in test/clients/package.json (`make client-deps`, part of
 // `make deps`). Without them the tests skip, unless CI=true, where a missing client fails.
