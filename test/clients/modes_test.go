@@ -29,9 +29,9 @@ import (
 // The tools modes (docs/architecture.md, "Tools modes…") with real clients. In script mode each
 // agent CLI, set up the way `switchboard clients connect` writes it, lists the script-mode
 // catalogue and runs a script the stand-in model writes: the script calls file_grep and
-// file_read inside the hub and returns one computed value. In search mode the AI SDK and
-// mark3labs/mcp-go find a tool with tools_search and call it with tools_call; a tools_call of a
-// tool the policy denies comes back as an ordinary error result.
+// file_read inside the hub and returns one computed value. In search mode the CLIs, the AI SDK
+// and mark3labs/mcp-go find a tool with tools_search and call it with tools_call; a tools_call
+// of a tool the policy denies comes back as an ordinary error result.
 
 // scriptCode is the script the model writes: a grep and a read through the hub, one value back.
 // The value can only come from running it: the TODO count is random, and the key is the file's
