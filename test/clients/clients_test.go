@@ -6,6 +6,8 @@
 // `switchboard serve --stdio`, and Streamable HTTP with the bearer token. The CLIs talk to a
 // scripted stand-in model on 127.0.0.1 (model_test.go) that makes them call the hub's tools;
 // the test asserts on the hub side and on the tool results the CLI hands back to the model.
+// modes_test.go does the same in the search and script tools modes (and drives the AI SDK and
+// mark3labs/mcp-go in search mode).
 //
 // The npm packages are pinned in test/clients/package.json (`make client-deps`, part of
 // `make deps`). Without them the tests skip, unless CI=true, where a missing client fails.
@@ -238,6 +240,9 @@ type run struct {
 	tmp, home, workspace string
 	model                *modelStub
 	srv                  server
+	// noEntry: prepare writes the CLI's settings without Switchboard's entry (`switchboard
+	// clients connect` adds it; modes_test.go).
+	noEntry bool
 }
 
 // client describes one agent CLI: how to find it and how to point it at the model stub and the hub.
@@ -300,11 +305,12 @@ func claudeCode(t *testing.T) client {
 		}
 		cfg := filepath.Join(r.tmp, "mcp.json")
 		writeFile(t, cfg, mustJSON(map[string]any{"mcpServers": map[string]any{serverName: entry}}))
-		argv := []string{bin, "-p", prompt,
-			"--mcp-config", cfg, "--strict-mcp-config",
-			// Root may not skip permissions; allowing the server's tools is what a user does.
-			"--allowedTools", "mcp__" + serverName,
-			"--output-format", "stream-json", "--verbose"}
+		argv := []string{bin, "-p", prompt, "--mcp-config", cfg, "--strict-mcp-config"}
+		if r.noEntry { // the user-scope entry in $CLAUDE_CONFIG_DIR/.claude.json
+			argv = argv[:3]
+		}
+		// Root may not skip permissions; allowing the server's tools is what a user does.
+		argv = append(argv, "--allowedTools", "mcp__"+serverName, "--output-format", "stream-json", "--verbose")
 		env := baseEnv(r.home,
 			"CLAUDE_CONFIG_DIR="+filepath.Join(r.home, ".claude"),
 			"ANTHROPIC_BASE_URL="+r.model.URL(),
@@ -333,11 +339,13 @@ func geminiCLI(t *testing.T) client {
 			entry["command"], entry["args"], entry["env"] = r.srv.command, r.srv.args, r.srv.env
 		}
 		settings := map[string]any{
-			"mcpServers": map[string]any{serverName: entry},
-			"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-			"privacy":    map[string]any{"usageStatisticsEnabled": false},
-			"telemetry":  map[string]any{"enabled": false},
-			"general":    map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+			"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+			"privacy":   map[string]any{"usageStatisticsEnabled": false},
+			"telemetry": map[string]any{"enabled": false},
+			"general":   map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+		}
+		if !r.noEntry {
+			settings["mcpServers"] = map[string]any{serverName: entry}
 		}
 		writeFile(t, filepath.Join(r.home, ".gemini", "settings.json"), mustJSON(settings))
 		argv := []string{node, script, "--prompt", prompt, "--approval-mode", "yolo", "--skip-trust", "--output-format", "stream-json"}
@@ -371,6 +379,14 @@ func codex(t *testing.T) client {
 			}
 			mcp = fmt.Sprintf("command = %q\nargs = %s\nenv = { %s }\n", r.srv.command, args, strings.Join(envs, ", "))
 		}
+		table := fmt.Sprintf(`
+[mcp_servers.%s]
+# codex exec cannot ask: approve the hub's tools up front (the hub applies its own policy)
+default_tools_approval_mode = "approve"
+%s`, serverName, mcp)
+		if r.noEntry {
+			table = ""
+		}
 		writeFile(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`# A model Codex has no metadata for: it offers the MCP tools directly (in a namespace) instead
 # of behind its client-side tool_search, which the stand-in model does not play.
 model = "switchboard-stub-model"
@@ -383,11 +399,7 @@ name = "Switchboard test model"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "SWITCHBOARD_STUB_KEY"
-
-[mcp_servers.%s]
-# codex exec cannot ask: approve the hub's tools up front (the hub applies its own policy)
-default_tools_approval_mode = "approve"
-%s`, r.model.URL(), serverName, mcp))
+%s`, r.model.URL(), table))
 		argv := []string{node, launcher, "exec", "--skip-git-repo-check", "--strict-config", "--json", prompt}
 		env := baseEnv(r.home,
 			"CODEX_HOME="+codexHome,

@@ -62,6 +62,23 @@ type modelStub struct {
 	turns    int          // scripted (main conversation) requests answered
 	final    bool         // the final text was sent
 	notes    []string     // what the stub noticed about the client
+
+	// deferred: the MCP tools Claude Code named as deferred (behind ToolSearch) in the last
+	// request of the conversation.
+	deferred []string
+
+	// scenario, when set, replaces the file_write conversation (modes_test.go).
+	scenario *scenario
+}
+
+// scenario is another scripted conversation. anchor is the tool (by suffix) whose presence in a
+// request's tool list marks the main conversation; load lists the tools (by suffix) a model
+// loads through Claude Code's ToolSearch when it defers them; step decides the answer from the
+// tool results so far (name "" with text: the final answer). step runs with m.mu held.
+type scenario struct {
+	anchor string
+	load   []string
+	step   func(m *modelStub, tools []string, results []toolResult) (name string, args map[string]any, text string)
 }
 
 func newModelStub(t *testing.T, nonce string) *modelStub {
@@ -76,6 +93,18 @@ func (m *modelStub) URL() string { return m.srv.URL }
 // next decides the scripted answer for a main-conversation request: a tool call (name, args)
 // or, with name "", the final text.
 func (m *modelStub) next(tools []string, results []toolResult) (name string, args map[string]any, text string, ok bool) {
+	if sc := m.scenario; sc != nil {
+		if pickTool(tools, sc.anchor) == "" {
+			return "", nil, "", false
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.tools, m.results = tools, results
+		m.turns++
+		name, args, text = sc.step(m, tools, results)
+		m.final = m.final || name == ""
+		return name, args, text, true
+	}
 	write, read, noarg := pickTool(tools, "file_write"), pickTool(tools, "file_read"), pickTool(tools, noArgTool)
 	if write == "" {
 		return "", nil, "", false
@@ -261,13 +290,29 @@ func (m *modelStub) anthropic(w http.ResponseWriter, body []byte) {
 	var args map[string]any
 	var text string
 	var ok bool
-	if deferred := deferredTools.FindAllString(string(body), -1); pickTool(tools, "file_write") == "" && slices.Contains(tools, toolSearch) && pickTool(deferred, "file_write") != "" {
+	anchor, load := "file_write", []string{"file_write", "file_read", noArgTool}
+	if m.scenario != nil {
+		anchor, load = m.scenario.anchor, m.scenario.load
+	}
+	deferred := deferredTools.FindAllString(string(body), -1)
+	if pickTool(tools, anchor) != "" || pickTool(deferred, anchor) != "" {
+		m.mu.Lock()
+		m.deferred = deferred
+		m.mu.Unlock()
+	}
+	if pickTool(tools, anchor) == "" && slices.Contains(tools, toolSearch) && pickTool(deferred, anchor) != "" {
 		if !searched {
 			m.mu.Lock()
 			m.notes = append(m.notes, "Claude Code deferred the MCP tools behind ToolSearch")
 			m.mu.Unlock()
 			name, ok = toolSearch, true
-			args = map[string]any{"query": "select:" + strings.Join([]string{pickTool(deferred, "file_write"), pickTool(deferred, "file_read"), pickTool(deferred, noArgTool)}, ","), "max_results": 5}
+			var sel []string
+			for _, suffix := range load {
+				if n := pickTool(deferred, suffix); n != "" {
+					sel = append(sel, n)
+				}
+			}
+			args = map[string]any{"query": "select:" + strings.Join(sel, ","), "max_results": 5}
 		} else {
 			name, args, text, ok = m.next(append(tools, deferred...), results)
 		}
