@@ -35,3 +35,11 @@ func hubOf(info *sdk.Implementation) *HubInfo {
 	}
 	return &HubInfo{Machine: strings.TrimSpace(machine)}
 }
+
+// Label is how the dashboard and the CLI name such a server: "Switchboard hub on <machine>".
+func (h *HubInfo) Label() string {
+	if h.Machine == "" {
+		return "Switchboard hub"
+	}
+	return HubDescription(h.Machine)
+}
