@@ -132,6 +132,15 @@ export function approvalBadge(s: Pick<ServerStatus, 'approved' | 'command_approv
   }
 }
 
+/**
+ * hubLabel: a server that is another Switchboard hub (a hub on another machine used as this one's
+ * server) reads "Switchboard hub on <machine>", as its serverInfo announced; '' for any other.
+ */
+export function hubLabel(s: Pick<ServerStatus, 'hub'>): string {
+  if (!s.hub) return '';
+  return s.hub.machine ? `Switchboard hub on ${s.hub.machine}` : 'Switchboard hub';
+}
+
 /** isRemote: a server reached by URL (nothing runs on this machine). */
 export function isRemote(s: Pick<ServerStatus, 'transport'>): boolean {
   return s.transport !== 'stdio';
