@@ -190,7 +190,8 @@ func textOf(r *sdk.CallToolResult) string {
 // clients call B's tools as b__<tool>: b__file_read reads B's workspace. A deny on A (b__file_write)
 // refuses before B sees the call; a deny on B (file_delete) refuses on B, and A's client reads
 // B's refusal. A's Servers view shows b as a hub with its machine name (hub.machine). The tokens
-// are in neither hub's /api answers nor A's data directory.
+// are in A's keyring, in neither hub's /api answers nor A's data directory. Revoking the grant on
+// B cuts A off at its next call and puts b back to "sign in".
 func TestHubAsAnotherHubsServer(t *testing.T) {
 	secretstest.Start(t)
 	b := newRemoteHub(t)
@@ -285,6 +286,19 @@ func TestHubAsAnotherHubsServer(t *testing.T) {
 		if strings.Contains(a.answers.String(), tok) || strings.Contains(b.answers.String(), tok) || strings.Contains(files.String(), tok) {
 			t.Errorf("a token B issued is in an /api answer or a file of A's data directory")
 		}
+	}
+
+	// Revoked on B (Settings › Other machines): A's next call is refused, and A's server waits
+	// for a sign-in, its tools answering how.
+	b.api(t, "POST", "/api/grants/"+grants[0].(map[string]any)["id"].(string)+"/revoke", nil)
+	r = apptest.CallTool(t, cs, "b__file_read", map[string]any{"path": "on-b.txt"})
+	if !r.IsError || strings.Contains(textOf(r), "written on hub B") {
+		t.Errorf("b__file_read after B revoked A's grant: %q", textOf(r))
+	}
+	a.waitState(t, "signin")
+	r = apptest.CallTool(t, cs, "b__file_read", map[string]any{"path": "on-b.txt"})
+	if !r.IsError || !strings.Contains(textOf(r), "server b needs you to sign in") {
+		t.Errorf("b__file_read once b waits for a sign-in: %q", textOf(r))
 	}
 }
 
