@@ -308,6 +308,7 @@ func TestHubAsAnotherHubsServer(t *testing.T) {
 // fingerprint and how to pin it. Neither sends B a request that reaches its authorization
 // server (no pending approval on B).
 func TestHubUpstreamCertificatePin(t *testing.T) {
+	secretstest.Start(t) // A reads the keyring of the test's own bus, never the user's
 	b := newRemoteHub(t)
 	wrong := hubtls.PinPrefix + strings.Repeat("AB:", 31) + "AB"
 	for _, tc := range []struct {
