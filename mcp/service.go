@@ -41,7 +41,7 @@ import (
 )
 
 // ServerName is the implementation name announced to clients.
-const ServerName = "switchboard"
+const ServerName = upstream.HubServerName
 
 // Subsystem contributes a tool group with a life of its own (a backend connection, a feed): its
 // tools are declared by Tools and bound to the subsystem itself, so the group's handlers are
@@ -332,7 +332,10 @@ func New(opts ...Option) (*Service, error) {
 		s.up.ServerOptions(serverOpts)
 		servers = m.Names
 	}
-	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version}, serverOpts)
+	machine, _ := os.Hostname()
+	// The description says which machine this hub runs on: a hub that uses this one as its
+	// server shows it as "Switchboard hub on <machine>" (upstream.HubDescription).
+	s.server = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "Switchboard", Version: s.opts.version, Description: upstream.HubDescription(machine)}, serverOpts)
 	for _, f := range s.opts.serverSetup {
 		f(s.server)
 	}

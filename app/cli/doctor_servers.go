@@ -100,7 +100,11 @@ func serverCheck(st upstream.Status, where string) check {
 		return c
 	}
 	c.ok = true
-	c.detail = fmt.Sprintf("running %s (%s): %s, %s, %s; %s", st.ServerInfo, where, countOf(len(st.Tools), "tool"), countOf(st.Resources, "resource"), countOf(st.Prompts, "prompt"), sandboxText(st.Sandbox))
+	info := st.ServerInfo
+	if st.Hub != nil {
+		info += ", " + st.Hub.Label()
+	}
+	c.detail = fmt.Sprintf("running %s (%s): %s, %s, %s; %s", info, where, countOf(len(st.Tools), "tool"), countOf(st.Resources, "resource"), countOf(st.Prompts, "prompt"), sandboxText(st.Sandbox))
 	switch {
 	case !st.Approved:
 		c.ok, c.optional = false, true

@@ -120,12 +120,13 @@ func pairs(flag string, list []string, example string) (map[string]string, error
 }
 
 // specFieldRE finds the field a Spec.Validate error names: `servers: "NAME": FIELD: ...`.
-var specFieldRE = regexp.MustCompile(`^servers: "[^"]*": ([a-z]+): `)
+var specFieldRE = regexp.MustCompile(`^servers: "[^"]*": ([a-z_]+): `)
 
 // asFlagError rewrites a Spec.Validate error about a field in terms of the flag that sets it.
 func asFlagError(err error) error {
 	flags := map[string]string{"command": "--command", "url": "--url", "env": "--env", "headers": "--header",
-		"transport": "--transport", "start": "--on-demand", "name": "NAME", "oauth": "--oauth-client-id/--oauth-client-secret/--oauth-scope"}
+		"transport": "--transport", "start": "--on-demand", "name": "NAME", "oauth": "--oauth-client-id/--oauth-client-secret/--oauth-scope",
+		"tls_fingerprint": "--tls-fingerprint"}
 	m := specFieldRE.FindStringSubmatchIndex(err.Error())
 	if m == nil {
 		return err
@@ -139,7 +140,7 @@ func asFlagError(err error) error {
 }
 
 func newServersAddCommand(g *globalFlags) *cobra.Command {
-	var command, cwd, url, transport, oauthID, oauthSecret string
+	var command, cwd, url, transport, oauthID, oauthSecret, pin string
 	var args, envs, headers, oauthScopes []string
 	var onDemand, disabled, dryRun bool
 	cmd := &cobra.Command{
@@ -155,7 +156,8 @@ the file that way (quote the value so the shell leaves it alone).`,
 		Example: `  switchboard servers add everything --command npx --arg -y --arg @modelcontextprotocol/server-everything
   switchboard servers add github --command docker --arg run --arg -i --arg --rm --arg -e --arg GITHUB_PERSONAL_ACCESS_TOKEN \
       --arg ghcr.io/github/github-mcp-server --env 'GITHUB_PERSONAL_ACCESS_TOKEN=${secret:github-token}'
-  switchboard servers add remote --url https://example.test/mcp --header 'Authorization=Bearer ${REMOTE_TOKEN}' --on-demand`,
+  switchboard servers add remote --url https://example.test/mcp --header 'Authorization=Bearer ${REMOTE_TOKEN}' --on-demand
+  switchboard servers add workstation --url https://workstation:9101/mcp --tls-fingerprint 'sha256:3F:A1:…'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			name := pos[0]
@@ -185,7 +187,7 @@ the file that way (quote the value so the shell leaves it alone).`,
 			if err != nil {
 				return err
 			}
-			s := upstream.Spec{Name: name, Command: command, Args: args, Env: env, Cwd: cwd, URL: url, Headers: hdr, Transport: transport}
+			s := upstream.Spec{Name: name, Command: command, Args: args, Env: env, Cwd: cwd, URL: url, Headers: hdr, Transport: transport, TLSFingerprint: pin}
 			if transport == upstream.TransportHTTP {
 				s.Transport = "" // the default for a URL: the file stays minimal
 			}
@@ -235,6 +237,7 @@ the file that way (quote the value so the shell leaves it alone).`,
 	f.StringVar(&oauthID, "oauth-client-id", "", "for --url: the client registered for Switchboard with the server's authorization server (oauth.client_id)")
 	f.StringVar(&oauthSecret, "oauth-client-secret", "", "for --url: its secret, as ${secret:NAME} (oauth.client_secret)")
 	f.StringArrayVar(&oauthScopes, "oauth-scope", nil, "for --url: a scope to ask for when signing in (repeatable; oauth.scopes)")
+	f.StringVar(&pin, "tls-fingerprint", "", "for an https --url: trust exactly the certificate with this SHA-256 fingerprint, \"sha256:AB:CD:…\" (another Switchboard hub's own certificate, as its Settings show it; tls_fingerprint)")
 	f.BoolVar(&onDemand, "on-demand", false, "start the server at the first call that needs it, not with the hub")
 	f.BoolVar(&disabled, "disabled", false, "write the entry switched off (enabled = false)")
 	f.BoolVar(&dryRun, "dry-run", false, "show the change and stop")

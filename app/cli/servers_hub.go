@@ -110,7 +110,11 @@ func printServerList(w io.Writer, list app.ServerList) {
 		if s.Held > 0 {
 			tools += fmt.Sprintf(" (%d held)", s.Held)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, approved, tools, s.Restarts, s.Command)
+		command := s.Command
+		if s.Hub != nil {
+			command += " (" + s.Hub.Label() + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.State, approved, tools, s.Restarts, command)
 	}
 	tw.Flush()
 	for _, s := range list.Servers {

@@ -266,3 +266,22 @@ func TestServersAddOAuth(t *testing.T) {
 		t.Fatalf("literal secret: %v\n%s", err, out)
 	}
 }
+
+// servers add --tls-fingerprint pins another hub's certificate (tls_fingerprint); a malformed one,
+// or one for plain http, is refused in terms of the flag.
+func TestServersAddTLSFingerprint(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "config.toml")
+	pin := "sha256:" + strings.Repeat("3F:", 31) + "3F"
+	out, err := runServers(t, config, "add", "workstation", "--url", "https://workstation:9101/mcp", "--tls-fingerprint", pin)
+	if err != nil || !strings.Contains(out, `+tls_fingerprint = "`+pin+`"`) {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	out, err = runServers(t, config, "add", "other", "--url", "https://other:9101/mcp", "--tls-fingerprint", "3F:3F")
+	if err == nil || !strings.HasPrefix(err.Error(), "--tls-fingerprint: ") || !strings.Contains(err.Error(), `"sha256:"`) {
+		t.Fatalf("malformed pin: %v\n%s", err, out)
+	}
+	out, err = runServers(t, config, "add", "plain", "--url", "http://other:9101/mcp", "--tls-fingerprint", pin)
+	if err == nil || !strings.Contains(err.Error(), "https") {
+		t.Fatalf("pin for http: %v\n%s", err, out)
+	}
+}

@@ -691,6 +691,7 @@ describe('App', () => {
     expect(row.textContent).toMatch(/\ds ago/);
     expect($('grants-fingerprint')?.textContent).toContain('AB:CD:EF');
     expect($('grants-fingerprint')?.textContent).toMatch(/made its own certificate\s+\(served now\)/);
+    expect($('grants-pin')?.textContent).toContain('tls_fingerprint = "sha256:AB:CD:EF');
     click('grant-revoke');
     await vi.waitFor(() => expect(calls).toContainEqual(['revokeGrant', 'g1']));
     await vi.waitFor(() => expect($('grants-empty')).not.toBeNull());

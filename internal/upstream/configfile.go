@@ -538,6 +538,9 @@ func renderSpec(s Spec, nl string) string {
 		kv("transport", tomledit.Quote(s.Transport))
 	}
 	table("headers", s.Headers)
+	if s.TLSFingerprint != "" {
+		kv("tls_fingerprint", tomledit.Quote(s.TLSFingerprint))
+	}
 	if o := s.OAuth; o != nil {
 		var parts []string
 		if o.ClientID != "" {

@@ -45,6 +45,7 @@ type server struct {
 	changed   chan struct{} // closed and replaced at every state change: waiters re-check
 	wanted    bool          // a call asked an on-demand server to start
 	info      string
+	hub       *HubInfo // the server is another Switchboard hub (its serverInfo says so)
 	instr     string
 	tools     []*sdk.Tool        // everything the server offers, approved or not
 	pins      map[string]toolPin // each offered tool's hash and flags, computed once per listing
@@ -340,6 +341,7 @@ func (s *server) refreshOnStart(ctx context.Context, cs *sdk.ClientSession, tran
 		if ir.ServerInfo != nil {
 			s.info = strings.TrimSpace(ir.ServerInfo.Name + " " + ir.ServerInfo.Version)
 		}
+		s.hub = hubOf(ir.ServerInfo)
 		s.instr = ir.Instructions
 	}
 	s.mu.Unlock()
@@ -503,9 +505,9 @@ func (s *server) httpClient() (*http.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
-	var rt http.RoundTripper = headerTransport{h: h, host: origin.Host, scheme: origin.Scheme, next: http.DefaultTransport}
+	var rt http.RoundTripper = headerTransport{h: h, host: origin.Host, scheme: origin.Scheme, next: s.spec.pinTransport(http.DefaultTransport.(*http.Transport))}
 	if s.usesOAuth() {
-		hc, err := oauthclient.HTTPClient(s.spec.URL, s.m.opts.OAuthAllow)
+		hc, err := oauthHTTP(s.spec, s.spec.URL, s.m.opts.OAuthAllow)
 		if err != nil {
 			return nil, err
 		}
@@ -761,7 +763,7 @@ func (s *server) status(a *approvals) Status {
 		Resources: len(s.resources), Templates: len(s.templates), Prompts: len(s.prompts),
 		InFlight: s.inflight, Calls: s.calls, Tools: []ToolStatus{},
 		CommandHash: s.spec.CommandHash(), Cwd: s.spec.Cwd, Env: envNames(s.spec),
-		Sandbox: s.sandbox, OAuth: s.usesOAuth(),
+		Sandbox: s.sandbox, OAuth: s.usesOAuth(), Hub: s.hub,
 	}
 	if t := s.oauth.Load(); t != nil && s.state == StateRunning {
 		st.SignedIn = t.SignedIn()

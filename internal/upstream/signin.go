@@ -24,7 +24,7 @@ func LoginFlow(sp Spec, o Options, open func(authURL string) error) (*oauthclien
 	if o.OAuthStore == nil {
 		return nil, errors.New("no keyring to keep the sign-in in; install and unlock a keyring (gnome-keyring, KeePassXC)")
 	}
-	hc, err := oauthclient.HTTPClient(sp.URL, o.OAuthAllow)
+	hc, err := oauthHTTP(sp, sp.URL, o.OAuthAllow)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func logout(ctx context.Context, sp Spec, o Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if hc, err := oauthclient.HTTPClient(g.Resource, o.OAuthAllow); err == nil {
+	if hc, err := oauthHTTP(sp, g.Resource, o.OAuthAllow); err == nil {
 		_ = oauthclient.Revoke(ctx, hc, g)
 	}
 	return true, o.OAuthStore.Delete(ctx, sp.Name)

@@ -21,6 +21,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/internal/hubtls"
 )
 
 // Spec is one configured server, as written in a [[servers]] table.
@@ -46,6 +48,11 @@ type Spec struct {
 	// server that answers 401 with a Bearer challenge is signed in to all the same, the hub
 	// identifying itself (Client ID Metadata Document) or registering (RFC 7591).
 	OAuth *OAuth `toml:"oauth,omitempty" json:"oauth,omitempty"`
+	// TLSFingerprint pins the certificate of an https server: "sha256:AB:CD:…", the SHA-256 of
+	// the certificate it must present, whoever signed it (another Switchboard hub's own,
+	// self-signed certificate, whose fingerprint that hub's Settings show). A certificate with
+	// another fingerprint is refused.
+	TLSFingerprint string `toml:"tls_fingerprint,omitempty" json:"tls_fingerprint,omitempty"`
 
 	// Enabled: nil (unset) means on.
 	Enabled *bool `toml:"enabled,omitempty" json:"enabled,omitempty"`
@@ -216,6 +223,14 @@ func (s Spec) Validate(reserved []string) error {
 	default:
 		return fmt.Errorf("%s: transport: %q is not a transport; use \"stdio\", \"http\" or \"sse\"", where, s.Transport)
 	}
+	if s.TLSFingerprint != "" {
+		if u, err := url.Parse(s.URL); s.Kind() == TransportStdio || err != nil || u.Scheme != "https" {
+			return fmt.Errorf("%s: tls_fingerprint: only for a server reached over https (url = \"https://…\")", where)
+		}
+		if _, err := hubtls.ParsePin(s.TLSFingerprint); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
 	if s.Kind() != TransportStdio && (s.Sandbox != nil || len(s.EnvPassthrough) > 0) {
 		return fmt.Errorf("%s: sandbox and env_passthrough are for a local server (command); a remote one runs elsewhere", where)
 	}
@@ -310,7 +325,7 @@ func (s Spec) CommandLine() string {
 // CommandHash identifies what the user approves of a server before it runs: what runs on this
 // machine and with what (command, arguments, directory, environment templates, passthrough,
 // sandbox) or where requests and credentials go (URL, transport, header templates, the OAuth
-// client and scopes). Values are
+// client and scopes, the pinned certificate). Values are
 // hashed as written (${secret:NAME}, never a resolved secret). Its name, start mode and enabled
 // switch are not part of it.
 func (s Spec) CommandHash() string {
@@ -325,7 +340,8 @@ func (s Spec) CommandHash() string {
 		URL            string            `json:"url,omitempty"`
 		Headers        map[string]string `json:"headers,omitempty"`
 		OAuth          *OAuth            `json:"oauth,omitempty"`
-	}{s.Kind(), s.Command, s.Args, s.Cwd, s.Env, s.EnvPassthrough, s.Sandbox, s.URL, s.Headers, s.OAuth})
+		TLSFingerprint string            `json:"tls_fingerprint,omitempty"`
+	}{s.Kind(), s.Command, s.Args, s.Cwd, s.Env, s.EnvPassthrough, s.Sandbox, s.URL, s.Headers, s.OAuth, s.TLSFingerprint})
 	h := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(h[:])
 }

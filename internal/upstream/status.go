@@ -62,7 +62,10 @@ type Status struct {
 	LastError   string `json:"last_error,omitempty"`
 	LastErrorAt string `json:"last_error_at,omitempty"`
 	// ServerInfo is what the server announced at initialize ("name version").
-	ServerInfo   string       `json:"server_info,omitempty"`
+	ServerInfo string `json:"server_info,omitempty"`
+	// Hub: the server is another Switchboard hub (a hub on another machine used as this
+	// one's server), and the machine it runs on, as its serverInfo announced.
+	Hub          *HubInfo     `json:"hub,omitempty"`
 	Instructions string       `json:"instructions,omitempty"`
 	Tools        []ToolStatus `json:"tools"`
 	Resources    int          `json:"resources"`

@@ -223,6 +223,16 @@ describe('the add form', () => {
     });
   });
 
+  it('pins another hub’s certificate for a URL (tls_fingerprint), and places the hub’s error on it', () => {
+    const pin = 'sha256:3F:A1:9C';
+    const f = { ...emptyForm(), kind: 'url' as const, name: 'workstation', url: 'https://workstation:9101/mcp', tls_fingerprint: ` ${pin} ` };
+    expect(specFromForm(f)).toEqual({ spec: { name: 'workstation', url: 'https://workstation:9101/mcp', transport: 'http', tls_fingerprint: pin } });
+    // A local server has no certificate: a pin typed before switching kinds is not sent.
+    expect(specFromForm({ ...f, kind: 'command', command: 'x' })).toEqual({ spec: { name: 'workstation', command: 'x' } });
+    expect(specFromForm({ ...f, tls_fingerprint: '' })).toEqual({ spec: { name: 'workstation', url: 'https://workstation:9101/mcp', transport: 'http' } });
+    expect(formError(`add server workstation: HTTP 400: servers: "workstation": tls_fingerprint: "${pin}" is not a SHA-256 fingerprint`).field).toBe('tls_fingerprint');
+  });
+
   it('refuses an env or header line without a key, naming the field and the line', () => {
     expect(specFromForm({ ...emptyForm(), name: 'x', command: 'y', env: 'A=1\nnot a pair' })).toEqual({ error: { field: 'env', text: 'env: line 2 "not a pair" is not KEY=VALUE' } });
     expect(parsePairs('=value', 'env')).toEqual({ error: { field: 'env', text: 'env: line 1 "=value" is not KEY=VALUE' } });
@@ -295,7 +305,7 @@ describe('the view’s rules', () => {
 
   it('places a form error by the fields the form shows for its kind', () => {
     expect(formFields('command')).toEqual(['name', 'command', 'args', 'env', 'start']);
-    expect(formFields('url')).toEqual(['name', 'url', 'headers', 'transport', 'start']);
+    expect(formFields('url')).toEqual(['name', 'url', 'headers', 'transport', 'tls_fingerprint', 'start']);
     const url = { field: 'url' as const, text: 'servers: "x": url: bad' };
     expect(generalFormError(url, 'command')).toBe(url);
     expect(generalFormError(url, 'url')).toBeNull();

@@ -132,6 +132,15 @@ export function approvalBadge(s: Pick<ServerStatus, 'approved' | 'command_approv
   }
 }
 
+/**
+ * hubLabel: a server that is another Switchboard hub (a hub on another machine used as this one's
+ * server) reads "Switchboard hub on <machine>", as its serverInfo announced; '' for any other.
+ */
+export function hubLabel(s: Pick<ServerStatus, 'hub'>): string {
+  if (!s.hub) return '';
+  return s.hub.machine ? `Switchboard hub on ${s.hub.machine}` : 'Switchboard hub';
+}
+
 /** isRemote: a server reached by URL (nothing runs on this machine). */
 export function isRemote(s: Pick<ServerStatus, 'transport'>): boolean {
   return s.transport !== 'stdio';
@@ -300,16 +309,18 @@ export interface ServerForm {
   /** Name: value (or Name=value) per line. */
   headers: string;
   transport: 'http' | 'sse';
+  /** The certificate pinned for an https URL (another hub's own): "sha256:AB:CD:…"; '' for none. */
+  tls_fingerprint: string;
   start: 'eager' | 'on-demand';
 }
 
 export function emptyForm(): ServerForm {
-  return { name: '', kind: 'command', command: '', args: '', env: '', url: '', headers: '', transport: 'http', start: 'eager' };
+  return { name: '', kind: 'command', command: '', args: '', env: '', url: '', headers: '', transport: 'http', tls_fingerprint: '', start: 'eager' };
 }
 
 /** The fields of a spec the API names in its errors (and the form has an input for). */
-export type FormField = 'name' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'transport' | 'start';
-const FIELDS: FormField[] = ['name', 'command', 'args', 'env', 'url', 'headers', 'transport', 'start'];
+export type FormField = 'name' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'transport' | 'tls_fingerprint' | 'start';
+const FIELDS: FormField[] = ['name', 'command', 'args', 'env', 'url', 'headers', 'transport', 'tls_fingerprint', 'start'];
 
 /** A problem with the form: the field it is about ('' for the form as a whole) and what to fix. */
 export interface FormError {
@@ -369,6 +380,8 @@ export function specFromForm(f: ServerForm): { spec: ServerSpec } | { error: For
     const headers = parsePairs(f.headers, 'headers');
     if ('error' in headers) return headers;
     if (Object.keys(headers.value).length) spec.headers = headers.value;
+    const pin = f.tls_fingerprint.trim();
+    if (pin) spec.tls_fingerprint = pin;
   }
   if (f.start !== 'eager') spec.start = f.start;
   return { spec };
@@ -381,14 +394,14 @@ export function specFromForm(f: ServerForm): { spec: ServerSpec } | { error: For
  */
 export function formError(message: string): FormError {
   const text = message.replace(/^.*?: HTTP \d{3}: /, '').replace(/^add server [^:]*: /, '');
-  const m = text.match(/^servers: (?:"[^"]*": )?([a-z]+): /);
+  const m = text.match(/^servers: (?:"[^"]*": )?([a-z_]+): /);
   const field = m && (FIELDS as string[]).includes(m[1]) ? (m[1] as FormField) : '';
   return { field, text };
 }
 
 /** The fields the form shows for a kind of server. */
 export function formFields(kind: ServerForm['kind']): FormField[] {
-  return kind === 'command' ? ['name', 'command', 'args', 'env', 'start'] : ['name', 'url', 'headers', 'transport', 'start'];
+  return kind === 'command' ? ['name', 'command', 'args', 'env', 'start'] : ['name', 'url', 'headers', 'transport', 'tls_fingerprint', 'start'];
 }
 
 /** The error the form shows at its top: one that names no field, or a field not shown for this kind. */
