@@ -49,6 +49,11 @@ export interface Owner {
    * credential (the 0600 socket, the TCP or HTTP token).
    */
   transport: string;
+  /**
+   * Identity is the client a credential of its own proved (a per-client HTTP token, an OAuth
+   * grant); "" for a shared credential.
+   */
+  identity?: string;
 }
 /**
  * Progress is the latest progress a task's call reported.
