@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/fetch"
@@ -305,29 +304,8 @@ func MetadataClient(allow []string) *http.Client {
 	}
 	dialer := &net.Dialer{Timeout: metadataTimeout}
 	tr := &http.Transport{
-		Proxy: nil, // a proxy would dial for us and bypass the address check
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			host, port, err := net.SplitHostPort(addr)
-			if err != nil {
-				return nil, err
-			}
-			byName := list.Host(host, port)
-			d := *dialer
-			d.Control = func(_, address string, _ syscall.RawConn) error {
-				ap, err := netip.ParseAddrPort(address)
-				if err != nil {
-					return &fetch.RefusedError{Addr: address, Reason: "not an IP address"}
-				}
-				if byName || list.Addr(ap) {
-					return nil
-				}
-				if reason := fetch.BlockedReason(ap.Addr()); reason != "" {
-					return &fetch.RefusedError{Addr: address, Reason: reason}
-				}
-				return nil
-			}
-			return d.DialContext(ctx, network, addr)
-		},
+		Proxy:                 nil, // a proxy would dial for us and bypass the address check
+		DialContext:           fetch.GuardedDial(dialer, func() *fetch.Allow { return list }, nil),
 		TLSHandshakeTimeout:   metadataTimeout,
 		ResponseHeaderTimeout: metadataTimeout,
 	}

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -84,33 +83,8 @@ func New(o Options) (*Fetcher, error) {
 	f.timeout.Store(int64(o.Timeout))
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		Proxy: nil, // a proxy would dial for us and bypass the address check
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			host, port, err := net.SplitHostPort(addr)
-			if err != nil {
-				return nil, err
-			}
-			allow := f.allow.Load()
-			byName := allow.Host(host, port)
-			d := *dialer
-			// Control runs after DNS resolution, on the exact address the socket connects to,
-			// for every address tried: a name that resolves (or re-resolves) to an internal
-			// address is refused here, whatever the URL said.
-			d.Control = func(_, address string, _ syscall.RawConn) error {
-				ap, err := netip.ParseAddrPort(address)
-				if err != nil {
-					return &RefusedError{address, "not an IP address"}
-				}
-				if byName || allow.Addr(ap) {
-					return nil
-				}
-				if reason := BlockedReason(ap.Addr()); reason != "" {
-					return &RefusedError{address, reason}
-				}
-				return nil
-			}
-			return d.DialContext(ctx, network, addr)
-		},
+		Proxy:                 nil, // a proxy would dial for us and bypass the address check
+		DialContext:           GuardedDial(dialer, f.allow.Load, nil),
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 20 * time.Second,

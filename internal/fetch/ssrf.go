@@ -8,10 +8,13 @@
 package fetch
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // blockedPrefixes are refused unless allow-listed, beyond what netip's predicates cover.
@@ -168,4 +171,40 @@ func (a *Allow) Addr(ap netip.AddrPort) bool {
 // Empty reports whether nothing is allow-listed.
 func (a *Allow) Empty() bool {
 	return a == nil || (len(a.hosts) == 0 && len(a.prefixes) == 0 && len(a.addrs) == 0)
+}
+
+// GuardedDial is a DialContext that applies the SSRF rules to the address actually dialed:
+// Control runs after DNS resolution, on the exact address the socket connects to, for every
+// address tried, so a name that resolves (or re-resolves) to an internal address is refused
+// whatever the URL said. allow returns the list in force (hosts and addresses the user
+// trusts); refuse builds the error for a blocked address (nil: *RefusedError). Every client
+// the hub points at an address on someone else's word (web_fetch, OAuth metadata, client
+// metadata documents) dials through it.
+func GuardedDial(dialer *net.Dialer, allow func() *Allow, refuse func(host, address, reason string) error) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if refuse == nil {
+		refuse = func(_, address, reason string) error { return &RefusedError{address, reason} }
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		list := allow()
+		byName := list.Host(host, port)
+		d := *dialer
+		d.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return &RefusedError{address, "not an IP address"}
+			}
+			if byName || list.Addr(ap) {
+				return nil
+			}
+			if reason := BlockedReason(ap.Addr()); reason != "" {
+				return refuse(host, address, reason)
+			}
+			return nil
+		}
+		return d.DialContext(ctx, network, addr)
+	}
 }

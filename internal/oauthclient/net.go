@@ -1,13 +1,10 @@
 package oauthclient
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/fetch"
@@ -32,28 +29,9 @@ func HTTPClient(serverURL string, allow []string) (*http.Client, error) {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		Proxy: nil, // a proxy would dial for us and bypass the address check
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			host, port, err := net.SplitHostPort(addr)
-			if err != nil {
-				return nil, err
-			}
-			byName := list.Host(host, port)
-			d := *dialer
-			d.Control = func(_, address string, _ syscall.RawConn) error {
-				ap, err := netip.ParseAddrPort(address)
-				if err != nil {
-					return &fetch.RefusedError{Addr: address, Reason: "not an IP address"}
-				}
-				if byName || list.Addr(ap) {
-					return nil
-				}
-				if reason := fetch.BlockedReason(ap.Addr()); reason != "" {
-					return &RefusedError{Addr: address, Host: host, Reason: reason}
-				}
-				return nil
-			}
-			return d.DialContext(ctx, network, addr)
-		},
+		DialContext: fetch.GuardedDial(dialer, func() *fetch.Allow { return list }, func(host, address, reason string) error {
+			return &RefusedError{Addr: address, Host: host, Reason: reason}
+		}),
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 20 * time.Second,

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -275,7 +274,7 @@ func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
 	h.mu.Lock()
 	h.timer = time.AfterFunc(timeout, func() { h.expire(token, timeout) })
 	h.mu.Unlock()
-	res, err := inputRequired(sdk.InputRequestMap{q.id: q.req}, token)
+	res, err := tool.InputRequired(sdk.InputRequestMap{q.id: q.req}, token)
 	if err != nil {
 		h.cancel(err)
 		return nil, err
@@ -368,30 +367,6 @@ func (h *heldCall) question(ctx context.Context, method string, p sdk.InputReque
 		}
 		return nil, context.Cause(h.ctx)
 	}
-}
-
-// inputRequired is the input_required result carrying the server's question to the client.
-// go-sdk's result type is unexported; its JSON form is the supported way to set it.
-func inputRequired(asks sdk.InputRequestMap, token string) (*sdk.CallToolResult, error) {
-	ir, err := json.Marshal(asks)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(struct {
-		Content       []any           `json:"content"`
-		InputRequests json.RawMessage `json:"inputRequests"`
-		RequestState  string          `json:"requestState"`
-		ResultType    string          `json:"resultType"`
-	}{[]any{}, ir, token, "input_required"})
-	if err != nil {
-		return nil, err
-	}
-	var res sdk.CallToolResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, err
-	}
-	res.Content = []sdk.Content{}
-	return &res, nil
 }
 
 // holdTimeout is how long a held call waits for its client's retry.

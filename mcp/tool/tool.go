@@ -384,3 +384,28 @@ func OpenWorld(a *sdk.ToolAnnotations) *sdk.ToolAnnotations {
 	a.OpenWorldHint = ptr(true)
 	return a
 }
+
+// InputRequired is a multi round-trip answer (protocol 2026-07-28): the call did not run yet,
+// the client puts the questions in asks to its user and calls again with the answers and state.
+// go-sdk's result type field is unexported; its JSON form is the supported way to set it.
+func InputRequired(asks sdk.InputRequestMap, state string) (*sdk.CallToolResult, error) {
+	ir, err := json.Marshal(asks)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(struct {
+		Content       []any           `json:"content"`
+		InputRequests json.RawMessage `json:"inputRequests"`
+		RequestState  string          `json:"requestState"`
+		ResultType    string          `json:"resultType"`
+	}{[]any{}, ir, state, "input_required"})
+	if err != nil {
+		return nil, err
+	}
+	var res sdk.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
+	}
+	res.Content = []sdk.Content{}
+	return &res, nil
+}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"sync"
@@ -126,26 +125,7 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 	}
 	r.tr.rounds.m[token] = &roundState{caller: r.caller, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
 	r.tr.rounds.mu.Unlock()
-	// The result type is unexported in go-sdk; its JSON form is the supported way to set it.
-	ir, err := json.Marshal(r.ask)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(struct {
-		Content       []any           `json:"content"`
-		InputRequests json.RawMessage `json:"inputRequests"`
-		RequestState  string          `json:"requestState"`
-		ResultType    string          `json:"resultType"`
-	}{[]any{}, ir, token, "input_required"})
-	if err != nil {
-		return nil, err
-	}
-	var res sdk.CallToolResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, err
-	}
-	res.Content = []sdk.Content{}
-	return &res, nil
+	return tool.InputRequired(r.ask, token)
 }
 
 // elicit returns the client's answer to an elicitation. ok is false when the question was
