@@ -9,8 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/atomicfile"
 )
 
 // Client is a registered client (RFC 7591) or one identified by its metadata document (CIMD).
@@ -100,22 +101,7 @@ func (st *state) save(path string) error {
 	if err != nil {
 		return fmt.Errorf("encode grants: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("save grants: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".grants-*")
-	if err != nil {
-		return fmt.Errorf("save grants: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save grants: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save grants: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return fmt.Errorf("save grants: %w", err)
 	}
 	return nil

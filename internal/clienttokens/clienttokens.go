@@ -16,13 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/internal/atomicfile"
 	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
@@ -175,22 +175,7 @@ func (s *Store) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("client tokens: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".client-tokens-*")
-	if err != nil {
-		return fmt.Errorf("client tokens: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return fmt.Errorf("client tokens: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("client tokens: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
+	if err := atomicfile.Write(s.path, raw); err != nil {
 		return fmt.Errorf("client tokens: %w", err)
 	}
 	return nil
