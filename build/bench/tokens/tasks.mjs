@@ -368,6 +368,23 @@ return out;`,
   },
 ];
 const SCRATCH = 'bench-scratch';
+
+// A script-mode model that does not know a tool's arguments yet looks it up first: one
+// tools_search per distinct tool the script calls, in words (not the tool's name), limit 3. The
+// "with searches" columns add these calls and their results to the script's side.
+const TOOL_QUERY = {
+  file_grep: 'search file contents for a regular expression',
+  project_map: 'tree of the project with file sizes',
+  file_read: 'read a file',
+  code_calls: 'who calls a function',
+  code_hover: 'signature and documentation of a symbol',
+  web_fetch: 'fetch a web page by URL',
+  file_patch: 'apply a unified diff patch',
+  git_log: 'list recent git commits',
+  git_show: 'show one git commit with its changed files',
+  dir_list: 'list a directory',
+  file_glob: 'find files matching a glob pattern',
+};
 tasks.find((t) => t.id === 'patch').script = tasks.find((t) => t.id === 'patch').script.replace('SCRATCH', SCRATCH);
 
 // The model's reading of direct results (what it would answer), kept apart from the scripts'
@@ -499,9 +516,10 @@ async function connect(ctx, mode) {
 
 // counter wraps a client: each call's name and arguments and its result text are counted.
 function counter(client) {
-  const c = { calls: 0, args: 0, results: 0 };
+  const c = { calls: 0, args: 0, results: 0, names: new Set() };
   c.call = async (name, args, opts) => {
     c.calls++;
+    c.names.add(name);
     c.args += tok(JSON.stringify({ name, arguments: args }));
     const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000, ...opts });
     const text = (r.content ?? []).filter((x) => x.type === 'text').map((x) => x.text).join('\n');
@@ -577,7 +595,13 @@ async function main() {
       }
       if (!t.check(directAnswer)) throw new Error(`task ${t.id}: implausible answer ${JSON.stringify(directAnswer).slice(0, 500)}`);
       if (t.scratch) fs.rmSync(path.join(workspace, SCRATCH), { recursive: true, force: true });
-      rows.push({ t, d, s, innerCalls: r.structuredContent?.calls });
+      const q = counter(script.client);
+      const found = [];
+      for (const name of d.names) {
+        const { r: sr } = await q.call('tools_search', { query: TOOL_QUERY[name], limit: 3 });
+        if ((sr.structuredContent?.tools ?? []).some((x) => x.name === name)) found.push(name);
+      }
+      rows.push({ t, d, s, q, found, innerCalls: r.structuredContent?.calls });
       console.error(`task ${t.id}: direct ${d.calls} calls, ${d.args + d.results} tokens; script ${s.args + s.results} tokens`);
     }
   } finally {
@@ -595,21 +619,22 @@ function report(rows, full, script, skipped, head) {
   const ratio = (a, b) => `${(a / b).toFixed(3)}×`;
   console.log(`Repository: a clone of ${head}; catalogue: full ${full.catalogue} tokens (${full.tools} tools), script ${script.catalogue} tokens (${script.tools} tools).`);
   console.log('');
-  console.log('| task | direct calls | direct: args + results | direct total (+ catalogue) | script: code + result | script total (+ catalogue) | total ratio | ratio without catalogues |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  const sum = { dw: 0, sw: 0, dt: 0, st: 0, calls: 0 };
-  for (const { t, d, s } of rows) {
+  console.log('| task | direct calls | direct: args + results | direct total (+ catalogue) | script: code + result | script total (+ catalogue) | total ratio | ratio without catalogues | tools_search calls (tool found) + tokens | ratio with searches |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  const sum = { dw: 0, sw: 0, dt: 0, st: 0, calls: 0, qw: 0, qn: 0, qf: 0 };
+  for (const { t, d, s, q, found } of rows) {
     const dw = d.args + d.results;
     const sw = s.args + s.results;
+    const qw = q.args + q.results;
     const dt = full.catalogue + dw;
     const st = script.catalogue + sw;
-    Object.assign(sum, { dw: sum.dw + dw, sw: sum.sw + sw, dt: sum.dt + dt, st: sum.st + st, calls: sum.calls + d.calls });
-    console.log(`| ${t.id}: ${t.what} | ${d.calls} | ${d.args} + ${d.results} | ${dt} | ${s.args} + ${s.results} | ${st} | ${ratio(st, dt)} | ${ratio(sw, dw)} |`);
+    Object.assign(sum, { dw: sum.dw + dw, sw: sum.sw + sw, dt: sum.dt + dt, st: sum.st + st, calls: sum.calls + d.calls, qw: sum.qw + qw, qn: sum.qn + q.calls, qf: sum.qf + found.length });
+    console.log(`| ${t.id}: ${t.what} | ${d.calls} | ${d.args} + ${d.results} | ${dt} | ${s.args} + ${s.results} | ${st} | ${ratio(st, dt)} | ${ratio(sw, dw)} | ${q.calls} (${found.length}) + ${qw} | ${ratio(st + qw, dt)} |`);
   }
-  console.log(`| **all ${rows.length} tasks** | ${sum.calls} | ${sum.dw} | ${sum.dt} | ${sum.sw} | ${sum.st} | **${ratio(sum.st, sum.dt)}** | ${ratio(sum.sw, sum.dw)} |`);
+  console.log(`| **all ${rows.length} tasks** | ${sum.calls} | ${sum.dw} | ${sum.dt} | ${sum.sw} | ${sum.st} | **${ratio(sum.st, sum.dt)}** | ${ratio(sum.sw, sum.dw)} | ${sum.qn} (${sum.qf}) + ${sum.qw} | ${ratio(sum.st + sum.qw, sum.dt)} |`);
   const dOne = full.catalogue + sum.dw;
   const sOne = script.catalogue + sum.sw;
-  console.log(`\nAll ${rows.length} tasks in one session (the catalogue once): direct ${dOne}, script ${sOne} tokens, ${ratio(sOne, dOne)}.`);
+  console.log(`\nAll ${rows.length} tasks in one session (the catalogue once): direct ${dOne}, script ${sOne} tokens, ${ratio(sOne, dOne)}; with the searches ${sOne + sum.qw}, ${ratio(sOne + sum.qw, dOne)}.`);
   if (skipped.length) console.log(`\nSkipped: ${skipped.join('; ')}`);
 }
 
