@@ -10,7 +10,7 @@
 //   - script: the script-mode catalogue + one script_run call (the script's text) + its result.
 //
 // Both ways must give the same answer (asserted). The repository is a clone of this checkout's
-// HEAD (read-only to the tasks; the patch task writes a scratch copy of two files inside it,
+// HEAD (read-only to the tasks; the patch task writes a scratch copy of three files inside it,
 // removed afterwards); the web pages are served on 127.0.0.1 by this script and fetched with the
 // hub's web_fetch (the loopback address allow-listed with SWITCHBOARD_FETCH_ALLOW).
 //
