@@ -539,8 +539,26 @@ function resetScratch(ws) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
+  for (const id of o.only ?? []) if (!tasks.some((t) => t.id === id)) throw new Error(`--only: no task ${id}; tasks: ${tasks.map((t) => t.id).join(', ')}`);
   if (!fs.existsSync(sdkDir)) throw new Error(`${sdkDir}: missing; run make node-deps`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-tokens-'));
+  let web;
+  let full;
+  let script;
+  try {
+    await runSuite(o, tmp, (w) => { web = w; }, (f, s) => { full = f; script = s; });
+  } finally {
+    await full?.client.close();
+    await script?.client.close();
+    web?.close();
+    for (const [mode, h] of [['full', full], ['script', script]]) {
+      if (h?.stderr().trim()) console.error(`the ${mode}-mode hub's stderr:\n${h.stderr()}`);
+    }
+    if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function runSuite(o, tmp, setWeb, setHubs) {
   let bin = o.bin;
   if (!bin) {
     bin = path.join(tmp, 'switchboard');
@@ -552,7 +570,7 @@ async function main() {
   const home = path.join(tmp, 'home');
   fs.mkdirSync(path.join(home, 'run'), { recursive: true, mode: 0o700 });
   const GOPATH = goEnv('GOPATH');
-  const gopls = fs.existsSync(path.join(GOPATH, 'bin', 'gopls'));
+  const gopls = [path.join(GOPATH, 'bin'), ...(process.env.PATH ?? '').split(':')].some((d) => d && fs.existsSync(path.join(d, 'gopls')));
   const env = {
     PATH: `${path.join(GOPATH, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: home, SHELL: '/bin/sh',
     XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data'), XDG_STATE_HOME: path.join(home, 'state'),
@@ -565,55 +583,48 @@ async function main() {
   fs.mkdirSync(path.join(env.XDG_CONFIG_HOME, 'switchboard'), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(env.XDG_CONFIG_HOME, 'switchboard', 'config.toml'), 'task_after = "10m"\n', { mode: 0o600 });
   const web = await startWeb();
+  setWeb(web);
   const ctx = { bin, workspace, env, web: `http://127.0.0.1:${web.address().port}` };
   const run = tasks.filter((t) => !o.only || o.only.has(t.id));
   const skipped = [];
   const full = await connect(ctx, 'full');
-  const script = await connect(ctx, 'script');
+  const script = await connect(ctx, 'script').catch(async (err) => { await full.client.close(); throw err; });
+  setHubs(full, script);
   const rows = [];
-  try {
-    for (const t of run) {
-      if (t.needs === 'gopls' && !gopls) {
-        skipped.push(`${t.id}: gopls is not installed (make lsp-deps)`);
-        continue;
-      }
-      if (t.scratch) resetScratch(workspace);
-      const d = counter(full.client);
-      const directAnswer = await t.direct(async (name, args) => {
-        const { r, text } = await d.call(name, args);
-        return r.structuredContent ?? JSON.parse(text);
-      }, ctx);
-      if (t.scratch) resetScratch(workspace);
-      const s = counter(script.client);
-      const code = typeof t.script === 'function' ? t.script(ctx) : t.script;
-      const { r } = await s.call('script_run', { code, timeout: 300 });
-      const scriptAnswer = r.structuredContent?.result;
-      try {
-        deepStrictEqual(JSON.parse(JSON.stringify(scriptAnswer)), JSON.parse(JSON.stringify(directAnswer)));
-      } catch (err) {
-        throw new Error(`task ${t.id}: the script's answer differs from the direct calls':\n${err.message}`);
-      }
-      if (!t.check(directAnswer)) throw new Error(`task ${t.id}: implausible answer ${JSON.stringify(directAnswer).slice(0, 500)}`);
-      if (t.scratch) fs.rmSync(path.join(workspace, SCRATCH), { recursive: true, force: true });
-      const q = counter(script.client);
-      const found = [];
-      for (const name of d.names) {
-        const { r: sr } = await q.call('tools_search', { query: TOOL_QUERY[name], limit: 3 });
-        if ((sr.structuredContent?.tools ?? []).some((x) => x.name === name)) found.push(name);
-      }
-      rows.push({ t, d, s, q, found, innerCalls: r.structuredContent?.calls });
-      console.error(`task ${t.id}: direct ${d.calls} calls, ${d.args + d.results} tokens; script ${s.args + s.results} tokens`);
+  for (const t of run) {
+    if (t.needs === 'gopls' && !gopls) {
+      skipped.push(`${t.id}: gopls is not installed (make lsp-deps)`);
+      continue;
     }
-  } finally {
-    await full.client.close();
-    await script.client.close();
-    web.close();
-    if (t2s(full.stderr())) console.error(`full-mode hub stderr:\n${full.stderr()}`);
-    if (!o.keep) fs.rmSync(tmp, { recursive: true, force: true });
+    if (t.scratch) resetScratch(workspace);
+    const d = counter(full.client);
+    const directAnswer = await t.direct(async (name, args) => {
+      const { r, text } = await d.call(name, args);
+      return r.structuredContent ?? JSON.parse(text);
+    }, ctx);
+    if (t.scratch) resetScratch(workspace);
+    const s = counter(script.client);
+    const code = typeof t.script === 'function' ? t.script(ctx) : t.script;
+    const { r } = await s.call('script_run', { code, timeout: 300 });
+    const scriptAnswer = r.structuredContent?.result;
+    try {
+      deepStrictEqual(JSON.parse(JSON.stringify(scriptAnswer)), JSON.parse(JSON.stringify(directAnswer)));
+    } catch (err) {
+      throw new Error(`task ${t.id}: the script's answer differs from the direct calls':\n${err.message}`);
+    }
+    if (!t.check(directAnswer)) throw new Error(`task ${t.id}: implausible answer ${JSON.stringify(directAnswer).slice(0, 500)}`);
+    if (t.scratch) fs.rmSync(path.join(workspace, SCRATCH), { recursive: true, force: true });
+    const q = counter(script.client);
+    const found = [];
+    for (const name of d.names) {
+      const { r: sr } = await q.call('tools_search', { query: TOOL_QUERY[name], limit: 3 });
+      if ((sr.structuredContent?.tools ?? []).some((x) => x.name === name)) found.push(name);
+    }
+    rows.push({ t, d, s, q, found });
+    console.error(`task ${t.id}: direct ${d.calls} calls, ${d.args + d.results} tokens; script ${s.args + s.results} tokens`);
   }
   report(rows, full, script, skipped, head);
 }
-const t2s = (s) => s.trim();
 
 function report(rows, full, script, skipped, head) {
   const ratio = (a, b) => `${(a / b).toFixed(3)}×`;
