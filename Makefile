@@ -221,15 +221,18 @@ bench-code: $(GOPLS).$(GOPLS_VERSION) bench-code-deps
 	node build/bench/code_bench.mjs --docs docs/benchmarks.md
 
 # What a session receives before its first word, per tools mode, with 0, 3 and 10 upstream servers,
-# counted in o200k tokens (gpt-tokenizer, pinned in build/bench/tokens; docs/benchmarks.md).
+# then the task suite (tasks.mjs: twelve tasks as direct calls and as one script_run, through a hub
+# built from this checkout; gopls for the callers task), counted in o200k tokens (gpt-tokenizer,
+# pinned in build/bench/tokens; docs/benchmarks.md).
 build/bench/tokens/node_modules/.installed: build/bench/tokens/package-lock.json
 	cd build/bench/tokens && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-bench-tokens: build/bench/tokens/node_modules/.installed node-deps
+bench-tokens: build/bench/tokens/node_modules/.installed node-deps $(GOPLS).$(GOPLS_VERSION)
 	rm -rf build/bench/tokens/out && mkdir -p build/bench/tokens/out
 	SWITCHBOARD_CATALOGUE_OUT=$(CURDIR)/build/bench/tokens/out $(GO) test ./mcp -run TestCatalogueFigures -count=1
 	node build/bench/tokens/count.mjs build/bench/tokens/out
+	node build/bench/tokens/tasks.mjs
 
 # Dashboard responsiveness under a process output flood (docs/benchmarks.md, flood section).
 bench-dashboard: frontend-deps frontend
