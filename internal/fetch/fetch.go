@@ -16,8 +16,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -255,7 +257,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxBytes int, format
 	case format == "text":
 		res.Content = htmlText(body)
 	default:
-		md, err := htmltomarkdown.ConvertString(string(body), converter.WithDomain(baseURL(resp.Request.URL)))
+		md, err := markdownConverter.ConvertString(string(body), converter.WithDomain(baseURL(resp.Request.URL)))
 		if err != nil {
 			res.Content = htmlText(body)
 		} else {
@@ -305,6 +307,11 @@ func trimPartialRune(b []byte) []byte {
 	}
 	return b
 }
+
+// markdownConverter turns pages into Markdown: CommonMark, and tables as Markdown tables (the
+// library's default converter runs a table's cells together, and a model cannot rebuild it).
+// A Converter is safe for concurrent use.
+var markdownConverter = converter.NewConverter(converter.WithPlugins(base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
 
 func looksHTML(b []byte) bool {
 	head := strings.ToLower(string(b[:min(len(b), 512)]))

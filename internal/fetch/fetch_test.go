@@ -114,7 +114,8 @@ func serve(t *testing.T, h http.HandlerFunc) (*httptest.Server, string) {
 // Local servers are reachable only through the allow-list, by host:port, IP or CIDR.
 func TestAllowListAndContent(t *testing.T) {
 	page := `<!doctype html><html><head><title>T</title><style>body{color:red}</style><script>var secret=1</script></head>
-<body><h1>Hello</h1><p>Some <b>bold</b> text and a <a href="/next">link</a>.</p><ul><li>one</li><li>two</li></ul></body></html>`
+<body><h1>Hello</h1><p>Some <b>bold</b> text and a <a href="/next">link</a>.</p><ul><li>one</li><li>two</li></ul>
+<table><tr><th>city</th><th>people</th></tr><tr><td>Oslo</td><td>709000</td></tr></table></body></html>`
 	srv, hostport := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/page":
@@ -154,7 +155,8 @@ func TestAllowListAndContent(t *testing.T) {
 		}
 		if res.Status != 200 || !strings.HasSuffix(res.FinalURL, "/page") || !strings.Contains(res.Content, "# Hello") ||
 			!strings.Contains(res.Content, "**bold**") || !strings.Contains(res.Content, "[link](http://"+hostport+"/next)") ||
-			strings.Contains(res.Content, "secret") || strings.Contains(res.Content, "color:red") {
+			strings.Contains(res.Content, "secret") || strings.Contains(res.Content, "color:red") ||
+			!strings.Contains(res.Content, "| Oslo") || !strings.Contains(res.Content, "| city") {
 			t.Errorf("allow %s: markdown = %+v", allow, res)
 		}
 	}
