@@ -557,6 +557,11 @@ func TestUpstreamToolNotOfferedSaysWhy(t *testing.T) {
 	if msg := call(t, cs, "fixture__greet", greet, nil); !strings.Contains(msg, "quarantined") || !strings.Contains(msg, "switchboard servers approve fixture") {
 		t.Fatalf("a quarantined server: %q", msg)
 	}
+	// From a script too: the quarantined tool is out of its reach, and the script learns so.
+	scriptQ := `try { await tools["fixture__greet"]({name: "x"}); return "ran"; } catch (e) { return "refused: " + e.message; }`
+	if msg := scriptResult(t, cs, scriptQ); !strings.HasPrefix(msg, `"refused: `) || !strings.Contains(msg, "fixture__greet") {
+		t.Fatalf("a quarantined tool from a script: %q", msg)
+	}
 
 	if _, err := m.Approve(t.Context(), "fixture"); err != nil {
 		t.Fatal(err)
@@ -575,6 +580,9 @@ func TestUpstreamToolNotOfferedSaysWhy(t *testing.T) {
 	if msg := call(t, cs, "fixture__greet", greet, nil); !strings.Contains(msg, "is held: its definition changed") || !strings.Contains(msg, "servers approve fixture greet") {
 		t.Fatalf("a held tool: %q", msg)
 	}
+	if msg := scriptResult(t, cs, scriptQ); !strings.HasPrefix(msg, `"refused: `) || !strings.Contains(msg, "fixture__greet") {
+		t.Fatalf("a held tool from a script: %q", msg)
+	}
 	if _, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "nosuch__tool"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Fatalf("a name of no configured server stays go-sdk's unknown tool: %v", err)
 	}
@@ -589,6 +597,19 @@ func TestUpstreamToolNotOfferedSaysWhy(t *testing.T) {
 	if want := []bool{true, true, false, true, true}; !slices.Equal(refused, want) {
 		t.Errorf("refused marks of the calls = %v, want %v", refused, want)
 	}
+}
+
+// scriptResult runs code with script_run and returns its result text.
+func scriptResult(t *testing.T, cs *sdk.ClientSession, code string) string {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "script_run", Arguments: map[string]any{"code": code}})
+	if err != nil {
+		t.Fatalf("script_run: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("script_run failed: %v", res.Content)
+	}
+	return toolText(res)
 }
 
 // TestUpstreamToolOfAServerWaitingForSignIn: a remote server that answers 401 with a Bearer
