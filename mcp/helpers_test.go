@@ -136,3 +136,17 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 		}
 	}
 }
+
+// toolText is a result's text contents, joined ("" for no result).
+func toolText(res *sdk.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}

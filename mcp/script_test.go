@@ -69,16 +69,6 @@ func runScript(t *testing.T, cs *sdk.ClientSession, code string, timeout float64
 	return res, out
 }
 
-func scriptText(r *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
 // TestScriptRunThroughTheHub: a script-mode client lists script_run and runs a script that
 // greps, reads and counts through the hub's tools and returns only the answer; a denied call
 // inside it is a catchable error; every inner call is audited as its own tool, linked to the
@@ -101,15 +91,15 @@ const [a, b] = await Promise.all([tools.file_read({path: "a.go"}), tools.file_ex
 return {per, denied: denied.includes("denied"), firstLine: a.content.split("\n")[0], exists: b.exists};
 `, 0)
 	if res.IsError {
-		t.Fatalf("script failed: %s", scriptText(res))
+		t.Fatalf("script failed: %s", toolText(res))
 	}
 	got, _ := json.Marshal(out.Result)
 	if !strings.Contains(string(got), `"per":{"a.go":2,"b/b.go":1}`) || !strings.Contains(string(got), `"denied":true`) ||
 		!strings.Contains(string(got), `"firstLine":"package a"`) || !strings.Contains(string(got), `"exists":true`) {
 		t.Fatalf("result %s", got)
 	}
-	if out.Calls != 4 || len(out.Logs) != 1 || out.Logs[0] != "files: 2" || !strings.Contains(scriptText(res), "files: 2") {
-		t.Fatalf("calls %d logs %q text %q", out.Calls, out.Logs, scriptText(res))
+	if out.Calls != 4 || len(out.Logs) != 1 || out.Logs[0] != "files: 2" || !strings.Contains(toolText(res), "files: 2") {
+		t.Fatalf("calls %d logs %q text %q", out.Calls, out.Logs, toolText(res))
 	}
 
 	var outer audit.Entry
@@ -143,8 +133,8 @@ return {per, denied: denied.includes("denied"), firstLine: a.content.split("\n")
 		{"return require('fs');", "require"},
 	} {
 		res, _ := runScript(t, cs, c.code, 0)
-		if !res.IsError || !strings.Contains(scriptText(res), c.want) {
-			t.Errorf("%q: %v %q, want an error containing %q", c.code, res.IsError, scriptText(res), c.want)
+		if !res.IsError || !strings.Contains(toolText(res), c.want) {
+			t.Errorf("%q: %v %q, want an error containing %q", c.code, res.IsError, toolText(res), c.want)
 		}
 	}
 }
@@ -166,10 +156,10 @@ func TestScriptRunAskInsideAScript(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(asked) != 1 || !strings.Contains(asked[0], "file_rename") {
-		t.Fatalf("asked %q (script: %v %s)", asked, res.IsError, scriptText(res))
+		t.Fatalf("asked %q (script: %v %s)", asked, res.IsError, toolText(res))
 	}
 	if res.IsError {
-		t.Fatalf("the approved script failed: %s", scriptText(res))
+		t.Fatalf("the approved script failed: %s", toolText(res))
 	}
 	if out.Result != "done" {
 		t.Fatalf("result %v", out.Result)
@@ -201,8 +191,8 @@ func TestScriptRunLimitsKeepTheHubServing(t *testing.T) {
 	}()
 	start := time.Now()
 	res, _ := runScript(t, cs, "for (;;) {}", 1)
-	if !res.IsError || !strings.Contains(scriptText(res), "wall") || time.Since(start) > 10*time.Second {
-		t.Fatalf("an endless loop: %v %q after %s", res.IsError, scriptText(res), time.Since(start))
+	if !res.IsError || !strings.Contains(toolText(res), "wall") || time.Since(start) > 10*time.Second {
+		t.Fatalf("an endless loop: %v %q after %s", res.IsError, toolText(res), time.Since(start))
 	}
 	<-done
 	if served < 10 {
@@ -217,12 +207,12 @@ func TestScriptRunLimitsKeepTheHubServing(t *testing.T) {
 		{map[string]any{"code": "return 1", "timeout": 100000}, "timeout:"},
 	} {
 		r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "script_run", Arguments: c.args})
-		if err != nil || !r.IsError || !strings.Contains(scriptText(r), c.want) {
-			t.Errorf("%v: %v %v %q", c.args, err, r != nil && r.IsError, scriptText(r))
+		if err != nil || !r.IsError || !strings.Contains(toolText(r), c.want) {
+			t.Errorf("%v: %v %v %q", c.args, err, r != nil && r.IsError, toolText(r))
 		}
 	}
 	res, out := runScript(t, cs, `let n = 0; for (let i = 0; i < 1000; i++) { if ((await tools.file_exists({path: "a.go"})).exists) n++; } return n;`, 0)
 	if res.IsError || fmt.Sprint(out.Result) != "1000" || out.Calls != 1000 {
-		t.Fatalf("1,000 inner calls: %v %q %v calls %d", res.IsError, scriptText(res), out.Result, out.Calls)
+		t.Fatalf("1,000 inner calls: %v %q %v calls %d", res.IsError, toolText(res), out.Result, out.Calls)
 	}
 }

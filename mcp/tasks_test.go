@@ -78,7 +78,7 @@ func handOff(t *testing.T, cs *sdk.ClientSession, tool string, args any, runs ti
 	}
 	id, _ := res.Meta[TaskIDMetaKey].(string)
 	related, _ := res.Meta[RelatedTaskMetaKey].(map[string]any)
-	text := taskText(res)
+	text := toolText(res)
 	if id == "" || related["taskId"] != id || !strings.Contains(text, "still running") || !strings.Contains(text, `tasks_get {"task_id": "`+id+`"}`) {
 		t.Fatalf("%s: no task handle: meta=%v text=%q", tool, res.Meta, text)
 	}
@@ -88,16 +88,6 @@ func handOff(t *testing.T, cs *sdk.ClientSession, tool string, args any, runs ti
 		t.Fatalf("%s: a handle for a tool with an output schema: isError=%v structured=%v", tool, res.IsError, res.StructuredContent)
 	}
 	return id
-}
-
-func taskText(res *sdk.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // collect polls tasks_get until the task is done and returns the last answer.
@@ -153,8 +143,8 @@ func TestLongCallBecomesATask(t *testing.T) {
 	cs.Close() // the client goes away; the call goes on
 	again := dialAs(t, sock, "agent-a")
 	out, res := collect(t, again, id)
-	if out.Status != "completed" || out.IsError || !strings.Contains(taskText(res), "finished-late") {
-		t.Fatalf("collected after a reconnect: %+v %q", out, taskText(res))
+	if out.Status != "completed" || out.IsError || !strings.Contains(toolText(res), "finished-late") {
+		t.Fatalf("collected after a reconnect: %+v %q", out, toolText(res))
 	}
 	sc, _ := out.StructuredContent.(map[string]any)
 	if sc["stdout"] != "finished-late\n" {
@@ -243,8 +233,8 @@ func TestFinishedTaskSurvivesARestart(t *testing.T) {
 	_, sock2 := taskHub(t, t.TempDir(), state)
 	cs2 := dialAs(t, sock2, "agent-a")
 	out, res := collect(t, cs2, id)
-	if out.Status != "completed" || !strings.Contains(taskText(res), "survived") {
-		t.Fatalf("after a restart: %+v %q", out, taskText(res))
+	if out.Status != "completed" || !strings.Contains(toolText(res), "survived") {
+		t.Fatalf("after a restart: %+v %q", out, toolText(res))
 	}
 	other := dialAs(t, sock2, "agent-b")
 	if e := call(t, other, "tasks_get", map[string]any{"task_id": id}, nil); !strings.Contains(e, "belongs to another client") {
@@ -436,8 +426,8 @@ func TestTaskOverHTTP(t *testing.T) {
 	id := handOff(t, cs, "exec", map[string]any{"command": "sh", "args": []string{"-c", "sleep 2; echo over-http"}}, 2*time.Second)
 	cs.Close()
 	out, res := collect(t, dialHTTP(), id)
-	if out.Status != "completed" || !strings.Contains(taskText(res), "over-http") {
-		t.Fatalf("over http: %+v %q", out, taskText(res))
+	if out.Status != "completed" || !strings.Contains(toolText(res), "over-http") {
+		t.Fatalf("over http: %+v %q", out, toolText(res))
 	}
 }
 
@@ -464,8 +454,8 @@ func TestUpstreamCallBecomesATask(t *testing.T) {
 		return out.Progress != nil && out.Progress.Total == 6 && out.Progress.Done >= 1
 	})
 	out, res := collect(t, c.cs, id)
-	if out.Status != "completed" || !strings.Contains(strings.ToLower(taskText(res)), "long running operation completed") {
-		t.Fatalf("the upstream call's result: %+v %q", out, taskText(res))
+	if out.Status != "completed" || !strings.Contains(strings.ToLower(toolText(res)), "long running operation completed") {
+		t.Fatalf("the upstream call's result: %+v %q", out, toolText(res))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

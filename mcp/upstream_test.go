@@ -307,19 +307,6 @@ func TestUpstreamToolsFollowPolicyAndToolsets(t *testing.T) {
 	}
 }
 
-func toolText(res *sdk.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 // TestUpstreamWriteToolAuditedBeforeItRuns: a proxied tool not annotated read-only has its
 // "started" line in the audit log (SECURITY level) before it runs, like a built-in write tool;
 // a read-only one has only its outcome line.
