@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/internal/atomicfile"
 )
 
 // TokenPath is the file that keeps the client token (HTTP bearer token, TCP handshake token):
@@ -61,30 +63,7 @@ func NewToken() (string, error) {
 
 // WriteToken writes token to path atomically, mode 0600 in a 0700 directory.
 func WriteToken(path, token string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("token dir: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".token-*")
-	if err != nil {
-		return fmt.Errorf("token file: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.WriteString(token + "\n"); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.Write(path, []byte(token+"\n")); err != nil {
 		return fmt.Errorf("token file: %w", err)
 	}
 	return nil

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/atomicfile"
 )
 
 // approvals is what the user approved: for each server the command it may run (CommandHash:
@@ -161,24 +162,7 @@ func (a *approvals) saveLocked() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(a.path), 0o700); err != nil {
-		return fmt.Errorf("server approvals: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(a.path), ".approvals-*.json")
-	if err != nil {
-		return fmt.Errorf("server approvals: %w", err)
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("server approvals: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("server approvals: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), a.path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(a.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("server approvals: %w", err)
 	}
 	return nil
