@@ -64,6 +64,9 @@ const ToolsModeParam = "tools_mode"
 
 // ToolsMode is the tools mode the connection's client asked for, "" when it asked for none.
 func ToolsMode(ctx context.Context) string {
+	if m, ok := ctx.Value(requestModeKey{}).(string); ok {
+		return m // a stateless request's own (the URL it was sent to)
+	}
 	ci, _ := ctx.Value(connKey{}).(*Conn)
 	if ci == nil {
 		return ""
@@ -85,6 +88,10 @@ func RelayDir(ctx context.Context) string {
 }
 
 type connKey struct{}
+
+// requestModeKey carries the tools mode one stateless request asked for: the identity's Conn
+// is shared by all its requests, each of which states its own.
+type requestModeKey struct{}
 
 func withConnInfo(ctx context.Context, ci *Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, ci)

@@ -247,13 +247,10 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 			ci, done := clients.enter(cred.Client, peek.clientName, r.RemoteAddr)
 			defer done()
 			// A stateless client states its mode with every request (the URL it was given); one
-			// without the parameter is in the hub's.
-			ci.mu.Lock()
-			ci.toolsMode = mode
-			ci.mu.Unlock()
-			// The grant rides on the request in both eras: the grant's limits (toolsets, read-only)
-			// apply to a stateless call as to one on a session.
-			withGrant(stateless, grant).ServeHTTP(w, r.WithContext(withConnInfo(r.Context(), ci)))
+			// without the parameter is in the hub's. The grant rides on the request in both eras:
+			// its limits (toolsets, read-only) apply to a stateless call as to one on a session.
+			rctx := context.WithValue(withConnInfo(r.Context(), ci), requestModeKey{}, mode)
+			withGrant(stateless, grant).ServeHTTP(w, r.WithContext(rctx))
 			return
 		}
 		r = r.WithContext(withConnInfo(r.Context(), &Conn{transport: "http", peer: r.RemoteAddr, identity: cred.Client, toolsMode: mode}))
