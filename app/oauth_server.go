@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -24,18 +25,21 @@ type HubAuth struct {
 
 // openHubAuth builds the authorization server and picks the certificate for cfg; nil when
 // [http] auth is not "oauth". approvals is where each new client is put to the user.
-func openHubAuth(cfg config.Config, st *Stack) (*HubAuth, error) {
+func openHubAuth(cfg config.Config, st *Stack, metadataHTTP *http.Client) (*HubAuth, error) {
 	if !cfg.OAuth() {
 		return nil, nil
+	}
+	if metadataHTTP == nil {
+		// Client ID Metadata Documents are fetched under web_fetch's SSRF rules; its allow-list
+		// ([web] allow, SWITCHBOARD_FETCH_ALLOW) opens internal hosts to them too.
+		metadataHTTP = authserver.MetadataClient(append(slices.Clone(cfg.Web.Allow), cfg.Env.FetchAllowList()...))
 	}
 	as, err := authserver.New(authserver.Options{
 		Dir:     cfg.OAuthDir(),
 		Scopes:  st.grantableScopes,
 		Approve: st.approveClient,
 		Logger:  st.Logger,
-		// Client ID Metadata Documents are fetched under web_fetch's SSRF rules; its allow-list
-		// ([web] allow, SWITCHBOARD_FETCH_ALLOW) opens internal hosts to them too.
-		HTTP: authserver.MetadataClient(append(slices.Clone(cfg.Web.Allow), cfg.Env.FetchAllowList()...)),
+		HTTP:    metadataHTTP,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)

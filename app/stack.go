@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,11 @@ type StackOptions struct {
 	// ProjectFromConfig has the folder checked as the project chooser checks one (not used, with
 	// a warning, when it is / or the home directory).
 	ProjectSource string
+	// ClientMetadataHTTP fetches the Client ID Metadata Documents OAuth clients name themselves
+	// by ([http] auth = "oauth"); nil: the SSRF-guarded client (web_fetch's rules). Tests set
+	// it: their machines cannot reach where real clients publish theirs (Claude Code's is on
+	// claude.ai), so they serve a copy of the published document.
+	ClientMetadataHTTP *http.Client
 }
 
 // BuildStack wires config into a Service with processes, hub, metrics, audit and the IDE bridge.
@@ -346,7 +352,7 @@ func BuildStack(cfg config.Config, version string, so StackOptions) (*Stack, err
 		return nil, fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
 	// [http] auth = "oauth": the hub's authorization server and its certificate.
-	if st.HubAuth, err = openHubAuth(cfg, st); err != nil {
+	if st.HubAuth, err = openHubAuth(cfg, st, so.ClientMetadataHTTP); err != nil {
 		_ = svc.Shutdown(context.Background())
 		_ = st.Code.Close()
 		auditLog.Close()

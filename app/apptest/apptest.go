@@ -100,6 +100,12 @@ func FreeAddr(t *testing.T) string {
 // tweak, if not nil, adjusts the config.
 func Stack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *app.Stack {
 	t.Helper()
+	return StackWith(t, ideURL, app.StackOptions{}, tweak...)
+}
+
+// StackWith is Stack with more StackOptions (WithHub and StartIDE are set as Stack sets them).
+func StackWith(t *testing.T, ideURL string, so app.StackOptions, tweak ...func(*config.Config)) *app.Stack {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.Workspace = filepath.Join(dir, "ws")
@@ -120,7 +126,8 @@ func Stack(t *testing.T, ideURL string, tweak ...func(*config.Config)) *app.Stac
 	if err := os.MkdirAll(cfg.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := app.BuildStack(cfg, "test", app.StackOptions{WithHub: true, StartIDE: ideURL != ""})
+	so.WithHub, so.StartIDE = true, ideURL != ""
+	st, err := app.BuildStack(cfg, "test", so)
 	if err != nil {
 		t.Fatalf("BuildStack: %v", err)
 	}
