@@ -121,6 +121,6 @@ func TestActivityFeedCarriesArgumentValues(t *testing.T) {
 	if readLine == nil || readLine["args"] != read.Args || !strings.Contains(read.Args, "api_token=<redacted>") {
 		t.Errorf("audit line %v, feed args %q", readLine, read.Args)
 	}
-	wantKeys(t, "file_read audit line", readLine, "time", "level", "msg", "tool", "session", "client", "transport", "user",
+	wantKeys(t, "file_read audit line", readLine, "time", "level", "msg", "tool", "session", "client", "protocol", "transport", "user",
 		"duration_ms", "outcome", "args", "decision", "rule")
 }

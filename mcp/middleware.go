@@ -97,7 +97,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			c.OnStart(func() {
 				callID := c.EnsureID(s.newCallID)
 				id, transport := s.sessionID(ctx, req)
-				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Parent: parent, Tool: tool, Session: id, Client: callerName(req), Transport: transport, Args: args})
+				s.audit.Started(ctx, audit.Entry{Time: start.UTC(), CallID: callID, Parent: parent, Tool: tool, Session: id, Client: callerName(req), Protocol: callerProtocol(req), Transport: transport, Args: args})
 			})
 		}
 		ctx = toolcall.With(ctx, c)
@@ -110,7 +110,7 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 
 		id, transport := s.sessionID(ctx, req)
-		e := audit.Entry{Time: start.UTC(), CallID: c.ID(), Parent: parent, Session: id, Client: callerName(req), Transport: transport, Outcome: "ok",
+		e := audit.Entry{Time: start.UTC(), CallID: c.ID(), Parent: parent, Session: id, Client: callerName(req), Protocol: callerProtocol(req), Transport: transport, Outcome: "ok",
 			DurationMs: float64(elapsed.Microseconds()) / 1000, Tool: tool, Args: args}
 		var rpcErr *jsonrpc.Error
 		refused := errors.As(err, &rpcErr) // go-sdk's answer without the tool: unknown tool, invalid params
@@ -144,6 +144,12 @@ func (s *Service) auditMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 func callerName(req sdk.Request) string {
 	ss, _ := req.GetSession().(*sdk.ServerSession)
 	return mcptransport.ClientName(ss)
+}
+
+// callerProtocol is the MCP revision of the request's client ("" when unknown).
+func callerProtocol(req sdk.Request) string {
+	ss, _ := req.GetSession().(*sdk.ServerSession)
+	return mcptransport.Protocol(ss)
 }
 
 func errorText(r *sdk.CallToolResult) string {

@@ -20,6 +20,8 @@ describe('sessions', () => {
       const row = dash.page.locator(tid('session-row', { transport: 'unix' }), { hasText: clientName });
       await row.waitFor();
       expect(await row.textContent()).toContain('9.8.7');
+      // The revision the client asked for in its initialize, shown beside the transport.
+      expect(await row.locator(tid('session-protocol')).textContent()).toBe('MCP 2025-06-18');
       const calls = row.locator(tid('session-calls'));
       const before = Number(await calls.textContent());
 

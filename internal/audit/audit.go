@@ -253,7 +253,10 @@ type Entry struct {
 	Session string `json:"session"`
 	// Client is the calling MCP client's self-reported name (from initialize; a label, not an
 	// identity): what a person filters the trail by, since session ids change at every connect.
-	Client     string  `json:"client,omitempty"`
+	Client string `json:"client,omitempty"`
+	// Protocol is the MCP revision the client spoke for the call (e.g. "2025-06-18",
+	// "2026-07-28"): which era of client asked, when two eras share one endpoint.
+	Protocol   string  `json:"protocol,omitempty"`
 	Transport  string  `json:"transport"`
 	User       string  `json:"user"`
 	Level      string  `json:"level"`   // "INFO" or "SECURITY"
@@ -367,6 +370,9 @@ func appendLine(b []byte, t time.Time, lvl slog.Level, msg string, e Entry) ([]b
 	if e.Client != "" {
 		str("client", e.Client)
 	}
+	if e.Protocol != "" {
+		str("protocol", e.Protocol)
+	}
 	str("transport", e.Transport)
 	str("user", e.User)
 	b = append(b, `,"duration_ms":`...)
@@ -453,6 +459,9 @@ func entryAttrs(e Entry) []slog.Attr {
 	attrs = append(attrs, slog.String("tool", e.Tool), slog.String("session", e.Session))
 	if e.Client != "" {
 		attrs = append(attrs, slog.String("client", e.Client))
+	}
+	if e.Protocol != "" {
+		attrs = append(attrs, slog.String("protocol", e.Protocol))
 	}
 	attrs = append(attrs, slog.String("transport", e.Transport),
 		slog.String("user", e.User), slog.Float64("duration_ms", e.DurationMs), slog.String("outcome", e.Outcome),

@@ -386,7 +386,7 @@ func TestAppendLineMatchesSlog(t *testing.T) {
 	weird := "q\"b\\s\n\r\t\x01\x7f<>&é\u2028\u2029\xff end"
 	entries := []Entry{
 		{Tool: "file_exists", Session: "s1", Transport: "stdio", User: "u", Outcome: "ok", DurationMs: 0.123, Args: "path=\"small.txt\"", Decision: "allow", Rule: "default"},
-		{Tool: "file_read", Session: "unix-1", Client: weird, Transport: "unix", Outcome: "ok", Decision: "deny", Rule: "rule 1"},
+		{Tool: "file_read", Session: "unix-1", Client: weird, Protocol: "2026-07-28", Transport: "unix", Outcome: "ok", Decision: "deny", Rule: "rule 1"},
 		{CallID: "c1", Tool: "exec", Outcome: "started", Args: "command=\"true\""},
 		{CallID: "a2", Actor: "dashboard", Tool: weird, Session: weird, Transport: weird, User: weird, Outcome: "error", Error: weird, Args: weird, DurationMs: 12345.678,
 			Decision: "ask", Rule: weird, Approval: "approved", By: "tray", Roots: weird},

@@ -311,6 +311,7 @@ type fileLine struct {
 	Tool       string    `json:"tool"`
 	Session    string    `json:"session"`
 	Client     string    `json:"client"`
+	Protocol   string    `json:"protocol"`
 	Transport  string    `json:"transport"`
 	User       string    `json:"user"`
 	DurationMs float64   `json:"duration_ms"`
@@ -331,7 +332,7 @@ func parseLine(b []byte) (Entry, bool) {
 	if err := json.Unmarshal(b, &l); err != nil || (l.Msg != "tool call" && l.Msg != "action") || l.Tool == "" {
 		return Entry{}, false
 	}
-	return Entry{Time: l.Time, CallID: l.Call, Parent: l.Parent, Actor: l.Actor, Tool: l.Tool, Session: l.Session, Client: l.Client,
+	return Entry{Time: l.Time, CallID: l.Call, Parent: l.Parent, Actor: l.Actor, Tool: l.Tool, Session: l.Session, Client: l.Client, Protocol: l.Protocol,
 		Transport: l.Transport, User: l.User, Level: l.Level, Outcome: l.Outcome, DurationMs: l.DurationMs, Args: l.Args,
 		Error: l.Error, Decision: l.Decision, Rule: l.Rule, Approval: l.Approval, By: l.By, Roots: l.Roots}, true
 }

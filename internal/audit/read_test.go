@@ -247,3 +247,23 @@ func TestReadSkipsBrokenLines(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// The MCP revision a call came in reads back with its line (the Activity view and the client
+// matrix tell the eras apart by it).
+func TestReadKeepsTheProtocol(t *testing.T) {
+	l, file := newLog(t)
+	l.Record(context.Background(), audit.Entry{Tool: "file_read", Session: "http-1", Client: "claude-code", Protocol: "2026-07-28", Outcome: "ok"}, false)
+	l.Record(context.Background(), audit.Entry{Tool: "file_read", Session: "unix-1", Client: "codex", Protocol: "2025-06-18", Outcome: "ok"}, false)
+	l.Flush()
+	p, err := audit.Read(file, audit.Query{})
+	if err != nil || len(p.Entries) != 2 {
+		t.Fatalf("Read = %+v, %v", p, err)
+	}
+	got := map[string]string{}
+	for _, e := range p.Entries {
+		got[e.Client] = e.Protocol
+	}
+	if got["claude-code"] != "2026-07-28" || got["codex"] != "2025-06-18" {
+		t.Errorf("protocols read back: %v", got)
+	}
+}

@@ -17,15 +17,18 @@ import (
 
 // Info is a snapshot of one client session.
 type Info struct {
-	ID            string    `json:"id"`
-	Transport     string    `json:"transport"`
-	ClientName    string    `json:"clientName"`
-	ClientVersion string    `json:"clientVersion"`
-	Peer          string    `json:"peer"`
-	ConnectedAt   time.Time `json:"connectedAt"`
-	Calls         int64     `json:"calls"`
-	LastCallAt    time.Time `json:"lastCallAt,omitzero"`
-	LastTool      string    `json:"lastTool,omitempty"`
+	ID            string `json:"id"`
+	Transport     string `json:"transport"`
+	ClientName    string `json:"clientName"`
+	ClientVersion string `json:"clientVersion"`
+	// Protocol is the MCP revision the client speaks ("2025-06-18", "2026-07-28", …): the
+	// Sessions view shows it, since one endpoint serves clients of both eras.
+	Protocol    string    `json:"protocol,omitempty"`
+	Peer        string    `json:"peer"`
+	ConnectedAt time.Time `json:"connectedAt"`
+	Calls       int64     `json:"calls"`
+	LastCallAt  time.Time `json:"lastCallAt,omitzero"`
+	LastTool    string    `json:"lastTool,omitempty"`
 	// Roots are the client's MCP roots (clients that declare the roots capability), in the
 	// client's order: the first one is where relative paths resolve.
 	Roots []Root `json:"roots,omitempty"`
@@ -90,9 +93,10 @@ func (r *Registry) Add(transport, peer string) string {
 	return id
 }
 
-// SetClient records the client's self-reported name and version (from initialize).
-func (r *Registry) SetClient(id, name, version string) {
-	r.update(id, func(i *Info) { i.ClientName, i.ClientVersion = name, version })
+// SetClient records the client's self-reported name and version and the protocol revision it
+// speaks (from initialize, or a 2026-07-28 request's _meta).
+func (r *Registry) SetClient(id, name, version, protocol string) {
+	r.update(id, func(i *Info) { i.ClientName, i.ClientVersion, i.Protocol = name, version, protocol })
 }
 
 // SetIdentity records the client identity a credential proved and whether the entry stands

@@ -20,6 +20,20 @@ func ClientName(ss *sdk.ServerSession) string {
 	return ""
 }
 
+// Protocol is the MCP revision the client speaks: the protocolVersion of its initialize
+// (2025-11-25 and earlier), or the one each request of a 2026-07-28 client names in its _meta
+// (which go-sdk exposes the same way). "" before the client said. For a session it is the
+// revision the client asked for, which the hub accepts for every revision it serves.
+func Protocol(ss *sdk.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil {
+		return p.ProtocolVersion
+	}
+	return ""
+}
+
 // CanElicit reports whether the client declared the elicitation capability.
 func CanElicit(ss *sdk.ServerSession) bool {
 	if ss == nil {

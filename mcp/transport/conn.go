@@ -121,7 +121,7 @@ func Session(ctx context.Context, reg *sessions.Registry, req sdk.Request) (id, 
 			p = ss.InitializeParams()
 		}
 		if p != nil && p.ClientInfo != nil {
-			reg.SetClient(ci.id, p.ClientInfo.Name, p.ClientInfo.Version)
+			reg.SetClient(ci.id, p.ClientInfo.Name, p.ClientInfo.Version, p.ProtocolVersion)
 			ci.named = true
 		}
 	}()

@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -248,6 +249,9 @@ type run struct {
 // client describes one agent CLI: how to find it and how to point it at the model stub and the hub.
 type client struct {
 	name string
+	// eras is the MCP revision the client speaks on each transport of the matrix (connect,
+	// stdio, http), as observed with its pinned release and recorded in docs/clients.md.
+	eras map[string]string
 	// prepare writes the client's config under r.home and returns its command line and
 	// environment (its own temporary HOME; never the user's configuration).
 	prepare func(t *testing.T, r *run) (argv []string, env []string)
@@ -295,7 +299,7 @@ func claudeCode(t *testing.T) client {
 			bin = musl
 		}
 	}
-	return client{name: "claude-code", prepare: func(t *testing.T, r *run) ([]string, []string) {
+	return client{name: "claude-code", eras: allTransports("2026-07-28"), prepare: func(t *testing.T, r *run) ([]string, []string) {
 		need(t, bin, "Claude Code (npm @anthropic-ai/claude-code)")
 		var entry map[string]any
 		if r.srv.url != "" {
@@ -328,7 +332,7 @@ func claudeCode(t *testing.T) client {
 func geminiCLI(t *testing.T) client {
 	dir := modulesDir(t)
 	script := filepath.Join(dir, "@google", "gemini-cli", "bundle", "gemini.js")
-	return client{name: "gemini-cli", prepare: func(t *testing.T, r *run) ([]string, []string) {
+	return client{name: "gemini-cli", eras: allTransports("2025-06-18"), prepare: func(t *testing.T, r *run) ([]string, []string) {
 		node := node22(t)
 		need(t, script, "Gemini CLI (npm @google/gemini-cli)")
 		entry := map[string]any{"trust": true}
@@ -363,7 +367,7 @@ func geminiCLI(t *testing.T) client {
 func codex(t *testing.T) client {
 	dir := modulesDir(t)
 	launcher := filepath.Join(dir, "@openai", "codex", "bin", "codex.js")
-	return client{name: "codex", prepare: func(t *testing.T, r *run) ([]string, []string) {
+	return client{name: "codex", eras: allTransports("2025-06-18"), prepare: func(t *testing.T, r *run) ([]string, []string) {
 		node := node22(t)
 		need(t, launcher, "Codex (npm @openai/codex)")
 		need(t, filepath.Join(dir, "@openai", "codex-linux-x64"), "Codex's native binary (npm @openai/codex-linux-x64)")
@@ -453,7 +457,8 @@ func runRow(t *testing.T, c client, transport string) {
 	}
 	nonce := "nonce-" + randomHex(t, 8)
 	r.model = newModelStub(t, nonce)
-	r.srv = hubFor(t, transport, bin, r.workspace, newHubDirs(t, filepath.Join(tmp, "hub")))
+	dirs := newHubDirs(t, filepath.Join(tmp, "hub"))
+	r.srv = hubFor(t, transport, bin, r.workspace, dirs)
 	argv, env := c.prepare(t, r)
 
 	start := time.Now()
@@ -473,6 +478,7 @@ func runRow(t *testing.T, c client, transport string) {
 		fail("%s exited with %v after %s", c.name, runErr, elapsed)
 	}
 	checkScript(t, r.model, nonce, r.workspace, fail)
+	checkEra(t, c, transport, dirs, fail)
 	if leftover != "" {
 		fail("processes the CLI started still run 5 s after it exited (a stdio hub must exit when its stdin closes):\n%s", leftover)
 	}
@@ -519,6 +525,33 @@ func checkScript(t *testing.T, m *modelStub, nonce, workspace string, fail func(
 	}
 	if !final {
 		fail("the conversation did not reach the final turn")
+	}
+}
+
+// allTransports is one MCP revision on every transport of the matrix.
+func allTransports(era string) map[string]string {
+	return map[string]string{"connect": era, "stdio": era, "http": era}
+}
+
+// checkEra asserts which MCP revision the CLI spoke to the hub, as the hub recorded it with each
+// call in its audit trail: every call of the run in one revision, the one the client speaks on
+// that transport (client.eras), so a client of the 2026-07-28 era that fell back to initialize
+// fails its row, as does an older client that changed era with a new release.
+func checkEra(t *testing.T, c client, transport string, dirs hubDirs, fail func(string, ...any)) {
+	t.Helper()
+	seen := map[string]int{}
+	var lines []auditLine
+	testutil.Poll(3*time.Second, func() bool { // audit lines are flushed within a second
+		lines = readAudit(dirs)
+		return slices.ContainsFunc(lines, func(l auditLine) bool { return strings.HasSuffix(l.Tool, noArgTool) })
+	})
+	for _, l := range lines {
+		seen[l.Protocol]++
+	}
+	want := c.eras[transport]
+	t.Logf("%s over %s spoke MCP %v (calls per revision)", c.name, transport, seen)
+	if len(seen) != 1 || seen[want] == 0 {
+		fail("%s over %s: the hub's audit trail shows calls in MCP revisions %v, want every call in %s", c.name, transport, seen, want)
 	}
 }
 

@@ -74,6 +74,7 @@ func scriptWorkspace(t *testing.T, workspace, nonce string, todos int) {
 // auditLine is the part of an audit log line (internal/audit, JSON) the tests read.
 type auditLine struct {
 	Tool     string `json:"tool"`
+	Protocol string `json:"protocol"`
 	Call     string `json:"call"`
 	Parent   string `json:"parent"`
 	Outcome  string `json:"outcome"`

@@ -59,6 +59,11 @@ export interface Entry {
    * identity): what a person filters the trail by, since session ids change at every connect.
    */
   client?: string;
+  /**
+   * Protocol is the MCP revision the client spoke for the call (e.g. "2025-06-18",
+   * "2026-07-28"): which era of client asked, when two eras share one endpoint.
+   */
+  protocol?: string;
   transport: string;
   user: string;
   level: string; // "INFO" or "SECURITY"

@@ -18,6 +18,11 @@ export interface Info {
   transport: string;
   clientName: string;
   clientVersion: string;
+  /**
+   * Protocol is the MCP revision the client speaks ("2025-06-18", "2026-07-28", …): the
+   * Sessions view shows it, since one endpoint serves clients of both eras.
+   */
+  protocol?: string;
   peer: string;
   connectedAt: string;
   calls: number /* int64 */;
