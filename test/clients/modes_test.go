@@ -79,6 +79,8 @@ type auditLine struct {
 	Parent   string `json:"parent"`
 	Outcome  string `json:"outcome"`
 	Decision string `json:"decision"`
+	Approval string `json:"approval"`
+	By       string `json:"by"`
 	Error    string `json:"error"`
 }
 
