@@ -518,3 +518,90 @@ func TestHTTPStatelessClientProject(t *testing.T) {
 		t.Errorf("the Sessions view does not show cursor's project: %+v", s.Sessions().List())
 	}
 }
+
+// TestRevokedTokenCutsOpenStreams: revoking a client's own token refuses its next request and
+// also ends what it has open at that moment — a 2026-07-28 subscriptions/listen stream and a
+// 2025 session's GET stream — while another client's stream stays open.
+func TestRevokedTokenCutsOpenStreams(t *testing.T) {
+	_, url, store := erasService(t)
+	alice, _ := store.Issue("alice")
+	bob, _ := store.Issue("bob")
+	listen := func(token string) chan string {
+		done := make(chan string, 1)
+		go func() {
+			_, body := modernCall(t, url, token, "subscriptions/listen", "", `{"notifications":{"toolsListChanged":true}}`, nil)
+			done <- body
+		}()
+		return done
+	}
+	aliceListen, bobListen := listen(alice), listen(bob)
+
+	// alice's 2025 session and its GET stream.
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"alice-session","version":"1"}}}`
+	r := httpDo(t, http.MethodPost, url, init, map[string]string{"Authorization": "Bearer " + alice, "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+	sid := r.Header.Get("Mcp-Session-Id")
+	if r.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", r.StatusCode, sid)
+	}
+	hdr := map[string]string{"Authorization": "Bearer " + alice, "Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25",
+		"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	httpDo(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
+	getDone := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			getDone <- -1
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		getDone <- resp.StatusCode
+	}()
+
+	time.Sleep(500 * time.Millisecond) // the streams are open, and stay so
+	select {
+	case b := <-aliceListen:
+		t.Fatalf("alice's listen stream ended before anything was revoked: %s", b)
+	case c := <-getDone:
+		t.Fatalf("alice's GET stream ended before anything was revoked: %d", c)
+	default:
+	}
+	if _, err := store.Revoke("alice"); err != nil {
+		t.Fatal(err)
+	}
+	for what, ch := range map[string]<-chan struct{}{"listen": drained(aliceListen), "GET": drained(getDone)} {
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Errorf("alice's %s stream is still open 5 s after her token was revoked", what)
+		}
+	}
+	select {
+	case b := <-bobListen:
+		t.Errorf("bob's listen stream ended with alice's revocation: %s", b)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if code, _ := modernCall(t, url, alice, "tools/list", "", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("alice's next request: %d, want 401", code)
+	}
+	if _, err := store.Revoke("bob"); err != nil { // and bob's ends with his own
+		t.Fatal(err)
+	}
+	select {
+	case <-bobListen:
+	case <-time.After(5 * time.Second):
+		t.Error("bob's listen stream is still open 5 s after his token was revoked")
+	}
+}
+
+// drained turns a result channel into a done channel.
+func drained[T any](ch <-chan T) <-chan struct{} {
+	done := make(chan struct{})
+	go func() { <-ch; close(done) }()
+	return done
+}

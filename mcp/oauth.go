@@ -42,6 +42,12 @@ func (o oauthResource) Identify(r *http.Request, token string) *auth.TokenInfo {
 		Extra: map[string]any{grantKey: id}}
 }
 
+// OnRevoke calls f with the client identity (UserID) of each grant revoked, so the endpoint
+// closes what that client has open (mcp/transport's revokeNotifier).
+func (o oauthResource) OnRevoke(f func(client string)) (cancel func()) {
+	return o.as.OnRevoke(func(grant string) { f("grant:" + grant) })
+}
+
 // grantOf returns the identity of the OAuth client a request comes from (false: the static
 // token, or another transport).
 func grantOf(req sdk.Request) (authserver.Identity, bool) {

@@ -261,8 +261,26 @@ func TestOAuthClientFullFlow(t *testing.T) {
 		t.Fatalf("the static token on loopback: %d", r.StatusCode)
 	}
 
-	// RevokeGrant: the next request with the grant's token is refused.
+	// A 2026-07-28 listen stream the client holds open under the grant (ended by the revocation).
+	listenReq, _ := http.NewRequest(http.MethodPost, h.mcpURL, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}`))
+	for k, v := range map[string]string{"Authorization": "Bearer " + refreshed.AccessToken, "Content-Type": "application/json",
+		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		listenReq.Header.Set(k, v)
+	}
+	listenResp, err := http.DefaultClient.Do(listenReq)
+	if err != nil || listenResp.StatusCode != http.StatusOK {
+		t.Fatalf("listen under the grant: %v %v", err, listenResp)
+	}
+	listenEnded := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, listenResp.Body); listenResp.Body.Close(); close(listenEnded) }()
+
+	// RevokeGrant: the next request with the grant's token is refused, and the open stream ends.
 	after := h.api(t, "POST", "/api/grants/"+g["id"].(string)+"/revoke", nil)
+	select {
+	case <-listenEnded:
+	case <-time.After(5 * time.Second):
+		t.Error("the listen stream opened under the grant is still open 5 s after RevokeGrant")
+	}
 	if len(after["grants"].([]any)) != 0 {
 		t.Fatalf("grants after revoke: %v", after)
 	}

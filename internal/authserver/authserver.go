@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/internal/listeners"
 )
 
 // Request is a client asking to use the hub, as it is put to the user.
@@ -120,6 +122,8 @@ type Server struct {
 	pending   map[string]*pendingAuth
 	cimd      map[string]*Client
 	savedUse  time.Time
+
+	revoked listeners.Set[string] // grant ids, as each is revoked (OnRevoke)
 }
 
 // New loads the grants kept in o.Dir.
@@ -241,7 +245,14 @@ func (s *Server) revokeLocked(g *grant) {
 	s.unindexLocked(g)
 	delete(s.st.Grants, g.ID)
 	s.saveLocked()
+	s.revoked.Notify(g.ID)
 }
+
+// OnRevoke calls f with the id of each grant revoked from now on, whatever revoked it (the user,
+// a replayed code, a refresh token presented twice), until cancel is called: the MCP endpoint
+// closes the streams the grant's client has open. f runs with the server's lock held, so it
+// must not call the Server; it should only signal.
+func (s *Server) OnRevoke(f func(grant string)) (cancel func()) { return s.revoked.Add(f) }
 
 // Identity is what a verified access token stands for.
 type Identity struct {

@@ -303,6 +303,8 @@ func TestPKCEMissingPlainOrWrongVerifierIsRefused(t *testing.T) {
 
 func TestAuthorizationCodeReplayRevokesItsGrant(t *testing.T) {
 	h := newHarness(t)
+	var revoked []string // OnRevoke: the MCP endpoint closes the grant's open streams by it
+	defer h.as.OnRevoke(func(g string) { revoked = append(revoked, g) })()
 	id := h.register(redirect)
 	p := newPKCE()
 	loc := h.authorize(h.authorizeURL(id, redirect, p, nil), Decision{Allow: true})
@@ -318,6 +320,9 @@ func TestAuthorizationCodeReplayRevokesItsGrant(t *testing.T) {
 	}
 	if _, err := h.as.Verify(tok["access_token"].(string), h.resource()); err == nil {
 		t.Fatal("the tokens of a replayed code still work")
+	}
+	if len(revoked) != 1 || revoked[0] == "" {
+		t.Errorf("OnRevoke heard %v, want the replayed code's grant once", revoked)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -75,10 +76,57 @@ type ClientTokens interface {
 	Verify(token string) (client string, ok bool)
 }
 
-// revokeNotifier is a ClientTokens that says when a client's token is revoked, so that client's
-// stateless Sessions entry goes at once.
+// revokeNotifier is a ClientTokens or OAuthResource that says when a client's credential is
+// revoked (client: the Credential.Client it proved), so that client's stateless Sessions entry
+// goes and its open requests end at once.
 type revokeNotifier interface {
 	OnRevoke(f func(client string)) (cancel func())
+}
+
+// streamCuts holds a cancel for every request in flight under a client's own credential, by
+// client, so a revocation ends them (SSE streams above all, which would otherwise outlive it).
+type streamCuts struct {
+	mu   sync.Mutex
+	seq  uint64
+	open map[string]map[uint64]context.CancelFunc
+}
+
+func newStreamCuts() *streamCuts {
+	return &streamCuts{open: map[string]map[uint64]context.CancelFunc{}}
+}
+
+// track returns ctx cancelled when client's credential is revoked; done forgets it (the request
+// ended on its own).
+func (s *streamCuts) track(ctx context.Context, client string) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.seq++
+	id := s.seq
+	if s.open[client] == nil {
+		s.open[client] = map[uint64]context.CancelFunc{}
+	}
+	s.open[client][id] = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.open[client], id)
+		if len(s.open[client]) == 0 {
+			delete(s.open, client)
+		}
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
+// cut ends every request client has in flight.
+func (s *streamCuts) cut(client string) {
+	s.mu.Lock()
+	open := s.open[client]
+	delete(s.open, client)
+	s.mu.Unlock()
+	for _, cancel := range open {
+		cancel()
+	}
 }
 
 // Credential is who a request's bearer token proved to be.
@@ -155,10 +203,21 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 	})
 	bearer := newBearerAuth(o)
 	clients := newStatelessClients(c.sessions)
-	release := clients.closeAll
-	if rn, ok := o.ClientTokens.(revokeNotifier); ok {
-		cancel := rn.OnRevoke(clients.forget)
-		release = func() { cancel(); clients.closeAll() }
+	cuts := newStreamCuts()
+	var unsubscribe []func()
+	// A revoked credential (a client's own token, an OAuth grant) is refused at its next request;
+	// what it has open now (a GET stream, subscriptions/listen, a long call's SSE reply) is cut
+	// at once, so nothing more reaches a client the user has just shut out.
+	for _, n := range []any{o.ClientTokens, o.OAuth} {
+		if rn, ok := n.(revokeNotifier); ok {
+			unsubscribe = append(unsubscribe, rn.OnRevoke(func(client string) { clients.forget(client); cuts.cut(client) }))
+		}
+	}
+	release := func() {
+		for _, u := range unsubscribe {
+			u()
+		}
+		clients.closeAll()
 	}
 	calls := newClientCalls("http-")
 	mux := http.NewServeMux()
@@ -211,6 +270,11 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 			w.Header().Set("Connection", "close")
 			http.Error(w, fmt.Sprintf("request body of %d bytes exceeds the %d MiB limit", r.ContentLength, MaxMessageSize>>20), http.StatusRequestEntityTooLarge)
 			return
+		}
+		if cred.Client != "" { // the client's own credential: its requests end when it is revoked
+			ctx, done := cuts.track(r.Context(), cred.Client)
+			defer done()
+			r = r.WithContext(ctx)
 		}
 		rc := http.NewResponseController(w)
 		var peek peeked
