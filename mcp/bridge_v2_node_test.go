@@ -142,7 +142,8 @@ func v2Hub(t *testing.T, opts ...Option) (h *bridgeHub, httpUp *v2Upstream, stdi
 // stdio, under a 2025-11-25 and a 2026-07-28 client: its tools are listed, a plain call
 // answers, its elicitation and sampling (input_required) are put to the calling client and the
 // answers reach it, its roots request is answered with the client's workspace, its progress
-// reaches the client with the client's token, and a client's cancellation reaches its handler.
+// reaches the client with the client's token, a client's cancellation reaches its handler, and
+// a tool it adds reaches clients of both eras once approved.
 func TestBridgeTypeScriptV2Upstream(t *testing.T) {
 	h, httpUp, stdioMarks := v2Hub(t)
 	clients := []*bridgeClient{
@@ -224,6 +225,40 @@ func TestBridgeTypeScriptV2Upstream(t *testing.T) {
 			})
 		}
 	}
+
+	// A new tool upstream: the server announces it (on subscriptions/listen over HTTP, as a
+	// notification over stdio), the hub holds it until approved, then tells clients of both
+	// eras, and it answers.
+	for _, c := range clients {
+		for len(c.toolsChanged) > 0 {
+			<-c.toolsChanged
+		}
+	}
+	for _, u := range ups {
+		if got := callText(t, clients[0].cs, u.name+"__add-tool", map[string]any{}); got != "added a tool" {
+			t.Fatalf("%s add-tool: %q", u.name, got)
+		}
+		waitUpstream(t, h.m, u.name, func(st upstream.Status) bool { return st.Held == 1 })
+		if _, err := h.m.Approve(t.Context(), u.name, "added"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range clients {
+		testutil.Eventually(t, c.name+" told of the new tools", func() bool {
+			names := toolNames(t, c.cs)
+			return slices.Contains(names, "tsv2__added") && slices.Contains(names, "tsv2stdio__added")
+		})
+		select {
+		case <-c.toolsChanged:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no tools/list_changed", c.name)
+		}
+		for _, u := range ups {
+			if got := callText(t, c.cs, u.name+"__added", map[string]any{}); got != "added" {
+				t.Fatalf("%s: %s__added: %q", c.name, u.name, got)
+			}
+		}
+	}
 }
 
 // TestBridgeTypeScriptV2UpstreamTask: the TypeScript SDK v2 server implements no Tasks runtime
@@ -234,9 +269,9 @@ func TestBridgeTypeScriptV2UpstreamTask(t *testing.T) {
 	h, httpUp, _ := v2Hub(t, WithTasks(t.TempDir(), taskAfter))
 	for _, protocol := range []string{"2025-11-25", ""} {
 		c := dialBridge(t, h.sock, "tasker-"+protocol, protocol, clientCaps{})
-		id := handOff(t, c.cs, "tsv2__slow", map[string]any{"ms": 1500}, 1500*time.Millisecond)
+		id := handOff(t, c.cs, "tsv2__slow", map[string]any{"ms": 3000}, 3*time.Second)
 		out, res := collect(t, c.cs, id)
-		if out.Status != "completed" || toolText(res) != "slept 1500" {
+		if out.Status != "completed" || toolText(res) != "slept 3000" {
 			t.Fatalf("%s: the task's result: %+v %q", c.name, out, toolText(res))
 		}
 		tag := "task-cancel" + strings.ReplaceAll(protocol, "-", "")

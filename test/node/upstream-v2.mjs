@@ -38,10 +38,33 @@ function record(tool, era, ctx, extra = {}) {
 }
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
+
+// added: whether `add-tool` ran; from then on every instance also offers `added`. announce
+// tells clients the tool list changed: on HTTP through the handler's subscriptions/listen bus,
+// over stdio through the connection's own instance.
+let added = false;
+let announce = () => {};
 const answerSchema = z.object({ answer: z.string() });
 
 function factory({ era }) {
-  const server = new McpServer({ name: 'ts-v2-upstream', version: '2.4.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'ts-v2-upstream', version: '2.4.0' }, { capabilities: { tools: { listChanged: true } } });
+  const addTool = () => server.registerTool('added', { description: 'Added by add-tool.', inputSchema: z.object({}) }, async (_args, ctx) => {
+    record('added', era, ctx);
+    return text('added');
+  });
+  if (added) addTool();
+
+  // add-tool: a new tool appears, and the server says so (tools/list_changed).
+  server.registerTool('add-tool', { description: 'Adds the tool `added`.', inputSchema: z.object({}) }, async (_args, ctx) => {
+    record('add-tool', era, ctx);
+    if (!added) {
+      added = true;
+      addTool();
+      if (stdio) server.sendToolListChanged();
+      else announce();
+    }
+    return text('added a tool');
+  });
 
   server.registerTool('echo', { description: 'Echoes its text.', inputSchema: z.object({ text: z.string() }) }, async ({ text: t }, ctx) => {
     record('echo', era, ctx);
@@ -109,6 +132,7 @@ if (stdio) {
   serveStdio(factory, { onerror: (err) => console.error(`upstream-v2 stdio: ${err?.message ?? err}`) });
 } else {
   const handler = createMcpHandler(factory, { onerror: (err) => console.error(`upstream-v2 http: ${err?.message ?? err}`) });
+  announce = () => handler.notify.toolsChanged();
   // A plain node:http front for the web-standard handler (what @modelcontextprotocol/node's
   // toNodeHandler does): the request's AbortSignal fires when the client goes away, which is
   // how a stateless handler learns of a cancelled call.
