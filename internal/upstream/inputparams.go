@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -79,26 +80,40 @@ func (t inputParamsTransport) RoundTrip(r *http.Request) (*http.Response, error)
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		// Bounded like a stdio message: a larger body passes through as it is, unread here.
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxStdioMessage+1))
 		if err != nil {
+			resp.Body.Close()
 			return nil, err
 		}
+		if len(body) > maxStdioMessage {
+			resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+			return resp, nil
+		}
+		resp.Body.Close()
 		body = fillInputRequestParams(body)
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		resp.ContentLength = int64(len(body))
 		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 	case "text/event-stream":
-		resp.Body = &sseInputParams{src: resp.Body, r: bufio.NewReader(resp.Body)}
+		resp.Body = &sseInputParams{src: resp.Body, r: bufio.NewReaderSize(resp.Body, 64<<10)}
 	}
 	return resp, nil
 }
 
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
 // sseInputParams passes an event stream through line by line, filling the input requests of
-// `data:` lines. A line is only ever held until its newline, so events stream as before.
+// `data:` lines. A line is only held until its newline, so events stream as before; a line
+// longer than a stdio message is passed on unchanged as it comes, never held whole.
 type sseInputParams struct {
 	src     io.ReadCloser
 	r       *bufio.Reader
+	line    []byte // the line read so far, while it is short enough to hold
+	long    bool   // the current line outgrew the bound: pass on the rest of it as it comes
 	pending []byte
 	err     error
 }
@@ -108,20 +123,45 @@ func (s *sseInputParams) Read(p []byte) (int, error) {
 		if s.err != nil {
 			return 0, s.err
 		}
-		line, err := s.r.ReadBytes('\n')
-		s.err = err
-		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && bytes.Contains(data, inputRequestsKey) {
-			trimmed := bytes.TrimRight(data, "\r\n")
-			if fixed := fillInputRequestParams(bytes.TrimSpace(trimmed)); !bytes.Equal(fixed, bytes.TrimSpace(trimmed)) {
-				eol := line[len("data:")+len(trimmed):]
-				line = slices.Concat([]byte("data: "), fixed, eol)
+		frag, err := s.r.ReadSlice('\n')
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			s.err = err
+		}
+		ended := err == nil
+		switch {
+		case s.long:
+			s.pending = slices.Clone(frag)
+		case len(s.line)+len(frag) > maxStdioMessage:
+			s.pending, s.line, s.long = slices.Concat(s.line, frag), nil, true
+		default:
+			s.line = append(s.line, frag...)
+			if ended || s.err != nil {
+				s.pending, s.line = fillDataLine(s.line), nil
 			}
 		}
-		s.pending = line
+		if ended {
+			s.long = false
+		}
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]
 	return n, nil
+}
+
+// fillDataLine applies fillInputRequestParams to the message of a `data:` line.
+func fillDataLine(line []byte) []byte {
+	data, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok || !bytes.Contains(data, inputRequestsKey) {
+		return line
+	}
+	msg := bytes.TrimRight(data, "\r\n")
+	eol := data[len(msg):]
+	msg = bytes.TrimSpace(msg)
+	fixed := fillInputRequestParams(msg)
+	if bytes.Equal(fixed, msg) {
+		return line
+	}
+	return slices.Concat([]byte("data: "), fixed, eol)
 }
 
 func (s *sseInputParams) Close() error { return s.src.Close() }

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -93,5 +94,61 @@ func TestInputRequestsWithoutParams(t *testing.T) {
 		if got := fillInputRequestParams([]byte(in)); string(got) != in {
 			t.Errorf("%s changed to %s", in, got)
 		}
+	}
+}
+
+// TestInputParamsStreamsAndBounds: an event reaches the reader while its stream is still open
+// (nothing is held past a line), and a line or body larger than a stdio message passes through
+// unchanged rather than being held whole.
+func TestInputParamsStreamsAndBounds(t *testing.T) {
+	const bare = `{"jsonrpc":"2.0","id":1,"result":{"inputRequests":{"roots":{"method":"roots/list"}}}}`
+	big := `{"jsonrpc":"2.0","id":1,"result":{"pad":"` + strings.Repeat("x", maxStdioMessage) + `","inputRequests":{"roots":{"method":"roots/list"}}}}`
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/json" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, big)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", bare)
+		w.(http.Flusher).Flush()
+		<-release
+		fmt.Fprintf(w, "data: %s\n\n", big)
+	}))
+	defer ts.Close()
+	defer close(release)
+	hc := &http.Client{Transport: inputParamsTransport{next: http.DefaultTransport}}
+
+	resp, err := hc.Get(ts.URL + "/sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	first, err := br.ReadString('\n') // the server is still blocked: this must not wait for it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first, `"roots":{"method":"roots/list","params":{}}`) {
+		t.Fatalf("first event: %q", first)
+	}
+	release <- struct{}{}
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\ndata: " + big + "\n\n"; string(rest) != want {
+		t.Fatalf("the oversized event changed: %d bytes, want %d unchanged", len(rest), len(want))
+	}
+
+	resp, err = hc.Get(ts.URL + "/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(body) != big {
+		t.Fatalf("the oversized body changed (%v): %d bytes, want %d unchanged", err, len(body), len(big))
 	}
 }
