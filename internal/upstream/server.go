@@ -516,7 +516,7 @@ func (s *server) httpClient() (*http.Client, error) {
 		rt = ot
 	}
 	return &http.Client{
-		Transport: rt,
+		Transport: inputParamsTransport{next: rt},
 		// The configured headers (tokens, API keys) are for the configured origin only: a
 		// redirect elsewhere is refused rather than followed with or without them.
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {

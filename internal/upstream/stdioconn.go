@@ -258,7 +258,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // decodeLine decodes one line: a message, or a batch of them.
 func decodeLine(line []byte) ([]jsonrpc.Message, error) {
 	if line[0] != '[' {
-		m, err := jsonrpc.DecodeMessage(line)
+		m, err := jsonrpc.DecodeMessage(fillInputRequestParams(line))
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +273,7 @@ func decodeLine(line []byte) ([]jsonrpc.Message, error) {
 	}
 	msgs := make([]jsonrpc.Message, 0, len(raws))
 	for _, r := range raws {
-		m, err := jsonrpc.DecodeMessage(r)
+		m, err := jsonrpc.DecodeMessage(fillInputRequestParams(r))
 		if err != nil {
 			return nil, err
 		}
