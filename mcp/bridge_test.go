@@ -256,6 +256,49 @@ func TestBridgeFourWays(t *testing.T) {
 	}
 }
 
+// TestBridgeHoldsPromptsAndReads: a 2025-era server that asks its client during prompts/get and
+// resources/read reaches a client of either era: a 2025-era client is sent the elicitation
+// during its request; a 2026-07-28 client's request is held and answered input_required, and its
+// retry (go-sdk's client answers the round itself) gets the prompt and the resource.
+func TestBridgeHoldsPromptsAndReads(t *testing.T) {
+	h := newBridgeHub(t)
+	for _, c := range []*bridgeClient{
+		dialBridge(t, h.sock, "client-2025", "2025-11-25", clientCaps{elicit: true}),
+		dialBridge(t, h.sock, "client-2026", "", clientCaps{elicit: true}),
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			q := "May the prompt go on, " + c.name + "?"
+			var gp *sdk.GetPromptResult
+			var err error
+			if !testutil.Poll(10*time.Second, func() bool {
+				gp, err = c.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "legacy__ask-prompt", Arguments: map[string]string{"question": q}})
+				return err == nil || !strings.Contains(err.Error(), "unknown prompt")
+			}) || err != nil {
+				t.Fatalf("prompts/get: %v", err)
+			}
+			if len(gp.Messages) != 1 || promptText(gp) != "prompted: accept yes from "+c.name {
+				t.Errorf("prompts/get: %+v", gp.Messages)
+			}
+			rr, err := c.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "bridge://ask"})
+			if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "read: accept yes from "+c.name {
+				t.Fatalf("resources/read: %v %+v", err, rr)
+			}
+			if shown := c.shown(); !slices.Contains(shown, q) || !slices.Contains(shown, "May the resource be read?") {
+				t.Errorf("the client was shown %q; want the server's two questions", shown)
+			}
+		})
+	}
+}
+
+func promptText(r *sdk.GetPromptResult) string {
+	if tc, ok := r.Messages[0].Content.(*sdk.TextContent); ok {
+		return tc.Text
+	}
+	return fmt.Sprintf("%T", r.Messages[0].Content)
+}
+
 // TestBridgeServerEverythingToNewClient: the real server-everything (TypeScript SDK, 2025 era,
 // stdio) asks a 2026-07-28 client through the hub: elicitation and sampling arrive as
 // input_required rounds, its roots/list is answered with the client's workspace.

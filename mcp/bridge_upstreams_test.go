@@ -242,6 +242,23 @@ func legacyUpstream(t testing.TB) *testUpstream {
 		return nil, ctx.Err()
 	})
 	srv.AddTool(bridgeTool("slow"), u.slowTool)
+	// A prompt and a resource that ask their client before answering (a 2025-era server's
+	// elicitation during prompts/get and resources/read).
+	srv.AddPrompt(&sdk.Prompt{Name: "ask-prompt", Description: "asks, then answers",
+		Arguments: []*sdk.PromptArgument{{Name: "question"}}}, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		r, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: req.Params.Arguments["question"], RequestedSchema: answerSchema})
+		if err != nil {
+			return nil, fmt.Errorf("ask failed: %w", err)
+		}
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "prompted: " + elicitAnswer(r)}}}}, nil
+	})
+	srv.AddResource(&sdk.Resource{URI: "bridge://ask", Name: "ask", MIMEType: "text/plain"}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		r, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "May the resource be read?", RequestedSchema: answerSchema})
+		if err != nil {
+			return nil, fmt.Errorf("ask failed: %w", err)
+		}
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "read: " + elicitAnswer(r)}}}, nil
+	})
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -58,10 +59,12 @@ type heldCall struct {
 	bind    string // the calling client (sessionKey): a retry must come from it
 	key     string // digest of tool and arguments: a retry must be the same call
 
+	kind heldKind // what the call is: a tool call, a prompt's get or a resource's read
+
 	ctx    context.Context // the upstream call's
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the upstream call returned (res, err set)
-	res    *sdk.CallToolResult
+	res    sdk.Result
 	err    error
 	asks   chan *question // the server's questions, to the round waiting for them
 	route  *callRoute     // its progress route, re-pointed at each round's progress token
@@ -109,12 +112,93 @@ type expiredCall struct {
 // expiredMemory is how long a late retry is recognized.
 const expiredMemory = 10 * time.Minute
 
-func callKey(p *sdk.CallToolParamsRaw) string {
+func callKey(p *sdk.CallToolParamsRaw) string { return heldKey(heldTool, p.Name, p.Arguments) }
+
+// heldKey is the digest a retry must match: the kind of call, what it names and its arguments.
+func heldKey(k heldKind, name string, args []byte) string {
 	h := sha256.New()
-	h.Write([]byte(p.Name))
+	h.Write([]byte{byte(k)})
+	h.Write([]byte(name))
 	h.Write([]byte{0})
-	h.Write(p.Arguments)
+	h.Write(args)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// heldKind is which of a client's requests a held call carries. Each answers in its own result
+// type: a tool call's failures are error results the model reads; a prompt's or a resource's
+// are JSON-RPC errors, as their direct calls give.
+type heldKind byte
+
+const (
+	heldTool heldKind = iota + 1
+	heldPrompt
+	heldResource
+)
+
+// inputRequired is the call's input_required answer in the kind's result type (protocol
+// 2026-07-28; go-sdk's result type field is unexported, its JSON form sets it).
+func (k heldKind) inputRequired(asks sdk.InputRequestMap, state string) (sdk.Result, error) {
+	if k == heldTool {
+		return tool.InputRequired(asks, state)
+	}
+	ir, err := json.Marshal(asks)
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"inputRequests": json.RawMessage(ir), "requestState": state, "resultType": "input_required"}
+	var res sdk.Result
+	switch k {
+	case heldPrompt:
+		body["messages"] = []any{}
+		res = &sdk.GetPromptResult{}
+	default:
+		body["contents"] = []any{}
+		res = &sdk.ReadResourceResult{}
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// failure is the call ending with msg, in the kind's way.
+func (k heldKind) failure(msg string) (sdk.Result, error) {
+	if k == heldTool {
+		return tool.ErrorText(msg), nil
+	}
+	return nil, errors.New(msg)
+}
+
+// outcome is the upstream call's answer in the kind's way: a tool call's error is an error
+// result (go-sdk would make it a protocol error).
+func (k heldKind) outcome(res sdk.Result, err error) (sdk.Result, error) {
+	if k == heldTool && err != nil {
+		return tool.Error(err), nil
+	}
+	return res, err
+}
+
+// heldRound is one request of a 2026-era client that a held call serves: its first, or a
+// retry carrying the hub's requestState and the client's answers.
+type heldRound struct {
+	kind      heldKind
+	session   *sdk.ServerSession
+	caller    Caller
+	name      string // the tool or prompt as the client named it, or the resource's URI
+	key       string // heldKey of the request
+	state     string // RequestState
+	responses sdk.InputResponseMap
+	progress  any // the client's progress token
+}
+
+func toolRound(u *Upstreams, ctx context.Context, req *sdk.CallToolRequest) heldRound {
+	return heldRound{kind: heldTool, session: req.Session, caller: u.callerOf(ctx, req), name: req.Params.Name,
+		key: callKey(req.Params), state: req.Params.RequestState, responses: req.Params.InputResponses,
+		progress: req.Params.GetProgressToken()}
 }
 
 // Resumes reports whether req is a 2026-era client's retry of one of its held upstream calls
@@ -162,12 +246,47 @@ func (u *Upstreams) SetCallers(f func(ctx context.Context, req sdk.Request) Call
 	u.callerRec = f
 }
 
-// callHeld serves a proxied tools/call of a 2026-era client: a retry carrying one of the hub's
-// requestStates continues its held call; anything else starts the upstream call.
+// callHeld serves a proxied tools/call of a 2026-era client (hold).
 func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name, upName string) (*sdk.CallToolResult, error) {
-	caller := u.callerOf(ctx, req)
-	key, bind := callKey(req.Params), bindKey(caller, req.Session)
-	if st := req.Params.RequestState; st != "" {
+	args := req.Params.Arguments
+	res, err := u.hold(ctx, toolRound(u, ctx, req), name, func(ctx context.Context, upTok any) (sdk.Result, error) {
+		return u.m.CallTool(ctx, name, upName, args, upTok)
+	})
+	r, _ := res.(*sdk.CallToolResult)
+	return r, err
+}
+
+// getPromptHeld serves a proxied prompts/get of a 2026-era client (hold).
+func (u *Upstreams) getPromptHeld(ctx context.Context, req *sdk.GetPromptRequest, name string, params *sdk.GetPromptParams) (*sdk.GetPromptResult, error) {
+	args, _ := json.Marshal(req.Params.Arguments)
+	round := heldRound{kind: heldPrompt, session: req.Session, caller: u.callerOf(ctx, req), name: req.Params.Name,
+		key: heldKey(heldPrompt, req.Params.Name, args), state: req.Params.RequestState, responses: req.Params.InputResponses,
+		progress: req.Params.GetProgressToken()}
+	res, err := u.hold(ctx, round, name, func(ctx context.Context, _ any) (sdk.Result, error) {
+		return u.m.GetPrompt(ctx, name, params)
+	})
+	r, _ := res.(*sdk.GetPromptResult)
+	return r, err
+}
+
+// readResourceHeld serves a proxied resources/read of a 2026-era client (hold).
+func (u *Upstreams) readResourceHeld(ctx context.Context, req *sdk.ReadResourceRequest, name string, params *sdk.ReadResourceParams) (*sdk.ReadResourceResult, error) {
+	round := heldRound{kind: heldResource, session: req.Session, caller: u.callerOf(ctx, req), name: req.Params.URI,
+		key: heldKey(heldResource, req.Params.URI, nil), state: req.Params.RequestState, responses: req.Params.InputResponses,
+		progress: req.Params.GetProgressToken()}
+	res, err := u.hold(ctx, round, name, func(ctx context.Context, _ any) (sdk.Result, error) {
+		return u.m.ReadResource(ctx, name, params)
+	})
+	r, _ := res.(*sdk.ReadResourceResult)
+	return r, err
+}
+
+// hold serves a proxied request of a 2026-era client to server name: a retry carrying one of
+// the hub's requestStates continues its held call; anything else starts the upstream call
+// (call, with the upstream progress token the hub made for it).
+func (u *Upstreams) hold(ctx context.Context, rq heldRound, name string, call func(ctx context.Context, upTok any) (sdk.Result, error)) (sdk.Result, error) {
+	key, bind := rq.key, bindKey(rq.caller, rq.session)
+	if st := rq.state; st != "" {
 		u.held.mu.Lock()
 		h := u.held.byToken[st]
 		if h != nil && h.bind == bind && h.key == key {
@@ -177,7 +296,7 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		}
 		u.held.mu.Unlock()
 		if h != nil {
-			return h.resume(ctx, req)
+			return h.resume(ctx, rq)
 		}
 		u.held.mu.Lock()
 		e, late := u.held.expired[st]
@@ -188,32 +307,31 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		}
 		u.held.mu.Unlock()
 		if late {
-			return tool.ErrorText(e.msg), nil
+			return rq.kind.failure(e.msg)
 		}
 	}
 	hctx, cancel := context.WithCancelCause(context.Background())
-	h := &heldCall{u: u, server: name, exposed: req.Params.Name, bind: bind, key: key, cancel: cancel,
+	h := &heldCall{u: u, server: name, exposed: rq.name, bind: bind, key: key, kind: rq.kind, cancel: cancel,
 		done: make(chan struct{}), asks: make(chan *question)}
 	u.held.mu.Lock()
 	switch {
 	case u.held.closed:
 		u.held.mu.Unlock()
 		cancel(nil)
-		return tool.ErrorText(req.Params.Name + ": the hub is shutting down"), nil
+		return rq.kind.failure(rq.name + ": the hub is shutting down")
 	case len(u.held.live) >= maxHeldCalls:
 		u.held.mu.Unlock()
 		cancel(nil)
-		return tool.ErrorText(fmt.Sprintf("%s: %d upstream calls already wait for their clients' answers; answer those first", req.Params.Name, maxHeldCalls)), nil
+		return rq.kind.failure(fmt.Sprintf("%s: %d upstream calls already wait for their clients' answers; answer those first", rq.name, maxHeldCalls))
 	}
 	u.held.live[h] = struct{}{}
 	u.held.mu.Unlock()
-	route := newRoute(req.Session, caller, req.Params.Name, h)
+	route := newRoute(rq.session, rq.caller, rq.name, h)
 	h.route = route
 	h.ctx = withRoute(hctx, route)
-	upTok, untrack := u.track(name, route, req.Params.GetProgressToken())
-	args := req.Params.Arguments
+	upTok, untrack := u.track(name, route, rq.progress)
 	go func() { // owned by h: ends when the upstream call returns (hctx bounds it)
-		res, err := u.m.CallTool(h.ctx, name, upName, args, upTok)
+		res, err := call(h.ctx, upTok)
 		untrack()
 		h.res, h.err = res, err
 		close(h.done)
@@ -222,21 +340,18 @@ func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name
 		delete(u.held.live, h)
 		u.held.mu.Unlock()
 	}()
-	return h.wait(ctx, req)
+	return h.wait(ctx, rq)
 }
 
 var errCallEnded = errors.New("the call has ended")
 
 // wait carries the call one round: until the server answers (the result), asks (the call
 // answers input_required) or the client's request ends (the upstream call is cancelled).
-func (h *heldCall) wait(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	h.route.setRequest(req.Session, h.u.callerOf(ctx, req), req.Params.GetProgressToken())
+func (h *heldCall) wait(ctx context.Context, rq heldRound) (sdk.Result, error) {
+	h.route.setRequest(rq.session, rq.caller, rq.progress)
 	select {
 	case <-h.done:
-		if h.err != nil {
-			return tool.Error(h.err), nil
-		}
-		return h.res, nil
+		return h.kind.outcome(h.res, h.err)
 	case q := <-h.asks:
 		h.mu.Lock()
 		h.rounds++
@@ -247,7 +362,7 @@ func (h *heldCall) wait(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 			q.answer <- answer{err: err}
 			h.cancel(err)
 			<-h.done
-			return tool.ErrorText(fmt.Sprintf("%s: %v", h.exposed, err)), nil
+			return h.kind.failure(fmt.Sprintf("%s: %v", h.exposed, err))
 		}
 		return h.ask(q)
 	case <-ctx.Done():
@@ -259,7 +374,7 @@ func (h *heldCall) wait(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 
 // ask answers the client's request with q as input_required, and keeps the call for the
 // client's retry (at most holdTimeout).
-func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
+func (h *heldCall) ask(q *question) (sdk.Result, error) {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
@@ -274,7 +389,7 @@ func (h *heldCall) ask(q *question) (*sdk.CallToolResult, error) {
 	h.mu.Lock()
 	h.timer = time.AfterFunc(timeout, func() { h.expire(token, timeout) })
 	h.mu.Unlock()
-	res, err := tool.InputRequired(sdk.InputRequestMap{q.id: q.req}, token)
+	res, err := h.kind.inputRequired(sdk.InputRequestMap{q.id: q.req}, token)
 	if err != nil {
 		h.cancel(err)
 		return nil, err
@@ -316,7 +431,7 @@ func (h *heldCall) expire(token string, after time.Duration) {
 }
 
 // resume feeds the client's answer to the waiting question and carries the call on.
-func (h *heldCall) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+func (h *heldCall) resume(ctx context.Context, rq heldRound) (sdk.Result, error) {
 	h.mu.Lock()
 	q := h.pending
 	h.pending = nil
@@ -325,16 +440,16 @@ func (h *heldCall) resume(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	}
 	h.mu.Unlock()
 	if q == nil { // expired between the lookup and now
-		return tool.ErrorText(fmt.Sprintf("%s: the call waited too long for the answer and was ended; call it again", h.exposed)), nil
+		return h.kind.failure(fmt.Sprintf("%s: the call waited too long for the answer and was ended; call it again", h.exposed))
 	}
-	a, ok := req.Params.InputResponses[q.id]
+	a, ok := rq.responses[q.id]
 	switch {
 	case !ok:
 		q.answer <- answer{err: fmt.Errorf("the client retried without answering %s %q", q.method, q.id)}
 	default:
 		q.answer <- answer{res: a}
 	}
-	return h.wait(ctx, req)
+	return h.wait(ctx, rq)
 }
 
 // question puts one of the server's requests to the held call's client and waits for the

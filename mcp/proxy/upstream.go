@@ -548,7 +548,16 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 		// A 2026-era server's questions during the read come back with this context.
 		params := *req.Params
 		params.Meta = forwardedMeta(params.Meta)
-		return m.ReadResource(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), req.Params.URI, nil)), name, &params)
+		params.InputResponses, params.RequestState = nil, "" // the hub's own, when it holds the read
+		if req.Session != nil && mcptransport.SpeaksMRTR(req.Session) {
+			return u.readResourceHeld(ctx, req, name, &params) // bridge.go
+		}
+		// In flight on the server while it runs: a 2025-era server's question during the read
+		// (an elicitation) is put to this client.
+		route := newRoute(req.Session, u.callerOf(ctx, req), req.Params.URI, nil)
+		_, done := u.track(name, route, nil)
+		defer done()
+		return m.ReadResource(withRoute(ctx, route), name, &params)
 	}
 	for _, r := range cat.Resources {
 		if owner, taken := u.resOwner[r.URI]; taken && owner != name {
@@ -579,7 +588,14 @@ func (u *Upstreams) syncResources(name string, cur, next *servedUpstream, cat up
 			params := *req.Params
 			params.Name = upName
 			params.Meta = forwardedMeta(params.Meta)
-			return m.GetPrompt(withRoute(ctx, newRoute(req.Session, u.callerOf(ctx, req), exposed, nil)), name, &params)
+			params.InputResponses, params.RequestState = nil, "" // the hub's own, when it holds the get
+			if req.Session != nil && mcptransport.SpeaksMRTR(req.Session) {
+				return u.getPromptHeld(ctx, req, name, &params) // bridge.go
+			}
+			route := newRoute(req.Session, u.callerOf(ctx, req), exposed, nil)
+			_, done := u.track(name, route, nil)
+			defer done()
+			return m.GetPrompt(withRoute(ctx, route), name, &params)
 		})
 	}
 }
