@@ -287,6 +287,10 @@ export interface Settings {
    */
   web: WebSettings;
   /**
+   * Code is the [code] section: the language-server pool (controller_settings_code.go).
+   */
+  code: CodeSettings;
+  /**
    * Overrides are environment variables of this hub that override keys of the file.
    */
   overrides: SettingOverride[];
