@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { CodeSettings } from '../generated/app';
+import { codeChanged, codeForm, codeInput, idleError, splitCommand } from './code';
+
+const settings: CodeSettings = {
+  idle: '',
+  idleDefault: '10m0s',
+  idleRunning: '10m0s',
+  servers: [
+    { language: 'go', command: ['/opt/gopls/bin/gopls', '-remote=auto'], default: 'gopls', running: [], found: '/opt/gopls/bin/gopls -remote=auto' },
+    { language: 'python', command: [], default: 'pyright-langserver --stdio', running: [], found: '', error: 'not found' },
+  ],
+};
+
+describe('settings/code', () => {
+  it('fills the form from the file and saves every language, empty meaning the default', () => {
+    const f = codeForm(settings);
+    expect(f).toEqual({ idle: '', servers: { go: '/opt/gopls/bin/gopls -remote=auto', python: '' } });
+    f.idle = ' 5m ';
+    f.servers.python = '  basedpyright-langserver   --stdio ';
+    expect(codeInput(f)).toEqual({ idle: '5m', servers: { go: ['/opt/gopls/bin/gopls', '-remote=auto'], python: ['basedpyright-langserver', '--stdio'] } });
+  });
+
+  it('splits a command line at blanks', () => {
+    expect(splitCommand('')).toEqual([]);
+    expect(splitCommand('  gopls\t-rpc.trace  ')).toEqual(['gopls', '-rpc.trace']);
+  });
+
+  it('tells a change from the saved settings, blanks aside', () => {
+    const f = codeForm(settings);
+    expect(codeChanged(f, settings)).toBe(false);
+    f.servers.go = ' /opt/gopls/bin/gopls   -remote=auto ';
+    expect(codeChanged(f, settings)).toBe(false);
+    f.servers.python = 'pylsp';
+    expect(codeChanged(f, settings)).toBe(true);
+    expect(codeChanged({ ...codeForm(settings), idle: '1h' }, settings)).toBe(true);
+  });
+
+  it('catches an idle time that is no duration, naming the key', () => {
+    for (const ok of ['', '0', '0s', '10m', '1h30m', '1.5h', '90s']) expect(idleError(ok)).toBe('');
+    for (const bad of ['soon', '10', '-5m', '10 m', '5min']) expect(idleError(bad)).toContain('code.idle:');
+  });
+});
