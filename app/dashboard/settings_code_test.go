@@ -75,6 +75,19 @@ func TestSettingsCodeThroughDashboardAPI(t *testing.T) {
 		t.Fatalf("gopls started as %q, want %s", c, gopls[0])
 	}
 
+	// The Save bar's review: the diff the save would write, nothing written, nothing applied.
+	before := chk.read()
+	code_, review := chk.do("POST", "/api/settings/preview", map[string]any{"code": map[string]any{"idle": "1s", "servers": map[string]any{"go": []string{other}}}})
+	if secs, _ := review["sections"].([]any); code_ != 200 || len(secs) != 1 || !strings.Contains(fmt.Sprint(secs[0]), `+idle = "1s"`) {
+		t.Fatalf("preview: %d %v", code_, review)
+	}
+	if chk.read() != before {
+		t.Fatal("the preview wrote the file")
+	}
+	if idle, cmds := st.Code.Config(); idle != code.DefaultIdle || len(cmds) != 0 {
+		t.Fatalf("the preview changed the pool: idle %s, commands %v", idle, cmds)
+	}
+
 	out := chk.saved("/api/settings/code", map[string]any{"idle": "10m", "servers": map[string]any{"go": []string{other}, "python": []string{}}})
 	if out["applies"] != "now" || !strings.Contains(fmt.Sprint(out["note"]), "next start") {
 		t.Errorf("saved: applies %v, note %v", out["applies"], out["note"])

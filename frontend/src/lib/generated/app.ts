@@ -586,6 +586,7 @@ export interface SettingsInput {
   web?: WebInput;
   ml?: MLInput;
   rag?: RAGSettings;
+  code?: CodeInput;
 }
 /**
  * SettingsPreview is PreviewSettings' answer: the config file and, per section given, in the

@@ -1,20 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { CodeSettings } from '../generated/app';
+import { sampleSettings } from '../../test/settings';
 import { codeChanged, codeForm, codeInput, idleError, splitCommand } from './code';
 
-const settings: CodeSettings = {
-  idle: '',
-  idleDefault: '10m0s',
-  idleRunning: '10m0s',
-  servers: [
-    { language: 'go', command: ['/opt/gopls/bin/gopls', '-remote=auto'], default: 'gopls', running: [], found: '/opt/gopls/bin/gopls -remote=auto' },
-    { language: 'python', command: [], default: 'pyright-langserver --stdio', running: [], found: '', error: 'not found' },
-  ],
-};
+const s = sampleSettings({
+  code: {
+    idle: '',
+    idleDefault: '10m0s',
+    idleRunning: '10m0s',
+    servers: [
+      { language: 'go', command: ['/opt/gopls/bin/gopls', '-remote=auto'], default: 'gopls', running: [], found: '/opt/gopls/bin/gopls -remote=auto' },
+      { language: 'python', command: [], default: 'pyright-langserver --stdio', running: [], found: '', error: 'not found' },
+    ],
+  },
+});
 
 describe('settings/code', () => {
   it('fills the form from the file and saves every language, empty meaning the default', () => {
-    const f = codeForm(settings);
+    const f = codeForm(s);
     expect(f).toEqual({ idle: '', servers: { go: '/opt/gopls/bin/gopls -remote=auto', python: '' } });
     f.idle = ' 5m ';
     f.servers.python = '  basedpyright-langserver   --stdio ';
@@ -27,13 +29,13 @@ describe('settings/code', () => {
   });
 
   it('tells a change from the saved settings, blanks aside', () => {
-    const f = codeForm(settings);
-    expect(codeChanged(f, settings)).toBe(false);
+    const f = codeForm(s);
+    expect(codeChanged(f, s)).toBe(false);
     f.servers.go = ' /opt/gopls/bin/gopls   -remote=auto ';
-    expect(codeChanged(f, settings)).toBe(false);
+    expect(codeChanged(f, s)).toBe(false);
     f.servers.python = 'pylsp';
-    expect(codeChanged(f, settings)).toBe(true);
-    expect(codeChanged({ ...codeForm(settings), idle: '1h' }, settings)).toBe(true);
+    expect(codeChanged(f, s)).toBe(true);
+    expect(codeChanged({ ...codeForm(s), idle: '1h' }, s)).toBe(true);
   });
 
   it('catches an idle time that is no duration, naming the key', () => {

@@ -1,10 +1,8 @@
 // Settings › Code intelligence: the [code] section (the language-server pool's idle time and each
 // language's server command) as a form. The hub checks and applies a save (SaveCode): these
-// helpers only turn the settings into the form and back, and catch a mistyped idle time early.
-import type { CodeInput, CodeSettings } from '../generated/app';
-import type { Controls } from '../generated/control';
-
-export type CodeSettingsControl = Pick<Controls, 'saveCode'>;
+// helpers turn the settings into the form and back, and catch a mistyped idle time early.
+import type { CodeInput } from '../generated/app';
+import type { Settings } from '../types';
 
 /** The form: idle as typed, and each language's command line as one line of text. */
 export interface CodeForm {
@@ -12,13 +10,20 @@ export interface CodeForm {
   servers: Record<string, string>;
 }
 
-export function codeForm(s: CodeSettings): CodeForm {
-  const servers: Record<string, string> = {};
-  for (const sv of s.servers) servers[sv.language] = sv.command.join(' ');
-  return { idle: s.idle, servers };
+/** The fields the section has an input for (a language's is code.servers.<language>). */
+export const CODE_FIELDS = ['code.idle', 'code.servers'];
+
+export function emptyCodeForm(): CodeForm {
+  return { idle: '', servers: {} };
 }
 
-/** A command line split at blanks: the program, then its arguments ("" : none, the default). */
+export function codeForm(s: Settings): CodeForm {
+  const servers: Record<string, string> = {};
+  for (const sv of s.code?.servers ?? []) servers[sv.language] = sv.command.join(' ');
+  return { idle: s.code?.idle ?? '', servers };
+}
+
+/** A command line split at blanks: the program, then its arguments ([] : none, the default). */
 export function splitCommand(line: string): string[] {
   return line.split(/\s+/).filter((w) => w !== '');
 }
@@ -39,9 +44,9 @@ export function idleError(idle: string): string {
   return `code.idle: "${v}" is not a duration; write it like "10m" or "1h", "0s" to keep servers running, or leave it empty for the default`;
 }
 
-/** Whether the form differs from the saved settings. */
-export function codeChanged(f: CodeForm, s: CodeSettings): boolean {
+/** Whether the form differs from the settings, blanks in a command line aside. */
+export function codeChanged(f: CodeForm, s: Settings): boolean {
   const saved = codeForm(s);
   if (f.idle.trim() !== saved.idle) return true;
-  return s.servers.some((sv) => splitCommand(f.servers[sv.language] ?? '').join(' ') !== saved.servers[sv.language]);
+  return Object.keys({ ...saved.servers, ...f.servers }).some((l) => splitCommand(f.servers[l] ?? '').join(' ') !== (saved.servers[l] ?? ''));
 }
