@@ -65,7 +65,7 @@ func (c *Controller) codeSettings(file config.Config, data []byte) CodeSettings 
 		if argv, err := code.Locate(lang, running[lang], nil); err == nil {
 			cs.Found = strings.Join(argv, " ")
 		} else {
-			cs.Error = err.Error() + "; " + code.InstallHint(lang)
+			cs.Error = err.Error() // it says how to install one, or to set the command
 		}
 		s.Servers = append(s.Servers, cs)
 	}
