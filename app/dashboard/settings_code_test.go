@@ -53,6 +53,11 @@ func TestSettingsCodeThroughDashboardAPI(t *testing.T) {
 	chk.refused("/api/settings/code", map[string]any{"idle": "-5m"}, `code.idle: "-5m" is negative`)
 	chk.refused("/api/settings/code", map[string]any{"servers": map[string]any{"cobol": []string{"cobol-ls"}}}, "code.servers.cobol: not a language with a server")
 	chk.refused("/api/settings/code", map[string]any{"servers": map[string]any{"go": []string{"/nonexistent/gopls"}}}, "code.servers.go:")
+	// Hostile values: nothing of them reaches the file (each is refused as a whole).
+	chk.refused("/api/settings/code", map[string]any{"idle": "10m\"\nread_only = true\n#"}, `code.idle:`)
+	chk.refused("/api/settings/code", map[string]any{"servers": map[string]any{"go\"]\n[evil": []string{"/bin/true"}}}, "not a language with a server")
+	chk.refused("/api/settings/code", map[string]any{"servers": map[string]any{"go": []string{"/bin/true\n[evil]"}}}, "code.servers.go: the program name holds a control character")
+	chk.refused("/api/settings/code", map[string]any{"servers": map[string]any{"go": []string{"../../bin/true"}}}, `code.servers.go: "../../bin/true" is a relative path`)
 
 	cs := apptest.InMemoryClient(t, st, "settings-code")
 	definition := func() {

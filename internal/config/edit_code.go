@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -47,6 +48,11 @@ func (e CodeEdit) Validate() (Code, error) {
 		}
 		if strings.ContainsAny(argv[0], "\x00\n\r") {
 			errs = append(errs, fmt.Errorf("code.servers.%s: the program name holds a control character; give the program's path or its name on PATH", lang))
+			continue
+		}
+		// A relative path would be looked up from wherever the hub happens to run.
+		if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
+			errs = append(errs, fmt.Errorf("code.servers.%s: %q is a relative path; give the program's absolute path or its name on PATH", lang, argv[0]))
 			continue
 		}
 		if _, err := code.Locate(lang, argv, nil); err != nil {
