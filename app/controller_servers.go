@@ -273,6 +273,11 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))
 		}
 	}
+	// So is [code] (the Settings view's save does the same: SaveCode): the idle time at once, a
+	// server command from its language's next start.
+	if err == nil && st.Code != nil {
+		st.Code.Configure(cfg.Code.IdleTimeout(), cfg.Code.Servers)
+	}
 	// [ml] edited by hand is put in force like the Settings view's save (Stack.SetML).
 	if !reflect.DeepEqual(cfg.ML, st.RunningML()) {
 		if err := st.SetML(cfg.ML); err != nil {

@@ -60,6 +60,8 @@ type Settings struct {
 	Security SecuritySettings `json:"security"`
 	// Web is web_fetch's [web] section.
 	Web WebSettings `json:"web"`
+	// Code is the [code] section: the language-server pool (controller_settings_code.go).
+	Code CodeSettings `json:"code"`
 	// Overrides are environment variables of this hub that override keys of the file.
 	Overrides []SettingOverride `json:"overrides"`
 	// Flags are command-line flags this hub was started with that set a key to something other
@@ -322,6 +324,7 @@ func (c *Controller) Settings() (Settings, error) {
 	}
 	s.Security = c.securitySettings(file)
 	s.Web = webSettings(file, data, c.st.Config.Env)
+	s.Code = c.codeSettings(file, data)
 	s.Flags = c.flagOverrides(file)
 	if data != nil {
 		s.Pending = c.pending()

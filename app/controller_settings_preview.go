@@ -20,6 +20,7 @@ type SettingsInput struct {
 	Web        *WebInput        `json:"web,omitempty"`
 	ML         *MLInput         `json:"ml,omitempty"`
 	RAG        *RAGSettings     `json:"rag,omitempty"`
+	Code       *CodeInput       `json:"code,omitempty"`
 }
 
 // SettingsPreview is PreviewSettings' answer: the config file and, per section given, in the
@@ -98,6 +99,10 @@ func (c *Controller) PreviewSettings(in SettingsInput) (SettingsPreview, error) 
 	if in.RAG != nil {
 		ch, err := p.SaveRAG(*in.RAG)
 		add("rag", ch, err)
+	}
+	if in.Code != nil {
+		ch, err := p.SaveCode(*in.Code)
+		add("code", ch, err)
 	}
 	return out, nil
 }

@@ -296,6 +296,11 @@ var dashboardControls = dashcontrol.NewTable(
 		Call: dashcontrol.Call1(dashcontrol.Body[WebInput]("web"), (*Controller).SaveWeb),
 	},
 	dashcontrol.Control[*Controller]{
+		Name: "SaveCode", Route: "POST /api/settings/code", Action: "save code intelligence",
+		Doc:  "saves [code] idle and the language servers' commands, in force in the running pool now (a command from its server's next start).",
+		Call: dashcontrol.Call1(dashcontrol.Body[CodeInput]("code"), (*Controller).SaveCode),
+	},
+	dashcontrol.Control[*Controller]{
 		Name: "SetRAGAPIKey", Route: "POST /api/settings/rag/apikey", Action: "save the RAG key",
 		Doc:  "changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once.",
 		Call: dashcontrol.Call1(dashcontrol.Body[RAGAPIKeyInput]("key"), (*Controller).SetRAGAPIKey),

@@ -50,7 +50,9 @@ var hubGroups = []groupDecl{
 		return when(s.browser != nil, func() any { return tools.NewWebviewTools(s.trust, s.browser) })
 	}},
 	{tools.CodeGroup, func(s *Service) any {
-		return when(s.code != nil, func() any { return tools.NewCodeTools(s.trust, hubSessions{s}, s.code, s.procs, s.execRules()) })
+		return when(s.code != nil, func() any {
+			return tools.NewCodeTools(s.trust, hubSessions{s}, s.code, s.procs, s.execRules(), s.CallInner)
+		})
 	}},
 	{tools.TasksGroup, func(s *Service) any {
 		return when(s.tasks != nil, func() any { return tools.NewTasksTools(s, s.tasks.store) })

@@ -2,13 +2,17 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/audit"
 	"github.com/switchboard-hub/switchboard/internal/code"
 	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
@@ -472,4 +476,174 @@ func TestCodeProjectRunCancelled(t *testing.T) {
 		mustCall(t, other, "process_list", map[string]any{}, &list)
 		return len(list.Processes) == 1 && list.Processes[0].ID == id && list.Processes[0].Status == "killed"
 	})
+}
+
+// askRunHub is a code hub whose policy asks before exec runs go (and denies exec of rm), on a
+// Unix socket, with the audit lines it writes.
+func askRunHub(t *testing.T) (*Service, string, string, func() []audit.Entry) {
+	t.Helper()
+	p, err := policy.Compile(policy.Config{AskTimeout: "20s", Rules: []policy.RuleSpec{
+		{Tool: "exec", Args: map[string]string{"command": "go"}, Action: "ask"},
+		{Tool: "exec", Args: map[string]string{"command": "rm"}, Action: "deny"},
+	}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := audit.Discard()
+	var mu sync.Mutex
+	var entries []audit.Entry
+	al.OnRecord(func(e audit.Entry) { mu.Lock(); entries = append(entries, e); mu.Unlock() })
+	s, ws, _ := codeHub(t, map[string]string{
+		"go.mod":            "module example.com/askrun\n\ngo 1.22\n",
+		"calc/calc.go":      "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n",
+		"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Errorf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n",
+	}, WithAudit(al), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
+	sock := filepath.Join(shortTempDir(t), "c.sock")
+	listen(t, s, TransportUnix, TransportConfig{UnixPath: sock})
+	return s, ws, sock, func() []audit.Entry { mu.Lock(); defer mu.Unlock(); return slices.Clone(entries) }
+}
+
+// checkAskedRun: run is go test's failing TestAdd, run as the process exec was asked about,
+// which every client sees, and the audit shows that exec call under project_run's.
+func checkAskedRun(t *testing.T, cs *sdk.ClientSession, ws string, run tools.ProjectRunOutput, audited func() []audit.Entry, by string) {
+	t.Helper()
+	wantLine, _ := lineOf(t, ws, "calc/calc_test.go", "t.Errorf")
+	if run.Success || run.ExitCode == 0 || run.Process == "" || run.Duration <= 0 || !strings.Contains(run.Output, "FAIL") ||
+		len(run.Failures) != 1 || run.Failures[0].Test != "TestAdd" || run.Failures[0].Path != "calc/calc_test.go" || run.Failures[0].Line != wantLine {
+		t.Fatalf("project_run after the approval = %+v", run)
+	}
+	var list tools.ProcessListOutput
+	mustCall(t, cs, "process_list", map[string]any{}, &list)
+	found := false
+	for _, p := range list.Processes {
+		if p.ID == run.Process {
+			found = p.Command == "go" && strings.Join(p.Args, " ") == "test -json ./..."
+		}
+	}
+	if !found {
+		t.Errorf("process_list = %+v, want project_run's process %s running go test -json ./...", list.Processes, run.Process)
+	}
+	var outer, inner audit.Entry
+	for _, e := range audited() {
+		if e.Tool == "project_run" && e.Outcome != "" {
+			outer = e
+		}
+	}
+	for _, e := range audited() {
+		if e.Tool == "exec" && e.Parent != "" && e.Parent == outer.CallID && e.Outcome != "" {
+			inner = e
+		}
+	}
+	if outer.CallID == "" || inner.Decision != "ask" || inner.Approval != "approved" || inner.By != by || !strings.Contains(inner.Rule, "rule 1") {
+		t.Errorf("audit: project_run %+v, its exec %+v (want asked, approved by %s)", outer, inner, by)
+	}
+}
+
+// TestCodeProjectRunAskedAsExec: under an exec rule that asks, project_run asks the user the
+// question exec would (an elicitation for a client that answers them) and, approved, runs the
+// command as a listed process and parses its failures; declined, it is refused naming the rule.
+// A rule that denies still refuses, and an asked command with shell syntax is refused (project_run
+// could not ask about the call that would run).
+func TestCodeProjectRunAskedAsExec(t *testing.T) {
+	_, ws, sock, audited := askRunHub(t)
+	var mu sync.Mutex
+	answer := "accept"
+	var asked []string
+	opts := &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, r.Params.Message)
+		if answer == "accept" {
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow"}}, nil
+		}
+		return &sdk.ElicitResult{Action: answer}, nil
+	}}
+	cs := dialModeProto(t, sock, "", opts, "2025-11-25")
+
+	var run tools.ProjectRunOutput
+	mustCall(t, cs, "project_run", map[string]any{"action": "test"}, &run)
+	mu.Lock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "exec") || !strings.Contains(asked[0], "go") || !strings.Contains(asked[0], `"test","-json","./..."`) {
+		t.Errorf("asked %q, want one question about exec go test -json ./...", asked)
+	}
+	answer = "decline"
+	mu.Unlock()
+	checkAskedRun(t, cs, ws, run, audited, "client")
+
+	msg := call(t, cs, "project_run", map[string]any{"action": "test"}, nil)
+	if !strings.Contains(msg, "rule 1") || !strings.Contains(msg, "declined") || !strings.Contains(msg, `"go test -json ./..."`) {
+		t.Errorf("declined project_run = %q", msg)
+	}
+	mu.Lock()
+	n := len(asked)
+	mu.Unlock()
+	for _, c := range []struct{ command, want string }{
+		{"rm -rf calc", "rule 2"},
+		{"go test ./... | cat", "shell syntax"},
+		{"go test -run 'TestAdd' ./...", "shell syntax"},
+	} {
+		if msg := call(t, cs, "project_run", map[string]any{"action": "test", "command": c.command}, nil); !strings.Contains(msg, c.want) || !strings.Contains(msg, "exec") {
+			t.Errorf("project_run %q = %q, want a refusal naming %q", c.command, msg, c.want)
+		}
+	}
+	mu.Lock()
+	if len(asked) != n {
+		t.Errorf("refused commands were asked about: %q", asked[n:])
+	}
+	mu.Unlock()
+	if _, err := os.Stat(filepath.Join(ws, "calc")); err != nil {
+		t.Errorf("a denied rm ran: %v", err)
+	}
+}
+
+// TestCodeProjectRunAskedOnTheDashboard: a client that answers no elicitations gets the question
+// on the dashboard, as for exec; approved there, the command runs and its failures come back;
+// declined, project_run is refused naming the rule.
+func TestCodeProjectRunAskedOnTheDashboard(t *testing.T) {
+	s, ws, sock, audited := askRunHub(t)
+	cs := dialMode(t, sock, "", bare())
+	type result struct {
+		run tools.ProjectRunOutput
+		msg string
+	}
+	runIt := func() <-chan result {
+		done := make(chan result, 1)
+		go func() {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "project_run", Arguments: map[string]any{"action": "test"}})
+			var r result
+			switch {
+			case err != nil:
+				r.msg = err.Error()
+			case res.IsError:
+				r.msg = toolText(res)
+			default:
+				b, _ := json.Marshal(res.StructuredContent)
+				_ = json.Unmarshal(b, &r.run)
+			}
+			done <- r
+		}()
+		return done
+	}
+	done := runIt()
+	a := waitPending(t, s)
+	if a.Tool != "exec" || !strings.Contains(a.Arguments, "go") || !strings.Contains(a.Rule, "rule 1") {
+		t.Errorf("pending approval: %+v", a)
+	}
+	if err := s.DecideApproval(a.ID, "allow", policy.ByDashboard); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Receive(t, done, "project_run approved on the dashboard")
+	if r.msg != "" {
+		t.Fatalf("approved project_run failed: %s", r.msg)
+	}
+	checkAskedRun(t, cs, ws, r.run, audited, "dashboard")
+
+	done = runIt()
+	a = waitPending(t, s)
+	if err := s.DecideApproval(a.ID, "deny", policy.ByDashboard); err != nil {
+		t.Fatal(err)
+	}
+	if r := testutil.Receive(t, done, "project_run declined on the dashboard"); !strings.Contains(r.msg, "rule 1") || !strings.Contains(r.msg, "declined") {
+		t.Errorf("declined project_run = %q", r.msg)
+	}
 }

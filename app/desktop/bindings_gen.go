@@ -258,6 +258,12 @@ func (a *App) SaveWeb(web app.WebInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SaveWeb", web)
 }
 
+// SaveCode saves [code] idle and the language servers' commands, in force in the running pool now
+// (a command from its server's next start).
+func (a *App) SaveCode(code app.CodeInput) (app.SettingsChange, error) {
+	return callControl[app.SettingsChange](a, "SaveCode", code)
+}
+
 // SetRAGAPIKey changes how the config refers to the RAG backend's API key (a reference, or a new
 // key for the keyring, or none); checked against the backend and in force at once.
 func (a *App) SetRAGAPIKey(key app.RAGAPIKeyInput) (app.SettingsChange, error) {

@@ -15,9 +15,13 @@
 // before anything is (the one written is the one shown), the navigation marks them, Discard puts
 // the file's values back, and a look at another tab loses nothing; a rule's tool field offers the hub's tools and an upstream server's
 // (server__tool); a saved policy is logged once as reloaded in the hub log.
+// The fourth: Code intelligence shows [code] idle and each language's server with its default and
+// what its next start runs; a program that does not exist is refused at the review beside its
+// field; a new gopls command and a 2s idle are saved to the commented file and used without a
+// restart: an agent's code call starts gopls by the new name, and 2 s after it, it is stopped.
 // A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
 // docs/settings-view.png (a test run never changes tracked files).
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -348,7 +352,7 @@ describe('settings: navigation, one save, tool names', () => {
       expect(box.y).toBeGreaterThan(0);
       expect(box.y).toBeLessThan(300);
       const nav = page.locator(tid('settings-nav'));
-      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(11);
+      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(12);
       expect(await nav.locator(tid('settings-nav-link', { section: 'policy' })).getAttribute('aria-current')).toBe('location');
       // The navigation: Web fetch's link brings it into sight, and into the address bar.
       await nav.locator(tid('settings-nav-link', { section: 'web' })).click();
@@ -412,6 +416,79 @@ describe('settings: navigation, one save, tool names', () => {
     } finally {
       await api(sb.info!, 'DELETE', '/api/servers/fixture');
       await page.setViewportSize(viewport);
+    }
+  });
+});
+
+/** The pids whose command line holds needle (Linux /proc). */
+function pidsRunning(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').some((a) => a.includes(needle))) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+describe('settings: code intelligence', () => {
+  it('saves [code] through the Save bar and the running pool uses it without a restart', async () => {
+    const page = dash.page;
+    await dash.open('settings/code');
+    const section = page.locator(tid('settings-section', { section: 'code' }));
+    await section.waitFor();
+    expect(await page.locator(tid('settings-code-idle')).getAttribute('placeholder')).toBe('10m0s');
+    expect(await page.locator(tid('settings-code-idle-state')).getAttribute('data-running')).toBe('10m0s');
+    const goRow = section.locator(tid('settings-code-server', { language: 'go' }));
+    const gopls = (await goRow.locator(tid('settings-code-found')).textContent())!.trim();
+    expect(gopls).toMatch(/gopls$/);
+    expect(await goRow.locator(tid('settings-code-command')).getAttribute('placeholder')).toBe('gopls');
+
+    // A program that does not exist: refused at the review, beside its field; nothing written.
+    const before = readFileSync(configFile, 'utf8');
+    await goRow.locator(tid('settings-code-command')).fill('/nonexistent/gopls');
+    await expect.poll(async () => (await page.locator(tid('settings-save-bar')).getAttribute('data-changed'))?.split(',')).toContain('code');
+    await page.locator(tid('settings-review-open')).click();
+    const refused = goRow.locator(tid('settings-field-error', { field: 'code.servers.go' }));
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain('/nonexistent/gopls');
+    expect(readFileSync(configFile, 'utf8')).toBe(before);
+
+    // Another name for gopls and a 2 s idle: reviewed, saved, in force.
+    const renamed = path.join(home, 'bin', 'gopls-e2e-settings');
+    mkdirSync(path.dirname(renamed), { recursive: true });
+    symlinkSync(gopls, renamed);
+    await goRow.locator(tid('settings-code-command')).fill(renamed);
+    await page.locator(tid('settings-code-idle')).fill('2s');
+    await page.locator(tid('settings-review-open')).click();
+    const shown = (await page.locator(tid('settings-review-section', { section: 'code', refused: 'false' })).locator(tid('settings-review-diff')).textContent()) ?? '';
+    expect(shown).toContain('+idle = "2s"');
+    expect(readFileSync(configFile, 'utf8')).toBe(before);
+    await page.locator(tid('settings-save')).click();
+    await section.locator(tid('settings-saved')).waitFor();
+    const file = readFileSync(configFile, 'utf8');
+    expect(file.startsWith('# My Switchboard settings, kept in my dotfiles.')).toBe(true);
+    expect(file).toContain(`[code]\nidle = "2s"\n`);
+    expect(file).toContain(`[code.servers]\ngo = ["${renamed}"]\n`);
+    expect((await section.textContent())!.replace(/\s+/g, ' ')).toContain('next server start');
+    await page.locator(tid('settings-code-idle-state', { running: '2s' })).waitFor();
+    expect((await goRow.locator(tid('settings-code-found')).textContent())!.trim()).toBe(renamed);
+
+    // An agent's code call starts gopls by its new name; unused for 2 s, it is stopped.
+    const mod = path.join(sb.info!.workspace, 'gosettings');
+    mkdirSync(mod, { recursive: true });
+    writeFileSync(path.join(mod, 'go.mod'), 'module example.com/gosettings\n\ngo 1.22\n');
+    writeFileSync(path.join(mod, 'a.go'), 'package gosettings\n\n// A is one.\nfunc A() int { return 1 }\n');
+    const client = await McpClient.connect({ path: sb.info!.socket }, { name: 'e2e-settings-code', version: '1.0.0' });
+    try {
+      await client.callTool('code_symbols', { path: 'gosettings/a.go' });
+      expect(pidsRunning('gopls-e2e-settings').length).toBeGreaterThan(0);
+      await expect.poll(() => pidsRunning('gopls-e2e-settings').length, { timeout: 20_000 }).toBe(0);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -98,6 +98,7 @@ async function start(hash = '#processes') {
     issueClientToken: rec1('issueClientToken'),
     revokeClientToken: rec1('revokeClientToken'),
     saveWeb: rec1('saveWeb'),
+    saveCode: rec1('saveCode'),
     setRAGAPIKey: rec1('setRAGAPIKey'),
     grants: rec1('grants', { enabled: false, grants: [], tls: false }),
     revokeGrant: rec1('revokeGrant', { enabled: false, grants: [], tls: false }),

@@ -135,7 +135,7 @@ func (p *Pool) DiagnosticsAfter(ctx context.Context, root string, paths []string
 	}
 	deadline := time.Now().Add(wait)
 	for lang, files := range byLang {
-		if _, err := Locate(lang, p.opts.Commands[lang], p.opts.SearchDirs); err != nil {
+		if _, err := Locate(lang, p.command(lang), p.opts.SearchDirs); err != nil {
 			continue
 		}
 		s, err := p.get(ctx, c.root, lang)

@@ -753,7 +753,7 @@ func (c *call) searchLanguages(explicit string) ([]string, error) {
 	langs := detectLanguages(c.root)
 	var out, missing []string
 	for _, l := range langs {
-		if _, err := Locate(l, c.p.opts.Commands[l], c.p.opts.SearchDirs); err == nil {
+		if _, err := Locate(l, c.p.command(l), c.p.opts.SearchDirs); err == nil {
 			out = append(out, l)
 		} else {
 			missing = append(missing, l)
@@ -761,7 +761,7 @@ func (c *call) searchLanguages(explicit string) ([]string, error) {
 	}
 	if len(out) == 0 {
 		if len(missing) > 0 {
-			_, err := Locate(missing[0], c.p.opts.Commands[missing[0]], c.p.opts.SearchDirs)
+			_, err := Locate(missing[0], c.p.command(missing[0]), c.p.opts.SearchDirs)
 			return nil, err
 		}
 		return nil, fmt.Errorf("language: the workspace has no source files of a language with a server (%s); give language", strings.Join(Languages(), ", "))

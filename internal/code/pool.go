@@ -69,6 +69,11 @@ type Pool struct {
 	opts Options
 	log  *slog.Logger
 
+	// cfgMu guards opts.Idle and opts.Commands, which Configure changes while the pool runs
+	// (the Settings view, an edit of the config file); reconf wakes the reaper to re-read Idle.
+	cfgMu  sync.RWMutex
+	reconf chan struct{}
+
 	mu       sync.Mutex
 	servers  map[key]*server
 	restarts map[key]int
@@ -96,8 +101,9 @@ func NewPool(o Options) *Pool {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	o.Commands = cloneCommands(o.Commands)
 	p := &Pool{opts: o, log: log, servers: map[key]*server{}, restarts: map[key]int{}, watchers: map[string]*watcher{},
-		stop: make(chan struct{}), done: make(chan struct{})}
+		reconf: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go p.reap()
 	return p
 }
@@ -134,25 +140,73 @@ func (p *Pool) Close() error {
 // ErrClosed is returned by calls on a closed pool.
 var ErrClosed = errors.New("code intelligence is shut down")
 
-// reap stops servers idle for longer than Idle, and watchers of workspaces without servers.
+// Configure changes the idle time and the per-language commands of a running pool (see
+// Options: idle 0 is DefaultIdle, negative never). The idle time applies at once, to the
+// servers running too (one now unused for longer is stopped at the reaper's next look); a
+// command applies from the next start of that language's server: a running server keeps the
+// process it has, as restarting it would drop its warm state under a caller.
+func (p *Pool) Configure(idle time.Duration, commands map[string][]string) {
+	if idle == 0 {
+		idle = DefaultIdle
+	}
+	p.cfgMu.Lock()
+	p.opts.Idle, p.opts.Commands = idle, cloneCommands(commands)
+	p.cfgMu.Unlock()
+	select {
+	case p.reconf <- struct{}{}:
+	default:
+	}
+}
+
+// Config is the idle time and the commands in force (Configure's values).
+func (p *Pool) Config() (idle time.Duration, commands map[string][]string) {
+	p.cfgMu.RLock()
+	defer p.cfgMu.RUnlock()
+	return p.opts.Idle, cloneCommands(p.opts.Commands)
+}
+
+// command is lang's configured command line (nil: the default one).
+func (p *Pool) command(lang string) []string {
+	p.cfgMu.RLock()
+	defer p.cfgMu.RUnlock()
+	return p.opts.Commands[lang]
+}
+
+func cloneCommands(m map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// reap stops servers idle for longer than Idle, and watchers of workspaces without servers. It
+// looks every quarter of Idle (between 10 ms and 30 s), and again at once after Configure.
 func (p *Pool) reap() {
 	defer close(p.done)
-	if p.opts.Idle < 0 {
-		<-p.stop
-		return
-	}
-	tick := time.NewTicker(min(max(p.opts.Idle/4, 10*time.Millisecond), 30*time.Second))
-	defer tick.Stop()
 	for {
+		idleAfter, _ := p.Config()
+		wait := min(max(idleAfter/4, 10*time.Millisecond), 30*time.Second)
+		if idleAfter < 0 {
+			wait = 30 * time.Second // never idle: only a Configure changes anything
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-p.stop:
+			t.Stop()
 			return
-		case <-tick.C:
+		case <-p.reconf:
+			t.Stop()
+			continue
+		case <-t.C:
+		}
+		if idleAfter < 0 {
+			continue
 		}
 		var idle []*server
 		p.mu.Lock()
 		for k, s := range p.servers {
-			if s.idleFor() > p.opts.Idle {
+			if s.idleFor() > idleAfter {
 				idle = append(idle, s)
 				delete(p.servers, k)
 			}
@@ -206,7 +260,7 @@ func (p *Pool) get(ctx context.Context, root, lang string) (*server, error) {
 		s = nil
 	}
 	if s == nil {
-		argv, err := Locate(lang, p.opts.Commands[lang], p.opts.SearchDirs)
+		argv, err := Locate(lang, p.command(lang), p.opts.SearchDirs)
 		if err != nil {
 			p.mu.Unlock()
 			return nil, err

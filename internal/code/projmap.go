@@ -145,7 +145,7 @@ func (p *Pool) Map(ctx context.Context, root string, maxDepth int) (MapResult, e
 		}
 		s, ok := servers[n.Language]
 		if !ok {
-			if _, err := Locate(n.Language, p.opts.Commands[n.Language], p.opts.SearchDirs); err == nil {
+			if _, err := Locate(n.Language, p.command(n.Language), p.opts.SearchDirs); err == nil {
 				got, err := p.get(ctx, c.root, n.Language)
 				if err != nil && ctx.Err() != nil {
 					return res, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -435,15 +436,34 @@ type CodeTools struct {
 	Sessions
 	state *CodeState
 	procs *process.Service // project_run; nil: it says the hub runs no processes
-	// execRules refuses a command line the policy's exec rules deny or ask about (nil: none).
-	execRules func(req *sdk.CallToolRequest, line string) error
+	// execRules holds a command line to the policy's exec rules (nil: no policy).
+	execRules ExecRules
+	// inner makes a tool call through the hub's whole chain on behalf of a running call
+	// (Service.CallInner): project_run's exec call when a rule asks.
+	inner InnerCall
 }
 
+// ExecRules decides project_run's command line as the exec calls it amounts to: an error naming
+// the rule when one denies it (or asks about a form project_run cannot run), the exec call to
+// make through the hub's chain when a rule asks (so the user is asked as for exec), nil and nil
+// when exec's rules let it run.
+type ExecRules func(req *sdk.CallToolRequest, line string) (*ExecAsk, error)
+
+// ExecAsk is the exec call a rule asks about: project_run makes exactly this call.
+type ExecAsk struct {
+	Command string
+	Args    []string
+	Rule    string // the rule that asks, for errors
+}
+
+// InnerCall is Service.CallInner.
+type InnerCall func(ctx context.Context, parent *sdk.CallToolRequest, name string, args json.RawMessage) (*sdk.CallToolResult, error)
+
 // NewCodeTools is the code group's dependencies: the pool (with the dashboard's record), the
-// process service project_run runs its commands in, and the policy's exec rules it is held to
-// (nil: no policy).
-func NewCodeTools(w Workspaces, sess Sessions, state *CodeState, procs *process.Service, execRules func(*sdk.CallToolRequest, string) error) *CodeTools {
-	return &CodeTools{Workspaces: w, Sessions: sess, state: state, procs: procs, execRules: execRules}
+// process service project_run runs its commands in, the policy's exec rules it is held to (nil:
+// no policy) and the hub's inner call for the exec calls a rule asks about.
+func NewCodeTools(w Workspaces, sess Sessions, state *CodeState, procs *process.Service, execRules ExecRules, inner InnerCall) *CodeTools {
+	return &CodeTools{Workspaces: w, Sessions: sess, state: state, procs: procs, execRules: execRules, inner: inner}
 }
 
 // CodeGroup declares the group's tools (toolset code) as values that need no hub.
@@ -471,7 +491,7 @@ func CodeGroup() tool.Group {
 		tool.Func(sdk.Tool{Name: "project_map", Annotations: tool.ReadOnly("Project map"),
 			Description: "The workspace's tree as file_grep sees it (.gitignore honoured), down to maxDepth levels, with sizes, file counts and each source file's number of declarations."}, (*CodeTools).projectMap),
 		tool.Func(sdk.Tool{Name: "project_run", Annotations: tool.Write("Run build or tests", true, false),
-			Description: "Run the project's detected build, test, lint or format command (or the command given) in the workspace, as a process every client and the dashboard see (process_list), cancellable, under the same policy as exec; returns success, exit code, duration, the tail of the output and the failures found in it (failing tests and compiler or linter errors with file and line)."}, (*CodeTools).projectRun),
+			Description: "Run the project's detected build, test, lint or format command (or the command given) in the workspace, as a process every client and the dashboard see (process_list), cancellable, under the same policy as exec (a command an exec rule asks about is asked about as that exec call); returns success, exit code, duration, the tail of the output and the failures found in it (failing tests and compiler or linter errors with file and line)."}, (*CodeTools).projectRun),
 	)
 }
 
@@ -851,42 +871,36 @@ func (g *CodeTools) projectRun(ctx context.Context, req *sdk.CallToolRequest, in
 			command, goJSON = "go test -json"+strings.TrimPrefix(command, "go test"), true
 		}
 	}
+	var ask *ExecAsk
 	if g.execRules != nil {
-		if err := g.execRules(req, command); err != nil {
+		if ask, err = g.execRules(req, command); err != nil {
 			return nil, ProjectRunOutput{}, err
 		}
 	}
-	dirFile, dir, err := ws.OpenDir(".")
-	if err != nil {
-		return nil, ProjectRunOutput{}, fmt.Errorf("workspace: %w", err)
+	var (
+		info     process.Info
+		timedOut bool
+	)
+	if ask != nil {
+		info, timedOut, err = g.runAsked(ctx, req, command, ask, secs)
+	} else {
+		var dirFile *os.File
+		var dir string
+		dirFile, dir, err = ws.OpenDir(".")
+		if err != nil {
+			return nil, ProjectRunOutput{}, fmt.Errorf("workspace: %w", err)
+		}
+		info, timedOut, err = runListed(ctx, req, g.procs, g.Sessions, process.StartOptions{Command: "sh", Args: []string{"-c", command}, Dir: dir, DirFile: dirFile},
+			secs, "project_run "+in.Action+": "+command)
+		dirFile.Close()
 	}
-	defer dirFile.Close()
-	info, err := g.procs.Start(ctx, process.StartOptions{Command: "sh", Args: []string{"-c", command}, Dir: dir, DirFile: dirFile})
-	if err != nil {
-		return nil, ProjectRunOutput{}, processError("sh", err)
+	if errors.Is(err, errRunCancelled) {
+		return nil, ProjectRunOutput{}, fmt.Errorf("project_run: %w", err)
 	}
-	if req != nil && g.Sessions != nil {
-		g.OwnProcess(info.ID, req.Session)
+	if err != nil {
+		return nil, ProjectRunOutput{}, err
 	}
 	id := info.ID
-	p := tool.StartProgress(ctx, req, "project_run "+in.Action+": "+command)
-	waitCtx, cancel := context.WithTimeout(ctx, secs)
-	info, err = g.procs.Wait(waitCtx, id)
-	cancel()
-	p.Stop()
-	timedOut := false
-	if err != nil {
-		// Cancelled or out of time: the command and everything it started end with the call.
-		timedOut = ctx.Err() == nil
-		if k, kerr := g.procs.Kill(id); kerr == nil {
-			info = k
-		} else if w, werr := g.procs.Get(id); werr == nil {
-			info = w
-		}
-		if !timedOut {
-			return nil, ProjectRunOutput{}, fmt.Errorf("project_run: cancelled (%v); process %s was killed", ctx.Err(), id)
-		}
-	}
 	o, err := g.procs.Output(id, process.OutputQuery{Tail: runOutputKept})
 	if err != nil {
 		return nil, ProjectRunOutput{}, processError("", err)

@@ -339,6 +339,9 @@ func (g *ProcessTools) exec(ctx context.Context, req *sdk.CallToolRequest, in Ex
 		return nil, ExecOutput{}, err
 	}
 	defer dirFile.Close()
+	if lr := takeListedRun(ctx); lr != nil {
+		return g.execListed(ctx, req, in, lr, dirFile, dir, secs)
+	}
 	// A cancelled call (notifications/cancelled) ends ctx: Exec then kills the process group.
 	p := tool.StartProgress(ctx, req, "running "+in.Command)
 	res, err := g.procs.Exec(ctx, process.ExecOptions{Command: in.Command, Args: in.Args, Dir: dir, DirFile: dirFile, Env: in.Env, Timeout: secs, Stdin: in.Stdin})

@@ -54,6 +54,7 @@ export function sampleSettings(extra: Partial<Settings> = {}): Settings {
       ],
     },
     web: { allow: ['intranet.example'], timeout: '', envAllow: [] },
+    code: { idle: '', idleDefault: '10m0s', idleRunning: '10m0s', servers: [{ language: 'go', command: [], default: 'gopls', running: [], found: '/usr/bin/gopls' }] },
     overrides: [],
     flags: [],
     pending: [],

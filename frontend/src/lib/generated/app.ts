@@ -287,6 +287,10 @@ export interface Settings {
    */
   web: WebSettings;
   /**
+   * Code is the [code] section: the language-server pool (controller_settings_code.go).
+   */
+  code: CodeSettings;
+  /**
    * Overrides are environment variables of this hub that override keys of the file.
    */
   overrides: SettingOverride[];
@@ -515,6 +519,58 @@ export interface SettingsChange {
 export const ActionAutostartSet = "autostart_set";
 
 //////////
+// source: controller_settings_code.go
+
+/**
+ * CodeSettings is [code] as the file writes it, its defaults, and what the running pool uses.
+ */
+export interface CodeSettings {
+  /**
+   * Idle as the file writes it; "" when it leaves it out (IdleDefault).
+   */
+  idle: string;
+  idleDefault: string;
+  /**
+   * IdleRunning is the idle time the pool uses now ("never" for "0s").
+   */
+  idleRunning: string;
+  servers: CodeServerSetting[];
+}
+/**
+ * CodeServerSetting is one language's [code.servers] entry.
+ */
+export interface CodeServerSetting {
+  language: string;
+  /**
+   * Command is the file's command line for it (empty: the default).
+   */
+  command: string[];
+  /**
+   * Default is the command looked for on PATH without one.
+   */
+  default: string;
+  /**
+   * Running is the command line the pool starts it with now (the file's, or the default when
+   * the pool has none configured): it applies at the server's next start.
+   */
+  running: string[];
+  /**
+   * Found is the program the next start would run, "" when none is found (Error says why and
+   * how to install one).
+   */
+  found: string;
+  error?: string;
+}
+/**
+ * CodeInput is what the form saves of [code]: idle as typed ("" for the default) and each
+ * language's command line (empty or left out: the default).
+ */
+export interface CodeInput {
+  idle: string;
+  servers: { [key: string]: string[]};
+}
+
+//////////
 // source: controller_settings_preview.go
 
 /**
@@ -530,6 +586,7 @@ export interface SettingsInput {
   web?: WebInput;
   ml?: MLInput;
   rag?: RAGSettings;
+  code?: CodeInput;
 }
 /**
  * SettingsPreview is PreviewSettings' answer: the config file and, per section given, in the

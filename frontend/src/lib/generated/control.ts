@@ -110,6 +110,8 @@ export interface Controls {
   revokeClientToken(client: string): Promise<app.ClientTokenList>;
   /** Saves web_fetch's allow-list and timeout, in force now. */
   saveWeb(web: app.WebInput): Promise<app.SettingsChange>;
+  /** Saves [code] idle and the language servers' commands, in force in the running pool now (a command from its server's next start). */
+  saveCode(code: app.CodeInput): Promise<app.SettingsChange>;
   /** Changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once. */
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
   /** Lists the OAuth clients allowed to use this hub ([http] auth = "oauth"): client, device, scopes, last use, and the TLS certificate's fingerprint. */
@@ -178,6 +180,7 @@ export interface WailsApp {
   IssueClientToken(client: string): Promise<app.IssuedClientToken>;
   RevokeClientToken(client: string): Promise<app.ClientTokenList>;
   SaveWeb(web: app.WebInput): Promise<app.SettingsChange>;
+  SaveCode(code: app.CodeInput): Promise<app.SettingsChange>;
   SetRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
   Grants(): Promise<app.GrantList>;
   RevokeGrant(id: string): Promise<app.GrantList>;
@@ -377,6 +380,10 @@ export abstract class WailsControls implements Controls {
 
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
     return this.call<app.SettingsChange>('save web', () => this.bindings.SaveWeb(web));
+  }
+
+  saveCode(code: app.CodeInput): Promise<app.SettingsChange> {
+    return this.call<app.SettingsChange>('save code intelligence', () => this.bindings.SaveCode(code));
   }
 
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange> {
@@ -602,6 +609,10 @@ export abstract class HttpControls implements Controls {
 
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
     return this.request<app.SettingsChange>('save web', 'POST', 'api/settings/web', web);
+  }
+
+  saveCode(code: app.CodeInput): Promise<app.SettingsChange> {
+    return this.request<app.SettingsChange>('save code intelligence', 'POST', 'api/settings/code', code);
   }
 
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange> {

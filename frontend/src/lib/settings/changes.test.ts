@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { changedSections, type SettingsForms } from './changes';
+import { codeForm } from './code';
 import { mlForm } from './ml';
 import { newRule, policyForm } from './policy';
 import { ragForm, ragKeyForm } from './rag';
@@ -22,6 +23,7 @@ function forms(s: Settings): SettingsForms {
     ml: mlForm(s),
     rag: ragForm(s),
     ragKey: ragKeyForm(s),
+    code: codeForm(s),
   };
 }
 
@@ -38,7 +40,8 @@ describe('changedSections', () => {
     f.policy.rules = [...f.policy.rules, newRule()];
     f.transports[1].enabled = true;
     f.web.timeout = '90s';
-    expect(changedSections(f, s)).toEqual(['transports', 'policy', 'web']);
+    f.code.servers.go = '/opt/gopls';
+    expect(changedSections(f, s)).toEqual(['transports', 'policy', 'web', 'code']);
   });
 
   it('takes the same toolsets checked in another order, and a workspace with spaces round it, as no change', () => {

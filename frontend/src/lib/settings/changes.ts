@@ -4,6 +4,7 @@
 
 import type { Settings, SettingsRAG } from '../types';
 import { SECTIONS, type Section } from './common';
+import { codeChanged, type CodeForm } from './code';
 import { mlForm, type MLForm } from './ml';
 import { policyForm, type PolicyForm } from './policy';
 import { ragForm, type RAGKeyForm } from './rag';
@@ -24,10 +25,11 @@ export interface SettingsForms {
   ml: MLForm;
   rag: SettingsRAG;
   ragKey: RAGKeyForm;
+  code: CodeForm;
 }
 
 /** The sections a Save writes: every one with a form. */
-export const SAVED_SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'ml', 'rag'] as const satisfies readonly Section[];
+export const SAVED_SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'ml', 'rag', 'code'] as const satisfies readonly Section[];
 export type SavedSection = (typeof SAVED_SECTIONS)[number];
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -55,6 +57,7 @@ export function changedSections(f: SettingsForms, s: Settings | null): SavedSect
     web: !same(f.web, webForm(s)),
     ml: !same(f.ml, mlForm(s)),
     rag: ragChanged(f, s) || ragKeyChanged(f),
+    code: codeChanged(f.code, s),
   };
   return SECTIONS.filter((x): x is SavedSection => x in changed && changed[x as SavedSection]);
 }

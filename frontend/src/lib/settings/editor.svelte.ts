@@ -9,6 +9,7 @@
 
 import type { Controls } from '../generated/control';
 import type { Settings, SettingsChange, SettingsInput, SettingsPolicyDecision, SettingsPreview, SettingsRAG, SettingsSectionPreview, SettingsTokenRegenerated } from '../types';
+import { codeForm, codeInput, emptyCodeForm, type CodeForm } from './code';
 import { changedSections, ragChanged, ragKeyChanged, type SavedSection } from './changes';
 import type { ErrorKey, Target } from './common';
 import { fieldErrors, messageOf, saveErrors, type SaveErrors } from './errors';
@@ -35,6 +36,7 @@ export type SettingsControl = Pick<
   | 'saveRAG'
   | 'saveSecurity'
   | 'saveWeb'
+  | 'saveCode'
   | 'setRAGAPIKey'
   | 'setAutostart'
   | 'regenerateToken'
@@ -56,6 +58,7 @@ export class SettingsEditor {
   security: SecurityForm = $state(emptySecurityForm());
   web: WebForm = $state(emptyWebForm());
   ragKey: RAGKeyForm = $state(emptyRAGKeyForm());
+  code: CodeForm = $state(emptyCodeForm());
 
   errors: Partial<Record<ErrorKey, SaveErrors>> = $state({});
   saved: Partial<Record<Target, SettingsChange>> = $state({});
@@ -94,6 +97,7 @@ export class SettingsEditor {
     if (!only || only === 'rag') this.rag = ragForm(s);
     if (!only || only === 'security') this.security = securityForm(s);
     if (!only || only === 'web') this.web = webForm(s);
+    if (!only || only === 'code') this.code = codeForm(s);
     // Refilled after its own save only: a key typed and stored is not kept in the page.
     if (!only || only === 'ragkey') this.ragKey = ragKeyForm(s);
   }
@@ -142,8 +146,8 @@ export class SettingsEditor {
 
   /** The forms as they stand, to tell whether the review still shows them. */
   private formsKey(): string {
-    const { transports, security, toolsets, workspace, policy, web, ml, rag, ragKey } = this;
-    return JSON.stringify({ transports, security, toolsets, workspace, policy, web, ml, rag, ragKey });
+    const { transports, security, toolsets, workspace, policy, web, ml, rag, ragKey, code } = this;
+    return JSON.stringify({ transports, security, toolsets, workspace, policy, web, ml, rag, ragKey, code });
   }
 
   /** The review, while the forms are still what it shows (any edit since puts it away). */
@@ -208,6 +212,9 @@ export class SettingsEditor {
           }
           break;
         }
+        case 'code':
+          input.code = codeInput(this.code);
+          break;
       }
     }
     const key = this.formsKey();
@@ -292,6 +299,9 @@ export class SettingsEditor {
         if (ragKeyChanged(this)) await this.saveRAGKey();
         return !this.errors.ragkey;
       }
+      case 'code':
+        await this.saveCode();
+        break;
     }
     return !this.errors[section];
   }
@@ -310,6 +320,7 @@ export class SettingsEditor {
   saveRAG = () => this.save('rag', () => this.control.saveRAG(this.rag));
   saveSecurity = () => this.save('security', () => this.control.saveSecurity(securityInput(this.security)));
   saveWeb = () => this.save('web', () => this.control.saveWeb(webInput(this.web)));
+  saveCode = () => this.save('code', () => this.control.saveCode(codeInput(this.code)));
   setAutostart = (on: boolean) => this.save('autostart', () => this.control.setAutostart(on));
 
   savePolicy = () => {

@@ -8,7 +8,7 @@ function fakeControl(over: Partial<SettingsControl> = {}): SettingsControl {
   const missing = (name: string) => () => Promise.reject(new Error(`${name}: not expected`));
   const names: (keyof SettingsControl)[] = [
     'settings', 'previewSettings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
-    'saveSecurity', 'saveWeb', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
+    'saveSecurity', 'saveWeb', 'saveCode', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
   ];
   const c = Object.fromEntries(names.map((n) => [n, vi.fn(missing(n))])) as unknown as SettingsControl;
   return Object.assign(c, over);
