@@ -313,6 +313,8 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 		return c.IssueClientToken(req.Name)
 	case "clients.revoke-token":
 		return c.RevokeClientToken(req.Name)
+	case "clients.drop-token":
+		return c.dropClientToken(req.Name)
 	case "servers.list":
 		return c.ListServers()
 	case "servers.logs":

@@ -96,8 +96,11 @@ type lineOptions struct {
 	token string
 	// reject is told why a connection was closed unserved (for the log).
 	reject func(reason string)
-	// onRelay is told what a connect relay announced (RelayMethod).
-	onRelay func(RelayHello)
+	// onRelay is told what a connect relay announced (RelayMethod) and the client its token
+	// proved ("" when it presented none).
+	onRelay func(h RelayHello, identity string)
+	// clients verifies the client token a relay presents (nil: every client token is refused).
+	clients ClientTokens
 	// control answers ControlMethod requests (Unix socket only); nil refuses them.
 	control ControlFunc
 	// onInputClosed is called once when the client's input ends (EOF or a read error), before
