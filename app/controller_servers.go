@@ -269,6 +269,9 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 		if err := st.followFileToolsMode(cfg); err != nil {
 			errs = append(errs, fmt.Errorf("tools_mode: %w", err))
 		}
+		if err := st.followFileTaskAfter(cfg); err != nil {
+			errs = append(errs, err)
+		}
 		if err := st.followFileWorkspace(cfg.Workspace); err != nil {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))
 		}
