@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -93,7 +94,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 					if connect || len(pos) > 0 {
 						return errors.New("--all: disconnect takes it instead of a client's name (switchboard clients disconnect --all)")
 					}
-					return disconnectAll(cmd, g, clientconf.Scope(scope), dryRun)
+					return disconnectAll(cmd, g, socket, clientconf.Scope(scope), dryRun)
 				}
 				if len(pos) != 1 {
 					return fmt.Errorf("name the client (one of %s)", strings.Join(clientNames(), ", "))
@@ -125,7 +126,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 						fmt.Fprintf(out, "%s is already connected to this hub (%s): nothing to change.\n", c.Display, ch.Path)
 					} else {
 						if clientconf.Scope(scope) == clientconf.ScopeUser {
-							if err := revokeClientToken(cmd, g, c.Name); err != nil {
+							if err := revokeClientToken(cmd, g, socket, c.Name); err != nil {
 								return err
 							}
 						}
@@ -150,7 +151,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 				if connect && e.Env != nil {
 					// Issued now that the file is written (a dry run or a "no" issues none); it
 					// replaces the client's previous token, which the relay presented until now.
-					token, err := issueClientToken(cmd, g, c.Name)
+					token, err := issueClientToken(cmd, g, socket, c.Name)
 					if err != nil {
 						return err
 					}
@@ -164,7 +165,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 					return err
 				}
 				if !connect && clientconf.Scope(scope) == clientconf.ScopeUser {
-					if err := revokeClientToken(cmd, g, c.Name); err != nil {
+					if err := revokeClientToken(cmd, g, socket, c.Name); err != nil {
 						return fmt.Errorf("the entry is removed but %s's token is not revoked: %w; run `switchboard token --client %s --revoke`", c.Name, err, c.Name)
 					}
 				}
@@ -230,7 +231,7 @@ func clientNames() []string {
 
 // disconnectAll removes Switchboard's entry from every client file of scope that has one, each
 // with its diff and a backup, without asking (what an uninstall needs).
-func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, dryRun bool) error {
+func disconnectAll(cmd *cobra.Command, g *globalFlags, socket string, scope clientconf.Scope, dryRun bool) error {
 	env, err := g.clientEnv()
 	if err != nil {
 		return err
@@ -253,7 +254,7 @@ func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, d
 			continue
 		}
 		if scope == clientconf.ScopeUser {
-			if err := revokeClientToken(cmd, g, c.Name); err != nil {
+			if err := revokeClientToken(cmd, g, socket, c.Name); err != nil {
 				errs = append(errs, fmt.Errorf("%s: its token: %w", c.Name, err))
 			}
 		}
@@ -283,15 +284,31 @@ func (g *globalFlags) clientEnv() (clientconf.Env, error) {
 	return env, nil
 }
 
-// issueClientToken issues client's own token, replacing the one it had: on the running hub when
-// there is one (its store is the one in force), else in the hub's token file, read when it
-// starts.
-func issueClientToken(cmd *cobra.Command, g *globalFlags, client string) (string, error) {
+// hubOn is a connection to the hub answering on socket (the entry's: --socket, else the
+// configured one), nil when none does.
+func hubOn(cfg config.Config, socket string) net.Conn {
+	if socket == "" {
+		socket = cfg.Unix.Path
+	}
+	if socket == "" {
+		return nil
+	}
+	conn, err := net.DialTimeout("unix", socket, 2*time.Second)
+	if err != nil {
+		return nil
+	}
+	return conn
+}
+
+// issueClientToken issues client's own token, replacing the one it had: on the hub the entry's
+// relay reaches (socket) when it runs, since its store is the one in force, else in the hub's
+// token file, read when it starts.
+func issueClientToken(cmd *cobra.Command, g *globalFlags, socket, client string) (string, error) {
 	cfg, err := g.load()
 	if err != nil {
 		return "", err
 	}
-	if conn := g.runningHub(cmd, cfg); conn != nil {
+	if conn := hubOn(cfg, socket); conn != nil {
 		defer conn.Close()
 		ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 		defer cancel()
@@ -309,12 +326,12 @@ func issueClientToken(cmd *cobra.Command, g *globalFlags, client string) (string
 }
 
 // revokeClientToken revokes client's token (none is no error), as issueClientToken issues it.
-func revokeClientToken(cmd *cobra.Command, g *globalFlags, client string) error {
+func revokeClientToken(cmd *cobra.Command, g *globalFlags, socket, client string) error {
 	cfg, err := g.load()
 	if err != nil {
 		return err
 	}
-	if conn := g.runningHub(cmd, cfg); conn != nil {
+	if conn := hubOn(cfg, socket); conn != nil {
 		defer conn.Close()
 		ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 		defer cancel()

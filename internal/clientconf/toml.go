@@ -110,6 +110,7 @@ var (
 	tomlArgsLine    = regexp.MustCompile(`(?m)^([ \t]*args[ \t]*=[ \t]*)[^\n]*$`)
 	// tomlEnvLine is an env written as a one-line inline table, the only form of env the edit
 	// rewrites (to add the client token beside the user's variables).
+	tomlBareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 	tomlEnvLine = regexp.MustCompile(`(?m)^([ \t]*env[ \t]*=[ \t]*)\{[^\n]*\}[ \t]*$`)
 )
 
@@ -118,7 +119,11 @@ func tomlInline(env map[string]string) string {
 	keys := slices.Sorted(maps.Keys(env))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = tomlString(k) + " = " + tomlString(env[k])
+		key := k
+		if !tomlBareKey.MatchString(k) {
+			key = tomlString(k)
+		}
+		parts[i] = key + " = " + tomlString(env[k])
 	}
 	return "{ " + strings.Join(parts, ", ") + " }"
 }
