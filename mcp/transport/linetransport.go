@@ -59,7 +59,11 @@ const AuthMethod = "switchboard/auth"
 // The directory the client started the relay in becomes the client's workspace where the
 // hub's rules allow (policy.AutoGrant), so clients that send no MCP roots still work in their own
 // project. It is read on socket connections only, before the first request; later ones are
-// ignored. It is a claim like an MCP root, judged by the same rules, never a credential.
+// ignored. The directory is a claim like an MCP root, judged by the same rules, never a
+// credential. The hello may also carry the client's own token (client_token, written into the
+// client's entry by `switchboard clients connect`): that is a credential, checked like a client
+// token over HTTP; the relay then sends the hello as a request and waits for its answer, and a
+// token the hub does not know ends the connection (verbs.relayHello).
 const RelayMethod = "switchboard/relay"
 
 // ControlMethod is the request `switchboard` CLI verbs send the running hub to read or change
