@@ -150,7 +150,19 @@ func (w *tapWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *tapWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+// Flush and WriteHeader take the tap's lock too: the hub's notifications are written from
+// another goroutine, and an HTTP/1.1 response's chunked writer is not safe for concurrent use.
+func (w *tapWriter) Flush() {
+	w.tap.mu.Lock()
+	defer w.tap.mu.Unlock()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *tapWriter) WriteHeader(code int) {
+	w.tap.mu.Lock()
+	defer w.tap.mu.Unlock()
+	w.ResponseWriter.WriteHeader(code)
+}
 
 func (w *tapWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
