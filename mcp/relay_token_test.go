@@ -95,15 +95,24 @@ func TestRelayClientTokenOverTCPAndSocket(t *testing.T) {
 		}
 		return false
 	}
-	// TCP: the handshake, then the hello with the client's token, then MCP.
-	_, sc := relayLines(t, "tcp", tcp, append([]string{auth, helloLine("h", codex)}, init...)...)
-	if m := nextLine(t, sc); m["id"] != "h" || m["error"] != nil {
-		t.Fatalf("the hello over TCP: %v", m)
+	// TCP: the handshake, then the hello with the client's token, then MCP. A second hello, with
+	// another client's token or none, does not change whose connection it is.
+	gemini, _ := store.Issue("gemini")
+	_, sc := relayLines(t, "tcp", tcp, append([]string{auth, helloLine("h", codex), helloLine("h2", gemini), helloLine("", "")}, init...)...)
+	for _, id := range []string{"h", "h2"} {
+		if m := nextLine(t, sc); m["id"] != id || m["error"] != nil {
+			t.Fatalf("the hello %s over TCP: %v", id, m)
+		}
 	}
 	if m := nextLine(t, sc); m["id"] != float64(0) || m["result"] == nil {
 		t.Fatalf("initialize after the hello: %v", m)
 	}
 	testutil.Eventually(t, "the TCP session named codex", func() bool { return identityOn("tcp") })
+	for _, si := range s.Sessions().List() {
+		if si.Identity == "gemini" {
+			t.Errorf("a second hello renamed the connection: %+v", si)
+		}
+	}
 
 	refused := func(what string, sc *bufio.Scanner, wantID any, want string) {
 		t.Helper()

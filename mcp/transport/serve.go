@@ -65,7 +65,14 @@ func (c *Server) serveStream(ctx context.Context, transport, peer string, r io.R
 	var stopRevoke func()
 	o.onRelay = func(h RelayHello, identity string) {
 		ci.mu.Lock()
-		ci.relay, ci.toolsMode, ci.identity = h.Cwd, h.ToolsMode, identity
+		ci.relay, ci.toolsMode = h.Cwd, h.ToolsMode
+		// One identity per connection: the first token's. A later hello (before the first
+		// request) may move the directory, never the credential.
+		if ci.identity != "" {
+			identity = ""
+		} else {
+			ci.identity = identity
+		}
 		ci.mu.Unlock()
 		if h.ToolsMode != "" {
 			c.sessions.SetToolsMode(ci.id, h.ToolsMode)
