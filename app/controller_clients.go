@@ -45,6 +45,9 @@ type ClientScope struct {
 	// ToolsMode is the tools mode the client's entry asks for (connect --tools-mode), "" for
 	// the hub's.
 	ToolsMode string `json:"tools_mode,omitempty"`
+	// HasToken: the entry carries the client's own token (written by connect), which names
+	// the client on the hub.
+	HasToken bool `json:"has_token,omitempty"`
 }
 
 // ClientChange is PreviewClient's and ApplyClient's answer: the edit of one client's file.
@@ -114,15 +117,16 @@ func (c *Controller) ListClients() (ClientList, error) {
 			}
 			st := cl.Check(env, scope, want)
 			_, statErr := os.Stat(st.Path)
-			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail, ToolsMode: st.ToolsMode})
+			info.Scopes = append(info.Scopes, ClientScope{Scope: string(scope), Path: st.Path, Exists: statErr == nil, State: string(st.State), Detail: st.Detail, ToolsMode: st.ToolsMode, HasToken: st.HasToken})
 		}
 		out.Clients = append(out.Clients, info)
 	}
 	return out, nil
 }
 
-// plan looks the client up and computes the edit, refusing unknown actions and scopes.
-func (c *Controller) plan(name, scope, action, toolsMode string) (clientconf.Client, clientconf.Env, clientconf.Change, *clientconf.Entry, error) {
+// plan looks the client up and computes the edit, refusing unknown actions and scopes. token is
+// the client token a connect writes (TokenPending for a preview).
+func (c *Controller) plan(name, scope, action, toolsMode, token string) (clientconf.Client, clientconf.Env, clientconf.Change, *clientconf.Entry, error) {
 	var none clientconf.Change
 	cl, err := clientconf.Lookup(name)
 	if err != nil {
@@ -146,6 +150,7 @@ func (c *Controller) plan(name, scope, action, toolsMode string) (clientconf.Cli
 		if err != nil {
 			return cl, clientconf.Env{}, none, nil, err
 		}
+		want = WithClientToken(want, clientconf.Scope(scope), token)
 		e = &want
 	case "disconnect":
 	default:
@@ -186,7 +191,7 @@ func orUser(scope string) string {
 // toolsMode, for a connect, is the client's own tools mode (full, search, script; "" for the
 // hub's): the entry's relay asks the hub for it.
 func (c *Controller) PreviewClient(name, scope, action, toolsMode string) (ClientChange, error) {
-	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode)
+	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode, TokenPending)
 	if err != nil {
 		return ClientChange{}, err
 	}
@@ -225,9 +230,24 @@ func (c *Controller) ApplyClient(name, scope, action, toolsMode string) (ClientC
 }
 
 func (c *Controller) applyClient(name, scope, action, toolsMode string) (ClientChange, error) {
-	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode)
+	cl, env, ch, _, err := c.plan(name, scope, action, toolsMode, TokenPending)
 	if err != nil {
 		return ClientChange{}, err
+	}
+	if action == "connect" && !ch.Empty() && clientconf.Scope(orUser(scope)) == clientconf.ScopeUser {
+		// The token is issued only now that the file will be written (a preview issues none),
+		// replacing the client's previous one.
+		store, err := c.clientTokens()
+		if err != nil {
+			return ClientChange{}, err
+		}
+		token, err := store.Issue(cl.Name)
+		if err != nil {
+			return ClientChange{}, err
+		}
+		if cl, env, ch, _, err = c.plan(name, scope, action, toolsMode, token); err != nil {
+			return ClientChange{}, err
+		}
 	}
 	scope = orUser(scope)
 	out := ClientChange{Client: cl.Name, Display: cl.Display, Scope: scope, Action: action, ToolsMode: toolsMode, Path: ch.Path, Diff: ch.Diff()}
@@ -249,6 +269,14 @@ func (c *Controller) applyClient(name, scope, action, toolsMode string) (ClientC
 		return ClientChange{}, err
 	}
 	out.Changed, out.Applied, out.Backup = true, true, backup
+	if action == "disconnect" && clientconf.Scope(scope) == clientconf.ScopeUser {
+		// The entry that held the client's token is gone: so is the token.
+		if store, err := c.clientTokens(); err == nil {
+			if _, err := store.Revoke(cl.Name); err != nil {
+				return ClientChange{}, fmt.Errorf("%s: the entry is removed but its token is not revoked: %w; revoke it in Settings › Client tokens", cl.Display, err)
+			}
+		}
+	}
 	out.State = c.clientState(cl, env, scope)
 	if backup != "" {
 		out.Message = fmt.Sprintf("Wrote %s (the previous version is in %s).", ch.Path, backup)
@@ -259,6 +287,22 @@ func (c *Controller) applyClient(name, scope, action, toolsMode string) (ClientC
 		out.Message += fmt.Sprintf(" Restart %s (or reload its MCP servers) to connect.", cl.Display)
 	}
 	return out, nil
+}
+
+// TokenPending stands for the client token in a previewed entry: the token itself is issued
+// when the entry is written (ApplyClient, `clients connect` without --dry-run).
+const TokenPending = "(a new client token, issued when written)"
+
+// WithClientToken is e carrying token in its env (clientconf.TokenEnv) for the relay to present:
+// the client's identity on the hub (Sessions, its workspace from [clients.NAME] project, its
+// tasks and todos). A project-scope entry carries none: that file lives in the repository,
+// where it is committed and shared, and a token there would leak with it.
+func WithClientToken(e clientconf.Entry, scope clientconf.Scope, token string) clientconf.Entry {
+	if scope == clientconf.ScopeProject || token == "" {
+		return e
+	}
+	e.Env = map[string]string{clientconf.TokenEnv: token}
+	return e
 }
 
 // RelayEntry is the server entry a client gets: the stdio relay to the running hub (as the

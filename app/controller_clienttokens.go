@@ -99,3 +99,19 @@ func (c *Controller) RevokeClientToken(client string) (out ClientTokenList, err 
 	}
 	return tokenList(s), nil
 }
+
+// dropClientToken revokes client's token if it has one (`clients disconnect`: the entry that
+// held it is gone); no token is no error.
+func (c *Controller) dropClientToken(client string) (out ClientTokenList, err error) {
+	s, err := c.clientTokens()
+	if err != nil {
+		return out, err
+	}
+	found, err := s.Revoke(client)
+	if err != nil || !found {
+		return tokenList(s), err
+	}
+	end := c.begin("client_token_revoke", clientTokenArgs{client})
+	end(nil)
+	return tokenList(s), nil
+}

@@ -269,6 +269,9 @@ func (st *Stack) applyConfig(cfg config.Config, err error) error {
 		if err := st.followFileToolsMode(cfg); err != nil {
 			errs = append(errs, fmt.Errorf("tools_mode: %w", err))
 		}
+		if err := st.followFileTaskAfter(cfg); err != nil {
+			errs = append(errs, err)
+		}
 		if err := st.followFileWorkspace(cfg.Workspace); err != nil {
 			errs = append(errs, fmt.Errorf("workspace: %w", err))
 		}
@@ -318,6 +321,8 @@ func (c *Controller) control(_ context.Context, action string, raw json.RawMessa
 		return c.IssueClientToken(req.Name)
 	case "clients.revoke-token":
 		return c.RevokeClientToken(req.Name)
+	case "clients.drop-token":
+		return c.dropClientToken(req.Name)
 	case "servers.list":
 		return c.ListServers()
 	case "servers.logs":

@@ -291,6 +291,16 @@ var dashboardControls = dashcontrol.NewTable(
 		Call: dashcontrol.Call1(dashcontrol.Path[string]("client"), (*Controller).RevokeClientToken),
 	},
 	dashcontrol.Control[*Controller]{
+		Name: "TaskSettings", Route: "GET /api/settings/tasks", Action: "read task settings",
+		Doc:  "reads task_after: as the config file has it, as the hub uses it, and its default.",
+		Call: dashcontrol.Call0((*Controller).TaskSettings),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "SaveTaskAfter", Route: "POST /api/settings/tasks", Action: "save task_after",
+		Doc:  "saves task_after (a duration such as \"45s\", \"off\" or \"\" for the default) and puts it in force from the next call.",
+		Call: dashcontrol.Call1(dashcontrol.Body[TaskAfterInput]("tasks"), (*Controller).SaveTaskAfter),
+	},
+	dashcontrol.Control[*Controller]{
 		Name: "SaveWeb", Route: "POST /api/settings/web", Action: "save web",
 		Doc:  "saves web_fetch's allow-list and timeout, in force now.",
 		Call: dashcontrol.Call1(dashcontrol.Body[WebInput]("web"), (*Controller).SaveWeb),

@@ -398,7 +398,7 @@ func New(opts ...Option) (*Service, error) {
 	if s.tasks != nil {
 		// Outermost: the whole call, recovery, audit and policy included, runs on the context
 		// the task owns, so it can outlive the request.
-		s.server.AddReceivingMiddleware(s.tasks.middleware)
+		s.server.AddReceivingMiddleware(s.tasks.middleware, s.tasks.listenMiddleware)
 		s.server.AddSendingMiddleware(s.tasks.sendingMiddleware)
 	}
 	s.conns = mcptransport.NewServer(s.server, s.sessions, s.trust.Approvals(), s.logger)

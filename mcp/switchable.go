@@ -41,7 +41,8 @@ type TransportConfig struct {
 	// transport.HTTPReadTimeout).
 	HTTPReadTimeout time.Duration
 	// HTTPClientTokens lets in each client's own bearer token besides HTTPToken and names the
-	// client (clienttokens.Store): the identity of a stateless 2026-07-28 client. nil: none.
+	// client (clienttokens.Store): the identity of a stateless 2026-07-28 client. The Unix socket
+	// and TCP check the token a connect relay presents in its hello against it too. nil: none.
 	HTTPClientTokens mcptransport.ClientTokens `json:"-"`
 	// HTTPOAuth is the hub's authorization server ([http] auth = "oauth"; nil: static token
 	// only). HTTP listens beyond loopback only with it and with HTTPTLS.
@@ -178,7 +179,7 @@ func (t *Transports) start(name, addr string) error {
 		}
 		rt.addr, rt.auth = cfg.UnixPath, "socket mode 0600 (this user only)"
 		serve = func() error {
-			return c.ServeListener(ctx, ln, TransportUnix, mcptransport.ServeOptions{Control: t.control})
+			return c.ServeListener(ctx, ln, TransportUnix, mcptransport.ServeOptions{Control: t.control, ClientTokens: cfg.HTTPClientTokens})
 		}
 	case TransportTCP:
 		needToken := cfg.TCPRequireToken || !loopbackAddr(cfg.TCPAddr)
@@ -191,7 +192,7 @@ func (t *Transports) start(name, addr string) error {
 			cancel()
 			return err
 		}
-		so := mcptransport.ServeOptions{}
+		so := mcptransport.ServeOptions{ClientTokens: cfg.HTTPClientTokens}
 		if needToken || !mcptransport.IsLoopback(ln.Addr()) {
 			if cfg.TCPToken == "" {
 				ln.Close()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -71,7 +72,8 @@ func (s *Service) newTaskRunner() (*taskRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &taskRunner{store: st, after: s.opts.taskAfter, owner: s.TaskOwner}
+	r := &taskRunner{store: st, owner: s.TaskOwner}
+	r.after.Store(int64(s.opts.taskAfter))
 	if err := r.addMethods(s.server); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("tasks: %w", err)
@@ -82,7 +84,8 @@ func (s *Service) newTaskRunner() (*taskRunner, error) {
 // taskRunner is the hub's part that turns long calls into tasks.
 type taskRunner struct {
 	store *tasks.Store
-	after time.Duration
+	// after is task_after (a time.Duration; 0: off), changed live by SetTaskAfter.
+	after atomic.Int64
 	owner func(ctx context.Context, req sdk.Request) tasks.Owner
 	// schemaless reports whether a tool is known to declare no output schema (its handle may
 	// then carry structuredContent.task_id).
@@ -115,13 +118,39 @@ type runningCall struct {
 // threshold is how long a call runs before it becomes a task for a client that did or did not
 // declare the extension; 0 never.
 func (r *taskRunner) threshold(extension bool) time.Duration {
-	if r == nil || r.after <= 0 {
+	if r == nil {
+		return 0
+	}
+	after := time.Duration(r.after.Load())
+	if after <= 0 {
 		return 0
 	}
 	if extension {
-		return min(r.after, extensionTaskAfter)
+		return min(after, extensionTaskAfter)
 	}
-	return r.after
+	return after
+}
+
+// SetTaskAfter changes task_after in the running hub (0: calls are never handed back), from the
+// next call on; a call already waiting keeps the threshold it started with. Tasks already
+// handed back run on. It fails when the hub was built without tasks.
+func (s *Service) SetTaskAfter(d time.Duration) error {
+	if s.tasks == nil {
+		return errors.New("task_after: this hub runs without tasks; restart it to use the new value")
+	}
+	if d < 0 {
+		return fmt.Errorf("task_after: %s is negative", d)
+	}
+	s.tasks.after.Store(int64(d))
+	return nil
+}
+
+// TaskAfter is the task_after in force (0: off, or no tasks on this hub).
+func (s *Service) TaskAfter() time.Duration {
+	if s.tasks == nil {
+		return 0
+	}
+	return time.Duration(s.tasks.after.Load())
 }
 
 // middleware is the outermost receiving middleware: the whole call, audit and policy included,

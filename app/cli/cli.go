@@ -5,6 +5,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +15,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-hub/switchboard/app"
+	"github.com/switchboard-hub/switchboard/internal/clientconf"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/mcp"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
@@ -267,13 +271,13 @@ exits with status 1, so the client reports the lost server.`,
 					return err
 				}
 				app.ReleaseStartupMemory()
-				return relay(cmd.Context(), "tcp", tcpAddr, token, toolsMode, os.Stdin, os.Stdout)
+				return relay(cmd.Context(), "tcp", tcpAddr, token, relayClientToken(), toolsMode, os.Stdin, os.Stdout)
 			}
 			path := orString(socket, cfg.Unix.Path)
 			// A relay is one per client and lives as long as the client: give back what start-up
 			// touched (the binary's pages, the init garbage), which is most of its memory.
 			app.ReleaseStartupMemory()
-			err = relay(cmd.Context(), "unix", path, "", toolsMode, os.Stdin, os.Stdout)
+			err = relay(cmd.Context(), "unix", path, "", relayClientToken(), toolsMode, os.Stdin, os.Stdout)
 			var nh errNoHub
 			if !errors.As(err, &nh) {
 				return err
@@ -309,13 +313,14 @@ func servePrivate(parent context.Context, cfg config.Config, version, workspaceF
 	return err
 }
 
-// relay copies in → the hub's socket (Unix, or TCP with the client token) and the hub → out. It
+// relay copies in → the hub's socket (Unix, or TCP with the TCP token) and the hub → out. It
 // first tells the hub the directory it was started in (mcptransport.RelayMethod), which becomes the
-// client's workspace where the hub's rules allow. When in ends it half-closes the socket, so the
-// hub sees EOF, delivers the replies it can within its grace and closes; relay returns then. If
-// the hub closes first (stopped or crashed while the client is still talking) relay returns an
-// error.
-func relay(ctx context.Context, network, addr, token, toolsMode string, in io.Reader, out io.Writer) error {
+// client's workspace where the hub's rules allow, and the client's own token (clientToken, from
+// the entry `switchboard clients connect` wrote), which names the client. When in ends it
+// half-closes the socket, so the hub sees EOF, delivers the replies it can within its grace and
+// closes; relay returns then. If the hub closes first (stopped or crashed while the client is
+// still talking) relay returns an error.
+func relay(ctx context.Context, network, addr, token, clientToken, toolsMode string, in io.Reader, out io.Writer) error {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -337,9 +342,19 @@ func relay(ctx context.Context, network, addr, token, toolsMode string, in io.Re
 	if token != "" {
 		hello = authLine(token)
 	}
-	hello = append(hello, relayLine(toolsMode)...)
+	hello = append(hello, relayLine(toolsMode, clientToken)...)
 	if _, err := hc.Write(hello); err != nil {
 		return fmt.Errorf("hub at %s: %w", addr, err)
+	}
+	var fromHub io.Reader = hc
+	if clientToken != "" {
+		// The hello carrying a token is a request: the client must not start talking to a hub
+		// that refuses its identity, so wait for the answer first.
+		br := bufio.NewReader(hc)
+		if err := awaitRelayAck(hc, br); err != nil {
+			return fmt.Errorf("hub at %s: %w", addr, err)
+		}
+		fromHub = br
 	}
 	inDone := make(chan struct{})
 	go func() { // owned by relay: ends when in ends or the connection closes
@@ -347,7 +362,7 @@ func relay(ctx context.Context, network, addr, token, toolsMode string, in io.Re
 		close(inDone)
 		_ = hc.CloseWrite()
 	}()
-	_, err = io.Copy(out, hc)
+	_, err = io.Copy(out, fromHub)
 	select {
 	case <-inDone:
 		return err
@@ -359,14 +374,58 @@ func relay(ctx context.Context, network, addr, token, toolsMode string, in io.Re
 	return fmt.Errorf("the hub at %s went away mid-session (%v): it was stopped or crashed; restart it (`switchboard`) and reconnect the client", addr, err)
 }
 
-// relayLine is the mcptransport.RelayMethod notification naming the relay's working directory
-// and the tools mode its client asked for ("" for the hub's).
-func relayLine(toolsMode string) []byte {
+// relayHelloID is the id of the relay's hello when it is a request (it carries a client token).
+const relayHelloID = "switchboard-relay"
+
+// relayAckTimeout bounds the wait for the hub's answer to the relay's hello.
+const relayAckTimeout = 10 * time.Second
+
+// awaitRelayAck reads the hub's answer to the relay's hello: its empty result, or the error that
+// refused the connection (a wrong TCP token, a client token unknown or revoked).
+func awaitRelayAck(conn net.Conn, br *bufio.Reader) error {
+	_ = conn.SetReadDeadline(time.Now().Add(relayAckTimeout))
+	defer func() { _ = conn.SetReadDeadline(time.Time{}) }()
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("no answer to the relay's hello (%v): the hub may be older than this switchboard; restart it", err)
+	}
+	var reply struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(line, &reply); err != nil {
+		return fmt.Errorf("unreadable answer to the relay's hello: %v", err)
+	}
+	if reply.Error != nil {
+		return errors.New(reply.Error.Message)
+	}
+	if string(reply.ID) != strconv.Quote(relayHelloID) {
+		return fmt.Errorf("unexpected answer to the relay's hello: %s", bytes.TrimSpace(line))
+	}
+	return nil
+}
+
+// relayClientToken is the client's own token from its entry's environment
+// (clientconf.TokenEnv, written by `switchboard clients connect`), "" when it has none.
+func relayClientToken() string {
+	return strings.TrimSpace(config.ReadEnv().Value(clientconf.TokenEnv))
+}
+
+// relayLine is the mcptransport.RelayMethod message naming the relay's working directory, the
+// tools mode its client asked for ("" for the hub's) and the client's own token: a request when
+// it carries a token (awaitRelayAck reads the answer), else a notification.
+func relayLine(toolsMode, clientToken string) []byte {
 	wd, _ := os.Getwd()
-	if wd == "" && toolsMode == "" {
+	if wd == "" && toolsMode == "" && clientToken == "" {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": mcptransport.RelayMethod, "params": mcptransport.RelayHello{Cwd: wd, ToolsMode: toolsMode}})
+	msg := map[string]any{"jsonrpc": "2.0", "method": mcptransport.RelayMethod, "params": mcptransport.RelayHello{Cwd: wd, ToolsMode: toolsMode, ClientToken: clientToken}}
+	if clientToken != "" {
+		msg["id"] = relayHelloID
+	}
+	b, _ := json.Marshal(msg)
 	return append(b, '\n')
 }
 

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/app"
 	"github.com/switchboard-hub/switchboard/internal/clientconf"
+	"github.com/switchboard-hub/switchboard/internal/clienttokens"
 	"github.com/switchboard-hub/switchboard/internal/config"
 	"github.com/switchboard-hub/switchboard/mcp"
 )
@@ -91,7 +94,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 					if connect || len(pos) > 0 {
 						return errors.New("--all: disconnect takes it instead of a client's name (switchboard clients disconnect --all)")
 					}
-					return disconnectAll(cmd, g, clientconf.Scope(scope), dryRun)
+					return disconnectAll(cmd, g, socket, clientconf.Scope(scope), dryRun)
 				}
 				if len(pos) != 1 {
 					return fmt.Errorf("name the client (one of %s)", strings.Join(clientNames(), ", "))
@@ -110,6 +113,7 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 					if err != nil {
 						return err
 					}
+					want = app.WithClientToken(want, clientconf.Scope(scope), app.TokenPending)
 					e = &want
 				}
 				ch, err := c.Plan(env, clientconf.Scope(scope), e)
@@ -121,6 +125,11 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 					if connect {
 						fmt.Fprintf(out, "%s is already connected to this hub (%s): nothing to change.\n", c.Display, ch.Path)
 					} else {
+						if clientconf.Scope(scope) == clientconf.ScopeUser {
+							if err := revokeClientToken(cmd, g, socket, c.Name); err != nil {
+								return err
+							}
+						}
 						fmt.Fprintf(out, "%s has no switchboard entry in %s: nothing to change.\n", c.Display, ch.Path)
 					}
 					return nil
@@ -139,9 +148,26 @@ func newClientsCommand(g *globalFlags) *cobra.Command {
 						return errors.New("not written")
 					}
 				}
+				if connect && e.Env != nil {
+					// Issued now that the file is written (a dry run or a "no" issues none); it
+					// replaces the client's previous token, which the relay presented until now.
+					token, err := issueClientToken(cmd, g, socket, c.Name)
+					if err != nil {
+						return err
+					}
+					e.Env = app.WithClientToken(*e, clientconf.Scope(scope), token).Env
+					if ch, err = c.Plan(env, clientconf.Scope(scope), e); err != nil {
+						return err
+					}
+				}
 				backup, err := ch.Apply(time.Now())
 				if err != nil {
 					return err
+				}
+				if !connect && clientconf.Scope(scope) == clientconf.ScopeUser {
+					if err := revokeClientToken(cmd, g, socket, c.Name); err != nil {
+						return fmt.Errorf("the entry is removed but %s's token is not revoked: %w; run `switchboard token --client %s --revoke`", c.Name, err, c.Name)
+					}
 				}
 				if backup != "" {
 					fmt.Fprintf(out, "Wrote %s (the previous version is in %s).\n", ch.Path, backup)
@@ -205,7 +231,7 @@ func clientNames() []string {
 
 // disconnectAll removes Switchboard's entry from every client file of scope that has one, each
 // with its diff and a backup, without asking (what an uninstall needs).
-func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, dryRun bool) error {
+func disconnectAll(cmd *cobra.Command, g *globalFlags, socket string, scope clientconf.Scope, dryRun bool) error {
 	env, err := g.clientEnv()
 	if err != nil {
 		return err
@@ -226,6 +252,11 @@ func disconnectAll(cmd *cobra.Command, g *globalFlags, scope clientconf.Scope, d
 		if _, err := ch.Apply(time.Now()); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", c.Name, err))
 			continue
+		}
+		if scope == clientconf.ScopeUser {
+			if err := revokeClientToken(cmd, g, socket, c.Name); err != nil {
+				errs = append(errs, fmt.Errorf("%s: its token: %w", c.Name, err))
+			}
 		}
 		fmt.Fprintf(out, "Removed Switchboard from %s (%s).\n", c.Display, ch.Path)
 	}
@@ -251,4 +282,66 @@ func (g *globalFlags) clientEnv() (clientconf.Env, error) {
 	}
 	env.ProjectBackups = app.ClientBackupDir(cfg)
 	return env, nil
+}
+
+// hubOn is a connection to the hub answering on socket (the entry's: --socket, else the
+// configured one), nil when none does.
+func hubOn(cfg config.Config, socket string) net.Conn {
+	if socket == "" {
+		socket = cfg.Unix.Path
+	}
+	if socket == "" {
+		return nil
+	}
+	conn, err := net.DialTimeout("unix", socket, 2*time.Second)
+	if err != nil {
+		return nil
+	}
+	return conn
+}
+
+// issueClientToken issues client's own token, replacing the one it had: on the hub the entry's
+// relay reaches (socket) when it runs, since its store is the one in force, else in the hub's
+// token file, read when it starts.
+func issueClientToken(cmd *cobra.Command, g *globalFlags, socket, client string) (string, error) {
+	cfg, err := g.load()
+	if err != nil {
+		return "", err
+	}
+	if conn := hubOn(cfg, socket); conn != nil {
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+		defer cancel()
+		var out app.IssuedClientToken
+		if err := app.HubControl(ctx, conn, "clients.token", map[string]any{"name": client}, &out); err != nil {
+			return "", fmt.Errorf("client token for %s: %w", client, err)
+		}
+		return out.Token, nil
+	}
+	store, err := clienttokens.Open(app.ClientTokensFile(cfg))
+	if err != nil {
+		return "", err
+	}
+	return store.Issue(client)
+}
+
+// revokeClientToken revokes client's token (none is no error), as issueClientToken issues it.
+func revokeClientToken(cmd *cobra.Command, g *globalFlags, socket, client string) error {
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	if conn := hubOn(cfg, socket); conn != nil {
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+		defer cancel()
+		var out app.ClientTokenList
+		return app.HubControl(ctx, conn, "clients.drop-token", map[string]any{"name": client}, &out)
+	}
+	store, err := clienttokens.Open(app.ClientTokensFile(cfg))
+	if err != nil {
+		return err
+	}
+	_, err = store.Revoke(client)
+	return err
 }

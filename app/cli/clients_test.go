@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+var clientToken = regexp.MustCompile(`sbc_[0-9a-f]{64}`)
+
+// tokenIn is the client token in a client's config file, "" when there is none.
+func tokenIn(text string) string { return clientToken.FindString(text) }
 
 func runClients(t *testing.T, args ...string) (string, error) {
 	t.Helper()
@@ -50,6 +56,7 @@ func TestClientsVerbs(t *testing.T) {
 	if out, err = runClients(t, "connect", "zed"); err != nil || !strings.Contains(out, "switchboard-backup-") {
 		t.Fatalf("connect: %v\n%s", err, out)
 	}
+	connectOut := out
 	b, _ := os.ReadFile(settings)
 	exe, _ := os.Executable()
 	if p, err := filepath.EvalSymlinks(exe); err == nil {
@@ -61,8 +68,17 @@ func TestClientsVerbs(t *testing.T) {
 	if out, _ = runClients(t, "list"); !strings.Contains(out, "connected to this hub") {
 		t.Errorf("list after connect:\n%s", out)
 	}
-	if out, _ = runClients(t, "connect", "zed"); !strings.Contains(out, "already connected") {
+	// The entry carries the client's own token, shown in no diff; connecting again replaces it.
+	first := tokenIn(string(b))
+	if first == "" || strings.Contains(connectOut, first) {
+		t.Errorf("connect: token %q in the file, or printed:\n%s", first, out)
+	}
+	if out, _ = runClients(t, "connect", "zed"); strings.Contains(out, "already connected") || !strings.Contains(out, "sbc_…(hidden)") {
 		t.Errorf("connect again:\n%s", out)
+	}
+	b, _ = os.ReadFile(settings)
+	if second := tokenIn(string(b)); second == "" || second == first {
+		t.Errorf("connect again kept the token %q (now %q)", first, second)
 	}
 	if out, _ = runClients(t, "list", "--socket", "/elsewhere.sock"); !strings.Contains(out, "set up differently") {
 		t.Errorf("list for another socket:\n%s", out)

@@ -2,10 +2,12 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -163,11 +165,20 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 	if !strings.Contains(now, "server-github") || !strings.Contains(now, `"GITHUB_TOKEN": "ghp_example"`) || !strings.Contains(now, exe) {
 		t.Errorf("after connect:\n%s", now)
 	}
-	if _, s := scopeOf(list(), "cursor", "user"); s.State != "connected to this hub" {
+	if _, s := scopeOf(list(), "cursor", "user"); s.State != "connected to this hub" || !s.HasToken {
 		t.Errorf("list after connect: %+v", s)
 	}
+	// The entry carries cursor's own token (Settings › Client tokens lists it), never shown in a
+	// diff: connecting again would replace it, which the preview shows without either token.
+	token := regexp.MustCompile(`sbc_[0-9a-f]{64}`).FindString(now)
+	if token == "" || strings.Contains(fmt.Sprint(out), token) {
+		t.Errorf("connect: no token in the entry, or the token in the answer:\n%s", now)
+	}
+	if code, toks := do(http.MethodGet, "/api/settings/client-tokens", nil); code != http.StatusOK || !strings.Contains(fmt.Sprint(toks), "client:cursor") {
+		t.Errorf("client tokens after connect: %d %v", code, toks)
+	}
 	code, out = do(http.MethodPost, "/api/clients/cursor", map[string]any{"scope": "user", "action": "connect", "dryRun": true})
-	if code != http.StatusOK || out["changed"] != false || out["diff"] != "" || !strings.Contains(out["message"].(string), "already connected") {
+	if diff, _ := out["diff"].(string); code != http.StatusOK || out["changed"] != true || strings.Contains(diff, token) || !strings.Contains(diff, "sbc_…(hidden)") {
 		t.Errorf("preview when connected: %d %v", code, out)
 	}
 
@@ -184,6 +195,9 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 	if code != http.StatusOK || out["path"] != proj || out["backup"] != nil || out["state"] != "connected to this hub" {
 		t.Fatalf("connect gemini project: %d %v", code, out)
 	}
+	if strings.Contains(read(proj), "sbc_") {
+		t.Errorf("a project-scope file (committed with the repository) got a client token:\n%s", read(proj))
+	}
 	if _, s := scopeOf(list(), "gemini-cli", "project"); !s.Exists || s.State != "connected to this hub" {
 		t.Errorf("gemini project after connect: %+v", s)
 	}
@@ -199,6 +213,9 @@ func TestClientsThroughDashboardAPI(t *testing.T) {
 	}
 	if read(cursor) != cursorOrig {
 		t.Errorf("after disconnect:\n%s", read(cursor))
+	}
+	if code, toks := do(http.MethodGet, "/api/settings/client-tokens", nil); code != http.StatusOK || strings.Contains(fmt.Sprint(toks), "client:cursor") {
+		t.Errorf("cursor's token outlived its entry: %d %v", code, toks)
 	}
 
 	// Refusals: the broken file (with its line and the fix), and bad requests naming the field.

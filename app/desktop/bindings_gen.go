@@ -253,6 +253,17 @@ func (a *App) RevokeClientToken(client string) (app.ClientTokenList, error) {
 	return callControl[app.ClientTokenList](a, "RevokeClientToken", client)
 }
 
+// TaskSettings reads task_after: as the config file has it, as the hub uses it, and its default.
+func (a *App) TaskSettings() (app.TaskSettings, error) {
+	return callControl[app.TaskSettings](a, "TaskSettings")
+}
+
+// SaveTaskAfter saves task_after (a duration such as "45s", "off" or "" for the default) and puts
+// it in force from the next call.
+func (a *App) SaveTaskAfter(tasks app.TaskAfterInput) (app.TaskAfterChange, error) {
+	return callControl[app.TaskAfterChange](a, "SaveTaskAfter", tasks)
+}
+
 // SaveWeb saves web_fetch's allow-list and timeout, in force now.
 func (a *App) SaveWeb(web app.WebInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SaveWeb", web)

@@ -122,6 +122,8 @@ function fakeControl(overrides: Partial<Control> = {}) {
     clientTokens: rec('clientTokens', { tokens: [{ client: 'cursor', created: '2026-11-28T10:00:00Z', lastUsed: '2026-11-28T11:00:00Z' }] }),
     issueClientToken: rec('issueClientToken', { client: 'codex', token: 'sbc_new', replaced: false }),
     revokeClientToken: rec('revokeClientToken', { tokens: [] }),
+    taskSettings: rec('taskSettings', { saved: '', running: '45s', default: '45s' }),
+    saveTaskAfter: rec('saveTaskAfter', { path: '', diff: '', note: '', tasks: { saved: '', running: '45s', default: '45s' } }),
     setRAGAPIKey: rec('setRAGAPIKey', { path: '', diff: '', applies: 'next start', note: '', settings: SETTINGS }),
     grants: rec('grants', { enabled: false, grants: [], tls: false }),
     revokeGrant: rec('revokeGrant', { enabled: false, grants: [], tls: false }),

@@ -97,6 +97,8 @@ async function start(hash = '#processes') {
     clientTokens: rec1('clientTokens'),
     issueClientToken: rec1('issueClientToken'),
     revokeClientToken: rec1('revokeClientToken'),
+    taskSettings: rec1('taskSettings'),
+    saveTaskAfter: rec1('saveTaskAfter'),
     saveWeb: rec1('saveWeb'),
     saveCode: rec1('saveCode'),
     setRAGAPIKey: rec1('setRAGAPIKey'),

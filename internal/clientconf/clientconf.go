@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -95,6 +96,58 @@ func (e Env) getenv(k string) string {
 type Entry struct {
 	Command string
 	Args    []string
+	// Env are variables the client sets for the relay: TokenEnv, the client's own token. Written
+	// beside the user's own variables in the entry's env, which stay.
+	Env map[string]string
+}
+
+// TokenEnv is the entry's variable carrying the client's own token to `switchboard connect`,
+// which presents it to the hub (the relay's hello): the client's identity on the hub.
+const TokenEnv = "SWITCHBOARD_CLIENT_TOKEN"
+
+// tokenPattern matches a client token (clienttokens.Prefix and 64 hex digits): Diff shows none.
+var tokenPattern = regexp.MustCompile(`sbc_[0-9a-f]{64}`)
+
+// RedactTokens replaces every client token in text with a mark, for diffs and messages.
+func RedactTokens(text string) string { return tokenPattern.ReplaceAllString(text, "sbc_…(hidden)") }
+
+// envOf is an entry's env as strings (nil when it has none or it is not an object).
+func envOf(got map[string]any) map[string]string {
+	m, _ := got["env"].(map[string]any)
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// envHas reports whether got's env holds every variable of want with its value.
+func envHas(got map[string]any, want map[string]string) bool {
+	have, _ := got["env"].(map[string]any)
+	for k, v := range want {
+		if s, _ := have[k].(string); s != v {
+			return false
+		}
+	}
+	return true
+}
+
+// mergedEnv is got's env (the user's variables) with want's set over it; nil when both are empty.
+func mergedEnv(got map[string]any, want map[string]string) map[string]string {
+	if len(want) == 0 {
+		return nil
+	}
+	out := envOf(got)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, want)
+	return out
 }
 
 type format int
@@ -172,10 +225,11 @@ func (c Client) Installed(env Env) bool {
 
 func jsonEntry(typ string, e Entry) any {
 	return struct {
-		Type    string   `json:"type,omitempty"`
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}{typ, e.Command, e.Args}
+		Type    string            `json:"type,omitempty"`
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env,omitempty"`
+	}{typ, e.Command, e.Args, e.Env}
 }
 
 func jsonc(commas bool) jsonDialect { return jsonDialect{comments: true, trailingCommas: commas} }
@@ -330,6 +384,8 @@ type Status struct {
 	Detail string // the entry found when set up differently, or why the file cannot be read
 	// ToolsMode is the tools mode the entry asks the hub for (ToolsModeArg), "" for the hub's.
 	ToolsMode string
+	// HasToken: the entry carries a client token (TokenEnv) for the relay to present.
+	HasToken bool
 }
 
 // ToolsModeArg is the relay's flag naming the client's own tools mode
@@ -455,10 +511,12 @@ func (c Client) Check(env Env, scope Scope, want Entry) Status {
 	case entryMatches(got, want):
 		st.State = Connected
 		st.ToolsMode, _ = splitToolsMode(got)
+		st.HasToken = envOf(got)[TokenEnv] != ""
 	case entryMatches(splitBare(got), want):
 		// Connected to this hub in a tools mode of its own.
 		st.State = Connected
 		st.ToolsMode, _ = splitToolsMode(got)
+		st.HasToken = envOf(got)[TokenEnv] != ""
 	default:
 		st.State, st.Detail = Different, describe(got)
 	}
@@ -481,7 +539,8 @@ func (ch Change) Empty() bool {
 	return ch.Exists && string(ch.Old) == string(ch.New) || !ch.Exists && ch.New == nil
 }
 
-// Diff is the change as a unified diff.
+// Diff is the change as a unified diff, client tokens hidden (RedactTokens): it is shown on
+// terminals and the dashboard.
 func (ch Change) Diff() string {
 	from := ch.Path
 	if !ch.Exists {
@@ -491,7 +550,7 @@ func (ch Change) Diff() string {
 		A: lines(ch.Old), B: lines(ch.New),
 		FromFile: from, ToFile: ch.Path, Context: 3,
 	})
-	return d
+	return RedactTokens(d)
 }
 
 // Plan computes the edit that connects (e != nil) or disconnects (e == nil) the client in
@@ -523,19 +582,27 @@ func (c Client) Plan(env Env, scope Scope, e *Entry) (Change, error) {
 		}
 		ch.Exists, ch.Old, ch.Mode = true, data, st.Mode().Perm()
 	}
+	if e != nil && e.Env[TokenEnv] != "" {
+		// The file holds a credential now: readable by the user alone, whatever it was.
+		ch.Mode &= 0o600
+	}
 	if c.format == formatTOML {
 		ch.New, err = tomlSet(data, ServerName, e, path)
 		return ch, err
 	}
 	var entry any
 	if e != nil {
-		entry = jsonEntry(c.typ, *e)
-		if got, err := c.inspect(data, path); err != nil {
+		got, err := c.inspect(data, path)
+		if err != nil {
 			return ch, err
-		} else if entryMatches(got, *e) {
+		}
+		if entryMatches(got, *e) && envHas(got, e.Env) {
 			ch.New = data // connected already (maybe with the user's own extra keys)
 			return ch, nil
 		}
+		we := *e
+		we.Env = mergedEnv(got, e.Env) // the user's own variables stay beside the token
+		entry = jsonEntry(c.typ, we)
 	}
 	ch.New, err = jsonSet(data, c.dialect, c.container, ServerName, entry, path)
 	if err != nil {

@@ -3,8 +3,10 @@ package clientconf
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -106,7 +108,25 @@ func tomlArray(a []string) string {
 var (
 	tomlCommandLine = regexp.MustCompile(`(?m)^([ \t]*command[ \t]*=[ \t]*)[^\n]*$`)
 	tomlArgsLine    = regexp.MustCompile(`(?m)^([ \t]*args[ \t]*=[ \t]*)[^\n]*$`)
+	// tomlEnvLine is an env written as a one-line inline table, the only form of env the edit
+	// rewrites (to add the client token beside the user's variables).
+	tomlBareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	tomlEnvLine = regexp.MustCompile(`(?m)^([ \t]*env[ \t]*=[ \t]*)\{[^\n]*\}[ \t]*$`)
 )
+
+// tomlInline is env as a TOML inline table, in key order.
+func tomlInline(env map[string]string) string {
+	keys := slices.Sorted(maps.Keys(env))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		key := k
+		if !tomlBareKey.MatchString(k) {
+			key = tomlString(k)
+		}
+		parts[i] = key + " = " + tomlString(env[k])
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
 
 // tomlSet makes [mcp_servers.name] hold command and args (e != nil) or removes the table.
 func tomlSet(data []byte, name string, e *Entry, what string) ([]byte, error) {
@@ -133,6 +153,9 @@ func tomlSet(data []byte, name string, e *Entry, what string) ([]byte, error) {
 		}
 	case !found:
 		block := "[mcp_servers." + name + "]\ncommand = " + tomlString(e.Command) + "\nargs = " + tomlArray(e.Args) + "\n"
+		if len(e.Env) > 0 {
+			block += "env = " + tomlInline(e.Env) + "\n"
+		}
 		switch {
 		case strings.TrimSpace(text) == "":
 			out = text + block
@@ -143,7 +166,7 @@ func tomlSet(data []byte, name string, e *Entry, what string) ([]byte, error) {
 		}
 	default:
 		cur, _ := servers[name].(map[string]any)
-		if entryMatches(cur, *e) && reflect.DeepEqual(cur["args"], toAny(e.Args)) {
+		if entryMatches(cur, *e) && reflect.DeepEqual(cur["args"], toAny(e.Args)) && envHas(cur, e.Env) {
 			return data, nil
 		}
 		// Only the table's own lines (up to its first sub-table) are rewritten.
@@ -166,6 +189,17 @@ func tomlSet(data []byte, name string, e *Entry, what string) ([]byte, error) {
 		} else {
 			body = strings.Replace(body, cmd+"\n", cmd+"\n"+args+"\n", 1)
 		}
+		if len(e.Env) > 0 && !envHas(cur, e.Env) {
+			env := "env = " + tomlInline(mergedEnv(cur, e.Env))
+			switch {
+			case tomlEnvLine.MatchString(body):
+				body = tomlEnvLine.ReplaceAllLiteralString(body, env)
+			case cur["env"] != nil:
+				return nil, fmt.Errorf("%s keeps the env of [mcp_servers.%s] in a form switchboard does not edit (a table of its own or several lines); add %s to it by hand or write env as one inline table", what, name, TokenEnv)
+			default:
+				body = strings.Replace(body, args+"\n", args+"\n"+env+"\n", 1)
+			}
+		}
 		out = text[:start] + hdr + body + tbl[len(own):] + text[end:]
 	}
 	after, err := tomlParse([]byte(out), what)
@@ -174,7 +208,7 @@ func tomlSet(data []byte, name string, e *Entry, what string) ([]byte, error) {
 	}
 	got := pluck(after, name)
 	was := pluck(before, name)
-	if e != nil && !(entryMatches(got, *e) && reflect.DeepEqual(got["args"], toAny(e.Args))) {
+	if e != nil && !(entryMatches(got, *e) && reflect.DeepEqual(got["args"], toAny(e.Args)) && envHas(got, e.Env)) {
 		return nil, fmt.Errorf("switchboard cannot edit %s safely: edit [mcp_servers.%s] by hand", what, name)
 	}
 	if e == nil && got != nil {
@@ -183,6 +217,12 @@ func tomlSet(data []byte, name string, e *Entry, what string) ([]byte, error) {
 	if e != nil && was != nil {
 		// a replaced entry keeps its other keys (env, approval mode)
 		for k := range was {
+			if k == "env" && len(e.Env) > 0 {
+				if !reflect.DeepEqual(toAnyMap(mergedEnv(was, e.Env)), got[k]) {
+					return nil, fmt.Errorf("switchboard cannot edit %s safely: edit [mcp_servers.%s] by hand", what, name)
+				}
+				continue
+			}
 			if k != "command" && k != "args" {
 				if !reflect.DeepEqual(was[k], got[k]) {
 					return nil, fmt.Errorf("switchboard cannot edit %s safely: edit [mcp_servers.%s] by hand", what, name)
@@ -214,6 +254,15 @@ func toAny(a []string) []any {
 	out := make([]any, len(a))
 	for i, s := range a {
 		out[i] = s
+	}
+	return out
+}
+
+// toAnyMap is m as decoded TOML or JSON holds it.
+func toAnyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
 	return out
 }

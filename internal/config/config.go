@@ -558,7 +558,8 @@ func (c Config) MetricsDir() string {
 
 // ClientSettings are one client's settings ([clients.NAME]).
 type ClientSettings struct {
-	// Project is the directory a client without a session (2026-07-28 over HTTP, known by its own
-	// token) works in instead of the hub's workspace; its paths resolve there. Absolute.
+	// Project is the directory the client known by this name works in instead of the hub's
+	// workspace: without a session (2026-07-28 over HTTP, its own token), or through the relay
+	// `clients connect` wrote (its token in the relay's hello); its paths resolve there. Absolute.
 	Project string `toml:"project"`
 }

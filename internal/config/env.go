@@ -20,6 +20,7 @@ type Env struct {
 	MCPAddr       string `env:"MCP_ADDR"`
 	Token         string `env:"SWITCHBOARD_TOKEN"`
 	TCPToken      string `env:"SWITCHBOARD_TCP_TOKEN"`
+	ClientToken   string `env:"SWITCHBOARD_CLIENT_TOKEN"`
 	Workspace     string `env:"SWITCHBOARD_WORKSPACE"`
 	DataDir       string `env:"SWITCHBOARD_DATA_DIR"`
 	Socket        string `env:"SWITCHBOARD_SOCKET"`
@@ -66,6 +67,7 @@ var EnvVars = []EnvVar{
 	{"MCP_ADDR", "TCP address (`tcp.addr`); `serve` with no transport flag then serves TCP instead of stdio"},
 	{"SWITCHBOARD_TOKEN", "Streamable HTTP bearer token (`http.token`)"},
 	{"SWITCHBOARD_TCP_TOKEN", "TCP handshake token (`tcp.token`)"},
+	{"SWITCHBOARD_CLIENT_TOKEN", "a client's own token, which `switchboard connect` presents to the hub (`switchboard clients connect` writes it into the client's entry)"},
 	{"SWITCHBOARD_WORKSPACE", "workspace root (`workspace`)"},
 	{"SWITCHBOARD_DATA_DIR", "data directory: logs, metrics, RAG store (`data_dir`)"},
 	{"SWITCHBOARD_SOCKET", "Unix socket path (`unix.path`)"},

@@ -25,7 +25,7 @@ type Conn struct {
 	// stateless marks the Conn of a 2026-07-28 client identity over HTTP: it stands for every
 	// request of that identity (stateless.go), each of which go-sdk serves on a session of its own.
 	stateless bool
-	identity  string // the client a per-client token names ("" for the shared token)
+	identity  string // the client a per-client token names ("" for the shared token or none)
 	// toolsMode is the tools mode the client asked for (the relay's hello, the HTTP URL's
 	// tools_mode parameter), "" for the hub's.
 	toolsMode string
@@ -45,7 +45,26 @@ func Identity(ctx context.Context) string {
 	if ci == nil {
 		return ""
 	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
 	return ci.identity
+}
+
+// ProjectIdentity is the client whose `[clients.NAME] project` is the request's workspace: a
+// stateless client's identity, or the identity a connect relay's client token proved on a line
+// connection (the relay's client, set up by `switchboard clients connect NAME`). A session over
+// HTTP keeps its own roots, so it has none. "" when none applies.
+func ProjectIdentity(ctx context.Context) string {
+	ci, _ := ctx.Value(connKey{}).(*Conn)
+	if ci == nil {
+		return ""
+	}
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	if ci.stateless || ci.transport != "http" {
+		return ci.identity
+	}
+	return ""
 }
 
 // Caller is the key under which the hub keeps what outlives one request of a client (the

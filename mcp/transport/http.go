@@ -278,10 +278,12 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 		}
 		rc := http.NewResponseController(w)
 		var peek peeked
+		var body []byte
 		if r.Method == http.MethodPost {
 			// Read the body here, within the server's ReadTimeout, then lift the deadline: the
 			// reply may be an SSE stream that outlives it.
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageSize))
+			var err error
+			body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageSize))
 			if err != nil {
 				w.Header().Set("Connection", "close")
 				code := http.StatusBadRequest
@@ -314,6 +316,13 @@ func (c *Server) httpHandler(o HTTPOptions) (http.Handler, func()) {
 			// without the parameter is in the hub's. The grant rides on the request in both eras:
 			// its limits (toolsets, read-only) apply to a stateless call as to one on a session.
 			rctx := context.WithValue(withConnInfo(r.Context(), ci), requestModeKey{}, mode)
+			if peek.method == "subscriptions/listen" {
+				// A listen that follows tasks: the hub writes their notifications (listentap.go).
+				if tap := newListenTap(body, w); tap != nil {
+					w = &tapWriter{ResponseWriter: w, tap: tap}
+					rctx = context.WithValue(rctx, listenTapKey{}, tap)
+				}
+			}
 			withGrant(stateless, grant).ServeHTTP(w, r.WithContext(rctx))
 			return
 		}

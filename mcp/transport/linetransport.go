@@ -59,7 +59,11 @@ const AuthMethod = "switchboard/auth"
 // The directory the client started the relay in becomes the client's workspace where the
 // hub's rules allow (policy.AutoGrant), so clients that send no MCP roots still work in their own
 // project. It is read on socket connections only, before the first request; later ones are
-// ignored. It is a claim like an MCP root, judged by the same rules, never a credential.
+// ignored. The directory is a claim like an MCP root, judged by the same rules, never a
+// credential. The hello may also carry the client's own token (client_token, written into the
+// client's entry by `switchboard clients connect`): that is a credential, checked like a client
+// token over HTTP; the relay then sends the hello as a request and waits for its answer, and a
+// token the hub does not know ends the connection (verbs.relayHello).
 const RelayMethod = "switchboard/relay"
 
 // ControlMethod is the request `switchboard` CLI verbs send the running hub to read or change
@@ -96,8 +100,11 @@ type lineOptions struct {
 	token string
 	// reject is told why a connection was closed unserved (for the log).
 	reject func(reason string)
-	// onRelay is told what a connect relay announced (RelayMethod).
-	onRelay func(RelayHello)
+	// onRelay is told what a connect relay announced (RelayMethod) and the client its token
+	// proved ("" when it presented none).
+	onRelay func(h RelayHello, identity string)
+	// clients verifies the client token a relay presents (nil: every client token is refused).
+	clients ClientTokens
 	// control answers ControlMethod requests (Unix socket only); nil refuses them.
 	control ControlFunc
 	// onInputClosed is called once when the client's input ends (EOF or a read error), before

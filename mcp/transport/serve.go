@@ -60,18 +60,52 @@ func (c *Server) serveStream(ctx context.Context, transport, peer string, r io.R
 	ci := &Conn{transport: transport, peer: peer}
 	ci.id = c.sessions.Add(transport, peer)
 	defer c.sessions.Remove(ci.id)
-	o.onRelay = func(h RelayHello) {
+	var lt *lineTransport
+	var revokeMu sync.Mutex
+	var stopRevoke func()
+	o.onRelay = func(h RelayHello, identity string) {
 		ci.mu.Lock()
 		ci.relay, ci.toolsMode = h.Cwd, h.ToolsMode
+		// One identity per connection: the first token's. A later hello (before the first
+		// request) may move the directory, never the credential.
+		if ci.identity != "" {
+			identity = ""
+		} else {
+			ci.identity = identity
+		}
 		ci.mu.Unlock()
 		if h.ToolsMode != "" {
 			c.sessions.SetToolsMode(ci.id, h.ToolsMode)
 		}
+		if identity == "" {
+			return
+		}
+		c.sessions.SetIdentity(ci.id, identity, false)
+		// A revoked token ends the connection it opened, as it ends an HTTP client's next
+		// request: revoking is how the user cuts a client off. Owned by the connection
+		// (stopped when it ends); the hello comes once, before the first request.
+		revokeMu.Lock()
+		defer revokeMu.Unlock()
+		if rn, ok := o.clients.(revokeNotifier); ok && stopRevoke == nil {
+			conn := lt.conn
+			stopRevoke = rn.OnRevoke(func(client string) {
+				if client == identity {
+					_ = conn.rejectConn("client token revoked")
+				}
+			})
+		}
 	}
+	defer func() {
+		revokeMu.Lock()
+		defer revokeMu.Unlock()
+		if stopRevoke != nil {
+			stopRevoke()
+		}
+	}()
 	// A client whose input ended can no longer use an answer: its questions leave the
 	// dashboard now, not when its calls end.
 	o.onInputClosed = func() { c.approvals.Withdraw(ci.id, "withdrawn: the client's connection closed") }
-	lt := &lineTransport{r: r, w: w, closeFn: closeFn, opts: o}
+	lt = &lineTransport{r: r, w: w, closeFn: closeFn, opts: o}
 	ss, err := c.server.Connect(withConnInfo(ctx, ci), lt, nil)
 	if err != nil {
 		return fmt.Errorf("%s session: %w", transport, err)
@@ -112,6 +146,9 @@ type ServeOptions struct {
 	Token string
 	// Control answers ControlMethod requests; set for the Unix socket only.
 	Control ControlFunc
+	// ClientTokens verifies the client token a connect relay presents in its hello, which
+	// names the client as on HTTP (nil: a relay's client token is refused).
+	ClientTokens ClientTokens
 }
 
 // Serve accepts connections on ln until ctx ends, one MCP session per connection. It closes ln
@@ -153,7 +190,7 @@ func (c *Server) ServeListener(ctx context.Context, ln net.Listener, transport s
 		}
 		backoff = 0
 		peer := peerOf(conn)
-		o := lineOptions{socket: true, token: so.Token, control: so.Control, reject: func(reason string) {
+		o := lineOptions{socket: true, token: so.Token, control: so.Control, clients: so.ClientTokens, reject: func(reason string) {
 			c.logger.Warn("closed a connection unserved", "transport", transport, "peer", peer, "reason", reason)
 		}}
 		wg.Add(1)

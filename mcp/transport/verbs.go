@@ -35,8 +35,7 @@ func (v verbs) handle(ctx context.Context, d decoded, first bool) (consumed bool
 		}
 		return true, nil
 	case isReq && o.socket && req.Method == RelayMethod:
-		v.relayHello(req, d.wire)
-		return true, nil
+		return true, v.relayHello(req, d.wire)
 	case isReq && req.Method == ControlMethod:
 		v.answerControl(ctx, req, d.wire)
 		return true, nil
@@ -118,23 +117,64 @@ func (v verbs) answerControl(ctx context.Context, req *jsonrpc.Request, wire jso
 }
 
 // relayHello takes a RelayMethod message: its directory counts only before the first request.
-func (v verbs) relayHello(req *jsonrpc.Request, wire json.RawMessage) {
-	if req.IsCall() {
-		v.c.writeRaw(wire, []byte(`{}`), nil)
-	}
+// A client token in it must be valid (see ClientTokenRefused): an error ends the connection.
+func (v verbs) relayHello(req *jsonrpc.Request, wire json.RawMessage) error {
 	v.c.mu.Lock()
 	started := v.c.admitted
 	v.c.mu.Unlock()
 	var p RelayHello
-	if started || v.c.opts.onRelay == nil || json.Unmarshal(req.Params, &p) != nil || (p.Cwd == "" && p.ToolsMode == "") {
-		return
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		if req.IsCall() {
+			v.c.replyError(wire, jsonrpc.CodeInvalidParams, RelayMethod+": params: "+err.Error())
+		}
+		return nil
 	}
-	v.c.opts.onRelay(p)
+	identity := ""
+	if p.ClientToken != "" {
+		// A relay presents its client's token, written by `switchboard clients connect NAME`.
+		// An unknown or revoked one ends the connection rather than serving it as an anonymous
+		// socket client: the socket is 0600, so the peer is the user, but the user configured
+		// this client to be NAME, and serving it as nobody would quietly change whose workspace,
+		// tasks and todos it gets. The error says how to mend it.
+		client, ok := "", false
+		if v.c.opts.clients != nil {
+			client, ok = v.c.opts.clients.Verify(p.ClientToken)
+		}
+		if !ok || started {
+			msg := ClientTokenRefused
+			if started {
+				msg = RelayMethod + ": a client token counts only before the connection's first request"
+			}
+			if !req.IsCall() {
+				wire = nil // a notification's refusal goes out with a null id
+			}
+			v.c.replyError(wire, CodeUnauthorized, msg)
+			return v.c.rejectConn("client token refused")
+		}
+		identity = client
+	}
+	if req.IsCall() {
+		v.c.writeRaw(wire, []byte(`{}`), nil)
+	}
+	if started || v.c.opts.onRelay == nil || (p.Cwd == "" && p.ToolsMode == "" && identity == "") {
+		return nil
+	}
+	v.c.opts.onRelay(p, identity)
+	return nil
 }
+
+// ClientTokenRefused is the error a relay gets for a client token the hub does not know (never
+// issued, revoked, or replaced by a newer `clients connect`).
+const ClientTokenRefused = "client token refused: it is unknown to this hub or was revoked (or replaced by a newer one); run `switchboard clients connect NAME` again to give the client a new token, then restart the client"
 
 // RelayHello is a RelayMethod message's params: the directory the relay runs in and the tools
 // mode its client was set up with (`switchboard connect --tools-mode`), each "" when not given.
+//
+// ClientToken is the client's own token (clienttokens; `switchboard clients connect` writes it
+// into the client's entry, clientconf.TokenEnv), which names the client as a per-client token
+// does over HTTP. It is never logged.
 type RelayHello struct {
-	Cwd       string `json:"cwd,omitempty"`
-	ToolsMode string `json:"tools_mode,omitempty"`
+	Cwd         string `json:"cwd,omitempty"`
+	ToolsMode   string `json:"tools_mode,omitempty"`
+	ClientToken string `json:"client_token,omitempty"`
 }

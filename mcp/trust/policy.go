@@ -58,13 +58,11 @@ func (tr *Trust) SetClientProjects(p map[string]string) {
 	tr.projects.Store(&p)
 }
 
-// clientProject is the project directory of the request's stateless client identity, "" when
-// the request is not stateless or its client has none.
+// clientProject is the project directory of the request's client identity (a stateless client,
+// or a relay's client proved by its token: mcptransport.ProjectIdentity), "" when there is none
+// or its client has no project.
 func (tr *Trust) clientProject(ctx context.Context) string {
-	if !mcptransport.Stateless(ctx) {
-		return ""
-	}
-	id := mcptransport.Identity(ctx)
+	id := mcptransport.ProjectIdentity(ctx)
 	p := tr.projects.Load()
 	if id == "" || p == nil {
 		return ""

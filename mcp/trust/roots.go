@@ -376,7 +376,7 @@ func (tr *Trust) ResolveWorkspace(ctx context.Context, req *sdk.CallToolRequest,
 	}
 	ss := req.Session
 	if dir := tr.clientProject(ctx); dir != "" {
-		// A stateless client's own project ([clients.NAME] project), set by the user.
+		// A client identity's own project ([clients.NAME] project), set by the user.
 		if id, _ := tr.ids.SessionID(ctx, req); id != "" {
 			if prev, ok := tr.shown.Swap(id, dir); !ok || prev != dir {
 				tr.sessions.SetWorkspace(id, nil, dir, "client")

@@ -97,6 +97,25 @@ func TestClientsConnectRealCLIs(t *testing.T) {
 			if !regexp.MustCompile(c.name + `\s+user\s+connected to this hub`).Match(out) {
 				t.Errorf("switchboard clients list:\n%s", out)
 			}
+
+			// The entry carries the client's own token, which the client hands its relay and the
+			// relay presents to the hub: with the token replaced by one the hub never issued, the
+			// client's own check fails to connect.
+			token := regexp.MustCompile(`sbc_[0-9a-f]{64}`).FindString(string(wrote))
+			if token == "" {
+				t.Fatalf("%s carries no client token:\n%s", c.file, wrote)
+			}
+			if strings.Contains(string(out), token) {
+				t.Errorf("clients connect printed the token")
+			}
+			if c.connected != nil {
+				writeFile(t, filepath.Join(home, c.file), strings.ReplaceAll(string(wrote), token, "sbc_"+strings.Repeat("0", 64)))
+				listing, _, _ := runCLI(t, workspace, argv, env)
+				t.Logf("with a token the hub never issued:\n%s", listing)
+				if c.connected.MatchString(listing) {
+					t.Errorf("%s connected with a token the hub never issued", c.name)
+				}
+			}
 		})
 	}
 }

@@ -11,7 +11,7 @@ const list: ClientList = {
       format: 'JSON',
       installed: true,
       scopes: [
-        { scope: 'user', path: '/home/u/.cursor/mcp.json', exists: true, state: 'connected to this hub' },
+        { scope: 'user', path: '/home/u/.cursor/mcp.json', exists: true, state: 'connected to this hub', has_token: true },
         { scope: 'project', path: '/home/u/proj/.cursor/mcp.json', exists: false, state: 'not set up' },
       ],
     },
@@ -38,6 +38,7 @@ describe('clientRows', () => {
     expect(rows[2].detail).toBe('line 3: a comment');
     expect(rows[1].detail).toBe('');
     expect(rows[3].installed).toBe(false);
+    expect(rows.map((r) => r.hasToken)).toEqual([true, false, false, false]);
   });
 
   it('copes with no list yet and missing scopes', () => {

@@ -60,6 +60,8 @@ export interface ClientRow {
   detail: string;
   /** The client's own tools mode (its entry's --tools-mode), "" for the hub's. */
   toolsMode: string;
+  /** The entry carries the client's own token (connect writes it), which names the client on the hub. */
+  hasToken: boolean;
   actions: ClientAction[];
 }
 
@@ -88,6 +90,7 @@ export function clientRows(list: ClientList | null | undefined): ClientRow[] {
         state: s.state,
         detail: s.detail ?? '',
         toolsMode: s.tools_mode ?? '',
+        hasToken: s.has_token === true,
         actions: clientActions(s.state),
       });
     });

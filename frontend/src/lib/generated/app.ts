@@ -141,6 +141,11 @@ export interface ClientScope {
    * the hub's.
    */
   tools_mode?: string;
+  /**
+   * HasToken: the entry carries the client's own token (written by connect), which names
+   * the client on the hub.
+   */
+  has_token?: boolean;
 }
 /**
  * ClientChange is PreviewClient's and ApplyClient's answer: the edit of one client's file.
@@ -181,6 +186,11 @@ export interface ClientChange {
    */
   message: string;
 }
+/**
+ * TokenPending stands for the client token in a previewed entry: the token itself is issued
+ * when the entry is written (ApplyClient, `clients connect` without --dry-run).
+ */
+export const TokenPending = "(a new client token, issued when written)";
 
 //////////
 // source: controller_clienttokens.go
@@ -740,6 +750,44 @@ export interface SettingFlag {
    * Value is what the flag gave ("" for a token: never shown).
    */
   value: string;
+}
+
+//////////
+// source: controller_settings_tasks.go
+
+/**
+ * TaskSettings is GET /api/settings/tasks: task_after as the file has it and as the hub uses it.
+ */
+export interface TaskSettings {
+  /**
+   * Saved is the file's task_after as written ("" when the key is not set: the default).
+   */
+  saved: string;
+  /**
+   * Running is the task_after in force ("0s": calls are never handed back).
+   */
+  running: string;
+  /**
+   * Default is what an unset key means.
+   */
+  default: string;
+}
+/**
+ * TaskAfterInput is what the form saves: a duration ("45s", "2m"), "off" (or "0s") to never
+ * hand a call back, or "" for the default.
+ */
+export interface TaskAfterInput {
+  taskAfter: string;
+}
+/**
+ * TaskAfterChange is SaveTaskAfter's answer: the file's diff ("" when it did not change), a
+ * sentence on what is in force now, and the settings after it.
+ */
+export interface TaskAfterChange {
+  path: string;
+  diff: string;
+  note: string;
+  tasks: TaskSettings;
 }
 
 //////////

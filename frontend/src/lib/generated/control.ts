@@ -108,6 +108,10 @@ export interface Controls {
   issueClientToken(client: string): Promise<app.IssuedClientToken>;
   /** Revokes a client's HTTP token: refused from its next request on. */
   revokeClientToken(client: string): Promise<app.ClientTokenList>;
+  /** Reads task_after: as the config file has it, as the hub uses it, and its default. */
+  taskSettings(): Promise<app.TaskSettings>;
+  /** Saves task_after (a duration such as "45s", "off" or "" for the default) and puts it in force from the next call. */
+  saveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange>;
   /** Saves web_fetch's allow-list and timeout, in force now. */
   saveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   /** Saves [code] idle and the language servers' commands, in force in the running pool now (a command from its server's next start). */
@@ -179,6 +183,8 @@ export interface WailsApp {
   ClientTokens(): Promise<app.ClientTokenList>;
   IssueClientToken(client: string): Promise<app.IssuedClientToken>;
   RevokeClientToken(client: string): Promise<app.ClientTokenList>;
+  TaskSettings(): Promise<app.TaskSettings>;
+  SaveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange>;
   SaveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   SaveCode(code: app.CodeInput): Promise<app.SettingsChange>;
   SetRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
@@ -376,6 +382,14 @@ export abstract class WailsControls implements Controls {
 
   revokeClientToken(client: string): Promise<app.ClientTokenList> {
     return this.call<app.ClientTokenList>(`revoke the token of ${client}`, () => this.bindings.RevokeClientToken(client));
+  }
+
+  taskSettings(): Promise<app.TaskSettings> {
+    return this.call<app.TaskSettings>('read task settings', () => this.bindings.TaskSettings());
+  }
+
+  saveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange> {
+    return this.call<app.TaskAfterChange>('save task_after', () => this.bindings.SaveTaskAfter(tasks));
   }
 
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
@@ -605,6 +619,14 @@ export abstract class HttpControls implements Controls {
 
   revokeClientToken(client: string): Promise<app.ClientTokenList> {
     return this.request<app.ClientTokenList>(`revoke the token of ${client}`, 'DELETE', `api/settings/client-tokens/${encodeURIComponent(client)}`);
+  }
+
+  taskSettings(): Promise<app.TaskSettings> {
+    return this.request<app.TaskSettings>('read task settings', 'GET', 'api/settings/tasks');
+  }
+
+  saveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange> {
+    return this.request<app.TaskAfterChange>('save task_after', 'POST', 'api/settings/tasks', tasks);
   }
 
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
