@@ -158,44 +158,55 @@ func inRoot(root, p string) (abs, rel string, err error) {
 // readDocument reads a workspace file for a server: through an os.Root on the workspace (no
 // symlink or .. escapes), a regular file, at most maxDocumentBytes, text (no NUL byte, UTF-8).
 func readDocument(root, abs string) (string, error) {
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("%s is outside the workspace", abs)
-	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
+	t, _, err := readDocumentIn(r, root, abs)
+	return t, err
+}
+
+// readDocumentIn is readDocument through r, an os.Root already open on root: a call that reads
+// the many files of one answer opens the workspace once (call.read). fi is the file as opened,
+// before its text was read (textCache keys the text by it).
+func readDocumentIn(r *os.Root, root, abs string) (text string, fi os.FileInfo, err error) {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", nil, fmt.Errorf("%s is outside the workspace", abs)
+	}
 	f, err := r.OpenFile(rel, os.O_RDONLY|syscallNonblock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("path: %s does not exist in the workspace", filepath.ToSlash(rel))
+			return "", nil, fmt.Errorf("path: %s does not exist in the workspace", filepath.ToSlash(rel))
 		}
-		return "", fmt.Errorf("path: %w", err)
+		return "", nil, fmt.Errorf("path: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("path: %s is not a regular file", filepath.ToSlash(rel))
+		return "", nil, fmt.Errorf("path: %s is not a regular file", filepath.ToSlash(rel))
 	}
 	if fi.Size() > maxDocumentBytes {
-		return "", fmt.Errorf("path: %s is %d bytes, more than the %d a language server is given", filepath.ToSlash(rel), fi.Size(), maxDocumentBytes)
+		return "", nil, fmt.Errorf("path: %s is %d bytes, more than the %d a language server is given", filepath.ToSlash(rel), fi.Size(), maxDocumentBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxDocumentBytes+1))
-	if err != nil {
-		return "", err
+	// Read into a buffer of the file's size (one read, no regrowth); a file that grew since
+	// the Stat is still read whole, up to the limit.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxDocumentBytes+1)); err != nil {
+		return "", nil, err
 	}
+	b := buf.Bytes()
 	if bytes.IndexByte(b, 0) >= 0 {
-		return "", fmt.Errorf("path: %s is a binary file, not source code", filepath.ToSlash(rel))
+		return "", nil, fmt.Errorf("path: %s is a binary file, not source code", filepath.ToSlash(rel))
 	}
 	if !utf8.Valid(b) {
-		return "", fmt.Errorf("path: %s is not UTF-8 text", filepath.ToSlash(rel))
+		return "", nil, fmt.Errorf("path: %s is not UTF-8 text", filepath.ToSlash(rel))
 	}
-	return string(b), nil
+	return string(b), fi, nil
 }
 
 // call is one operation's state: the workspace, and the texts of files it read (for
@@ -205,6 +216,42 @@ type call struct {
 	root  string
 	texts map[string]string
 	lines map[string][]string // texts split, for the many positions of one answer in a file
+	fsys  *os.Root            // the workspace, opened by the call's first read; closed by close
+}
+
+// read is readDocument through the call's own os.Root on the workspace, opened once for all the
+// files the call reads (an answer of 50 references reads some 20 files).
+func (c *call) read(abs string) (string, error) {
+	t, _, err := c.readStat(abs)
+	return t, err
+}
+
+func (c *call) readStat(abs string) (string, os.FileInfo, error) {
+	r, err := c.fs()
+	if err != nil {
+		return "", nil, err
+	}
+	return readDocumentIn(r, c.root, abs)
+}
+
+// fs is the call's os.Root on the workspace, opened on first use.
+func (c *call) fs() (*os.Root, error) {
+	if c.fsys == nil {
+		r, err := os.OpenRoot(c.root)
+		if err != nil {
+			return nil, err
+		}
+		c.fsys = r
+	}
+	return c.fsys, nil
+}
+
+// close releases what the call holds (its os.Root). Every newCall is paired with a close.
+func (c *call) close() {
+	if c.fsys != nil {
+		_ = c.fsys.Close()
+		c.fsys = nil
+	}
 }
 
 func (p *Pool) newCall(root string) (*call, error) {
@@ -225,7 +272,22 @@ func (c *call) text(abs string) (string, bool) {
 	var t string
 	var err error
 	if rel, rerr := filepath.Rel(c.root, abs); rerr == nil && filepath.IsLocal(rel) {
-		t, err = readDocument(c.root, abs)
+		// A file an earlier answer read, unchanged since: its text and lines from the pool's
+		// cache (one stat); else read, and cached with its lines.
+		r, ferr := c.fs()
+		if ferr != nil {
+			return "", false
+		}
+		if ct, ok := c.p.texts.get(r, c.root, abs); ok {
+			c.texts[abs], c.lines[abs] = ct.text, ct.lines
+			return ct.text, true
+		}
+		var fi os.FileInfo
+		if t, fi, err = c.readStat(abs); err != nil {
+			return "", false
+		}
+		c.texts[abs], c.lines[abs] = t, c.p.texts.put(abs, fi, t)
+		return t, true
 	} else if toolchainPath(abs) {
 		var b []byte
 		b, err = os.ReadFile(abs)
@@ -336,10 +398,16 @@ func (c *call) locations(ls []lsp.Location) []Location {
 
 // open gives server s the current text of abs and returns its URI.
 func (c *call) open(ctx context.Context, s *server, abs string) (string, error) {
-	t, err := readDocument(c.root, abs)
+	t, err := c.read(abs)
 	if err != nil {
 		return "", err
 	}
+	return c.openText(ctx, s, abs, t)
+}
+
+// openText is open with the text the call has just read (resolve reads it to check the
+// position first).
+func (c *call) openText(ctx context.Context, s *server, abs, t string) (string, error) {
 	c.texts[abs] = t
 	delete(c.lines, abs)
 	uri := lsp.URI(abs)
@@ -377,7 +445,7 @@ func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	text, err := readDocument(c.root, abs)
+	text, err := c.read(abs)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -391,7 +459,7 @@ func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	uri, err := c.open(ctx, s, abs)
+	uri, err := c.openText(ctx, s, abs, text)
 	if err != nil {
 		s.release()
 		return resolved{}, err
@@ -466,6 +534,7 @@ func (p *Pool) withTarget(ctx context.Context, root string, t Target, fn func(c 
 		}
 		r, err := c.resolve(ctx, t)
 		if err != nil {
+			c.close()
 			if attempt < retries && errors.Is(err, lsp.ErrClosed) {
 				continue
 			}
@@ -473,6 +542,7 @@ func (p *Pool) withTarget(ctx context.Context, root string, t Target, fn func(c 
 		}
 		err = fn(c, r)
 		r.s.release()
+		c.close()
 		if attempt < retries && errors.Is(err, lsp.ErrClosed) {
 			continue
 		}
@@ -599,6 +669,7 @@ func (p *Pool) Symbols(ctx context.Context, root string, q SymbolsQuery) (Symbol
 	if err != nil {
 		return SymbolsResult{}, err
 	}
+	defer c.close()
 	out := SymbolsResult{Symbols: []Symbol{}}
 	switch {
 	case q.Path != "" && q.Query != "":
