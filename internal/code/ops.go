@@ -262,6 +262,25 @@ func (p *Pool) newCall(root string) (*call, error) {
 	return &call{p: p, root: r, texts: map[string]string{}, lines: map[string][]string{}}, nil
 }
 
+// current is a workspace file's text as it is now, with the errors reading it gives: the pool's
+// cached copy when the file is unchanged since it was read (textCache), else read and cached.
+func (c *call) current(abs string) (string, error) {
+	r, err := c.fs()
+	if err != nil {
+		return "", err
+	}
+	if ct, ok := c.p.texts.get(r, c.root, abs); ok {
+		c.texts[abs], c.lines[abs] = ct.text, ct.lines
+		return ct.text, nil
+	}
+	t, fi, err := c.readStat(abs)
+	if err != nil {
+		return "", err
+	}
+	c.texts[abs], c.lines[abs] = t, c.p.texts.put(abs, fi, t)
+	return t, nil
+}
+
 // text is a file's text for positions and previews: a workspace file, or a file outside the
 // workspace that servers point into (the toolchains: GOROOT, the module cache, /usr); other
 // places are not read ("", false).
@@ -274,20 +293,8 @@ func (c *call) text(abs string) (string, bool) {
 	if rel, rerr := filepath.Rel(c.root, abs); rerr == nil && filepath.IsLocal(rel) {
 		// A file an earlier answer read, unchanged since: its text and lines from the pool's
 		// cache (one stat); else read, and cached with its lines.
-		r, ferr := c.fs()
-		if ferr != nil {
-			return "", false
-		}
-		if ct, ok := c.p.texts.get(r, c.root, abs); ok {
-			c.texts[abs], c.lines[abs] = ct.text, ct.lines
-			return ct.text, true
-		}
-		var fi os.FileInfo
-		if t, fi, err = c.readStat(abs); err != nil {
-			return "", false
-		}
-		c.texts[abs], c.lines[abs] = t, c.p.texts.put(abs, fi, t)
-		return t, true
+		t, err := c.current(abs)
+		return t, err == nil
 	} else if toolchainPath(abs) {
 		var b []byte
 		b, err = os.ReadFile(abs)
@@ -408,8 +415,10 @@ func (c *call) open(ctx context.Context, s *server, abs string) (string, error) 
 // openText is open with the text the call has just read (resolve reads it to check the
 // position first).
 func (c *call) openText(ctx context.Context, s *server, abs, t string) (string, error) {
-	c.texts[abs] = t
-	delete(c.lines, abs)
+	if old, ok := c.texts[abs]; !ok || old != t {
+		c.texts[abs] = t
+		delete(c.lines, abs)
+	}
 	uri := lsp.URI(abs)
 	if _, _, err := s.client.Sync(ctx, uri, languageID(s.key.lang, abs), t); err != nil {
 		return "", err
@@ -445,13 +454,14 @@ func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	text, err := c.read(abs)
+	// The file as it is now: from the pool's cache when unchanged since an earlier answer read
+	// it (with its lines), else read; the same text is what the server is synced to below.
+	text, err := c.current(abs)
 	if err != nil {
 		return resolved{}, err
 	}
-	c.texts[abs] = text
-	delete(c.lines, abs)
-	pos, err := position(rel, text, t.Line, t.Column)
+	lines, _ := c.textLines(abs)
+	pos, err := position(rel, lines, t.Line, t.Column)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -502,10 +512,9 @@ func supportedExts() string {
 	return strings.Join(out, ", ")
 }
 
-// position checks a 1-based line and UTF-8 byte column against text and converts them to
-// the protocol's 0-based line and UTF-16 character.
-func position(rel, text string, line, col int) (lsp.Position, error) {
-	lines := lsp.Lines(text)
+// position checks a 1-based line and UTF-8 byte column against a file's lines (lsp.Lines) and
+// converts them to the protocol's 0-based line and UTF-16 character.
+func position(rel string, lines []string, line, col int) (lsp.Position, error) {
 	n := len(lines)
 	if n > 0 && lines[n-1] == "" {
 		n-- // the empty "line" after the final newline
@@ -925,7 +934,8 @@ func (c *call) resolveSymbol(ctx context.Context, name, language string) (resolv
 		s.release()
 		return resolved{}, err
 	}
-	pos, err := position(c.display(cd.abs), c.texts[cd.abs], line, col)
+	lines, _ := c.textLines(cd.abs)
+	pos, err := position(c.display(cd.abs), lines, line, col)
 	if err != nil {
 		s.release()
 		return resolved{}, err
