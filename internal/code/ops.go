@@ -405,7 +405,7 @@ func (c *call) locations(ls []lsp.Location) []Location {
 
 // open gives server s the current text of abs and returns its URI.
 func (c *call) open(ctx context.Context, s *server, abs string) (string, error) {
-	t, err := c.read(abs)
+	t, err := c.current(abs)
 	if err != nil {
 		return "", err
 	}

@@ -72,3 +72,18 @@ func (tc *textCache) put(abs string, fi os.FileInfo, text string) []string {
 	tc.bytes += len(text)
 	return lines
 }
+
+// forget drops the cached texts of paths (absolute): every change the pool hears of, from the
+// hub's own edits (Changed) or the workspace watcher, goes through forward, which calls this.
+// The stat in get is the guard for changes not heard of; this one also covers an edit in place
+// of the same length within the file system's timestamp granularity.
+func (tc *textCache) forget(paths ...string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	for _, p := range paths {
+		if old, ok := tc.m[p]; ok {
+			tc.bytes -= len(old.text)
+			delete(tc.m, p)
+		}
+	}
+}

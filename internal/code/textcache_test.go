@@ -8,8 +8,9 @@ import (
 )
 
 // TestTextCacheSeesEveryChange: a cached text is served only while the file is the same file
-// with the same size and modification time; an edit of the same length (the time differs), a
-// file replaced by a rename (another inode, same size and time), a removed file and a symlink
+// with the same size and modification time, and no change of it was heard of; an edit of the
+// same length (the time differs), an edit that keeps even the time but is notified (Changed),
+// a file replaced by a rename (another inode, same size and time), a removed file and a symlink
 // that leads out of the workspace all miss.
 func TestTextCacheSeesEveryChange(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -54,6 +55,14 @@ func TestTextCacheSeesEveryChange(t *testing.T) {
 	write(abs, "package a\n// two\n", t0.Add(time.Second)) // same length, later time
 	if lines, _ := fresh().textLines(abs); lines[1] != "// two" {
 		t.Fatalf("an edit of the same length was not seen: %q", lines)
+	}
+
+	// An edit in place of the same length that keeps the time (as one within the file
+	// system's timestamp granularity can): the stat cannot tell, the change notice can.
+	write(abs, "package a\n// ten\n", t0.Add(time.Second))
+	p.Changed(root, "a.go")
+	if lines, _ := fresh().textLines(abs); lines[1] != "// ten" {
+		t.Fatalf("the hub's change notice did not drop the cached text: %q", lines)
 	}
 
 	other := filepath.Join(root, "b.tmp")
