@@ -20,7 +20,8 @@ import (
 // BenchmarkCodeThroughTheHub: what the hub adds to a warm code_definition / code_references
 // answer on this repository, beyond the pool. The same two questions as
 // build/bench/code_bench.mjs (tool.NewGroup at its call site in mcp/tools/git.go, the references
-// of tool.ReadOnly with the declaration), asked of the pool directly (Pool.Definition,
+// of tool.ReadOnly with the declaration, at their positions and named in their files as cclsp
+// asks), asked of the pool directly (Pool.Definition,
 // Pool.References: the workspace file read and checked, the server's answer converted) and
 // through an MCP client on the whole hub (in memory: the middleware chain, the adapter in
 // mcp/tools/code.go, the result encoded and decoded), alternately, call for call, once gopls has
@@ -61,6 +62,11 @@ func BenchmarkCodeThroughTheHub(b *testing.B) {
 	refs := code.Target{Path: "mcp/tool/tool.go", Line: 372, Column: 6}
 	defArgs := map[string]any{"path": def.Path, "line": def.Line, "column": def.Column}
 	refsArgs := map[string]any{"path": refs.Path, "line": refs.Line, "column": refs.Column, "includeDeclaration": true}
+	// cclsp's questions: the symbols named in the files that declare them.
+	defNamed := code.Target{Path: "mcp/tool/inventory.go", Symbol: "NewGroup"}
+	refsNamed := code.Target{Path: refs.Path, Symbol: "ReadOnly"}
+	defNamedArgs := map[string]any{"path": defNamed.Path, "symbol": defNamed.Symbol}
+	refsNamedArgs := map[string]any{"path": refsNamed.Path, "symbol": refsNamed.Symbol, "includeDeclaration": true}
 	callTool := func(b *testing.B, name string, args map[string]any) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 		if err != nil || res.IsError {
@@ -81,6 +87,8 @@ func BenchmarkCodeThroughTheHub(b *testing.B) {
 	}{
 		{"definition", func() error { _, err := pool.Definition(ctx, root, def); return err }, "code_definition", defArgs},
 		{"references", func() error { _, err := pool.References(ctx, root, refs, true); return err }, "code_references", refsArgs},
+		{"definition-named", func() error { _, err := pool.Definition(ctx, root, defNamed); return err }, "code_definition", defNamedArgs},
+		{"references-named", func() error { _, err := pool.References(ctx, root, refsNamed, true); return err }, "code_references", refsNamedArgs},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			// Wall time and the hub process's CPU time (gopls is another process), per call.
