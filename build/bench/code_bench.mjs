@@ -126,8 +126,10 @@ function targets(o, tmp) {
       defDecl: ['code_definition', { path: DEF.declFile, symbol: DEF.symbol }],
       refs: ['code_references', { path: REFS.path, line: REFS.line, column: REFS.column, includeDeclaration: true }],
       refsDecl: ['code_references', { path: REFS.path, symbol: REFS.symbol, includeDeclaration: true }],
-      // The LSP requests the hub sends for each question (bare gopls, the floor).
-      floor: { def: 'defAt', defDecl: 'defNamed', refs: 'refsAt', refsDecl: 'refsNamed' },
+      // The LSP requests the hub sends for each question (bare gopls, the floor). For a symbol
+      // named in an unchanged file it sends only the request at the name: it keeps the file's
+      // outline (documentSymbol) per version of its text.
+      floor: { def: 'defAt', defDecl: 'defNamedKept', refs: 'refsAt', refsDecl: 'refsNamedKept' },
     },
     cclsp: {
       spawn: (env) => ({ command: process.execPath, args: [cclspEntry], env: { ...env, CCLSP_CONFIG_PATH: cclspCfg } }),
@@ -315,6 +317,7 @@ async function goplsBare(env) {
     if (!s) throw new Error(`gopls alone: no symbol ${name} in ${file}`);
     return (s.selectionRange ?? s.location.range).start;
   };
+  const declPos = {};
   const refsAnswer = asList(await referencesAt(REFS.path, { line: REFS.line - 1, character: REFS.column - 1 })).map((l) => `${rel(l.uri)}:${l.range.start.line + 1}`);
   return {
     proc: p,
@@ -327,6 +330,10 @@ async function goplsBare(env) {
       defNamed: async () => { const pos = await named(DEF.declFile, DEF.symbol); return req('textDocument/definition', { textDocument: { uri: uriOf(DEF.declFile) }, position: pos }); },
       refsAt: () => referencesAt(REFS.path, { line: REFS.line - 1, character: REFS.column - 1 }),
       refsNamed: async () => referencesAt(REFS.path, await named(REFS.path, REFS.symbol)),
+      // The request alone at the name's position, found once: what the hub sends for a named
+      // question while the file is unchanged (it keeps the file's outline per version).
+      defNamedKept: async () => { declPos.def ??= await named(DEF.declFile, DEF.symbol); return req('textDocument/definition', { textDocument: { uri: uriOf(DEF.declFile) }, position: declPos.def }); },
+      refsNamedKept: async () => { declPos.refs ??= await named(REFS.path, REFS.symbol); return referencesAt(REFS.path, declPos.refs); },
     },
     async close() {
       await Promise.race([req('shutdown', null), sleep(5000)]);
@@ -465,7 +472,7 @@ function floorTable(R) {
   const ms = (v) => (v === undefined ? '–' : `${v.toFixed(2)} ms`);
   const d = (a, b) => (a === undefined || b === undefined ? '–' : `${(a - b) >= 0 ? '+' : '−'}${Math.abs(a - b).toFixed(2)} ms`);
   const L = [
-    '| question (p50 / p95) | gopls alone, the hub\'s requests | switchboard | gopls alone, cclsp\'s requests | cclsp | ours ÷ cclsp | ours − gopls | cclsp − gopls | gopls ÷ cclsp |',
+    '| question (p50 / p95) | gopls alone, the hub\'s requests (named: the request at the name; the hub keeps the outline) | switchboard | gopls alone, cclsp\'s requests | cclsp | ours ÷ cclsp | ours − gopls | cclsp − gopls | gopls ÷ cclsp |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const row = (label, h, c) => {
