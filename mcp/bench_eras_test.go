@@ -5,8 +5,10 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,4 +117,130 @@ func postBench(b *testing.B, url, body string, hdr map[string]string) *http.Resp
 		b.Fatalf("%d %s", resp.StatusCode, out)
 	}
 	return resp
+}
+
+// The floor of BenchmarkHTTPTrivialCallByEra: go-sdk v1.8 alone, no hub. A trivial server with
+// one tool shaped like lang_detect (a path in, a language and the path out, both schemas), its
+// StreamableHTTPHandler stateful on one URL and Stateless:true on another, on loopback, and the
+// go-sdk client in each era. What the stateless call costs here over the session call is the
+// library's own; the hub's figure is measured against it in the same run.
+//
+//	go test ./mcp -run '^$' -bench 'TrivialCallByEra$|GoSDKTrivialCallByEra' -benchtime 2s -count 5
+
+type benchLangIn struct {
+	Path string `json:"path" jsonschema:"file path"`
+}
+
+type benchLangOut struct {
+	Language string `json:"language" jsonschema:"language ID"`
+	Path     string `json:"path" jsonschema:"echoed input path"`
+}
+
+// listenGoSDK serves a bare go-sdk server: /stateful (sessions) and /stateless (2026-07-28).
+func listenGoSDK(b *testing.B) string {
+	b.Helper()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "bare", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "lang_detect", Description: "language of a file name"},
+		func(_ context.Context, _ *sdk.CallToolRequest, in benchLangIn) (*sdk.CallToolResult, benchLangOut, error) {
+			return nil, benchLangOut{Language: "go", Path: in.Path}, nil
+		})
+	get := func(*http.Request) *sdk.Server { return srv }
+	mux := http.NewServeMux()
+	mux.Handle("/stateful", sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}))
+	mux.Handle("/stateless", sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Stateless: true}))
+	ts := httptest.NewServer(mux)
+	b.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// eraClient connects the go-sdk client to endpoint: version "" is its default (2026-07-28,
+// stateless), else that version on a session.
+func eraClient(b *testing.B, endpoint, version string, hc *http.Client) *sdk.ClientSession {
+	b.Helper()
+	tr := &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}
+	var so *sdk.ClientSessionOptions
+	if version != "" {
+		so = &sdk.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), tr, so)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// callBench makes one lang_detect call. The params are made per call: go-sdk's 2026-07-28 client
+// writes its per-request _meta into the params it is given, which a session client sharing them
+// would then send.
+func callBench(b *testing.B, cs *sdk.ClientSession) {
+	params := &sdk.CallToolParams{Name: "lang_detect", Arguments: map[string]any{"path": "main.go"}}
+	if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+		b.Fatal(err, res)
+	}
+}
+
+func BenchmarkGoSDKTrivialCallByEra(b *testing.B) {
+	base := listenGoSDK(b)
+	for _, era := range []struct{ name, path, version string }{{"stateless-2026-07-28", "/stateless", ""}, {"session-2025-11-25", "/stateful", "2025-11-25"}} {
+		b.Run(era.name, func(b *testing.B) {
+			cs := eraClient(b, base+era.path, era.version, http.DefaultClient)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				callBench(b, cs)
+			}
+		})
+	}
+}
+
+// BenchmarkHTTPEraRatios interleaves the four calls of the two benchmarks above (the hub
+// stateless, the hub on a session, go-sdk alone stateless, go-sdk alone on a session) call by
+// call, so load from other jobs on a shared machine falls on all four alike, and reports each
+// one's µs per call and the two ratios (stateless ÷ session): the hub's and go-sdk's own.
+//
+//	go test ./mcp -run '^$' -bench HTTPEraRatios -benchtime 2000x -count 5
+func BenchmarkHTTPEraRatios(b *testing.B) {
+	s := newBenchService(b)
+	hub := "http://" + listenBench(b, s) + "/mcp"
+	base := listenGoSDK(b)
+	hc := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+	clients := []*sdk.ClientSession{
+		eraClient(b, hub, "", hc),
+		eraClient(b, hub, "2025-11-25", hc),
+		eraClient(b, base+"/stateless", "", http.DefaultClient),
+		eraClient(b, base+"/stateful", "2025-11-25", http.DefaultClient),
+	}
+	var total, cpu [4]time.Duration
+	for _, cs := range clients { // warm every connection and code path
+		for range 20 {
+			callBench(b, cs)
+		}
+	}
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		for i, cs := range clients {
+			t, c := time.Now(), processCPU()
+			callBench(b, cs)
+			total[i] += time.Since(t)
+			cpu[i] += processCPU() - c
+		}
+		n++
+	}
+	us := func(i int) float64 { return float64(total[i].Microseconds()) / float64(n) }
+	b.ReportMetric(us(0), "hub-stateless-µs")
+	b.ReportMetric(us(1), "hub-session-µs")
+	b.ReportMetric(us(2), "sdk-stateless-µs")
+	b.ReportMetric(us(3), "sdk-session-µs")
+	b.ReportMetric(us(0)/us(1), "hub-ratio")
+	b.ReportMetric(us(2)/us(3), "sdk-ratio")
+	b.ReportMetric(us(0)-us(1)-(us(2)-us(3)), "hub-extra-µs")
+	// CPU time (client and server: one process) per call: steadier than wall time on a loaded
+	// machine.
+	cus := func(i int) float64 { return float64(cpu[i].Microseconds()) / float64(n) }
+	b.ReportMetric(cus(0)/cus(1), "hub-cpu-ratio")
+	b.ReportMetric(cus(2)/cus(3), "sdk-cpu-ratio")
+	b.ReportMetric(cus(0), "hub-stateless-cpu-µs")
+	b.ReportMetric(cus(1), "hub-session-cpu-µs")
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -352,7 +353,7 @@ func (ts *toolsetState) applyLocked() bool {
 		ts.server.RemoveTools(remove...)
 	}
 	for _, t := range add {
-		ts.server.AddTool(t.Def, t.Handler)
+		ts.server.AddTool(servedDef(t.Def), t.Handler)
 	}
 	return len(remove) > 0 || len(add) > 0
 }
@@ -443,7 +444,7 @@ func (ts *toolsetState) mirrorServer(name string, gone []string, regs []tool.Too
 		// A switched-off toolset's tools are kept in the inventory for when it is switched on.
 		ts.inv.Add(r)
 		if ts.active[name] {
-			ts.server.AddTool(r.Def, r.Handler)
+			ts.server.AddTool(servedDef(r.Def), r.Handler)
 		}
 		ts.serving[r.Def.Name] = ts.active[name]
 	}
@@ -519,8 +520,28 @@ func (ts *toolsetState) touch() {
 	defer ts.mu.Unlock()
 	for _, t := range ts.inv.Tools() {
 		if ts.serving[t.Def.Name] {
-			ts.server.AddTool(t.Def, t.Handler)
+			ts.server.AddTool(servedDef(t.Def), t.Handler)
 			return
 		}
 	}
+}
+
+// servedDef is the definition go-sdk is given for a tool: def with its input schema encoded
+// once, as JSON (json.RawMessage; go-sdk takes a schema in that form as well). On every
+// stateless (2026-07-28) tools/call go-sdk looks for Mcp-Param header annotations in the called
+// tool's input schema by encoding it to JSON and decoding that (extractParamHeaderAnnotations);
+// encoding a *jsonschema.Schema each time was about 5% of such a call's CPU, and copying raw
+// JSON costs a fraction of it. tools/list gives the same bytes either way. The hub's own copy
+// (the inventory's def, which the typed handler validates against) keeps the *jsonschema.Schema.
+func servedDef(def *sdk.Tool) *sdk.Tool {
+	if _, raw := def.InputSchema.(json.RawMessage); raw || def.InputSchema == nil {
+		return def
+	}
+	b, err := json.Marshal(def.InputSchema)
+	if err != nil {
+		return def // go-sdk reports a schema it cannot encode, as before
+	}
+	d := *def
+	d.InputSchema = json.RawMessage(b)
+	return &d
 }

@@ -7,8 +7,8 @@
 //                 and each client a `switchboard connect` over stdio, as a client starts it
 //   cclsp         cclsp (npm, pinned) over stdio, one per client, CCLSP_CONFIG_PATH → gopls
 //   lsmcp         @mizchi/lsmcp -p gopls (npm, pinned) over stdio, one per client, under Node 22
-//   gopls         reference for the cold start: a bare LSP client → gopls (initialize, didOpen,
-//                 definition), no MCP at all
+//   gopls         a bare LSP client → gopls (initialize, didOpen, definition), no MCP at all: the
+//                 cold-start reference, and the floor of every warm question (below)
 //
 // Questions (the same for every target, mapped to each one's tool and arguments):
 //   definition  of tool.NewGroup at its call site in mcp/tools/git.go (a symbol across packages);
@@ -19,7 +19,10 @@
 //
 // Figures: cold (spawn of the server, or of the hub, to the first definition answered); a client's
 // first answer on an already warm hub (spawn of `switchboard connect` to its first answer); warm
-// p50/p95 over --n sequential calls per question after 3 warm-up calls; the answers (locations as
+// p50/p95 over --n sequential calls per question after 3 warm-up calls, each call followed by the
+// same question's LSP requests on the bare gopls (kept up for the whole run, settled like the
+// targets' goplses), timed as that target's floor: the hub's own overhead is ours − gopls, a
+// bridge's is theirs − gopls (floorTable); the answers (locations as
 // path:line, compared as sets); memory of --clients clients: one hub against --clients bridge
 // instances (RSS of every process of the target, gopls included, from /proc, and the number of
 // gopls processes), after every client has asked both questions.
@@ -119,19 +122,27 @@ function targets(o, tmp) {
   return {
     switchboard: {
       def: ['code_definition', { path: DEF.path, line: DEF.line, column: DEF.column }],
-      // cclsp's question: the definition of NewGroup named in the file that declares it.
+      // cclsp's questions: NewGroup and ReadOnly named in the files that declare them.
       defDecl: ['code_definition', { path: DEF.declFile, symbol: DEF.symbol }],
       refs: ['code_references', { path: REFS.path, line: REFS.line, column: REFS.column, includeDeclaration: true }],
+      refsDecl: ['code_references', { path: REFS.path, symbol: REFS.symbol, includeDeclaration: true }],
+      // The LSP requests the hub sends for each question (bare gopls, the floor). For a symbol
+      // named in an unchanged file it sends only the request at the name: it keeps the file's
+      // outline (documentSymbol) per version of its text.
+      floor: { def: 'defAt', defDecl: 'defNamedKept', refs: 'refsAt', refsDecl: 'refsNamedKept' },
     },
     cclsp: {
       spawn: (env) => ({ command: process.execPath, args: [cclspEntry], env: { ...env, CCLSP_CONFIG_PATH: cclspCfg } }),
       def: ['find_definition', { file_path: DEF.declFile, symbol_name: DEF.symbol }],
       refs: ['find_references', { file_path: REFS.path, symbol_name: REFS.symbol, include_declaration: true }],
+      // cclsp asks documentSymbol, then definition or references at the name it found.
+      floor: { def: 'defNamed', refs: 'refsNamed' },
     },
     lsmcp: {
       spawn: (env) => ({ command: node22, args: [lsmcpEntry, '-p', 'gopls'], env }),
       def: ['lsp_get_definitions', { root: repoRoot, relativePath: DEF.path, line: DEF.line, symbolName: DEF.symbol }],
       refs: ['lsp_find_references', { root: repoRoot, relativePath: REFS.path, line: REFS.line, symbolName: REFS.symbol }],
+      floor: { def: 'defAt', refs: 'refsAt' },
     },
   };
 }
@@ -160,16 +171,26 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-async function warm(c, q, n) {
-  for (let i = 0; i < 3; i++) await call(c, q);
+// warm: 3 warm-up calls, then n timed calls. With floor (the same question's LSP requests on
+// bare gopls), each timed call is followed by one timed floor, so both see the same load.
+async function warm(c, q, n, floor) {
+  for (let i = 0; i < 3; i++) { await call(c, q); if (floor) await floor(); }
   const ms = [];
+  const fl = [];
   let res;
   for (let i = 0; i < n; i++) {
-    const t = performance.now();
+    let t = performance.now();
     res = await call(c, q);
     ms.push(performance.now() - t);
+    if (floor) {
+      t = performance.now();
+      await floor();
+      fl.push(performance.now() - t);
+    }
   }
-  return { p50: pct(ms, 50), p95: pct(ms, 95), res };
+  const out = { p50: pct(ms, 50), p95: pct(ms, 95), res };
+  if (floor) out.gopls = { p50: pct(fl, 50), p95: pct(fl, 95) };
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,12 +262,17 @@ async function quiet(roots) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// gopls alone: the cold-start reference (a bare LSP client, Content-Length framing).
+// gopls alone: a bare LSP client (Content-Length framing) on its own gopls, no MCP at all. It
+// gives the cold-start reference, and then the floor of every warm question: the same LSP
+// requests a target sends for that question, timed call for call between the target's calls
+// (each target call is followed by the same question on bare gopls), so the floor and the
+// target see the same load on this shared machine.
 
-async function goplsCold(env) {
+async function goplsBare(env) {
   const t0 = performance.now();
   const p = spawn(GOPLS, ['serve'], { env, cwd: repoRoot, stdio: ['pipe', 'pipe', 'ignore'] });
-  children.add(p);
+  children.add(p); // stopped by runMain if the run fails
+  p.on('exit', () => children.delete(p));
   let buf = Buffer.alloc(0);
   const pending = new Map();
   let id = 0;
@@ -264,24 +290,63 @@ async function goplsCold(env) {
     }
   });
   const send = (m) => { const s = JSON.stringify(m); p.stdin.write(`Content-Length: ${Buffer.byteLength(s)}\r\n\r\n${s}`); };
-  const req = (method, params) => new Promise((r) => { const i = ++id; pending.set(i, r); send({ jsonrpc: '2.0', id: i, method, params }); });
+  const req = (method, params) => new Promise((resolve, reject) => {
+    const i = ++id;
+    pending.set(i, (msg) => (msg.error ? reject(new Error(`gopls alone: ${method}: ${msg.error.message}`)) : resolve(msg.result)));
+    send({ jsonrpc: '2.0', id: i, method, params });
+  });
+  const uriOf = (rel) => pathToFileURL(path.join(repoRoot, rel)).href;
+  const open = (rel) => send({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: uriOf(rel), languageId: 'go', version: 1, text: fs.readFileSync(path.join(repoRoot, rel), 'utf8') } } });
   const rootUri = pathToFileURL(repoRoot).href;
-  await req('initialize', { processId: process.pid, rootUri, capabilities: {}, workspaceFolders: [{ uri: rootUri, name: 'repo' }] });
+  await req('initialize', { processId: process.pid, rootUri, capabilities: { textDocument: { documentSymbol: { hierarchicalDocumentSymbolSupport: true } } }, workspaceFolders: [{ uri: rootUri, name: 'repo' }] });
   send({ jsonrpc: '2.0', method: 'initialized', params: {} });
-  const uri = pathToFileURL(path.join(repoRoot, DEF.path)).href;
-  send({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'go', version: 1, text: fs.readFileSync(path.join(repoRoot, DEF.path), 'utf8') } } });
-  const r = await req('textDocument/definition', { textDocument: { uri }, position: { line: DEF.line - 1, character: DEF.column - 1 } });
-  const ms = performance.now() - t0;
-  const n = Array.isArray(r.result) ? r.result.length : r.result ? 1 : 0;
-  await req('shutdown', null);
-  send({ jsonrpc: '2.0', method: 'exit' });
-  await stopChild(p);
-  return { coldMs: ms, defCount: n };
+  open(DEF.path);
+  const definitionAt = (rel, line, column) => req('textDocument/definition', { textDocument: { uri: uriOf(rel) }, position: { line: line - 1, character: column - 1 } });
+  const r = await definitionAt(DEF.path, DEF.line, DEF.column);
+  const coldMs = performance.now() - t0;
+  const asList = (x) => (Array.isArray(x) ? x : x ? [x] : []);
+  const rel = (uri) => path.relative(repoRoot, new URL(uri).pathname);
+  const defAnswer = asList(r).map((l) => `${rel(l.uri)}:${l.range.start.line + 1}`);
+  for (const f of new Set([DEF.declFile, REFS.path])) if (f !== DEF.path) open(f);
+  const referencesAt = (file, pos) => req('textDocument/references', { textDocument: { uri: uriOf(file) }, position: pos, context: { includeDeclaration: true } });
+  // By name in a file, as cclsp asks (and the hub with {path, symbol}): the file's outline, then
+  // the request at the declaration's name.
+  const named = async (file, name) => {
+    const walk = (xs) => xs.flatMap((x) => [x, ...walk(x.children ?? [])]);
+    const s = walk(asList(await req('textDocument/documentSymbol', { textDocument: { uri: uriOf(file) } }))).find((x) => x.name === name);
+    if (!s) throw new Error(`gopls alone: no symbol ${name} in ${file}`);
+    return (s.selectionRange ?? s.location.range).start;
+  };
+  const declPos = {};
+  const refsAnswer = asList(await referencesAt(REFS.path, { line: REFS.line - 1, character: REFS.column - 1 })).map((l) => `${rel(l.uri)}:${l.range.start.line + 1}`);
+  return {
+    proc: p,
+    coldMs,
+    defAnswer,
+    refsAnswer,
+    // The LSP requests behind each question, as a target sends them.
+    q: {
+      defAt: () => definitionAt(DEF.path, DEF.line, DEF.column),
+      defNamed: async () => { const pos = await named(DEF.declFile, DEF.symbol); return req('textDocument/definition', { textDocument: { uri: uriOf(DEF.declFile) }, position: pos }); },
+      refsAt: () => referencesAt(REFS.path, { line: REFS.line - 1, character: REFS.column - 1 }),
+      refsNamed: async () => referencesAt(REFS.path, await named(REFS.path, REFS.symbol)),
+      // The request alone at the name's position, found once: what the hub sends for a named
+      // question while the file is unchanged (it keeps the file's outline per version).
+      defNamedKept: async () => { declPos.def ??= await named(DEF.declFile, DEF.symbol); return req('textDocument/definition', { textDocument: { uri: uriOf(DEF.declFile) }, position: declPos.def }); },
+      refsNamedKept: async () => { declPos.refs ??= await named(REFS.path, REFS.symbol); return referencesAt(REFS.path, declPos.refs); },
+    },
+    async close() {
+      await Promise.race([req('shutdown', null), sleep(5000)]);
+      send({ jsonrpc: '2.0', method: 'exit' });
+      await stopChild(p);
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 
-async function benchHub(o, t, tmp, out) {
+async function benchHub(o, t, tmp, out, bare) {
+  const fl = (k) => bare?.q[t.floor[k]];
   const env = baseEnv(path.join(tmp, 'hub'));
   const sock = path.join(env.XDG_RUNTIME_DIR, 'switchboard', 'mcp.sock');
   const cfgDir = path.join(env.XDG_CONFIG_HOME, 'switchboard');
@@ -310,10 +375,13 @@ async function benchHub(o, t, tmp, out) {
   await call(second, t.def);
   out.clientFirst = performance.now() - t1;
   const clients = [first, second];
-  out.def = await warm(first, t.def, o.n);
-  out.defDecl = await warm(first, t.defDecl, o.n);
+  out.def = await warm(first, t.def, o.n, fl('def'));
+  out.defDecl = await warm(first, t.defDecl, o.n, fl('defDecl'));
   delete out.defDecl.res;
-  out.refs = await warm(first, t.refs, o.n);
+  out.refsDecl = await warm(first, t.refsDecl, o.n, fl('refsDecl'));
+  out.refsDeclAnswer = [...locsOf('refs', out.refsDecl.res)];
+  delete out.refsDecl.res;
+  out.refs = await warm(first, t.refs, o.n, fl('refs'));
   out.refsAnswer = [...locsOf('refs', out.refs.res)];
   out.refsCount = out.refs.res.structuredContent?.count;
   // Reference: a trivial tool of the hub's own on the same relay (what the path costs without gopls).
@@ -332,7 +400,8 @@ async function benchHub(o, t, tmp, out) {
   await stopChild(hub.child);
 }
 
-async function benchPeer(o, name, t, tmp, out) {
+async function benchPeer(o, name, t, tmp, out, bare) {
+  const fl = (k) => bare?.q[t.floor[k]];
   const env = baseEnv(path.join(tmp, name));
   const t0 = performance.now();
   const first = await connect(t.spawn(env), name);
@@ -341,8 +410,8 @@ async function benchPeer(o, name, t, tmp, out) {
   out.defAnswer = [...locsOf('def', r)];
   await call(first, t.refs);
   out.quietMs = await quiet([first.pid()]);
-  out.def = await warm(first, t.def, o.n);
-  out.refs = await warm(first, t.refs, o.n);
+  out.def = await warm(first, t.def, o.n, fl('def'));
+  out.refs = await warm(first, t.refs, o.n, fl('refs'));
   out.refsAnswer = [...locsOf('refs', out.refs.res)];
   const clients = [first];
   while (clients.length < o.clients) {
@@ -388,8 +457,33 @@ function report(o, R) {
   L.push(`| references answer (path:line) | ${hub.refsAnswer?.length ?? ''}${hub.refsCount !== undefined ? ` (count ${hub.refsCount})` : ''} | ${peers.map(same).join(' | ')} | |`);
   L.push(`| ${o.clients} clients: gopls processes | ${hub.mem?.gopls ?? ''} | ${peers.map((p) => R[p].mem.gopls).join(' | ')} | |`);
   row(`${o.clients} clients: RSS (every process, gopls included)`, (r) => (r?.mem ? r.mem.rssMiB + (r.mem.clientsRssMiB ?? 0) : undefined), (v) => (v ? `${v.toFixed(0)} MiB` : ''));
+  L.push('', floorTable(R));
   for (const p of ['cclsp', 'lsmcp']) if (R[p]?.error) L.push('', `${p}: did not run: ${R[p].error}`);
   if (hub.mem) L.push('', `Hub RSS split: hub + its gopls ${hub.mem.rssMiB.toFixed(0)} MiB, the ${o.clients} \`switchboard connect\` relays ${hub.mem.clientsRssMiB.toFixed(0)} MiB.`);
+  return L.join('\n');
+}
+
+// floorTable: per question, bare gopls (the same LSP requests, timed between the target's calls),
+// the hub and cclsp, with ours÷cclsp, the hub's own overhead (ours−gopls) and cclsp's (cclsp−gopls).
+function floorTable(R) {
+  const hub = R.switchboard;
+  const cc = R.cclsp && !R.cclsp.error ? R.cclsp : undefined;
+  if (!hub?.def?.gopls) return '';
+  const ms = (v) => (v === undefined ? '–' : `${v.toFixed(2)} ms`);
+  const d = (a, b) => (a === undefined || b === undefined ? '–' : `${(a - b) >= 0 ? '+' : '−'}${Math.abs(a - b).toFixed(2)} ms`);
+  const L = [
+    '| question (p50 / p95) | gopls alone, the hub\'s requests (named: the request at the name; the hub keeps the outline) | switchboard | gopls alone, cclsp\'s requests | cclsp | ours ÷ cclsp | ours − gopls | cclsp − gopls | gopls ÷ cclsp |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  const row = (label, h, c) => {
+    for (const k of ['p50', 'p95']) {
+      L.push(`| ${label}, ${k} | ${ms(h?.gopls?.[k])} | ${ms(h?.[k])} | ${ms(c?.gopls?.[k])} | ${ms(c?.[k])} | ${x(h?.[k], c?.[k])} | ${d(h?.[k], h?.gopls?.[k])} | ${d(c?.[k], c?.gopls?.[k])} | ${x(c?.gopls?.[k], c?.[k])} |`);
+    }
+  };
+  row('definition, named in its file (cclsp\'s question: documentSymbol + definition)', hub.defDecl, cc?.def);
+  row('references, named in its file (cclsp\'s question: documentSymbol + references)', hub.refsDecl, cc?.refs);
+  row('definition at the call site (`mcp/tools/git.go:174:14`; cclsp cannot ask it)', hub.def, undefined);
+  row('references at a position (`mcp/tool/tool.go:372:6`)', hub.refs, undefined);
   return L.join('\n');
 }
 
@@ -402,21 +496,25 @@ async function main() {
   }
   const t = targets(o, tmp);
   const R = {};
-  R.gopls = await goplsCold(baseEnv(path.join(tmp, 'gopls')));
-  console.error(`gopls alone: ${f(R.gopls.coldMs)}`);
+  // Bare gopls stays up for the whole run: each target's warm calls alternate with its floor.
+  const bare = await goplsBare(baseEnv(path.join(tmp, 'gopls')));
+  R.gopls = { coldMs: bare.coldMs, defAnswer: bare.defAnswer, refsCount: bare.refsAnswer.length };
+  R.gopls.quietMs = await quiet([bare.proc.pid]);
+  console.error(`gopls alone: cold ${f(R.gopls.coldMs)}, busy ${f(R.gopls.quietMs)} after`);
   for (const name of o.only) {
     R[name] = {};
     console.error(`${name} …`);
     try {
-      if (name === 'switchboard') await benchHub(o, t[name], tmp, R[name]);
-      else await benchPeer(o, name, t[name], tmp, R[name]);
+      if (name === 'switchboard') await benchHub(o, t[name], tmp, R[name], bare);
+      else await benchPeer(o, name, t[name], tmp, R[name], bare);
     } catch (err) {
       if (name === 'switchboard') throw err;
       R[name] = { error: err.message.split('\n').slice(0, 6).join(' ') };
     }
-    await Promise.all([...children].map((c) => stopChild(c).catch(() => {})));
+    await Promise.all([...children].filter((c) => c !== bare.proc).map((c) => stopChild(c).catch(() => {})));
     console.error(`${name}: ${JSON.stringify({ ...R[name], def: R[name].def && { p50: R[name].def.p50, p95: R[name].def.p95 }, refs: R[name].refs && { p50: R[name].refs.p50, p95: R[name].refs.p95 } })}`);
   }
+  await bare.close();
   for (const r of Object.values(R)) { delete r.def?.res; delete r.refs?.res; }
   const md = report(o, R);
   console.log(md);

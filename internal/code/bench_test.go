@@ -73,6 +73,7 @@ func BenchmarkWarmGopls(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer c.close()
 		r, err := c.resolve(ctx, tg)
 		if err != nil {
 			b.Fatal(err)
@@ -93,6 +94,25 @@ func BenchmarkWarmGopls(b *testing.B) {
 			}
 		}
 		b.ReportMetric(cold, "cold-start-s") // after the loop: b.Loop resets metrics
+	})
+	// references-direct: the references request straight to gopls, as definition-direct.
+	b.Run("references-direct", func(b *testing.B) {
+		c, err := p.newCall(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.close()
+		r, err := c.resolve(ctx, tg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.s.release()
+		for b.Loop() {
+			ls, err := r.s.client.References(ctx, r.uri, r.pos, false)
+			if err != nil || len(ls) == 0 {
+				b.Fatal(ls, err)
+			}
+		}
 	})
 	b.Run("references", func(b *testing.B) {
 		for b.Loop() {

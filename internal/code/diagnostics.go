@@ -53,6 +53,7 @@ func (p *Pool) Diagnostics(ctx context.Context, root, path, language string) (Di
 	if err != nil {
 		return DiagnosticsResult{}, err
 	}
+	defer c.close()
 	out := DiagnosticsResult{Diagnostics: []Diagnostic{}}
 	if path != "" {
 		err := p.withDocument(ctx, c, path, language, func(s *server, abs, uri string) error {
@@ -122,6 +123,7 @@ func (p *Pool) DiagnosticsAfter(ctx context.Context, root string, paths []string
 	if err != nil {
 		return DiagnosticsResult{}, err
 	}
+	defer c.close()
 	out := DiagnosticsResult{Diagnostics: []Diagnostic{}}
 	byLang := map[string][]string{}
 	for _, path := range paths {

@@ -158,44 +158,55 @@ func inRoot(root, p string) (abs, rel string, err error) {
 // readDocument reads a workspace file for a server: through an os.Root on the workspace (no
 // symlink or .. escapes), a regular file, at most maxDocumentBytes, text (no NUL byte, UTF-8).
 func readDocument(root, abs string) (string, error) {
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Errorf("%s is outside the workspace", abs)
-	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return "", err
 	}
 	defer r.Close()
+	t, _, err := readDocumentIn(r, root, abs)
+	return t, err
+}
+
+// readDocumentIn is readDocument through r, an os.Root already open on root: a call that reads
+// the many files of one answer opens the workspace once (call.read). fi is the file as opened,
+// before its text was read (textCache keys the text by it).
+func readDocumentIn(r *os.Root, root, abs string) (text string, fi os.FileInfo, err error) {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", nil, fmt.Errorf("%s is outside the workspace", abs)
+	}
 	f, err := r.OpenFile(rel, os.O_RDONLY|syscallNonblock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("path: %s does not exist in the workspace", filepath.ToSlash(rel))
+			return "", nil, fmt.Errorf("path: %s does not exist in the workspace", filepath.ToSlash(rel))
 		}
-		return "", fmt.Errorf("path: %w", err)
+		return "", nil, fmt.Errorf("path: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("path: %s is not a regular file", filepath.ToSlash(rel))
+		return "", nil, fmt.Errorf("path: %s is not a regular file", filepath.ToSlash(rel))
 	}
 	if fi.Size() > maxDocumentBytes {
-		return "", fmt.Errorf("path: %s is %d bytes, more than the %d a language server is given", filepath.ToSlash(rel), fi.Size(), maxDocumentBytes)
+		return "", nil, fmt.Errorf("path: %s is %d bytes, more than the %d a language server is given", filepath.ToSlash(rel), fi.Size(), maxDocumentBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxDocumentBytes+1))
-	if err != nil {
-		return "", err
+	// Read into a buffer of the file's size (one read, no regrowth); a file that grew since
+	// the Stat is still read whole, up to the limit.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxDocumentBytes+1)); err != nil {
+		return "", nil, err
 	}
+	b := buf.Bytes()
 	if bytes.IndexByte(b, 0) >= 0 {
-		return "", fmt.Errorf("path: %s is a binary file, not source code", filepath.ToSlash(rel))
+		return "", nil, fmt.Errorf("path: %s is a binary file, not source code", filepath.ToSlash(rel))
 	}
 	if !utf8.Valid(b) {
-		return "", fmt.Errorf("path: %s is not UTF-8 text", filepath.ToSlash(rel))
+		return "", nil, fmt.Errorf("path: %s is not UTF-8 text", filepath.ToSlash(rel))
 	}
-	return string(b), nil
+	return string(b), fi, nil
 }
 
 // call is one operation's state: the workspace, and the texts of files it read (for
@@ -205,6 +216,42 @@ type call struct {
 	root  string
 	texts map[string]string
 	lines map[string][]string // texts split, for the many positions of one answer in a file
+	fsys  *os.Root            // the workspace, opened by the call's first read; closed by close
+}
+
+// read is readDocument through the call's own os.Root on the workspace, opened once for all the
+// files the call reads (an answer of 50 references reads some 20 files).
+func (c *call) read(abs string) (string, error) {
+	t, _, err := c.readStat(abs)
+	return t, err
+}
+
+func (c *call) readStat(abs string) (string, os.FileInfo, error) {
+	r, err := c.fs()
+	if err != nil {
+		return "", nil, err
+	}
+	return readDocumentIn(r, c.root, abs)
+}
+
+// fs is the call's os.Root on the workspace, opened on first use.
+func (c *call) fs() (*os.Root, error) {
+	if c.fsys == nil {
+		r, err := os.OpenRoot(c.root)
+		if err != nil {
+			return nil, err
+		}
+		c.fsys = r
+	}
+	return c.fsys, nil
+}
+
+// close releases what the call holds (its os.Root). Every newCall is paired with a close.
+func (c *call) close() {
+	if c.fsys != nil {
+		_ = c.fsys.Close()
+		c.fsys = nil
+	}
 }
 
 func (p *Pool) newCall(root string) (*call, error) {
@@ -213,6 +260,25 @@ func (p *Pool) newCall(root string) (*call, error) {
 		return nil, err
 	}
 	return &call{p: p, root: r, texts: map[string]string{}, lines: map[string][]string{}}, nil
+}
+
+// current is a workspace file's text as it is now, with the errors reading it gives: the pool's
+// cached copy when the file is unchanged since it was read (textCache), else read and cached.
+func (c *call) current(abs string) (string, error) {
+	r, err := c.fs()
+	if err != nil {
+		return "", err
+	}
+	if ct, ok := c.p.texts.get(r, c.root, abs); ok {
+		c.texts[abs], c.lines[abs] = ct.text, ct.lines
+		return ct.text, nil
+	}
+	t, fi, err := c.readStat(abs)
+	if err != nil {
+		return "", err
+	}
+	c.texts[abs], c.lines[abs] = t, c.p.texts.put(abs, fi, t)
+	return t, nil
 }
 
 // text is a file's text for positions and previews: a workspace file, or a file outside the
@@ -225,7 +291,10 @@ func (c *call) text(abs string) (string, bool) {
 	var t string
 	var err error
 	if rel, rerr := filepath.Rel(c.root, abs); rerr == nil && filepath.IsLocal(rel) {
-		t, err = readDocument(c.root, abs)
+		// A file an earlier answer read, unchanged since: its text and lines from the pool's
+		// cache (one stat); else read, and cached with its lines.
+		t, err := c.current(abs)
+		return t, err == nil
 	} else if toolchainPath(abs) {
 		var b []byte
 		b, err = os.ReadFile(abs)
@@ -336,12 +405,20 @@ func (c *call) locations(ls []lsp.Location) []Location {
 
 // open gives server s the current text of abs and returns its URI.
 func (c *call) open(ctx context.Context, s *server, abs string) (string, error) {
-	t, err := readDocument(c.root, abs)
+	t, err := c.current(abs)
 	if err != nil {
 		return "", err
 	}
-	c.texts[abs] = t
-	delete(c.lines, abs)
+	return c.openText(ctx, s, abs, t)
+}
+
+// openText is open with the text the call has just read (resolve reads it to check the
+// position first).
+func (c *call) openText(ctx context.Context, s *server, abs, t string) (string, error) {
+	if old, ok := c.texts[abs]; !ok || old != t {
+		c.texts[abs] = t
+		delete(c.lines, abs)
+	}
 	uri := lsp.URI(abs)
 	if _, _, err := s.client.Sync(ctx, uri, languageID(s.key.lang, abs), t); err != nil {
 		return "", err
@@ -377,13 +454,14 @@ func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	text, err := readDocument(c.root, abs)
+	// The file as it is now: from the pool's cache when unchanged since an earlier answer read
+	// it (with its lines), else read; the same text is what the server is synced to below.
+	text, err := c.current(abs)
 	if err != nil {
 		return resolved{}, err
 	}
-	c.texts[abs] = text
-	delete(c.lines, abs)
-	pos, err := position(rel, text, t.Line, t.Column)
+	lines, _ := c.textLines(abs)
+	pos, err := position(rel, lines, t.Line, t.Column)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -391,7 +469,7 @@ func (c *call) resolve(ctx context.Context, t Target) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	uri, err := c.open(ctx, s, abs)
+	uri, err := c.openText(ctx, s, abs, text)
 	if err != nil {
 		s.release()
 		return resolved{}, err
@@ -434,10 +512,9 @@ func supportedExts() string {
 	return strings.Join(out, ", ")
 }
 
-// position checks a 1-based line and UTF-8 byte column against text and converts them to
-// the protocol's 0-based line and UTF-16 character.
-func position(rel, text string, line, col int) (lsp.Position, error) {
-	lines := lsp.Lines(text)
+// position checks a 1-based line and UTF-8 byte column against a file's lines (lsp.Lines) and
+// converts them to the protocol's 0-based line and UTF-16 character.
+func position(rel string, lines []string, line, col int) (lsp.Position, error) {
 	n := len(lines)
 	if n > 0 && lines[n-1] == "" {
 		n-- // the empty "line" after the final newline
@@ -466,6 +543,7 @@ func (p *Pool) withTarget(ctx context.Context, root string, t Target, fn func(c 
 		}
 		r, err := c.resolve(ctx, t)
 		if err != nil {
+			c.close()
 			if attempt < retries && errors.Is(err, lsp.ErrClosed) {
 				continue
 			}
@@ -473,6 +551,7 @@ func (p *Pool) withTarget(ctx context.Context, root string, t Target, fn func(c 
 		}
 		err = fn(c, r)
 		r.s.release()
+		c.close()
 		if attempt < retries && errors.Is(err, lsp.ErrClosed) {
 			continue
 		}
@@ -599,6 +678,7 @@ func (p *Pool) Symbols(ctx context.Context, root string, q SymbolsQuery) (Symbol
 	if err != nil {
 		return SymbolsResult{}, err
 	}
+	defer c.close()
 	out := SymbolsResult{Symbols: []Symbol{}}
 	switch {
 	case q.Path != "" && q.Query != "":
@@ -854,7 +934,8 @@ func (c *call) resolveSymbol(ctx context.Context, name, language string) (resolv
 		s.release()
 		return resolved{}, err
 	}
-	pos, err := position(c.display(cd.abs), c.texts[cd.abs], line, col)
+	lines, _ := c.textLines(cd.abs)
+	pos, err := position(c.display(cd.abs), lines, line, col)
 	if err != nil {
 		s.release()
 		return resolved{}, err

@@ -80,6 +80,8 @@ type Pool struct {
 	watchers map[string]*watcher
 	closed   bool
 
+	texts textCache // workspace files answers pointed into (textcache.go)
+
 	stop chan struct{}
 	done chan struct{}
 }

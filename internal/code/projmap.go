@@ -57,6 +57,7 @@ func (p *Pool) Map(ctx context.Context, root string, maxDepth int) (MapResult, e
 	if err != nil {
 		return MapResult{}, err
 	}
+	defer c.close()
 	r, err := os.OpenRoot(c.root)
 	if err != nil {
 		return MapResult{}, err

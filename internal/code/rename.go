@@ -77,7 +77,7 @@ func (p *Pool) Rename(ctx context.Context, root string, t Target, newName string
 					return fmt.Errorf("rename: %s: %w; nothing was changed", filepath.ToSlash(rel), err)
 				}
 			}
-			old, err := readDocument(c.root, abs)
+			old, err := c.read(abs)
 			if err != nil {
 				return err
 			}

@@ -219,6 +219,9 @@ func (p *Pool) forward(ctx context.Context, root string, events map[string]int) 
 	if len(events) == 0 {
 		return
 	}
+	for path := range events {
+		p.texts.forget(path)
+	}
 	p.mu.Lock()
 	var servers []*server
 	for k, s := range p.servers {

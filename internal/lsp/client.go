@@ -52,6 +52,7 @@ type Client struct {
 	seq      uint64        // increases with every publishDiagnostics
 	changed  chan struct{} // closed (and replaced) at every publish or progress change
 	progress map[string]bool
+	epoch    uint64 // FilesChanged calls so far: cached outlines older than the last one are not used
 }
 
 type document struct {
@@ -61,6 +62,17 @@ type document struct {
 	// its text last changed: what the server's next publish is compared with.
 	mark     DiagMark
 	baseline []Diagnostic
+	// symbols is the outline the server gave for this version of the text, while no change on
+	// disk was announced since (symbolsAt.epoch): see DocumentSymbols.
+	symbols   []DocumentSymbol
+	symbolsAt outlineKey
+}
+
+// outlineKey is what an outline was answered for: a document's version and the client's epoch
+// of announced disk changes. An outline is never cached at version 0 (no document has it).
+type outlineKey struct {
+	version int
+	epoch   uint64
 }
 
 type diagState struct {
@@ -378,6 +390,9 @@ func (c *Client) FilesChanged(ctx context.Context, events []FileEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
+	c.mu.Lock()
+	c.epoch++
+	c.mu.Unlock()
 	return c.Notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": events})
 }
 
@@ -560,29 +575,46 @@ func (c *Client) DocumentSymbols(ctx context.Context, uri string) ([]DocumentSym
 	if err := c.need("documentSymbolProvider", "symbols"); err != nil {
 		return nil, err
 	}
-	var raw []json.RawMessage
+	// An open document's outline depends on its text: the answer for this version is kept and
+	// given again until the text changes (Sync) or a change on disk is announced (FilesChanged),
+	// which saves the request and its decoding on every symbol named in a file (code_definition
+	// {path, symbol}). The slice is shared: callers only read it.
+	c.mu.Lock()
+	var at outlineKey
+	if d, open := c.docs[uri]; open {
+		at = outlineKey{version: d.version, epoch: c.epoch}
+		if d.symbols != nil && d.symbolsAt == at {
+			out := d.symbols
+			c.mu.Unlock()
+			return out, nil
+		}
+	}
+	c.mu.Unlock()
+	// Either form in one decode: DocumentSymbol (hierarchical, what gopls answers) or
+	// SymbolInformation (flat, with a location). Decoding each element once as a probe and again
+	// in its form was a third of an outline's time in the hub.
+	var raw []struct {
+		DocumentSymbol
+		Location      *Location `json:"location"`
+		ContainerName string    `json:"containerName"`
+	}
 	if err := c.Call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": TextDocumentIdentifier{URI: uri}}, &raw); err != nil {
 		return nil, err
 	}
 	out := make([]DocumentSymbol, 0, len(raw))
 	for _, r := range raw {
-		var probe struct {
-			Location *Location `json:"location"`
-		}
-		_ = json.Unmarshal(r, &probe)
-		if probe.Location != nil {
-			var si SymbolInformation
-			if err := json.Unmarshal(r, &si); err != nil {
-				return nil, err
-			}
-			out = append(out, DocumentSymbol{Name: si.Name, Kind: si.Kind, Range: si.Location.Range, SelectionRange: si.Location.Range, Detail: si.ContainerName})
+		if r.Location != nil {
+			out = append(out, DocumentSymbol{Name: r.Name, Kind: r.Kind, Range: r.Location.Range, SelectionRange: r.Location.Range, Detail: r.ContainerName})
 			continue
 		}
-		var ds DocumentSymbol
-		if err := json.Unmarshal(r, &ds); err != nil {
-			return nil, err
+		out = append(out, r.DocumentSymbol)
+	}
+	if at.version != 0 {
+		c.mu.Lock()
+		if d, open := c.docs[uri]; open && (outlineKey{version: d.version, epoch: c.epoch}) == at {
+			d.symbols, d.symbolsAt = out, at
 		}
-		out = append(out, ds)
+		c.mu.Unlock()
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"sync"
 	"testing"
@@ -14,10 +15,11 @@ import (
 // fakeServer is the other end of a pipe speaking the protocol's framing: it answers
 // initialize, never answers "slow", records notifications and asks the client things.
 type fakeServer struct {
-	mu     sync.Mutex
-	notes  []string
-	params map[string]json.RawMessage
-	conn   *jsonrpc2.Conn
+	mu       sync.Mutex
+	notes    []string
+	params   map[string]json.RawMessage
+	conn     *jsonrpc2.Conn
+	outlines int // documentSymbol requests answered
 }
 
 func (f *fakeServer) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2.Request) {
@@ -31,9 +33,16 @@ func (f *fakeServer) Handle(ctx context.Context, c *jsonrpc2.Conn, req *jsonrpc2
 	f.mu.Unlock()
 	switch req.Method {
 	case "initialize":
-		_ = c.Reply(ctx, req.ID, map[string]any{"capabilities": map[string]any{"definitionProvider": true, "hoverProvider": false}, "serverInfo": map[string]string{"name": "fake", "version": "1"}})
+		_ = c.Reply(ctx, req.ID, map[string]any{"capabilities": map[string]any{"definitionProvider": true, "hoverProvider": false, "documentSymbolProvider": true}, "serverInfo": map[string]string{"name": "fake", "version": "1"}})
 	case "textDocument/definition":
 		_ = c.Reply(ctx, req.ID, []map[string]any{{"targetUri": "file:///x.go", "targetRange": Range{}, "targetSelectionRange": Range{Start: Position{2, 3}}}})
+	case "textDocument/documentSymbol":
+		f.mu.Lock()
+		f.outlines++
+		n := f.outlines
+		f.mu.Unlock()
+		// The answer names itself, so a stale one is told from a fresh one.
+		_ = c.Reply(ctx, req.ID, []map[string]any{{"name": fmt.Sprintf("answer%d", n), "kind": 12, "range": Range{}, "selectionRange": Range{}}})
 	case "slow":
 		// never answered
 	}
@@ -150,5 +159,59 @@ func TestClientProtocol(t *testing.T) {
 	}
 	if base, _, v, _ := c.Baseline("file:///x.go"); v != 2 || len(base) != 1 {
 		t.Errorf("baseline after the change = %+v, version %d", base, v)
+	}
+}
+
+// TestOutlineKeptPerVersion: an open document's outline is asked of the server once per version
+// of its text; a new text (Sync) or an announced change on disk (FilesChanged) asks again, and a
+// document that is not open is always asked.
+func TestOutlineKeptPerVersion(t *testing.T) {
+	c, f := startFake(t)
+	ctx := context.Background()
+	const uri = "file:///w/a.go"
+	name := func() string {
+		t.Helper()
+		ds, err := c.DocumentSymbols(ctx, uri)
+		if err != nil || len(ds) != 1 {
+			t.Fatal(ds, err)
+		}
+		return ds[0].Name
+	}
+	if got := name(); got != "answer1" {
+		t.Fatalf("not open: %s", got)
+	}
+	if got := name(); got != "answer2" {
+		t.Fatalf("a document that is not open was answered from a cache: %s", got)
+	}
+	if _, _, err := c.Sync(ctx, uri, "go", "package a\n"); err != nil {
+		t.Fatal(err)
+	}
+	first := name()
+	if again := name(); again != first {
+		t.Fatalf("the same version was asked again: %s, then %s", first, again)
+	}
+	if _, _, err := c.Sync(ctx, uri, "go", "package a\n"); err != nil { // the same text: same version
+		t.Fatal(err)
+	}
+	if again := name(); again != first {
+		t.Fatalf("an unchanged text was asked again: %s, then %s", first, again)
+	}
+	if _, _, err := c.Sync(ctx, uri, "go", "package a\n\nfunc F() {}\n"); err != nil {
+		t.Fatal(err)
+	}
+	second := name()
+	if second == first {
+		t.Fatalf("a new text was answered with the old outline %s", first)
+	}
+	if err := c.FilesChanged(ctx, []FileEvent{{URI: "file:///w/b.go", Type: FileChanged}}); err != nil {
+		t.Fatal(err)
+	}
+	if third := name(); third == second {
+		t.Fatalf("after a change on disk the old outline %s was given", second)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.outlines != 5 {
+		t.Errorf("the server was asked %d times, want 5 (twice unopened, three versions)", f.outlines)
 	}
 }
