@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -132,21 +131,7 @@ func TestOAuthTypeScriptExampleServerInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState(t, m, "ts", StateSignin)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
-	}
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil { // start the browser before the sign-in needs it
-		t.Fatal(err)
-	}
+	bctx := testutil.HeadlessChromium(t, browser)
 	var page string
 	shown := make(chan error, 1)
 	open := func(u string) error {

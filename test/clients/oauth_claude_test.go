@@ -182,7 +182,7 @@ func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 
 	// The browser step: headless Chromium loads the URL and waits on the hub's page; the user
 	// allows the client on the dashboard; the page goes on to Claude Code's callback.
-	bctx := chromium(t, browser)
+	bctx := testutil.HeadlessChromium(t, browser)
 	landed := make(chan error, 1)
 	go func() {
 		nctx, ncancel := context.WithTimeout(bctx, 90*time.Second)
@@ -268,25 +268,4 @@ func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 	if out := claude("mcp", "list"); regexp.MustCompile(serverName + `: .*Connected`).MatchString(out) {
 		t.Fatalf("after the grant was revoked, claude mcp list still says:\n%s", out)
 	}
-}
-
-// chromium starts Debian's headless Chromium with a fresh profile and returns its context.
-func chromium(t *testing.T, path string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()),
-	}
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(bctx); err != nil { // start the browser now
-		t.Fatal(err)
-	}
-	return bctx
 }
