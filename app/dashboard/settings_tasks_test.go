@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,8 @@ func TestTaskAfterThroughDashboardAPI(t *testing.T) {
 		{"500ms", `task_after: 500ms would turn almost every call into a task; write at least "1s"`},
 		{"-5s", `task_after: "-5s" is negative`},
 		{"48h", "task_after: 48h0m0s is longer than any client waits"},
+		// A value that would write another key if it reached the file's text unchecked.
+		{"1s\"\nread_only = true", `task_after: "1s\"\nread_only = true" is not a duration`},
 	} {
 		code, out := post(bad.in)
 		if msg, _ := out["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, bad.want) {
@@ -133,6 +136,16 @@ func TestTaskAfterThroughDashboardAPI(t *testing.T) {
 
 	if code, out = post(""); code != http.StatusOK || strings.Contains(read(), "task_after") || st.Service.TaskAfter() != config.DefaultTaskAfter {
 		t.Fatalf("save the default: %d %v\n%s", code, out, read())
+	}
+
+	// The three saves are audited as the dashboard's (started, then ok); the reviews and the
+	// refused values are not.
+	if err := st.Audit.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	audit, _ := os.ReadFile(filepath.Join(st.Config.LogDir(), "audit.log"))
+	if n := len(regexp.MustCompile(`"actor":"dashboard".*"tool":"settings_tasks".*"outcome":"ok"`).FindAll(audit, -1)); n != 3 || strings.Count(string(audit), `"tool":"settings_tasks"`) != 6 {
+		t.Errorf("%d ok settings_tasks audit lines of %d, want 3 of 6:\n%s", n, strings.Count(string(audit), `"tool":"settings_tasks"`), audit)
 	}
 
 	// A hand edit: the watcher's reload puts it in force.
