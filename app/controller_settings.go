@@ -62,6 +62,8 @@ type Settings struct {
 	Web WebSettings `json:"web"`
 	// Code is the [code] section: the language-server pool (controller_settings_code.go).
 	Code CodeSettings `json:"code"`
+	// Tasks is task_after: the file's and the running hub's (controller_settings_tasks.go).
+	Tasks TaskSettings `json:"tasks"`
 	// Overrides are environment variables of this hub that override keys of the file.
 	Overrides []SettingOverride `json:"overrides"`
 	// Flags are command-line flags this hub was started with that set a key to something other
@@ -325,6 +327,7 @@ func (c *Controller) Settings() (Settings, error) {
 	s.Security = c.securitySettings(file)
 	s.Web = webSettings(file, data, c.st.Config.Env)
 	s.Code = c.codeSettings(file, data)
+	s.Tasks = c.taskSettings(data)
 	s.Flags = c.flagOverrides(file)
 	if data != nil {
 		s.Pending = c.pending()

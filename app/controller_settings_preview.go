@@ -18,6 +18,7 @@ type SettingsInput struct {
 	Workspace  *string          `json:"workspace,omitempty"`
 	Policy     *PolicyInput     `json:"policy,omitempty"`
 	Web        *WebInput        `json:"web,omitempty"`
+	Tasks      *TaskAfterInput  `json:"tasks,omitempty"`
 	ML         *MLInput         `json:"ml,omitempty"`
 	RAG        *RAGSettings     `json:"rag,omitempty"`
 	Code       *CodeInput       `json:"code,omitempty"`
@@ -91,6 +92,10 @@ func (c *Controller) PreviewSettings(in SettingsInput) (SettingsPreview, error) 
 	if in.Web != nil {
 		ch, err := p.SaveWeb(*in.Web)
 		add("web", ch, err)
+	}
+	if in.Tasks != nil {
+		ch, err := p.SaveTasks(*in.Tasks)
+		add("tasks", ch, err)
 	}
 	if in.ML != nil {
 		ch, err := p.SaveML(*in.ML)

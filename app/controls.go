@@ -291,16 +291,6 @@ var dashboardControls = dashcontrol.NewTable(
 		Call: dashcontrol.Call1(dashcontrol.Path[string]("client"), (*Controller).RevokeClientToken),
 	},
 	dashcontrol.Control[*Controller]{
-		Name: "TaskSettings", Route: "GET /api/settings/tasks", Action: "read task settings",
-		Doc:  "reads task_after: as the config file has it, as the hub uses it, and its default.",
-		Call: dashcontrol.Call0((*Controller).TaskSettings),
-	},
-	dashcontrol.Control[*Controller]{
-		Name: "SaveTaskAfter", Route: "POST /api/settings/tasks", Action: "save task_after",
-		Doc:  "saves task_after (a duration such as \"45s\", \"off\" or \"\" for the default) and puts it in force from the next call.",
-		Call: dashcontrol.Call1(dashcontrol.Body[TaskAfterInput]("tasks"), (*Controller).SaveTaskAfter),
-	},
-	dashcontrol.Control[*Controller]{
 		Name: "SaveWeb", Route: "POST /api/settings/web", Action: "save web",
 		Doc:  "saves web_fetch's allow-list and timeout, in force now.",
 		Call: dashcontrol.Call1(dashcontrol.Body[WebInput]("web"), (*Controller).SaveWeb),
@@ -309,6 +299,11 @@ var dashboardControls = dashcontrol.NewTable(
 		Name: "SaveCode", Route: "POST /api/settings/code", Action: "save code intelligence",
 		Doc:  "saves [code] idle and the language servers' commands, in force in the running pool now (a command from its server's next start).",
 		Call: dashcontrol.Call1(dashcontrol.Body[CodeInput]("code"), (*Controller).SaveCode),
+	},
+	dashcontrol.Control[*Controller]{
+		Name: "SaveTasks", Route: "POST /api/settings/tasks", Action: "save tasks",
+		Doc:  "saves task_after (a duration such as \"45s\", \"off\" or \"\" for the default) and puts it in force from the next call.",
+		Call: dashcontrol.Call1(dashcontrol.Body[TaskAfterInput]("tasks"), (*Controller).SaveTasks),
 	},
 	dashcontrol.Control[*Controller]{
 		Name: "SetRAGAPIKey", Route: "POST /api/settings/rag/apikey", Action: "save the RAG key",

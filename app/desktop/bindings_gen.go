@@ -253,17 +253,6 @@ func (a *App) RevokeClientToken(client string) (app.ClientTokenList, error) {
 	return callControl[app.ClientTokenList](a, "RevokeClientToken", client)
 }
 
-// TaskSettings reads task_after: as the config file has it, as the hub uses it, and its default.
-func (a *App) TaskSettings() (app.TaskSettings, error) {
-	return callControl[app.TaskSettings](a, "TaskSettings")
-}
-
-// SaveTaskAfter saves task_after (a duration such as "45s", "off" or "" for the default) and puts
-// it in force from the next call.
-func (a *App) SaveTaskAfter(tasks app.TaskAfterInput) (app.TaskAfterChange, error) {
-	return callControl[app.TaskAfterChange](a, "SaveTaskAfter", tasks)
-}
-
 // SaveWeb saves web_fetch's allow-list and timeout, in force now.
 func (a *App) SaveWeb(web app.WebInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SaveWeb", web)
@@ -273,6 +262,12 @@ func (a *App) SaveWeb(web app.WebInput) (app.SettingsChange, error) {
 // (a command from its server's next start).
 func (a *App) SaveCode(code app.CodeInput) (app.SettingsChange, error) {
 	return callControl[app.SettingsChange](a, "SaveCode", code)
+}
+
+// SaveTasks saves task_after (a duration such as "45s", "off" or "" for the default) and puts it in
+// force from the next call.
+func (a *App) SaveTasks(tasks app.TaskAfterInput) (app.SettingsChange, error) {
+	return callControl[app.SettingsChange](a, "SaveTasks", tasks)
 }
 
 // SetRAGAPIKey changes how the config refers to the RAG backend's API key (a reference, or a new

@@ -19,6 +19,9 @@
 // what its next start runs; a program that does not exist is refused at the review beside its
 // field; a new gopls command and a 2s idle are saved to the commented file and used without a
 // restart: an agent's code call starts gopls by the new name, and 2 s after it, it is stopped.
+// The fifth: Tasks goes through the same Save bar: a value the hub would refuse is shown beside
+// task_after before anything is sent; a new one is reviewed (its diff, nothing written), saved to
+// the commented file and in force (GET /api/settings says so); emptied, the key goes again.
 // A screenshot goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
 // docs/settings-view.png (a test run never changes tracked files).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -352,7 +355,7 @@ describe('settings: navigation, one save, tool names', () => {
       expect(box.y).toBeGreaterThan(0);
       expect(box.y).toBeLessThan(300);
       const nav = page.locator(tid('settings-nav'));
-      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(12);
+      expect(await nav.locator(tid('settings-nav-link')).count()).toBe(13);
       expect(await nav.locator(tid('settings-nav-link', { section: 'policy' })).getAttribute('aria-current')).toBe('location');
       // The navigation: Web fetch's link brings it into sight, and into the address bar.
       await nav.locator(tid('settings-nav-link', { section: 'web' })).click();
@@ -490,5 +493,59 @@ describe('settings: code intelligence', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('settings: tasks', () => {
+  it('saves task_after through the Save bar, reviewed first, and the running hub uses it', async () => {
+    const page = dash.page;
+    await dash.open('settings/tasks');
+    const section = page.locator(tid('settings-section', { section: 'tasks' }));
+    await section.waitFor();
+    const input = page.locator(tid('settings-tasks-after'));
+    const inForce = page.locator(tid('settings-tasks-in-force'));
+    expect(await input.getAttribute('placeholder')).toBe('45s');
+    expect(await inForce.getAttribute('data-running')).toBe('45s');
+    expect(await inForce.textContent()).toContain('after 45s (the default)');
+    // The section has no Save of its own: the bar saves it with the rest.
+    expect(await section.locator('button').count()).toBe(0);
+    const running = async () => (await api<{ tasks: { saved: string; running: string } }>(sb.info!, 'GET', '/api/settings')).tasks;
+    expect(await running()).toEqual({ saved: '', running: '45s', default: '45s' });
+
+    // Refused before anything is sent, beside the field.
+    const before = readFileSync(configFile, 'utf8');
+    await input.fill('500ms');
+    const problem = section.locator(tid('settings-field-error', { field: 'task_after' }));
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain('at least "1s"');
+
+    // 90s: named by the bar, reviewed (the diff, nothing written), saved, in force.
+    await input.fill('90s');
+    await expect.poll(() => problem.count()).toBe(0);
+    await expect.poll(async () => (await page.locator(tid('settings-save-bar')).getAttribute('data-changed'))?.split(',')).toContain('tasks');
+    await page.locator(tid('settings-review-open')).click();
+    const shown = (await page.locator(tid('settings-review-section', { section: 'tasks', refused: 'false' })).locator(tid('settings-review-diff')).textContent()) ?? '';
+    expect(shown).toContain('+task_after = "1m30s"');
+    expect(readFileSync(configFile, 'utf8')).toBe(before);
+    expect((await running()).running).toBe('45s');
+    await page.locator(tid('settings-save')).click();
+    await section.locator(tid('settings-saved')).waitFor();
+    expect(await section.locator(tid('settings-diff')).textContent()).toBe(shown);
+    const file = readFileSync(configFile, 'utf8');
+    expect(file.startsWith('# My Switchboard settings, kept in my dotfiles.')).toBe(true);
+    expect(file).toContain('task_after = "1m30s"');
+    await page.locator(tid('settings-tasks-in-force', { running: '1m30s' })).waitFor();
+    expect(await running()).toEqual({ saved: '1m30s', running: '1m30s', default: '45s' });
+    expect(await page.locator(tid('settings-save-bar')).getAttribute('data-changed')).toBe('');
+
+    // Emptied: the key goes and the default is in force again.
+    await input.fill('');
+    await page.locator(tid('settings-save-bar', { changed: 'tasks' })).waitFor();
+    await page.locator(tid('settings-review-open')).click();
+    await page.locator(tid('settings-review-section', { section: 'tasks', refused: 'false' })).waitFor();
+    await page.locator(tid('settings-save')).click();
+    await page.locator(tid('settings-tasks-in-force', { running: '45s' })).waitFor();
+    expect(readFileSync(configFile, 'utf8')).not.toContain('task_after');
+    expect(await running()).toEqual({ saved: '', running: '45s', default: '45s' });
   });
 });

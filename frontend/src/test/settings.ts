@@ -55,6 +55,7 @@ export function sampleSettings(extra: Partial<Settings> = {}): Settings {
     },
     web: { allow: ['intranet.example'], timeout: '', envAllow: [] },
     code: { idle: '', idleDefault: '10m0s', idleRunning: '10m0s', servers: [{ language: 'go', command: [], default: 'gopls', running: [], found: '/usr/bin/gopls' }] },
+    tasks: { saved: '', running: '45s', default: '45s' },
     overrides: [],
     flags: [],
     pending: [],

@@ -301,6 +301,10 @@ export interface Settings {
    */
   code: CodeSettings;
   /**
+   * Tasks is task_after: the file's and the running hub's (controller_settings_tasks.go).
+   */
+  tasks: TaskSettings;
+  /**
    * Overrides are environment variables of this hub that override keys of the file.
    */
   overrides: SettingOverride[];
@@ -594,6 +598,7 @@ export interface SettingsInput {
   workspace?: string;
   policy?: PolicyInput;
   web?: WebInput;
+  tasks?: TaskAfterInput;
   ml?: MLInput;
   rag?: RAGSettings;
   code?: CodeInput;
@@ -756,7 +761,7 @@ export interface SettingFlag {
 // source: controller_settings_tasks.go
 
 /**
- * TaskSettings is GET /api/settings/tasks: task_after as the file has it and as the hub uses it.
+ * TaskSettings is Settings.Tasks: task_after as the file has it and as the hub uses it.
  */
 export interface TaskSettings {
   /**
@@ -778,16 +783,6 @@ export interface TaskSettings {
  */
 export interface TaskAfterInput {
   taskAfter: string;
-}
-/**
- * TaskAfterChange is SaveTaskAfter's answer: the file's diff ("" when it did not change), a
- * sentence on what is in force now, and the settings after it.
- */
-export interface TaskAfterChange {
-  path: string;
-  diff: string;
-  note: string;
-  tasks: TaskSettings;
 }
 
 //////////

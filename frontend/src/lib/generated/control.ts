@@ -108,14 +108,12 @@ export interface Controls {
   issueClientToken(client: string): Promise<app.IssuedClientToken>;
   /** Revokes a client's HTTP token: refused from its next request on. */
   revokeClientToken(client: string): Promise<app.ClientTokenList>;
-  /** Reads task_after: as the config file has it, as the hub uses it, and its default. */
-  taskSettings(): Promise<app.TaskSettings>;
-  /** Saves task_after (a duration such as "45s", "off" or "" for the default) and puts it in force from the next call. */
-  saveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange>;
   /** Saves web_fetch's allow-list and timeout, in force now. */
   saveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   /** Saves [code] idle and the language servers' commands, in force in the running pool now (a command from its server's next start). */
   saveCode(code: app.CodeInput): Promise<app.SettingsChange>;
+  /** Saves task_after (a duration such as "45s", "off" or "" for the default) and puts it in force from the next call. */
+  saveTasks(tasks: app.TaskAfterInput): Promise<app.SettingsChange>;
   /** Changes how the config refers to the RAG backend's API key (a reference, or a new key for the keyring, or none); checked against the backend and in force at once. */
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
   /** Lists the OAuth clients allowed to use this hub ([http] auth = "oauth"): client, device, scopes, last use, and the TLS certificate's fingerprint. */
@@ -183,10 +181,9 @@ export interface WailsApp {
   ClientTokens(): Promise<app.ClientTokenList>;
   IssueClientToken(client: string): Promise<app.IssuedClientToken>;
   RevokeClientToken(client: string): Promise<app.ClientTokenList>;
-  TaskSettings(): Promise<app.TaskSettings>;
-  SaveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange>;
   SaveWeb(web: app.WebInput): Promise<app.SettingsChange>;
   SaveCode(code: app.CodeInput): Promise<app.SettingsChange>;
+  SaveTasks(tasks: app.TaskAfterInput): Promise<app.SettingsChange>;
   SetRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange>;
   Grants(): Promise<app.GrantList>;
   RevokeGrant(id: string): Promise<app.GrantList>;
@@ -384,20 +381,16 @@ export abstract class WailsControls implements Controls {
     return this.call<app.ClientTokenList>(`revoke the token of ${client}`, () => this.bindings.RevokeClientToken(client));
   }
 
-  taskSettings(): Promise<app.TaskSettings> {
-    return this.call<app.TaskSettings>('read task settings', () => this.bindings.TaskSettings());
-  }
-
-  saveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange> {
-    return this.call<app.TaskAfterChange>('save task_after', () => this.bindings.SaveTaskAfter(tasks));
-  }
-
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
     return this.call<app.SettingsChange>('save web', () => this.bindings.SaveWeb(web));
   }
 
   saveCode(code: app.CodeInput): Promise<app.SettingsChange> {
     return this.call<app.SettingsChange>('save code intelligence', () => this.bindings.SaveCode(code));
+  }
+
+  saveTasks(tasks: app.TaskAfterInput): Promise<app.SettingsChange> {
+    return this.call<app.SettingsChange>('save tasks', () => this.bindings.SaveTasks(tasks));
   }
 
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange> {
@@ -621,20 +614,16 @@ export abstract class HttpControls implements Controls {
     return this.request<app.ClientTokenList>(`revoke the token of ${client}`, 'DELETE', `api/settings/client-tokens/${encodeURIComponent(client)}`);
   }
 
-  taskSettings(): Promise<app.TaskSettings> {
-    return this.request<app.TaskSettings>('read task settings', 'GET', 'api/settings/tasks');
-  }
-
-  saveTaskAfter(tasks: app.TaskAfterInput): Promise<app.TaskAfterChange> {
-    return this.request<app.TaskAfterChange>('save task_after', 'POST', 'api/settings/tasks', tasks);
-  }
-
   saveWeb(web: app.WebInput): Promise<app.SettingsChange> {
     return this.request<app.SettingsChange>('save web', 'POST', 'api/settings/web', web);
   }
 
   saveCode(code: app.CodeInput): Promise<app.SettingsChange> {
     return this.request<app.SettingsChange>('save code intelligence', 'POST', 'api/settings/code', code);
+  }
+
+  saveTasks(tasks: app.TaskAfterInput): Promise<app.SettingsChange> {
+    return this.request<app.SettingsChange>('save tasks', 'POST', 'api/settings/tasks', tasks);
   }
 
   setRAGAPIKey(key: app.RAGAPIKeyInput): Promise<app.SettingsChange> {

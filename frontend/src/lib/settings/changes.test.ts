@@ -5,6 +5,7 @@ import { mlForm } from './ml';
 import { newRule, policyForm } from './policy';
 import { ragForm, ragKeyForm } from './rag';
 import { securityForm } from './security';
+import { tasksForm } from './taskafter';
 import { toolsetsForm } from './toolsets';
 import { transportsForm } from './transports';
 import { webForm } from './web';
@@ -20,6 +21,7 @@ function forms(s: Settings): SettingsForms {
     workspace: workspaceForm(s),
     policy: policyForm(s),
     web: webForm(s),
+    tasks: tasksForm(s),
     ml: mlForm(s),
     rag: ragForm(s),
     ragKey: ragKeyForm(s),
@@ -41,7 +43,8 @@ describe('changedSections', () => {
     f.transports[1].enabled = true;
     f.web.timeout = '90s';
     f.code.servers.go = '/opt/gopls';
-    expect(changedSections(f, s)).toEqual(['transports', 'policy', 'web', 'code']);
+    f.tasks.taskAfter = 'off';
+    expect(changedSections(f, s)).toEqual(['transports', 'policy', 'web', 'tasks', 'code']);
   });
 
   it('takes the same toolsets checked in another order, and a workspace with spaces round it, as no change', () => {

@@ -9,6 +9,7 @@ import { mlForm, type MLForm } from './ml';
 import { policyForm, type PolicyForm } from './policy';
 import { ragForm, type RAGKeyForm } from './rag';
 import { securityForm, type SecurityForm } from './security';
+import { tasksChanged, type TasksForm } from './taskafter';
 import { toolsetsForm } from './toolsets';
 import { transportsForm, type TransportForm } from './transports';
 import { webForm, type WebForm } from './web';
@@ -22,6 +23,7 @@ export interface SettingsForms {
   workspace: string;
   policy: PolicyForm;
   web: WebForm;
+  tasks: TasksForm;
   ml: MLForm;
   rag: SettingsRAG;
   ragKey: RAGKeyForm;
@@ -29,7 +31,7 @@ export interface SettingsForms {
 }
 
 /** The sections a Save writes: every one with a form. */
-export const SAVED_SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'ml', 'rag', 'code'] as const satisfies readonly Section[];
+export const SAVED_SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'tasks', 'ml', 'rag', 'code'] as const satisfies readonly Section[];
 export type SavedSection = (typeof SAVED_SECTIONS)[number];
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -55,6 +57,7 @@ export function changedSections(f: SettingsForms, s: Settings | null): SavedSect
     workspace: f.workspace.trim() !== workspaceForm(s).trim(),
     policy: !same(f.policy, policyForm(s)),
     web: !same(f.web, webForm(s)),
+    tasks: tasksChanged(f.tasks, s),
     ml: !same(f.ml, mlForm(s)),
     rag: ragChanged(f, s) || ragKeyChanged(f),
     code: codeChanged(f.code, s),

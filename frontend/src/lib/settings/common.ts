@@ -7,7 +7,7 @@ import type { Settings } from '../types';
 export { diffLines, type DiffLine } from '../clients';
 
 /** The sections, each saved by its own button, in the order the view shows them. */
-export const SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'ml', 'rag', 'code', 'servers', 'grants', 'autostart'] as const;
+export const SECTIONS = ['transports', 'security', 'toolsets', 'workspace', 'policy', 'web', 'tasks', 'ml', 'rag', 'code', 'servers', 'grants', 'autostart'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** What a save refills: a section, or the RAG key's own form inside the RAG section. */
@@ -23,6 +23,7 @@ export const SECTION_TITLES: Record<Section, string> = {
   workspace: 'Workspace',
   policy: 'Policy and roots',
   web: 'Web fetch',
+  tasks: 'Tasks',
   ml: 'Inference backends',
   rag: 'RAG',
   code: 'Code intelligence',

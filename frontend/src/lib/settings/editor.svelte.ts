@@ -17,6 +17,7 @@ import { mlForm, mlInput, emptyMLForm, type MLForm } from './ml';
 import { emptyPolicyForm, emptyTestForm, policyForm, policyInput, testInput, type PolicyForm, type TestForm } from './policy';
 import { emptyRAGForm, emptyRAGKeyForm, ragForm, ragKeyForm, ragKeyInput, type RAGKeyForm } from './rag';
 import { emptySecurityForm, securityForm, securityInput, type SecurityForm } from './security';
+import { emptyTasksForm, tasksForm, tasksInput, type TasksForm } from './taskafter';
 import { toolsetsForm, toolsetsInput, toolsetsOrder } from './toolsets';
 import { transportsForm, transportsInput, type TransportForm } from './transports';
 import { emptyWebForm, webForm, webInput, type WebForm } from './web';
@@ -37,6 +38,7 @@ export type SettingsControl = Pick<
   | 'saveSecurity'
   | 'saveWeb'
   | 'saveCode'
+  | 'saveTasks'
   | 'setRAGAPIKey'
   | 'setAutostart'
   | 'regenerateToken'
@@ -57,6 +59,7 @@ export class SettingsEditor {
   rag: SettingsRAG = $state(emptyRAGForm());
   security: SecurityForm = $state(emptySecurityForm());
   web: WebForm = $state(emptyWebForm());
+  tasks: TasksForm = $state(emptyTasksForm());
   ragKey: RAGKeyForm = $state(emptyRAGKeyForm());
   code: CodeForm = $state(emptyCodeForm());
 
@@ -97,6 +100,7 @@ export class SettingsEditor {
     if (!only || only === 'rag') this.rag = ragForm(s);
     if (!only || only === 'security') this.security = securityForm(s);
     if (!only || only === 'web') this.web = webForm(s);
+    if (!only || only === 'tasks') this.tasks = tasksForm(s);
     if (!only || only === 'code') this.code = codeForm(s);
     // Refilled after its own save only: a key typed and stored is not kept in the page.
     if (!only || only === 'ragkey') this.ragKey = ragKeyForm(s);
@@ -146,8 +150,8 @@ export class SettingsEditor {
 
   /** The forms as they stand, to tell whether the review still shows them. */
   private formsKey(): string {
-    const { transports, security, toolsets, workspace, policy, web, ml, rag, ragKey, code } = this;
-    return JSON.stringify({ transports, security, toolsets, workspace, policy, web, ml, rag, ragKey, code });
+    const { transports, security, toolsets, workspace, policy, web, tasks, ml, rag, ragKey, code } = this;
+    return JSON.stringify({ transports, security, toolsets, workspace, policy, web, tasks, ml, rag, ragKey, code });
   }
 
   /** The review, while the forms are still what it shows (any edit since puts it away). */
@@ -199,6 +203,9 @@ export class SettingsEditor {
         }
         case 'web':
           input.web = webInput(this.web);
+          break;
+        case 'tasks':
+          input.tasks = tasksInput(this.tasks);
           break;
         case 'ml':
           input.ml = mlInput(this.ml);
@@ -289,6 +296,9 @@ export class SettingsEditor {
       case 'web':
         await this.saveWeb();
         break;
+      case 'tasks':
+        await this.saveTasks();
+        break;
       case 'ml':
         await this.saveML();
         break;
@@ -321,6 +331,7 @@ export class SettingsEditor {
   saveSecurity = () => this.save('security', () => this.control.saveSecurity(securityInput(this.security)));
   saveWeb = () => this.save('web', () => this.control.saveWeb(webInput(this.web)));
   saveCode = () => this.save('code', () => this.control.saveCode(codeInput(this.code)));
+  saveTasks = () => this.save('tasks', () => this.control.saveTasks(tasksInput(this.tasks)));
   setAutostart = (on: boolean) => this.save('autostart', () => this.control.setAutostart(on));
 
   savePolicy = () => {

@@ -8,7 +8,7 @@ function fakeControl(over: Partial<SettingsControl> = {}): SettingsControl {
   const missing = (name: string) => () => Promise.reject(new Error(`${name}: not expected`));
   const names: (keyof SettingsControl)[] = [
     'settings', 'previewSettings', 'saveTransports', 'saveToolsets', 'saveWorkspace', 'savePolicy', 'testPolicy', 'saveML', 'saveRAG',
-    'saveSecurity', 'saveWeb', 'saveCode', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
+    'saveSecurity', 'saveWeb', 'saveCode', 'saveTasks', 'setRAGAPIKey', 'setAutostart', 'regenerateToken',
   ];
   const c = Object.fromEntries(names.map((n) => [n, vi.fn(missing(n))])) as unknown as SettingsControl;
   return Object.assign(c, over);
@@ -232,5 +232,35 @@ describe('SettingsEditor', () => {
     expect(ed.reviewed).not.toBeNull();
     ed.discard();
     expect(ed.reviewed).toBeNull();
+  });
+
+  it('reviews and saves task_after with the other sections: "off" is the file\'s "0s", and a refusal names task_after', async () => {
+    const previewSettings = vi.fn(async (input: object) => ({
+      path: '/c.toml',
+      sections: Object.keys(input).map((section) => ({ section, diff: '+task_after = "0s"', applies: 'now' })),
+    }));
+    const after = sampleSettings({ tasks: { saved: '0s', running: '0s', default: '45s' } });
+    const saveTasks = vi.fn(async () => change(after));
+    const { ed } = await loaded({ previewSettings, saveTasks });
+    expect(ed.tasks).toEqual({ taskAfter: '' });
+    ed.tasks.taskAfter = ' off ';
+    expect(ed.changed).toEqual(['tasks']);
+    await ed.reviewChanges();
+    expect(previewSettings.mock.calls[0][0]).toEqual({ tasks: { taskAfter: 'off' } });
+    expect(ed.reviewed?.sections).toEqual([{ section: 'tasks', diff: '+task_after = "0s"', applies: 'now' }]);
+    await ed.saveAll();
+    expect(saveTasks).toHaveBeenCalledWith({ taskAfter: 'off' });
+    expect(ed.outcome).toEqual({ saved: ['tasks'], refused: [] });
+    expect(ed.tasks).toEqual({ taskAfter: '0s' });
+    // "off" and the file's "0s" are the same value: nothing is left to save.
+    ed.tasks.taskAfter = 'off';
+    expect(ed.changed).toEqual([]);
+
+    ed.tasks.taskAfter = '2h';
+    saveTasks.mockRejectedValueOnce(new Error('save tasks: HTTP 400: task_after: the config file changed on disk; reload'));
+    await ed.saveAll();
+    expect(ed.outcome).toEqual({ saved: [], refused: ['tasks'] });
+    expect(ed.errors.tasks?.fields).toEqual([{ field: 'task_after', text: 'task_after: the config file changed on disk; reload' }]);
+    expect(ed.tasks.taskAfter).toBe('2h');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changed, durationMs, inForce, taskAfterError } from './taskafter';
+import { changed, durationMs, inForce, taskAfterError, tasksChanged, tasksForm, tasksInput } from './taskafter';
+import { sampleSettings } from '../../test/settings';
 
 describe('task_after', () => {
   it('reads Go durations', () => {
@@ -39,5 +40,17 @@ describe('task_after', () => {
     expect(changed({ saved: '', running: '45s', default: '45s' }, '')).toBe(false);
     expect(changed({ saved: '', running: '45s', default: '45s' }, '45s')).toBe(true);
     expect(changed(null, '1s')).toBe(false);
+  });
+  it('turns the settings into the form and back', () => {
+    const s = sampleSettings({ tasks: { saved: '2m', running: '2m0s', default: '45s' } });
+    const f = tasksForm(s);
+    expect(f).toEqual({ taskAfter: '2m' });
+    expect(tasksChanged(f, s)).toBe(false);
+    expect(tasksChanged({ taskAfter: ' 2m ' }, s)).toBe(false);
+    expect(tasksChanged({ taskAfter: '120s' }, s)).toBe(false);
+    expect(tasksChanged({ taskAfter: '' }, s)).toBe(true);
+    expect(tasksChanged({ taskAfter: 'off' }, s)).toBe(true);
+    expect(tasksInput({ taskAfter: ' off ' })).toEqual({ taskAfter: 'off' });
+    expect(tasksForm(sampleSettings())).toEqual({ taskAfter: '' });
   });
 });

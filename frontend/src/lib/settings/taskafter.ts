@@ -1,11 +1,35 @@
 // Settings › Tasks: task_after, how long a tool call runs before the hub answers its client with
 // a task (collected with tasks_get, or tasks/get under the Tasks extension) and lets the call go
-// on. The hub checks the value again (config.ParseTaskAfter); these checks give the same answer
-// before a round trip.
-import type { TaskSettings } from '../generated/app';
-import type { Controls } from '../generated/control';
+// on, as a form saved through the Save bar (SaveTasks). The hub checks the value again
+// (config.ParseTaskAfter); these checks give the same answer before a round trip.
+import type { TaskAfterInput, TaskSettings } from '../generated/app';
+import type { Settings } from '../types';
 
-export type TaskAfterControl = Pick<Controls, 'taskSettings' | 'saveTaskAfter'>;
+/** The form: task_after as typed ("" the default, "off" never hands a call back). */
+export interface TasksForm {
+  taskAfter: string;
+}
+
+/** The fields the section has an input for (the hub's errors name task_after). */
+export const TASKS_FIELDS = ['task_after'];
+
+export function emptyTasksForm(): TasksForm {
+  return { taskAfter: '' };
+}
+
+export function tasksForm(s: Settings): TasksForm {
+  return { taskAfter: s.tasks?.saved ?? '' };
+}
+
+/** What the form saves: the value trimmed (the hub reads "off" and "" itself). */
+export function tasksInput(f: TasksForm): TaskAfterInput {
+  return { taskAfter: f.taskAfter.trim() };
+}
+
+/** Whether the form differs from the file (see changed: "off" is the file's "0s", "60s" its "1m0s"). */
+export function tasksChanged(f: TasksForm, s: Settings): boolean {
+  return changed(s.tasks ?? null, f.taskAfter);
+}
 
 const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
