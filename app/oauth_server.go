@@ -40,6 +40,8 @@ func openHubAuth(cfg config.Config, st *Stack, metadataHTTP *http.Client) (*HubA
 		Approve: st.approveClient,
 		Logger:  st.Logger,
 		HTTP:    metadataHTTP,
+		// Off for a hub that cannot reach where clients publish their documents: they register.
+		NoMetadataDocuments: !cfg.ClientMetadataDocuments(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)

@@ -83,6 +83,10 @@ type Options struct {
 	Approve Approver
 	// HTTP fetches Client ID Metadata Documents; nil: MetadataClient(nil) (SSRF rules).
 	HTTP *http.Client
+	// NoMetadataDocuments turns Client ID Metadata Documents off: the metadata says so, so
+	// clients register (RFC 7591), and a client_id that is a document's URL is refused with
+	// that fix. For a hub that cannot reach where clients publish theirs.
+	NoMetadataDocuments bool
 	// Lifetimes (zero: defaults).
 	AccessTTL, RefreshTTL, CodeTTL, ApprovalTimeout time.Duration
 	// WaitStep is how long one page load of the authorize endpoint waits for the answer

@@ -551,6 +551,38 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	}
 }
 
+// With documents off (a hub that cannot reach where clients publish them) the metadata offers
+// none, so clients register, and a document's URL as client_id is refused with that fix, unfetched.
+func TestClientIDMetadataDocumentsOff(t *testing.T) {
+	fetched := 0
+	doc, id := cimdServer(t, func(id string) map[string]any {
+		fetched++
+		return map[string]any{"client_id": id, "redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"}
+	})
+	h := newHarness(t, func(o *Options) { o.HTTP, o.NoMetadataDocuments = doc.Client(), true })
+	resp, err := http.Get(h.srv.URL + PathServerMetadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var md map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || md["client_id_metadata_document_supported"] != false || md["registration_endpoint"] == nil {
+		t.Fatalf("metadata with documents off: %v %v", md, err)
+	}
+	page, err := http.Get(h.authorizeURL(id, redirect, newPKCE(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if page.StatusCode != http.StatusBadRequest || page.Header.Get("Location") != "" || !strings.Contains(string(body), "client_metadata_documents") || fetched != 0 {
+		t.Fatalf("a document's URL with documents off: %d %q, fetched %d times", page.StatusCode, body, fetched)
+	}
+	if id := h.register(redirect); h.tokens(id, redirect, Decision{Allow: true}, nil)["access_token"] == nil {
+		t.Fatal("a registered client cannot sign in with documents off")
+	}
+}
+
 func TestClientIDMetadataDocumentMustNameItselfAndStayOffInternalAddresses(t *testing.T) {
 	doc, id := cimdServer(t, func(string) map[string]any {
 		return map[string]any{"client_id": "https://someone-else.example/client.json", "redirect_uris": []string{redirect}}

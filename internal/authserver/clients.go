@@ -232,6 +232,9 @@ func (s *Server) client(ctx context.Context, id string) (*Client, error) {
 	if !isMetadataURL(id) {
 		return nil, fmt.Errorf("client_id %q is not registered here (register at %s, or use the https URL of a client metadata document)", id, PathRegister)
 	}
+	if s.opts.NoMetadataDocuments {
+		return nil, fmt.Errorf("client_id %q is a client metadata document, which this hub does not fetch ([http] client_metadata_documents = false): register at %s instead", id, PathRegister)
+	}
 	c, err := s.fetchMetadata(ctx, id)
 	if err != nil {
 		return nil, err

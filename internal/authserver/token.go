@@ -71,7 +71,7 @@ func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_post", "client_secret_basic"},
 		"revocation_endpoint_auth_methods_supported":     []string{"none", "client_secret_post", "client_secret_basic"},
 		"code_challenge_methods_supported":               []string{"S256"},
-		"client_id_metadata_document_supported":          true,
+		"client_id_metadata_document_supported":          !s.opts.NoMetadataDocuments,
 		"authorization_response_iss_parameter_supported": true,
 	})
 }

@@ -93,6 +93,11 @@ type Config struct {
 		// directory) and the dashboard shows its fingerprint.
 		Cert string `toml:"cert"`
 		Key  string `toml:"key"`
+		// ClientMetadataDocuments (default true) lets clients name themselves by a Client ID
+		// Metadata Document, an https URL the hub fetches (Claude Code's is on claude.ai). A hub
+		// that cannot reach where clients publish theirs sets it false: clients then register
+		// (RFC 7591) instead, as the authorization server's metadata no longer offers documents.
+		ClientMetadataDocuments *bool `toml:"client_metadata_documents"`
 	} `toml:"http"`
 	Hub struct {
 		Enabled bool   `toml:"enabled"`
@@ -442,6 +447,12 @@ const (
 
 // OAuth reports whether the HTTP endpoint runs the hub's authorization server.
 func (c Config) OAuth() bool { return c.HTTP.Auth == HTTPAuthOAuth }
+
+// ClientMetadataDocuments reports whether the hub's authorization server accepts Client ID
+// Metadata Documents ([http] client_metadata_documents, default true).
+func (c Config) ClientMetadataDocuments() bool {
+	return c.HTTP.ClientMetadataDocuments == nil || *c.HTTP.ClientMetadataDocuments
+}
 
 // validateHTTPAuth checks [http] auth, cert and key.
 func (c Config) validateHTTPAuth() error {

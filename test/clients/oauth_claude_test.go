@@ -78,19 +78,31 @@ func (p *publishedDocuments) RoundTrip(r *http.Request) (*http.Response, error) 
 // keeps the tokens. Then `claude mcp list` says connected, and `claude -p` against the scripted
 // model writes and reads a file through the hub with no token in its configuration. Settings
 // lists the grant; revoking it there cuts Claude Code off at its next request.
+//
+// With [http] client_metadata_documents = false (a hub that cannot reach claude.ai) the hub's
+// metadata offers no documents, and Claude Code registers (RFC 7591) instead; the rest is the same.
 func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping Claude Code and Chromium")
 	}
+	t.Run("metadata document", func(t *testing.T) { claudeCodeSignsIn(t, true) })
+	t.Run("registration", func(t *testing.T) { claudeCodeSignsIn(t, false) })
+}
+
+func claudeCodeSignsIn(t *testing.T, documents bool) {
 	cc := claudeCode(t)
 	browser := testutil.RequireBrowser(t, webview.FindBrowser)
 	scriptBin := need(t, "/usr/bin/script", "script(1) (util-linux, for a pseudo-terminal)")
 
 	// The hub: OAuth on its loopback HTTP endpoint, the dashboard open (so a new client is put
-	// to the user there), its metadata fetcher given the published document.
+	// to the user there), its metadata fetcher given the published document — or, with
+	// documents off, nothing at all: it must not be asked.
 	docs := &publishedDocuments{docs: map[string]string{claudeCodeMetadataURL: claudeCodeMetadata}}
 	st := apptest.StackWith(t, "", app.StackOptions{ClientMetadataHTTP: &http.Client{Transport: docs}},
-		func(c *config.Config) { c.HTTP.Auth = config.HTTPAuthOAuth })
+		func(c *config.Config) {
+			c.HTTP.Auth = config.HTTPAuthOAuth
+			c.HTTP.ClientMetadataDocuments = &documents
+		})
 	if err := st.Transports.Start(mcp.TransportHTTP); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +186,10 @@ func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 	}
 	q := u.Query()
 	redirect, _ := url.Parse(q.Get("redirect_uri"))
-	if u.Host != st.Transports.Addr(mcp.TransportHTTP) || q.Get("client_id") != claudeCodeMetadataURL ||
+	if documents != (q.Get("client_id") == claudeCodeMetadataURL) {
+		t.Fatalf("client_id %q with metadata documents %v: %s", q.Get("client_id"), documents, authURL)
+	}
+	if u.Host != st.Transports.Addr(mcp.TransportHTTP) || q.Get("client_id") == "" ||
 		q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("resource") != hubURL ||
 		redirect == nil || redirect.Scheme != "http" || redirect.Port() == "" {
 		t.Fatalf("the authorization URL Claude Code opened: %s", authURL)
@@ -216,8 +231,14 @@ func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 	}) {
 		t.Fatalf("Claude Code's authorization never reached the approvals:\n%s", loginOut.String())
 	}
-	if pending["client"] != "Claude Code" || pending["device"] != "127.0.0.1" {
-		t.Errorf("the approval shows client %v on %v, want Claude Code on 127.0.0.1: %v", pending["client"], pending["device"], pending)
+	// The name the user sees: the document's, or the one Claude Code registers under (it adds
+	// the server's name).
+	wantName := "Claude Code"
+	if !documents {
+		wantName = "Claude Code (" + serverName + ")"
+	}
+	if pending["client"] != wantName || pending["device"] != "127.0.0.1" {
+		t.Errorf("the approval shows client %v on %v, want %s on 127.0.0.1: %v", pending["client"], pending["device"], wantName, pending)
 	}
 	api("POST", "/api/approvals/"+url.PathEscape(pending["id"].(string)), map[string]any{"decision": "allow", "scopes": []string{"files"}})
 	if err := <-landed; err != nil {
@@ -232,8 +253,10 @@ func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 		t.Fatalf("claude mcp login did not finish after the callback:\n%s", loginOut.String())
 	}
 	t.Logf("claude mcp login:\n%s", loginOut.String())
-	if docs.fetched.Load() == 0 {
+	if fetched := docs.fetched.Load(); documents && fetched == 0 {
 		t.Error("the hub never fetched Claude Code's client metadata document")
+	} else if !documents && fetched != 0 {
+		t.Errorf("with metadata documents off the hub fetched one %d times", fetched)
 	}
 	if out := claude("mcp", "list"); !regexp.MustCompile(serverName + `: .*Connected`).MatchString(out) {
 		t.Fatalf("after signing in, claude mcp list says:\n%s", out)
@@ -254,7 +277,7 @@ func TestClaudeCodeOAuthToTheHub(t *testing.T) {
 		t.Fatalf("grants: %v", grants)
 	}
 	g := grants[0].(map[string]any)
-	if g["clientName"] != "Claude Code" || fmt.Sprint(g["scopes"]) != "[files]" || g["lastUsed"] == nil {
+	if g["clientName"] != wantName || fmt.Sprint(g["scopes"]) != "[files]" || g["lastUsed"] == nil {
 		t.Errorf("Settings lists the grant as %v", g)
 	}
 	for _, f := range []string{filepath.Join(r.home, ".claude", ".claude.json"), filepath.Join(r.workspace, ".mcp.json")} {
