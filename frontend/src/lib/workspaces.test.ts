@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from './types';
-import { entryKey, rootTone, workspaceAction, workspaceEntries, workspaceSource } from './workspaces';
+import { entryKey, identityLabel, rootTone, workspaceAction, workspaceEntries, workspaceSource } from './workspaces';
 
 const base: SessionInfo = { id: 'unix-1', transport: 'unix', clientName: 'c', clientVersion: '1', peer: '', connectedAt: '', calls: 0 };
 
@@ -86,5 +86,12 @@ describe('workspaceEntries', () => {
   it('has nothing to list for a client that works in the hub workspace', () => {
     expect(workspaceEntries({ ...base, workspace: '/w', workspaceFrom: 'hub' })).toEqual([]);
     expect(workspaceEntries(base)).toEqual([]);
+  });
+});
+
+describe('identityLabel', () => {
+  it('names a client token by its client and an OAuth grant as a grant', () => {
+    expect(identityLabel('cursor')).toBe('token: cursor');
+    expect(identityLabel('grant:gN4j34jNS90h')).toBe('OAuth grant gN4j34jNS90h');
   });
 });

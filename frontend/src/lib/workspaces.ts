@@ -96,3 +96,12 @@ export function workspaceEntries(s: SessionInfo): WorkspaceEntry[] {
 export function entryKey(e: WorkspaceEntry): string {
   return `${e.kind}:${e.label}`;
 }
+
+/**
+ * identityLabel names the credential a session proved: a client's own token ("token: cursor"),
+ * or an OAuth grant of the hub's authorization server ("OAuth grant …", listed in Settings ›
+ * Other machines), whose identity the hub records as "grant:<id>".
+ */
+export function identityLabel(identity: string): string {
+  return identity.startsWith('grant:') ? `OAuth grant ${identity.slice('grant:'.length)}` : `token: ${identity}`;
+}
