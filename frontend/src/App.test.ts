@@ -691,6 +691,7 @@ describe('App', () => {
     const row = $('grant')!;
     expect(row.textContent).toContain('Claude Code');
     expect(row.textContent).toContain('192.168.1.20');
+    expect($('grant-id')?.textContent).toBe('g1'); // as the Sessions view names its client
     expect($('grant-scopes')?.textContent).toBe('files (read-only)');
     expect(row.textContent).toMatch(/\ds ago/);
     expect($('grants-fingerprint')?.textContent).toContain('AB:CD:EF');
