@@ -2,8 +2,10 @@
 // Gemini CLI's settings (comments, another server) are connected from the page — the preview
 // shows the diff first and nothing is written until confirmed — then the state reads "connected
 // to this hub", the backup is shown, and Disconnect restores the file. A file the client could
-// not read shows its line. A screenshot of the view goes to build/test-artifacts/e2e/; with
-// UPDATE_SCREENSHOTS=1 it replaces docs/clients-view.png (a test run never changes tracked files).
+// not read shows its line. The entry carries Gemini CLI's own token (Settings › Client tokens
+// lists it; Disconnect revokes it), shown on the page only as a placeholder. A screenshot of the
+// view goes to build/test-artifacts/e2e/; with UPDATE_SCREENSHOTS=1 it replaces
+// docs/clients-view.png (a test run never changes tracked files).
 // In the default window (1200x800), Connect on the table's last row opens its preview right
 // under that row, in sight and with the focus; Escape closes it and gives the focus back.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -59,6 +61,8 @@ describe('clients', () => {
     expect(diff).toContain(`--- ${gemini}`);
     expect(diff).toContain('+    "switchboard": {');
     expect(diff).toContain('"connect"');
+    // The client's own token goes into its entry, issued only when the file is written.
+    expect(diff).toContain('"SWITCHBOARD_CLIENT_TOKEN": "(a new client token, issued when written)"');
     expect(readFileSync(gemini, 'utf8')).toBe(geminiSettings);
     const shot = process.env.UPDATE_SCREENSHOTS ? path.join(repoDir, 'docs', 'clients-view.png') : path.join(artifactsDir, 'clients-view.png');
     mkdirSync(path.dirname(shot), { recursive: true });
@@ -77,6 +81,13 @@ describe('clients', () => {
     const written = readFileSync(gemini, 'utf8');
     expect(written).toContain('// picked in /settings');
     expect(written).toContain('server-filesystem');
+    // It carries Gemini CLI's own token: the row says so, Settings › Client tokens lists it, and
+    // the page shows no token.
+    expect(written).toMatch(/"SWITCHBOARD_CLIENT_TOKEN": "sbc_[A-Za-z0-9_-]+"/);
+    expect(await row.locator(tid('client-has-token')).textContent()).toBe('token: gemini-cli');
+    const tokens = () => api<{ tokens: { client: string }[] }>(dash.server, 'GET', '/api/settings/client-tokens');
+    expect((await tokens()).tokens.map((t) => t.client)).toContain('gemini-cli');
+    expect(await page.content()).not.toContain(written.match(/sbc_[A-Za-z0-9_-]+/)![0]);
     // The API agrees with the page.
     const list = await api<{ clients: { name: string; scopes: { scope: string; state: string }[] }[] }>(dash.server, 'GET', '/api/clients');
     expect(list.clients.find((c) => c.name === 'gemini-cli')?.scopes.find((s) => s.scope === 'user')?.state).toBe('connected to this hub');
@@ -91,6 +102,9 @@ describe('clients', () => {
     await page.locator(tid('client-row', { client: 'gemini-cli', scope: 'user', state: 'not set up' })).waitFor();
     expect(readFileSync(gemini, 'utf8')).not.toContain('switchboard');
     expect(await page.locator(tid('control-error')).count()).toBe(0);
+    // Disconnected, its token is revoked.
+    expect((await tokens()).tokens.map((t) => t.client)).not.toContain('gemini-cli');
+    expect(await row.locator(tid('client-has-token')).count()).toBe(0);
 
     // The broken file: Connect is refused with the line and the fix, as a notice.
     await broken.locator(tid('client-connect')).click();
