@@ -32,3 +32,14 @@ func TestWrite(t *testing.T) {
 		t.Fatal("writing below a file succeeded")
 	}
 }
+
+// WriteMode keeps the mode it is given (a config file the user made group-readable).
+func TestWriteMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := atomicfile.WriteMode(path, []byte("x = 1\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, %v; want 0640", st.Mode(), err)
+	}
+}

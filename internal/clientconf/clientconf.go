@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/switchboard-hub/switchboard/internal/atomicfile"
 )
 
 // ServerName is the key Switchboard's entry has in every client's server list.
@@ -654,27 +655,7 @@ func (ch Change) Apply(now time.Time) (backup string, err error) {
 	if p, err := filepath.EvalSymlinks(ch.Path); err == nil {
 		target = p // a symlinked config (dotfiles repo) stays a symlink
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".switchboard-*")
-	if err != nil {
-		return backup, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(ch.New); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Chmod(ch.Mode); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Close(); err != nil {
-		return backup, err
-	}
-	return backup, os.Rename(tmp.Name(), target)
+	return backup, atomicfile.WriteMode(target, ch.New, ch.Mode)
 }
 
 // backup copies the original to a new file (never over an existing one) and returns its path:
