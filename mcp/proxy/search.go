@@ -8,7 +8,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
 
@@ -109,17 +108,12 @@ func searchUpstreamTools(ctx context.Context, active []*sdk.Tool, in ServersSear
 			tools = append(tools, t)
 		}
 	}
-	docs := make([]rag.RankDoc, len(tools))
-	for i, t := range tools {
-		docs[i] = rag.RankDoc{Name: t.Name, Title: strings.ReplaceAll(t.Name, "_", " ") + " " + t.Title, Text: t.Description + "\n" + tool.ArgumentsText(t.InputSchema)}
-	}
-	hits, err := rag.Rank(ctx, in.Query, docs, limit)
+	ranked, err := tool.Rank(ctx, in.Query, tools, limit)
 	if err != nil {
 		return ServersSearchOutput{}, err
 	}
 	out := ServersSearchOutput{Total: len(tools), Tools: []FoundTool{}}
-	for _, h := range hits {
-		t := tools[h.Index]
+	for _, t := range ranked {
 		schema, _ := json.Marshal(t.InputSchema)
 		server := ""
 		if m, ok := t.Meta[UpstreamMetaKey].(map[string]string); ok {

@@ -9,7 +9,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-hub/switchboard/internal/handles"
-	"github.com/switchboard-hub/switchboard/internal/rag"
 	"github.com/switchboard-hub/switchboard/internal/tsdecl"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
 )
@@ -158,18 +157,13 @@ func (g *CatalogTools) toolsSearch(ctx context.Context, req *sdk.CallToolRequest
 			offered = append(offered, t)
 		}
 	}
-	docs := make([]rag.RankDoc, len(offered))
-	for i, t := range offered {
-		docs[i] = rag.RankDoc{Name: t.Name, Title: strings.ReplaceAll(t.Name, "_", " ") + " " + t.Title, Text: t.Description + "\n" + tool.ArgumentsText(t.InputSchema)}
-	}
-	hits, err := rag.Rank(ctx, in.Query, docs, limit)
+	ranked, err := tool.Rank(ctx, in.Query, offered, limit)
 	if err != nil {
 		return nil, CatalogSearchOutput{}, err
 	}
 	script := g.c.SessionMode(ctx, req) == ModeScript
 	out := CatalogSearchOutput{Total: len(offered), Tools: []FoundTool{}}
-	for _, h := range hits {
-		t := offered[h.Index]
+	for _, t := range ranked {
 		f := FoundTool{Name: t.Name, Description: t.Description, Arguments: tool.ArgumentsText(t.InputSchema),
 			ReadOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}
 		if script {
