@@ -249,11 +249,9 @@ func (u *Upstreams) SetCallers(f func(ctx context.Context, req sdk.Request) Call
 // callHeld serves a proxied tools/call of a 2026-era client (hold).
 func (u *Upstreams) callHeld(ctx context.Context, req *sdk.CallToolRequest, name, upName string) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
-	res, err := u.hold(ctx, toolRound(u, ctx, req), name, func(ctx context.Context, upTok any) (sdk.Result, error) {
+	return holdAs(ctx, u, toolRound(u, ctx, req), name, func(ctx context.Context, upTok any) (*sdk.CallToolResult, error) {
 		return u.m.CallTool(ctx, name, upName, args, upTok)
 	})
-	r, _ := res.(*sdk.CallToolResult)
-	return r, err
 }
 
 // getPromptHeld serves a proxied prompts/get of a 2026-era client (hold).
@@ -262,11 +260,9 @@ func (u *Upstreams) getPromptHeld(ctx context.Context, req *sdk.GetPromptRequest
 	round := heldRound{kind: heldPrompt, session: req.Session, caller: u.callerOf(ctx, req), name: req.Params.Name,
 		key: heldKey(heldPrompt, req.Params.Name, args), state: req.Params.RequestState, responses: req.Params.InputResponses,
 		progress: req.Params.GetProgressToken()}
-	res, err := u.hold(ctx, round, name, func(ctx context.Context, _ any) (sdk.Result, error) {
+	return holdAs(ctx, u, round, name, func(ctx context.Context, _ any) (*sdk.GetPromptResult, error) {
 		return u.m.GetPrompt(ctx, name, params)
 	})
-	r, _ := res.(*sdk.GetPromptResult)
-	return r, err
 }
 
 // readResourceHeld serves a proxied resources/read of a 2026-era client (hold).
@@ -274,10 +270,16 @@ func (u *Upstreams) readResourceHeld(ctx context.Context, req *sdk.ReadResourceR
 	round := heldRound{kind: heldResource, session: req.Session, caller: u.callerOf(ctx, req), name: req.Params.URI,
 		key: heldKey(heldResource, req.Params.URI, nil), state: req.Params.RequestState, responses: req.Params.InputResponses,
 		progress: req.Params.GetProgressToken()}
-	res, err := u.hold(ctx, round, name, func(ctx context.Context, _ any) (sdk.Result, error) {
+	return holdAs(ctx, u, round, name, func(ctx context.Context, _ any) (*sdk.ReadResourceResult, error) {
 		return u.m.ReadResource(ctx, name, params)
 	})
-	r, _ := res.(*sdk.ReadResourceResult)
+}
+
+// holdAs is hold for a request whose result is R: the upstream call's answer in, the held
+// call's answer (input_required, the result, a failure in the kind's way) out.
+func holdAs[R sdk.Result](ctx context.Context, u *Upstreams, rq heldRound, name string, call func(ctx context.Context, upTok any) (R, error)) (R, error) {
+	res, err := u.hold(ctx, rq, name, func(ctx context.Context, upTok any) (sdk.Result, error) { return call(ctx, upTok) })
+	r, _ := res.(R)
 	return r, err
 }
 
