@@ -70,10 +70,15 @@ func TestGoSDKStillAllocatesADecoderBufferPerMessage(t *testing.T) {
 func TestGoSDKStillDropsRepliesAfterInputEOF(t *testing.T) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "canary", Version: "1"}, nil)
 	entered := make(chan struct{})
-	release := make(chan struct{})
-	sdk.AddTool(srv, &sdk.Tool{Name: "slow"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, struct{}, error) {
+	// The drop is decided when go-sdk's reader sees EOF: it cancels the calls in flight and their
+	// replies are lost. The handler answers only after that (or, should go-sdk stop cancelling,
+	// after a grace), so the canary does not depend on which goroutine runs first.
+	sdk.AddTool(srv, &sdk.Tool{Name: "slow"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, struct{}, error) {
 		close(entered)
-		<-release
+		select {
+		case <-ctx.Done():
+		case <-time.After(3 * time.Second):
+		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, struct{}{}, nil
 	})
 	inR, inW := io.Pipe()
@@ -103,7 +108,6 @@ func TestGoSDKStillDropsRepliesAfterInputEOF(t *testing.T) {
 	write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	<-entered
 	inW.Close() // the client's input ends while the call runs
-	close(release)
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- ss.Wait() }()
 	select {
