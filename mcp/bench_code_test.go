@@ -58,8 +58,10 @@ func BenchmarkCodeThroughTheHub(b *testing.B) {
 	}
 	b.Cleanup(func() { cs.Close() })
 
-	def := code.Target{Path: "mcp/tools/git.go", Line: 174, Column: 14}
-	refs := code.Target{Path: "mcp/tool/tool.go", Line: 372, Column: 6}
+	def := code.Target{Path: "mcp/tools/git.go"}
+	def.Line, def.Column = lineOf(b, root, def.Path, "NewGroup(")
+	refs := code.Target{Path: "mcp/tool/tool.go"}
+	refs.Line, refs.Column = lineOf(b, root, refs.Path, "ReadOnly(title")
 	defArgs := map[string]any{"path": def.Path, "line": def.Line, "column": def.Column}
 	refsArgs := map[string]any{"path": refs.Path, "line": refs.Line, "column": refs.Column, "includeDeclaration": true}
 	// cclsp's questions: the symbols named in the files that declare them.
@@ -70,6 +72,11 @@ func BenchmarkCodeThroughTheHub(b *testing.B) {
 	callTool := func(b *testing.B, name string, args map[string]any) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 		if err != nil || res.IsError {
+			if res != nil && len(res.Content) > 0 {
+				if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+					b.Fatal(name, err, tc.Text)
+				}
+			}
 			b.Fatal(name, err, res)
 		}
 	}

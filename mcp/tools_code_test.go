@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,7 @@ func codeHub(t *testing.T, files map[string]string, opts ...Option) (*Service, s
 }
 
 // lineOf is the 1-based line and byte column of needle's first occurrence in a workspace file.
-func lineOf(t *testing.T, ws, path, needle string) (int, int) {
+func lineOf(t testing.TB, ws, path, needle string) (int, int) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(ws, path))
 	if err != nil {
@@ -130,6 +131,19 @@ func TestCodeDefinitionAcrossPackages(t *testing.T) {
 	mustCall(t, cs, "code_references", map[string]any{"symbol": "util.Double", "includeDeclaration": true}, &withDecl)
 	if withDecl.Count != 5 {
 		t.Errorf("code_references with the declaration = %d, want 5", withDecl.Count)
+	}
+	// The text a model reads is a listing of the same locations, as a compiler prints them.
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "code_references", Arguments: map[string]any{"symbol": "util.Double", "includeDeclaration": true}})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("code_references: %v %+v", err, res)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	want := []string{"5 references"}
+	for _, l := range withDecl.Locations {
+		want = append(want, fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Column, l.Preview))
+	}
+	if text != strings.Join(want, "\n") {
+		t.Errorf("code_references text:\n%s\nwant:\n%s", text, strings.Join(want, "\n"))
 	}
 	var hover tools.CodeHoverOutput
 	mustCall(t, cs, "code_hover", map[string]any{"path": "main.go", "line": line, "column": col}, &hover)

@@ -14,7 +14,7 @@
 //   definition  of tool.NewGroup at its call site in mcp/tools/git.go (a symbol across packages);
 //               cclsp can only name a symbol declared in the file it is given, so it gets
 //               mcp/tool/inventory.go, NewGroup
-//   references  of tool.ReadOnly (mcp/tool/tool.go:372, used by most tool groups), declaration
+//   references  of tool.ReadOnly (`func ReadOnly` in mcp/tool/tool.go, used by most tool groups), declaration
 //               included (cclsp's default; lsmcp always includes it)
 //
 // Figures: cold (spawn of the server, or of the hub, to the first definition answered); a client's
@@ -66,8 +66,15 @@ const goplsVersion = execFileSync(GOPLS, ['version'], { encoding: 'utf8' }).spli
 
 // The hub asks from the call site (git.go); cclsp can only ask at the declaration, which the hub
 // is asked too (defDecl), so each ratio has a like-for-like row.
-const DEF = { path: 'mcp/tools/git.go', line: 174, column: 14, symbol: 'NewGroup', declFile: 'mcp/tool/inventory.go' };
-const REFS = { path: 'mcp/tool/tool.go', line: 372, column: 6, symbol: 'ReadOnly' };
+// Positions are found in the files as they are now (1-based line, column in bytes = UTF-16 here).
+function positionOf(file, needle, word) {
+  const lines = fs.readFileSync(path.join(repoRoot, file), 'utf8').split('\n');
+  const i = lines.findIndex((l) => l.includes(needle));
+  if (i < 0) throw new Error(`bench: ${file} has no ${JSON.stringify(needle)}`);
+  return { line: i + 1, column: lines[i].indexOf(word, lines[i].indexOf(needle)) + 1 };
+}
+const DEF = { path: 'mcp/tools/git.go', ...positionOf('mcp/tools/git.go', 'tool.NewGroup(', 'NewGroup'), symbol: 'NewGroup', declFile: 'mcp/tool/inventory.go' };
+const REFS = { path: 'mcp/tool/tool.go', ...positionOf('mcp/tool/tool.go', 'func ReadOnly(', 'ReadOnly'), symbol: 'ReadOnly' };
 
 function parseArgs(argv) {
   const o = { n: 20, clients: 5, only: ['switchboard', 'cclsp', 'lsmcp'] };
@@ -482,8 +489,8 @@ function floorTable(R) {
   };
   row('definition, named in its file (cclsp\'s question: documentSymbol + definition)', hub.defDecl, cc?.def);
   row('references, named in its file (cclsp\'s question: documentSymbol + references)', hub.refsDecl, cc?.refs);
-  row('definition at the call site (`mcp/tools/git.go:174:14`; cclsp cannot ask it)', hub.def, undefined);
-  row('references at a position (`mcp/tool/tool.go:372:6`)', hub.refs, undefined);
+  row(`definition at the call site (\`${DEF.path}:${DEF.line}:${DEF.column}\`; cclsp cannot ask it)`, hub.def, undefined);
+  row(`references at a position (\`${REFS.path}:${REFS.line}:${REFS.column}\`)`, hub.refs, undefined);
   return L.join('\n');
 }
 

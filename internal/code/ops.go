@@ -265,11 +265,7 @@ func (p *Pool) newCall(root string) (*call, error) {
 // current is a workspace file's text as it is now, with the errors reading it gives: the pool's
 // cached copy when the file is unchanged since it was read (textCache), else read and cached.
 func (c *call) current(abs string) (string, error) {
-	r, err := c.fs()
-	if err != nil {
-		return "", err
-	}
-	if ct, ok := c.p.texts.get(r, c.root, abs); ok {
+	if ct, ok := c.p.texts.get(c.root, abs); ok {
 		c.texts[abs], c.lines[abs] = ct.text, ct.lines
 		return ct.text, nil
 	}
@@ -338,6 +334,9 @@ func (c *call) textLines(abs string) ([]string, bool) {
 	t, ok := c.text(abs)
 	if !ok {
 		return nil, false
+	}
+	if ls, ok := c.lines[abs]; ok { // text took them from the pool's cache with the text
+		return ls, true
 	}
 	ls := lsp.Lines(t)
 	c.lines[abs] = ls

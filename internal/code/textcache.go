@@ -31,18 +31,22 @@ type cachedText struct {
 }
 
 // get is abs's cached text and lines if the file is unchanged since it was read.
-func (tc *textCache) get(r *os.Root, root, abs string) (cachedText, bool) {
+func (tc *textCache) get(root, abs string) (cachedText, bool) {
 	tc.mu.Lock()
 	ct, ok := tc.m[abs]
 	tc.mu.Unlock()
 	if !ok {
 		return cachedText{}, false
 	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || !filepath.IsLocal(rel) {
+	if rel, err := filepath.Rel(root, abs); err != nil || !filepath.IsLocal(rel) {
 		return cachedText{}, false
 	}
-	fi, err := r.Stat(rel)
+	// The guard is a plain stat of the path (one syscall, ~1.6 µs), not one through the
+	// workspace's os.Root (an openat per directory, ~7.7 µs; an answer of 50 references checks
+	// some 20 files). It needs no confinement: the text was read through the Root, and a path
+	// that now resolves elsewhere (a symlink put in its place) names another file, whose
+	// identity differs, so the file is read again, through the Root, which refuses it.
+	fi, err := os.Stat(abs)
 	if err != nil || !sameVersion(fi, ct.fi) {
 		return cachedText{}, false
 	}

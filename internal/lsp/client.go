@@ -1,6 +1,6 @@
 // Package lsp is the hub's Language Server Protocol client: it speaks JSON-RPC 2.0 over a
-// language server's standard streams (github.com/sourcegraph/jsonrpc2, with the protocol's
-// Content-Length framing), initializes the server, keeps the documents it opened in step, keeps
+// language server's standard streams (conn.go, with the protocol's Content-Length framing),
+// initializes the server, keeps the documents it opened in step, keeps
 // the diagnostics the server publishes and waits for new ones, and wraps the requests
 // internal/code uses. Positions here are the protocol's (0-based, UTF-16); the conversion from
 // the hub's 1-based UTF-8 columns is in text.go.
@@ -12,12 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // Options configure a client.
@@ -35,7 +32,7 @@ type Options struct {
 
 // Client is one initialized connection to a language server.
 type Client struct {
-	conn *jsonrpc2.Conn
+	conn *conn
 	opts Options
 	caps map[string]json.RawMessage
 	info struct {
@@ -85,10 +82,7 @@ type diagState struct {
 // write). The context bounds the initialize handshake only.
 func Start(ctx context.Context, rwc io.ReadWriteCloser, o Options) (*Client, error) {
 	c := &Client{opts: o, docs: map[string]*document{}, diags: map[string]diagState{}, changed: make(chan struct{}), progress: map[string]bool{}}
-	stream := jsonrpc2.NewBufferedStream(rwc, jsonrpc2.VSCodeObjectCodec{})
-	// The connection's own log would print a line on stderr each time a server exits.
-	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(c.handle),
-		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
+	c.conn = newConn(rwc, c.handle)
 	params := map[string]any{
 		// null, not the hub's pid: servers built on vscode-languageserver (typescript-language-
 		// server, pyright) check every 3 s that processId can be signalled and exit when it
@@ -114,7 +108,7 @@ func Start(ctx context.Context, rwc io.ReadWriteCloser, o Options) (*Client, err
 	if len(res.ServerInfo) > 0 {
 		_ = json.Unmarshal(res.ServerInfo, &c.info)
 	}
-	if err := c.conn.Notify(ctx, "initialized", struct{}{}); err != nil {
+	if err := c.conn.Notify("initialized", struct{}{}); err != nil {
 		c.conn.Close()
 		return nil, fmt.Errorf("initialized: %w", err)
 	}
@@ -164,7 +158,7 @@ func (c *Client) Supports(name string) bool {
 }
 
 // Done is closed when the connection ends (the server exited or closed its output).
-func (c *Client) Done() <-chan struct{} { return c.conn.DisconnectNotify() }
+func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
 
 // Close ends the connection without the shutdown handshake.
 func (c *Client) Close() error { return c.conn.Close() }
@@ -173,7 +167,7 @@ func (c *Client) Close() error { return c.conn.Close() }
 func (c *Client) Shutdown(ctx context.Context) error {
 	err := c.Call(ctx, "shutdown", nil, nil)
 	if err == nil {
-		err = c.conn.Notify(ctx, "exit", nil)
+		err = c.conn.Notify("exit", nil)
 	}
 	c.conn.Close()
 	return err
@@ -185,18 +179,13 @@ var ErrClosed = errors.New("the language server's connection is closed")
 // Call sends a request and decodes its result into result (nil: discarded). When ctx ends
 // first, the server is told to stop working on it ($/cancelRequest).
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	id := jsonrpc2.ID{Num: c.nextID.Add(1)}
-	w, err := c.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
-	if err == nil {
-		err = w.Wait(ctx, result)
-	}
-	if errors.Is(err, jsonrpc2.ErrClosed) {
+	id := c.nextID.Add(1)
+	err := c.conn.Call(ctx, id, method, params, result)
+	if errors.Is(err, ErrClosed) {
 		return ErrClosed
 	}
 	if err != nil && ctx.Err() != nil {
-		nctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_ = c.conn.Notify(nctx, "$/cancelRequest", map[string]any{"id": id.Num})
-		cancel()
+		_ = c.conn.Notify("$/cancelRequest", map[string]any{"id": id})
 		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 	if err != nil {
@@ -207,20 +196,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 
 // Notify sends a notification.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	err := c.conn.Notify(ctx, method, params)
-	if errors.Is(err, jsonrpc2.ErrClosed) {
-		return ErrClosed
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return err
+	return c.conn.Notify(method, params)
 }
 
 // handle answers the server's requests and takes its notifications.
-func (c *Client) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
-	}
-	switch req.Method {
+func (c *Client) handle(method string, params json.RawMessage, notif bool) (any, error) {
+	switch method {
 	case "textDocument/publishDiagnostics":
 		var p publishDiagnosticsParams
 		if json.Unmarshal(params, &p) == nil {
@@ -282,10 +266,10 @@ func (c *Client) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Req
 		"workspace/inlayHint/refresh", "workspace/codeLens/refresh", "workspace/inlineValue/refresh":
 		return nil, nil
 	}
-	if req.Notif {
+	if notif {
 		return nil, nil
 	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "not supported by this client: " + req.Method}
+	return nil, &ResponseError{Code: codeMethodNotFound, Message: "not supported by this client: " + method}
 }
 
 func (c *Client) signalLocked() {

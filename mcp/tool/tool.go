@@ -134,10 +134,6 @@ func typedHandler[In, Out any](def *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) sdk
 			// The schema promises arrays and objects, never null (see Portable).
 			fillNil(reflect.ValueOf(&outv).Elem())
 		}
-		b, err := json.Marshal(outv)
-		if err != nil {
-			return nil, fmt.Errorf("marshal %s output: %w", name, err)
-		}
 		if res == nil {
 			res = &sdk.CallToolResult{}
 		}
@@ -146,6 +142,12 @@ func typedHandler[In, Out any](def *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) sdk
 		// encodes its strings on a fast path. For a 4 KiB file_read this was ~40 µs per call.
 		res.StructuredContent = outv
 		if res.Content == nil {
+			// The text is the structured content's JSON unless the handler wrote its own (a
+			// compact listing, as code_references does): then the output is encoded once.
+			b, err := json.Marshal(outv)
+			if err != nil {
+				return nil, fmt.Errorf("marshal %s output: %w", name, err)
+			}
 			res.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
 		}
 		if ignored != nil {

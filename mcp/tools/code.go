@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -541,6 +542,44 @@ func (g *CodeTools) target(ctx context.Context, req *sdk.CallToolRequest, t code
 	return ws, t, nil
 }
 
+// locationsText is a locations answer's text: a count, then one `path:line:column: preview` line
+// per location, as compilers and grep print them. The structured content has the same
+// locations; the text is what a model reads, and as a listing it is about half the size of
+// their JSON (an answer of 53 references: 4 KB against 8 KB, escaped once more inside the
+// JSON-RPC message), which is most of what a large answer costs to carry to the client.
+func locationsText(ls []CodeLocation, count int, one, many string) *sdk.CallToolResult {
+	var b strings.Builder
+	size := 32
+	for _, l := range ls {
+		size += len(l.Path) + len(l.Preview) + 16
+	}
+	b.Grow(size)
+	switch count {
+	case 0:
+		b.WriteString("no " + many + " found")
+	case 1:
+		b.WriteString("1 " + one)
+	default:
+		b.WriteString(strconv.Itoa(count) + " " + many)
+	}
+	if len(ls) < count {
+		b.WriteString(" (the first " + strconv.Itoa(len(ls)) + " below)")
+	}
+	for _, l := range ls {
+		b.WriteByte('\n')
+		b.WriteString(l.Path)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(l.Line))
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(l.Column))
+		if l.Preview != "" {
+			b.WriteString(": ")
+			b.WriteString(l.Preview)
+		}
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
+}
+
 func locations(ls []code.Location) []CodeLocation {
 	out := make([]CodeLocation, len(ls))
 	for i, l := range ls {
@@ -581,7 +620,7 @@ func (g *CodeTools) definition(ctx context.Context, req *sdk.CallToolRequest, in
 		return nil, CodeLocationsOutput{}, err
 	}
 	ls, _ := visible(locations(res.Locations), g.hidden(req, ws))
-	return nil, CodeLocationsOutput{Locations: ls}, nil
+	return locationsText(ls, len(ls), "definition", "definitions"), CodeLocationsOutput{Locations: ls}, nil
 }
 
 func (g *CodeTools) implementations(ctx context.Context, req *sdk.CallToolRequest, in CodePositionInput) (*sdk.CallToolResult, CodeLocationsOutput, error) {
@@ -594,7 +633,7 @@ func (g *CodeTools) implementations(ctx context.Context, req *sdk.CallToolReques
 		return nil, CodeLocationsOutput{}, err
 	}
 	ls, _ := visible(locations(res.Locations), g.hidden(req, ws))
-	return nil, CodeLocationsOutput{Locations: ls}, nil
+	return locationsText(ls, len(ls), "implementation", "implementations"), CodeLocationsOutput{Locations: ls}, nil
 }
 
 func (g *CodeTools) references(ctx context.Context, req *sdk.CallToolRequest, in CodeReferencesInput) (*sdk.CallToolResult, CodeReferencesOutput, error) {
@@ -607,7 +646,8 @@ func (g *CodeTools) references(ctx context.Context, req *sdk.CallToolRequest, in
 		return nil, CodeReferencesOutput{}, err
 	}
 	ls, dropped := visible(locations(res.Locations), g.hidden(req, ws))
-	return nil, CodeReferencesOutput{Locations: ls, Count: res.Count - dropped}, nil
+	count := res.Count - dropped
+	return locationsText(ls, count, "reference", "references"), CodeReferencesOutput{Locations: ls, Count: count}, nil
 }
 
 func (g *CodeTools) calls(ctx context.Context, req *sdk.CallToolRequest, in CodeCallsInput) (*sdk.CallToolResult, CodeCallsOutput, error) {
