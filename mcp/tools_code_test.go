@@ -133,18 +133,11 @@ func TestCodeDefinitionAcrossPackages(t *testing.T) {
 		t.Errorf("code_references with the declaration = %d, want 5", withDecl.Count)
 	}
 	// The text a model reads is a listing of the same locations, as a compiler prints them.
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "code_references", Arguments: map[string]any{"symbol": "util.Double", "includeDeclaration": true}})
-	if err != nil || res.IsError || len(res.Content) != 1 {
-		t.Fatalf("code_references: %v %+v", err, res)
-	}
-	text := res.Content[0].(*sdk.TextContent).Text
 	want := []string{"5 references"}
 	for _, l := range withDecl.Locations {
 		want = append(want, fmt.Sprintf("%s:%d:%d: %s", l.Path, l.Line, l.Column, l.Preview))
 	}
-	if text != strings.Join(want, "\n") {
-		t.Errorf("code_references text:\n%s\nwant:\n%s", text, strings.Join(want, "\n"))
-	}
+	wantListing(t, cs, "code_references", map[string]any{"symbol": "util.Double", "includeDeclaration": true}, want)
 	var hover tools.CodeHoverOutput
 	mustCall(t, cs, "code_hover", map[string]any{"path": "main.go", "line": line, "column": col}, &hover)
 	if !strings.Contains(hover.Contents, "Double(x int) int") {
@@ -155,11 +148,35 @@ func TestCodeDefinitionAcrossPackages(t *testing.T) {
 	if len(calls.Calls) != 4 {
 		t.Errorf("code_calls incoming = %+v, want A, B, C and main", calls.Calls)
 	}
+	want = []string{"4 incoming calls"}
+	for _, c := range calls.Calls {
+		want = append(want, fmt.Sprintf("%s:%d:%d: %s", c.Path, c.Line, c.Column, c.Name))
+	}
+	wantListing(t, cs, "code_calls", map[string]any{"symbol": "util.Double", "direction": "incoming"}, want)
 	var syms tools.CodeSymbolsOutput
 	mustCall(t, cs, "code_symbols", map[string]any{"path": "util/util.go"}, &syms)
 	if len(syms.Symbols) != 2 || syms.Symbols[0].Name != "Double" || syms.Symbols[1].Name != "Triple" {
-		t.Errorf("code_symbols outline = %+v", syms.Symbols)
+		t.Fatalf("code_symbols outline = %+v", syms.Symbols)
 	}
+	dl, dc := lineOf(t, ws, "util/util.go", "Double(x")
+	text := wantListing(t, cs, "code_symbols", map[string]any{"path": "util/util.go"}, nil)
+	if !strings.HasPrefix(text, "2 symbols\n"+fmt.Sprintf("util/util.go:%d:%d: function Double", dl, dc)) {
+		t.Errorf("code_symbols text:\n%s", text)
+	}
+}
+
+// wantListing calls tool and checks its text: the lines of want when given; it returns the text.
+func wantListing(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any, want []string) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if want != nil && text != strings.Join(want, "\n") {
+		t.Errorf("%s text:\n%s\nwant:\n%s", name, text, strings.Join(want, "\n"))
+	}
+	return text
 }
 
 // TestCodeSymbolInAFile: path with symbol (no line or column) finds the symbol declared in that
@@ -259,6 +276,9 @@ func TestCodeFileEditReportsTypeError(t *testing.T) {
 	wantLine, _ := lineOf(t, ws, "a/a.go", "var s string")
 	if d.Path != "a/a.go" || d.Line != wantLine || d.Severity != "error" || !strings.Contains(d.Message, "cannot use") {
 		t.Errorf("diagnostic = %+v, want an error at a/a.go:%d", d, wantLine)
+	}
+	if text := wantListing(t, cs, "code_diagnostics", map[string]any{"path": "a/a.go"}, nil); !strings.Contains(text, fmt.Sprintf("\na/a.go:%d:%d: error: cannot use", d.Line, d.Column)) {
+		t.Errorf("code_diagnostics text:\n%s", text)
 	}
 	// The dashboard's feed shows it on the file.
 	if files := s.CodeFeed().Files; len(files) != 1 || files[0].Path != "a/a.go" || len(files[0].Diagnostics) == 0 {

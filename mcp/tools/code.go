@@ -542,42 +542,129 @@ func (g *CodeTools) target(ctx context.Context, req *sdk.CallToolRequest, t code
 	return ws, t, nil
 }
 
-// locationsText is a locations answer's text: a count, then one `path:line:column: preview` line
-// per location, as compilers and grep print them. The structured content has the same
-// locations; the text is what a model reads, and as a listing it is about half the size of
-// their JSON (an answer of 53 references: 4 KB against 8 KB, escaped once more inside the
-// JSON-RPC message), which is most of what a large answer costs to carry to the client.
-func locationsText(ls []CodeLocation, count int, one, many string) *sdk.CallToolResult {
+// The text of a list answer (locations, calls, symbols, diagnostics) is a listing: a count, then
+// one `path:line:column: …` line per item, as compilers and grep print them. The structured
+// content has the same items; the text is what a model reads, and as a listing it is about half
+// the size of their JSON (an answer of 53 references: 4 KB against 8 KB, escaped once more inside
+// the JSON-RPC message), which is most of what a large answer costs to carry to the client, and
+// of the context it takes.
+
+// listing builds such a text: head (see counted), then item(b, i) for each of n items, each on
+// a line of its own that starts with the item's position.
+func listing(head string, n int, size int, item func(b *strings.Builder, i int)) *sdk.CallToolResult {
 	var b strings.Builder
-	size := 32
+	b.Grow(len(head) + size)
+	b.WriteString(head)
+	for i := range n {
+		b.WriteByte('\n')
+		item(&b, i)
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
+}
+
+// counted is a listing's head: "no references found", "1 reference", "53 references", with
+// how many are listed when that is fewer.
+func counted(count, listed int, one, many string) string {
+	var h string
+	switch count {
+	case 0:
+		h = "no " + many + " found"
+	case 1:
+		h = "1 " + one
+	default:
+		h = strconv.Itoa(count) + " " + many
+	}
+	if listed < count {
+		h += " (the first " + strconv.Itoa(listed) + " below)"
+	}
+	return h
+}
+
+// writePosition writes `path:line:column`.
+func writePosition(b *strings.Builder, path string, line, column int) {
+	b.WriteString(path)
+	b.WriteByte(':')
+	b.WriteString(strconv.Itoa(line))
+	b.WriteByte(':')
+	b.WriteString(strconv.Itoa(column))
+}
+
+// locationsText lists locations as `path:line:column: preview`.
+func locationsText(ls []CodeLocation, count int, one, many string) *sdk.CallToolResult {
+	size := 0
 	for _, l := range ls {
 		size += len(l.Path) + len(l.Preview) + 16
 	}
-	b.Grow(size)
-	switch count {
-	case 0:
-		b.WriteString("no " + many + " found")
-	case 1:
-		b.WriteString("1 " + one)
-	default:
-		b.WriteString(strconv.Itoa(count) + " " + many)
-	}
-	if len(ls) < count {
-		b.WriteString(" (the first " + strconv.Itoa(len(ls)) + " below)")
-	}
-	for _, l := range ls {
-		b.WriteByte('\n')
-		b.WriteString(l.Path)
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(l.Line))
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(l.Column))
+	return listing(counted(count, len(ls), one, many), len(ls), size, func(b *strings.Builder, i int) {
+		l := ls[i]
+		writePosition(b, l.Path, l.Line, l.Column)
 		if l.Preview != "" {
 			b.WriteString(": ")
 			b.WriteString(l.Preview)
 		}
+	})
+}
+
+// callsText lists calls as `path:line:column: name`.
+func callsText(cs []CodeCall, direction string) *sdk.CallToolResult {
+	if direction == "" {
+		direction = "incoming"
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}
+	size := 0
+	for _, c := range cs {
+		size += len(c.Path) + len(c.Name) + 16
+	}
+	return listing(counted(len(cs), len(cs), direction+" call", direction+" calls"), len(cs), size, func(b *strings.Builder, i int) {
+		c := cs[i]
+		writePosition(b, c.Path, c.Line, c.Column)
+		b.WriteString(": ")
+		b.WriteString(c.Name)
+	})
+}
+
+// symbolsText lists declarations as `path:line:column: kind name (in container; to line N)`.
+func symbolsText(ss []CodeSymbol) *sdk.CallToolResult {
+	size := 0
+	for _, s := range ss {
+		size += len(s.Path) + len(s.Kind) + len(s.Name) + len(s.Container) + 40
+	}
+	return listing(counted(len(ss), len(ss), "symbol", "symbols"), len(ss), size, func(b *strings.Builder, i int) {
+		s := ss[i]
+		writePosition(b, s.Path, s.Line, s.Column)
+		b.WriteString(": ")
+		b.WriteString(s.Kind)
+		b.WriteByte(' ')
+		b.WriteString(s.Name)
+		var more []string
+		if s.Container != "" {
+			more = append(more, "in "+s.Container)
+		}
+		if s.EndLine > s.Line {
+			more = append(more, "to line "+strconv.Itoa(s.EndLine))
+		}
+		if len(more) > 0 {
+			b.WriteString(" (" + strings.Join(more, "; ") + ")")
+		}
+	})
+}
+
+// diagnosticsText lists problems as `path:line:column: severity: message (source)`.
+func diagnosticsText(ds []CodeDiagnostic) *sdk.CallToolResult {
+	size := 0
+	for _, d := range ds {
+		size += len(d.Path) + len(d.Severity) + len(d.Message) + len(d.Source) + 24
+	}
+	return listing(counted(len(ds), len(ds), "problem", "problems"), len(ds), size, func(b *strings.Builder, i int) {
+		d := ds[i]
+		writePosition(b, d.Path, d.Line, d.Column)
+		b.WriteString(": ")
+		b.WriteString(d.Severity)
+		b.WriteString(": ")
+		b.WriteString(d.Message)
+		if d.Source != "" {
+			b.WriteString(" (" + d.Source + ")")
+		}
+	})
 }
 
 func locations(ls []code.Location) []CodeLocation {
@@ -671,7 +758,7 @@ func (g *CodeTools) calls(ctx context.Context, req *sdk.CallToolRequest, in Code
 			out.Calls = append(out.Calls, CodeCall{Name: c.Name, Path: c.Path, Line: c.Line, Column: c.Column})
 		}
 	}
-	return nil, out, nil
+	return callsText(out.Calls, in.Direction), out, nil
 }
 
 func (g *CodeTools) hover(ctx context.Context, req *sdk.CallToolRequest, in CodePositionInput) (*sdk.CallToolResult, CodeHoverOutput, error) {
@@ -712,7 +799,7 @@ func (g *CodeTools) symbols(ctx context.Context, req *sdk.CallToolRequest, in Co
 			out.Symbols = append(out.Symbols, CodeSymbol{Name: s.Name, Kind: s.Kind, Path: s.Path, Line: s.Line, Column: s.Column, EndLine: s.EndLine, Container: s.Container})
 		}
 	}
-	return nil, out, nil
+	return symbolsText(out.Symbols), out, nil
 }
 
 func (g *CodeTools) diagnostics(ctx context.Context, req *sdk.CallToolRequest, in CodeDiagnosticsInput) (*sdk.CallToolResult, CodeDiagnosticsOutput, error) {
@@ -740,7 +827,7 @@ func (g *CodeTools) diagnostics(ctx context.Context, req *sdk.CallToolRequest, i
 		out.Diagnostics = kept
 	}
 	g.state.notify()
-	return nil, out, nil
+	return diagnosticsText(out.Diagnostics), out, nil
 }
 
 // writeSkip is what a writing tool may not change: what code_rename's own rules and
