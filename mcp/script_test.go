@@ -139,33 +139,64 @@ return {per, denied: denied.includes("denied"), firstLine: a.content.split("\n")
 	}
 }
 
-// TestScriptRunAskInsideAScript: an ask inside a script reaches a 2025-era client as an
-// elicitation while the script waits, and its answer decides the inner call.
+// TestScriptRunAskInsideAScript: asks inside a script reach the client while the script waits,
+// and each answer decides its inner call: a 2025-era client is sent elicitation/create; a
+// 2026-07-28 client gets each question as the script_run call's input_required, and its retry
+// brings the answer to the inner call (the script keeps running in between: nothing runs twice).
+// The first rename is approved, the second declined; the script sees the refusal and goes on.
 func TestScriptRunAskInsideAScript(t *testing.T) {
-	s, sock, _ := scriptHub(t)
-	var asked []string
-	var mu sync.Mutex
-	opts := &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-		mu.Lock()
-		asked = append(asked, r.Params.Message)
-		mu.Unlock()
-		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow"}}, nil
-	}}
-	cs := dialModeProto(t, sock, "", opts, "2025-11-25")
-	res, out := runScript(t, cs, `await tools.file_rename({oldPath: "rename.txt", newPath: "renamed.txt"}); return "done";`, 0)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(asked) != 1 || !strings.Contains(asked[0], "file_rename") {
-		t.Fatalf("asked %q (script: %v %s)", asked, res.IsError, toolText(res))
-	}
-	if res.IsError {
-		t.Fatalf("the approved script failed: %s", toolText(res))
-	}
-	if out.Result != "done" {
-		t.Fatalf("result %v", out.Result)
-	}
-	if _, err := os.Stat(filepath.Join(s.WorkspaceDir(), "renamed.txt")); err != nil {
-		t.Fatalf("the approved rename did not happen: %v", err)
+	for _, proto := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(proto, func(t *testing.T) {
+			s, sock, audited := scriptHub(t)
+			var asked []string
+			var mu sync.Mutex
+			opts := &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, r.Params.Message)
+				if len(asked) == 1 {
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow"}}, nil
+				}
+				return &sdk.ElicitResult{Action: "decline"}, nil
+			}}
+			cs := dialModeProto(t, sock, "", opts, proto)
+			res, out := runScript(t, cs, `
+				await tools.file_read({path: "notes.txt"});
+				await tools.file_rename({oldPath: "rename.txt", newPath: "renamed.txt"});
+				let second = "ran";
+				try { await tools.file_rename({oldPath: "renamed.txt", newPath: "again.txt"}); } catch (e) { second = "refused: " + e.message; }
+				return {second};`, 0)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 2 || !strings.Contains(asked[0], "file_rename") || !strings.Contains(asked[1], "again.txt") {
+				t.Fatalf("asked %q (script: %v %s)", asked, res.IsError, toolText(res))
+			}
+			if res.IsError {
+				t.Fatalf("the script failed: %s", toolText(res))
+			}
+			got, _ := out.Result.(map[string]any)
+			if second, _ := got["second"].(string); !strings.Contains(second, "refused") || !strings.Contains(second, "declined") {
+				t.Fatalf("result %v: want the second rename refused as declined", out.Result)
+			}
+			if _, err := os.Stat(filepath.Join(s.WorkspaceDir(), "renamed.txt")); err != nil {
+				t.Fatalf("the approved rename did not happen: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(s.WorkspaceDir(), "again.txt")); err == nil {
+				t.Fatal("the declined rename happened")
+			}
+			if p := s.Approvals().Pending(); len(p) != 0 {
+				t.Errorf("a question also went to the dashboard: %+v", p)
+			}
+			counts := map[string]int{}
+			for _, e := range audited() {
+				if e.Outcome != "" {
+					counts[e.Tool]++
+				}
+			}
+			if counts["script_run"] != 1 || counts["file_read"] != 1 || counts["file_rename"] != 2 {
+				t.Errorf("audited calls %v: want script_run once, its file_read once, file_rename twice", counts)
+			}
+		})
 	}
 }
 

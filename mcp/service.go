@@ -392,6 +392,10 @@ func New(opts ...Option) (*Service, error) {
 	s.server.AddReceivingMiddleware(s.trust.PolicyMiddleware) // inside audit: the decision is in the call's audit line
 	s.server.AddReceivingMiddleware(s.grantMiddleware)        // outside the policy: what a grant does not cover is not asked about
 	s.server.AddReceivingMiddleware(s.auditMiddleware, s.instructionsMiddleware)
+	// Outside the policy and audit, inside modes (it sees the real tool): a held call is decided
+	// and audited once, and its retries bring answers to its inner calls (mcp/trust/held.go).
+	s.trust.SetHoldsInner(ToolScriptRun, "project_run")
+	s.server.AddReceivingMiddleware(s.trust.HoldMiddleware)
 	s.server.AddReceivingMiddleware(s.modesMiddleware)   // outside audit: tools_call is audited as the real tool
 	s.server.AddReceivingMiddleware(s.recoverMiddleware) // outermost for clients but for tasks
 	s.server.AddReceivingMiddleware(s.captureChain)      // keeps the whole chain for inner calls (mcp/inner.go): a script's calls never become tasks of their own

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-hub/switchboard/internal/wshub"
 	"github.com/switchboard-hub/switchboard/mcp/channel"
 	"github.com/switchboard-hub/switchboard/mcp/tool"
+	"github.com/switchboard-hub/switchboard/mcp/toolcall"
 	"github.com/switchboard-hub/switchboard/mcp/tools"
 	mcptransport "github.com/switchboard-hub/switchboard/mcp/transport"
 )
@@ -183,6 +184,11 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 		r.calls.Store(key, c)
 		began := time.Now()
 		callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		callCtx = toolcall.WithHandOff(callCtx, func() bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return c.taskID != ""
+		})
 		done := make(chan struct{})
 		// Owned by the call: it ends when the call returns; cancel (the request's, before the
 		// hand-back; the task's, after) ends the call.

@@ -578,8 +578,19 @@ func checkAskedRun(t *testing.T, cs *sdk.ClientSession, ws string, run tools.Pro
 // command as a listed process and parses its failures; declined, it is refused naming the rule.
 // A rule that denies still refuses, and an asked command with shell syntax is refused (project_run
 // could not ask about the call that would run).
+//
+// Both eras: a 2025-11-25 client is sent elicitation/create while project_run waits; a 2026-07-28
+// client takes questions only as input_required, so its project_run is held (mcp/trust/held.go):
+// the call answers input_required with exec's question, and the client's retry brings the answer
+// to the exec call that waits for it. The dashboard is not asked in either.
 func TestCodeProjectRunAskedAsExec(t *testing.T) {
-	_, ws, sock, audited := askRunHub(t)
+	for _, proto := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(proto, func(t *testing.T) { projectRunAskedAsExec(t, proto) })
+	}
+}
+
+func projectRunAskedAsExec(t *testing.T, proto string) {
+	s, ws, sock, audited := askRunHub(t)
 	var mu sync.Mutex
 	answer := "accept"
 	var asked []string
@@ -592,10 +603,22 @@ func TestCodeProjectRunAskedAsExec(t *testing.T) {
 		}
 		return &sdk.ElicitResult{Action: answer}, nil
 	}}
-	cs := dialModeProto(t, sock, "", opts, "2025-11-25")
+	cs := dialModeProto(t, sock, "", opts, proto)
 
 	var run tools.ProjectRunOutput
 	mustCall(t, cs, "project_run", map[string]any{"action": "test"}, &run)
+	if p := s.Approvals().Pending(); len(p) != 0 {
+		t.Errorf("the question also went to the dashboard: %+v", p)
+	}
+	var outers int
+	for _, e := range audited() {
+		if e.Tool == "project_run" && e.Outcome != "" {
+			outers++
+		}
+	}
+	if outers != 1 {
+		t.Errorf("project_run audited %d times, want once (a held call's retry is not a new call)", outers)
+	}
 	mu.Lock()
 	if len(asked) != 1 || !strings.Contains(asked[0], "exec") || !strings.Contains(asked[0], "go") || !strings.Contains(asked[0], `"test","-json","./..."`) {
 		t.Errorf("asked %q, want one question about exec go test -json ./...", asked)

@@ -186,6 +186,21 @@ func InnerOf(ctx context.Context) (Inner, bool) {
 	return in, ok
 }
 
+type handOffKey struct{}
+
+// WithHandOff marks ctx as a call's that may be answered with a task handle while it runs;
+// handed reports whether it has been.
+func WithHandOff(ctx context.Context, handed func() bool) context.Context {
+	return context.WithValue(ctx, handOffKey{}, handed)
+}
+
+// HandedOff reports whether the call ctx carries was answered with a task handle: its client no
+// longer waits on the request, so nothing can be returned to it but the final result.
+func HandedOff(ctx context.Context) bool {
+	f, _ := ctx.Value(handOffKey{}).(func() bool)
+	return f != nil && f()
+}
+
 // Decide records the policy's decision and the rule that made it.
 func (c *Call) Decide(decision, rule string) {
 	c.mu.Lock()

@@ -40,11 +40,13 @@ type Trust struct {
 	logger    *slog.Logger
 	home      string // the user's home directory, symlinks resolved ("" when unknown)
 
-	rounds    roundStates                                      // multi round-trip state of calls waiting for a client's answers
-	resumes   func(context.Context, *sdk.CallToolRequest) bool // SetResumes
-	roots     sync.Map                                         // *sdk.ServerSession → *sessionRoots
-	pathTools map[string]bool                                  // tools that work in the caller's workspace (declared; they need a roots client's consent)
-	pathArgs  map[string][]string                              // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
+	rounds     roundStates                                      // multi round-trip state of calls waiting for a client's answers
+	resumes    func(context.Context, *sdk.CallToolRequest) bool // SetResumes
+	held       heldOuters                                       // held outer calls waiting for their client's retry (held.go)
+	holdsInner map[string]bool                                  // SetHoldsInner
+	roots      sync.Map                                         // *sdk.ServerSession → *sessionRoots
+	pathTools  map[string]bool                                  // tools that work in the caller's workspace (declared; they need a roots client's consent)
+	pathArgs   map[string][]string                              // each tool's declared workspace-path arguments (tool.Func, workspace:"path")
 
 	// projects is each client identity's project ([clients.NAME] project): where a stateless
 	// client known by its own token works instead of the hub's workspace.
@@ -233,8 +235,9 @@ func (tr *Trust) askUser(ctx context.Context, rd *round, id string, a policy.App
 	}
 	tick := tr.progressTicker(ctx, req, timeout, a)
 	// A 2026-07-28 client takes questions only as input_required, which an inner call (a
-	// script's) cannot return: its questions go to the dashboard.
-	if mcptransport.CanElicit(ss) && (rd.mrtr || !mcptransport.SpeaksMRTR(ss)) {
+	// script's) cannot return itself: its questions go through its held outer call (held.go),
+	// or, when the outer call is not held, to the dashboard.
+	if mcptransport.CanElicit(ss) && (rd.mrtr || !mcptransport.SpeaksMRTR(ss) || heldOuterOf(ctx) != nil) {
 		out, ok, err := tr.elicitApproval(ctx, rd, id, a, timeout, tick)
 		if !ok {
 			return policy.Outcome{}, true
