@@ -223,7 +223,7 @@ wait:
 				continue
 			}
 			if alone += UnattendedWait / 12; alone >= UnattendedWait {
-				out = Outcome{By: ByNobody, Reason: "nobody could answer: the client cannot show questions (no MCP elicitation) and no dashboard or tray is open", Dismissed: true}
+				out = Outcome{By: ByNobody, Reason: "nobody could answer: the client could not be asked (no MCP elicitation, or an inner call over stateless HTTP) and no dashboard or tray is open", Dismissed: true}
 				break wait
 			}
 		case <-tc:

@@ -17,15 +17,18 @@ import (
 //
 //	turn 1: file_delete {path: keep.txt}          (rule: deny)
 //	turn 2: file_write {path: asked.txt, content} (rule: ask)
-//	turn 3: final text
+//	turn 3: project_run {action: build}           (its exec call: rule ask, an inner question)
+//	turn 4: final text
 func askScenario(nonce string) *scenario {
-	return &scenario{anchor: "file_delete", load: []string{"file_delete", "file_write"},
+	return &scenario{anchor: "file_delete", load: []string{"file_delete", "file_write", "project_run"},
 		step: func(m *modelStub, tools []string, results []toolResult) (string, map[string]any, string) {
 			switch len(results) {
 			case 0:
 				return pickTool(tools, "file_delete"), map[string]any{"path": "keep.txt"}, ""
 			case 1:
 				return pickTool(tools, "file_write"), map[string]any{"path": "asked.txt", "content": nonce}, ""
+			case 2:
+				return pickTool(tools, "project_run"), map[string]any{"action": "build"}, ""
 			}
 			return "", nil, "done"
 		}}
@@ -62,12 +65,15 @@ func runAskRow(t *testing.T, c client, transport string) {
 		}
 	}
 	writeFile(t, filepath.Join(r.workspace, "keep.txt"), "kept")
+	writeFile(t, filepath.Join(r.workspace, "go.mod"), "module example.com/asked\n\ngo 1.22\n")
+	writeFile(t, filepath.Join(r.workspace, "main.go"), "package main\n\nfunc main() {}\n")
 	nonce := "nonce-" + randomHex(t, 8)
 	r.model = newModelStub(t, nonce)
 	r.model.scenario = askScenario(nonce)
 	dirs := newHubDirs(t, filepath.Join(tmp, "hub"))
 	writeFile(t, filepath.Join(dirs.config, "switchboard", "config.toml"),
-		"[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n\n[[policy.rules]]\ntool = \"file_write\"\naction = \"ask\"\n")
+		"[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n\n[[policy.rules]]\ntool = \"file_write\"\naction = \"ask\"\n\n"+
+			"[[policy.rules]]\ntool = \"exec\"\naction = \"ask\"\n")
 	r.srv = hubFor(t, transport, bin, r.workspace, dirs)
 	argv, env := c.prepare(t, r)
 	out, _, runErr := runCLI(t, r.workspace, argv, env)
@@ -82,7 +88,7 @@ func runAskRow(t *testing.T, c client, transport string) {
 	r.model.mu.Lock()
 	results, final := slices.Clone(r.model.results), r.model.final
 	r.model.mu.Unlock()
-	if !final || len(results) < 2 {
+	if !final || len(results) < 3 {
 		t.Fatalf("the conversation did not reach its end (%d tool results)", len(results))
 	}
 	del, ask := results[0], results[1]
@@ -124,5 +130,31 @@ func runAskRow(t *testing.T, c client, transport string) {
 		t.Errorf("the ask ended %q, yet asked.txt was written", w.Approval)
 	case ask.Text == "":
 		t.Errorf("the refused file_write reached the model with no text")
+	}
+
+	// project_run's exec call asks too: an inner question, which reaches a CLI as its era takes
+	// questions (held project_run answering input_required over a session; over stateless HTTP
+	// a 2026-07-28 client has no call to hold, so it goes to the dashboard, which nobody opened).
+	run := results[2]
+	var ex auditLine
+	testutil.Poll(3*time.Second, func() bool {
+		for _, l := range readAudit(dirs) {
+			if strings.HasSuffix(l.Tool, "exec") && l.Parent != "" && l.Decision == "ask" && l.Approval != "" {
+				ex = l
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("%s over %s: project_run's exec question ended %q by %q; the model got %.300q", c.name, transport, ex.Approval, ex.By, run.Text)
+	wantInner := wantEnd
+	if c.name == "claude-code" && transport == "http" {
+		wantInner = "unanswerable by nobody"
+	}
+	if got := ex.Approval + " by " + ex.By; got != wantInner {
+		t.Errorf("project_run's exec question ended %q, want %q", got, wantInner)
+	}
+	if !strings.Contains(run.Text, "rule 3") {
+		t.Errorf("the refused project_run reached the model without naming its rule: %.400q", run.Text)
 	}
 }
