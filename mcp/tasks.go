@@ -92,8 +92,17 @@ type taskRunner struct {
 	// then carry structuredContent.task_id).
 	schemaless func(tool string) bool
 
-	calls  sync.Map       // progressKey → *runningCall: calls that may become (or are) tasks
-	handed sync.WaitGroup // calls handed back as tasks and still running (close waits for them)
+	calls     sync.Map       // progressKey → *runningCall: calls that may become (or are) tasks
+	handed    sync.WaitGroup // calls handed back as tasks and still running (close waits for them)
+	questions sync.Map       // task id → *taskQuestion: the question a task waits on (askThroughTask)
+}
+
+// taskQuestion is an inner call's question to the client of a task (input_required), and the
+// client's answer from tasks/update.
+type taskQuestion struct {
+	id     string
+	req    sdk.InputRequest
+	answer chan json.RawMessage // buffered: the first answer counts
 }
 
 // progressKey finds a running call from its progress notifications: tokens are the client's,
@@ -114,6 +123,8 @@ type runningCall struct {
 	err         error
 	progress    tasks.Progress
 	hasProgress bool
+
+	askMu sync.Mutex // one question at a time through the task
 }
 
 // threshold is how long a call runs before it becomes a task for a client that did or did not
@@ -189,6 +200,12 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			defer c.mu.Unlock()
 			return c.taskID != ""
 		})
+		if extension {
+			// Its client polls tasks/get and can answer through tasks/update.
+			callCtx = toolcall.WithTaskAsker(callCtx, func(ctx context.Context, id string, q sdk.InputRequest) (sdk.InputResponse, error) {
+				return r.askThroughTask(ctx, c, id, q)
+			})
+		}
 		done := make(chan struct{})
 		// Owned by the call: it ends when the call returns; cancel (the request's, before the
 		// hand-back; the task's, after) ends the call.
@@ -243,6 +260,35 @@ func (r *taskRunner) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			return r.createTaskResult(t), nil
 		}
 		return r.handle(req, t, after), nil
+	}
+}
+
+// askThroughTask puts an inner call's question to the client of the task c runs as: the task
+// shows input_required with the question (tasks/get's inputRequests) until the client's
+// tasks/update answers it, or ctx ends (the ask's timeout, the task's cancellation).
+func (r *taskRunner) askThroughTask(ctx context.Context, c *runningCall, id string, q sdk.InputRequest) (sdk.InputResponse, error) {
+	c.mu.Lock()
+	tid := c.taskID
+	c.mu.Unlock()
+	if tid == "" {
+		return nil, errors.New("the call is not a task yet")
+	}
+	c.askMu.Lock()
+	defer c.askMu.Unlock()
+	tq := &taskQuestion{id: id, req: q, answer: make(chan json.RawMessage, 1)}
+	r.questions.Store(tid, tq)
+	defer r.questions.Delete(tid)
+	r.store.SetStatus(tid, tasks.InputRequired, "waiting for the client's answer (tasks/update)")
+	defer r.store.SetStatus(tid, tasks.Working, "")
+	select {
+	case raw := <-tq.answer:
+		var m sdk.InputResponseMap
+		if err := json.Unmarshal([]byte(`{"a":`+string(raw)+`}`), &m); err != nil {
+			return nil, fmt.Errorf("tasks/update: inputResponses[%q]: %w", id, err)
+		}
+		return m["a"], nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
@@ -333,16 +379,16 @@ func completeResultType(req sdk.Request, res *sdk.CallToolResult) sdk.Result {
 // wireTask is a Task as the extension writes it (DetailedTask, with the result or error
 // inlined once it ended).
 type wireTask struct {
-	TaskID         string          `json:"taskId"`
-	Status         string          `json:"status"`
-	StatusMessage  string          `json:"statusMessage,omitempty"`
-	CreatedAt      string          `json:"createdAt"`
-	LastUpdatedAt  string          `json:"lastUpdatedAt"`
-	TTLMs          *int64          `json:"ttlMs"`
-	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
-	Result         json.RawMessage `json:"result,omitempty"`
-	Error          *tasks.RPCError `json:"error,omitempty"`
-	InputRequests  map[string]any  `json:"inputRequests,omitempty"`
+	TaskID         string              `json:"taskId"`
+	Status         string              `json:"status"`
+	StatusMessage  string              `json:"statusMessage,omitempty"`
+	CreatedAt      string              `json:"createdAt"`
+	LastUpdatedAt  string              `json:"lastUpdatedAt"`
+	TTLMs          *int64              `json:"ttlMs"`
+	PollIntervalMs int64               `json:"pollIntervalMs,omitempty"`
+	Result         json.RawMessage     `json:"result,omitempty"`
+	Error          *tasks.RPCError     `json:"error,omitempty"`
+	InputRequests  sdk.InputRequestMap `json:"inputRequests,omitempty"`
 }
 
 func (r *taskRunner) wire(t tasks.Task) wireTask {
@@ -364,6 +410,11 @@ func (r *taskRunner) wire(t tasks.Task) wireTask {
 		w.Result = t.Result
 	case tasks.Failed:
 		w.Error = t.Error
+	case tasks.InputRequired:
+		if q, ok := r.questions.Load(t.ID); ok {
+			tq := q.(*taskQuestion)
+			w.InputRequests = sdk.InputRequestMap{tq.id: tq.req}
+		}
 	}
 	return w
 }
@@ -444,11 +495,20 @@ func (r *taskRunner) addMethods(server *sdk.Server) error {
 		if err != nil {
 			return nil, err
 		}
-		// The hub's tasks never ask their client for input (questions are settled before a
-		// call runs): no response is outstanding, so every one is ignored, as the extension
-		// says of responses to keys that are not.
+		// A task asks its client only when an inner call of its (a script's, project_run's
+		// exec) meets an ask (askThroughTask): the response to that question is taken;
+		// responses to keys that are not outstanding are ignored, as the extension says.
 		if _, err := r.store.Get(p.TaskID, owner); err != nil {
 			return nil, taskErr(p.TaskID, err)
+		}
+		if q, ok := r.questions.Load(p.TaskID); ok {
+			tq := q.(*taskQuestion)
+			if raw, ok := p.InputResponses[tq.id]; ok {
+				select {
+				case tq.answer <- raw:
+				default: // answered already
+				}
+			}
 		}
 		return &ackResult{ResultType: "complete"}, nil
 	}); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-hub/switchboard/internal/policy"
 	"github.com/switchboard-hub/switchboard/internal/process"
 	"github.com/switchboard-hub/switchboard/internal/testutil"
 	"github.com/switchboard-hub/switchboard/internal/upstream"
@@ -28,9 +29,9 @@ const taskAfter = 300 * time.Millisecond
 
 // taskHub is a hub with processes and tasks (finished ones kept in stateDir) serving a Unix
 // socket; it returns the socket's path.
-func taskHub(t *testing.T, ws, stateDir string) (*Service, string) {
+func taskHub(t *testing.T, ws, stateDir string, opts ...Option) (*Service, string) {
 	t.Helper()
-	s := newTestService(t, WithWorkspaceRoot(ws), WithProcessService(process.New(process.Options{})), WithTasks(stateDir, taskAfter))
+	s := newTestService(t, append([]Option{WithWorkspaceRoot(ws), WithProcessService(process.New(process.Options{})), WithTasks(stateDir, taskAfter)}, opts...)...)
 	dir, err := os.MkdirTemp("", "sb-task-") // short path: sun_path is 108 bytes
 	if err != nil {
 		t.Fatal(err)
@@ -494,5 +495,85 @@ func TestCancelBeforeTheHandBack(t *testing.T) {
 	}
 	if len(s.Tasks()) != 0 {
 		t.Fatalf("a task for a call cancelled before task_after: %+v", s.Tasks())
+	}
+}
+
+// TestTaskAsksItsClient: a call that runs as a task for a client of the Tasks extension meets an
+// ask in one of its inner calls (a script's file_rename after a while): the task shows
+// input_required with the question in tasks/get's inputRequests, the client's tasks/update
+// answers it, and the task completes with the inner call approved. A declined answer refuses
+// the inner call and the script goes on. Nothing goes to the dashboard.
+func TestTaskAsksItsClient(t *testing.T) {
+	p, err := policy.Compile(policy.Config{Rules: []policy.RuleSpec{{Tool: "file_rename", Action: "ask"}}}, policy.RootsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	s, sock := taskHub(t, ws, t.TempDir(), WithPolicy(policy.NewStore("", p), policy.NewBroker()))
+	rc := dialRaw(t, sock)
+	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "task-client", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{},
+			"extensions": map[string]any{TasksExtension: map[string]any{}}}}
+	for i, answer := range []string{"accept", "decline"} {
+		name := fmt.Sprintf("r%d.txt", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code := fmt.Sprintf(`await tools.exec({command: "sleep", args: ["0.6"]});
+			try { await tools.file_rename({oldPath: %q, newPath: %q}); return "renamed"; } catch (e) { return "refused: " + e.message; }`, name, "done-"+name)
+		base := 100 * (i + 1)
+		m := rc.ask(base, "tools/call", map[string]any{"_meta": meta, "name": "script_run", "arguments": map[string]any{"code": code}})
+		res, _ := m["result"].(map[string]any)
+		id, _ := res["taskId"].(string)
+		if res["resultType"] != "task" || id == "" {
+			t.Fatalf("script_run did not become a task: %v", m)
+		}
+		var asked map[string]any
+		n := base
+		testutil.Eventually(t, "the task to ask its client", func() bool {
+			n++
+			r, _ := rc.ask(n, "tasks/get", map[string]any{"_meta": meta, "taskId": id})["result"].(map[string]any)
+			asked = r
+			return r["status"] == "input_required"
+		})
+		reqs, _ := asked["inputRequests"].(map[string]any)
+		if len(reqs) != 1 {
+			t.Fatalf("input_required without one question: %v", asked)
+		}
+		var key string
+		for k, v := range reqs {
+			key = k
+			raw, _ := json.Marshal(v)
+			if !strings.Contains(string(raw), `"method":"elicitation/create"`) || !strings.Contains(string(raw), "file_rename") {
+				t.Fatalf("the question: %s", raw)
+			}
+		}
+		if ack := rc.ask(n+1, "tasks/update", map[string]any{"_meta": meta, "taskId": id, "inputResponses": map[string]any{key: map[string]any{"action": answer}}}); ack["error"] != nil {
+			t.Fatalf("tasks/update: %v", ack)
+		}
+		var final map[string]any
+		n += 2
+		testutil.Eventually(t, "the task to complete", func() bool {
+			n++
+			r, _ := rc.ask(n, "tasks/get", map[string]any{"_meta": meta, "taskId": id})["result"].(map[string]any)
+			final = r
+			return r["status"] == "completed"
+		})
+		raw, _ := json.Marshal(final["result"])
+		_, statErr := os.Stat(filepath.Join(ws, "done-"+name))
+		switch answer {
+		case "accept":
+			if !strings.Contains(string(raw), "renamed") || statErr != nil {
+				t.Errorf("approved through tasks/update, the script gave %s (rename: %v)", raw, statErr)
+			}
+		default:
+			if !strings.Contains(string(raw), "refused") || !strings.Contains(string(raw), "declined") || statErr == nil {
+				t.Errorf("declined through tasks/update, the script gave %s (rename happened: %v)", raw, statErr == nil)
+			}
+		}
+	}
+	if p := s.Approvals().Pending(); len(p) != 0 {
+		t.Errorf("a question also went to the dashboard: %+v", p)
 	}
 }

@@ -201,6 +201,24 @@ func HandedOff(ctx context.Context) bool {
 	return f != nil && f()
 }
 
+// TaskAsker puts a question (an elicitation) to the client of a call that was answered with a
+// task handle, through the Tasks extension: the task shows input_required with the question,
+// and the client's tasks/update brings the answer.
+type TaskAsker func(ctx context.Context, id string, q sdk.InputRequest) (sdk.InputResponse, error)
+
+type taskAskerKey struct{}
+
+// WithTaskAsker gives the call ctx carries a way to ask its client once it runs as a task.
+func WithTaskAsker(ctx context.Context, a TaskAsker) context.Context {
+	return context.WithValue(ctx, taskAskerKey{}, a)
+}
+
+// TaskAskerOf is the call's TaskAsker, nil when its client cannot be asked through its task.
+func TaskAskerOf(ctx context.Context) TaskAsker {
+	a, _ := ctx.Value(taskAskerKey{}).(TaskAsker)
+	return a
+}
+
 // Decide records the policy's decision and the rule that made it.
 func (c *Call) Decide(decision, rule string) {
 	c.mu.Lock()

@@ -31,6 +31,8 @@ import (
 //
 // Only sessions are held: a stateless client (2026-07-28 over HTTP) has a session per request,
 // and an inner call cannot outlive the one it was made in; its questions go to the dashboard.
+// A call handed back as a task (the tasks middleware, outside this one) asks through its task
+// when its client declared the Tasks extension (toolcall.TaskAsker), else on the dashboard.
 
 // maxHeldOuter bounds the held calls waiting for their client's retry.
 const maxHeldOuter = 1000
@@ -59,6 +61,18 @@ type heldQuestion struct {
 
 type heldOuterKey struct{}
 
+// innerAsker is how an inner call's question reaches a 2026-07-28 client, nil when it cannot:
+// through the task its outer call runs as (Tasks extension), or through its held outer call.
+func innerAsker(ctx context.Context) toolcall.TaskAsker {
+	if toolcall.HandedOff(ctx) {
+		return toolcall.TaskAskerOf(ctx)
+	}
+	if h := heldOuterOf(ctx); h != nil {
+		return h.ask
+	}
+	return nil
+}
+
 func heldOuterOf(ctx context.Context) *heldOuter {
 	h, _ := ctx.Value(heldOuterKey{}).(*heldOuter)
 	return h
@@ -69,7 +83,7 @@ func heldOuterOf(ctx context.Context) *heldOuter {
 func (h *heldOuter) ask(ctx context.Context, id string, req sdk.InputRequest) (sdk.InputResponse, error) {
 	if toolcall.HandedOff(ctx) {
 		// The outer call was answered with a task handle: nobody waits for an input_required.
-		return nil, errors.New("the call runs as a task; its questions go to the dashboard")
+		return nil, errors.New("the call runs as a task its client cannot be asked through")
 	}
 	q := &heldQuestion{id: id, req: req, answer: make(chan sdk.InputResponse, 1)}
 	select {

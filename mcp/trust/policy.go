@@ -237,7 +237,7 @@ func (tr *Trust) askUser(ctx context.Context, rd *round, id string, a policy.App
 	// A 2026-07-28 client takes questions only as input_required, which an inner call (a
 	// script's) cannot return itself: its questions go through its held outer call (held.go),
 	// or, when the outer call is not held, to the dashboard.
-	if mcptransport.CanElicit(ss) && (rd.mrtr || !mcptransport.SpeaksMRTR(ss) || heldOuterOf(ctx) != nil) {
+	if mcptransport.CanElicit(ss) && (rd.mrtr || !mcptransport.SpeaksMRTR(ss) || innerAsker(ctx) != nil) {
 		out, ok, err := tr.elicitApproval(ctx, rd, id, a, timeout, tick)
 		if !ok {
 			return policy.Outcome{}, true

@@ -132,10 +132,11 @@ func (r *round) inputRequired() (*sdk.CallToolResult, error) {
 // queued for the client (multi round-trip) and the call must answer input_required.
 func (r *round) elicit(ctx context.Context, id string, p *sdk.ElicitParams) (res *sdk.ElicitResult, ok bool, err error) {
 	if !r.mrtr {
-		if h := heldOuterOf(r.ctx); h != nil && mcptransport.SpeaksMRTR(r.ss) {
-			// An inner call of a held outer call: the question goes to the client as the
-			// outer call's input_required, the answer comes back with its retry.
-			a, err := h.ask(ctx, id, p)
+		if ask := innerAsker(r.ctx); ask != nil && mcptransport.SpeaksMRTR(r.ss) {
+			// An inner call of a held outer call or of a task: the question goes to the
+			// client as the outer call's input_required (the answer comes back with its
+			// retry), or as the task's (the answer comes with tasks/update).
+			a, err := ask(ctx, id, p)
 			if err != nil {
 				return nil, true, err
 			}
