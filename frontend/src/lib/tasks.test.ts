@@ -36,6 +36,9 @@ describe('tasks channel', () => {
     expect(callerOf(t)).toBe('claude-code (unix)');
     expect(callerOf(task('x', { owner: { session: 'http-4', client: '', transport: 'http' } }))).toBe('http-4');
     expect(progressText(t)).toBe('3 of 10 · indexing');
+    expect(progressText(task('q', { status: 'input_required', statusMessage: "waiting for the client's answer (tasks/update)", progress: { done: 1 } }))).toBe(
+      "waiting for the client's answer (tasks/update)",
+    );
     expect(progressRatio(t)).toBeCloseTo(0.3);
     expect(progressText(task('b', { progress: { done: 12, message: 'sh -c make' } }))).toBe('sh -c make');
     expect(progressRatio(task('b', { progress: { done: 12 } }))).toBeNull();

@@ -58,6 +58,8 @@ export function callerOf(t: Pick<Task, 'owner'>): string {
 export function progressText(t: Pick<Task, 'progress' | 'status' | 'statusMessage'>): string {
   const p = t.progress;
   if (!running(t)) return t.statusMessage ?? '';
+  // A task waits for its client to answer a question (Tasks extension, tasks/update).
+  if (t.status === 'input_required') return t.statusMessage || "waiting for the client's answer";
   if (!p) return '';
   const amount = p.total ? `${trim(p.done)} of ${trim(p.total)}` : '';
   return [amount, p.message ?? ''].filter(Boolean).join(' · ');
