@@ -551,9 +551,9 @@ func (g *CodeTools) target(ctx context.Context, req *sdk.CallToolRequest, t code
 
 // listing builds such a text: head (see counted), then item(b, i) for each of n items, each on
 // a line of its own that starts with the item's position.
-func listing(head string, n int, size int, item func(b *strings.Builder, i int)) *sdk.CallToolResult {
+func listing(head string, n int, item func(b *strings.Builder, i int)) *sdk.CallToolResult {
 	var b strings.Builder
-	b.Grow(len(head) + size)
+	b.Grow(len(head) + 80*n) // a typical line: a path, a position and a short text
 	b.WriteString(head)
 	for i := range n {
 		b.WriteByte('\n')
@@ -591,11 +591,7 @@ func writePosition(b *strings.Builder, path string, line, column int) {
 
 // locationsText lists locations as `path:line:column: preview`.
 func locationsText(ls []CodeLocation, count int, one, many string) *sdk.CallToolResult {
-	size := 0
-	for _, l := range ls {
-		size += len(l.Path) + len(l.Preview) + 16
-	}
-	return listing(counted(count, len(ls), one, many), len(ls), size, func(b *strings.Builder, i int) {
+	return listing(counted(count, len(ls), one, many), len(ls), func(b *strings.Builder, i int) {
 		l := ls[i]
 		writePosition(b, l.Path, l.Line, l.Column)
 		if l.Preview != "" {
@@ -610,11 +606,7 @@ func callsText(cs []CodeCall, direction string) *sdk.CallToolResult {
 	if direction == "" {
 		direction = "incoming"
 	}
-	size := 0
-	for _, c := range cs {
-		size += len(c.Path) + len(c.Name) + 16
-	}
-	return listing(counted(len(cs), len(cs), direction+" call", direction+" calls"), len(cs), size, func(b *strings.Builder, i int) {
+	return listing(counted(len(cs), len(cs), direction+" call", direction+" calls"), len(cs), func(b *strings.Builder, i int) {
 		c := cs[i]
 		writePosition(b, c.Path, c.Line, c.Column)
 		b.WriteString(": ")
@@ -624,11 +616,7 @@ func callsText(cs []CodeCall, direction string) *sdk.CallToolResult {
 
 // symbolsText lists declarations as `path:line:column: kind name (in container; to line N)`.
 func symbolsText(ss []CodeSymbol) *sdk.CallToolResult {
-	size := 0
-	for _, s := range ss {
-		size += len(s.Path) + len(s.Kind) + len(s.Name) + len(s.Container) + 40
-	}
-	return listing(counted(len(ss), len(ss), "symbol", "symbols"), len(ss), size, func(b *strings.Builder, i int) {
+	return listing(counted(len(ss), len(ss), "symbol", "symbols"), len(ss), func(b *strings.Builder, i int) {
 		s := ss[i]
 		writePosition(b, s.Path, s.Line, s.Column)
 		b.WriteString(": ")
@@ -650,11 +638,7 @@ func symbolsText(ss []CodeSymbol) *sdk.CallToolResult {
 
 // diagnosticsText lists problems as `path:line:column: severity: message (source)`.
 func diagnosticsText(ds []CodeDiagnostic) *sdk.CallToolResult {
-	size := 0
-	for _, d := range ds {
-		size += len(d.Path) + len(d.Severity) + len(d.Message) + len(d.Source) + 24
-	}
-	return listing(counted(len(ds), len(ds), "problem", "problems"), len(ds), size, func(b *strings.Builder, i int) {
+	return listing(counted(len(ds), len(ds), "problem", "problems"), len(ds), func(b *strings.Builder, i int) {
 		d := ds[i]
 		writePosition(b, d.Path, d.Line, d.Column)
 		b.WriteString(": ")
