@@ -60,8 +60,11 @@ function send(sock: FakeSocket, type: string, channel: string, data: unknown) {
   flushSync();
 }
 
+// One start time for every task of the file: taken per call, two tasks made a millisecond apart
+// sorted newest first in the other order.
+const created = new Date(Date.now() - 90_000).toISOString();
+
 function task(id: string, extra: Partial<Task> = {}): Task {
-  const created = new Date(Date.now() - 90_000).toISOString();
   return { id, owner: { session: 'unix-1', client: 'claude-code', transport: 'unix' }, tool: 'exec', status: 'working', created, updated: created, ...extra };
 }
 
