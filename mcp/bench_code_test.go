@@ -6,8 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +81,7 @@ func BenchmarkCodeThroughTheHub(b *testing.B) {
 	callTool(b, "code_definition", defArgs)
 	callTool(b, "code_references", refsArgs)
 	if st := pool.Status(); len(st) == 1 {
-		settleGroup(b, st[0].PID)
+		settleGroup(b, st[0].PID, 4*time.Minute)
 	}
 
 	for _, q := range []struct {
@@ -132,34 +130,12 @@ func BenchmarkCodeThroughTheHub(b *testing.B) {
 	})
 }
 
-// settleGroup waits (at most 4 minutes) until process group pgid has used no CPU for a second:
-// gopls checks the whole module in the background after its first answers.
-func settleGroup(b *testing.B, pgid int) {
-	ticks := func() int64 {
-		var total int64
-		for _, pid := range procgroup.Members(pgid) {
-			raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-			if err != nil {
-				continue
-			}
-			s := string(raw)
-			f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-			if len(f) > 12 {
-				u, _ := strconv.ParseInt(f[11], 10, 64)
-				k, _ := strconv.ParseInt(f[12], 10, 64)
-				total += u + k
-			}
-		}
-		return total
+// settleGroup waits (at most limit) until process group pgid is idle: gopls checks the whole
+// module in the background after its first answers.
+func settleGroup(b *testing.B, pgid int, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	if err := procgroup.WaitIdle(ctx, pgid); err != nil {
+		b.Logf("gopls never settled (%v); figures include its background work", err)
 	}
-	last := ticks()
-	for deadline := time.Now().Add(4 * time.Minute); time.Now().Before(deadline); {
-		time.Sleep(time.Second)
-		now := ticks()
-		if now == last {
-			return
-		}
-		last = now
-	}
-	b.Log("gopls never settled; figures include its background work")
 }

@@ -1,46 +1,20 @@
 package code
 
 import (
-	"os"
-	"strconv"
-	"strings"
+	"context"
 	"testing"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/internal/procgroup"
 )
 
-// cpuTicks is the CPU time (user + system, in clock ticks) used so far by group pgid's processes.
-func cpuTicks(pgid int) int64 {
-	var total int64
-	for _, pid := range procgroup.Members(pgid) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-		if len(f) > 12 {
-			u, _ := strconv.ParseInt(f[11], 10, 64)
-			k, _ := strconv.ParseInt(f[12], 10, 64)
-			total += u + k
-		}
-	}
-	return total
-}
-
-// settle waits (at most 3 minutes) until group pgid has used no CPU for a second.
+// settle waits (at most 3 minutes) until group pgid is idle.
 func settle(b *testing.B, pgid int) {
-	last := cpuTicks(pgid)
-	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); {
-		time.Sleep(time.Second)
-		now := cpuTicks(pgid)
-		if now == last {
-			return
-		}
-		last = now
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := procgroup.WaitIdle(ctx, pgid); err != nil {
+		b.Logf("gopls never settled (%v); figures include its background work", err)
 	}
-	b.Log("gopls never settled; figures include its background work")
 }
 
 // BenchmarkWarmGopls measures warm calls on this repository through the pool: the server is

@@ -42,6 +42,23 @@ func Members(pgid int) []int {
 	return out
 }
 
+// CPUTicks is the CPU time (user and system, in clock ticks) that group pgid's live processes
+// have used so far: a group that stops adding to it is idle (a language server done with its
+// background work).
+func CPUTicks(pgid int) int64 {
+	if pgid <= 0 {
+		return 0
+	}
+	var total int64
+	_ = scan(func(s stat) bool {
+		if s.pgrp == pgid && !s.dead() {
+			total += s.cpu
+		}
+		return true
+	})
+	return total
+}
+
 // Alive reports whether group pgid has a live process (zombies do not count). When /proc cannot
 // be read it answers true once kill(-pgid, 0) has found the group: the safe side for callers
 // that escalate to SIGKILL or wait.
@@ -103,6 +120,7 @@ func Running(pid int) bool {
 type stat struct {
 	pid, ppid, pgrp int
 	state           byte
+	cpu             int64 // utime + stime, clock ticks
 }
 
 // dead reports whether the process has exited: a zombie (Z) or being reaped (X).
@@ -172,5 +190,11 @@ func parseStat(b []byte) (stat, bool) {
 	if err1 != nil || err2 != nil {
 		return stat{}, false
 	}
-	return stat{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0]}, true
+	s := stat{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0][0]}
+	if len(f) > 12 { // utime and stime, fields 14 and 15 of the line
+		u, _ := strconv.ParseInt(string(f[11]), 10, 64)
+		k, _ := strconv.ParseInt(string(f[12]), 10, 64)
+		s.cpu = u + k
+	}
+	return s, true
 }

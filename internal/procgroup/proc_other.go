@@ -33,6 +33,9 @@ func Signal(pgid int, sig syscall.Signal) error {
 // Members is nil: there are no groups to list.
 func Members(int) []int { return nil }
 
+// CPUTicks is 0: there is no /proc to read it from here.
+func CPUTicks(int) int64 { return 0 }
+
 // Alive is false: once Signal has ended the process there is no group left to wait for.
 func Alive(int) bool { return false }
 

@@ -15,6 +15,9 @@ func Attr() *syscall.SysProcAttr { return GroupAttr() }
 // Members cannot list a group without /proc: it is nil.
 func Members(int) []int { return nil }
 
+// CPUTicks is 0: there is no /proc to read it from here.
+func CPUTicks(int) int64 { return 0 }
+
 // Alive reports whether a process of group pgid is left. Without /proc zombies cannot be told
 // apart, so here they count.
 func Alive(pgid int) bool { return groupSignallable(pgid) }

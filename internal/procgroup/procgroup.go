@@ -48,6 +48,28 @@ func WaitGone(ctx context.Context, pgid int) error {
 	}
 }
 
+// WaitIdle waits until group pgid has used no CPU for a second (CPUTicks unchanged) and returns
+// nil, or the context's cause when ctx ends first. A language server goes on checking a whole
+// module in the background after its first answers, without reporting progress; the benchmarks
+// time their calls only once it is idle. Where CPUTicks cannot be read it returns at once.
+func WaitIdle(ctx context.Context, pgid int) error {
+	last := CPUTicks(pgid)
+	for {
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("process group %d still busy: %w", pgid, context.Cause(ctx))
+		case <-t.C:
+		}
+		now := CPUTicks(pgid)
+		if now == last {
+			return nil
+		}
+		last = now
+	}
+}
+
 // checkSignalTarget refuses the process groups no caller means: 0 and negative ids (kill would
 // read them as "my own group" or "every process I may signal") and 1, init's group.
 func checkSignalTarget(pgid int) error {

@@ -35,6 +35,7 @@ func TestParseStat(t *testing.T) {
 		{"too few fields", "49 (sleep) S 1", stat{}, false},
 		{"state longer than a letter", "50 (sleep) SS 1 1 1", stat{}, false},
 		{"group not a number", "51 (sleep) S 1 x 1", stat{}, false},
+		{"cpu times", "52 (gopls) S 1 52 52 0 -1 4194560 100 0 0 0 250 31 0 0 20 0", stat{pid: 52, ppid: 1, pgrp: 52, state: 'S', cpu: 281}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -294,4 +295,33 @@ func startOnEndingThread(cmd *exec.Cmd) error {
 		<-done
 	}()
 	return <-started
+}
+
+// TestWaitIdle: a group that computes is busy until it stops; then WaitIdle returns, and its
+// CPU time was counted. A group that keeps computing outlasts a short wait.
+func TestWaitIdle(t *testing.T) {
+	start := func(script string) int {
+		cmd := exec.Command("sh", "-c", script)
+		cmd.SysProcAttr = GroupAttr()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = Signal(cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	busy := start("while :; do :; done")
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	if err := WaitIdle(ctx, busy); err == nil {
+		t.Error("WaitIdle returned for a group that never stops computing")
+	}
+	if CPUTicks(busy) == 0 {
+		t.Error("a busy group used no CPU")
+	}
+	quiet := start("sleep 30")
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := WaitIdle(ctx, quiet); err != nil {
+		t.Errorf("a sleeping group: %v", err)
+	}
 }
