@@ -445,16 +445,25 @@ func skipUnselected(t *testing.T, name, transport string) {
 	t.Skipf("SWITCHBOARD_MATRIX=%s", only)
 }
 
-func runRow(t *testing.T, c client, transport string) {
-	skipUnselected(t, c.name, transport)
-	bin := switchboardBinary(t)
+// newRun makes a run's directories in a fresh temporary one: the CLI's own HOME (with its tmp)
+// and the workspace it works in, named workspace.
+func newRun(t *testing.T, workspace string) *run {
+	t.Helper()
 	tmp := t.TempDir()
-	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, "workspace")}
+	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, workspace)}
 	for _, d := range []string{r.home, filepath.Join(r.home, "tmp"), r.workspace} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return r
+}
+
+func runRow(t *testing.T, c client, transport string) {
+	skipUnselected(t, c.name, transport)
+	bin := switchboardBinary(t)
+	r := newRun(t, "workspace")
+	tmp := r.tmp
 	nonce := "nonce-" + randomHex(t, 8)
 	r.model = newModelStub(t, nonce)
 	dirs := newHubDirs(t, filepath.Join(tmp, "hub"))

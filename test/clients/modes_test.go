@@ -193,13 +193,8 @@ func TestToolsModeCLIs(t *testing.T) {
 
 func runModeRow(t *testing.T, c client, mode, via string) {
 	bin := switchboardBinary(t)
-	tmp := t.TempDir()
-	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, "workspace")}
-	for _, d := range []string{r.home, filepath.Join(r.home, "tmp"), r.workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newRun(t, "workspace")
+	tmp := r.tmp
 	nonce := "nonce-" + randomHex(t, 8)
 	todos := 3 + rand.IntN(6)
 	scriptWorkspace(t, r.workspace, nonce, todos)

@@ -120,13 +120,8 @@ func claudeCodeSignsIn(t *testing.T, documents bool) {
 	}
 
 	// Claude Code: its own HOME; the hub added as a user does, with no token.
-	tmp := t.TempDir()
-	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, "project"), noEntry: true}
-	for _, d := range []string{r.home, filepath.Join(r.home, "tmp"), r.workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newRun(t, "project")
+	r.noEntry = true
 	nonce := "nonce-" + randomHex(t, 8)
 	r.model = newModelStub(t, nonce)
 	argv, env := cc.prepare(t, r)
@@ -145,8 +140,8 @@ func claudeCodeSignsIn(t *testing.T, documents bool) {
 	}
 
 	// `claude mcp login` in a pseudo-terminal; $BROWSER hands the URL to this test.
-	opened := filepath.Join(tmp, "opened-url")
-	browserScript := filepath.Join(tmp, "browser.sh")
+	opened := filepath.Join(r.tmp, "opened-url")
+	browserScript := filepath.Join(r.tmp, "browser.sh")
 	writeFile(t, browserScript, fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$1\" > '%s.part' && mv '%s.part' '%s'\n", opened, opened, opened))
 	if err := os.Chmod(browserScript, 0o755); err != nil {
 		t.Fatal(err)

@@ -57,20 +57,14 @@ func TestCLIsDeniedAndAsked(t *testing.T) {
 
 func runAskRow(t *testing.T, c client, transport string) {
 	bin := switchboardBinary(t)
-	tmp := t.TempDir()
-	r := &run{tmp: tmp, home: filepath.Join(tmp, "home"), workspace: filepath.Join(tmp, "workspace")}
-	for _, d := range []string{r.home, filepath.Join(r.home, "tmp"), r.workspace} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := newRun(t, "workspace")
 	writeFile(t, filepath.Join(r.workspace, "keep.txt"), "kept")
 	writeFile(t, filepath.Join(r.workspace, "go.mod"), "module example.com/asked\n\ngo 1.22\n")
 	writeFile(t, filepath.Join(r.workspace, "main.go"), "package main\n\nfunc main() {}\n")
 	nonce := "nonce-" + randomHex(t, 8)
 	r.model = newModelStub(t, nonce)
 	r.model.scenario = askScenario(nonce)
-	dirs := newHubDirs(t, filepath.Join(tmp, "hub"))
+	dirs := newHubDirs(t, filepath.Join(r.tmp, "hub"))
 	writeFile(t, filepath.Join(dirs.config, "switchboard", "config.toml"),
 		"[[policy.rules]]\ntool = \"file_delete\"\naction = \"deny\"\n\n[[policy.rules]]\ntool = \"file_write\"\naction = \"ask\"\n\n"+
 			"[[policy.rules]]\ntool = \"exec\"\naction = \"ask\"\n")
