@@ -2,8 +2,6 @@ package trust
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -34,12 +32,9 @@ import (
 // A call handed back as a task (the tasks middleware, outside this one) asks through its task
 // when its client declared the Tasks extension (toolcall.TaskAsker), else on the dashboard.
 
-// maxHeldOuter bounds the held calls waiting for their client's retry.
-const maxHeldOuter = 1000
-
 type heldOuter struct {
-	ss  *sdk.ServerSession
-	key string // tool + arguments digest (callKey)
+	caller any    // the session whose retries may resume it
+	key    string // callKey of the call held
 
 	qs     chan *heldQuestion // an inner call's question, to the outer call's current request
 	done   chan struct{}      // closed when the call has returned
@@ -47,9 +42,8 @@ type heldOuter struct {
 	err    error
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	open    *heldQuestion // the question the client was sent, until its retry
-	expires time.Time
+	mu   sync.Mutex
+	open *heldQuestion // the question the client was sent, until its retry
 }
 
 // heldQuestion is one inner question on its way to the client and its answer on the way back.
@@ -101,53 +95,6 @@ func (h *heldOuter) ask(ctx context.Context, id string, req sdk.InputRequest) (s
 	}
 }
 
-// heldOuters is the table of held calls whose client was sent a question, by requestState.
-type heldOuters struct {
-	mu sync.Mutex
-	m  map[string]*heldOuter
-}
-
-func (t *heldOuters) put(h *heldOuter, ttl time.Duration) (string, bool) {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	token := "held-" + hex.EncodeToString(b)
-	now := time.Now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.m == nil {
-		t.m = map[string]*heldOuter{}
-	}
-	for k, v := range t.m { // sweep: calls nobody came back for
-		v.mu.Lock()
-		gone := now.After(v.expires)
-		v.mu.Unlock()
-		if gone {
-			delete(t.m, k)
-			v.cancel()
-		}
-	}
-	if len(t.m) >= maxHeldOuter {
-		return "", false
-	}
-	h.mu.Lock()
-	h.expires = now.Add(ttl)
-	h.mu.Unlock()
-	t.m[token] = h
-	return token, true
-}
-
-// take removes and returns the held call token stands for, if it is the caller's.
-func (t *heldOuters) take(token string, ss *sdk.ServerSession, key string) *heldOuter {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	h := t.m[token]
-	if h == nil || h.ss != ss || h.key != key {
-		return nil
-	}
-	delete(t.m, token)
-	return h
-}
-
 // SetHoldsInner names the tools whose calls make inner calls (script_run, project_run): those
 // calls are held for a 2026-07-28 session so that their inner questions reach the client.
 func (tr *Trust) SetHoldsInner(tools ...string) {
@@ -174,14 +121,14 @@ func (tr *Trust) HoldMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		p := creq.Params
 		if p.RequestState != "" {
-			if h := tr.held.take(p.RequestState, ss, callKey(p)); h != nil {
+			if h, ok := tr.held.take(p.RequestState, ss, callKey(p)); ok {
 				return tr.resumeHeld(ctx, h, p.InputResponses)
 			}
 		}
 		if !tr.holdsInner[p.Name] {
 			return next(ctx, method, req)
 		}
-		h := &heldOuter{ss: ss, key: callKey(p), qs: make(chan *heldQuestion), done: make(chan struct{})}
+		h := &heldOuter{caller: ss, key: callKey(p), qs: make(chan *heldQuestion), done: make(chan struct{})}
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		h.cancel = cancel
 		runCtx = context.WithValue(runCtx, heldOuterKey{}, h)
@@ -221,10 +168,10 @@ func (tr *Trust) sendQuestion(h *heldOuter, q *heldQuestion) (sdk.Result, error)
 	h.mu.Lock()
 	h.open = q
 	h.mu.Unlock()
-	token, ok := tr.held.put(h, tr.policy.Policy().AskTimeout+time.Minute)
+	token, ok := tr.held.put(h, h.caller, h.key, tr.policy.Policy().AskTimeout+time.Minute)
 	if !ok {
 		h.cancel() // nobody could bring the answer: the call ends here
-		return tool.ErrorText(fmt.Sprintf("%d calls already wait for answers from their clients; answer those first", maxHeldOuter)), nil
+		return tool.ErrorText(fmt.Sprintf("%d calls already wait for answers from their clients; answer those first", maxPending)), nil
 	}
 	return tool.InputRequired(sdk.InputRequestMap{q.id: q.req}, token)
 }

@@ -12,12 +12,12 @@ import (
 // and the tool call (name and arguments) it was given to, once; an expired one is gone, and the
 // call it held is cancelled.
 func TestHeldOuterTakenOnlyByItsCaller(t *testing.T) {
-	var tbl heldOuters
+	tbl := pending[*heldOuter]{expire: func(h *heldOuter) { h.cancel() }}
 	mine, other := new(sdk.ServerSession), new(sdk.ServerSession)
 	key := callKey(&sdk.CallToolParamsRaw{Name: "script_run", Arguments: []byte(`{"code":"1"}`)})
 	otherKey := callKey(&sdk.CallToolParamsRaw{Name: "script_run", Arguments: []byte(`{"code":"2"}`)})
-	h := &heldOuter{ss: mine, key: key, cancel: func() {}}
-	token, ok := tbl.put(h, time.Minute)
+	h := &heldOuter{caller: mine, key: key, cancel: func() {}}
+	token, ok := tbl.put(h, mine, key, time.Minute)
 	if !ok {
 		t.Fatal("put refused")
 	}
@@ -31,24 +31,24 @@ func TestHeldOuterTakenOnlyByItsCaller(t *testing.T) {
 		{"other arguments", token, mine, otherKey},
 		{"an unknown token", token + "x", mine, key},
 	} {
-		if got := tbl.take(c.token, c.ss, c.key); got != nil {
+		if _, ok := tbl.take(c.token, c.ss, c.key); ok {
 			t.Errorf("%s took the held call", c.name)
 		}
 	}
-	if got := tbl.take(token, mine, key); got != h {
+	if got, ok := tbl.take(token, mine, key); !ok || got != h {
 		t.Fatal("its own retry did not take the held call")
 	}
-	if got := tbl.take(token, mine, key); got != nil {
+	if _, ok := tbl.take(token, mine, key); ok {
 		t.Fatal("a requestState was taken twice")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	old := &heldOuter{ss: mine, key: key, cancel: cancel}
-	oldToken, _ := tbl.put(old, -time.Second) // already expired
-	if _, ok := tbl.put(&heldOuter{ss: mine, key: key, cancel: func() {}}, time.Minute); !ok {
+	old := &heldOuter{caller: mine, key: key, cancel: cancel}
+	oldToken, _ := tbl.put(old, mine, key, -time.Second) // already expired
+	if _, ok := tbl.put(&heldOuter{caller: mine, key: key, cancel: func() {}}, mine, key, time.Minute); !ok {
 		t.Fatal("put refused")
 	}
-	if tbl.take(oldToken, mine, key) != nil {
+	if _, ok := tbl.take(oldToken, mine, key); ok {
 		t.Error("an expired held call was taken")
 	}
 	if ctx.Err() == nil {

@@ -40,9 +40,9 @@ type Trust struct {
 	logger    *slog.Logger
 	home      string // the user's home directory, symlinks resolved ("" when unknown)
 
-	rounds     roundStates                                      // multi round-trip state of calls waiting for a client's answers
+	rounds     pending[sdk.InputResponseMap]                    // multi round-trip state of calls waiting for a client's answers
 	resumes    func(context.Context, *sdk.CallToolRequest) bool // SetResumes
-	held       heldOuters                                       // held outer calls waiting for their client's retry (held.go)
+	held       pending[*heldOuter]                              // held outer calls waiting for their client's retry (held.go)
 	holdsInner map[string]bool                                  // SetHoldsInner
 	roots      sync.Map                                         // *sdk.ServerSession → *sessionRoots
 	pathTools  map[string]bool                                  // tools that work in the caller's workspace (declared; they need a roots client's consent)
@@ -96,6 +96,7 @@ func New(store *policy.Store, broker *policy.Broker, ws *Workspaces, reg *sessio
 		broker = policy.NewBroker()
 	}
 	tr := &Trust{policy: store, approvals: broker, ws: ws, sessions: reg, ids: ids, logger: logger}
+	tr.held.expire = func(h *heldOuter) { h.cancel() } // nobody came back for it
 	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
 		if real, err := filepath.EvalSymlinks(home); err == nil {
 			home = real

@@ -2,12 +2,10 @@ package trust
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,9 +29,6 @@ import (
 // client (2026-07-28 over HTTP) has a new session for every request, so its retries are tied to
 // its identity instead (the token it presented and its clientInfo: mcptransport.Caller).
 
-// maxRoundStates bounds the requestState tokens kept for unanswered multi round-trip calls.
-const maxRoundStates = 1000
-
 type round struct {
 	tr      *Trust
 	ctx     context.Context
@@ -43,19 +38,6 @@ type round struct {
 	mrtr    bool
 	answers sdk.InputResponseMap
 	ask     sdk.InputRequestMap
-}
-
-// roundState is what a requestState token stands for.
-type roundState struct {
-	caller  any    // mcptransport.Caller: the session, or a stateless client's identity
-	key     string // tool + arguments digest
-	answers sdk.InputResponseMap
-	expires time.Time
-}
-
-type roundStates struct {
-	mu sync.Mutex
-	m  map[string]*roundState
 }
 
 func callKey(p *sdk.CallToolParamsRaw) string {
@@ -78,14 +60,12 @@ func (tr *Trust) newRound(ctx context.Context, req *sdk.CallToolRequest) *round 
 	if !r.mrtr || req.Params.RequestState == "" {
 		return r
 	}
-	tr.rounds.mu.Lock()
-	st := tr.rounds.m[req.Params.RequestState]
-	delete(tr.rounds.m, req.Params.RequestState) // one use
-	tr.rounds.mu.Unlock()
-	if st == nil || st.caller != r.caller || st.key != callKey(req.Params) || time.Now().After(st.expires) {
-		return r // unknown, foreign or stale state: every question is asked afresh
+	answers, ok := tr.rounds.take(req.Params.RequestState, r.caller, callKey(req.Params))
+	if !ok {
+		tr.rounds.drop(req.Params.RequestState) // one use, whoever presents it
+		return r                                // unknown, foreign or stale state: every question is asked afresh
 	}
-	r.answers = maps.Clone(st.answers)
+	r.answers = maps.Clone(answers)
 	if r.answers == nil {
 		r.answers = sdk.InputResponseMap{}
 	}
@@ -105,26 +85,10 @@ func (r *round) needsInput() bool { return len(r.ask) > 0 }
 
 // inputRequired is the "input_required" result carrying the open questions.
 func (r *round) inputRequired() (*sdk.CallToolResult, error) {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	token := hex.EncodeToString(b)
-	ttl := r.tr.policy.Policy().AskTimeout + time.Minute
-	r.tr.rounds.mu.Lock()
-	if r.tr.rounds.m == nil {
-		r.tr.rounds.m = map[string]*roundState{}
+	token, ok := r.tr.rounds.put(maps.Clone(r.answers), r.caller, callKey(r.req.Params), r.tr.policy.Policy().AskTimeout+time.Minute)
+	if !ok {
+		return tool.ErrorText(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxPending)), nil
 	}
-	now := time.Now()
-	for k, v := range r.tr.rounds.m { // sweep: abandoned retries must not pile up
-		if now.After(v.expires) {
-			delete(r.tr.rounds.m, k)
-		}
-	}
-	if len(r.tr.rounds.m) >= maxRoundStates {
-		r.tr.rounds.mu.Unlock()
-		return tool.ErrorText(fmt.Sprintf("%s: %d calls already wait for answers from their clients; answer those first", r.req.Params.Name, maxRoundStates)), nil
-	}
-	r.tr.rounds.m[token] = &roundState{caller: r.caller, key: callKey(r.req.Params), answers: maps.Clone(r.answers), expires: now.Add(ttl)}
-	r.tr.rounds.mu.Unlock()
 	return tool.InputRequired(r.ask, token)
 }
 
